@@ -1,0 +1,95 @@
+import { SingleBar, Presets } from 'cli-progress';
+import type { Command } from 'commander';
+import { loadConfig } from '../src/config';
+import { contexts } from '../src/contexts';
+import { positionToString } from '../src/eventstore/types';
+import { openInfrastructure, Infrastructure } from '../src/infra/infrastructure';
+import { createLogger } from '../src/infra/logger';
+import { readCheckpoints } from '../src/projection-runner/checkpoints';
+import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
+import type { Projector } from '../src/projection-runner/projector';
+import { ProjectionRunner } from '../src/projection-runner/runner';
+
+async function countEvents(infrastructure: Infrastructure): Promise<number | null> {
+  if (infrastructure.store.kind !== 'postgres') return null;
+  const row = await infrastructure.db.knex('events').count<{ count: string }[]>('* as count').first();
+  return Number(row?.count ?? 0);
+}
+
+/** Rebuilds projectors one by one with a progress bar; prints events/s for each. */
+export async function rebuildProjections(infrastructure: Infrastructure, projectors: Projector[], names: string[], quiet = false) {
+  const runner = new ProjectionRunner({
+    knex: infrastructure.db.knex,
+    store: infrastructure.store,
+    projectors,
+    logger: createLogger('warn'),
+    leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
+  });
+  const total = await countEvents(infrastructure);
+  const results: Array<{ name: string; events: number; seconds: number; perSecond: number }> = [];
+  try {
+    for (const name of names) {
+      const bar = quiet ? null : new SingleBar({ format: `${name.padEnd(28)} [{bar}] {value}/{total} events  {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
+      bar?.start(total ?? 0, 0);
+      const started = process.hrtime.bigint();
+      const result = await runner.rebuild(name, (p) => {
+        if (total !== null) bar?.update(Math.min(p.applied, total));
+        else bar?.setTotal(p.applied), bar?.update(p.applied);
+      });
+      bar?.update(result.applied);
+      bar?.stop();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      results.push({ name, events: result.applied, seconds, perSecond: result.applied / Math.max(seconds, 1e-9) });
+      if (!quiet) console.log(`${name}: ${result.applied} events in ${seconds.toFixed(2)} s (${Math.round(result.applied / Math.max(seconds, 1e-9))} events/s), at ${positionToString(result.position)}`);
+    }
+  } finally {
+    await runner.stop();
+  }
+  return results;
+}
+
+export function registerProjectionCommands(program: Command): void {
+  const projections = program.command('projections').description('read models built from events');
+  const all = () => contexts.flatMap((c) => c.projectors ?? []);
+
+  projections
+    .command('rebuild [name]')
+    .description('drop a read model and replay every event into it')
+    .option('--all', 'rebuild every projector')
+    .action(async (name: string | undefined, options: { all?: boolean }) => {
+      const projectors = all();
+      const names = options.all ? projectors.map((p) => p.name) : name ? [name] : [];
+      if (names.length === 0) throw new Error('name a projector or pass --all (see `ops projections status`)');
+      const unknown = names.filter((n) => !projectors.some((p) => p.name === n));
+      if (unknown.length) throw new Error(`unknown projector ${unknown.join(', ')}; known: ${projectors.map((p) => p.name).join(', ') || '(none)'}`);
+      const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
+      try {
+        await rebuildProjections(infrastructure, projectors, names);
+      } finally {
+        await infrastructure.close();
+      }
+    });
+
+  projections
+    .command('status')
+    .description('each projector\'s version, checkpoint and state')
+    .action(async () => {
+      const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
+      try {
+        const head = await infrastructure.store.headPosition();
+        const rows = await readCheckpoints(infrastructure.db.knex);
+        const known = new Map(all().map((p) => [p.name, p]));
+        console.log(`head of the log: ${positionToString(head)}`);
+        console.log(['projector'.padEnd(28), 'version', 'checkpoint'.padEnd(20), 'applied'.padStart(10), 'status'].join('  '));
+        for (const name of new Set([...known.keys(), ...rows.map((r) => r.name)])) {
+          const row = rows.find((r) => r.name === name);
+          const projector = known.get(name);
+          const version = row ? `${row.version}${projector && projector.version !== row.version ? `→${projector.version}` : ''}` : `-→${projector?.version}`;
+          const status = !projector ? 'retired (not in code)' : row ? row.status + (row.lastError ? `: ${row.lastError}` : '') : 'not started';
+          console.log([name.padEnd(28), version.padEnd(7), (row ? positionToString(row.position) : '-').padEnd(20), String(row?.eventsApplied ?? 0).padStart(10), status].join('  '));
+        }
+      } finally {
+        await infrastructure.close();
+      }
+    });
+}

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../src/config';
+import { createLogger } from '../src/infra/logger';
+import { startPlatform } from '../src/platform';
+
+export function registerStartCommand(program: Command): void {
+  program
+    .command('start')
+    .description('run the platform (embedded PostgreSQL unless DATABASE_URL is set)')
+    .option('--role <role>', 'all | api | projector | bridge (overrides ROLE)')
+    .action(async (options: { role?: string }) => {
+      const config = loadConfig(options.role ? { ...process.env, ROLE: options.role } : process.env);
+      const logger = createLogger(config.logLevel);
+      const platform = await startPlatform({ config, logger });
+      logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        platform
+          .stop()
+          .then(() => process.exit(0))
+          .catch((err) => {
+            logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          });
+      };
+      process.on('SIGTERM', () => shutdown('SIGTERM'));
+      process.on('SIGINT', () => shutdown('SIGINT'));
+    });
+}

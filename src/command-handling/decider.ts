@@ -1,0 +1,29 @@
+import type { RecordedEvent } from '../eventstore/types';
+
+/** What a decider emits: the handler adds metadata (tenant, actor, correlation, signature). */
+export interface DomainEvent<T extends string = string, D = unknown> {
+  type: T;
+  data: D;
+}
+
+/**
+ * A pure aggregate (DESIGN §4): `evolve` folds events into state, `decide` turns a command
+ * and the current state into new events or throws a domain error. No I/O; time and ids
+ * arrive as arguments.
+ */
+export interface Decider<Command, State, Event extends DomainEvent> {
+  initialState: State;
+  evolve(state: State, event: Event): State;
+  decide(command: Command, state: State, now: Date): Event[];
+  /** Reads stored events back (zod parsing, upcasting old shapes). Default: as stored. */
+  read?(event: RecordedEvent): Event;
+}
+
+export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>, events: Event[]): State {
+  return events.reduce(decider.evolve, decider.initialState);
+}
+
+/** Exhaustiveness guard for `switch (command.type)` in deciders. */
+export function assertNever(value: never): never {
+  throw new Error(`unhandled case: ${JSON.stringify(value)}`);
+}

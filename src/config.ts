@@ -1,0 +1,140 @@
+import { z } from 'zod';
+
+/**
+ * The one place that reads the environment. Everything else receives a `Config`
+ * from the composition root; no module reads `process.env` on its own.
+ */
+
+// Development defaults are usable locally and refused in production (DESIGN §7).
+export const DEV_AUDIT_SIGNING_KEY = 'dev-audit-signing-key-change-me-in-production!!';
+export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-in-production-0123456789';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
+  .optional()
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: port.default(8080),
+  INTERNAL_PORT: port.default(8081),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: z.string().url().optional(),
+  EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
+  EVENTSTORE_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  KAFKA_BROKERS: z.string().optional(),
+  AUDIT_SIGNING_KEY: z.string().min(32).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Whether a reverse proxy sits in front: `true`, `false`, or a hop count. */
+  TRUST_PROXY: z.string().default('false'),
+  PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(5000),
+  COMMAND_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  ROLE: z.enum(['all', 'api', 'projector', 'bridge']).default('all'),
+  JWT_SECRET: z.string().optional(),
+  SVC_AUTH_MODE: z.enum(['enforce', 'log']).default('enforce'),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).default(100),
+  BOOTSTRAP_ADMIN_EMAIL: z.string().email().optional(),
+  BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
+  PUBLIC_BASE_URL: z.string().optional(),
+  SEED_ON_START: flag,
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  production: boolean;
+  http: { port: number; internalPort: number; host: string; trustProxy: boolean | number; publicBaseUrl: string };
+  dataDir: string;
+  /** Absent: start an embedded PostgreSQL under `dataDir`. */
+  databaseUrl?: string;
+  eventStore: { kind: 'postgres' } | { kind: 'esdb'; url: string };
+  redisUrl?: string;
+  kafkaBrokers?: string[];
+  auditSigningKey: string;
+  jwtSecret: string;
+  logLevel: Env['LOG_LEVEL'];
+  projectionWaitMs: number;
+  commandRetries: number;
+  role: Env['ROLE'];
+  authMode: Env['SVC_AUTH_MODE'];
+  rateLimit: { perMinute: number; burst: number };
+  bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
+  seedOnStart: boolean;
+  /** Development defaults in use; printed loudly at start. */
+  warnings: string[];
+}
+
+export class ConfigError extends Error {}
+
+function parseTrustProxy(value: string): boolean | number {
+  if (value === 'true') return true;
+  if (value === 'false' || value === '') return false;
+  const hops = Number(value);
+  if (Number.isInteger(hops) && hops >= 0) return hops;
+  throw new ConfigError(`TRUST_PROXY must be true, false or a hop count, got "${value}"`);
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const env = parsed.data;
+  const production = env.NODE_ENV === 'production';
+  const warnings: string[] = [];
+
+  const devDefault = (name: string, value: string | undefined, fallback: string): string => {
+    if (value) return value;
+    if (production) throw new ConfigError(`${name} must be set when NODE_ENV=production`);
+    warnings.push(`${name} is not set: using a development default (never use it in production)`);
+    return fallback;
+  };
+
+  const jwtSecret = devDefault('JWT_SECRET', env.JWT_SECRET, DEV_JWT_SECRET);
+  if (Buffer.byteLength(jwtSecret) < 32) throw new ConfigError('JWT_SECRET must be at least 32 bytes');
+
+  if (env.EVENT_STORE === 'esdb' && !env.EVENTSTORE_URL) {
+    throw new ConfigError('EVENT_STORE=esdb needs EVENTSTORE_URL');
+  }
+
+  const bootstrapFromDefaults = !env.BOOTSTRAP_ADMIN_EMAIL || !env.BOOTSTRAP_ADMIN_PASSWORD;
+  const bootstrapAdmin = {
+    email: devDefault('BOOTSTRAP_ADMIN_EMAIL', env.BOOTSTRAP_ADMIN_EMAIL, 'admin@example.com'),
+    password: devDefault('BOOTSTRAP_ADMIN_PASSWORD', env.BOOTSTRAP_ADMIN_PASSWORD, 'change-me-now'),
+    fromDefaults: bootstrapFromDefaults,
+  };
+
+  return {
+    env: env.NODE_ENV,
+    production,
+    http: {
+      port: env.PORT,
+      internalPort: env.INTERNAL_PORT,
+      host: env.HOST,
+      trustProxy: parseTrustProxy(env.TRUST_PROXY),
+      publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`,
+    },
+    dataDir: env.DATA_DIR,
+    databaseUrl: env.DATABASE_URL,
+    eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres' },
+    redisUrl: env.REDIS_URL || undefined,
+    kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
+    auditSigningKey: devDefault('AUDIT_SIGNING_KEY', env.AUDIT_SIGNING_KEY, DEV_AUDIT_SIGNING_KEY),
+    jwtSecret,
+    logLevel: env.LOG_LEVEL,
+    projectionWaitMs: env.PROJECTION_WAIT_MS,
+    commandRetries: env.COMMAND_RETRIES,
+    role: env.ROLE,
+    authMode: env.SVC_AUTH_MODE,
+    rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE, burst: env.RATE_LIMIT_BURST },
+    bootstrapAdmin,
+    seedOnStart: env.SEED_ON_START,
+    warnings,
+  };
+}

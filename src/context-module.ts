@@ -1,0 +1,38 @@
+import type { Router } from 'express';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { CommandHandler } from './command-handling/command-handler';
+import type { Config } from './config';
+import type { EventStore } from './eventstore/types';
+import type { GatewayStages } from './http/gateway';
+import type { Cache } from './infra/cache';
+import type { Projector } from './projection-runner/projector';
+import type { ProjectionRunner } from './projection-runner/runner';
+
+/** What every context receives from the composition root; passed explicitly, never global. */
+export interface PlatformDeps {
+  config: Config;
+  logger: Logger;
+  knex: Knex;
+  store: EventStore;
+  handle: CommandHandler;
+  projections: ProjectionRunner;
+  cache: Cache;
+  clock: () => Date;
+}
+
+/**
+ * A bounded context as the platform sees it (DESIGN §2): its projectors, its routers for
+ * the two listeners (mounted under /api/v1) and an optional start hook (bootstrap data).
+ */
+export interface ContextModule {
+  name: string;
+  projectors?: Projector[];
+  publicRouter?(deps: PlatformDeps): Router;
+  internalRouter?(deps: PlatformDeps): Router;
+  /** Replaces gateway stages (the identity context fills them). */
+  gateway?(deps: PlatformDeps): Partial<GatewayStages>;
+  /** Runs after projections have caught up, before the platform reports healthy. */
+  start?(deps: PlatformDeps): Promise<void>;
+  stop?(): Promise<void>;
+}

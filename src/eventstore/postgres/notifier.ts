@@ -1,0 +1,79 @@
+import type { Pool, PoolClient } from 'pg';
+import { APPEND_CHANNEL } from './schema';
+
+/**
+ * One LISTEN connection per store, shared by every subscription. A notification only wakes
+ * readers; they re-read the table, so a lost notification costs latency (the poll fallback),
+ * never an event.
+ */
+export class AppendNotifier {
+  private client: PoolClient | null = null;
+  private connecting: Promise<void> | null = null;
+  private waiters = new Set<() => void>();
+  private closed = false;
+  private generation = 0;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** Resolves on the next append notification or after `timeoutMs`, whichever is first. */
+  wait(timeoutMs: number): Promise<void> {
+    this.ensureListening();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.waiters.add(done);
+    });
+  }
+
+  /** Notifications seen so far; a reader compares it to know whether one arrived meanwhile. */
+  get seen(): number {
+    return this.generation;
+  }
+
+  private wake(): void {
+    this.generation++;
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private ensureListening(): void {
+    if (this.closed || this.client || this.connecting) return;
+    this.connecting = (async () => {
+      try {
+        const client = await this.pool.connect();
+        client.on('notification', () => this.wake());
+        client.on('error', () => this.drop(client));
+        await client.query(`LISTEN ${APPEND_CHANNEL}`);
+        if (this.closed) {
+          client.release(true);
+          return;
+        }
+        this.client = client;
+      } catch {
+        // Polling carries on; the next wait() tries to listen again.
+      } finally {
+        this.connecting = null;
+      }
+    })();
+  }
+
+  private drop(client: PoolClient): void {
+    if (this.client === client) this.client = null;
+    client.release(true);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.connecting;
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      await client.query(`UNLISTEN ${APPEND_CHANNEL}`).catch(() => undefined);
+      client.release(true);
+    }
+    this.wake();
+  }
+}

@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import type { AuditSigner } from '../audit-signature';
+import {
+  AppendResult,
+  EventStore,
+  EventStoreUnavailableError,
+  ExpectedRevision,
+  IdempotencyConflictError,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  START,
+  SubscribeOptions,
+  Subscription,
+  WrongExpectedRevisionError,
+} from '../types';
+import { APPEND_CHANNEL } from './schema';
+import { AppendNotifier } from './notifier';
+import { PollingSubscription } from './subscription';
+
+const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
+
+interface EventRow {
+  position: string;
+  tx: string;
+  stream_id: string;
+  revision: string;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  recorded_at: Date;
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    revision: BigInt(row.revision),
+    position: { commit: BigInt(row.tx), prepare: BigInt(row.position) },
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at,
+  };
+}
+
+/** xid8 has no negative values; START maps to (0, -1), before every real transaction. */
+function positionParams(p: Position): [string, string] {
+  return p.commit < 0n ? ['0', '-1'] : [p.commit.toString(), p.prepare.toString()];
+}
+
+const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001']);
+
+function mapInfraError(error: unknown): never {
+  const code = (error as { code?: string }).code;
+  if (code && CONNECTION_ERRORS.has(code)) throw new EventStoreUnavailableError(String((error as Error).message));
+  throw error;
+}
+
+function checkExpected(stream: string, expected: ExpectedRevision, current: bigint): void {
+  const exists = current >= 0n;
+  const ok =
+    expected === 'any' ||
+    (expected === 'no_stream' && !exists) ||
+    (expected === 'stream_exists' && exists) ||
+    (typeof expected === 'bigint' && expected === current);
+  if (!ok) throw new WrongExpectedRevisionError(stream, expected, exists ? current : 'no_stream');
+}
+
+export interface PostgresEventStoreOptions {
+  pool: Pool;
+  signer: AuditSigner;
+  /** Rows per read while a subscription catches up. */
+  batchSize?: number;
+  /** Longest wait between polls when no notification arrives. */
+  pollIntervalMs?: number;
+}
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
+  const { pool, signer } = options;
+  const notifier = new AppendNotifier(pool);
+
+  async function appendOnce(client: PoolClient, stream: string, events: NewEvent[], ids: string[], expected: ExpectedRevision): Promise<AppendResult> {
+    await client.query('BEGIN');
+    try {
+      // Upserting the stream row takes its row lock, serialising writers of one stream;
+      // the id lookup makes a retried append return the original result.
+      const head = await client.query<{ revision: string; last_signature: string | null; existing: Array<{ stream: string; revision: string; tx: string; pos: string }> }>(
+        `WITH s AS (
+           INSERT INTO streams (stream_id, revision) VALUES ($1, -1)
+           ON CONFLICT (stream_id) DO UPDATE SET revision = streams.revision
+           RETURNING revision, last_signature)
+         SELECT s.revision, s.last_signature,
+           (SELECT coalesce(json_agg(json_build_object('stream', stream_id, 'revision', revision::text,
+                     'tx', transaction_id::text, 'pos', position::text)), '[]'::json)
+              FROM events WHERE event_id = ANY($2::uuid[])) AS existing
+         FROM s`,
+        [stream, ids],
+      );
+      const { revision, last_signature, existing } = head.rows[0];
+      if (existing.length > 0) {
+        await client.query('ROLLBACK');
+        if (existing.length !== ids.length || existing.some((e) => e.stream !== stream)) {
+          throw new IdempotencyConflictError(stream, ids);
+        }
+        const last = existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
+        return { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
+      }
+      const current = BigInt(revision);
+      checkExpected(stream, expected, current);
+
+      let previous = last_signature;
+      const revisions: string[] = [];
+      const types: string[] = [];
+      const datas: string[] = [];
+      const metadatas: string[] = [];
+      events.forEach((event, i) => {
+        const rev = current + 1n + BigInt(i);
+        const signature = signer.sign({ stream, revision: rev, id: ids[i], type: event.type, data: event.data, metadata: event.metadata }, previous);
+        previous = signature;
+        revisions.push(rev.toString());
+        types.push(event.type);
+        datas.push(JSON.stringify(event.data ?? null));
+        metadatas.push(JSON.stringify({ ...event.metadata, signature }));
+      });
+      const nextRevision = current + BigInt(events.length);
+      const inserted = await client.query<{ position: string; tx: string }>(
+        `WITH ins AS (
+           INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
+           SELECT $1, u.r, u.id, u.t, u.d, u.m
+             FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(r, id, t, d, m)
+           RETURNING position),
+         upd AS (
+           UPDATE streams SET revision = $7, last_signature = $8, updated_at = now() WHERE stream_id = $1)
+         SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx,
+                pg_notify('${APPEND_CHANNEL}', '') IS NULL AS notified
+           FROM ins`,
+        [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
+      );
+      await client.query('COMMIT');
+      const row = inserted.rows[0];
+      return { nextRevision, position: { commit: BigInt(row.tx), prepare: BigInt(row.position) } };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  const store: EventStore = {
+    kind: 'postgres',
+
+    async append(stream, events, { expectedRevision = 'any' } = {}) {
+      if (events.length === 0) throw new Error('append needs at least one event');
+      const ids = events.map((e) => e.id ?? randomUUID());
+      let client: PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        mapInfraError(error);
+      }
+      try {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await appendOnce(client, stream, events, ids, expectedRevision);
+          } catch (error) {
+            // A concurrent retry of the same batch committed while this one waited for the
+            // stream lock: run again, and the id lookup answers with the original result.
+            const pgError = error as { code?: string; constraint?: string };
+            if (attempt < 2 && pgError.code === '23505' && pgError.constraint === 'events_event_id_key') continue;
+            mapInfraError(error);
+          }
+        }
+      } finally {
+        client.release();
+      }
+    },
+
+    async readStream(stream, { from, direction = 'forwards', limit }: ReadStreamOptions = {}) {
+      const forwards = direction === 'forwards';
+      const params: unknown[] = [stream];
+      let where = 'stream_id = $1';
+      if (from !== undefined) {
+        params.push(from.toString());
+        where += forwards ? ' AND revision >= $2' : ' AND revision <= $2';
+      }
+      let sql = `SELECT ${COLUMNS} FROM events WHERE ${where} ORDER BY revision ${forwards ? 'ASC' : 'DESC'}`;
+      if (limit !== undefined) {
+        params.push(limit);
+        sql += ` LIMIT $${params.length}`;
+      }
+      const result = await pool.query<EventRow>(sql, params).catch(mapInfraError);
+      return result.rows.map(toRecorded);
+    },
+
+    async readAll({ from = START, limit = 1000 }: ReadAllOptions = {}) {
+      // Only transactions older than every in-flight one are visible: a row that commits
+      // later with a smaller position can then never be skipped.
+      const [tx, pos] = positionParams(from);
+      const result = await pool
+        .query<EventRow>(
+          `SELECT ${COLUMNS} FROM events
+            WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id, position
+            LIMIT $3`,
+          [tx, pos, limit],
+        )
+        .catch(mapInfraError);
+      return result.rows.map(toRecorded);
+    },
+
+    subscribeToAll(subscribeOptions: SubscribeOptions = {}): Subscription {
+      return new PollingSubscription({
+        readAll: (from, limit) => store.readAll({ from, limit }),
+        notifier,
+        from: subscribeOptions.from ?? START,
+        filter: subscribeOptions.filter,
+        batchSize: options.batchSize ?? 500,
+        pollIntervalMs: options.pollIntervalMs ?? 500,
+      });
+    },
+
+    async headPosition() {
+      const result = await pool
+        .query<{ tx: string; position: string }>(
+          `SELECT transaction_id::text AS tx, position::text FROM events
+            WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+        )
+        .catch(mapInfraError);
+      const row = result.rows[0];
+      return row ? { commit: BigInt(row.tx), prepare: BigInt(row.position) } : START;
+    },
+
+    async close() {
+      await notifier.close();
+    },
+  };
+  return store;
+}

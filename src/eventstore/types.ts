@@ -1,0 +1,145 @@
+/**
+ * The event store contract (DESIGN §3). Both adapters (Postgres, EventStoreDB) implement it
+ * and pass the same conformance suite in tests/conformance.
+ */
+
+/**
+ * A point in the global log. `commit` orders first, `prepare` breaks ties. For Postgres the
+ * pair is (transaction id, sequence position) because positions can commit out of order;
+ * for EventStoreDB it is the server's own commit/prepare position.
+ */
+export interface Position {
+  commit: bigint;
+  prepare: bigint;
+}
+
+export const START: Position = Object.freeze({ commit: -1n, prepare: -1n });
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+export function positionToString(p: Position): string {
+  return `${p.commit}/${p.prepare}`;
+}
+
+export function positionFromString(text: string): Position {
+  const slash = text.indexOf('/');
+  if (slash < 0) throw new Error(`not a position: ${text}`);
+  return { commit: BigInt(text.slice(0, slash)), prepare: BigInt(text.slice(slash + 1)) };
+}
+
+/** Who did it and why; every event carries it. `signature` is added by the store. */
+export interface EventMetadata {
+  tenantId: string;
+  actorId: string;
+  correlationId: string;
+  causationId: string;
+  [extra: string]: unknown;
+}
+
+export interface StoredMetadata extends EventMetadata {
+  /** HMAC-SHA256 over this event chained to the previous event of the stream. */
+  signature: string;
+}
+
+export interface NewEvent<T extends string = string, D = unknown> {
+  /** A uuid; appending an id that is already stored is a no-op. Generated when absent. */
+  id?: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  id: string;
+  stream: string;
+  revision: bigint;
+  position: Position;
+  type: T;
+  data: D;
+  metadata: StoredMetadata;
+  recordedAt: Date;
+}
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextRevision: bigint;
+  /** Position of the last appended event. */
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  /** Inclusive start revision; defaults to the first (forwards) or last (backwards) event. */
+  from?: bigint;
+  direction?: 'forwards' | 'backwards';
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. Defaults to START. */
+  from?: Position;
+  limit?: number;
+}
+
+export interface EventFilter {
+  eventTypes?: string[];
+  streamPrefixes?: string[];
+}
+
+export interface SubscribeOptions {
+  /** Exclusive, like readAll. */
+  from?: Position;
+  filter?: EventFilter;
+}
+
+/** Catch-up, then live. Iterate with for-await; `stop()` ends the iteration. */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'esdb';
+  append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** Empty array when the stream does not exist. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  subscribeToAll(options?: SubscribeOptions): Subscription;
+  /** The position of the newest event visible to readers, or START. */
+  headPosition(): Promise<Position>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly name = 'WrongExpectedRevisionError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${stream}: expected revision ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** Some ids of a batch are stored already and others are not: the retry is not a retry. */
+export class IdempotencyConflictError extends Error {
+  readonly name = 'IdempotencyConflictError';
+  constructor(readonly stream: string, readonly eventIds: string[]) {
+    super(`stream ${stream}: event ids ${eventIds.join(', ')} are stored already but the batch differs`);
+  }
+}
+
+export class EventStoreUnavailableError extends Error {
+  readonly name = 'EventStoreUnavailableError';
+}
+
+export function matchesFilter(event: { type: string; stream: string }, filter?: EventFilter): boolean {
+  if (!filter) return true;
+  if (filter.eventTypes && !filter.eventTypes.includes(event.type)) return false;
+  if (filter.streamPrefixes && !filter.streamPrefixes.some((p) => event.stream.startsWith(p))) return false;
+  return true;
+}

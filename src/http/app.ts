@@ -1,0 +1,56 @@
+import cors from 'cors';
+import express, { Express, Router } from 'express';
+import type { Logger } from 'pino';
+import { errorHandler, notFoundHandler } from './errors';
+import type { GatewayStages } from './gateway';
+import { requestContext } from './request-context';
+
+export interface PublicAppOptions {
+  logger: Logger;
+  trustProxy: boolean | number;
+  health: Router;
+  gateway: GatewayStages;
+  /** Context routers, mounted under /api/v1 after the gateway stages. */
+  routers: Router[];
+  jsonLimit?: string;
+}
+
+function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boolean | number): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', trustProxy);
+  app.use(requestContext(logger, listener));
+  return app;
+}
+
+/**
+ * The public listener: CORS, then the gateway (authentication, role gates, rate limit),
+ * then routes (spec 1 §8). Bodies are parsed only after the gateway let a request through.
+ */
+export function createPublicApp(options: PublicAppOptions): Express {
+  const app = base(options.logger, 'public', options.trustProxy);
+  // Every origin may call (spec 1 §1); the origin is reflected so cookie sessions work.
+  app.use(cors({ origin: true, credentials: true, maxAge: 600 }));
+  app.use(options.health);
+  const api = Router();
+  api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit);
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  for (const router of options.routers) api.use(router);
+  app.use('/api/v1', api);
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}
+
+/** The internal listener (127.0.0.1): routes that the public gateway answers 404 for. */
+export function createInternalApp(options: { logger: Logger; routers: Router[]; health: Router; jsonLimit?: string }): Express {
+  const app = base(options.logger, 'internal', false);
+  app.use(options.health);
+  const api = Router();
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  for (const router of options.routers) api.use(router);
+  app.use('/api/v1', api);
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,62 @@
+import Redis from 'ioredis';
+
+/**
+ * A small JSON cache (DESIGN §7): in-process by default, Redis when REDIS_URL is set so
+ * several API instances share it and a write's invalidation reaches them all.
+ */
+export interface Cache {
+  readonly kind: 'memory' | 'redis';
+  get<T>(key: string): Promise<T | undefined>;
+  set<T>(key: string, value: T, ttlSeconds: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createMemoryCache(now: () => number = Date.now): Cache {
+  const entries = new Map<string, { value: string; expiresAt: number }>();
+  return {
+    kind: 'memory',
+    async get<T>(key: string) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (entry.expiresAt <= now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      return JSON.parse(entry.value) as T;
+    },
+    // Stored as JSON text so a cached object can never be mutated by a caller, as with Redis.
+    async set(key, value, ttlSeconds) {
+      entries.set(key, { value: JSON.stringify(value), expiresAt: now() + ttlSeconds * 1000 });
+    },
+    async delete(key) {
+      entries.delete(key);
+    },
+    async close() {
+      entries.clear();
+    },
+  };
+}
+
+export function createRedisCache(redis: Redis, prefix = 'platform:'): Cache {
+  return {
+    kind: 'redis',
+    async get<T>(key: string) {
+      const text = await redis.get(prefix + key);
+      return text === null ? undefined : (JSON.parse(text) as T);
+    },
+    async set(key, value, ttlSeconds) {
+      await redis.set(prefix + key, JSON.stringify(value), 'PX', Math.max(1, Math.round(ttlSeconds * 1000)));
+    },
+    async delete(key) {
+      await redis.del(prefix + key);
+    },
+    async close() {
+      // The connection belongs to the composition root.
+    },
+  };
+}
+
+export function connectRedis(url: string): Redis {
+  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+}

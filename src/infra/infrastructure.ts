@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { AuditSigner } from '../eventstore/audit-signature';
+import { createEsdbEventStore } from '../eventstore/esdb/esdb-event-store';
+import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store';
+import type { EventStore } from '../eventstore/types';
+import { connectDatabase, Database } from './database';
+import { EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
+import { migrateToLatest } from './migrations';
+
+/** Database (embedded unless DATABASE_URL), migrations and the configured event store. */
+export interface Infrastructure {
+  db: Database;
+  store: EventStore;
+  signer: AuditSigner;
+  close(): Promise<void>;
+}
+
+export async function openInfrastructure(config: Config, logger: Logger, { migrate = true } = {}): Promise<Infrastructure> {
+  let embedded: EmbeddedServer | null = null;
+  let db: Database | null = null;
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      databaseUrl = embedded.url('postgres');
+    }
+    db = connectDatabase(databaseUrl);
+    if (migrate) {
+      const applied = await migrateToLatest(db.knex);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    }
+    const signer = new AuditSigner(config.auditSigningKey);
+    const store =
+      config.eventStore.kind === 'esdb'
+        ? createEsdbEventStore({ url: config.eventStore.url, signer })
+        : createPostgresEventStore({ pool: db.pool, signer });
+    const opened = db;
+    return {
+      db: opened,
+      store,
+      signer,
+      async close() {
+        await store.close();
+        await opened.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await db?.close();
+    await embedded?.stop();
+    throw error;
+  }
+}

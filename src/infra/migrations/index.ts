@@ -1,0 +1,40 @@
+import type { Knex } from 'knex';
+import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
+import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
+
+/**
+ * Platform tables, in order. Read-model tables are not here: each projector creates its
+ * own (and the runner recreates them on a version change). Append new entries at the end.
+ */
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export const migrations: Migration[] = [
+  { name: '0001_event_store', up: createEventStoreSchema, down: dropEventStoreSchema },
+  {
+    name: '0002_projection_checkpoints',
+    up: createCheckpointsTable,
+    down: (knex) => knex.schema.dropTableIfExists(CHECKPOINTS_TABLE),
+  },
+];
+
+class ListMigrationSource implements Knex.MigrationSource<Migration> {
+  constructor(private readonly list: Migration[]) {}
+  async getMigrations() {
+    return this.list;
+  }
+  getMigrationName(migration: Migration) {
+    return migration.name;
+  }
+  async getMigration(migration: Migration) {
+    return migration;
+  }
+}
+
+export async function migrateToLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = await knex.migrate.latest({ migrationSource: new ListMigrationSource(migrations) });
+  return applied as string[];
+}

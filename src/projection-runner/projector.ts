@@ -1,0 +1,18 @@
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../eventstore/types';
+
+/**
+ * A read-model builder (DESIGN §5). Bumping `version` makes the runner drop `tables`,
+ * call `createTables` and replay every event into `apply`, so a read model is always
+ * whatever its events say.
+ */
+export interface Projector {
+  name: string;
+  version: number;
+  /** Tables this projector owns; dropped on rebuild, in this order. */
+  tables: string[];
+  createTables(knex: Knex): Promise<void>;
+  /** The event types `apply` cares about; others only advance the checkpoint. Absent: all. */
+  eventTypes?: readonly string[];
+  apply(trx: Knex.Transaction, event: RecordedEvent): Promise<void>;
+}

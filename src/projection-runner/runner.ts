@@ -1,0 +1,265 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { comparePositions, EventStore, Position, positionToString, RecordedEvent, START, Subscription } from '../eventstore/types';
+import { readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { LeaderLock } from './leader-lock';
+import type { Projector } from './projector';
+
+export interface RunnerOptions {
+  knex: Knex;
+  store: EventStore;
+  projectors: Projector[];
+  logger: Logger;
+  /** Takes projector leadership; several instances may run, one projects. */
+  leaderLock: LeaderLock;
+  batchSize?: number;
+  /** Longest pause between polls when no wake-up arrives. */
+  idleMs?: number;
+}
+
+interface Lane {
+  projector: Projector;
+  position: Position;
+  caughtUp: boolean;
+  /** Wakes the lane's loop early (new events, stop). */
+  wake: () => void;
+  sleeping: Promise<void> | null;
+  failures: number;
+}
+
+export interface RebuildProgress {
+  applied: number;
+  position: Position;
+}
+
+/**
+ * Runs projectors (DESIGN §5): each lane reads the log in batches and applies a batch and
+ * its checkpoint in one transaction, so a crash anywhere leaves read model and checkpoint
+ * in agreement. One live subscription only wakes the lanes; reading is always readAll.
+ */
+export class ProjectionRunner {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly waiters = new Set<() => void>();
+  private running = false;
+  private leader = false;
+  private wakeSubscription: Subscription | null = null;
+  private loops: Promise<void>[] = [];
+  private leadershipTimer: NodeJS.Timeout | null = null;
+  private readonly batchSize: number;
+  private readonly idleMs: number;
+
+  constructor(private readonly options: RunnerOptions) {
+    this.batchSize = options.batchSize ?? 1000;
+    this.idleMs = options.idleMs ?? 1000;
+    const names = new Set<string>();
+    for (const projector of options.projectors) {
+      if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
+      names.add(projector.name);
+    }
+  }
+
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** True once every lane has reached the head of the log at least once. */
+  get caughtUp(): boolean {
+    if (!this.leader) return this.followerCaughtUp;
+    return [...this.lanes.values()].every((lane) => lane.caughtUp);
+  }
+
+  private followerCaughtUp = false;
+
+  async start(): Promise<void> {
+    this.running = true;
+    await this.tryLead();
+    if (!this.leader) {
+      this.options.logger.info('another instance runs the projectors; this one waits on their checkpoints');
+      this.followerCaughtUp = true;
+      this.leadershipTimer = setInterval(() => void this.tryLead(), 2000);
+      this.leadershipTimer.unref();
+    }
+  }
+
+  private async tryLead(): Promise<void> {
+    if (this.leader || !this.running) return;
+    if (!(await this.options.leaderLock.tryAcquire())) return;
+    if (this.leadershipTimer) clearInterval(this.leadershipTimer);
+    this.leadershipTimer = null;
+    this.leader = true;
+    for (const projector of this.options.projectors) {
+      const position = await this.prepare(projector);
+      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, sleeping: null, failures: 0 };
+      this.lanes.set(projector.name, lane);
+    }
+    this.wakeSubscription = this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
+    void this.consumeWakeUps(this.wakeSubscription);
+    this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
+  }
+
+  /** Creates tables on first sight and rebuilds from zero when the version changed. */
+  private async prepare(projector: Projector): Promise<Position> {
+    const stored = await readCheckpoint(this.options.knex, projector.name);
+    if (stored && stored.version === projector.version) return stored.position;
+    if (stored) {
+      this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'projector version changed: rebuilding');
+    }
+    await this.reset(projector);
+    return START;
+  }
+
+  private async reset(projector: Projector): Promise<void> {
+    await this.options.knex.transaction(async (trx) => {
+      for (const table of projector.tables) await trx.schema.dropTableIfExists(table);
+      await projector.createTables(trx);
+      await saveCheckpoint(trx, projector.name, { version: projector.version, position: START, reset: true });
+    });
+  }
+
+  private async consumeWakeUps(subscription: Subscription): Promise<void> {
+    try {
+      for await (const _event of subscription) {
+        for (const lane of this.lanes.values()) lane.wake();
+      }
+    } catch (error) {
+      if (this.running) this.options.logger.warn({ err: error }, 'wake-up subscription ended; lanes fall back to polling');
+    }
+  }
+
+  private sleep(lane: Lane, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      lane.wake = done;
+    });
+  }
+
+  private async runLane(lane: Lane): Promise<void> {
+    const { logger } = this.options;
+    while (this.running) {
+      try {
+        const applied = await this.step(lane);
+        lane.failures = 0;
+        if (applied === 0) {
+          lane.caughtUp = true;
+          await this.sleep(lane, this.idleMs);
+        }
+      } catch (error) {
+        lane.failures++;
+        const delay = Math.min(30_000, 250 * 2 ** Math.min(lane.failures, 7));
+        logger.error({ err: error, projector: lane.projector.name, at: positionToString(lane.position), retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
+        await saveCheckpoint(this.options.knex, lane.projector.name, {
+          version: lane.projector.version,
+          position: lane.position,
+          status: 'failed',
+          lastError: String((error as Error).message ?? error),
+        }).catch(() => undefined);
+        await this.sleep(lane, delay);
+      }
+    }
+  }
+
+  /** Reads and applies one batch; returns how many events were read. */
+  private async step(lane: Lane): Promise<number> {
+    const events = await this.options.store.readAll({ from: lane.position, limit: this.batchSize });
+    if (events.length === 0) return 0;
+    await this.applyBatch(lane.projector, events);
+    lane.position = events[events.length - 1].position;
+    this.notifyWaiters();
+    return events.length;
+  }
+
+  private async applyBatch(projector: Projector, events: RecordedEvent[]): Promise<void> {
+    const wanted = projector.eventTypes ? new Set(projector.eventTypes) : null;
+    const relevant = wanted ? events.filter((e) => wanted.has(e.type)) : events;
+    await this.options.knex.transaction(async (trx) => {
+      // Read models are rebuildable and the checkpoint commits with them, so a lost tail
+      // after a crash is simply re-applied: no need to wait for the WAL flush.
+      await trx.raw('SET LOCAL synchronous_commit = off');
+      for (const event of relevant) await projector.apply(trx, event);
+      await saveCheckpoint(trx, projector.name, {
+        version: projector.version,
+        position: events[events.length - 1].position,
+        applied: relevant.length,
+      });
+    });
+  }
+
+  private notifyWaiters(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  private reached(position: Position, checkpoints: Iterable<Position>): boolean {
+    for (const checkpoint of checkpoints) if (comparePositions(checkpoint, position) < 0) return false;
+    return true;
+  }
+
+  /**
+   * Resolves true once every projector has applied `position` (read-your-writes after a
+   * command), false when `timeoutMs` passes first.
+   */
+  async waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    if (!this.leader) {
+      while (Date.now() < deadline) {
+        const rows = await readCheckpoints(this.options.knex);
+        const names = new Set(this.options.projectors.map((p) => p.name));
+        const mine = rows.filter((r) => names.has(r.name));
+        if (mine.length === names.size && this.reached(position, mine.map((r) => r.position))) return true;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      return false;
+    }
+    const current = () => [...this.lanes.values()].map((l) => l.position);
+    if (this.reached(position, current())) return true;
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.reached(position, current())) finish(true);
+      };
+      const finish = (value: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve(value);
+      };
+      const timer = setTimeout(() => finish(false), Math.max(0, deadline - Date.now()));
+      this.waiters.add(check);
+    });
+  }
+
+  /**
+   * Drops and replays one projector to the head of the log (ops rebuild). Needs leadership,
+   * so a running instance cannot project the same tables meanwhile.
+   */
+  async rebuild(name: string, onProgress?: (p: RebuildProgress) => void): Promise<RebuildProgress> {
+    const projector = this.options.projectors.find((p) => p.name === name);
+    if (!projector) throw new Error(`no projector named ${name}`);
+    if (!this.leader && !(await this.options.leaderLock.tryAcquire())) {
+      throw new Error('another running instance holds projector leadership; stop it (or rebuild through it) first');
+    }
+    this.leader = true;
+    await this.reset(projector);
+    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, sleeping: null, failures: 0 };
+    let applied = 0;
+    for (;;) {
+      const read = await this.step(lane);
+      if (read === 0) break;
+      applied += read;
+      onProgress?.({ applied, position: lane.position });
+    }
+    return { applied, position: lane.position };
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.leadershipTimer) clearInterval(this.leadershipTimer);
+    for (const lane of this.lanes.values()) lane.wake();
+    await this.wakeSubscription?.stop();
+    await Promise.allSettled(this.loops);
+    this.notifyWaiters();
+    await this.options.leaderLock.release();
+    this.leader = false;
+  }
+}

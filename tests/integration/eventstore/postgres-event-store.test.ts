@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Client } from 'pg';
+import { comparePositions, EventStore, RecordedEvent } from '../../../src/eventstore/types';
+import type { Database } from '../../../src/infra/database';
+import { createTestEventStore } from '../../support/event-store';
+
+const metadata = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };
+
+async function take(subscription: AsyncIterable<RecordedEvent>, count: number, sink: RecordedEvent[]): Promise<void> {
+  for await (const event of subscription) {
+    sink.push(event);
+    if (sink.length >= count) return;
+  }
+}
+
+describe('postgres event store', () => {
+  let db: Database;
+  let store: EventStore;
+  let cleanup: () => Promise<void>;
+
+  before(async () => {
+    ({ db, store, cleanup } = await createTestEventStore());
+  });
+  after(() => cleanup());
+
+  it('a subscriber delivers an event that commits after a higher position, in order, exactly once', async () => {
+    const from = await store.headPosition();
+    const subscription = store.subscribeToAll({ from, filter: { streamPrefixes: ['gap.'] } });
+    const received: RecordedEvent[] = [];
+    const done = take(subscription, 2, received);
+
+    // Transaction A takes the lower position and stays open...
+    const slow = new Client({ connectionString: db.url });
+    await slow.connect();
+    await slow.query('BEGIN');
+    const low = await slow.query(
+      `INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
+       VALUES ($1, 0, $2, 'Slow', '{}', $3) RETURNING position`,
+      [`gap.slow-${randomUUID()}`, randomUUID(), JSON.stringify({ ...metadata, signature: '' })],
+    );
+    // ...while B takes a higher one and commits first.
+    const fast = await store.append(`gap.fast-${randomUUID()}`, [{ type: 'Fast', data: {}, metadata }]);
+    expect(fast.position.prepare > BigInt(low.rows[0].position)).to.equal(true);
+
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received, 'nothing may pass an in-flight lower position').to.have.length(0);
+
+    await slow.query('COMMIT');
+    await slow.end();
+    await done;
+    await new Promise((r) => setTimeout(r, 200));
+    await subscription.stop();
+    expect(received.map((e) => e.type)).to.deep.equal(['Slow', 'Fast']);
+    expect(comparePositions(received[0].position, received[1].position)).to.equal(-1);
+  });
+
+  it('eight concurrent writers: every event delivered once, in strictly increasing order', async () => {
+    const from = await store.headPosition();
+    const prefix = `concurrent.${randomUUID()}-`;
+    const subscription = store.subscribeToAll({ from, filter: { streamPrefixes: [prefix] } });
+    const received: RecordedEvent[] = [];
+    const done = take(subscription, 400, received);
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        for (let i = 0; i < 50; i++) await store.append(`${prefix}${writer % 3}`, [{ type: 'Tick', data: { writer, i }, metadata }]);
+      }),
+    );
+    await done;
+    await subscription.stop();
+    expect(new Set(received.map((e) => e.id)).size).to.equal(400);
+    for (let i = 1; i < received.length; i++) expect(comparePositions(received[i - 1].position, received[i].position)).to.equal(-1);
+  });
+
+  it('the database itself refuses UPDATE, DELETE and TRUNCATE on events', async () => {
+    await store.append(`immutable-${randomUUID()}`, [{ type: 'Kept', data: {}, metadata }]);
+    for (const sql of ["UPDATE events SET type = 'Changed'", 'DELETE FROM events', 'TRUNCATE events']) {
+      const error = await db.pool.query(sql).catch((e) => e);
+      expect(error, sql).to.be.instanceOf(Error);
+      expect(error.message).to.match(/append-only/);
+    }
+  });
+
+  it('parses positions and revisions as bigint', async () => {
+    const result = await store.append(`bigint-${randomUUID()}`, [{ type: 'X', data: {}, metadata }]);
+    expect(typeof result.position.commit).to.equal('bigint');
+    expect(typeof result.position.prepare).to.equal('bigint');
+    expect(typeof result.nextRevision).to.equal('bigint');
+  });
+});

@@ -1,0 +1,23 @@
+import { AuditSigner } from '../../src/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store';
+import type { EventStore } from '../../src/eventstore/types';
+import type { Database } from '../../src/infra/database';
+import { connectTestDatabase } from './database';
+
+export const TEST_SIGNING_KEY = 'test-audit-signing-key-0123456789abcdef';
+
+/** A Postgres event store over a fresh database of its own. */
+export async function createTestEventStore(): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {
+  const db = await connectTestDatabase();
+  const signer = new AuditSigner(TEST_SIGNING_KEY);
+  const store = createPostgresEventStore({ pool: db.pool, signer, pollIntervalMs: 100 });
+  return {
+    db,
+    store,
+    signer,
+    async cleanup() {
+      await store.close();
+      await db.close();
+    },
+  };
+}
