@@ -3,8 +3,9 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres
 import type { EventStore } from '../../src/eventstore/types';
 import type { Database } from '../../src/infra/database';
 import { connectTestDatabase } from './database';
+import { TEST_SIGNING_KEY } from './secrets';
 
-export const TEST_SIGNING_KEY = 'test-audit-signing-key-0123456789abcdef';
+export { TEST_SIGNING_KEY };
 
 /** A Postgres event store over a fresh database of its own. */
 export async function createTestEventStore(): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {

@@ -1,0 +1,42 @@
+/** A small JSON client over fetch for integration tests. */
+export interface HttpResponse<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export type HeaderMap = Record<string, string>;
+
+export interface HttpClient {
+  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: HeaderMap; raw?: BodyInit }): Promise<HttpResponse<T>>;
+  get<T = any>(path: string, headers?: HeaderMap): Promise<HttpResponse<T>>;
+  delete<T = any>(path: string, headers?: HeaderMap): Promise<HttpResponse<T>>;
+  post<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
+  put<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
+  patch<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
+}
+
+export function httpClient(baseUrl: string, defaults: HeaderMap = {}): HttpClient {
+  async function request<T>(method: string, path: string, options: { body?: unknown; headers?: HeaderMap; raw?: BodyInit } = {}): Promise<HttpResponse<T>> {
+    const headers: HeaderMap = { ...defaults, ...(options.headers ?? {}) };
+    let body: BodyInit | undefined = options.raw;
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(baseUrl + path, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: response.status, body: parsed as T, text, headers: response.headers };
+  }
+  return {
+    request,
+    get: (path, headers) => request('GET', path, { headers }),
+    delete: (path, headers) => request('DELETE', path, { headers }),
+    post: (path, body, headers) => request('POST', path, { body, headers }),
+    put: (path, body, headers) => request('PUT', path, { body, headers }),
+    patch: (path, body, headers) => request('PATCH', path, { body, headers }),
+  };
+}
