@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
 import type { ContextModule } from '../../src/context-module';
+import { permissionsFor } from '../../streams/identity/permissions';
 import { GatewayError } from '../../src/http/errors';
 import { stampIdentity, stripIdentityHeaders } from '../../src/http/identity';
 import type { TestPlatform } from './platform';
@@ -24,13 +25,6 @@ export interface Session {
   /** `{authorization: 'Bearer …'}` for the public listener. */
   headers: Record<string, string>;
 }
-
-const MATRIX: Record<Role, string[]> = {
-  admin: ['conversations.use', 'dashboards.read', 'filings.submit', 'hitl.approve', 'skills.author', 'exposures.propose', 'users.manage', 'roles.grant', 'connectors.manage', 'exposures.approve'],
-  operator: ['conversations.use', 'dashboards.read', 'filings.submit'],
-  reviewer: ['conversations.use', 'dashboards.read', 'hitl.approve'],
-  power_user: ['conversations.use', 'dashboards.read', 'skills.author', 'exposures.propose'],
-};
 
 const key = new TextEncoder().encode(TEST_JWT_SECRET);
 
@@ -64,7 +58,7 @@ export function testGatewayContext(): ContextModule {
         try {
           const { payload } = await jwtVerify(header.slice(7), key, { algorithms: ['HS256'] });
           const roles = (payload.roles as Role[]) ?? [];
-          stampIdentity(req, { userId: String(payload.user_id), tenantId: String(payload.tenant_id), permissions: [...new Set(roles.flatMap((r) => MATRIX[r] ?? []))] });
+          stampIdentity(req, { userId: String(payload.user_id), tenantId: String(payload.tenant_id), permissions: permissionsFor(roles) });
           next();
         } catch {
           next(new GatewayError(401, 'invalid token: signature'));

@@ -1,0 +1,16 @@
+import { decode, encode } from 'gpt-tokenizer';
+
+/**
+ * Token counts with a real BPE tokenizer (cl100k-family via gpt-tokenizer): budgets,
+ * attachment truncation and context backstops all measure with this one function.
+ */
+export function countTokens(text: string): number {
+  return encode(text).length;
+}
+
+/** Keeps the head of `text` within `maxTokens`; `truncated` says whether the tail was cut. */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
+  const tokens = encode(text);
+  if (tokens.length <= maxTokens) return { text, tokens: tokens.length, truncated: false };
+  return { text: decode(tokens.slice(0, maxTokens)), tokens: maxTokens, truncated: true };
+}
