@@ -10,6 +10,8 @@ export interface CommandContext {
   actorId: string;
   correlationId?: string;
   causationId?: string;
+  /** Extra audit metadata on every appended event, e.g. `{action: 'platform_settings.update'}`. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface ProjectionWaiter {
@@ -72,6 +74,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             type: event.type,
             data: event.data,
             metadata: {
+              ...context.metadata,
               tenantId: context.tenantId,
               actorId: context.actorId,
               correlationId,
