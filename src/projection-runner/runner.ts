@@ -23,7 +23,6 @@ interface Lane {
   caughtUp: boolean;
   /** Wakes the lane's loop early (new events, stop). */
   wake: () => void;
-  sleeping: Promise<void> | null;
   failures: number;
 }
 
@@ -89,7 +88,7 @@ export class ProjectionRunner {
     this.leader = true;
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, sleeping: null, failures: 0 };
+      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0 };
       this.lanes.set(projector.name, lane);
     }
     this.wakeSubscription = this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
@@ -241,7 +240,7 @@ export class ProjectionRunner {
     }
     this.leader = true;
     await this.reset(projector);
-    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, sleeping: null, failures: 0 };
+    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, failures: 0 };
     let applied = 0;
     for (;;) {
       const read = await this.step(lane);

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pino from 'pino';
+import sinon from 'sinon';
+import { createCommandHandler } from '../../../src/command-handling/command-handler';
+import { claim } from '../../../src/command-handling/reservation';
+import { Conflict, NotFound } from '../../../src/domain/errors';
+import { EventStore, WrongExpectedRevisionError } from '../../../src/eventstore/types';
+import { createTestEventStore } from '../../support/event-store';
+import { noteDecider, noteStream } from '../../support/toy-context';
+
+describe('generic command handler', () => {
+  let store: EventStore;
+  let cleanup: () => Promise<void>;
+  const logger = pino({ level: 'silent' });
+  const projections = { waitFor: sinon.stub().resolves(true) };
+  const ctx = { tenantId: 'tenant-x', actorId: 'user-1' };
+
+  before(async () => {
+    ({ store, cleanup } = await createTestEventStore());
+  });
+  after(() => cleanup());
+
+  it('appends the decided events with tenant, actor, correlation and audit metadata, then waits for projections', async () => {
+    const waitFor = sinon.stub().resolves(true);
+    const handle = createCommandHandler({ store, projections: { waitFor }, logger });
+    const id = randomUUID();
+    const result = await handle(noteDecider, noteStream('tenant-x', id), { type: 'CreateNote', noteId: id, title: 'W-1 permit' }, { ...ctx, correlationId: 'corr-1', metadata: { action: 'note.create' } });
+    expect(result.state).to.deep.equal({ status: 'active', title: 'W-1 permit' });
+    const [event] = await store.readStream(noteStream('tenant-x', id));
+    expect(event.metadata).to.include({ tenantId: 'tenant-x', actorId: 'user-1', correlationId: 'corr-1', causationId: 'corr-1', action: 'note.create' });
+    expect(waitFor.calledOnceWith(result.position)).to.equal(true);
+  });
+
+  it('a decision that throws appends nothing', async () => {
+    const handle = createCommandHandler({ store, projections, logger });
+    const id = randomUUID();
+    const error = await handle(noteDecider, noteStream('tenant-x', id), { type: 'RenameNote', title: 'x' }, ctx).catch((e) => e);
+    expect(error).to.be.instanceOf(NotFound);
+    expect(await store.readStream(noteStream('tenant-x', id))).to.deep.equal([]);
+  });
+
+  it('concurrent commands on one stream are all decided on fresh state (retry on conflict)', async () => {
+    const handle = createCommandHandler({ store, projections, logger, retries: 10 });
+    const id = randomUUID();
+    const stream = noteStream('tenant-x', id);
+    await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
+    await Promise.all([1, 2, 3, 4, 5].map((n) => handle(noteDecider, stream, { type: 'RenameNote', title: `v${n}` }, ctx)));
+    const events = await store.readStream(stream);
+    expect(events.map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed']);
+  });
+
+  it('gives up with a Conflict after the bounded number of retries', async () => {
+    const append = sinon.stub().rejects(new WrongExpectedRevisionError('s', 'no_stream', 0n));
+    const flaky: EventStore = { ...store, append, readStream: store.readStream };
+    const handle = createCommandHandler({ store: flaky, projections, logger, retries: 2 });
+    const id = randomUUID();
+    const error = await handle(noteDecider, noteStream('tenant-x', id), { type: 'CreateNote', noteId: id, title: 't' }, ctx).catch((e) => e);
+    expect(error).to.be.instanceOf(Conflict);
+    expect(append.callCount).to.equal(3);
+  });
+
+  it('a reservation is won by exactly one of 20 concurrent claimants', async () => {
+    const handle = createCommandHandler({ store, projections, logger, retries: 25 });
+    const key = { context: 'identity', tenantId: 'tenant-x', kind: 'email', value: `race-${randomUUID()}@example.com`, label: 'e-mail address' };
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claim(handle, key, `owner-${i}`, ctx)));
+    expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(rejected).to.have.length(19);
+    for (const r of rejected) expect(r.reason).to.be.instanceOf(Conflict);
+  });
+});

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pino from 'pino';
+import { Writable } from 'node:stream';
+import { createCommandHandler } from '../../../src/command-handling/command-handler';
+import type { EventStore } from '../../../src/eventstore/types';
+import type { Database } from '../../../src/infra/database';
+import { readCheckpoint } from '../../../src/projection-runner/checkpoints';
+import { createAdvisoryLeaderLock } from '../../../src/projection-runner/leader-lock';
+import { ProjectionRunner } from '../../../src/projection-runner/runner';
+import type { Projector } from '../../../src/projection-runner/projector';
+import { createTestEventStore } from '../../support/event-store';
+import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
+
+function captureLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, sink), lines };
+}
+
+describe('projection runner', () => {
+  let db: Database;
+  let store: EventStore;
+  let cleanup: () => Promise<void>;
+  const tenantId = 'tenant-a';
+  const ctx = { tenantId, actorId: 'tester' };
+
+  beforeEach(async () => {
+    ({ db, store, cleanup } = await createTestEventStore());
+  });
+  afterEach(() => cleanup());
+
+  function runner(projectors: Projector[], logger = pino({ level: 'silent' }), batchSize = 1000) {
+    return new ProjectionRunner({ knex: db.knex, store, projectors, logger, leaderLock: createAdvisoryLeaderLock(db.url), batchSize, idleMs: 50 });
+  }
+
+  async function createNotes(count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = randomUUID();
+      ids.push(id);
+      await store.append(noteStream(tenantId, id), [{ type: 'NoteCreated', data: { noteId: id, title: `note ${i}` }, metadata: { ...ctx, correlationId: id, causationId: id } }]);
+    }
+    return ids;
+  }
+
+  it('creates the tables of a new projector and catches up on existing events', async () => {
+    await createNotes(5);
+    const r = runner([notesProjector()]);
+    await r.start();
+    expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '5' }]);
+    expect(r.caughtUp).to.equal(true);
+    await r.stop();
+  });
+
+  it('a failure inside apply leaves read model and checkpoint consistent, logs it, and resumes after restart', async () => {
+    const ids = await createNotes(3);
+    let poisoned = true;
+    const failing = notesProjector(1, (e) => poisoned && e.type === 'NoteCreated' && (e.data as { noteId: string }).noteId === ids[2]);
+    const { logger, lines } = captureLogger();
+    const first = runner([failing], logger, 2);
+    await first.start();
+    await new Promise((r) => setTimeout(r, 400));
+    // The batch holding the poisoned event rolled back whole: only the first batch (2 notes) is in.
+    const rows = await db.knex('toy_notes').select('id').orderBy('id');
+    expect(rows.map((r) => r.id).sort()).to.deep.equal([ids[0], ids[1]].sort());
+    const checkpoint = await readCheckpoint(db.knex, 'toy_notes');
+    expect(checkpoint?.status).to.equal('failed');
+    expect(checkpoint?.lastError).to.match(/failure injected/);
+    expect(Number(checkpoint?.eventsApplied)).to.equal(2);
+    expect(lines.some((l) => l.projector === 'toy_notes' && String(l.msg).includes('projection batch failed'))).to.equal(true);
+    await first.stop();
+
+    poisoned = false;
+    const second = runner([failing]);
+    await second.start();
+    expect(await second.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '3' }]);
+    const healed = await readCheckpoint(db.knex, 'toy_notes');
+    expect(healed?.status).to.equal('running');
+    expect(Number(healed?.eventsApplied)).to.equal(3);
+    await second.stop();
+  });
+
+  it('rebuilds a projector from zero when its version changes', async () => {
+    await createNotes(4);
+    const v1 = runner([notesProjector(1)]);
+    await v1.start();
+    await v1.waitFor(await store.headPosition(), 5000);
+    await db.knex('toy_notes').update({ title: 'corrupted by hand' });
+    await v1.stop();
+
+    const v2 = runner([notesProjector(2)]);
+    await v2.start();
+    expect(await v2.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    const titles = (await db.knex('toy_notes').select('title')).map((r) => r.title);
+    expect(titles).to.have.length(4);
+    expect(titles).not.to.include('corrupted by hand');
+    expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
+    await v2.stop();
+  });
+
+  it('with two instances only one projects; the other waits on checkpoints and takes over when the leader stops', async () => {
+    const a = runner([notesProjector()]);
+    const b = runner([notesProjector()]);
+    await a.start();
+    await b.start();
+    expect([a.isLeader, b.isLeader]).to.deep.equal([true, false]);
+
+    const handle = createCommandHandler({ store, projections: b, logger: pino({ level: 'silent' }) });
+    const id = randomUUID();
+    await handle(noteDecider, noteStream(tenantId, id), { type: 'CreateNote', noteId: id, title: 'seen through the follower' }, ctx);
+    expect(await db.knex('toy_notes').where({ id }).first()).to.include({ title: 'seen through the follower' });
+
+    await a.stop();
+    const deadline = Date.now() + 5000;
+    while (!b.isLeader && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(b.isLeader).to.equal(true);
+    const later = randomUUID();
+    await handle(noteDecider, noteStream(tenantId, later), { type: 'CreateNote', noteId: later, title: 'after failover' }, ctx);
+    expect(await db.knex('toy_notes').where({ id: later }).first()).to.include({ title: 'after failover' });
+    await b.stop();
+  });
+
+  it('ops rebuild replays every event and refuses while another instance leads', async () => {
+    await createNotes(7);
+    const leader = runner([notesProjector()]);
+    await leader.start();
+    const other = runner([notesProjector()]);
+    const refused = await other.rebuild('toy_notes').catch((e) => e);
+    expect(refused).to.be.instanceOf(Error);
+    expect(refused.message).to.match(/leadership/);
+    await leader.stop();
+
+    const progress: number[] = [];
+    const result = await other.rebuild('toy_notes', (p) => progress.push(p.applied));
+    expect(result.applied).to.equal(7);
+    expect(progress.at(-1)).to.equal(7);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '7' }]);
+    await other.stop();
+  });
+
+  it('waitFor answers false when projections cannot reach the position in time', async () => {
+    const r = runner([notesProjector(1, () => true)]);
+    await r.start();
+    const [id] = await createNotes(1);
+    const head = await store.headPosition();
+    expect(await r.waitFor(head, 200)).to.equal(false);
+    expect(id).to.be.a('string');
+    await r.stop();
+  });
+});
