@@ -51,6 +51,8 @@ export function formatTimeline(events: RecordedEvent[], signer?: AuditSigner): s
         event.recordedAt.toISOString(),
         event.type.padEnd(28),
         `by ${event.metadata.actorId}`,
+        // The audit action a command named (e.g. platform_settings.update), when it named one.
+        typeof event.metadata.action === 'string' ? `action=${event.metadata.action}` : '',
         ok,
         summarise(event.data),
       ]

@@ -15,4 +15,10 @@ export interface Projector {
   /** The event types `apply` cares about; others only advance the checkpoint. Absent: all. */
   eventTypes?: readonly string[];
   apply(trx: Knex.Transaction, event: RecordedEvent): Promise<void>;
+  /**
+   * Optional: applies a whole batch (already filtered to `eventTypes`, in log order) at once,
+   * e.g. one multi-row upsert instead of a round trip per event. Used instead of `apply`
+   * when present; rebuilds of large logs are where it pays.
+   */
+  applyBatch?(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void>;
 }

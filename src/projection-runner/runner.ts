@@ -178,7 +178,9 @@ export class ProjectionRunner {
       // Read models are rebuildable and the checkpoint commits with them, so a lost tail
       // after a crash is simply re-applied: no need to wait for the WAL flush.
       await trx.raw('SET LOCAL synchronous_commit = off');
-      for (const event of relevant) await projector.apply(trx, event);
+      if (projector.applyBatch) {
+        if (relevant.length > 0) await projector.applyBatch(trx, relevant);
+      } else for (const event of relevant) await projector.apply(trx, event);
       await saveCheckpoint(trx, projector.name, {
         version: projector.version,
         position: events[events.length - 1].position,

@@ -71,6 +71,54 @@ function checkExpected(stream: string, expected: ExpectedRevision, current: bigi
   if (!ok) throw new WrongExpectedRevisionError(stream, expected, exists ? current : 'no_stream');
 }
 
+interface StreamHead {
+  revision: string;
+  last_signature: string | null;
+  existing: Array<{ stream: string; revision: string; tx: string; pos: string }>;
+}
+
+// Ids already stored answer a retried append with its original result.
+const EXISTING_IDS = `(SELECT coalesce(json_agg(json_build_object('stream', stream_id, 'revision', revision::text,
+    'tx', transaction_id::text, 'pos', position::text)), '[]'::json)
+  FROM events WHERE event_id = ANY($2::uuid[])) AS existing`;
+
+/**
+ * Takes the stream row's lock, which serialises writers of one stream, and reads its head.
+ * An existing stream is locked with SELECT … FOR UPDATE (no new row version); a missing one
+ * is created at revision -1 by an upsert that waits for a concurrent creator. Statements are
+ * named so each connection plans them once.
+ */
+async function lockStream(client: PoolClient, stream: string, ids: string[], expected: ExpectedRevision): Promise<StreamHead> {
+  if (expected !== 'no_stream') {
+    const found = await client.query<StreamHead>({
+      name: 'events-lock-existing',
+      text: `SELECT s.revision, s.last_signature, ${EXISTING_IDS} FROM streams s WHERE s.stream_id = $1 FOR UPDATE OF s`,
+      values: [stream, ids],
+    });
+    if (found.rows[0]) return found.rows[0];
+  }
+  const created = await client.query<StreamHead>({
+    name: 'events-lock-new',
+    text: `WITH s AS (
+             INSERT INTO streams (stream_id, revision) VALUES ($1, -1)
+             ON CONFLICT (stream_id) DO UPDATE SET revision = streams.revision
+             RETURNING revision, last_signature)
+           SELECT s.revision, s.last_signature, ${EXISTING_IDS} FROM s`,
+    values: [stream, ids],
+  });
+  return created.rows[0];
+}
+
+/**
+ * Wakes subscribers right after the commit rather than inside the writing transaction:
+ * a NOTIFY in a transaction holds PostgreSQL's global notify-queue lock across its WAL
+ * flush, which serialises every appending commit and defeats group commit. Sent on the
+ * same connection before it returns to the pool, so it cannot overtake the commit.
+ */
+function notifyAppended(client: PoolClient): void {
+  client.query({ name: 'events-notify', text: `SELECT pg_notify('${APPEND_CHANNEL}', '')` }).catch(() => undefined);
+}
+
 export interface PostgresEventStoreOptions {
   pool: Pool;
   signer: AuditSigner;
@@ -87,21 +135,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   async function appendOnce(client: PoolClient, stream: string, events: NewEvent[], ids: string[], expected: ExpectedRevision): Promise<AppendResult> {
     await client.query('BEGIN');
     try {
-      // Upserting the stream row takes its row lock, serialising writers of one stream;
-      // the id lookup makes a retried append return the original result.
-      const head = await client.query<{ revision: string; last_signature: string | null; existing: Array<{ stream: string; revision: string; tx: string; pos: string }> }>(
-        `WITH s AS (
-           INSERT INTO streams (stream_id, revision) VALUES ($1, -1)
-           ON CONFLICT (stream_id) DO UPDATE SET revision = streams.revision
-           RETURNING revision, last_signature)
-         SELECT s.revision, s.last_signature,
-           (SELECT coalesce(json_agg(json_build_object('stream', stream_id, 'revision', revision::text,
-                     'tx', transaction_id::text, 'pos', position::text)), '[]'::json)
-              FROM events WHERE event_id = ANY($2::uuid[])) AS existing
-         FROM s`,
-        [stream, ids],
-      );
-      const { revision, last_signature, existing } = head.rows[0];
+      const { revision, last_signature, existing } = await lockStream(client, stream, ids, expected);
       if (existing.length > 0) {
         await client.query('ROLLBACK');
         if (existing.length !== ids.length || existing.some((e) => e.stream !== stream)) {
@@ -128,20 +162,20 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         metadatas.push(JSON.stringify({ ...event.metadata, signature }));
       });
       const nextRevision = current + BigInt(events.length);
-      const inserted = await client.query<{ position: string; tx: string }>(
-        `WITH ins AS (
+      const inserted = await client.query<{ position: string; tx: string }>({
+        name: 'events-append',
+        text: `WITH ins AS (
            INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
            SELECT $1, u.r, u.id, u.t, u.d, u.m
              FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(r, id, t, d, m)
            RETURNING position),
          upd AS (
            UPDATE streams SET revision = $7, last_signature = $8, updated_at = now() WHERE stream_id = $1)
-         SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx,
-                pg_notify('${APPEND_CHANNEL}', '') IS NULL AS notified
-           FROM ins`,
-        [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
-      );
+         SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx FROM ins`,
+        values: [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
+      });
       await client.query('COMMIT');
+      notifyAppended(client);
       const row = inserted.rows[0];
       return { nextRevision, position: { commit: BigInt(row.tx), prepare: BigInt(row.position) } };
     } catch (error) {

@@ -29,7 +29,6 @@ export async function createEventStoreSchema(knex: Knex): Promise<void> {
       CONSTRAINT events_stream_revision_key UNIQUE (stream_id, revision)
     );
     CREATE INDEX events_transaction_position_idx ON events (transaction_id, position);
-    CREATE INDEX events_type_idx ON events (type);
 
     CREATE FUNCTION events_are_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
