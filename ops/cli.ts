@@ -4,6 +4,8 @@ import { createLogger } from '../src/infra/logger';
 import { registerAuditCommands } from './audit';
 import { registerProjectionCommands } from './projections';
 import { registerStartCommand } from './start';
+import { registerTenantCommands } from './tenants';
+import { registerUserCommands } from './users';
 import { openInfrastructure } from '../src/infra/infrastructure';
 
 /** The operator command line: `npm run ops -- <command>`. */
@@ -23,6 +25,8 @@ program
 
 registerProjectionCommands(program);
 registerAuditCommands(program);
+registerUserCommands(program);
+registerTenantCommands(program);
 
 program.parseAsync(process.argv).catch((error) => {
   console.error(`ops: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MODEL_ID, MODEL_IDS } from './settings/model-options';
 
 /**
  * The one place that reads the environment. Everything else receives a `Config`
@@ -8,6 +9,7 @@ import { z } from 'zod';
 // Development defaults are usable locally and refused in production (DESIGN §7).
 export const DEV_AUDIT_SIGNING_KEY = 'dev-audit-signing-key-change-me-in-production!!';
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-in-production-0123456789';
+export const DEV_SECRET_STORE_KEY = 'dev-secret-store-key-change-me-in-production-0123';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const flag = z
@@ -41,6 +43,16 @@ const EnvSchema = z.object({
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
   SEED_ON_START: flag,
+  // Environment defaults for tenant settings (spec 1 §2); a tenant's own value wins.
+  DEFAULT_LLM_MODEL: z
+    .string()
+    .default(DEFAULT_MODEL_ID)
+    .refine((id) => MODEL_IDS.includes(id), { message: `must be a model id from the curated list (${MODEL_IDS.join(', ')})` }),
+  DEFAULT_MAX_TOKENS_PER_EXECUTION: z.coerce.number().int().min(1).default(100_000),
+  DEFAULT_MAX_COST_PER_EXECUTION: z.coerce.number().positive().default(2),
+  DEFAULT_THINKING_MODE: z.enum(['disabled', 'adaptive']).default('adaptive'),
+  SECRET_STORE_KEY: z.string().min(32).optional(),
+  BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(12),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -65,6 +77,12 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
   seedOnStart: boolean;
+  /** Environment defaults behind tenant settings; `maxThinkingMode` is the thinking-mode ceiling. */
+  settingsDefaults: { defaultModel: string; maxTokensPerExecution: number; maxCostUsdPerExecution: number; maxThinkingMode: 'disabled' | 'adaptive' };
+  /** AES-256-GCM key material for the secret store (DESIGN §7). */
+  secretStoreKey: string;
+  /** bcrypt work factor for passwords (at least 10). */
+  bcryptCost: number;
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -135,6 +153,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE, burst: env.RATE_LIMIT_BURST },
     bootstrapAdmin,
     seedOnStart: env.SEED_ON_START,
+    settingsDefaults: {
+      defaultModel: env.DEFAULT_LLM_MODEL,
+      maxTokensPerExecution: env.DEFAULT_MAX_TOKENS_PER_EXECUTION,
+      maxCostUsdPerExecution: env.DEFAULT_MAX_COST_PER_EXECUTION,
+      maxThinkingMode: env.DEFAULT_THINKING_MODE,
+    },
+    secretStoreKey: devDefault('SECRET_STORE_KEY', env.SECRET_STORE_KEY, DEV_SECRET_STORE_KEY),
+    bcryptCost: env.BCRYPT_COST,
     warnings,
   };
 }

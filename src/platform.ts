@@ -10,6 +10,7 @@ import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
 import { createInternalApp, createPublicApp } from './http/app';
 import { defaultGatewayStages, GatewayStages } from './http/gateway';
+import { createRateLimitStage } from './http/rate-limit';
 import { Cache, connectRedis, createMemoryCache, createRedisCache } from './infra/cache';
 import type { Database } from './infra/database';
 import { Infrastructure, openInfrastructure } from './infra/infrastructure';
@@ -125,6 +126,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       redis = connectRedis(config.redisUrl);
       cache = createRedisCache(redis);
     } else cache = createMemoryCache();
+    stages = { ...stages, rateLimit: createRateLimitStage({ config, redis, logger: logger.child({ component: 'rate-limit' }) }) };
 
     runner = new ProjectionRunner({
       knex: db.knex,

@@ -9,7 +9,8 @@ export function issuesOf(error: ZodError, part: RequestPart): FieldIssue[] {
   return error.issues.map((issue) => ({
     loc: [part, ...issue.path],
     msg: issue.message,
-    type: issue.code,
+    // A refinement may name its own error type: `ctx.addIssue({code: 'custom', params: {type: 'unknown_model'}})`.
+    type: issue.code === 'custom' && typeof issue.params?.type === 'string' ? issue.params.type : issue.code,
   }));
 }
 

@@ -1,4 +1,8 @@
-import { decode, encode } from 'gpt-tokenizer';
+import { decode, encode as bpe } from 'gpt-tokenizer';
+
+// User text may contain special-token spellings such as "<|endoftext|>"; they are counted
+// as ordinary text (gpt-tokenizer throws on them by default).
+const encode = (text: string) => bpe(text, { disallowedSpecial: new Set() });
 
 /**
  * Token counts with a real BPE tokenizer (cl100k-family via gpt-tokenizer): budgets,

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
+import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -19,6 +20,7 @@ export const migrations: Migration[] = [
     up: createCheckpointsTable,
     down: (knex) => knex.schema.dropTableIfExists(CHECKPOINTS_TABLE),
   },
+  { name: '0003_secret_store', up: createSecretsTable, down: (knex) => knex.schema.dropTableIfExists(SECRETS_TABLE) },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {

@@ -55,6 +55,9 @@ describe('projection runner', () => {
     await r.start();
     expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
     expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '5' }]);
+    // caughtUp flips on the lane's next (empty) read after the last batch.
+    const deadline = Date.now() + 2000;
+    while (!r.caughtUp && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(r.caughtUp).to.equal(true);
     await r.stop();
   });
