@@ -1,0 +1,49 @@
+import type { Knex } from 'knex';
+import { USERS_TABLE } from '../../projections/identity/user-directory';
+import type { Role } from '../../streams/identity/permissions';
+
+export interface UserRow {
+  id: string;
+  tenant_id: string;
+  email: string;
+  display_name: string | null;
+  roles: Role[];
+  status: 'invited' | 'active' | 'disabled';
+  kind: 'person' | 'system';
+  token_version: number;
+  password_ref: string | null;
+}
+
+const COLUMNS = ['id', 'tenant_id', 'email', 'display_name', 'roles', 'status', 'kind', 'token_version', 'password_ref'];
+
+/** The admin directory's row shape (spec 1 §4); invited accounts count as not deactivated. */
+export function adminView(row: UserRow) {
+  return { id: row.id, email: row.email, display_name: row.display_name, roles: row.roles, is_active: row.status !== 'disabled', status: row.status };
+}
+
+export async function findUserById(knex: Knex, userId: string): Promise<UserRow | null> {
+  return (await knex(USERS_TABLE).select(COLUMNS).where({ id: userId }).first()) ?? null;
+}
+
+export async function findUserInTenant(knex: Knex, tenantId: string, userId: string): Promise<UserRow | null> {
+  return (await knex(USERS_TABLE).select(COLUMNS).where({ id: userId, tenant_id: tenantId }).first()) ?? null;
+}
+
+/** E-mail is unique on its lower-cased form across all tenants (login names no tenant). */
+export async function findUserByEmail(knex: Knex, email: string): Promise<UserRow | null> {
+  return (await knex(USERS_TABLE).select(COLUMNS).where({ email: email.toLowerCase() }).first()) ?? null;
+}
+
+/** People of a tenant (system accounts are attribution only, never listed). */
+export async function listTenantUsers(knex: Knex, tenantId: string): Promise<UserRow[]> {
+  return knex(USERS_TABLE).select(COLUMNS).where({ tenant_id: tenantId, kind: 'person' }).orderBy([{ column: 'email' }]);
+}
+
+export async function countActiveAdmins(knex: Knex, tenantId: string, except?: string): Promise<number> {
+  const query = knex(USERS_TABLE)
+    .where({ tenant_id: tenantId, status: 'active', kind: 'person' })
+    .whereRaw(`roles @> '["admin"]'::jsonb`);
+  if (except) query.whereNot({ id: except });
+  const row = await query.count<{ count: string }[]>('* as count').first();
+  return Number(row?.count ?? 0);
+}
