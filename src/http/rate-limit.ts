@@ -1,0 +1,70 @@
+import type { Request, RequestHandler } from 'express';
+import type Redis from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { GatewayError } from './errors';
+import { createMemoryBucketStore, TokenBucketStore, withFallback } from './token-bucket';
+import { createRedisBucketStore } from './token-bucket-redis';
+
+/**
+ * The gateway's rate-limit stage (spec 1 §8): a token bucket per identity, `burst` tokens
+ * refilled at `perMinute`/60 per second. It runs after authentication, so a signed-in
+ * caller is counted by user id wherever they connect from; anonymous callers (public
+ * paths) by address.
+ */
+export interface RateLimitOptions {
+  config: Pick<Config, 'rateLimit' | 'http'>;
+  /** Shared buckets across instances; in-process buckets when absent. */
+  redis?: Redis | null;
+  logger: Logger;
+  clock?: () => number;
+  /** Redis key prefix (tests use one of their own). */
+  keyPrefix?: string;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Who a request counts against. The left-most X-Forwarded-For entry (the original client)
+ * is believed only when TRUST_PROXY says a proxy is in front: otherwise a client could mint
+ * a fresh bucket per request by rotating the header.
+ */
+export function rateLimitIdentity(req: Pick<Request, 'headers' | 'socket'>, trustProxy: boolean | number): string {
+  const userId = single(req.headers['x-user-id']);
+  if (userId) return `user:${userId}`;
+  if (trustProxy) {
+    const forwarded = single(req.headers['x-forwarded-for'])?.split(',')[0]?.trim();
+    if (forwarded) return `ip:${forwarded.slice(0, 64)}`;
+  }
+  const remote = req.socket.remoteAddress ?? 'unknown';
+  return `ip:${remote.startsWith('::ffff:') ? remote.slice(7) : remote}`;
+}
+
+export function rateLimitMessage(perMinute: number): string {
+  return `rate limit exceeded — ${perMinute} requests/minute`;
+}
+
+export function createRateLimitStore(options: Pick<RateLimitOptions, 'config' | 'redis' | 'logger' | 'keyPrefix'>): TokenBucketStore {
+  const policy = { capacity: options.config.rateLimit.burst, refillPerSecond: options.config.rateLimit.perMinute / 60 };
+  const local = createMemoryBucketStore(policy);
+  if (!options.redis) return local;
+  return withFallback(createRedisBucketStore(options.redis, policy, { prefix: options.keyPrefix }), local, options.logger);
+}
+
+export function createRateLimitStage(options: RateLimitOptions): RequestHandler {
+  const store = createRateLimitStore(options);
+  const clock = options.clock ?? Date.now;
+  const trustProxy = options.config.http.trustProxy;
+  const message = rateLimitMessage(options.config.rateLimit.perMinute);
+  // No Retry-After and no X-RateLimit-* headers: the spec's 429 is the body alone.
+  return async (req, _res, next) => {
+    try {
+      const allowed = await store.take(rateLimitIdentity(req, trustProxy), clock());
+      next(allowed ? undefined : new GatewayError(429, message));
+    } catch (err) {
+      next(err);
+    }
+  };
+}
