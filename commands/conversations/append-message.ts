@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { PlatformDeps } from '../../src/context-module';
+import { ValidationFailed } from '../../src/domain/errors';
+import { parse } from '../../src/http/validation';
+import {
+  ConversationEvent,
+  ConversationState,
+  conversationStream,
+  MAX_ATTACHMENTS_PER_MESSAGE,
+  MESSAGE_ROLES,
+  MessageRole,
+} from '../../streams/conversations/conversation';
+import { accessibleConversation, conversationDecider } from './conversation-decider';
+
+/**
+ * Appends one message to a conversation's stream. There is no public route for it in this
+ * part of spec 2; agent turns call `appendMessage` for the user's text, assistant replies
+ * and tool rows. Field names follow the wire (snake case) so an execute body maps 1:1.
+ */
+export const AppendMessageInput = z.object({
+  message_id: z.string().min(1).max(128).optional(),
+  role: z.enum(MESSAGE_ROLES),
+  // NUL cannot be stored in Postgres text or jsonb.
+  content: z.string().max(2_000_000).transform((text) => text.replace(/\u0000/g, '')),
+  tool_name: z.string().min(1).max(200).nullable().optional(),
+  metadata: z.record(z.unknown()).nullable().optional(),
+  attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).optional(),
+});
+export type AppendMessageInput = z.input<typeof AppendMessageInput>;
+
+export interface AppendMessage {
+  type: 'AppendMessage';
+  callerId: string | null;
+  messageId: string;
+  role: MessageRole;
+  content: string;
+  toolName: string | null;
+  metadata: Record<string, unknown> | null;
+  attachmentIds: string[];
+}
+
+/**
+ * Attachment ids must belong to this conversation (and so to its tenant, whose id is in
+ * the stream name). A foreign, removed or unknown id fails the whole append with 422 on
+ * `attachment_ids[i]` instead of being skipped, as does a fourth id. The stored user
+ * message keeps only `{attachments: [{id, filename}]}` next to the typed text.
+ */
+export function decideAppendMessage(command: AppendMessage, state: ConversationState): ConversationEvent[] {
+  const conversation = accessibleConversation(state, command.callerId);
+  if (conversation.messageIds.has(command.messageId)) return [];
+  const ids = [...new Set(command.attachmentIds)];
+  if (ids.length > MAX_ATTACHMENTS_PER_MESSAGE) {
+    throw new ValidationFailed([{ loc: ['body', 'attachment_ids'], msg: `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`, type: 'too_many_attachments' }]);
+  }
+  const unknown = ids.flatMap((id, index) => (conversation.attachments.has(id) ? [] : [{ loc: ['body', 'attachment_ids', index], msg: `attachment ${id} does not belong to this conversation`, type: 'unknown_attachment' }]));
+  if (unknown.length > 0) throw new ValidationFailed(unknown);
+  const metadata = ids.length > 0 ? { ...(command.metadata ?? {}), attachments: ids.map((id) => ({ id, filename: conversation.attachments.get(id)! })) } : command.metadata;
+  return [
+    {
+      type: 'MessageAppended',
+      data: {
+        messageId: command.messageId,
+        sequence_number: conversation.messageCount + 1,
+        role: command.role,
+        content: command.content,
+        user_id: conversation.ownerId ?? command.callerId,
+        tool_name: command.toolName,
+        metadata,
+      },
+    },
+  ];
+}
+
+export interface AppendedMessage {
+  id: string;
+  conversation_id: string;
+  sequence_number: number;
+}
+
+export async function appendMessage(
+  deps: Pick<PlatformDeps, 'handle'>,
+  target: { tenantId: string; conversationId: string; callerId: string | null },
+  input: AppendMessageInput,
+): Promise<AppendedMessage> {
+  const body = parse(AppendMessageInput, input, 'body');
+  const command: AppendMessage = {
+    type: 'AppendMessage',
+    callerId: target.callerId,
+    messageId: body.message_id ?? randomUUID(),
+    role: body.role,
+    content: body.content,
+    toolName: body.tool_name ?? null,
+    metadata: body.metadata ?? null,
+    attachmentIds: body.attachment_ids ?? [],
+  };
+  const { state } = await deps.handle(conversationDecider, conversationStream(target.tenantId, target.conversationId), command, {
+    tenantId: target.tenantId,
+    actorId: target.callerId ?? 'internal',
+  });
+  const sequence = state.status === 'none' ? 0 : state.messageIds.get(command.messageId)!;
+  return { id: command.messageId, conversation_id: target.conversationId, sequence_number: sequence };
+}

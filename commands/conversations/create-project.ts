@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict } from '../../src/domain/errors';
+import { ProjectDefaults, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { projectDecider } from './project-decider';
+
+export const ProjectFields = {
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(4000).nullable(),
+  instructions: z.string().max(50_000).nullable(),
+  defaults: ProjectDefaults,
+};
+
+/** POST /projects: `{name, description?, instructions?, defaults?}`. */
+export const CreateProjectBody = z
+  .object({
+    name: ProjectFields.name,
+    description: ProjectFields.description.optional(),
+    instructions: ProjectFields.instructions.optional(),
+    defaults: ProjectFields.defaults.optional(),
+  })
+  .strict();
+
+export interface CreateProject {
+  type: 'CreateProject';
+  projectId: string;
+  userId: string;
+  name: string;
+  description: string | null;
+  instructions: string | null;
+  defaults: ProjectDefaults;
+}
+
+export function decideCreateProject(command: CreateProject, state: ProjectState): ProjectEvent[] {
+  if (state.status !== 'none') throw new Conflict('A project with this id exists already');
+  const { projectId, userId, name, description, instructions, defaults } = command;
+  return [{ type: 'ProjectCreated', data: { projectId, userId, name, description, instructions, defaults } }];
+}
+
+export async function createProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: CreateProject): Promise<void> {
+  await deps.handle(projectDecider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.userId });
+}

@@ -1,0 +1,20 @@
+import type { PlatformDeps } from '../../src/context-module';
+import { NotFound } from '../../src/domain/errors';
+import { ConversationEvent, ConversationState, conversationStream, mayAccess } from '../../streams/conversations/conversation';
+import { conversationDecider } from './conversation-decider';
+
+export interface DeleteConversation {
+  type: 'DeleteConversation';
+  callerId: string | null;
+}
+
+/** Soft delete: the data stays in the log; deleting again is a no-op for the owner. */
+export function decideDeleteConversation(command: DeleteConversation, state: ConversationState, now: Date): ConversationEvent[] {
+  if (state.status === 'none' || !mayAccess(state, command.callerId)) throw new NotFound('Conversation not found');
+  if (state.status === 'deleted') return [];
+  return [{ type: 'ConversationDeleted', data: { deletedAt: now.toISOString() } }];
+}
+
+export async function deleteConversation(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: DeleteConversation): Promise<void> {
+  await deps.handle(conversationDecider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+}

@@ -1,0 +1,20 @@
+import type { PlatformDeps } from '../../src/context-module';
+import { NotFound } from '../../src/domain/errors';
+import { ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { ownedProject, projectDecider } from './project-decider';
+
+export interface RemoveKnowledgeFile {
+  type: 'RemoveKnowledgeFile';
+  callerId: string;
+  fileId: string;
+}
+
+export function decideRemoveKnowledgeFile(command: RemoveKnowledgeFile, state: ProjectState): ProjectEvent[] {
+  const project = ownedProject(state, command.callerId);
+  if (!project.fileIds.includes(command.fileId)) throw new NotFound('Knowledge file not found');
+  return [{ type: 'KnowledgeFileRemoved', data: { fileId: command.fileId } }];
+}
+
+export async function removeKnowledgeFile(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: RemoveKnowledgeFile): Promise<void> {
+  await deps.handle(projectDecider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
+}

@@ -1,0 +1,74 @@
+import { truncateToTokens } from '../tokens';
+import { CONTENT_TYPES, FileKind, sniff } from './file-type';
+import { extractDocx, extractXlsx } from './office';
+import { extractPdf } from './pdf';
+import { UnreadableFile } from './errors';
+import type { ZipLimits } from './zip-guard';
+
+/** About 8,000 tokens per attachment or knowledge file (spec 2 §8), head kept. */
+export const EXTRACTED_TOKEN_LIMIT = 8000;
+/** Per-file upload limit (spec 2 §8). */
+export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+
+export interface ExtractedText {
+  kind: FileKind;
+  contentType: string;
+  text: string;
+  tokenEstimate: number;
+  truncated: boolean;
+}
+
+export interface ExtractionOptions {
+  maxTokens?: number;
+  zipLimits?: ZipLimits;
+}
+
+/**
+ * Sniffs the type from the bytes, extracts text with the type's reader and keeps the head
+ * within the token limit. Throws UnsupportedMediaType (415) or UnreadableFile (422).
+ * Readers stop early once they hold far more text than the limit can keep, so a 10 MB
+ * spreadsheet costs no more than its first sheets.
+ */
+export async function extractText(bytes: Buffer, options: ExtractionOptions = {}): Promise<ExtractedText> {
+  const maxTokens = options.maxTokens ?? EXTRACTED_TOKEN_LIMIT;
+  const charBudget = maxTokens * 16;
+  const sniffed = await sniff(bytes, options.zipLimits);
+  let text: string;
+  switch (sniffed.kind) {
+    case 'pdf':
+      text = await extractPdf(bytes, charBudget);
+      break;
+    case 'docx':
+      text = await extractDocx(bytes);
+      break;
+    case 'xlsx':
+      text = await extractXlsx(bytes, charBudget);
+      break;
+    case 'csv':
+    case 'txt':
+      text = sniffed.text.replace(/\r\n?/g, '\n');
+      if (text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
+      break;
+  }
+  // NUL and other C0 controls cannot live in Postgres text or jsonb and carry no meaning.
+  // eslint-disable-next-line no-control-regex
+  text = text.replace(/[\u0000-\u0008\u000b\u000e-\u001f]/g, '');
+  if (text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
+  const head = headWithinTokens(text, maxTokens);
+  return { kind: sniffed.kind, contentType: CONTENT_TYPES[sniffed.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated };
+}
+
+/**
+ * The head of `text` within `maxTokens`, tokenizing only a growing window: encoding a whole
+ * 10 MB file to keep its first 8,000 tokens would cost seconds.
+ */
+export function headWithinTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
+  for (let window = maxTokens * 8; ; window *= 2) {
+    let end = Math.min(window, text.length);
+    // Never split a surrogate pair at the window's edge.
+    if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+    const cut = truncateToTokens(text.slice(0, end), maxTokens);
+    if (cut.truncated) return cut;
+    if (end === text.length) return cut;
+  }
+}
