@@ -3,6 +3,7 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { registerAuditCommands } from './audit';
 import { registerProjectionCommands } from './projections';
+import { registerSeedCommand } from './seed';
 import { registerStartCommand } from './start';
 import { registerTenantCommands } from './tenants';
 import { registerUserCommands } from './users';
@@ -25,6 +26,7 @@ program
 
 registerProjectionCommands(program);
 registerAuditCommands(program);
+registerSeedCommand(program);
 registerUserCommands(program);
 registerTenantCommands(program);
 

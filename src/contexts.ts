@@ -2,10 +2,12 @@ import type { ContextModule } from './context-module';
 import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
+import { graphContext } from './api/graph';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
   identityContext,
   settingsContext,
   conversationsContext,
+  graphContext,
 ];

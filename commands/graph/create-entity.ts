@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import type { Decider } from '../../src/command-handling/decider';
+import { Conflict, ValidationFailed } from '../../src/domain/errors';
+import { entityIdTaken, VertexView } from '../../queries/graph/entities';
+import { isVertexLabel } from '../../queries/graph/graph-schema';
+import { namespaceOf, vertexStream } from '../../streams/graph/names';
+import { Properties, toStoredProperties } from '../../streams/graph/properties';
+import { vertexAggregate, VertexEvent, VertexState } from '../../streams/graph/vertex';
+import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+
+export const CreateEntityBody = z.object({
+  label: z.string().min(1).max(64),
+  properties: z.record(z.unknown()).default({}),
+});
+
+export interface CreateEntity {
+  type: 'CreateEntity';
+  vertexId: string;
+  namespace: string;
+  label: string;
+  entityId: string;
+  properties: Properties;
+  /** Facts read before deciding: the label is a configured entity type; the entity_id is in use. */
+  labelKnown: boolean;
+  entityIdTaken: boolean;
+}
+
+export function decideCreateEntity(command: CreateEntity, state: VertexState): VertexEvent[] {
+  if (!command.labelKnown) {
+    throw new ValidationFailed([{ loc: ['body', 'label'], msg: `unknown vertex label '${command.label}' (see GET /entity-types)`, type: 'value_error.label' }]);
+  }
+  if (state.status !== 'none') throw new Conflict('the vertex exists already');
+  if (command.entityIdTaken) throw new Conflict(`a ${command.label} with entity_id '${command.entityId}' exists already`);
+  const { vertexId, namespace, label, entityId, properties } = command;
+  return [{ type: 'VertexCreated', data: { vertexId, namespace, label, entityId, properties: { ...properties, entity_id: entityId } } }];
+}
+
+export const createEntityDecider: Decider<CreateEntity, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideCreateEntity };
+
+/** `entity_id` defaults to the new vertex uuid when the caller gives none. */
+export async function createEntity(deps: GraphCommandDeps, actor: GraphActor, body: z.infer<typeof CreateEntityBody>, vertexId: string): Promise<VertexView> {
+  const namespace = namespaceOf(actor.tenantId);
+  const { set } = toStoredProperties(body.properties);
+  const entityId = set.entity_id ?? vertexId;
+  const [labelKnown, taken] = await Promise.all([isVertexLabel(deps.knex, body.label), entityIdTaken(deps.knex, namespace, body.label, entityId)]);
+  const command: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: body.label, entityId, properties: set, labelKnown, entityIdTaken: taken };
+  const { events } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor));
+  const created = events[0].data as { properties: Properties };
+  return { id: vertexId, label: body.label, entity_id: entityId, properties: created.properties };
+}

@@ -1,0 +1,33 @@
+import type { Decider } from '../../src/command-handling/decider';
+import { NotFound } from '../../src/domain/errors';
+import { edgeIdsOf } from '../../queries/graph/entities';
+import { namespaceOf, vertexStream } from '../../streams/graph/names';
+import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
+import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { resolveVertex } from './resolve-vertex';
+
+export interface DeleteEntity {
+  type: 'DeleteEntity';
+  vertexId: string;
+  namespace: string;
+  /** The edges touching the vertex when deleted (the projection removes every such edge). */
+  edgeIds: string[];
+  imported: VertexFacts | null;
+}
+
+export function decideDeleteEntity(command: DeleteEntity, stored: VertexState): VertexEvent[] {
+  const state = vertexAsKnown(stored, command.imported);
+  if (state.status !== 'active') throw new NotFound('vertex not found');
+  return [{ type: 'VertexDeleted', data: { vertexId: command.vertexId, namespace: command.namespace, label: state.label, entityId: state.entityId, edgeIds: command.edgeIds } }];
+}
+
+export const deleteEntityDecider: Decider<DeleteEntity, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideDeleteEntity };
+
+export async function deleteEntity(deps: GraphCommandDeps, actor: GraphActor, label: string, id: string) {
+  const namespace = namespaceOf(actor.tenantId);
+  const vertex = await resolveVertex(deps.knex, namespace, label, id);
+  const edgeIds = await edgeIdsOf(deps.knex, namespace, vertex.id);
+  const command: DeleteEntity = { type: 'DeleteEntity', vertexId: vertex.id, namespace, edgeIds, imported: { label: vertex.label, entityId: vertex.entity_id, properties: vertex.properties } };
+  await deps.handle(deleteEntityDecider, vertexStream(actor.tenantId, vertex.id), command, commandContext(actor));
+  return { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id, deleted: true, edges_deleted: edgeIds.length };
+}

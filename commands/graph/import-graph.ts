@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { PlatformDeps } from '../../src/context-module';
+import { ValidationFailed } from '../../src/domain/errors';
+import type { Position } from '../../src/eventstore/types';
+import { ANY_LABEL, RelationshipRuleDefinition } from '../../streams/graph/schema';
+import { GraphImportEvent, IMPORT_BATCH_SIZE, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { importStream, namespaceOf } from '../../streams/graph/names';
+import { edgeLabels, listRelationshipRules, vertexLabels } from '../../queries/graph/graph-schema';
+import type { GraphActor } from './actor';
+
+export interface GraphImport {
+  importId: string;
+  namespace: string;
+  source: string;
+  description: string;
+  vertices: ImportedVertex[];
+  edges: ImportedEdge[];
+}
+
+export interface ImportSchema {
+  vertexLabels: Set<string>;
+  edgeLabels: Set<string>;
+  rules: RelationshipRuleDefinition[];
+}
+
+/**
+ * The decide step of a bulk import: every vertex label configured, every edge allowed by a
+ * rule and joining vertices of this import (or `existing` ones); then the batches.
+ */
+export function planImport(command: GraphImport, schema: ImportSchema, existing: Set<string> = new Set(), batchSize = IMPORT_BATCH_SIZE): GraphImportEvent[] {
+  const labelOf = new Map<string, string>();
+  command.vertices.forEach((v, i) => {
+    if (!schema.vertexLabels.has(v.label)) throw new ValidationFailed([{ loc: ['vertices', i, 'label'], msg: `unknown vertex label '${v.label}'`, type: 'value_error.label' }]);
+    labelOf.set(v.id, v.label);
+  });
+  const allowed = new Set(schema.rules.map((r) => `${r.edge_label}|${r.from_label}|${r.to_label}`));
+  const admits = (e: ImportedEdge) =>
+    [e.from_label, ANY_LABEL].some((f) => [e.to_label, ANY_LABEL].some((t) => allowed.has(`${e.label}|${f}|${t}`)));
+  command.edges.forEach((e, i) => {
+    if (!schema.edgeLabels.has(e.label)) throw new ValidationFailed([{ loc: ['edges', i, 'label'], msg: `unknown edge label '${e.label}'`, type: 'value_error.edge_label' }]);
+    if (!admits(e)) throw new ValidationFailed([{ loc: ['edges', i, 'label'], msg: `no ${e.label} rule joins ${e.from_label} to ${e.to_label}`, type: 'value_error.edge_endpoint' }]);
+    for (const [id, label, side] of [[e.from_id, e.from_label, 'from_id'], [e.to_id, e.to_label, 'to_id']] as const) {
+      const known = labelOf.get(id);
+      if (known === undefined ? !existing.has(id) : known !== label) {
+        throw new ValidationFailed([{ loc: ['edges', i, side], msg: `no ${label} vertex ${id} in this import`, type: 'value_error.endpoint' }]);
+      }
+    }
+  });
+  const { importId, namespace } = command;
+  const events: GraphImportEvent[] = [{ type: 'GraphImportStarted', data: { importId, namespace, source: command.source, description: command.description } }];
+  // Vertices first, so an edge never projects before both of its endpoints.
+  const items: Array<['v', ImportedVertex] | ['e', ImportedEdge]> = [...command.vertices.map((v) => ['v', v] as ['v', ImportedVertex]), ...command.edges.map((e) => ['e', e] as ['e', ImportedEdge])];
+  for (let start = 0, batch = 0; start < items.length; start += batchSize, batch++) {
+    const slice = items.slice(start, start + batchSize);
+    events.push({
+      type: 'GraphBatchImported',
+      data: {
+        importId,
+        namespace,
+        batch,
+        vertices: slice.filter((x) => x[0] === 'v').map((x) => x[1] as ImportedVertex),
+        edges: slice.filter((x) => x[0] === 'e').map((x) => x[1] as ImportedEdge),
+      },
+    });
+  }
+  const byLabel: Record<string, number> = {};
+  for (const v of command.vertices) byLabel[v.label] = (byLabel[v.label] ?? 0) + 1;
+  for (const e of command.edges) byLabel[e.label] = (byLabel[e.label] ?? 0) + 1;
+  events.push({ type: 'GraphImportCompleted', data: { importId, namespace, vertices: command.vertices.length, edges: command.edges.length, byLabel } });
+  return events;
+}
+
+export async function loadImportSchema(knex: PlatformDeps['knex']): Promise<ImportSchema> {
+  const [v, e, rules] = await Promise.all([vertexLabels(knex), edgeLabels(knex), listRelationshipRules(knex)]);
+  return { vertexLabels: new Set(v), edgeLabels: new Set(e), rules };
+}
+
+export interface ImportResult {
+  import_id: string;
+  namespace: string;
+  vertices: number;
+  edges: number;
+  by_label: Record<string, number>;
+  events: number;
+  position: Position;
+}
+
+/**
+ * Appends the import as one stream (events appended a few at a time, each carrying a batch)
+ * and waits until the projections hold it, so the graph is queryable when this returns.
+ */
+export async function importGraph(
+  deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
+  actor: GraphActor,
+  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string },
+  options: { eventsPerAppend?: number; waitMs?: number } = {},
+): Promise<ImportResult> {
+  const importId = input.importId ?? randomUUID();
+  const namespace = namespaceOf(actor.tenantId);
+  const schema = await loadImportSchema(deps.knex);
+  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema);
+  const stream = importStream(actor.tenantId, importId);
+  const correlationId = randomUUID();
+  const metadata = { tenantId: actor.tenantId, actorId: actor.userId, correlationId, causationId: correlationId };
+  const perAppend = options.eventsPerAppend ?? 8;
+  let expected: 'no_stream' | bigint = 'no_stream';
+  let position: Position | null = null;
+  for (let i = 0; i < events.length; i += perAppend) {
+    const chunk = events.slice(i, i + perAppend).map((e) => ({ id: randomUUID(), type: e.type, data: e.data, metadata }));
+    const result = await deps.store.append(stream, chunk, { expectedRevision: expected });
+    expected = result.nextRevision;
+    position = result.position;
+  }
+  await deps.projections.waitFor(position!, options.waitMs ?? 600_000);
+  const completed = events[events.length - 1] as Extract<GraphImportEvent, { type: 'GraphImportCompleted' }>;
+  return { import_id: importId, namespace, vertices: input.vertices.length, edges: input.edges.length, by_label: completed.data.byLabel, events: events.length, position: position! };
+}

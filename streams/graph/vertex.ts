@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { RecordedEvent } from '../../src/eventstore/types';
+import { applyChanges, Properties } from './properties';
+
+/** One vertex of a tenant's property graph, written through the API (`graph.vertex-…`). */
+export type VertexEvent =
+  | { type: 'VertexCreated'; data: { vertexId: string; namespace: string; label: string; entityId: string; properties: Properties } }
+  | { type: 'VertexPropertiesUpdated'; data: { vertexId: string; namespace: string; set: Properties; removed: string[] } }
+  | { type: 'WellProductionReported'; data: { vertexId: string; namespace: string; reportingMonth: string; set: Properties } }
+  /** The vertex goes and every edge touching it goes with it (`edgeIds` as known when deleted). */
+  | { type: 'VertexDeleted'; data: { vertexId: string; namespace: string; label: string; entityId: string; edgeIds: string[] } };
+
+export const VERTEX_EVENT_TYPES = ['VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
+
+export interface VertexFacts {
+  label: string;
+  entityId: string;
+  properties: Properties;
+}
+
+export type VertexState = { status: 'none' } | ({ status: 'active' } & VertexFacts) | { status: 'deleted'; label: string; entityId: string };
+
+const props = z.record(z.string());
+const schemas = {
+  VertexCreated: z.object({ vertexId: z.string(), namespace: z.string(), label: z.string(), entityId: z.string(), properties: props }),
+  VertexPropertiesUpdated: z.object({ vertexId: z.string(), namespace: z.string(), set: props, removed: z.array(z.string()) }),
+  WellProductionReported: z.object({ vertexId: z.string(), namespace: z.string(), reportingMonth: z.string(), set: props }),
+  VertexDeleted: z.object({ vertexId: z.string(), namespace: z.string(), label: z.string(), entityId: z.string(), edgeIds: z.array(z.string()) }),
+};
+
+export function readVertexEvent(event: RecordedEvent): VertexEvent {
+  const schema = schemas[event.type as keyof typeof schemas];
+  if (!schema) throw new Error(`not a vertex event: ${event.type}`);
+  return { type: event.type, data: schema.parse(event.data) } as VertexEvent;
+}
+
+export function evolveVertex(state: VertexState, event: VertexEvent): VertexState {
+  switch (event.type) {
+    case 'VertexCreated':
+      return { status: 'active', label: event.data.label, entityId: event.data.entityId, properties: event.data.properties };
+    case 'VertexPropertiesUpdated':
+      return state.status === 'active' ? { ...state, properties: applyChanges(state.properties, event.data.set, event.data.removed) } : state;
+    case 'WellProductionReported':
+      return state.status === 'active' ? { ...state, properties: applyChanges(state.properties, event.data.set, []) } : state;
+    case 'VertexDeleted':
+      return { status: 'deleted', label: event.data.label, entityId: event.data.entityId };
+  }
+}
+
+/**
+ * A vertex loaded by a bulk import has no stream of its own until its first API write;
+ * the command then carries the read model's view of it (`imported`) as the starting state.
+ */
+export function vertexAsKnown(state: VertexState, imported: VertexFacts | null | undefined): VertexState {
+  if (state.status === 'none' && imported) return { status: 'active', ...imported };
+  return state;
+}
+
+export const vertexAggregate = { initialState: { status: 'none' } as VertexState, evolve: evolveVertex, read: readVertexEvent };

@@ -1,0 +1,96 @@
+import { expect } from 'chai';
+import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { addRelationshipRuleDecider } from '../../../commands/graph/add-relationship-rule';
+import { changeEntityTypeDecider } from '../../../commands/graph/change-entity-type';
+import { CreateEdge, createEdgeDecider } from '../../../commands/graph/create-edge';
+import { defineEntityTypeDecider } from '../../../commands/graph/define-entity-type';
+import { planImport } from '../../../commands/graph/import-graph';
+import { installVerticalDecider } from '../../../commands/graph/install-vertical';
+import { removeEntityTypeDecider } from '../../../commands/graph/remove-entity-type';
+import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/graph/oilgas-vertical';
+import { given } from '../../support/given';
+
+const schema = { edgeLabelKnown: true, fromAllowed: true, toAllowed: true, pairAllowed: true, allowedFrom: ['Well'], allowedTo: ['Operator'] };
+const edge = (over: Partial<CreateEdge> = {}): CreateEdge => ({
+  type: 'CreateEdge', edgeId: 'e1', namespace: 'n_oilgas', edgeLabel: 'OPERATED_BY', fromLabel: 'Well', toLabel: 'Operator', properties: {}, fromLabelKnown: true, toLabelKnown: true, schema, fromId: 'a', toId: 'b', ...over,
+});
+const well = OILGAS_ENTITY_TYPES.find((e) => e.label === 'Well')!;
+
+describe('graph edge and schema deciders', () => {
+  it('an allowed edge between found vertices is created', () => {
+    given(createEdgeDecider).when(edge()).then([{ type: 'EdgeCreated', data: { edgeId: 'e1', namespace: 'n_oilgas', edgeLabel: 'OPERATED_BY', fromId: 'a', fromLabel: 'Well', toId: 'b', toLabel: 'Operator', properties: {} } }]);
+  });
+  it('label and rule problems are 422s naming each bad field, before any 404', () => {
+    const issues = (over: Partial<CreateEdge>) => {
+      try {
+        createEdgeDecider.decide(edge(over), createEdgeDecider.initialState, new Date());
+      } catch (error) {
+        return (error as ValidationFailed).issues.map((i) => i.loc.join('.'));
+      }
+      return [];
+    };
+    expect(issues({ schema: { ...schema, edgeLabelKnown: false }, fromId: null })).to.deep.equal(['body.edge_label']);
+    expect(issues({ schema: { ...schema, fromAllowed: false, toAllowed: false, pairAllowed: false } })).to.deep.equal(['body.from_label', 'body.to_label']);
+    expect(issues({ schema: { ...schema, pairAllowed: false } })).to.deep.equal(['body.to_label']);
+    expect(issues({ fromLabelKnown: false, toLabelKnown: false })).to.deep.equal(['body.from_label', 'body.to_label']);
+  });
+  it('missing endpoints are not found', () => {
+    given(createEdgeDecider).when(edge({ fromId: null })).thenThrows(NotFound, /from_id/);
+    given(createEdgeDecider).when(edge({ toId: null })).thenThrows(NotFound, /to_id/);
+  });
+
+  it('the vertical installs once', () => {
+    const data = { vertical: 'oilgas', version: 1, entityTypes: [], relationshipTypes: [], relationshipRules: [] };
+    given(installVerticalDecider).when({ type: 'InstallVertical', data }).then([{ type: 'GraphVerticalInstalled', data }]);
+    given(installVerticalDecider, [{ type: 'GraphVerticalInstalled', data }]).when({ type: 'InstallVertical', data }).thenNothing();
+  });
+
+  it('the shipped vertical has the spec\'s 20 labels, 16 edge labels and a rule for every endpoint pair', () => {
+    expect(OILGAS_ENTITY_TYPES).to.have.length(20);
+    expect(OILGAS_RELATIONSHIP_TYPES).to.have.length(16);
+    expect(OILGAS_RELATIONSHIP_RULES.filter((r) => r.edge_label === 'FLARES_AT').map((r) => `${r.from_label}>${r.to_label}`)).to.have.members([
+      'FlaringEvent>Well', 'FlaringEvent>Lease', 'FlaringAuthorization>Well', 'FlaringAuthorization>Lease',
+    ]);
+    expect(new Set(OILGAS_RELATIONSHIP_RULES.map((r) => r.id)).size).to.equal(OILGAS_RELATIONSHIP_RULES.length);
+  });
+
+  it('entity types: a vertical type is known without a stream; defining it again conflicts, changing it works', () => {
+    given(defineEntityTypeDecider).when({ type: 'DefineEntityType', definition: well, known: well, labelTaken: false }).thenThrows(Conflict);
+    given(defineEntityTypeDecider).when({ type: 'DefineEntityType', definition: { ...well, key: 'well2' }, known: null, labelTaken: true }).thenThrows(Conflict, /label/);
+    given(changeEntityTypeDecider).when({ type: 'ChangeEntityType', key: 'well', changes: { impact_terminal: true }, known: well }).then([
+      { type: 'EntityTypeChanged', data: { definition: { ...well, impact_terminal: true } } },
+    ]);
+    given(changeEntityTypeDecider).when({ type: 'ChangeEntityType', key: 'well', changes: { impact_terminal: false }, known: well }).thenNothing();
+    given(changeEntityTypeDecider).when({ type: 'ChangeEntityType', key: 'x', changes: {}, known: null }).thenThrows(NotFound);
+    given(removeEntityTypeDecider).when({ type: 'RemoveEntityType', key: 'well', known: well, verticesInUse: 3 }).thenThrows(Conflict, /3 vertices/);
+    given(removeEntityTypeDecider, [{ type: 'EntityTypeRemoved', data: { key: 'well', label: 'Well' } }]).when({ type: 'RemoveEntityType', key: 'well', known: well, verticesInUse: 0 }).thenThrows(NotFound);
+  });
+
+  it('relationship rules need known labels and are unique', () => {
+    const rule = { id: 'r1', edge_label: 'X', from_label: '*', to_label: 'Well' };
+    given(addRelationshipRuleDecider).when({ type: 'AddRelationshipRule', rule, edgeLabelKnown: true, fromLabelKnown: true, toLabelKnown: true, duplicateOf: null }).then([{ type: 'RelationshipRuleAdded', data: { rule } }]);
+    given(addRelationshipRuleDecider).when({ type: 'AddRelationshipRule', rule, edgeLabelKnown: false, fromLabelKnown: true, toLabelKnown: false, duplicateOf: null }).thenThrows(ValidationFailed, /edge_label.*to_label/);
+    given(addRelationshipRuleDecider).when({ type: 'AddRelationshipRule', rule, edgeLabelKnown: true, fromLabelKnown: true, toLabelKnown: true, duplicateOf: 'r0' }).thenThrows(Conflict);
+  });
+
+  describe('bulk import planning', () => {
+    const importSchema = { vertexLabels: new Set(['Well', 'Operator']), edgeLabels: new Set(['OPERATED_BY', 'PART_OF']), rules: OILGAS_RELATIONSHIP_RULES };
+    const v = (id: string, label: string) => ({ id, label, entity_id: id, properties: { entity_id: id } });
+    const e = (id: string, label: string, from: [string, string], to: [string, string]) => ({ id, label, from_id: from[0], from_label: from[1], to_id: to[0], to_label: to[1], properties: {} });
+    const base = { importId: 'i1', namespace: 'n_oilgas', source: 'test', description: '' };
+
+    it('splits vertices and then edges into batches between a start and a completion event', () => {
+      const events = planImport({ ...base, vertices: [v('w1', 'Well'), v('w2', 'Well'), v('o1', 'Operator')], edges: [e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']), e('e2', 'PART_OF', ['w2', 'Well'], ['w1', 'Well'])] }, importSchema, new Set(), 2);
+      expect(events.map((x) => x.type)).to.deep.equal(['GraphImportStarted', 'GraphBatchImported', 'GraphBatchImported', 'GraphBatchImported', 'GraphImportCompleted']);
+      const batches = events.filter((x) => x.type === 'GraphBatchImported').map((x: any) => [x.data.vertices.length, x.data.edges.length]);
+      expect(batches).to.deep.equal([[2, 0], [1, 1], [0, 1]]);
+      expect((events[4] as any).data.byLabel).to.deep.equal({ Well: 2, Operator: 1, OPERATED_BY: 1, PART_OF: 1 });
+    });
+    it('refuses unknown labels, rule violations and dangling endpoints', () => {
+      expect(() => planImport({ ...base, vertices: [v('x', 'Rocket')], edges: [] }, importSchema)).to.throw(ValidationFailed);
+      expect(() => planImport({ ...base, vertices: [v('o1', 'Operator')], edges: [e('e1', 'OPERATED_BY', ['o1', 'Operator'], ['o1', 'Operator'])] }, importSchema)).to.throw(ValidationFailed, /no OPERATED_BY rule/);
+      expect(() => planImport({ ...base, vertices: [v('w1', 'Well')], edges: [e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o9', 'Operator'])] }, importSchema)).to.throw(ValidationFailed, /o9/);
+      expect(planImport({ ...base, vertices: [v('w1', 'Well')], edges: [e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o9', 'Operator'])] }, importSchema, new Set(['o9']))).to.have.length(3);
+    });
+  });
+});
