@@ -83,7 +83,10 @@ export interface ReadStreamOptions {
 export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. Defaults to START. */
   from?: Position;
+  /** At most this many matching events. */
   limit?: number;
+  /** Only matching events are returned (and counted against `limit`). */
+  filter?: EventFilter;
 }
 
 export interface EventFilter {

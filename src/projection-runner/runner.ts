@@ -24,6 +24,8 @@ interface Lane {
   /** Wakes the lane's loop early (new events, stop). */
   wake: () => void;
   failures: number;
+  /** When the checkpoint was last written (ms). */
+  savedAt: number;
 }
 
 export interface RebuildProgress {
@@ -88,7 +90,7 @@ export class ProjectionRunner {
     this.leader = true;
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0 };
+      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
     this.wakeSubscription = this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
@@ -161,31 +163,41 @@ export class ProjectionRunner {
     }
   }
 
-  /** Reads and applies one batch; returns how many events were read. */
+  /**
+   * Reads and applies one batch of the events the projector wants; returns how many. The
+   * database filters by type; when the read comes back short, the lane has seen the log up
+   * to the head taken just before it, so its checkpoint moves there even if nothing matched.
+   */
   private async step(lane: Lane): Promise<number> {
-    const events = await this.options.store.readAll({ from: lane.position, limit: this.batchSize });
-    if (events.length === 0) return 0;
-    await this.applyBatch(lane.projector, events);
-    lane.position = events[events.length - 1].position;
-    this.notifyWaiters();
+    const { store, knex } = this.options;
+    const { projector } = lane;
+    const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
+    const head = filter ? await store.headPosition() : null;
+    const events = await store.readAll({ from: lane.position, limit: this.batchSize, filter });
+    let next = events.length > 0 ? events[events.length - 1].position : lane.position;
+    if (head && events.length < this.batchSize && comparePositions(head, next) > 0) next = head;
+    if (events.length > 0) {
+      await this.applyBatch(projector, events, next);
+      lane.savedAt = Date.now();
+    } else if (comparePositions(next, lane.position) > 0 && Date.now() - lane.savedAt > 1000) {
+      // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
+      await saveCheckpoint(knex, projector.name, { version: projector.version, position: next });
+      lane.savedAt = Date.now();
+    }
+    const moved = comparePositions(next, lane.position) > 0;
+    lane.position = next;
+    if (moved) this.notifyWaiters();
     return events.length;
   }
 
-  private async applyBatch(projector: Projector, events: RecordedEvent[]): Promise<void> {
-    const wanted = projector.eventTypes ? new Set(projector.eventTypes) : null;
-    const relevant = wanted ? events.filter((e) => wanted.has(e.type)) : events;
+  private async applyBatch(projector: Projector, events: RecordedEvent[], checkpoint: Position): Promise<void> {
     await this.options.knex.transaction(async (trx) => {
       // Read models are rebuildable and the checkpoint commits with them, so a lost tail
       // after a crash is simply re-applied: no need to wait for the WAL flush.
       await trx.raw('SET LOCAL synchronous_commit = off');
-      if (projector.applyBatch) {
-        if (relevant.length > 0) await projector.applyBatch(trx, relevant);
-      } else for (const event of relevant) await projector.apply(trx, event);
-      await saveCheckpoint(trx, projector.name, {
-        version: projector.version,
-        position: events[events.length - 1].position,
-        applied: relevant.length,
-      });
+      if (projector.applyBatch) await projector.applyBatch(trx, events);
+      else for (const event of events) await projector.apply(trx, event);
+      await saveCheckpoint(trx, projector.name, { version: projector.version, position: checkpoint, applied: events.length });
     });
   }
 
@@ -242,7 +254,7 @@ export class ProjectionRunner {
     }
     this.leader = true;
     await this.reset(projector);
-    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, failures: 0 };
+    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
     let applied = 0;
     for (;;) {
       const read = await this.step(lane);

@@ -197,6 +197,20 @@ export function eventStoreConformance(
         expect(verifyStreamChain(signer, events)).to.deep.equal([]);
       });
 
+      it('readAll with a filter answers only matching events, counted against the limit', async () => {
+        const from = await store.headPosition();
+        const marker = `Filtered${randomUUID().slice(0, 8)}`;
+        const s = stream('conformance.filtered');
+        await store.append(s, [event('Other'), event(marker, { n: 1 }), event('Other'), event(marker, { n: 2 }), event(marker, { n: 3 })]);
+        await store.append(stream('conformance.elsewhere'), [event(marker, { n: 4 })]);
+        const byType = await store.readAll({ from, limit: 2, filter: { eventTypes: [marker] } });
+        expect(byType.map((e) => e.data)).to.deep.equal([{ n: 1 }, { n: 2 }]);
+        const byPrefix = await store.readAll({ from, limit: 100, filter: { streamPrefixes: ['conformance.filtered-'], eventTypes: [marker] } });
+        expect(byPrefix.map((e) => e.data)).to.deep.equal([{ n: 1 }, { n: 2 }, { n: 3 }]);
+        const likeWildcards = await store.readAll({ from, limit: 100, filter: { streamPrefixes: ['conformance_filtered%'] } });
+        expect(likeWildcards).to.deep.equal([]);
+      });
+
       it('headPosition moves to the newest append', async () => {
         const result = await store.append(stream(), [event()]);
         expect(comparePositions(await store.headPosition(), result.position)).to.be.at.least(0);

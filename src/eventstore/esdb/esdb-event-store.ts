@@ -193,6 +193,8 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
       const pageSize = Number.isFinite(limit) ? Math.min(Math.max(limit + 1, 2), PAGE_SIZE) : PAGE_SIZE;
       const out: RecordedEvent[] = [];
       for await (const event of scanAll(FORWARDS, from, pageSize)) {
+        // $all reads take no server-side filter in this client; subscriptions do.
+        if (!matchesFilter(event, options.filter)) continue;
         out.push(event);
         if (out.length >= limit) break;
       }

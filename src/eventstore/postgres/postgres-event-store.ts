@@ -230,18 +230,28 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return result.rows.map(toRecorded);
     },
 
-    async readAll({ from = START, limit = 1000 }: ReadAllOptions = {}) {
+    async readAll({ from = START, limit = 1000, filter }: ReadAllOptions = {}) {
       // Only transactions older than every in-flight one are visible: a row that commits
       // later with a smaller position can then never be skipped.
       const [tx, pos] = positionParams(from);
+      const params: unknown[] = [tx, pos, limit];
+      let where = '';
+      if (filter?.eventTypes) {
+        params.push(filter.eventTypes);
+        where += ` AND type = ANY($${params.length}::text[])`;
+      }
+      if (filter?.streamPrefixes) {
+        params.push(filter.streamPrefixes.map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+        where += ` AND stream_id LIKE ANY($${params.length}::text[])`;
+      }
       const result = await pool
         .query<EventRow>(
           `SELECT ${COLUMNS} FROM events
             WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())${where}
             ORDER BY transaction_id, position
             LIMIT $3`,
-          [tx, pos, limit],
+          params,
         )
         .catch(mapInfraError);
       return result.rows.map(toRecorded);
@@ -249,7 +259,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
     subscribeToAll(subscribeOptions: SubscribeOptions = {}): Subscription {
       return new PollingSubscription({
-        readAll: (from, limit) => store.readAll({ from, limit }),
+        readAll: (from, limit, filter) => store.readAll({ from, limit, filter }),
+        headPosition: () => store.headPosition(),
         notifier,
         from: subscribeOptions.from ?? START,
         filter: subscribeOptions.filter,
