@@ -12,10 +12,6 @@ export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-in-production-0123456789
 export const DEV_SECRET_STORE_KEY = 'dev-secret-store-key-change-me-in-production-0123';
 
 const port = z.coerce.number().int().min(0).max(65535);
-const flag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
-  .optional()
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -34,7 +30,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(5000),
   COMMAND_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
-  ROLE: z.enum(['all', 'api', 'projector', 'bridge']).default('all'),
+  ROLE: z.enum(['all', 'api', 'projector']).default('all'),
   JWT_SECRET: z.string().optional(),
   SVC_AUTH_MODE: z.enum(['enforce', 'log']).default('enforce'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),
@@ -42,7 +38,6 @@ const EnvSchema = z.object({
   BOOTSTRAP_ADMIN_EMAIL: z.string().email().optional(),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
-  SEED_ON_START: flag,
   // Environment defaults for tenant settings (spec 1 §2); a tenant's own value wins.
   DEFAULT_LLM_MODEL: z
     .string()
@@ -76,7 +71,6 @@ export interface Config {
   authMode: Env['SVC_AUTH_MODE'];
   rateLimit: { perMinute: number; burst: number };
   bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
-  seedOnStart: boolean;
   /** Environment defaults behind tenant settings; `maxThinkingMode` is the thinking-mode ceiling. */
   settingsDefaults: { defaultModel: string; maxTokensPerExecution: number; maxCostUsdPerExecution: number; maxThinkingMode: 'disabled' | 'adaptive' };
   /** AES-256-GCM key material for the secret store (DESIGN §7). */
@@ -152,7 +146,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     authMode: env.SVC_AUTH_MODE,
     rateLimit: { perMinute: env.RATE_LIMIT_PER_MINUTE, burst: env.RATE_LIMIT_BURST },
     bootstrapAdmin,
-    seedOnStart: env.SEED_ON_START,
     settingsDefaults: {
       defaultModel: env.DEFAULT_LLM_MODEL,
       maxTokensPerExecution: env.DEFAULT_MAX_TOKENS_PER_EXECUTION,

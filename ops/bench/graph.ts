@@ -1,13 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
-import { registerUser } from '../../commands/identity/register-user';
-import { createTenant } from '../../commands/identity/create-tenant';
-import { loadConfig } from '../../src/config';
-import { identityDeps } from '../../src/identity/identity-deps';
-import { startPlatform } from '../../src/platform';
 import { namespaceOf } from '../../streams/graph/names';
-import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
-import { benchDatabase, BenchRow } from './support';
+import { BenchRow, startBenchPlatform } from './support';
 
 const WELLS = Number(process.env.BENCH_GRAPH_WELLS ?? 20_000);
 const REQUESTS = Number(process.env.BENCH_GRAPH_REQUESTS ?? 1000);
@@ -45,33 +38,10 @@ async function timeGets(urls: () => string, total: number, headers: Record<strin
  * default 1).
  */
 export async function run(): Promise<BenchRow[]> {
-  const database = await benchDatabase();
-  const config = loadConfig({
-    NODE_ENV: 'development',
-    PORT: '0',
-    INTERNAL_PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
-    AUDIT_SIGNING_KEY: 'bench-audit-signing-key-0123456789abcdef',
-    JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-    SECRET_STORE_KEY: 'bench-secret-store-key-0123456789abcdef',
-    BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-    BOOTSTRAP_ADMIN_PASSWORD: 'bench-password-1',
-    BCRYPT_COST: '10',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_BURST: '1000000000',
-    PROJECTION_WAIT_MS: '600000',
-    LOG_LEVEL: 'silent',
-  });
-  const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+  const bench = await startBenchPlatform({ NODE_ENV: 'development', PROJECTION_WAIT_MS: '600000' });
   try {
-    const deps = identityDeps(platform.deps);
-    const tenantId = randomUUID();
-    await createTenant(deps.handle, { tenantId, name: 'Bench operator' }, { actorId: SYSTEM_USER_ID });
-    const { userId } = await registerUser(deps, { tenantId, email: 'graph-bench@example.com', roles: ['operator'] }, { actorId: SYSTEM_USER_ID });
-    const { token } = await deps.tokens.issue({ userId, email: 'graph-bench@example.com', roles: ['operator'], tenantId, tokenVersion: 0 }, new Date());
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const api = `${platform.publicUrl}/api/v1`;
+    const { platform, api } = bench;
+    const { tenantId, headers } = await bench.session({ tenantId: randomUUID() });
 
     const started = process.hrtime.bigint();
     const seeded = await fetch(`${api}/graph/seed`, { method: 'POST', headers, body: JSON.stringify({ wells: WELLS }) });
@@ -79,7 +49,7 @@ export async function run(): Promise<BenchRow[]> {
     const seed = (await seeded.json()) as { entities: number; vertices: number; edges: number; import_seconds: number; entities_per_second: number };
     if (seeded.status !== 201) throw new Error(`POST /graph/seed answered ${seeded.status}: ${JSON.stringify(seed)}`);
 
-    const wells = (await platform.deps.knex('graph_vertices').select('id', 'entity_id').where({ namespace: namespaceOf(tenantId), label: 'Well' })).map((w) => w);
+    const wells = (await platform.deps.knex('graph_vertices').select('id', 'entity_id').where({ namespace: namespaceOf(tenantId), label: 'Well' })) as Array<{ id: string; entity_id: string }>;
     const pick = () => wells[Math.floor(Math.random() * wells.length)];
     // Warm-up: JIT, pools, Postgres buffers.
     await timeGets(() => `${api}/graph/context/managed/${pick().entity_id}?entity_type_key=well`, 200, headers);
@@ -97,7 +67,6 @@ export async function run(): Promise<BenchRow[]> {
       { name: `GET /impact/Well/{id}?max_depth=3 p95 (${CONCURRENCY} in flight)`, value: round(percentile(impact, 95)), unit: 'ms', target: '<= 250' },
     ];
   } finally {
-    await platform.stop();
-    await database.close();
+    await bench.close();
   }
 }

@@ -1,11 +1,4 @@
-import pino from 'pino';
-import { registerUser } from '../../commands/identity/register-user';
-import { loadConfig } from '../../src/config';
-import { identityDeps } from '../../src/identity/identity-deps';
-import { startPlatform } from '../../src/platform';
-import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
-import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
-import { benchDatabase, BenchRow } from './support';
+import { BenchRow, startBenchPlatform } from './support';
 
 interface CannonResult {
   requests: { average: number };
@@ -36,29 +29,10 @@ function summarize(rounds: CannonResult[]): CannonResult {
  * with the rate limit raised out of the way. Target: ≥ 60 % of /health's throughput.
  */
 export async function run(): Promise<BenchRow[]> {
-  const database = await benchDatabase();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    INTERNAL_PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
-    AUDIT_SIGNING_KEY: 'bench-audit-signing-key-0123456789abcdef',
-    JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
-    SECRET_STORE_KEY: 'bench-secret-store-key-0123456789abcdef',
-    BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-    BOOTSTRAP_ADMIN_PASSWORD: 'bench-password-1',
-    BCRYPT_COST: '10',
-    RATE_LIMIT_PER_MINUTE: '1000000000',
-    RATE_LIMIT_BURST: '1000000000',
-    LOG_LEVEL: 'silent',
-  });
-  const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+  const bench = await startBenchPlatform();
   try {
-    const deps = identityDeps(platform.deps);
-    const { userId } = await registerUser(deps, { tenantId: DEFAULT_TENANT_ID, email: 'bench-user@example.com', roles: ['operator'] }, { actorId: SYSTEM_USER_ID });
-    const { token } = await deps.tokens.issue({ userId, email: 'bench-user@example.com', roles: ['operator'], tenantId: DEFAULT_TENANT_ID, tokenVersion: 0 }, new Date());
-    const base = platform.publicUrl!;
+    const { token } = await bench.session();
+    const base = bench.platform.publicUrl!;
     // Warm-up: JIT, connection pools, the resolve cache.
     await autocannon({ url: `${base}/api/v1/auth/me`, connections: CONNECTIONS, duration: 2, headers: { authorization: `Bearer ${token}` } });
     // Alternating rounds, so a change in machine load hits both routes alike.
@@ -81,7 +55,6 @@ export async function run(): Promise<BenchRow[]> {
       { name: 'authenticated share of /health', value: Math.round(share * 10) / 10, unit: '%', target: '>= 60 %' },
     ];
   } finally {
-    await platform.stop();
-    await database.close();
+    await bench.close();
   }
 }

@@ -10,6 +10,13 @@ import type { EventStore } from '../../src/eventstore/types';
 import { connectDatabase, Database } from '../../src/infra/database';
 import { startEmbeddedPostgres } from '../../src/infra/embedded-postgres';
 import { migrateToLatest } from '../../src/infra/migrations';
+import { createTenant } from '../../commands/identity/create-tenant';
+import { registerUser } from '../../commands/identity/register-user';
+import { loadConfig } from '../../src/config';
+import { identityDeps } from '../../src/identity/identity-deps';
+import { startPlatform } from '../../src/platform';
+import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
+import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 
 export interface BenchRow {
   name: string;
@@ -65,4 +72,46 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
 export function perSecond(count: number, startedNs: bigint): number {
   const seconds = Number(process.hrtime.bigint() - startedNs) / 1e9;
   return Math.round(count / seconds);
+}
+
+/**
+ * The whole platform over a fresh bench database, with the rate limit out of the way, and
+ * a session for a real user of a tenant (created when it does not exist).
+ */
+export async function startBenchPlatform(env: Record<string, string> = {}) {
+  const database = await benchDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: '0',
+    INTERNAL_PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    AUDIT_SIGNING_KEY: 'bench-audit-signing-key-0123456789abcdef',
+    JWT_SECRET: 'bench-jwt-secret-0123456789abcdef0123456789',
+    SECRET_STORE_KEY: 'bench-secret-store-key-0123456789abcdef',
+    BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
+    BOOTSTRAP_ADMIN_PASSWORD: 'bench-password-1',
+    BCRYPT_COST: '10',
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    RATE_LIMIT_BURST: '1000000000',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+  const deps = identityDeps(platform.deps);
+  return {
+    platform,
+    api: `${platform.publicUrl}/api/v1`,
+    async session({ tenantId = DEFAULT_TENANT_ID, roles = ['operator'] }: { tenantId?: string; roles?: string[] } = {}) {
+      if (tenantId !== DEFAULT_TENANT_ID) await createTenant(deps.handle, { tenantId, name: 'Bench operator' }, { actorId: SYSTEM_USER_ID });
+      const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
+      const { userId } = await registerUser(deps, { tenantId, email, roles: roles as never }, { actorId: SYSTEM_USER_ID });
+      const { token } = await deps.tokens.issue({ userId, email, roles: roles as never, tenantId, tokenVersion: 0 }, new Date());
+      return { userId, tenantId, token, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
+    },
+    async close() {
+      await platform.stop();
+      await database.close();
+    },
+  };
 }
