@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 import { Request, Router } from 'express';
 import { z } from 'zod';
 import type { ContextModule, PlatformDeps } from '../context-module';
@@ -33,9 +34,6 @@ import { MAX_KNOWLEDGE_FILES } from '../../streams/conversations/project';
  */
 type Listener = 'public' | 'internal';
 
-/** The tenant of header-less internal callers that name none (single-tenant local tools). */
-export const LOCAL_TOOLS_TENANT = '00000000-0000-0000-0000-000000000001';
-
 interface Caller {
   tenantId: string;
   /** null: an internal tool that named no user; the owner guard then does not apply. */
@@ -54,7 +52,7 @@ function callerOf(req: Request, listener: Listener): Caller {
   const query = Fallback.safeParse(req.query);
   const body = Fallback.safeParse(req.is('application/json') ? req.body : {});
   const named = { ...(query.success ? query.data : {}), ...(body.success ? body.data : {}) };
-  return { tenantId: named.tenant_id ?? LOCAL_TOOLS_TENANT, userId: named.user_id ?? null };
+  return { tenantId: named.tenant_id ?? DEFAULT_TENANT_ID /* single-tenant local tools */, userId: named.user_id ?? null };
 }
 
 function userOf(req: Request, listener: Listener): Caller & { userId: string } {
