@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { registerAuditCommands } from './audit';
+import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
 import { registerSeedCommand } from './seed';
 import { registerStartCommand } from './start';
@@ -25,6 +26,13 @@ program
   });
 
 registerProjectionCommands(program);
+
+program
+  .command('bench [names...]')
+  .description(`run benchmarks and print a table (same as npm run bench)`)
+  .action(async (names: string[]) => {
+    await runBenchmarks(names ?? []);
+  });
 registerAuditCommands(program);
 registerSeedCommand(program);
 registerUserCommands(program);

@@ -8,8 +8,9 @@ import type { BenchRow } from './support';
  */
 const MODULES = ['spine', 'identity', 'settings', 'graph', 'extraction'];
 
-async function main(): Promise<void> {
-  const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+export async function runBenchmarks(wanted: string[]): Promise<void> {
+  const unknown = wanted.filter((w) => !MODULES.includes(w));
+  if (unknown.length) throw new Error(`unknown benchmark ${unknown.join(', ')}; known: ${MODULES.join(', ')}`);
   const selected = wanted.length ? MODULES.filter((m) => wanted.includes(m)) : MODULES;
   const table: Array<BenchRow & { module: string }> = [];
   for (const name of selected) {
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  runBenchmarks(process.argv.slice(2).filter((a) => !a.startsWith('-'))).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
