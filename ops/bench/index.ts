@@ -29,7 +29,7 @@ export async function runBenchmarks(wanted: string[]): Promise<void> {
 
 if (require.main === module) {
   runBenchmarks(process.argv.slice(2).filter((a) => !a.startsWith('-'))).catch((error) => {
-    console.error(error);
+    console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);
   });
 }
