@@ -218,10 +218,7 @@ export class ProjectionRunner {
     const deadline = Date.now() + timeoutMs;
     if (!this.leader) {
       while (Date.now() < deadline) {
-        const rows = await readCheckpoints(this.options.knex);
-        const names = new Set(this.options.projectors.map((p) => p.name));
-        const mine = rows.filter((r) => names.has(r.name));
-        if (mine.length === names.size && this.reached(position, mine.map((r) => r.position))) return true;
+        if (await this.followerReached(position)) return true;
         await new Promise((r) => setTimeout(r, 25));
       }
       return false;
@@ -240,6 +237,24 @@ export class ProjectionRunner {
       const timer = setTimeout(() => finish(false), Math.max(0, deadline - Date.now()));
       this.waiters.add(check);
     });
+  }
+
+  /**
+   * On an instance that does not project: every projector's saved checkpoint has reached
+   * `position`, or no event it handles lies between its checkpoint and `position` (the
+   * leader saves a skip over unrelated events only now and then).
+   */
+  private async followerReached(position: Position): Promise<boolean> {
+    const saved = new Map((await readCheckpoints(this.options.knex)).map((r) => [r.name, r.position]));
+    for (const projector of this.options.projectors) {
+      const checkpoint = saved.get(projector.name);
+      if (!checkpoint) return false;
+      if (comparePositions(checkpoint, position) >= 0) continue;
+      if (!projector.eventTypes) return false;
+      const [pending] = await this.options.store.readAll({ from: checkpoint, limit: 1, filter: { eventTypes: [...projector.eventTypes] } });
+      if (pending && comparePositions(pending.position, position) <= 0) return false;
+    }
+    return true;
   }
 
   /**

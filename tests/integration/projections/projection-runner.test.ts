@@ -131,6 +131,21 @@ describe('projection runner', () => {
     await b.stop();
   });
 
+  it('a follower does not wait for the leader to save a skip over events a projector ignores', async () => {
+    const unrelated: Projector = { ...notesProjector(), name: 'toy_unrelated', tables: ['toy_unrelated'], eventTypes: ['SomethingElse'], createTables: async (knex) => knex.schema.createTable('toy_unrelated', (t) => t.text('id')) };
+    const leader = runner([notesProjector(), unrelated]);
+    const follower = runner([notesProjector(), unrelated]);
+    await leader.start();
+    await follower.start();
+    expect(follower.isLeader).to.equal(false);
+    const [id] = await createNotes(1);
+    // The leader saves toy_unrelated's skip at most once a second; the follower must not need it.
+    expect(await follower.waitFor(await store.headPosition(), 600)).to.equal(true);
+    expect(await db.knex('toy_notes').where({ id }).first()).to.include({ id });
+    await follower.stop();
+    await leader.stop();
+  });
+
   it('ops rebuild replays every event and refuses while another instance leads', async () => {
     await createNotes(7);
     const leader = runner([notesProjector()]);
