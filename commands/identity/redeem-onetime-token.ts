@@ -7,7 +7,8 @@ import { hashOneTimeToken } from '../../src/identity/onetime-secrets';
 import { hashPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, passwordTooLong } from '../../src/identity/passwords';
 import { findOpenToken } from '../../queries/identity/onetime-tokens';
 import type { TokenPurpose } from '../../streams/identity/onetime-token';
-import { ExistingUser, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { ExistingUser, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { grantAdminSeat } from './admin-seats';
 import { runOneTimeTokenCommand, TOKEN_NOT_FOUND } from './onetime-token-commands';
 
 /** A password the platform will store: 8+ characters, at most 72 bytes (bcrypt's limit). */
@@ -59,13 +60,16 @@ export async function redeemOneTimeToken(deps: IdentityDeps, input: z.infer<type
   await runOneTimeTokenCommand(deps.handle, { type: 'RedeemOneTimeToken', tokenHash }, context);
   const passwordRef = randomUUID();
   await deps.secrets.put(passwordSecretName(passwordRef), await hashPassword(input.password, deps.config.bcryptCost));
+  let result;
   try {
     const command: CompleteOneTimeToken = { type: 'CompleteOneTimeToken', tokenHash, purpose: open.purpose, passwordRef };
-    const { state } = await deps.handle(decider, userStream(open.tenant_id, open.user_id), command, context);
-    deps.resolver.invalidate(open.user_id);
-    return { tenantId: open.tenant_id, user: state as ExistingUser };
+    result = await deps.handle(decider, userStream(open.tenant_id, open.user_id), command, context);
   } catch (error) {
     await deps.secrets.delete(passwordSecretName(passwordRef)).catch(() => undefined);
     throw error;
   }
+  deps.resolver.invalidate(open.user_id);
+  // An invite with the admin role makes an active admin: the seat follows the user event.
+  if (isActiveAdmin(result.state)) await grantAdminSeat(deps, open.user_id, context);
+  return { tenantId: open.tenant_id, user: result.state as ExistingUser };
 }

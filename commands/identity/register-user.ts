@@ -6,7 +6,8 @@ import { Conflict } from '../../src/domain/errors';
 import type { IdentityDeps } from '../../src/identity/identity-deps';
 import { hashPassword } from '../../src/identity/passwords';
 import type { Role } from '../../streams/identity/permissions';
-import { AccountKind, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { AccountKind, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { grantAdminSeat } from './admin-seats';
 import { emailReservation } from './email-reservation';
 
 /**
@@ -56,6 +57,7 @@ export async function registerUser(deps: IdentityDeps, input: RegisterUserInput,
   const reservation = emailReservation(input.email);
   await claim(deps.handle, reservation, userId, context);
   let passwordRef: string | null = null;
+  let result;
   try {
     if (input.password !== undefined) {
       passwordRef = randomUUID();
@@ -71,11 +73,14 @@ export async function registerUser(deps: IdentityDeps, input: RegisterUserInput,
       passwordRef,
       ifAbsent: input.ifAbsent ?? false,
     };
-    const result = await deps.handle(decider, userStream(input.tenantId, userId), command, context);
-    return { userId, created: result.events.length > 0 };
+    result = await deps.handle(decider, userStream(input.tenantId, userId), command, context);
   } catch (error) {
     if (passwordRef) await deps.secrets.delete(passwordSecretName(passwordRef)).catch(() => undefined);
     await release(deps.handle, reservation, userId, context).catch(() => undefined);
     throw error;
   }
+  // After the user event (seats only ever go to active admins), outside the try: the
+  // account exists now whatever the roster answers.
+  if (result.events.length > 0 && isActiveAdmin(result.state)) await grantAdminSeat(deps, userId, context);
+  return { userId, created: result.events.length > 0 };
 }

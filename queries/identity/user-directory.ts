@@ -39,11 +39,12 @@ export async function listTenantUsers(knex: Knex, tenantId: string): Promise<Use
   return knex(USERS_TABLE).select(COLUMNS).where({ tenant_id: tenantId, kind: 'person' }).orderBy([{ column: 'email' }]);
 }
 
-export async function countActiveAdmins(knex: Knex, tenantId: string, except?: string): Promise<number> {
-  const query = knex(USERS_TABLE)
+/** The tenant's active admins as the directory lists them: where an empty admin roster starts. */
+export async function activeAdminIds(knex: Knex, tenantId: string): Promise<string[]> {
+  const rows = await knex(USERS_TABLE)
+    .select('id')
     .where({ tenant_id: tenantId, status: 'active', kind: 'person' })
-    .whereRaw(`roles @> '["admin"]'::jsonb`);
-  if (except) query.whereNot({ id: except });
-  const row = await query.count<{ count: string }[]>('* as count').first();
-  return Number(row?.count ?? 0);
+    .whereRaw(`roles @> '["admin"]'::jsonb`)
+    .orderBy('id');
+  return rows.map((r: { id: string }) => r.id);
 }

@@ -58,6 +58,9 @@ export type ExistingUser = Exclude<UserState, { status: 'none' }>;
 
 export const initialUserState: UserState = { status: 'none' };
 
+/** Holds (or should hold) a seat on the tenant's admin roster. */
+export const isActiveAdmin = (state: UserState): boolean => state.status === 'active' && state.kind === 'person' && state.roles.includes('admin');
+
 export function evolveUser(state: UserState, event: UserEvent): UserState {
   if (event.type === 'UserInvited') {
     const { userId, email, displayName, roles, tokenHash } = event.data;

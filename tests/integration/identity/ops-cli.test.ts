@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 import { sessionCookie, uniqueEmail } from './helpers';
@@ -68,6 +69,8 @@ describe('identity: the operator command line (npm run ops -- users|tenants)', f
     const lastAdmin = await ops('users', 'deactivate', email);
     expect(lastAdmin.code).to.not.equal(0);
     expect(lastAdmin.stderr).to.match(/last active admin/);
+    const roster = (await t.deps.store.readStream(adminRosterStream(tenantId))).map(adminRosterEvolution.read).reduce(adminRosterEvolution.evolve, adminRosterEvolution.initialState);
+    expect(roster).to.deep.equal({ status: 'open', seats: [login.body.user_id] });
 
     const other = uniqueEmail('ops');
     expect((await ops('users', 'create', '--email', other, '--roles', 'operator', '--tenant', tenantId)).stdout).to.match(/generated password \(shown once\): \S{24}/);

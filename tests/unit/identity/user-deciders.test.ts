@@ -17,7 +17,7 @@ const invited: UserEvent = { type: 'UserInvited', data: { userId, email: 'dana@e
 const admin: UserEvent = { type: 'UserRegistered', data: { userId, email: 'ada@example.com', displayName: null, roles: ['admin'], kind: 'person' } };
 const system: UserEvent = { type: 'UserRegistered', data: { userId, email: 'system@accounts.internal', displayName: 'System', roles: [], kind: 'system' } };
 const accepted: UserEvent[] = [invited, { type: 'InviteAccepted', data: { tokenHash: 'h-invite' } }, { type: 'PasswordSet', data: { passwordRef: 'p1' } }];
-const update = (fields: Partial<UpdateUser>): UpdateUser => ({ type: 'UpdateUser', otherActiveAdmins: 1, ...fields });
+const update = (fields: Partial<UpdateUser>): UpdateUser => ({ type: 'UpdateUser', adminSeatReleased: false, ...fields });
 
 describe('identity deciders: user accounts', () => {
   describe('invite and register', () => {
@@ -63,12 +63,16 @@ describe('identity deciders: user accounts', () => {
         { type: 'TokenVersionBumped', data: { tokenVersion: 1, reason: 'deactivated' } },
         { type: 'OneTimeTokensVoided', data: { tokenHashes: ['h-invite'], reason: 'deactivated' } },
       ]));
-    it('the last active admin cannot be deactivated', () => given(as(decideUpdateUser), [admin]).when(update({ isActive: false, otherActiveAdmins: 0 })).thenThrows(Conflict, /last active admin/));
-    it('the last active admin cannot lose the admin role', () => given(as(decideUpdateUser), [admin]).when(update({ roles: ['operator'], otherActiveAdmins: 0 })).thenThrows(Conflict));
+    it('an active admin is not deactivated unless the roster released their seat first', () =>
+      given(as(decideUpdateUser), [admin]).when(update({ isActive: false })).thenThrows(Conflict, /changed concurrently/));
+    it('an active admin does not lose the admin role unless the roster released their seat first', () =>
+      given(as(decideUpdateUser), [admin]).when(update({ roles: ['operator'] })).thenThrows(Conflict));
+    it('a disabled admin loses the role without a seat to release', () =>
+      given(as(decideUpdateUser), [admin, { type: 'UserDeactivated', data: {} }]).when(update({ roles: ['operator'] })).then([{ type: 'RolesChanged', data: { roles: ['operator'] } }]));
     it('the last admin may still be renamed', () =>
-      given(as(decideUpdateUser), [admin]).when(update({ displayName: 'Ada', otherActiveAdmins: 0 })).then([{ type: 'DisplayNameChanged', data: { displayName: 'Ada' } }]));
-    it('with another active admin, deactivating an admin is fine', () =>
-      given(as(decideUpdateUser), [admin]).when(update({ isActive: false })).then([
+      given(as(decideUpdateUser), [admin]).when(update({ displayName: 'Ada' })).then([{ type: 'DisplayNameChanged', data: { displayName: 'Ada' } }]));
+    it('with the seat released, deactivating an admin is fine', () =>
+      given(as(decideUpdateUser), [admin]).when(update({ isActive: false, adminSeatReleased: true })).then([
         { type: 'UserDeactivated', data: {} },
         { type: 'TokenVersionBumped', data: { tokenVersion: 1, reason: 'deactivated' } },
       ]));
