@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_MODEL_ID, MODEL_IDS } from './settings/model-options';
 
@@ -48,6 +49,10 @@ const EnvSchema = z.object({
   DEFAULT_THINKING_MODE: z.enum(['disabled', 'adaptive']).default('adaptive'),
   SECRET_STORE_KEY: z.string().min(32).optional(),
   BCRYPT_COST: z.coerce.number().int().min(10).max(15).default(12),
+  /** Worker threads that read uploaded files; default: the cores, at least 2 and at most 4. */
+  EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
+  /** Longest one upload's text extraction may take before it answers 422. */
+  EXTRACTION_TIME_LIMIT_MS: z.coerce.number().int().min(1).default(30_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -77,6 +82,8 @@ export interface Config {
   secretStoreKey: string;
   /** bcrypt work factor for passwords (at least 10). */
   bcryptCost: number;
+  /** The worker-thread pool that extracts text from uploads off the request thread. */
+  extraction: { workers: number; timeLimitMs: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -154,6 +161,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     secretStoreKey: devDefault('SECRET_STORE_KEY', env.SECRET_STORE_KEY, DEV_SECRET_STORE_KEY),
     bcryptCost: env.BCRYPT_COST,
+    extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
     warnings,
   };
 }

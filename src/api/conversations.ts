@@ -7,7 +7,7 @@ import { Forbidden, Unauthenticated } from '../domain/errors';
 import { identityOf } from '../http/identity';
 import { readUpload } from '../http/multipart';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
-import { extractText, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
+import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
 import { CONVERSATION_ID } from '../../streams/conversations/conversation';
 import { addAttachment } from '../../commands/conversations/add-attachment';
 import { createConversation, CreateConversationBody } from '../../commands/conversations/create-conversation';
@@ -70,7 +70,10 @@ const AttachmentParams = z.object({ id: CONVERSATION_ID, aid: z.string().min(1).
 const ProjectParams = z.object({ id: z.string().min(1).max(128) });
 const KnowledgeParams = z.object({ id: z.string().min(1).max(128), fid: z.string().min(1).max(128) });
 
-function conversationRoutes(deps: PlatformDeps, listener: Listener): Router {
+/** Reads an upload's text off the request thread (the context's worker pool). */
+type Extract = (bytes: Buffer) => Promise<ExtractedText>;
+
+function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
   const { knex } = deps;
   const router = Router();
 
@@ -125,7 +128,7 @@ function conversationRoutes(deps: PlatformDeps, listener: Listener): Router {
     // Refuse before reading a byte of the upload when the conversation is not the caller's.
     await visibleConversation(knex, caller.tenantId, id, caller.userId);
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
-    const extracted = await extractText(file.bytes);
+    const extracted = await extract(file.bytes);
     const attachmentId = randomUUID();
     await addAttachment(deps, caller.tenantId, id, { type: 'AddAttachment', callerId: caller.userId, attachmentId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
@@ -148,7 +151,7 @@ function conversationRoutes(deps: PlatformDeps, listener: Listener): Router {
   return router;
 }
 
-function projectRoutes(deps: PlatformDeps, listener: Listener): Router {
+function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
   const { knex } = deps;
   const router = Router();
 
@@ -202,7 +205,7 @@ function projectRoutes(deps: PlatformDeps, listener: Listener): Router {
     const project = await ownedProjectView(knex, caller.tenantId, caller.userId, id);
     if (project.knowledge_file_count >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
-    const extracted = await extractText(file.bytes);
+    const extracted = await extract(file.bytes);
     const fileId = randomUUID();
     await addKnowledgeFile(deps, caller.tenantId, id, { type: 'AddKnowledgeFile', callerId: caller.userId, fileId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
@@ -218,17 +221,29 @@ function projectRoutes(deps: PlatformDeps, listener: Listener): Router {
   return router;
 }
 
-function routes(listener: Listener) {
-  return (deps: PlatformDeps): Router => {
+/**
+ * The context owns its extraction pool: started with the first upload (platforms that never
+ * receive one spawn no threads), shared by both listeners, closed when the platform stops.
+ */
+export function createConversationsContext(): ContextModule {
+  let pool: ExtractionPool | null = null;
+  const routes = (listener: Listener) => (deps: PlatformDeps): Router => {
+    const extract: Extract = (bytes) => (pool ??= createExtractionPool(deps.config.extraction)).extract(bytes);
     const router = Router();
-    router.use(conversationRoutes(deps, listener), projectRoutes(deps, listener));
+    router.use(conversationRoutes(deps, listener, extract), projectRoutes(deps, listener, extract));
     return router;
+  };
+  return {
+    name: 'conversations',
+    projectors: [conversationsProjector],
+    publicRouter: routes('public'),
+    internalRouter: routes('internal'),
+    async stop() {
+      const closing = pool;
+      pool = null;
+      await closing?.close();
+    },
   };
 }
 
-export const conversationsContext: ContextModule = {
-  name: 'conversations',
-  projectors: [conversationsProjector],
-  publicRouter: routes('public'),
-  internalRouter: routes('internal'),
-};
+export const conversationsContext: ContextModule = createConversationsContext();

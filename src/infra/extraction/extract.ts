@@ -1,7 +1,8 @@
 import { truncateToTokens } from '../tokens';
 import { CONTENT_TYPES, FileKind, sniff } from './file-type';
-import { extractDocx, extractXlsx } from './office';
+import { extractDocx } from './docx';
 import { extractPdf } from './pdf';
+import { extractXlsx } from './xlsx';
 import { UnreadableFile } from './errors';
 import type { ZipLimits } from './zip-guard';
 
@@ -21,28 +22,39 @@ export interface ExtractedText {
 export interface ExtractionOptions {
   maxTokens?: number;
   zipLimits?: ZipLimits;
+  /** Characters a reader collects before it stops; by default 8 per token kept. */
+  charBudget?: number;
 }
+
+/**
+ * Characters a reader collects per token kept before it stops: prose runs about four
+ * characters a token and tables fewer, so 8 leaves a wide margin and matches the first
+ * window `headWithinTokens` tokenizes. Text past the budget is never read at all.
+ */
+const CHARS_PER_TOKEN_BUDGET = 8;
 
 /**
  * Sniffs the type from the bytes, extracts text with the type's reader and keeps the head
  * within the token limit. Throws UnsupportedMediaType (415) or UnreadableFile (422).
  * Readers stop early once they hold far more text than the limit can keep, so a 10 MB
- * spreadsheet costs no more than its first sheets.
+ * document costs about what its first pages cost.
  */
 export async function extractText(bytes: Buffer, options: ExtractionOptions = {}): Promise<ExtractedText> {
   const maxTokens = options.maxTokens ?? EXTRACTED_TOKEN_LIMIT;
-  const charBudget = maxTokens * 16;
+  const charBudget = options.charBudget ?? maxTokens * CHARS_PER_TOKEN_BUDGET;
   const sniffed = await sniff(bytes, options.zipLimits);
   let text: string;
+  // False when a reader stopped at its budget: text was left behind even if what it read fits.
+  let complete = true;
   switch (sniffed.kind) {
     case 'pdf':
-      text = await extractPdf(bytes, charBudget);
+      ({ text, complete } = await extractPdf(bytes, charBudget));
       break;
     case 'docx':
-      text = await extractDocx(bytes);
+      ({ text, complete } = await extractDocx(bytes, charBudget));
       break;
     case 'xlsx':
-      text = await extractXlsx(bytes, charBudget);
+      ({ text, complete } = await extractXlsx(bytes, charBudget));
       break;
     case 'csv':
     case 'txt':
@@ -55,7 +67,7 @@ export async function extractText(bytes: Buffer, options: ExtractionOptions = {}
   text = text.replace(/[\u0000-\u0008\u000b\u000e-\u001f]/g, '');
   if (text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
   const head = headWithinTokens(text, maxTokens);
-  return { kind: sniffed.kind, contentType: CONTENT_TYPES[sniffed.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated };
+  return { kind: sniffed.kind, contentType: CONTENT_TYPES[sniffed.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated || !complete };
 }
 
 /**

@@ -16,6 +16,13 @@ export const CONTENT_TYPES: Record<FileKind, string> = {
   txt: 'text/plain',
 };
 
+/** What a document reader returns. */
+export interface PartialText {
+  text: string;
+  /** False when the reader stopped at its character budget with text left unread. */
+  complete: boolean;
+}
+
 export type Sniffed = { kind: 'pdf' | 'docx' | 'xlsx' } | { kind: 'csv' | 'txt'; text: string };
 
 const PDF_MAGIC = Buffer.from('%PDF-');

@@ -5,3 +5,5 @@ export type { FileKind } from './file-type';
 export { UnreadableFile } from './errors';
 export { inspectZip, DEFAULT_ZIP_LIMITS } from './zip-guard';
 export type { ZipLimits } from './zip-guard';
+export { createExtractionPool } from './extraction-pool';
+export type { ExtractionPool, ExtractionPoolOptions } from './extraction-pool';

@@ -1,3 +1,4 @@
+import type { PartialText } from './file-type';
 import { UnreadableFile } from './errors';
 
 /**
@@ -37,7 +38,7 @@ const MAX_PAGES = 2000;
  * caller keeps only the head anyway). Server-side there is no worker thread, no eval'd
  * font programs, no font faces and no fetching of font data: text positions suffice.
  */
-export async function extractPdf(bytes: Buffer, charBudget: number): Promise<string> {
+export async function extractPdf(bytes: Buffer, charBudget: number): Promise<PartialText> {
   const lib = await loadPdfjs();
   const task = lib.getDocument({
     data: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice(),
@@ -64,7 +65,9 @@ export async function extractPdf(bytes: Buffer, charBudget: number): Promise<str
     const parts: string[] = [];
     let length = 0;
     const pages = Math.min(doc.numPages, MAX_PAGES);
-    for (let n = 1; n <= pages && length < charBudget; n++) {
+    let read = 0;
+    // A page with no text layer adds nothing, so image-only detection sees every page read.
+    for (let n = 1; n <= pages && length < charBudget; n++, read++) {
       const page = await doc.getPage(n);
       const { items } = await page.getTextContent();
       let text = '';
@@ -80,7 +83,7 @@ export async function extractPdf(bytes: Buffer, charBudget: number): Promise<str
       }
       throw new UnreadableFile('empty', 'The PDF contains no text.');
     }
-    return text;
+    return { text, complete: read === doc.numPages };
   } finally {
     await doc.destroy().catch(() => undefined);
   }

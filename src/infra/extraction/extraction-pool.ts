@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { UnsupportedMediaType } from '../../domain/errors';
+import { UnreadableFile } from './errors';
+import type { ExtractedText, ExtractionOptions } from './extract';
+import { createWorkerPool, TaskTimedOut, WorkerFailed } from './worker-pool';
+
+/**
+ * Text extraction for uploads, run on worker threads: a 10 MB document is parsed by
+ * libraries that never yield, and on the request thread that would stall every other
+ * request of the platform until it is done.
+ */
+export interface ExtractionPool {
+  extract(bytes: Buffer, options?: ExtractionOptions): Promise<ExtractedText>;
+  close(): Promise<void>;
+}
+
+export interface ExtractionPoolOptions {
+  workers: number;
+  timeLimitMs: number;
+  /** Another worker module speaking the same protocol (tests). */
+  script?: string;
+}
+
+export interface ExtractionRequest {
+  bytes: Uint8Array;
+  options: ExtractionOptions;
+}
+
+export type ExtractionReply =
+  | { ok: true; value: ExtractedText }
+  | { ok: false; error: { type: 'unreadable'; reason: UnreadableFile['reason']; message: string } | { type: 'unsupported' | 'failed'; message: string } };
+
+const WORKER_SCRIPT = path.join(__dirname, `extraction-worker${path.extname(__filename)}`);
+
+export function createExtractionPool(options: ExtractionPoolOptions): ExtractionPool {
+  const pool = createWorkerPool<ExtractionRequest, ExtractionReply>({ script: options.script ?? WORKER_SCRIPT, size: options.workers, timeLimitMs: options.timeLimitMs });
+  return {
+    async extract(bytes, extractionOptions = {}) {
+      // The worker gets its own copy, moved rather than cloned; the caller keeps `bytes`.
+      const copy = new Uint8Array(bytes);
+      let reply: ExtractionReply;
+      try {
+        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer]);
+      } catch (error) {
+        if (error instanceof TaskTimedOut) throw new UnreadableFile('timeout', 'The file took too long to read; split it into smaller files or save it in a simpler form, then upload it again.');
+        if (error instanceof WorkerFailed) throw new UnreadableFile('damaged', 'The file could not be read: reading it failed or needed more memory than an upload may use.');
+        throw error;
+      }
+      if (reply.ok) return reply.value;
+      const { error } = reply;
+      if (error.type === 'unreadable') throw new UnreadableFile(error.reason, error.message);
+      if (error.type === 'unsupported') throw new UnsupportedMediaType(error.message);
+      throw new Error(`text extraction failed: ${error.message}`);
+    },
+    close: () => pool.close(),
+  };
+}
