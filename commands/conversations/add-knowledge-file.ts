@@ -1,16 +1,13 @@
 import type { PlatformDeps } from '../../src/context-module';
 import { Conflict } from '../../src/domain/errors';
-import type { ExtractedText } from '../../src/infra/extraction';
+import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
 import { MAX_KNOWLEDGE_FILES, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 import { ownedProject, projectDecider } from './project-decider';
 
-export interface AddKnowledgeFile {
+export interface AddKnowledgeFile extends UploadedFile {
   type: 'AddKnowledgeFile';
   callerId: string;
   fileId: string;
-  filename: string;
-  sizeBytes: number;
-  extracted: Pick<ExtractedText, 'contentType' | 'text' | 'tokenEstimate' | 'truncated'>;
 }
 
 export const knowledgeCapReached = () => new Conflict(`A project holds at most ${MAX_KNOWLEDGE_FILES} knowledge files; remove one first`);
@@ -20,21 +17,7 @@ export function decideAddKnowledgeFile(command: AddKnowledgeFile, state: Project
   const project = ownedProject(state, command.callerId);
   if (project.fileIds.includes(command.fileId)) return [];
   if (project.fileIds.length >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
-  const { extracted } = command;
-  return [
-    {
-      type: 'KnowledgeFileAdded',
-      data: {
-        fileId: command.fileId,
-        filename: command.filename,
-        content_type: extracted.contentType,
-        size_bytes: command.sizeBytes,
-        token_estimate: extracted.tokenEstimate,
-        truncated: extracted.truncated,
-        text: extracted.text,
-      },
-    },
-  ];
+  return [{ type: 'KnowledgeFileAdded', data: { fileId: command.fileId, ...extractedFileData(command) } }];
 }
 
 export async function addKnowledgeFile(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: AddKnowledgeFile): Promise<void> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
+import { ExtractedFileFields } from './extracted-file';
 
 /**
  * A conversation (spec 2 §2): its messages and attachments are events of its own stream,
@@ -45,15 +46,7 @@ const MessageAppended = z.object({
   tool_name: z.string().nullable(),
   metadata: json.nullable(),
 });
-const AttachmentAdded = z.object({
-  attachmentId: z.string(),
-  filename: z.string(),
-  content_type: z.string(),
-  size_bytes: z.number().int(),
-  token_estimate: z.number().int(),
-  truncated: z.boolean(),
-  text: z.string(),
-});
+const AttachmentAdded = z.object({ attachmentId: z.string(), ...ExtractedFileFields });
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
 
 export type ConversationEvent =

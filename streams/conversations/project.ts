@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
+import { ExtractedFileFields } from './extracted-file';
 
 /**
  * A project (spec 2 §4 Projects): owner-scoped settings shared by its member
@@ -31,15 +32,7 @@ const ProjectUpdated = z.object({
   defaults: ProjectDefaults.optional(),
 });
 const ProjectDeleted = z.object({ projectId: z.string() });
-const KnowledgeFileAdded = z.object({
-  fileId: z.string(),
-  filename: z.string(),
-  content_type: z.string(),
-  size_bytes: z.number().int(),
-  token_estimate: z.number().int(),
-  truncated: z.boolean(),
-  text: z.string(),
-});
+const KnowledgeFileAdded = z.object({ fileId: z.string(), ...ExtractedFileFields });
 const KnowledgeFileRemoved = z.object({ fileId: z.string() });
 
 export type ProjectEvent =

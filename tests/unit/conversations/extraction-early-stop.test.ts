@@ -4,6 +4,7 @@ import JSZip from 'jszip';
 import { extractText, UnreadableFile } from '../../../src/infra/extraction';
 import { countTokens } from '../../../src/infra/tokens';
 import * as files from '../../support/files';
+import { failure } from '../../support/failure';
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
 
@@ -16,15 +17,6 @@ async function docxWithDocument(xml: string): Promise<Buffer> {
 
 /** `body` as Word writes a document body: `w:` bound on the root, `mc:` for alternate content. */
 const docxWithBody = (body: string) => docxWithDocument(`<w:document ${W}><w:body>${body}</w:body></w:document>`);
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 const paragraphs = (count: number) => Array.from({ length: count }, (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}.`);
 

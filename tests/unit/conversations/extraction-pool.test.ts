@@ -3,17 +3,9 @@ import { expect } from 'chai';
 import { createExtractionPool, ExtractionPool, extractText, UnreadableFile } from '../../../src/infra/extraction';
 import { UnsupportedMediaType } from '../../../src/domain/errors';
 import * as files from '../../support/files';
+import { failure } from '../../support/failure';
 
 const SPINNING_WORKER = path.join(__dirname, 'fixtures', 'spinning-extraction-worker.ts');
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
 
 /** Ticks every 5 ms and reports the longest gap between ticks: how long the thread stalled. */
 function heartbeat(): { stop(): number } {

@@ -4,15 +4,7 @@ import { extractText, headWithinTokens, inspectZip, sniff, UnreadableFile } from
 import { countTokens } from '../../../src/infra/tokens';
 import { UnsupportedMediaType } from '../../../src/domain/errors';
 import * as files from '../../support/files';
-
-async function failure(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a failure');
-}
+import { failure } from '../../support/failure';
 
 describe('text extraction', () => {
   it('reads every page of a text PDF', async () => {
