@@ -21,7 +21,9 @@ export function requestContext(logger: Logger, listener: 'public' | 'internal'):
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const level = res.statusCode >= 500 ? 'error' : 'info';
+      // A failing request's error is logged by the error handler; the access line (which also
+      // sees the expected 503s of /health while starting) stays a warning.
+      const level = res.statusCode >= 500 ? 'warn' : 'info';
       req.log[level]({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
