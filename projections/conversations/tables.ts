@@ -9,6 +9,17 @@ export const T = {
   projectFiles: 'conversations_project_files',
 } as const;
 
+/** What an uploaded file leaves behind, the same for attachments and knowledge files. */
+function extractedFileColumns(t: Knex.CreateTableBuilder): void {
+  t.text('filename').notNullable();
+  t.text('content_type').notNullable();
+  t.integer('size_bytes').notNullable();
+  t.integer('token_estimate').notNullable();
+  t.boolean('truncated').notNullable();
+  t.text('text').notNullable();
+  t.timestamp('created_at', { useTz: true }).notNullable();
+}
+
 export async function createConversationTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(T.conversations, (t) => {
     t.text('tenant_id').notNullable();
@@ -48,13 +59,7 @@ export async function createConversationTables(knex: Knex): Promise<void> {
     t.text('tenant_id').notNullable();
     t.text('conversation_id').notNullable();
     t.text('id').notNullable();
-    t.text('filename').notNullable();
-    t.text('content_type').notNullable();
-    t.integer('size_bytes').notNullable();
-    t.integer('token_estimate').notNullable();
-    t.boolean('truncated').notNullable();
-    t.text('text').notNullable();
-    t.timestamp('created_at', { useTz: true }).notNullable();
+    extractedFileColumns(t);
     t.primary(['tenant_id', 'conversation_id', 'id']);
   });
   await knex.schema.createTable(T.projects, (t) => {
@@ -74,13 +79,7 @@ export async function createConversationTables(knex: Knex): Promise<void> {
     t.text('tenant_id').notNullable();
     t.text('project_id').notNullable();
     t.text('id').notNullable();
-    t.text('filename').notNullable();
-    t.text('content_type').notNullable();
-    t.integer('size_bytes').notNullable();
-    t.integer('token_estimate').notNullable();
-    t.boolean('truncated').notNullable();
-    t.text('text').notNullable();
-    t.timestamp('created_at', { useTz: true }).notNullable();
+    extractedFileColumns(t);
     t.primary(['tenant_id', 'project_id', 'id']);
   });
 }
