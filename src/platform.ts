@@ -5,6 +5,7 @@ import type Redis from 'ioredis';
 import { RequestHandler, Router } from 'express';
 import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
+import { createSnapshotStore } from './command-handling/snapshots';
 import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
@@ -140,7 +141,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       logger,
       knex: db.knex,
       store,
-      handle: createCommandHandler({ store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
+      handle: createCommandHandler({ store, projections: runner, logger, snapshots: createSnapshotStore(db.knex), retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
       projections: runner,
       cache,
       clock: () => new Date(),

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../eventstore/types';
+import type { SnapshotPolicy } from './aggregate';
 
 /** What a decider emits: the handler adds metadata (tenant, actor, correlation, signature). */
 export interface DomainEvent<T extends string = string, D = unknown> {
@@ -9,7 +10,8 @@ export interface DomainEvent<T extends string = string, D = unknown> {
 /**
  * A pure aggregate (DESIGN §4): `evolve` folds events into state, `decide` turns a command
  * and the current state into new events or throws a domain error. No I/O; time and ids
- * arrive as arguments.
+ * arrive as arguments. A command's decider is its stream's aggregate definition
+ * (streams/<context>/) spread with the command's own `decide`.
  */
 export interface Decider<Command, State, Event extends DomainEvent> {
   initialState: State;
@@ -17,6 +19,8 @@ export interface Decider<Command, State, Event extends DomainEvent> {
   decide(command: Command, state: State, now: Date): Event[];
   /** Reads stored events back (zod parsing, upcasting old shapes). Default: as stored. */
   read?(event: RecordedEvent): Event;
+  /** Long streams are read from their latest snapshot (see Aggregate). */
+  snapshot?: SnapshotPolicy<State>;
 }
 
 export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>, events: Event[]): State {

@@ -105,9 +105,23 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   stop(): Promise<void>;
 }
 
+/** One stream's part of a multi-stream append. */
+export interface StreamWrite {
+  stream: string;
+  events: NewEvent[];
+  expectedRevision?: ExpectedRevision;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'esdb';
   append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Several streams, each with its own expected revision (a reservation and its owner).
+   * Postgres: one transaction, all or nothing. EventStoreDB has no cross-stream
+   * transaction: writes go in the given order (reservations first) and a sweep frees
+   * reservations whose owner never got written.
+   */
+  appendMany(writes: StreamWrite[]): Promise<AppendResult[]>;
   /** Empty array when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;

@@ -214,16 +214,18 @@ export class ProjectionRunner {
    * Resolves true once every projector has applied `position` (read-your-writes after a
    * command), false when `timeoutMs` passes first.
    */
-  async waitFor(position: Position, timeoutMs: number): Promise<boolean> {
+  async waitFor(position: Position, timeoutMs: number, eventTypes?: readonly string[]): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
+    // A stuck projector elsewhere never delays a command that wrote nothing it reads.
+    const concerned = (projector: Projector) => !eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t));
     if (!this.leader) {
       while (Date.now() < deadline) {
-        if (await this.followerReached(position)) return true;
+        if (await this.followerReached(position, concerned)) return true;
         await new Promise((r) => setTimeout(r, 25));
       }
       return false;
     }
-    const current = () => [...this.lanes.values()].map((l) => l.position);
+    const current = () => [...this.lanes.values()].filter((l) => concerned(l.projector)).map((l) => l.position);
     if (this.reached(position, current())) return true;
     return new Promise((resolve) => {
       const check = () => {
@@ -244,9 +246,9 @@ export class ProjectionRunner {
    * `position`, or no event it handles lies between its checkpoint and `position` (the
    * leader saves a skip over unrelated events only now and then).
    */
-  private async followerReached(position: Position): Promise<boolean> {
+  private async followerReached(position: Position, concerned: (projector: Projector) => boolean): Promise<boolean> {
     const saved = new Map((await readCheckpoints(this.options.knex)).map((r) => [r.name, r.position]));
-    for (const projector of this.options.projectors) {
+    for (const projector of this.options.projectors.filter(concerned)) {
       const checkpoint = saved.get(projector.name);
       if (!checkpoint) return false;
       if (comparePositions(checkpoint, position) >= 0) continue;

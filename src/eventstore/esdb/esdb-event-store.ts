@@ -173,6 +173,14 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
     kind: 'esdb',
     append,
 
+    // No cross-stream transaction here: in order, each checked; an owner write that fails
+    // after its reservation landed leaves an orphan that sweepOrphanedReservations frees.
+    async appendMany(writes) {
+      const results: AppendResult[] = [];
+      for (const write of writes) results.push(await append(write.stream, write.events, { expectedRevision: write.expectedRevision }));
+      return results;
+    },
+
     async readStream(stream, options = {}) {
       if (options.limit !== undefined && options.limit <= 0) return [];
       const backwards = options.direction === 'backwards';

@@ -13,6 +13,7 @@ import {
   ReadStreamOptions,
   RecordedEvent,
   START,
+  StreamWrite,
   SubscribeOptions,
   Subscription,
   WrongExpectedRevisionError,
@@ -119,6 +120,18 @@ function notifyAppended(client: PoolClient): void {
   client.query({ name: 'events-notify', text: `SELECT pg_notify('${APPEND_CHANNEL}', '')` }).catch(() => undefined);
 }
 
+interface PreparedWrite {
+  stream: string;
+  events: NewEvent[];
+  ids: string[];
+  expectedRevision: ExpectedRevision;
+}
+
+function prepareWrite(write: StreamWrite): PreparedWrite {
+  if (write.events.length === 0) throw new Error('append needs at least one event');
+  return { stream: write.stream, events: write.events, ids: write.events.map((e) => e.id ?? randomUUID()), expectedRevision: write.expectedRevision ?? 'any' };
+}
+
 export interface PostgresEventStoreOptions {
   pool: Pool;
   signer: AuditSigner;
@@ -132,55 +145,83 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const { pool, signer } = options;
   const notifier = new AppendNotifier(pool);
 
-  async function appendOnce(client: PoolClient, stream: string, events: NewEvent[], ids: string[], expected: ExpectedRevision): Promise<AppendResult> {
-    await client.query('BEGIN');
-    try {
-      const { revision, last_signature, existing } = await lockStream(client, stream, ids, expected);
-      if (existing.length > 0) {
-        await client.query('ROLLBACK');
-        if (existing.length !== ids.length || existing.some((e) => e.stream !== stream)) {
-          throw new IdempotencyConflictError(stream, ids);
-        }
-        const last = existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
-        return { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
+  /** Inside an open transaction: lock the stream, check its revision, insert the batch. */
+  async function appendInTransaction(client: PoolClient, write: PreparedWrite): Promise<AppendResult> {
+    const { stream, events, ids, expectedRevision: expected } = write;
+    const { revision, last_signature, existing } = await lockStream(client, stream, ids, expected);
+    if (existing.length > 0) {
+      if (existing.length !== ids.length || existing.some((e) => e.stream !== stream)) {
+        throw new IdempotencyConflictError(stream, ids);
       }
-      const current = BigInt(revision);
-      checkExpected(stream, expected, current);
+      const last = existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
+      return { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
+    }
+    const current = BigInt(revision);
+    checkExpected(stream, expected, current);
 
-      let previous = last_signature;
-      const revisions: string[] = [];
-      const types: string[] = [];
-      const datas: string[] = [];
-      const metadatas: string[] = [];
-      events.forEach((event, i) => {
-        const rev = current + 1n + BigInt(i);
-        const signature = signer.sign({ stream, revision: rev, id: ids[i], type: event.type, data: event.data, metadata: event.metadata }, previous);
-        previous = signature;
-        revisions.push(rev.toString());
-        types.push(event.type);
-        datas.push(JSON.stringify(event.data ?? null));
-        metadatas.push(JSON.stringify({ ...event.metadata, signature }));
-      });
-      const nextRevision = current + BigInt(events.length);
-      const inserted = await client.query<{ position: string; tx: string }>({
-        name: 'events-append',
-        text: `WITH ins AS (
-           INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
-           SELECT $1, u.r, u.id, u.t, u.d, u.m
-             FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(r, id, t, d, m)
-           RETURNING position),
-         upd AS (
-           UPDATE streams SET revision = $7, last_signature = $8, updated_at = now() WHERE stream_id = $1)
-         SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx FROM ins`,
-        values: [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
-      });
-      await client.query('COMMIT');
-      notifyAppended(client);
-      const row = inserted.rows[0];
-      return { nextRevision, position: { commit: BigInt(row.tx), prepare: BigInt(row.position) } };
+    let previous = last_signature;
+    const revisions: string[] = [];
+    const types: string[] = [];
+    const datas: string[] = [];
+    const metadatas: string[] = [];
+    events.forEach((event, i) => {
+      const rev = current + 1n + BigInt(i);
+      const signature = signer.sign({ stream, revision: rev, id: ids[i], type: event.type, data: event.data, metadata: event.metadata }, previous);
+      previous = signature;
+      revisions.push(rev.toString());
+      types.push(event.type);
+      datas.push(JSON.stringify(event.data ?? null));
+      metadatas.push(JSON.stringify({ ...event.metadata, signature }));
+    });
+    const nextRevision = current + BigInt(events.length);
+    const inserted = await client.query<{ position: string; tx: string }>({
+      name: 'events-append',
+      text: `WITH ins AS (
+         INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
+         SELECT $1, u.r, u.id, u.t, u.d, u.m
+           FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(r, id, t, d, m)
+         RETURNING position),
+       upd AS (
+         UPDATE streams SET revision = $7, last_signature = $8, updated_at = now() WHERE stream_id = $1)
+       SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx FROM ins`,
+      values: [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
+    });
+    const row = inserted.rows[0];
+    return { nextRevision, position: { commit: BigInt(row.tx), prepare: BigInt(row.position) } };
+  }
+
+  /**
+   * One transaction for every write. Streams are locked in name order so two multi-stream
+   * appends over the same streams cannot deadlock.
+   */
+  async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
+    let client: PoolClient;
+    try {
+      client = await pool.connect();
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      mapInfraError(error);
+    }
+    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : 0));
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await client.query('BEGIN');
+          const results: AppendResult[] = new Array(writes.length);
+          for (const i of order) results[i] = await appendInTransaction(client, writes[i]);
+          await client.query('COMMIT');
+          notifyAppended(client);
+          return results;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          // A concurrent retry of the same batch committed while this one waited for the
+          // stream lock: run again, and the id lookup answers with the original result.
+          const pgError = error as { code?: string; constraint?: string };
+          if (attempt < 2 && pgError.code === '23505' && pgError.constraint === 'events_event_id_key') continue;
+          mapInfraError(error);
+        }
+      }
+    } finally {
+      client.release();
     }
   }
 
@@ -188,29 +229,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     kind: 'postgres',
 
     async append(stream, events, { expectedRevision = 'any' } = {}) {
-      if (events.length === 0) throw new Error('append needs at least one event');
-      const ids = events.map((e) => e.id ?? randomUUID());
-      let client: PoolClient;
-      try {
-        client = await pool.connect();
-      } catch (error) {
-        mapInfraError(error);
-      }
-      try {
-        for (let attempt = 0; ; attempt++) {
-          try {
-            return await appendOnce(client, stream, events, ids, expectedRevision);
-          } catch (error) {
-            // A concurrent retry of the same batch committed while this one waited for the
-            // stream lock: run again, and the id lookup answers with the original result.
-            const pgError = error as { code?: string; constraint?: string };
-            if (attempt < 2 && pgError.code === '23505' && pgError.constraint === 'events_event_id_key') continue;
-            mapInfraError(error);
-          }
-        }
-      } finally {
-        client.release();
-      }
+      const [result] = await appendWrites([prepareWrite({ stream, events, expectedRevision })]);
+      return result;
+    },
+
+    async appendMany(writes) {
+      if (writes.length === 0) return [];
+      const streams = new Set(writes.map((w) => w.stream));
+      if (streams.size !== writes.length) throw new Error('appendMany takes each stream once');
+      return appendWrites(writes.map(prepareWrite));
     },
 
     async readStream(stream, { from, direction = 'forwards', limit }: ReadStreamOptions = {}) {

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
+import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -21,6 +22,7 @@ export const migrations: Migration[] = [
     down: (knex) => knex.schema.dropTableIfExists(CHECKPOINTS_TABLE),
   },
   { name: '0003_secret_store', up: createSecretsTable, down: (knex) => knex.schema.dropTableIfExists(SECRETS_TABLE) },
+  { name: '0004_stream_snapshots', up: createSnapshotsTable, down: (knex) => knex.schema.dropTableIfExists(SNAPSHOTS_TABLE) },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {

@@ -49,6 +49,7 @@ function instance(t: TestPlatform, hooks: { afterRosterRead?: () => Promise<void
       if (stream.startsWith('identity.admin-roster-')) await hooks.afterRosterRead?.();
       return events;
     },
+    appendMany: (writes) => shared.appendMany(writes),
     readAll: (options) => shared.readAll(options),
     subscribeToAll: (options) => shared.subscribeToAll(options),
     headPosition: () => shared.headPosition(),
