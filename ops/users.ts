@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { createToolRegistry } from '../src/agent-tools';
 import pino from 'pino';
 import { inviteUser } from '../commands/identity/invite-user';
 import { registerUser } from '../commands/identity/register-user';
@@ -48,6 +49,7 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       handle: createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
       projections: runner,
       cache: createMemoryCache(),
+      agentTools: createToolRegistry(),
       clock: () => new Date(),
     };
     return await work(identityDeps(platform));

@@ -1,4 +1,5 @@
 import type { Router } from 'express';
+import type { ToolProvider, ToolRegistry } from './agent-tools';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { CommandHandler } from './command-handling/command-handler';
@@ -19,6 +20,8 @@ export interface PlatformDeps {
   projections: ProjectionRunner;
   cache: Cache;
   clock: () => Date;
+  /** Tools for agent turns, filled from every context's `agentTools`. */
+  agentTools: ToolRegistry;
 }
 
 /**
@@ -30,6 +33,8 @@ export interface ContextModule {
   projectors?: Projector[];
   publicRouter?(deps: PlatformDeps): Router;
   internalRouter?(deps: PlatformDeps): Router;
+  /** Tools this context offers to agent turns (graph templates, approved exposures…). */
+  agentTools?(deps: PlatformDeps): ToolProvider;
   /** Replaces gateway stages (the identity context fills them). */
   gateway?(deps: PlatformDeps): Partial<GatewayStages>;
   /** Runs after projections have caught up, before the platform reports healthy. */

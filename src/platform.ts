@@ -6,6 +6,7 @@ import { RequestHandler, Router } from 'express';
 import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
 import { createSnapshotStore } from './command-handling/snapshots';
+import { createToolRegistry } from './agent-tools';
 import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
@@ -145,12 +146,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       projections: runner,
       cache,
       clock: () => new Date(),
+      agentTools: createToolRegistry(),
     };
 
     for (const context of contextModules) {
       if (context.publicRouter) publicRoutes.use(context.publicRouter(deps));
       if (context.internalRouter) internalRoutes.use(context.internalRouter(deps));
       if (context.gateway) stages = { ...stages, ...context.gateway(deps) };
+      if (context.agentTools) deps.agentTools.register(context.agentTools(deps));
     }
 
     await runner.start();
