@@ -7,6 +7,7 @@ import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
 import { createSnapshotStore } from './command-handling/snapshots';
 import { createToolRegistry } from './agent-tools';
+import { createStreamTail } from './subscriptions/stream-tail';
 import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
@@ -72,6 +73,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let infrastructure: Infrastructure | null = null;
   let redis: Redis | null = null;
   let runner: ProjectionRunner | null = null;
+  let platformDeps: PlatformDeps | null = null;
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
   const started = Date.now();
@@ -91,6 +93,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     logger.info('stopping: draining requests');
     await Promise.all([closeServer(publicServer, 5000), closeServer(internalServer, 5000)]);
     for (const context of [...contextModules].reverse()) await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
+    await platformDeps?.streamTail.stop();
     await runner?.stop();
     await redis?.quit().catch(() => undefined);
     await infrastructure?.close();
@@ -147,7 +150,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       cache,
       clock: () => new Date(),
       agentTools: createToolRegistry(),
+      streamTail: createStreamTail(store, logger.child({ component: 'stream-tail' })),
     };
+    platformDeps = deps;
 
     for (const context of contextModules) {
       if (context.publicRouter) publicRoutes.use(context.publicRouter(deps));
