@@ -32,6 +32,8 @@ interface Lane {
   failures: number;
   /** When the checkpoint was last written (ms). */
   savedAt: number;
+  /** Where the stored checkpoint stands: `position` may run ahead over skipped stretches. */
+  saved: Position;
 }
 
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
@@ -113,7 +115,7 @@ export class ProjectionRunner {
     this.lanes.clear();
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
     this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
@@ -196,7 +198,7 @@ export class ProjectionRunner {
         if (error instanceof CheckpointMoved) {
           // Another runner applied this stretch: take its checkpoint and carry on if still leading.
           const stored = await readCheckpoint(this.options.knex, name).catch(() => undefined);
-          if (stored) lane.position = stored.position;
+          if (stored) lane.position = lane.saved = stored.position;
           logger.warn({ projector: name, at: positionToString(lane.position) }, 'checkpoint moved under this lane: batch rolled back');
           if (!this.options.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
           continue;
@@ -218,11 +220,11 @@ export class ProjectionRunner {
   private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const { projector } = lane;
     await this.options.knex.transaction(async (trx) => {
-      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: event.position, applied: 0 });
+      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: event.position, applied: 0 });
       await recordDeadLetter(trx, projector.name, event, error, lane.failures);
     });
     this.options.logger.error({ projector: projector.name, eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures }, 'event moved to the dead-letter table; the projector goes on (ops projections retry after a fix)');
-    lane.position = event.position;
+    lane.position = lane.saved = event.position;
     lane.failures = 0;
     this.notifyWaiters();
   }
@@ -244,7 +246,7 @@ export class ProjectionRunner {
     if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
       try {
-        await this.applyBatch(projector, events, lane.position, next);
+        await this.applyBatch(projector, events, lane.saved, next);
       } catch (error) {
         if (events.length === 1 && !(error instanceof CheckpointMoved) && lane.failures + 1 >= this.deadLetterAfter) {
           lane.failures++;
@@ -254,10 +256,12 @@ export class ProjectionRunner {
         throw error;
       }
       lane.failures = 0;
+      lane.saved = next;
       lane.savedAt = Date.now();
-    } else if (comparePositions(next, lane.position) > 0 && Date.now() - lane.savedAt > 1000) {
+    } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > 1000) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
-      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: next, applied: 0 }));
+      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 }));
+      lane.saved = next;
       lane.savedAt = Date.now();
     }
     const moved = comparePositions(next, lane.position) > 0;
@@ -389,7 +393,7 @@ export class ProjectionRunner {
     }
     this.leader = true;
     await this.reset(projector);
-    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+    const lane: Lane = { projector, position: START, saved: START, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
     let applied = 0;
     for (;;) {
       const read = await this.step(lane);
