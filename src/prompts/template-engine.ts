@@ -84,7 +84,7 @@ class SubsetWalker {
         this.statements(node.defaultBlock ?? [], bound, depth, iterations);
         return;
       }
-      case 'SetStatement': {
+      case 'Set': {
         if (node.value) this.expression(node.value, bound);
         this.statements(node.body ?? [], bound, depth, iterations);
         const targets = node.assignee.type === 'Identifier' ? [node.assignee] : (node.assignee.value ?? []);
