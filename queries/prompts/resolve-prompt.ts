@@ -80,3 +80,13 @@ export async function resolvePrompt(deps: ResolveDeps, input: { tenantId: string
   const version = await resolveServeable(deps, { tenantId: input.tenantId, userId: input.userId ?? null, roles: input.roles ?? [], ref: input.ref });
   return version ? { body: version.body, version_id: version.versionId, version_number: version.versionNumber, source: version.status } : null;
 }
+
+/**
+ * The template an agent type's system prompt comes from: `agents:<agent type as a slug>`
+ * (e.g. `compliance_checker` → `agents:compliance_checker`). The agents' system_prompt_node
+ * resolves it and keeps its built-in prompt when this answers null.
+ */
+export function systemPromptRef(agentType: string): string {
+  const slug = agentType.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 64);
+  return `agents:${slug || 'default'}`;
+}

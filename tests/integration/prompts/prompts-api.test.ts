@@ -287,6 +287,17 @@ describe('prompts API', () => {
 
     const whole = await t.api.post('/prompts/audit/verify', undefined, x.approver.headers);
     expect(whole.body).to.include({ total_entries: 6, tampered: 1 });
+
+    // Removing the stream's last event is tampering too: the streams head still names it.
+    await t.deps.knex.raw('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
+    try {
+      await t.deps.knex.raw(`DELETE FROM events WHERE stream_id = ? AND revision = 4`, [stream]);
+    } finally {
+      await t.deps.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
+    }
+    const cut = await t.api.post(`/prompts/audit/verify?template_id=${templateId}`, undefined, x.approver.headers);
+    expect(cut.body).to.include({ total_entries: 5, verified: 3, tampered: 2 });
+    expect(cut.body.tampered_entries[1]).to.include({ stream, revision: 4, reason: 'missing_tail' });
     expect((await t.api.post(`/prompts/audit/verify?template_id=${randomUUID()}`, undefined, x.approver.headers)).status).to.equal(404);
   });
 

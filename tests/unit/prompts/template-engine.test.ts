@@ -3,6 +3,7 @@ import { analyseTemplate, renderTemplate, RenderFailed } from '../../../src/prom
 import { validateTemplate, validatedForSave } from '../../../src/prompts/validate-template';
 import { ValidationFailed } from '../../../src/domain/errors';
 import { countTokens } from '../../../src/infra/tokens';
+import { parsePromptRef, systemPromptRef } from '../../../queries/prompts/resolve-prompt';
 
 const subsetOf = (body: string) => analyseTemplate(body).subsetErrors.map((e) => e.message).join(' | ');
 
@@ -94,5 +95,14 @@ describe('prompt validation result', () => {
     const failed = thrown as ValidationFailed;
     expect(failed.body).to.deep.equal({ line: 2, column: 1 });
     expect(failed.issues[0]).to.deep.equal({ loc: ['body', 'body'], msg: 'line 2, column 1: {% for %} is never closed', type: 'template_syntax' });
+  });
+});
+
+describe('agent system prompt address', () => {
+  it('maps an agent type to agents:<slug>', () => {
+    expect(systemPromptRef('compliance_checker')).to.equal('agents:compliance_checker');
+    expect(systemPromptRef('Well Analyst')).to.equal('agents:well-analyst');
+    expect(parsePromptRef(systemPromptRef('Well Analyst'))).to.deep.equal({ namespace: 'agents', slug: 'well-analyst' });
+    expect(parsePromptRef('no-colon')).to.equal(null);
   });
 });
