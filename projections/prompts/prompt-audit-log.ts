@@ -43,7 +43,7 @@ export const promptAuditLogProjector: Projector = {
     let namespaceId = typeof data.namespaceId === 'string' ? data.namespaceId : null;
     if (!namespaceId && templateId) {
       // Version events name only their template; its creation row in this table names the namespace.
-      const created = await trx(AUDIT_TABLE).select('namespace_id').where({ template_id: templateId, action: 'PromptTemplateCreated' }).first();
+      const created = await trx(AUDIT_TABLE).select('namespace_id').where({ tenant_id: event.metadata.tenantId, template_id: templateId, action: 'PromptTemplateCreated' }).first();
       namespaceId = created?.namespace_id ?? null;
     }
     await trx(AUDIT_TABLE)

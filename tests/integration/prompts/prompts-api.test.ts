@@ -301,6 +301,24 @@ describe('prompts API', () => {
     expect((await t.api.post(`/prompts/audit/verify?template_id=${randomUUID()}`, undefined, x.approver.headers)).status).to.equal(404);
   });
 
+  it('the read models rebuild from the events alone to the same rows', async () => {
+    const x = await tenant();
+    const { templateId } = await template(x);
+    await activeVersion(x, templateId, 'one');
+    const v2 = await t.api.post(`/prompts/templates/${templateId}/versions`, { body: 'two' }, x.author.headers);
+    await t.api.post(`/prompts/versions/${v2.body.id}/promote-pre-prod`, { target_roles: ['reviewer'] }, x.author.headers);
+    await t.api.post(`/prompts/templates/${templateId}/versions`, { body: 'three' }, x.author2.headers);
+    const snapshot = async () => ({
+      versions: await t.deps.knex('prompts_versions').where({ tenant_id: x.tenantId }).orderBy('id'),
+      templates: await t.deps.knex('prompts_templates').where({ tenant_id: x.tenantId }).orderBy('id'),
+      audit: (await t.deps.knex('prompts_audit_log').where({ tenant_id: x.tenantId }).orderBy('seq')).map(({ seq: _seq, ...row }) => row),
+    });
+    const before = await snapshot();
+    await t.deps.projections.rebuild('prompts_catalog');
+    await t.deps.projections.rebuild('prompts_audit_log');
+    expect(await snapshot()).to.deep.equal(before);
+  });
+
   it('prompt routes need a prompt permission; another tenant\'s template is 404', async () => {
     const x = await tenant();
     const { templateId } = await template(x);
