@@ -1,4 +1,4 @@
-import { positionOf } from './template-syntax';
+import { positionsIn } from './template-syntax';
 
 /**
  * The injection scan of a prompt body (spec 3 validation result `injection_scan`). Hidden
@@ -18,6 +18,8 @@ export interface InjectionScan {
   status: 'clean' | 'warn' | 'fail';
   findings: Finding[];
 }
+
+export const MAX_FINDINGS = 100;
 
 const OVERRIDES: RegExp[] = [
   /\b(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+|your\s+)?(previous|prior|above|earlier|preceding|system)\s+(instructions?|prompts?|rules|messages?|directions)\b/gi,
@@ -49,21 +51,23 @@ function excerpt(text: string, index: number, length: number): string {
   return text.slice(Math.max(0, index - 10), Math.min(text.length, index + length + 10)).replace(/\s+/g, ' ');
 }
 
-function collect(text: string, pattern: RegExp, make: (match: RegExpExecArray) => Omit<Finding, 'line' | 'column' | 'excerpt'>, into: Finding[]): void {
+function collect(text: string, positionOf: ReturnType<typeof positionsIn>, pattern: RegExp, make: (match: RegExpExecArray) => Omit<Finding, 'line' | 'column' | 'excerpt'>, into: Finding[]): void {
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    into.push({ ...make(match), ...positionOf(text, match.index), excerpt: excerpt(text, match.index, match[0].length) });
+    into.push({ ...make(match), ...positionOf(match.index), excerpt: excerpt(text, match.index, match[0].length) });
     if (match[0].length === 0) pattern.lastIndex++;
   }
 }
 
 export function scanForInjection(text: string): InjectionScan {
   const findings: Finding[] = [];
-  for (const pattern of OVERRIDES) collect(text, pattern, (m) => ({ kind: 'instruction_override', message: `instruction-override phrase "${m[0]}"` }), findings);
-  collect(text, HIDDEN, (m) => ({ kind: 'hidden_unicode', message: `hidden character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` }), findings);
-  for (const pattern of ROLE_MARKERS) collect(text, pattern, (m) => ({ kind: 'role_marker', message: `role marker "${m[0].trim()}"` }), findings);
-  for (const { pattern, message } of EXFILTRATION) collect(text, pattern, () => ({ kind: 'exfiltration_url', message }), findings);
+  const at = positionsIn(text);
+  for (const pattern of OVERRIDES) collect(text, at, pattern, (m) => ({ kind: 'instruction_override', message: `instruction-override phrase "${m[0]}"` }), findings);
+  collect(text, at, HIDDEN, (m) => ({ kind: 'hidden_unicode', message: `hidden character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` }), findings);
+  for (const pattern of ROLE_MARKERS) collect(text, at, pattern, (m) => ({ kind: 'role_marker', message: `role marker "${m[0].trim()}"` }), findings);
+  for (const { pattern, message } of EXFILTRATION) collect(text, at, pattern, () => ({ kind: 'exfiltration_url', message }), findings);
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   const fails = findings.some((f) => f.kind === 'hidden_unicode' || f.kind === 'exfiltration_url');
-  return { status: fails ? 'fail' : findings.length > 0 ? 'warn' : 'clean', findings };
+  // The first findings say enough; a body stuffed with hidden characters must not bloat every event.
+  return { status: fails ? 'fail' : findings.length > 0 ? 'warn' : 'clean', findings: findings.slice(0, MAX_FINDINGS) };
 }

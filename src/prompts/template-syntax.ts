@@ -29,17 +29,23 @@ export class TemplateSyntaxError extends Error {
 
 const CLOSERS = { '{{': '}}', '{%': '%}', '{#': '#}' } as const;
 
-/** 1-based line and column of an offset. */
-export function positionOf(source: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    if (source.charCodeAt(i) === 10) {
-      line++;
-      lineStart = i + 1;
+/**
+ * 1-based line and column of offsets in one text: line starts are indexed once and each
+ * lookup is a binary search, so a body with thousands of tags or findings stays linear.
+ */
+export function positionsIn(source: string): (offset: number) => { line: number; column: number } {
+  const starts = [0];
+  for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (offset) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
     }
-  }
-  return { line, column: offset - lineStart + 1 };
+    return { line: lo + 1, column: offset - starts[lo] + 1 };
+  };
 }
 
 /** The closing delimiter's offset, skipping quoted strings inside expressions. */
@@ -59,6 +65,7 @@ function findClose(source: string, from: number, closer: string, quoted: boolean
 export function scanTags(source: string): { tags: Tag[]; problems: Positioned[] } {
   const tags: Tag[] = [];
   const problems: Positioned[] = [];
+  const positionOf = positionsIn(source);
   let i = 0;
   while (i < source.length) {
     const open = source.indexOf('{', i);
@@ -70,7 +77,7 @@ export function scanTags(source: string): { tags: Tag[]; problems: Positioned[] 
     }
     const kind = opener === '{{' ? 'output' : opener === '{%' ? 'statement' : 'comment';
     const close = findClose(source, open + 2, CLOSERS[opener], kind !== 'comment');
-    const { line, column } = positionOf(source, open);
+    const { line, column } = positionOf(open);
     if (close < 0) {
       problems.push({ message: `unclosed ${opener} tag`, line, column });
       break;
@@ -87,6 +94,7 @@ export function scanTags(source: string): { tags: Tag[]; problems: Positioned[] 
 const OPENERS: Record<string, string> = { if: 'endif', for: 'endfor' };
 const MIDDLES: Record<string, string[]> = { elif: ['if'], else: ['if', 'for'] };
 const LOOP_ONLY = new Set(['break', 'continue']);
+const MAX_BLOCK_DEPTH = 50;
 
 /** Tags outside the safe subset: they reach other templates, define code, or bypass escaping. */
 export const FORBIDDEN_TAGS = new Set(['include', 'import', 'from', 'extends', 'block', 'endblock', 'macro', 'endmacro', 'call', 'endcall', 'filter', 'endfilter', 'raw', 'endraw', 'with', 'endwith', 'generation', 'endgeneration', 'do', 'autoescape', 'endautoescape']);
@@ -111,6 +119,11 @@ export function checkSyntax(source: string): { tags: Tag[]; syntax: Positioned[]
     if (FORBIDDEN_TAGS.has(keyword)) {
       subset.push({ message: `the {% ${keyword} %} tag is outside the safe subset`, line: tag.line, column: tag.column });
       continue;
+    }
+    if ((keyword in OPENERS || (keyword === 'set' && !/^set\s+[^=]+=/.test(tag.inner))) && stack.length >= MAX_BLOCK_DEPTH) {
+      syntax.push({ message: `blocks nested deeper than ${MAX_BLOCK_DEPTH}`, line: tag.line, column: tag.column });
+      stack.length = 0;
+      break;
     }
     if (keyword in OPENERS) {
       const error = parseError(`{% ${tag.inner} %}{% ${OPENERS[keyword]} %}`);

@@ -106,3 +106,16 @@ describe('agent system prompt address', () => {
     expect(parsePromptRef('no-colon')).to.equal(null);
   });
 });
+
+describe('prompt validation on hostile bodies', () => {
+  it('refuses blocks nested past the limit with one positioned error', () => {
+    const { syntaxErrors } = analyseTemplate('{% if a %}'.repeat(3000) + 'x' + '{% endif %}'.repeat(3000));
+    expect(syntaxErrors).to.deep.equal([{ message: 'blocks nested deeper than 50', line: 1, column: 501 }]);
+  });
+
+  it('keeps at most 100 injection findings', () => {
+    const v = validateTemplate('a\u200B'.repeat(5000), { declaredVariables: null, maxTokens: null });
+    expect(v.injectionScan.status).to.equal('fail');
+    expect(v.injectionScan.findings).to.have.length(100);
+  });
+});
