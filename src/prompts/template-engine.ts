@@ -17,6 +17,9 @@ export const SAFE_FILTERS = new Set([
 const INTERNAL_NAMES = new Set(['constructor', 'prototype', 'mro', 'globals', 'builtins', 'subclasses', 'func_globals', 'self', 'cycler', 'joiner', 'namespace', 'lipsum', 'config', 'request']);
 const ENGINE_NAMES = new Set(['loop', 'true', 'false', 'none', 'True', 'False', 'None', 'range']);
 const MAX_LOOP_DEPTH = 3;
+const WIDTH_FILTERS = new Set(['indent', 'center']);
+const MAX_WIDTH = 200;
+const BOOLEAN_NAMES = new Set(['true', 'false', 'True', 'False']);
 const MAX_RANGE_ITERATIONS = 10_000;
 
 export interface Analysis {
@@ -156,7 +159,16 @@ class SubsetWalker {
         const filter = node.filter as Node;
         const name = filter.type === 'Identifier' ? filter.value : filter.type === 'CallExpression' && filter.callee.type === 'Identifier' ? filter.callee.value : null;
         if (!name || !SAFE_FILTERS.has(name)) this.refuse(`the filter ${name ?? '?'} is outside the safe subset`);
-        if (filter.type === 'CallExpression') for (const arg of filter.args) this.expression(arg.type === 'KeywordArgumentExpression' ? arg.value : arg, bound);
+        if (filter.type === 'CallExpression') {
+          const args = (filter.args as Node[]).map((arg) => (arg.type === 'KeywordArgumentExpression' ? arg.value : arg));
+          // Width arguments multiply the output: only small literal numbers (and literal flags).
+          if (name && WIDTH_FILTERS.has(name)) {
+            const literal = (a: Node) => a.type === 'IntegerLiteral' || a.type === 'StringLiteral' || (a.type === 'Identifier' && BOOLEAN_NAMES.has(a.value));
+            if (!args.every(literal)) this.refuse(`${name} takes only literal arguments in the safe subset`);
+            else if (args.some((a) => a.type === 'IntegerLiteral' && a.value > MAX_WIDTH)) this.refuse(`${name} widths above ${MAX_WIDTH} are outside the safe subset`);
+          }
+          for (const arg of args) this.expression(arg, bound);
+        }
         return;
       }
       case 'TestExpression':

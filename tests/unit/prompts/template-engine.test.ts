@@ -49,6 +49,9 @@ describe('prompt template engine: the safe Jinja subset', () => {
     expect(subsetOf('{{ x.items() }}')).to.match(/function calls/);
     expect(subsetOf('{{ namespace(a=1) }}')).to.match(/namespace|function calls/);
     expect(subsetOf('{{ x | attr("y") }}')).to.match(/filter attr/);
+    expect(subsetOf('{{ x | center(100000000) }}')).to.match(/widths above 200/);
+    expect(subsetOf('{{ x | indent(n) }}')).to.match(/only literal arguments/);
+    expect(subsetOf('{{ x | indent(4, true) }}')).to.equal('');
   });
 
   it('refuses unbounded or oversized loops', () => {
