@@ -297,7 +297,7 @@ describe('prompts API', () => {
     }
     const cut = await t.api.post(`/prompts/audit/verify?template_id=${templateId}`, undefined, x.approver.headers);
     expect(cut.body).to.include({ total_entries: 5, verified: 3, tampered: 2 });
-    expect(cut.body.tampered_entries[1]).to.include({ stream, revision: 4, reason: 'missing_tail' });
+    expect(cut.body.tampered_entries[1]).to.include({ stream, revision: 4, reason: 'head_mismatch' });
     expect((await t.api.post(`/prompts/audit/verify?template_id=${randomUUID()}`, undefined, x.approver.headers)).status).to.equal(404);
   });
 
