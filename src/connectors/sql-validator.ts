@@ -65,7 +65,7 @@ function postgresIssues(sql: string, bound: string, map: (o: number) => number):
   const top = tree.stmts[0].stmt;
   const kind = Object.keys(top)[0];
   if (kind !== 'SelectStmt') issues.push(at(sql, map(tree.stmts[0].stmt_location ?? 0), 'not_select', `only SELECT is allowed, got ${kind.replace(/Stmt$/, '').toUpperCase()}`));
-  walk(tree.stmts[0], (type, node) => {
+  walk(tree.stmts, (type, node) => {
     const location = map(typeof node.location === 'number' ? node.location : 0);
     if (WRITES.has(type)) issues.push(at(sql, location, 'data_modifying', `${type.replace(/Stmt$/, '').toUpperCase()} is not allowed (data-modifying statement inside the query)`));
     if (type === 'SelectStmt' && node.intoClause) issues.push(at(sql, location, 'select_into', 'SELECT INTO creates a table and is not allowed'));
