@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/command-handling/command-handler'
 import type { Decider } from '../../src/command-handling/decider';
 import { Conflict } from '../../src/domain/errors';
 import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorKeyReservation, requireLive } from './connector-refs';
 
 /** DELETE /connectors/{key}: refused while any exposure is approved; frees the key and the secret. */
@@ -22,10 +22,8 @@ const decider: Decider<DeleteConnector, ConnectorState, ConnectorEvent> = { ...c
 export async function deleteConnector(deps: ConnectorsDeps, key: string, context: CommandContext) {
   const id = await connectorIdOf(deps, context.tenantId, key);
   const stream = connectorAggregate.stream(context.tenantId, id);
-  const { state } = await deps.handle(decider, stream, { type: 'DeleteConnector' }, context, { release: [connectorKeyReservation(context.tenantId, key)] });
-  const secretName = 'secretName' in state ? state.secretName : null;
+  await deps.handle(decider, stream, { type: 'DeleteConnector' }, context, { release: [connectorKeyReservation(context.tenantId, key)] });
   // The secret goes only once the record says deleted; its name holds the connector id, so
   // a new connector under the same key never sees it.
-  await deps.secrets.delete(`connectors/${context.tenantId}/${key}/${id}`);
-  if (secretName) await deps.secrets.delete(secretName);
+  await deps.secrets.delete(credentialSecretName(context.tenantId, id, key));
 }

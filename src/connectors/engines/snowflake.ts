@@ -1,5 +1,5 @@
 import { createPrivateKey } from 'node:crypto';
-import snowflake from 'snowflake-sdk';
+import type * as SnowflakeSdk from 'snowflake-sdk';
 import { z } from 'zod';
 import { ConnectorEngine, EngineRun, jsonValue, withoutTrailingSemicolon } from './engine';
 
@@ -39,17 +39,25 @@ const SnowflakeCredential = z
   })
   .strict();
 
+type Snowflake = typeof SnowflakeSdk;
+let loaded: Snowflake | null = null;
+/**
+ * Loaded on first use: the driver pulls in the AWS and Azure SDKs (and their start-up
+ * warnings), which a platform without a Snowflake connector never needs.
+ */
+const driver = (): Snowflake => (loaded ??= require('snowflake-sdk') as Snowflake);
+
 const READ_PRIVILEGES = new Set(['USAGE', 'SELECT', 'REFERENCES', 'MONITOR', 'READ']);
 const MAX_INHERITED_ROLES = 25;
 
 type Row = Record<string, unknown>;
 
 /** The driver's callback API as promises; the only place that touches snowflake-sdk. */
-function execute(connection: snowflake.Connection, sqlText: string, binds: unknown[], parameters: Record<string, unknown>): Promise<{ rows: Row[] | unknown[][]; columns: { name: string; type: string }[] }> {
+function execute(connection: SnowflakeSdk.Connection, sqlText: string, binds: unknown[], parameters: Record<string, unknown>): Promise<{ rows: Row[] | unknown[][]; columns: { name: string; type: string }[] }> {
   return new Promise((resolve, reject) => {
     connection.execute({
       sqlText,
-      binds: binds as snowflake.Binds,
+      binds: binds as SnowflakeSdk.Binds,
       parameters,
       complete: (error, statement, rows) => {
         if (error) return reject(error);
@@ -62,9 +70,10 @@ function execute(connection: snowflake.Connection, sqlText: string, binds: unkno
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-async function withConnection<T>(run: EngineRun, work: (connection: snowflake.Connection, timeoutS: number) => Promise<T>): Promise<T> {
+async function withConnection<T>(run: EngineRun, work: (connection: SnowflakeSdk.Connection, timeoutS: number) => Promise<T>): Promise<T> {
   const config = SnowflakeConfig.parse(run.config);
   const credential = SnowflakeCredential.parse(run.credential);
+  const snowflake = driver();
   snowflake.configure({ logLevel: 'OFF' } as never);
   const connection = snowflake.createConnection({
     account: config.account,
@@ -77,7 +86,7 @@ async function withConnection<T>(run: EngineRun, work: (connection: snowflake.Co
     role: config.role,
     application: 'compliance-platform-connector',
     timeout: run.limits.connectTimeoutMs,
-  } as snowflake.ConnectionOptions);
+  } as SnowflakeSdk.ConnectionOptions);
   const timeoutS = Math.max(1, Math.ceil(run.limits.statementTimeoutMs / 1000));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
