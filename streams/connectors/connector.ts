@@ -171,8 +171,8 @@ export const connectorAggregate: Aggregate<ConnectorState, ConnectorEvent> = {
   snapshot: { every: 50, version: 1, toJSON: (s) => s, fromJSON: (j) => j as ConnectorState },
 };
 
-/** The secret's name: tenant and connector id, never the key alone (keys are reusable after delete). */
-export const credentialSecretName = (tenantId: string, connectorId: string, connectorKey: string) => `connectors/${tenantId}/${connectorKey}/${connectorId}`;
+/** The secret's name: tenant, connector id and credential revision (keys are reusable after delete). */
+export const credentialSecretName = (tenantId: string, connectorId: string, connectorKey: string, revision: number) => `connectors/${tenantId}/${connectorKey}/${connectorId}/r${revision}`;
 
 /** `<connector_key>__<ekey>`: the agent tool an approved exposure becomes. */
 export const toolName = (connectorKey: string, ekey: string) => `${connectorKey}__${ekey}`;

@@ -30,6 +30,7 @@ describe('connectors over PostgreSQL', function () {
     operator = await signIn(t, { roles: ['operator'], tenantId });
   });
   after(async () => {
+    if (process.env.CONNECTORS_LOG_FILE) require('node:fs').writeFileSync(process.env.CONNECTORS_LOG_FILE, t.logs.filter((l) => /"level":(40|50)/.test(l)).join(''));
     await t?.close();
     await source?.drop();
   });
@@ -143,6 +144,9 @@ describe('connectors over PostgreSQL', function () {
     await activeConnector('switch-source');
     const response = await t.api.put('/connectors/switch-source/credential', { credential: source.readWrite }, admin.headers);
     expect(response.body).to.include({ status: 'probe_failed', read_only_verified_at: null });
+    const secrets = await t.deps.knex('secrets').where('name', 'like', `connectors/${tenantId}/switch-source/%`).pluck('name');
+    expect(secrets, 'the replaced credential is removed').to.have.length(1);
+    expect(secrets[0]).to.match(/\/r2$/);
   });
 
   it('POST /connectors/validate answers errors with positions for editors', async () => {
@@ -183,6 +187,7 @@ describe('connectors over PostgreSQL', function () {
     expect((await t.api.get('/connectors/life/exposures?status=draft', proposer.headers)).body).to.have.length(1);
     expect((await t.api.delete('/connectors/life/exposures/by_operator', proposer.headers)).status).to.equal(204);
     expect((await t.api.delete('/connectors/life', admin.headers)).status).to.equal(204);
+    expect(await t.deps.knex('secrets').where('name', 'like', `connectors/${tenantId}/life/%`).pluck('name')).to.deep.equal([]);
     expect((await register('life')).status).to.equal(201);
   });
 
