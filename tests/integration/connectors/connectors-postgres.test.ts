@@ -9,7 +9,8 @@ import { createSourceDatabase, SourceDatabase, startCapturingPlatform } from './
  * read-only and a read-write role made here, egress admitted for 127.0.0.0/8 only.
  */
 describe('connectors over PostgreSQL', function () {
-  this.timeout(30_000);
+  // Generous: on a shared machine another cluster user's long transaction delays projections.
+  this.timeout(60_000);
   let t: TestPlatform & { logs: string[] };
   let source: SourceDatabase;
   let admin: Session;
@@ -22,7 +23,8 @@ describe('connectors over PostgreSQL', function () {
     // The first file of a run also builds the template database; the machine is shared.
     this.timeout(120_000);
     source = await createSourceDatabase();
-    t = await startCapturingPlatform({ CONNECTOR_EGRESS_ALLOW: '127.0.0.0/8', CONNECTOR_STATEMENT_TIMEOUT_MS: '1500', CONNECTOR_PREVIEW_ROWS: '5', CONNECTOR_ROW_CAP: '100' });
+    // PROJECTION_WAIT_MS: read-your-writes on a machine shared by many test runs.
+    t = await startCapturingPlatform({ PROJECTION_WAIT_MS: '20000', CONNECTOR_EGRESS_ALLOW: '127.0.0.0/8', CONNECTOR_STATEMENT_TIMEOUT_MS: '1500', CONNECTOR_PREVIEW_ROWS: '5', CONNECTOR_ROW_CAP: '100' });
     tenantId = randomUUID();
     admin = await signIn(t, { roles: ['admin'], tenantId });
     approver = await signIn(t, { roles: ['admin'], tenantId });
