@@ -32,7 +32,6 @@ describe('connectors over PostgreSQL', function () {
     operator = await signIn(t, { roles: ['operator'], tenantId });
   });
   after(async () => {
-    if (process.env.CONNECTORS_LOG_FILE) require('node:fs').writeFileSync(process.env.CONNECTORS_LOG_FILE, t.logs.filter((l) => /"level":(40|50)/.test(l)).join(''));
     await t?.close();
     await source?.drop();
   });
