@@ -4,6 +4,7 @@ import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
 import { promptsContext } from './api/prompts';
+import { connectorsContext } from './api/connectors';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -12,4 +13,5 @@ export const contexts: ContextModule[] = [
   conversationsContext,
   graphContext,
   promptsContext,
+  connectorsContext,
 ];
