@@ -74,8 +74,8 @@ export function decideChangeConditionalRules(command: ChangeConditionalRules, st
   }
 }
 
-const decider: Decider<ChangeConditionalRules, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeConditionalRules };
+export const conditionalRulesDecider: Decider<ChangeConditionalRules, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeConditionalRules };
 
 export async function changeConditionalRules(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeConditionalRules) {
-  return deps.handle(decider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
+  return deps.handle(conditionalRulesDecider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
 }

@@ -94,8 +94,8 @@ export function decideChangeDuplicationRules(command: ChangeDuplicationRules, st
   }
 }
 
-const decider: Decider<ChangeDuplicationRules, DuplicationRulesState, DuplicationRuleEvent> = { ...duplicationRulesAggregate, decide: decideChangeDuplicationRules };
+export const duplicationRulesDecider: Decider<ChangeDuplicationRules, DuplicationRulesState, DuplicationRuleEvent> = { ...duplicationRulesAggregate, decide: decideChangeDuplicationRules };
 
 export async function changeDuplicationRules(deps: PlatformDeps, context: CommandContext, command: ChangeDuplicationRules) {
-  return deps.handle(decider, duplicationRulesAggregate.stream(context.tenantId, 'all'), command, context);
+  return deps.handle(duplicationRulesDecider, duplicationRulesAggregate.stream(context.tenantId, 'all'), command, context);
 }

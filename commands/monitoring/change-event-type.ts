@@ -78,7 +78,7 @@ export function decideChangeEventType(command: ChangeEventType, state: EventType
   }
 }
 
-const decider: Decider<ChangeEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeEventType };
+export const changeEventTypeDecider: Decider<ChangeEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeEventType };
 
 export async function changeEventType(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeEventType) {
   const stream = eventTypeAggregate.stream(context.tenantId, eventTypeId);
@@ -87,14 +87,14 @@ export async function changeEventType(deps: PlatformDeps, context: CommandContex
     // A rename moves the name reservation in the same atomic write as the rename.
     const current = await currentName(deps, stream);
     if (current !== null && current.toLowerCase() !== command.body.name.toLowerCase()) {
-      return deps.handle(decider, stream, command, context, { reserve: [eventTypeNameKey(tenantId, command.body.name)], release: [eventTypeNameKey(tenantId, current)] });
+      return deps.handle(changeEventTypeDecider, stream, command, context, { reserve: [eventTypeNameKey(tenantId, command.body.name)], release: [eventTypeNameKey(tenantId, current)] });
     }
   }
   if (command.type === 'DeleteEventType') {
     const current = await currentName(deps, stream);
-    return deps.handle(decider, stream, command, context, current === null ? {} : { release: [eventTypeNameKey(tenantId, current)] });
+    return deps.handle(changeEventTypeDecider, stream, command, context, current === null ? {} : { release: [eventTypeNameKey(tenantId, current)] });
   }
-  return deps.handle(decider, stream, command, context);
+  return deps.handle(changeEventTypeDecider, stream, command, context);
 }
 
 /** The name to release or move; read from the stream itself (a rename races only with itself, and the handler's revision check settles that). */

@@ -69,8 +69,8 @@ export function decideChangeFields(command: ChangeFields, state: EventTypeState,
   }
 }
 
-const decider: Decider<ChangeFields, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeFields };
+export const changeFieldsDecider: Decider<ChangeFields, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeFields };
 
 export async function changeFields(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeFields) {
-  return deps.handle(decider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
+  return deps.handle(changeFieldsDecider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
 }

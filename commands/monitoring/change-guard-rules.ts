@@ -94,8 +94,8 @@ export function decideChangeGuardRules(command: ChangeGuardRules, state: EventTy
   }
 }
 
-const decider: Decider<ChangeGuardRules, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeGuardRules };
+export const guardRulesDecider: Decider<ChangeGuardRules, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeGuardRules };
 
 export async function changeGuardRules(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeGuardRules) {
-  return deps.handle(decider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
+  return deps.handle(guardRulesDecider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
 }

@@ -58,7 +58,7 @@ export function decideCreateEventType(command: CreateEventType, state: EventType
   ];
 }
 
-const decider: Decider<CreateEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideCreateEventType };
+export const createEventTypeDecider: Decider<CreateEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideCreateEventType };
 
 /** Type names are unique per tenant, case-insensitively (a reservation, decided on the write side). */
 export const eventTypeNameKey = (tenantId: string, name: string): ReservationKey => ({
@@ -70,7 +70,7 @@ export const eventTypeNameKey = (tenantId: string, name: string): ReservationKey
 });
 
 export async function createEventType(deps: PlatformDeps, context: CommandContext, command: CreateEventType) {
-  return deps.handle(decider, eventTypeAggregate.stream(context.tenantId, command.eventTypeId), command, context, {
+  return deps.handle(createEventTypeDecider, eventTypeAggregate.stream(context.tenantId, command.eventTypeId), command, context, {
     reserve: [eventTypeNameKey(context.tenantId, command.body.name)],
   });
 }

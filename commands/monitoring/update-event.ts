@@ -73,7 +73,7 @@ export function decideUpdateEvent(command: UpdateEvent, state: OperationalEventS
   ];
 }
 
-const decider: Decider<UpdateEvent, OperationalEventState, OperationalEventEvent> = { ...operationalEventAggregate, decide: decideUpdateEvent };
+export const updateEventDecider: Decider<UpdateEvent, OperationalEventState, OperationalEventEvent> = { ...operationalEventAggregate, decide: decideUpdateEvent };
 
 export async function updateEvent(deps: PlatformDeps, context: CommandContext, eventId: string, body: UpdateEventBody) {
   const stream = operationalEventAggregate.stream(context.tenantId, eventId);
@@ -82,5 +82,5 @@ export async function updateEvent(deps: PlatformDeps, context: CommandContext, e
   const first = operationalEventAggregate.read(head[0]);
   if (first.type !== 'OperationalEventLogged') throw new NotFound('Event not found');
   const eventType = (await loadAggregate(deps.store, eventTypeAggregate, eventTypeAggregate.stream(context.tenantId, first.data.eventTypeId))).state;
-  return deps.handle(decider, stream, { type: 'UpdateEvent', body, eventType, actorId: context.actorId }, context);
+  return deps.handle(updateEventDecider, stream, { type: 'UpdateEvent', body, eventType, actorId: context.actorId }, context);
 }
