@@ -86,11 +86,9 @@ describe('event type deciders', () => {
   });
 
   it('publishing a guard rule freezes its draft as the next version; publishing it unchanged records nothing', () => {
-    const added: EventTypeEvent = {
-      type: 'GuardRuleAdded',
-      data: { eventTypeId: TYPE, ruleId: 'g1', name: 'Detail short', draft: { field: 'detail', operator: 'max_length', value: 20, message: null, when: null, enabled: true }, by: ACTOR, at: AT },
-    };
-    const v1: EventTypeEvent = { type: 'GuardRulePublished', data: { eventTypeId: TYPE, ruleId: 'g1', name: 'Detail short', version: 1, definition: (added.data as { draft: never }).draft, by: ACTOR, at: AT } };
+    const draft = { field: 'detail', operator: 'max_length' as const, value: 20, message: null, when: null, enabled: true };
+    const added: EventTypeEvent = { type: 'GuardRuleAdded', data: { eventTypeId: TYPE, ruleId: 'g1', name: 'Detail short', draft, by: ACTOR, at: AT } };
+    const v1: EventTypeEvent = { type: 'GuardRulePublished', data: { eventTypeId: TYPE, ruleId: 'g1', name: 'Detail short', version: 1, definition: draft, by: ACTOR, at: AT } };
     given(guardRulesDecider, [created(), added]).when({ type: 'PublishGuardRule', ruleId: 'g1', actorId: ACTOR }).then([v1]);
     given(guardRulesDecider, [created(), added, v1]).when({ type: 'PublishGuardRule', ruleId: 'g1', actorId: ACTOR }).thenNothing();
     const events = given(guardRulesDecider, [created(), added, v1])
