@@ -139,6 +139,25 @@ describe('event types API', () => {
     expect(types.filter((x) => x === 'EventTypeReferenced')).to.have.length(1);
   });
 
+  it('a delete racing the first logged events never leaves an event whose type is gone', async () => {
+    const { power, operator } = await tenant();
+    for (let round = 0; round < 3; round++) {
+      const type = (await t.api.post('/event-types', { name: `Race ${round}`, fields: [] }, power.headers)).body;
+      await t.api.post(`/event-types/${type.id}/transition`, { status: 'active' }, power.headers);
+      const body = { event_type_id: type.id, entity_id: 'W-1', entity_type: 'Well', occurred_at: '2026-03-01T10:00:00Z', fields: {} };
+      const [deleted, ...logs] = await Promise.all([t.api.delete(`/event-types/${type.id}`, power.headers), ...Array.from({ length: 3 }, () => t.api.post('/events', body, operator.headers))]);
+      const accepted = logs.filter((r) => r.status === 201).length;
+      const total = (await t.api.get(`/events?event_type_id=${type.id}`, operator.headers)).body.total;
+      expect(total).to.equal(accepted);
+      if (deleted.status === 204) {
+        expect(accepted, 'events logged against a deleted type').to.equal(0);
+      } else {
+        expect(deleted.status).to.equal(409);
+        expect(accepted).to.be.greaterThan(0);
+      }
+    }
+  });
+
   it('conditional rules are validated against the fields and block renaming a field they use', async () => {
     const { power } = await tenant();
     const type = (await t.api.post('/event-types', flaringType, power.headers)).body;
