@@ -29,6 +29,16 @@ export interface SignableEvent {
   type: string;
   data: unknown;
   metadata: EventMetadata;
+  /** Signed from format 2 on (`metadata.sigv === 2`): moving an event in time is tampering too. */
+  recordedAt?: Date;
+}
+
+/** The signature format new appends use; format 1 (no recorded time) still verifies. */
+export const SIGNATURE_VERSION = 2;
+
+function recordedAtOf(event: SignableEvent): string {
+  if (!event.recordedAt) throw new Error(`format ${SIGNATURE_VERSION} signatures cover the recorded time; none given`);
+  return event.recordedAt.toISOString();
 }
 
 export class AuditSigner {
@@ -43,6 +53,7 @@ export class AuditSigner {
       type: event.type,
       data: event.data,
       metadata,
+      ...(metadata.sigv === SIGNATURE_VERSION ? { recordedAt: recordedAtOf(event) } : {}),
     });
     return createHmac('sha256', this.key)
       .update(previousSignature ?? '')
