@@ -96,10 +96,10 @@ export function applicableRules(rules: DuplicationRulesState, eventTypeId: strin
   return rules.rules.filter((r) => r.enabled && (r.eventTypeId === null || r.eventTypeId === eventTypeId));
 }
 
-/** The accepted event this one duplicates: one whose `occurred_at` lies within the window of this one's. */
-export function findDuplicate(accepted: { eventId: string; occurredAt: string }[], occurredAt: string, windowSeconds: number): { eventId: string; occurredAt: string } | null {
+/** Accepted events this one duplicates: those whose `occurred_at` lies within the window of this one's, newest first. */
+export function duplicatesOf(accepted: { eventId: string; occurredAt: string }[], occurredAt: string, windowSeconds: number): { eventId: string; occurredAt: string }[] {
   const t = Date.parse(occurredAt);
-  return accepted.find((a) => Math.abs(Date.parse(a.occurredAt) - t) <= windowSeconds * 1000) ?? null;
+  return accepted.filter((a) => Math.abs(Date.parse(a.occurredAt) - t) <= windowSeconds * 1000);
 }
 
 export type LogEventOutcome =
@@ -126,8 +126,12 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
       const stream = duplicateKeyStream(tenantId, rule, duplicateKey(rule, command, decided.values));
       const recent = await store.readStream(stream, { direction: 'backwards', limit: DUPLICATE_KEY_LOOKBACK });
       const accepted = recent.map((e) => readDuplicateKeyEvent(e).data);
-      const duplicate = findDuplicate(accepted, command.occurredAt, rule.windowSeconds);
-      if (duplicate) return { writes: [], outcome: { status: 'suppressed', duplicateOf: duplicate.eventId, duplicateOccurredAt: duplicate.occurredAt, rule } };
+      for (const duplicate of duplicatesOf(accepted, command.occurredAt, rule.windowSeconds)) {
+        // Where multi-stream writes are not atomic (EventStoreDB) a key can outlive a failed
+        // event write: only a key whose event exists suppresses.
+        const original = await store.readStream(operationalEventAggregate.stream(tenantId, duplicate.eventId), { limit: 1 });
+        if (original.length > 0) return { writes: [], outcome: { status: 'suppressed', duplicateOf: duplicate.eventId, duplicateOccurredAt: duplicate.occurredAt, rule } };
+      }
       writes.push({
         stream,
         revision: recent.length > 0 ? recent[0].revision : null,

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { duplicateKey } from '../../../commands/monitoring/log-event';
+import { duplicateKeyStream, DuplicationRule } from '../../../streams/monitoring/duplication-rules';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
@@ -85,6 +87,18 @@ describe('duplication rules (internal listener)', () => {
     expect(list.body.map((r: { id: string }) => r.id)).to.deep.equal([rule.id]);
     expect((await t.internal.patch(`/duplication-rules/${randomUUID()}`, { enabled: true }, internal)).status).to.equal(404);
     expect((await t.internal.post('/duplication-rules', { name: 'bad', window_seconds: 0 }, internal)).status).to.equal(422);
+  });
+
+  it('a remembered key whose event was never written (a torn EventStoreDB write) does not suppress', async () => {
+    const { operator, type, internal, tenantId } = await setup();
+    const view = (await t.internal.post('/duplication-rules', { name: 'Per well', event_type_id: type.id, window_seconds: 3600 }, internal)).body;
+    const rule = { id: view.id, generation: view.generation, matchFields: view.match_fields } as DuplicationRule;
+    const key = duplicateKey(rule, { eventTypeId: type.id, entityId: '42-329-30001', entityType: 'Well' }, {});
+    const metadata = { tenantId, actorId: operator.userId, correlationId: randomUUID(), causationId: randomUUID() };
+    await t.deps.store.append(duplicateKeyStream(tenantId, rule, key), [{ type: 'DuplicateKeyAccepted', data: { ruleId: rule.id, eventId: randomUUID(), occurredAt: '2026-06-05T10:00:00Z' }, metadata }]);
+    const logged = await t.api.post('/events', alarm(type.id, '2026-06-05T10:10:00Z'), operator.headers);
+    expect(logged.status).to.equal(201);
+    expect((await t.api.post('/events', alarm(type.id, '2026-06-05T10:20:00Z'), operator.headers)).body).to.include({ suppressed: true, duplicate_of: logged.body.id });
   });
 
   it('rules are per tenant: another tenant sees none and is not suppressed', async () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { decideLogEvent, duplicateKey, findDuplicate, LogEvent } from '../../../commands/monitoring/log-event';
+import { decideLogEvent, duplicateKey, duplicatesOf, LogEvent } from '../../../commands/monitoring/log-event';
 import { updateEventDecider } from '../../../commands/monitoring/update-event';
 import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
 import { DuplicationRule } from '../../../streams/monitoring/duplication-rules';
@@ -65,9 +65,9 @@ describe('logging an operational event', () => {
 
     it('an accepted event within the window on either side is a duplicate; the window edge counts', () => {
       const accepted = [{ eventId: 'a', occurredAt: '2026-03-01T10:00:00Z' }];
-      expect(findDuplicate(accepted, '2026-03-01T10:01:00Z', 60)).to.deep.equal(accepted[0]);
-      expect(findDuplicate(accepted, '2026-03-01T09:59:30Z', 60)).to.deep.equal(accepted[0]);
-      expect(findDuplicate(accepted, '2026-03-01T10:01:01Z', 60)).to.equal(null);
+      expect(duplicatesOf(accepted, '2026-03-01T10:01:00Z', 60)).to.deep.equal(accepted);
+      expect(duplicatesOf(accepted, '2026-03-01T09:59:30Z', 60)).to.deep.equal(accepted);
+      expect(duplicatesOf(accepted, '2026-03-01T10:01:01Z', 60)).to.deep.equal([]);
     });
   });
 });
