@@ -19,6 +19,8 @@ export const CreateEventTypeBody = z
     compliance_domain: COMPLIANCE_DOMAIN.nullable().optional(),
     anomaly_kind: COMPLIANCE_DOMAIN.nullable().optional(),
     fields: z.array(FieldInput).max(LIMITS.fields).default([]),
+    /** A type may start active (one request instead of create + transition); default draft. */
+    status: z.enum(['draft', 'active']).default('draft'),
   })
   .strict();
 export type CreateEventTypeBody = z.infer<typeof CreateEventTypeBody>;
@@ -40,7 +42,8 @@ export function decideCreateEventType(command: CreateEventType, state: EventType
     if (seen.has(f.name)) throw new ValidationFailed([{ loc: ['body', 'fields', i, 'name'], msg: `duplicate field name "${f.name}"`, type: 'duplicate' }]);
     seen.add(f.name);
   });
-  return [
+  const at = now.toISOString();
+  const events: EventTypeEvent[] = [
     {
       type: 'EventTypeCreated',
       data: {
@@ -52,10 +55,12 @@ export function decideCreateEventType(command: CreateEventType, state: EventType
         anomalyKind: body.anomaly_kind ?? null,
         fields: body.fields.map((f, i) => fieldDefOf(command.fieldIds[i], f)),
         by: command.actorId,
-        at: now.toISOString(),
+        at,
       },
     },
   ];
+  if (body.status === 'active') events.push({ type: 'EventTypeTransitioned', data: { eventTypeId: command.eventTypeId, from: 'draft', to: 'active', by: command.actorId, at } });
+  return events;
 }
 
 export const createEventTypeDecider: Decider<CreateEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideCreateEventType };

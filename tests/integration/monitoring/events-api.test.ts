@@ -229,6 +229,13 @@ describe('operational events API', () => {
     expect((await t.deps.store.readStream(operationalEventAggregate.stream(s.tenantId, routine.id))).map((e) => e.type)).to.deep.equal(['OperationalEventLogged']);
   });
 
+  it('a type created with status active accepts events at once', async () => {
+    const s = await tenant();
+    const type = (await t.api.post('/event-types', { name: 'Ready', status: 'active', fields: [{ name: 'n', type: 'number' }] }, s.power.headers)).body;
+    expect(type.status).to.equal('active');
+    expect((await t.api.post('/events', event(type.id, { n: 1 }), s.operator.headers)).status).to.equal(201);
+  });
+
   it('a retried POST with the same Idempotency-Key logs one event', async () => {
     const s = await tenant();
     const type = await activeType(s, { name: 'Once', fields: [] });

@@ -27,7 +27,7 @@ const showRule: EventTypeEvent = {
 describe('event type deciders', () => {
   it('creates a draft type with its fields', () => {
     given(createEventTypeDecider)
-      .when({ type: 'CreateEventType', eventTypeId: TYPE, fieldIds: ['f1'], actorId: ACTOR, body: { name: 'Flaring', fields: [{ name: 'volume', type: 'number', required: true }] } })
+      .when({ type: 'CreateEventType', eventTypeId: TYPE, fieldIds: ['f1'], actorId: ACTOR, body: { name: 'Flaring', status: 'draft', fields: [{ name: 'volume', type: 'number', required: true }] } })
       .then([
         {
           type: 'EventTypeCreated',
@@ -36,9 +36,17 @@ describe('event type deciders', () => {
       ]);
   });
 
+  it('a type created with status active is created and activated in one write', () => {
+    const events = given(createEventTypeDecider)
+      .when({ type: 'CreateEventType', eventTypeId: TYPE, fieldIds: [], actorId: ACTOR, body: { name: 'Flaring', status: 'active', fields: [] } })
+      .events();
+    expect(events.map((e) => e.type)).to.deep.equal(['EventTypeCreated', 'EventTypeTransitioned']);
+    expect(events[1].data).to.deep.include({ from: 'draft', to: 'active' });
+  });
+
   it('two fields with one name answer 422 naming the second', () => {
     given(createEventTypeDecider)
-      .when({ type: 'CreateEventType', eventTypeId: TYPE, fieldIds: ['f1', 'f2'], actorId: ACTOR, body: { name: 'X', fields: [{ name: 'a', type: 'text', required: false }, { name: 'a', type: 'number', required: false }] } })
+      .when({ type: 'CreateEventType', eventTypeId: TYPE, fieldIds: ['f1', 'f2'], actorId: ACTOR, body: { name: 'X', status: 'draft', fields: [{ name: 'a', type: 'text', required: false }, { name: 'a', type: 'number', required: false }] } })
       .thenThrows(ValidationFailed, /fields\.1\.name/);
   });
 
