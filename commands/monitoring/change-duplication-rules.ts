@@ -62,6 +62,7 @@ export function decideChangeDuplicationRules(command: ChangeDuplicationRules, st
         windowSeconds: b.window_seconds,
         enabled: b.enabled,
         generation: 0,
+        resetAt: null,
         updatedAt: at,
         updatedBy: command.actorId,
       };

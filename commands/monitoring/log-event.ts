@@ -12,7 +12,7 @@ import {
   readDuplicateKeyEvent,
 } from '../../streams/monitoring/duplication-rules';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType } from '../../streams/monitoring/event-type';
-import { FieldValues, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
+import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
 import { appendAtomically, loadAggregate, PlannedWrite } from './append-atomically';
 import { validateEventFields } from './event-validation';
 
@@ -103,7 +103,7 @@ export function duplicatesOf(accepted: { eventId: string; occurredAt: string }[]
 }
 
 export type LogEventOutcome =
-  | { status: 'logged'; state: Extract<OperationalEventState, { status: 'logged' }>; hidden: string[]; replayed: boolean }
+  | { status: 'logged'; state: LoggedEvent; hidden: string[]; replayed: boolean }
   | { status: 'suppressed'; duplicateOf: string; duplicateOccurredAt: string; rule: DuplicationRule };
 
 export async function logEvent(deps: PlatformDeps, context: CommandContext, command: LogEvent): Promise<LogEventOutcome> {
@@ -143,7 +143,7 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
       writes.push({ stream: typeStream, revision: type.revision, events: [mark] });
     }
     writes.push({ stream: eventStream, revision: null, events: decided.events });
-    const state = decided.events.reduce(operationalEventAggregate.evolve, existing.state) as Extract<OperationalEventState, { status: 'logged' }>;
+    const state = decided.events.reduce(operationalEventAggregate.evolve, existing.state) as LoggedEvent;
     return { writes, outcome: { status: 'logged', state, hidden: decided.hidden, replayed: false } };
   });
   return outcome;

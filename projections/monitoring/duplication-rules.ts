@@ -13,6 +13,7 @@ const row = (tenantId: string, r: DuplicationRule) => ({
   window_seconds: r.windowSeconds,
   enabled: r.enabled,
   generation: r.generation,
+  reset_at: r.resetAt,
   updated_by: r.updatedBy,
   updated_at: r.updatedAt,
 });

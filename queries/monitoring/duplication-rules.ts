@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { DUPLICATION_RULES_TABLE } from '../../projections/monitoring/duplication-rules';
+import type { DuplicationRule } from '../../streams/monitoring/duplication-rules';
 
 const view = (r: any) => ({
   id: r.id,
@@ -22,3 +23,18 @@ export async function findDuplicationRule(knex: Knex, tenantId: string, id: stri
   const row = await knex(DUPLICATION_RULES_TABLE).where({ tenant_id: tenantId, id }).first();
   return row ? view(row) : null;
 }
+
+/** The same view from the write side's state (a write answers without waiting on the read model). */
+export const duplicationRuleViewOf = (r: DuplicationRule) =>
+  view({
+    id: r.id,
+    name: r.name,
+    event_type_id: r.eventTypeId,
+    match_fields: r.matchFields,
+    window_seconds: r.windowSeconds,
+    enabled: r.enabled,
+    generation: r.generation,
+    reset_at: r.resetAt,
+    updated_by: r.updatedBy,
+    updated_at: r.updatedAt,
+  });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { EVENT_HISTORY_TABLE, EVENTS_TABLE } from '../../projections/monitoring/operational-events';
+import type { LoggedEvent } from '../../streams/monitoring/operational-event';
 
 /** Logged operational events: list with filters and paging, one event, its history. */
 
@@ -20,6 +21,23 @@ export const eventView = (r: any) => ({
   updated_at: iso(r.updated_at),
 });
 export type EventView = ReturnType<typeof eventView>;
+
+/** The same view from the state a command left, so a write answers without waiting on the read model. */
+export const eventViewOf = (e: LoggedEvent): EventView =>
+  eventView({
+    id: e.eventId,
+    event_type_id: e.eventTypeId,
+    entity_id: e.entityId,
+    entity_type: e.entityType,
+    occurred_at: e.occurredAt,
+    fields: e.fields,
+    version: e.version,
+    anomaly_flagged: e.anomalyFlagged,
+    logged_by: e.loggedBy,
+    logged_at: e.loggedAt,
+    updated_by: e.updatedBy,
+    updated_at: e.updatedAt,
+  });
 
 export interface EventFilter {
   entity_id?: string;

@@ -13,11 +13,12 @@ import { duplicationRulesProjector } from '../../projections/monitoring/duplicat
 import { eventTypesProjector } from '../../projections/monitoring/event-types';
 import { operationalEventsProjector } from '../../projections/monitoring/operational-events';
 import { correlate } from '../../queries/monitoring/correlate';
-import { findDuplicationRule, listDuplicationRules } from '../../queries/monitoring/duplication-rules';
+import { duplicationRuleViewOf, listDuplicationRules } from '../../queries/monitoring/duplication-rules';
 import { conditionalRuleView, eventTypeView, fieldView, findEventType, guardRuleVersions, guardRuleView, listEventTypes } from '../../queries/monitoring/event-types';
-import { eventHistory, findEvent, listEvents } from '../../queries/monitoring/events';
+import { eventHistory, eventViewOf, findEvent, listEvents } from '../../queries/monitoring/events';
 import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
+import { DuplicationRule, DuplicationRulesState } from '../../streams/monitoring/duplication-rules';
 import { EVENT_TYPE_STATUSES, isLive, LiveEventType } from '../../streams/monitoring/event-type';
 import type { CommandContext } from '../command-handling/command-handler';
 import { newId } from '../command-handling/idempotency';
@@ -267,9 +268,7 @@ function eventRoutes(deps: PlatformDeps): Router {
       });
       return;
     }
-    const view = await findEvent(knex, context.tenantId, outcome.state.eventId);
-    if (!view) throw new NotFound('Event not found');
-    res.status(outcome.replayed ? 200 : 201).json({ ...view, hidden_fields: outcome.hidden, suppressed: false });
+    res.status(outcome.replayed ? 200 : 201).json({ ...eventViewOf(outcome.state), hidden_fields: outcome.hidden, suppressed: false });
   });
 
   router.get('/events', async (req, res) => {
@@ -290,10 +289,9 @@ function eventRoutes(deps: PlatformDeps): Router {
     const context = commandContext(req);
     const { id } = parseParams(req, TypeParams);
     const body = parseBody(req, UpdateEventBody);
-    await updateEvent(deps, context, id, body);
-    const view = await findEvent(knex, context.tenantId, id);
-    if (!view) throw new NotFound('Event not found');
-    res.json(view);
+    const { state } = await updateEvent(deps, context, id, body);
+    if (state.status !== 'logged') throw new NotFound('Event not found');
+    res.json(eventViewOf(state));
   });
 
   router.post('/events/:id/correlate', async (req, res) => {
@@ -326,6 +324,12 @@ function internalCaller(req: Request, write: boolean): CommandContext {
   return { tenantId, actorId: SYSTEM_USER_ID, correlationId: req.id, idempotencyKey: idempotencyKeyOf(req) };
 }
 
+function ruleOf(state: DuplicationRulesState, id: string): DuplicationRule {
+  const rule = state.rules.find((r) => r.id === id);
+  if (!rule) throw new NotFound('Duplication rule not found');
+  return rule;
+}
+
 function duplicationRuleRoutes(deps: PlatformDeps): Router {
   const router = Router();
   const { knex } = deps;
@@ -340,23 +344,23 @@ function duplicationRuleRoutes(deps: PlatformDeps): Router {
     const context = internalCaller(req, true);
     const body = parseBody(req, DuplicationRuleBody);
     const ruleId = newId(context, 'monitoring.duplication-rule');
-    await changeDuplicationRules(deps, context, { type: 'CreateDuplicationRule', ruleId, body, actorId: context.actorId });
-    res.status(201).json(await findDuplicationRule(knex, context.tenantId, ruleId));
+    const { state } = await changeDuplicationRules(deps, context, { type: 'CreateDuplicationRule', ruleId, body, actorId: context.actorId });
+    res.status(201).json(duplicationRuleViewOf(ruleOf(state, ruleId)));
   });
 
   router.post('/duplication-rules/reset', async (req, res) => {
     const context = internalCaller(req, true);
     const { rule_id } = parseBody(req, ResetBody);
-    await changeDuplicationRules(deps, context, { type: 'ResetDuplicationRules', ruleId: rule_id ?? null, actorId: context.actorId });
-    res.json(await listDuplicationRules(knex, context.tenantId));
+    const { state } = await changeDuplicationRules(deps, context, { type: 'ResetDuplicationRules', ruleId: rule_id ?? null, actorId: context.actorId });
+    res.json([...state.rules].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map(duplicationRuleViewOf));
   });
 
   router.patch('/duplication-rules/:id', async (req, res) => {
     const context = internalCaller(req, true);
     const { id } = parseParams(req, RuleIdParams);
     const patch = parseBody(req, DuplicationRulePatch);
-    await changeDuplicationRules(deps, context, { type: 'UpdateDuplicationRule', ruleId: id, patch, actorId: context.actorId });
-    res.json(await findDuplicationRule(knex, context.tenantId, id));
+    const { state } = await changeDuplicationRules(deps, context, { type: 'UpdateDuplicationRule', ruleId: id, patch, actorId: context.actorId });
+    res.json(duplicationRuleViewOf(ruleOf(state, id)));
   });
 
   return router;

@@ -26,6 +26,7 @@ export const DuplicationRuleSchema = z.object({
   windowSeconds: z.number().int(),
   enabled: z.boolean(),
   generation: z.number().int(),
+  resetAt: z.string().nullable().default(null),
   updatedAt: z.string(),
   updatedBy: z.string(),
 });
@@ -51,7 +52,7 @@ export function evolveDuplicationRules(state: DuplicationRulesState, event: Dupl
       return { ...state, rules: state.rules.map((r) => (r.id === event.data.rule.id ? event.data.rule : r)) };
     case 'DuplicationRulesReset': {
       const reset = new Set(event.data.ruleIds);
-      return { ...state, rules: state.rules.map((r) => (reset.has(r.id) ? { ...r, generation: r.generation + 1, updatedAt: event.data.at, updatedBy: event.data.by } : r)) };
+      return { ...state, rules: state.rules.map((r) => (reset.has(r.id) ? { ...r, generation: r.generation + 1, resetAt: event.data.at, updatedAt: event.data.at, updatedBy: event.data.by } : r)) };
     }
   }
 }

@@ -57,18 +57,22 @@ export type OperationalEventState =
       fields: FieldValues;
       version: number;
       anomalyFlagged: boolean;
+      loggedBy: string;
+      loggedAt: string;
+      updatedBy: string;
+      updatedAt: string;
     };
 
 export function evolveOperationalEvent(state: OperationalEventState, event: OperationalEventEvent): OperationalEventState {
   switch (event.type) {
     case 'OperationalEventLogged': {
-      const { eventId, eventTypeId, entityId, entityType, occurredAt, fields } = event.data;
-      return { status: 'logged', eventId, eventTypeId, entityId, entityType, occurredAt, fields, version: 1, anomalyFlagged: false };
+      const { eventId, eventTypeId, entityId, entityType, occurredAt, fields, by, at } = event.data;
+      return { status: 'logged', eventId, eventTypeId, entityId, entityType, occurredAt, fields, version: 1, anomalyFlagged: false, loggedBy: by, loggedAt: at, updatedBy: by, updatedAt: at };
     }
     case 'OperationalEventUpdated': {
       if (state.status !== 'logged') return state;
-      const { entityId, entityType, occurredAt, fields, version } = event.data;
-      return { ...state, entityId, entityType, occurredAt, fields, version };
+      const { entityId, entityType, occurredAt, fields, version, by, at } = event.data;
+      return { ...state, entityId, entityType, occurredAt, fields, version, updatedBy: by, updatedAt: at };
     }
     case COMPLIANCE_ANOMALY_FLAGGED:
       return state.status === 'logged' ? { ...state, anomalyFlagged: true } : state;
@@ -82,5 +86,7 @@ export const operationalEventAggregate: Aggregate<OperationalEventState, Operati
   evolve: evolveOperationalEvent,
   read: readOperationalEvent,
   // An often-corrected event folds from its latest snapshot, not from revision 0.
-  snapshot: { every: 50, version: 1, toJSON: (state) => state, fromJSON: (json) => json as OperationalEventState },
+  snapshot: { every: 50, version: 2, toJSON: (state) => state, fromJSON: (json) => json as OperationalEventState },
 };
+
+export type LoggedEvent = Extract<OperationalEventState, { status: 'logged' }>;

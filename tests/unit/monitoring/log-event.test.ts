@@ -55,7 +55,7 @@ describe('logging an operational event', () => {
   });
 
   describe('duplicates', () => {
-    const rule: DuplicationRule = { id: 'r', name: 'r', eventTypeId: null, matchFields: ['entity_id', 'psi'], windowSeconds: 60, enabled: true, generation: 0, updatedAt: AT, updatedBy: 'u' };
+    const rule: DuplicationRule = { id: 'r', name: 'r', eventTypeId: null, matchFields: ['entity_id', 'psi'], windowSeconds: 60, enabled: true, generation: 0, resetAt: null, updatedAt: AT, updatedBy: 'u' };
 
     it('the key is the type and the chosen values', () => {
       expect(duplicateKey(rule, command, { psi: 950 })).to.equal(duplicateKey(rule, { ...command, entityType: 'Lease' }, { psi: 950 }));
