@@ -62,6 +62,11 @@ export class AuditSigner {
       .digest('hex');
   }
 
+  /** The HMAC of an anchor's digest, so an anchor file cannot be forged without the key. */
+  digestSignature(digest: string): string {
+    return createHmac('sha256', this.key).update('anchor\n').update(digest).digest('hex');
+  }
+
   matches(event: RecordedEvent, previousSignature: string | null): boolean {
     const expected = Buffer.from(this.sign(event, previousSignature), 'hex');
     const actual = Buffer.from(String(event.metadata.signature ?? ''), 'hex');
@@ -74,7 +79,12 @@ export interface TamperedEntry {
   revision: string;
   eventId: string;
   type: string;
-  reason: 'signature_mismatch' | 'revision_gap';
+  /**
+   * `head_mismatch`: the log ends elsewhere than the stream's recorded head (a removed tail);
+   * `headless_stream`: events whose head row is gone; `anchor_mismatch`: the event an anchor
+   * recorded as a head is missing or signed differently (history rewritten since).
+   */
+  reason: 'signature_mismatch' | 'revision_gap' | 'head_mismatch' | 'headless_stream' | 'anchor_mismatch';
 }
 
 export interface VerifyReport {
