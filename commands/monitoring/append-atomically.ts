@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Aggregate } from '../../src/command-handling/aggregate';
 import type { CommandContext } from '../../src/command-handling/command-handler';
 import type { DomainEvent } from '../../src/command-handling/decider';
-import { derivedUuid } from '../../src/command-handling/idempotency';
+import { derivedUuid, idempotencyKeyFor } from '../../src/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/context-module';
 import { Conflict } from '../../src/domain/errors';
 import { comparePositions, EventStore, Position, StreamWrite, WrongExpectedRevisionError } from '../../src/eventstore/types';
@@ -45,7 +45,8 @@ export async function appendAtomically<Outcome>(
 ): Promise<{ outcome: Outcome; position: Position | null }> {
   const correlationId = context.correlationId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
-  const eventId = (stream: string, index: number) => (context.idempotencyKey ? derivedUuid('event', context.tenantId, context.idempotencyKey, stream, String(index)) : randomUUID());
+  const key = idempotencyKeyFor(context.idempotencyKey);
+  const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
   const retries = deps.config.commandRetries;
   for (let attempt = 0; ; attempt++) {
     const { writes, outcome } = await decide(deps.clock());

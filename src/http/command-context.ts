@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { CommandContext } from '../command-handling/command-handler';
 import { requireIdentity } from './identity';
+import { currentScope } from './request-scope';
 
 /**
  * Who issues a command, from the stamped identity: tenant and actor, and the request id as
@@ -10,4 +11,9 @@ import { requireIdentity } from './identity';
 export function commandContext(req: Request, extra: Pick<CommandContext, 'metadata'> = {}): CommandContext {
   const { tenantId, userId } = requireIdentity(req);
   return { tenantId, actorId: userId, correlationId: req.id, ...extra };
+}
+
+/** The request's Idempotency-Key (validated by the request scope), for commands built by hand. */
+export function idempotencyKeyOf(_req: Request): string | undefined {
+  return currentScope()?.idempotencyKey;
 }
