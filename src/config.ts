@@ -62,6 +62,12 @@ const EnvSchema = z.object({
   CONNECTOR_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(1_000),
   /** Most rows a preview returns. */
   CONNECTOR_PREVIEW_ROWS: z.coerce.number().int().min(1).max(10_000).default(50),
+  // Optional mirror of expert eval scores to Langfuse's public ingestion API (all three or none).
+  LANGFUSE_PUBLIC_KEY: z.string().optional(),
+  LANGFUSE_SECRET_KEY: z.string().optional(),
+  LANGFUSE_HOST: z.string().url().optional(),
+  /** Delay before the one retry of an eval capture's snapshot check. */
+  EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -95,6 +101,8 @@ export interface Config {
   extraction: { workers: number; timeLimitMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
+  /** Evaluation: the Langfuse score mirror (null when not configured; the secret is never logged) and the snapshot re-check delay. */
+  evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -132,6 +140,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   if (env.EVENT_STORE === 'esdb' && !env.EVENTSTORE_URL) {
     throw new ConfigError('EVENT_STORE=esdb needs EVENTSTORE_URL');
   }
+  const langfuseVars = [env.LANGFUSE_PUBLIC_KEY, env.LANGFUSE_SECRET_KEY, env.LANGFUSE_HOST].filter(Boolean).length;
+  if (langfuseVars > 0 && langfuseVars < 3) throw new ConfigError('LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST go together: set all three or none');
 
   const bootstrapFromDefaults = !env.BOOTSTRAP_ADMIN_EMAIL || !env.BOOTSTRAP_ADMIN_PASSWORD;
   const bootstrapAdmin = {
@@ -184,6 +194,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       connectTimeoutMs: env.CONNECTOR_CONNECT_TIMEOUT_MS,
       rowCap: env.CONNECTOR_ROW_CAP,
       previewRows: env.CONNECTOR_PREVIEW_ROWS,
+    },
+    evaluation: {
+      langfuse:
+        env.LANGFUSE_PUBLIC_KEY && env.LANGFUSE_SECRET_KEY && env.LANGFUSE_HOST
+          ? { host: env.LANGFUSE_HOST.replace(/\/+$/, ''), publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }
+          : null,
+      snapshotRetryMs: env.EVAL_SNAPSHOT_RETRY_MS,
     },
     warnings,
   };
