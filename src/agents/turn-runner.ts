@@ -1,0 +1,396 @@
+import { zodSchema } from 'ai';
+import type { ModelMessage } from 'ai';
+import type { AgentTool, ToolCaller } from '../agent-tools';
+import type { CommandContext } from '../command-handling/command-handler';
+import { derivedUuid } from '../command-handling/idempotency';
+import type { PlatformDeps } from '../context-module';
+import { RateLimited } from '../domain/errors';
+import { callModel, ModelReply, ModelRouter } from '../infra/llm/model-router';
+import { costOf } from '../infra/llm/model-prices';
+import { countTokens, truncateToTokens } from '../infra/tokens';
+import { resolveEffectiveSettings, TurnSettings } from '../settings/effective-settings';
+import { MODEL_OPTIONS } from '../settings/model-options';
+import { agentAllows, resolveAgent } from './agent-definitions';
+import type { SkillDefinition } from './builtin-skills';
+import { ApprovalAsk, loadSkillTool, requestApprovalTool } from './turn-tools';
+import { appendMessage } from '../../commands/conversations/append-message';
+import { requestApproval } from '../../commands/approvals/request-approval';
+import { finishTurn } from '../../commands/agents/finish-turn';
+import { recordTurnProgress } from '../../commands/agents/record-turn-progress';
+import { startTurn } from '../../commands/agents/start-turn';
+import { projectContext } from '../../queries/conversations/projects';
+import { attachmentTexts } from '../../queries/conversations/attachments';
+import { visibleConversation } from '../../queries/conversations/conversations';
+import { projectInjected, recentMessages } from '../../queries/agents/memory';
+import { effectiveSkills } from '../../queries/agents/skills';
+import { latestTurns } from '../../queries/agents/turns';
+import { dailyUsage } from '../../queries/agents/usage';
+import { approvalAggregate, ApprovalState } from '../../streams/approvals/approval';
+import { NodeMessage, PipelineNode, ProgressEvent, ReferencedEntity, TurnOutcome, TurnToolCall } from '../../streams/agents/turn';
+import { outcomeWire } from './turn-frames';
+
+/**
+ * One agent turn (spec 2 §agent execution, §6): the pipeline `system_prompt_node`,
+ * `memory_node`, `resume_guard`, `initial_llm_call` ↔ `tool_node` while tools are called,
+ * `approval_node`, `output_format`, then `done`. Every node's completion is an event of the
+ * turn's own stream, which is what SSE readers replay and follow; the conversation receives
+ * the user, tool and assistant messages, each carrying the `execution_id`.
+ *
+ * `prepareTurn` does everything that may refuse the request (404, 422, 429) before the turn
+ * exists; `runTurn` then never throws: failures end the turn with status `error`.
+ */
+export interface TurnRequest {
+  tenantId: string;
+  userId: string;
+  permissions: string[];
+  conversationId: string;
+  message: string;
+  agentType: string;
+  agentId: string;
+  model?: string;
+  systemPrompt?: string;
+  maxTokens?: number;
+  maxCostUsd?: number;
+  thinkingMode?: string;
+  attachmentIds: string[];
+  metadata?: Record<string, unknown>;
+  executionId: string;
+  correlationId?: string;
+}
+
+/** Resolves the system prompt of an agent type (the prompts context replaces the default at wiring). */
+export type SystemPromptResolver = (input: { tenantId: string; agentType: string; agentId: string; fallback: string }) => Promise<string>;
+
+export interface TurnEngine {
+  deps: PlatformDeps;
+  models: ModelRouter;
+  resolveSystemPrompt: SystemPromptResolver;
+}
+
+export interface ExecutionResult {
+  execution_id: string;
+  conversation_id: string;
+  status: TurnOutcome['status'];
+  messages: Array<{ role: string; content: string; tool_calls: Array<{ id: string; name: string; args: Record<string, unknown> }> }>;
+  tokens_used: number | null;
+  cost_usd: number | null;
+  skills_injected: string[];
+  thinking_mode: string | null;
+  referenced_entities: Array<{ entity_id: string; name: string; entity_type: string }>;
+  hitl_approval_id: string | null;
+  hitl_checkpoint_type: string | null;
+  error: string | null;
+}
+
+export interface PreparedTurn {
+  request: TurnRequest;
+  settings: TurnSettings;
+  projectId: string | null;
+  attachments: Array<{ filename: string; text: string }>;
+  context: CommandContext;
+}
+
+const MAX_TOOL_ROUNDS = 6;
+const MEMORY_MESSAGES = 40;
+const TOOL_CONTENT_TOKENS = 4000;
+const today = (now: Date) => now.toISOString().slice(0, 10);
+
+/** Daily caps (spec 1 §4 items 2–4): checked against the usage projection before the turn. */
+export async function checkDailyCaps(deps: Pick<PlatformDeps, 'knex' | 'clock'>, settings: TurnSettings): Promise<void> {
+  const usage = await dailyUsage(deps.knex, settings.tenantId, settings.userId, today(deps.clock()));
+  const over = (used: number, cap: number | null) => cap !== null && used >= cap;
+  const t = settings.tenantDailyCaps;
+  if (over(usage.tenant.tokensUsed, t.maxTokensPerDay)) throw new RateLimited(`daily token cap of the tenant exhausted (${usage.tenant.tokensUsed} of ${t.maxTokensPerDay})`);
+  if (over(usage.tenant.costUsd, t.maxCostUsdPerDay)) throw new RateLimited(`daily cost cap of the tenant exhausted ($${usage.tenant.costUsd.toFixed(4)} of $${t.maxCostUsdPerDay})`);
+  const u = settings.userDailyCaps;
+  if (u && over(usage.user.tokensUsed, u.maxTokensPerDay)) throw new RateLimited(`your daily token cap is exhausted (${usage.user.tokensUsed} of ${u.maxTokensPerDay})`);
+  if (u && over(usage.user.costUsd, u.maxCostUsdPerDay)) throw new RateLimited(`your daily cost cap is exhausted ($${usage.user.costUsd.toFixed(4)} of $${u.maxCostUsdPerDay})`);
+}
+
+/**
+ * Everything that can refuse the turn, in the order the spec's errors imply: the
+ * conversation (404, nothing appended), the settings (422 for an unknown model), the daily
+ * caps (429), then the user's message (422 for a foreign attachment id) and TurnStarted.
+ */
+export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Promise<PreparedTurn> {
+  const { deps } = engine;
+  const conversation = await visibleConversation(deps.knex, request.tenantId, request.conversationId, request.userId);
+  const project = conversation.project_id ? await projectContext(deps.knex, request.tenantId, conversation.project_id) : null;
+  const projectMode = project && typeof project.defaults?.thinking_mode === 'string' ? project.defaults.thinking_mode : null;
+  const settings = await resolveEffectiveSettings(deps, {
+    tenantId: request.tenantId,
+    userId: request.userId,
+    request: { model: request.model ?? null, maxTokens: request.maxTokens ?? null, maxCostUsd: request.maxCostUsd ?? null, thinkingMode: request.thinkingMode ?? null, projectThinkingMode: projectMode },
+  });
+  await checkDailyCaps(deps, settings);
+  const context: CommandContext = { tenantId: request.tenantId, actorId: request.userId, correlationId: request.correlationId };
+  const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
+  await appendMessage(
+    deps,
+    { tenantId: request.tenantId, conversationId: request.conversationId, callerId: request.userId },
+    { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } },
+  );
+  const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
+  await startTurn(deps, context, {
+    executionId: request.executionId,
+    conversationId: request.conversationId,
+    userId: request.userId,
+    agentId: request.agentId,
+    agentType: request.agentType,
+    model: settings.model,
+    fallbackModel: settings.fallbackModel,
+    thinkingMode: settings.thinkingMode,
+    maxTokens: settings.maxTokensPerExecution,
+    maxCostUsd: settings.maxCostUsdPerExecution,
+    userMessageId,
+    attachmentIds: request.attachmentIds,
+  });
+  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
+}
+
+class TurnStopped extends Error {}
+
+/** Runs a prepared turn to its end; never throws (a failure is the turn's `error` status). */
+export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promise<ExecutionResult> {
+  const { deps, models } = engine;
+  const { request, settings, context } = prepared;
+  const { tenantId, conversationId, executionId } = request;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new Error('turn deadline exceeded')), deps.config.llm.turnTimeoutMs);
+  timer.unref();
+
+  const produced: ExecutionResult['messages'] = [];
+  const skillsInjected: string[] = [];
+  const referenced = new Map<string, ReferencedEntity>();
+  let approvalAsk: ApprovalAsk | null = null;
+  let knownTokens = 0;
+  let budgetTokens = 0;
+  let anyUsageKnown = false;
+  let inputTokens: number | null = null;
+  let outputTokens: number | null = null;
+  let cost: number | null = null;
+  let modelUsed = settings.model;
+  let approval: { id: string; checkpointType: string } | null = null;
+
+  const caller: ToolCaller = { tenantId, userId: request.userId, permissions: request.permissions, signal: deadline.signal };
+  const record = (events: ProgressEvent[]) => recordTurnProgress(deps, context, executionId, events);
+  const nodeDone = (node: PipelineNode, status: string, extra: { tokensUsed?: number | null; message?: NodeMessage | null; skillsLoaded?: string[] | null; detail?: Record<string, unknown> | null } = {}) =>
+    record([{ type: 'NodeCompleted', data: { node, status, tokensUsed: extra.tokensUsed ?? null, message: extra.message ?? null, skillsLoaded: extra.skillsLoaded ?? null, detail: extra.detail ?? null } }]);
+  const append = (role: 'assistant' | 'tool' | 'system', content: string, extra: { toolName?: string; metadata?: Record<string, unknown>; key: string }) =>
+    appendMessage(deps, { tenantId, conversationId, callerId: request.userId }, { message_id: derivedUuid('agents.message', tenantId, executionId, extra.key), role, content, tool_name: extra.toolName ?? null, metadata: { execution_id: executionId, ...(extra.metadata ?? {}) } });
+
+  const outcome = (status: TurnOutcome['status'], error: string | null): TurnOutcome => ({
+    status,
+    tokensUsed: anyUsageKnown ? knownTokens : null,
+    costUsd: cost,
+    skillsInjected,
+    thinkingMode: settings.thinkingMode,
+    referencedEntities: [...referenced.values()],
+    hitlApprovalId: approval?.id ?? null,
+    hitlCheckpointType: approval?.checkpointType ?? null,
+    error,
+  });
+
+  async function finish(result: TurnOutcome): Promise<ExecutionResult> {
+    clearTimeout(timer);
+    try {
+      await finishTurn(deps, context, executionId, {
+        outcome: result,
+        usage: { userId: request.userId, model: modelUsed, inputTokens, outputTokens, tokensUsed: result.tokensUsed, costUsd: result.costUsd },
+      });
+    } catch (err) {
+      deps.logger.error({ err, executionId }, 'turn end not recorded');
+    }
+    return { ...outcomeWire(executionId, result), conversation_id: conversationId, messages: produced };
+  }
+
+  try {
+    // system_prompt_node: the agent's prompt (or the request's), plus the skill catalogue.
+    const agent = resolveAgent(request.agentType);
+    const skills = await effectiveSkills(deps.knex, tenantId);
+    const base = request.systemPrompt ?? (await engine.resolveSystemPrompt({ tenantId, agentType: agent.key, agentId: request.agentId, fallback: agent.prompt }));
+    const catalogue = skills.length > 0 ? `\n\nSkills you can load with load_skill when the user's request calls for one:\n${skills.map((s) => `- skill ${s.key}: ${s.name}. ${s.description} Triggers: ${s.triggerWords.join(', ')}`).join('\n')}` : '';
+    const systemParts = [base + catalogue];
+    await nodeDone('system_prompt_node', 'ok', { tokensUsed: countTokens(systemParts[0]), detail: { agent_type: agent.key, agent_type_known: agent.known, prompt_source: request.systemPrompt ? 'request' : 'agent', skills_available: skills.map((s) => s.key) } });
+
+    // memory_node: project context once per conversation, recent history, attachments.
+    let projectInjectedNow = false;
+    if (prepared.projectId && !(await projectInjected(deps.knex, tenantId, conversationId, prepared.projectId))) {
+      const project = await projectContext(deps.knex, tenantId, prepared.projectId);
+      if (project) {
+        const text = [project.instructions ? `Project "${project.name}" instructions:\n${project.instructions}` : `Project "${project.name}".`, ...project.knowledge.map((k) => `Project knowledge file ${k.filename}:\n${k.text}`)].join('\n\n');
+        await append('system', text, { key: `project-${project.id}`, metadata: { project_context: project.id } });
+        projectInjectedNow = true;
+      }
+    }
+    const history = await recentMessages(deps.knex, tenantId, conversationId, MEMORY_MESSAGES);
+    const messages: ModelMessage[] = [];
+    for (const row of history) {
+      if (row.metadata?.execution_id === executionId && row.role === 'user') continue;
+      if (row.role === 'system') systemParts.push(row.content);
+      else if (row.role === 'user') messages.push({ role: 'user', content: row.content });
+      else if (row.role === 'assistant') messages.push({ role: 'assistant', content: row.content });
+      else if (row.role === 'tool') messages.push({ role: 'assistant', content: `(${row.tool_name ?? 'tool'} returned) ${truncateToTokens(row.content, 500).text}` });
+    }
+    const attachmentText = prepared.attachments.map((a) => `\n\n--- attachment: ${a.filename} ---\n${a.text}`).join('');
+    messages.push({ role: 'user', content: request.message + attachmentText });
+    await nodeDone('memory_node', 'ok', {
+      tokensUsed: countTokens(messages.map((m) => (typeof m.content === 'string' ? m.content : '')).join('\n')),
+      detail: { messages_loaded: history.length, project_context_injected: projectInjectedNow, attachments: prepared.attachments.map((a) => a.filename) },
+    });
+
+    // resume_guard: reconcile the approval the previous turn paused on, by its id.
+    const previous = (await latestTurns(deps.knex, tenantId, conversationId, 2)).find((t) => t.execution_id !== executionId);
+    if (previous?.status === 'awaiting_hitl' && previous.approval_id) {
+      const state = (await deps.store.readStream(approvalAggregate.stream(tenantId, previous.approval_id))).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState as ApprovalState);
+      if (state.status === 'none') {
+        await nodeDone('resume_guard', 'approval_missing', { detail: { approval_id: previous.approval_id } });
+      } else if (state.status === 'pending') {
+        systemParts.push(`Reviewer decision on approval ${previous.approval_id} (${state.checkpointType}): pending. Do not file or submit until it is decided.`);
+        await nodeDone('resume_guard', 'pending', { detail: { approval_id: previous.approval_id, checkpoint_type: state.checkpointType, decision: null } });
+      } else {
+        const d = state.decision;
+        systemParts.push(
+          `Reviewer decision on approval ${previous.approval_id} (${state.checkpointType}): ${d.decision}.` +
+            (d.comments ? ` Comments: ${d.comments}.` : '') +
+            (d.modifications ? ` Modifications to apply: ${JSON.stringify(d.modifications)}.` : ''),
+        );
+        await nodeDone('resume_guard', 'resumed', {
+          detail: { approval_id: previous.approval_id, checkpoint_type: state.checkpointType, decision: d.decision, reviewer_id: d.reviewerId, comments: d.comments, modifications: d.modifications, decided_at: d.decidedAt },
+        });
+      }
+    } else {
+      await nodeDone('resume_guard', 'nothing_to_resume');
+    }
+
+    // initial_llm_call ↔ tool_node.
+    const registry = await deps.agentTools.list(caller, (err) => deps.logger.warn({ err, executionId }, 'a tool provider failed; its tools are left out of this turn'));
+    const hooks = { skillLoaded: (skill: SkillDefinition) => void skill, approvalAsked: (ask: ApprovalAsk) => (approvalAsk = ask) };
+    const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks)];
+    const tools = new Map<string, AgentTool>();
+    for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
+    const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: zodSchema(t.parameters).jsonSchema as Record<string, unknown> }));
+    const contextWindow = Number(MODEL_OPTIONS.find((m) => m.id === settings.model)?.context_window ?? 128000);
+
+    let finalText = '';
+    for (let round = 0; ; round++) {
+      const lastRound = round >= MAX_TOOL_ROUNDS;
+      const prompt: ModelMessage[] = [{ role: 'system', content: systemParts.join('\n\n') }, ...messages];
+      const promptTokens = countTokens(prompt.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'));
+      if (promptTokens > contextWindow) throw new TurnStopped(`the conversation (${promptTokens} tokens) exceeds the model's context window of ${contextWindow}`);
+      const remaining = settings.maxTokensPerExecution === null ? null : settings.maxTokensPerExecution - budgetTokens;
+      let reply: ModelReply;
+      let fallbackUsed = false;
+      try {
+        reply = await callModel(models, settings.model, { messages: prompt, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        modelUsed = settings.model;
+      } catch (primaryError) {
+        if (!settings.fallbackModel || deadline.signal.aborted) throw primaryError;
+        deps.logger.warn({ err: primaryError, executionId, model: settings.model, fallback: settings.fallbackModel }, 'model call failed; retrying once on the fallback model');
+        reply = await callModel(models, settings.fallbackModel, { messages: prompt, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        modelUsed = settings.fallbackModel;
+        fallbackUsed = true;
+      }
+      const known = reply.inputTokens !== null && reply.outputTokens !== null;
+      const callTokens = known ? reply.inputTokens! + reply.outputTokens! : null;
+      if (known) {
+        anyUsageKnown = true;
+        knownTokens += callTokens!;
+        inputTokens = (inputTokens ?? 0) + reply.inputTokens!;
+        outputTokens = (outputTokens ?? 0) + reply.outputTokens!;
+        const callCost = costOf(modelUsed, reply.inputTokens, reply.outputTokens);
+        if (callCost !== null) cost = (cost ?? 0) + callCost;
+      }
+      // Budgets count an unreported call by our own tokenizer, so an unknown usage cannot run unbounded.
+      budgetTokens += callTokens ?? promptTokens + countTokens(reply.text + JSON.stringify(reply.toolCalls));
+      const toolCalls: TurnToolCall[] = reply.toolCalls.map((c) => ({ id: c.toolCallId, name: c.toolName, args: c.input }));
+      const message: NodeMessage = { role: 'assistant', content: reply.text, toolCalls };
+      produced.push({ role: 'assistant', content: reply.text, tool_calls: toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })) });
+      await nodeDone('initial_llm_call', 'ok', { tokensUsed: callTokens, message, detail: { model: modelUsed, fallback_used: fallbackUsed, round } });
+
+      if (settings.maxTokensPerExecution !== null && budgetTokens > settings.maxTokensPerExecution) throw new TurnStopped(`token budget exceeded: ${budgetTokens} of ${settings.maxTokensPerExecution} tokens`);
+      if (settings.maxCostUsdPerExecution !== null && cost !== null && cost > settings.maxCostUsdPerExecution) throw new TurnStopped(`cost budget exceeded: $${cost.toFixed(4)} of $${settings.maxCostUsdPerExecution}`);
+      if (toolCalls.length === 0) {
+        finalText = reply.text;
+        break;
+      }
+
+      // tool_node: run each call, persist its row (rich output in metadata.tool_result).
+      const loadedNow: string[] = [];
+      const results: Array<{ id: string; name: string; ok: boolean; content: string }> = [];
+      for (const call of toolCalls) {
+        const events: ProgressEvent[] = [{ type: 'ToolCalled', data: { toolCallId: call.id, toolName: call.name, args: call.args } }];
+        const tool = tools.get(call.name);
+        let content: string;
+        let rich: unknown;
+        let error: string | null = null;
+        try {
+          if (!tool) throw new Error(`no tool named ${call.name} is available to this agent`);
+          const parsed = tool.parameters.safeParse(call.args);
+          if (!parsed.success) throw new Error(`invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'} ${i.message}`).join('; ')}`);
+          const output = await tool.run(parsed.data, caller);
+          content = truncateToTokens(output.content, TOOL_CONTENT_TOKENS).text;
+          rich = output.result;
+          if (call.name === 'load_skill') {
+            const key = (parsed.data as { skill_key: string }).skill_key;
+            const skill = skills.find((s) => s.key === key)!;
+            if (!skillsInjected.includes(key)) skillsInjected.push(key);
+            loadedNow.push(key);
+            events.push({ type: 'SkillLoaded', data: { skillKey: key, name: skill.name } });
+          }
+          for (const e of entitiesOf(rich)) if (!referenced.has(e.entityId)) referenced.set(e.entityId, e);
+        } catch (err) {
+          if (deadline.signal.aborted) throw err;
+          error = err instanceof Error ? err.message : String(err);
+          content = `Error: ${error}`;
+        }
+        events.push({ type: 'ToolReturned', data: { toolCallId: call.id, toolName: call.name, ok: error === null, content: truncateToTokens(content, 1000).text, error } });
+        await record(events);
+        await append('tool', content, { key: `tool-${call.id}-${round}`, toolName: call.name, metadata: { tool_call_id: call.id, args: call.args, ...(rich !== undefined ? { tool_result: rich } : {}), ...(error ? { error } : {}) } });
+        produced.push({ role: 'tool', content, tool_calls: [] });
+        results.push({ id: call.id, name: call.name, ok: error === null, content });
+      }
+      messages.push({ role: 'assistant', content: [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args }))] });
+      messages.push({ role: 'tool', content: results.map((r) => ({ type: 'tool-result' as const, toolCallId: r.id, toolName: r.name, output: { type: 'text' as const, value: r.content } })) });
+      await nodeDone('tool_node', results.every((r) => r.ok) ? 'ok' : 'partial', {
+        message: { role: 'tool', content: results.map((r) => `${r.name}: ${r.ok ? 'ok' : r.content}`).join('\n'), toolCalls: [] },
+        skillsLoaded: loadedNow.length > 0 ? loadedNow : null,
+        detail: { tools: results.map((r) => ({ id: r.id, name: r.name, ok: r.ok })) },
+      });
+    }
+
+    // approval_node: a checkpoint the model asked for opens an approval and pauses the turn.
+    const ask = approvalAsk as ApprovalAsk | null;
+    if (ask) {
+      const receipt = await requestApproval(deps, { ...context }, {
+        approvalId: derivedUuid('agents.approval', tenantId, executionId),
+        conversationId,
+        agentType: request.agentType,
+        checkpointType: ask.checkpointType,
+        payload: { ...ask.payload, execution_id: executionId },
+      });
+      approval = { id: receipt.approval_id, checkpointType: receipt.checkpoint_type };
+      await nodeDone('approval_node', 'awaiting_hitl', { detail: { approval_id: receipt.approval_id, checkpoint_type: receipt.checkpoint_type } });
+    } else {
+      await nodeDone('approval_node', 'not_required');
+    }
+
+    // output_format: the assistant's answer joins the conversation.
+    await append('assistant', finalText, { key: 'answer', metadata: approval ? { hitl_approval_id: approval.id } : {} });
+    await nodeDone('output_format', 'ok', { tokensUsed: countTokens(finalText), message: { role: 'assistant', content: finalText, toolCalls: [] } });
+    return await finish(outcome(approval ? 'awaiting_hitl' : 'completed', null));
+  } catch (err) {
+    const message = err instanceof TurnStopped ? err.message : deadline.signal.aborted ? 'the turn took longer than its deadline' : `model or pipeline failure: ${err instanceof Error ? err.message : String(err)}`;
+    if (!(err instanceof TurnStopped)) deps.logger.warn({ err, executionId }, 'agent turn failed');
+    return finish(outcome('error', message));
+  }
+}
+
+/** `result.entities` of a tool's rich output: `{entity_id, name, entity_type}` items. */
+function entitiesOf(result: unknown): ReferencedEntity[] {
+  const list = (result as { entities?: unknown } | undefined)?.entities;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((e) =>
+    e && typeof e === 'object' && typeof (e as any).entity_id === 'string' ? [{ entityId: (e as any).entity_id, name: String((e as any).name ?? (e as any).entity_id), entityType: String((e as any).entity_type ?? 'unknown') }] : [],
+  );
+}
