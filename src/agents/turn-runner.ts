@@ -275,19 +275,19 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     let finalText = '';
     for (let round = 0; ; round++) {
       const lastRound = round >= MAX_TOOL_ROUNDS;
-      const prompt: ModelMessage[] = [{ role: 'system', content: systemParts.join('\n\n') }, ...messages];
-      const promptTokens = countTokens(prompt.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'));
+      const system = systemParts.join('\n\n');
+      const promptTokens = countTokens(system) + countTokens(messages.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content))).join('\n'));
       if (promptTokens > contextWindow) throw new TurnStopped(`the conversation (${promptTokens} tokens) exceeds the model's context window of ${contextWindow}`);
       const remaining = settings.maxTokensPerExecution === null ? null : settings.maxTokensPerExecution - budgetTokens;
       let reply: ModelReply;
       let fallbackUsed = false;
       try {
-        reply = await callModel(models, settings.model, { messages: prompt, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        reply = await callModel(models, settings.model, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
         modelUsed = settings.model;
       } catch (primaryError) {
         if (!settings.fallbackModel || deadline.signal.aborted) throw primaryError;
         deps.logger.warn({ err: primaryError, executionId, model: settings.model, fallback: settings.fallbackModel }, 'model call failed; retrying once on the fallback model');
-        reply = await callModel(models, settings.fallbackModel, { messages: prompt, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        reply = await callModel(models, settings.fallbackModel, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
         modelUsed = settings.fallbackModel;
         fallbackUsed = true;
       }

@@ -60,7 +60,9 @@ export function graphAgentTools(deps: Pick<PlatformDeps, 'knex'>): ToolProvider 
       const a = args as { template_id: string; params: Record<string, string | number> };
       const { results, count } = await runTemplate(knex, namespaceOf(caller.tenantId), a.template_id, a.params);
       const vertices = results.flatMap((row) => Object.values(row).filter((v): v is VertexView => typeof v === 'object' && v !== null && 'entity_id' in v));
-      if (vertices.length === results.length && results.length > 0) {
+      // Every template but the edge statistics returns one vertex per row.
+      const vertexRows = TEMPLATES[a.template_id].columns.length === 1;
+      if (vertexRows && vertices.length === results.length) {
         const rows = vertices.map((v) => ({ entity_id: v.entity_id, label: v.label, name: nameOf(v), status: v.properties.status ?? null }));
         const lines = rows.slice(0, 50).map((r) => `- ${r.label} ${r.name} (entity_id ${r.entity_id})${r.status ? ` status ${r.status}` : ''}`);
         return {

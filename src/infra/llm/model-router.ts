@@ -54,6 +54,7 @@ export interface ModelTool {
 }
 
 export interface ModelCall {
+  system: string;
   messages: ModelMessage[];
   tools: ModelTool[];
   maxOutputTokens?: number;
@@ -87,12 +88,15 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
   const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
   const result = streamText({
     model,
+    system: call.system,
     messages: call.messages,
     tools: call.tools.length > 0 ? tools : undefined,
     maxOutputTokens: call.maxOutputTokens,
     providerOptions: thinkingOptions(modelId, call.thinkingMode),
     abortSignal: call.signal,
     maxRetries: 0,
+    // Errors arrive as `error` parts below; the SDK's default handler would print them.
+    onError: () => undefined,
   });
   let text = '';
   const toolCalls: ModelReply['toolCalls'] = [];
