@@ -19,7 +19,9 @@ describe('agent turns over POST /execute', function () {
   let bob: Session;
   let wellApi: string;
 
-  before(async () => {
+  before(async function () {
+    // Start-up and the graph seed, generous for a loaded CI machine.
+    this.timeout(120_000);
     chat = await startChatServer();
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
     alice = await signIn(t);
