@@ -27,6 +27,8 @@ describe('agent turns over POST /execute', function () {
     alice = await signIn(t);
     bob = await signIn(t);
     await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 12, seed: 7, as_of: '2026-01' });
+    // The seeded graph is projected before the first turn reads it.
+    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
     [{ entity_id: wellApi }] = await listVertices(t.deps.knex, namespaceOf(alice.tenantId), 'Well', 1);
   });
   after(async () => {

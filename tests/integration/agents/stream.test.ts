@@ -71,6 +71,8 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
     alice = await signIn(t);
     await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 6, seed: 3, as_of: '2026-01' });
+    // The seeded graph is projected before the first turn reads it.
+    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
     [{ entity_id: wellApi }] = await listVertices(t.deps.knex, namespaceOf(alice.tenantId), 'Well', 1);
   });
   after(async () => {
