@@ -277,7 +277,9 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
 
     // initial_llm_call ↔ tool_node.
     const registry = await deps.agentTools.list(caller, (err) => deps.logger.warn({ err, executionId }, 'a tool provider failed; its tools are left out of this turn'));
-    const hooks = { skillLoaded: (skill: SkillDefinition) => void skill, approvalAsked: (ask: ApprovalAsk) => (approvalAsk = ask) };
+    // What the turn's own tools did during the current tool call.
+    let skillsOfCall: SkillDefinition[] = [];
+    const hooks = { skillLoaded: (skill: SkillDefinition) => void skillsOfCall.push(skill), approvalAsked: (ask: ApprovalAsk) => (approvalAsk = ask) };
     const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks)];
     const tools = new Map<string, AgentTool>();
     for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
@@ -344,15 +346,14 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
           if (!parsed.success) throw new Error(`invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'} ${i.message}`).join('; ')}`);
           record(events.splice(0));
           await flush();
+          skillsOfCall = [];
           const output = await tool.run(parsed.data, caller);
           content = truncateToTokens(output.content, TOOL_CONTENT_TOKENS).text;
           rich = output.result;
-          if (call.name === 'load_skill') {
-            const key = (parsed.data as { skill_key: string }).skill_key;
-            const skill = skills.find((s) => s.key === key)!;
-            if (!skillsInjected.includes(key)) skillsInjected.push(key);
-            loadedNow.push(key);
-            events.push({ type: 'SkillLoaded', data: { skillKey: key, name: skill.name } });
+          for (const skill of skillsOfCall) {
+            if (!skillsInjected.includes(skill.key)) skillsInjected.push(skill.key);
+            loadedNow.push(skill.key);
+            events.push({ type: 'SkillLoaded', data: { skillKey: skill.key, name: skill.name } });
           }
           for (const e of entitiesOf(rich)) if (!referenced.has(e.entityId)) referenced.set(e.entityId, e);
         } catch (err) {
