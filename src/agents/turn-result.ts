@@ -1,7 +1,7 @@
 import type { PlatformDeps } from '../context-module';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
 import { outcomeWire } from './turn-frames';
-import type { ExecutionResult } from './turn-runner';
+import type { ExecutionResult } from './turn-preparation';
 
 /**
  * The execution result of a turn rebuilt from its stream, for a retried POST /execute

@@ -11,14 +11,15 @@ import { requirePermission } from '../identity/require-permission';
 import { createModelRouter } from '../infra/llm/model-router';
 import { AGENT_TYPE, DEFAULT_AGENT_TYPE } from '../agents/agent-definitions';
 import { BUILTIN_SKILLS } from '../agents/builtin-skills';
+import { recentExecutionIds } from '../agents/conversation-turns';
 import { frameOf, parseFrameId } from '../agents/turn-frames';
 import { resultOfTurn } from '../agents/turn-result';
-import { prepareTurn, runTurn, SystemPromptResolver, TurnEngine, TurnRequest } from '../agents/turn-runner';
+import { prepareTurn, SystemPromptResolver, TurnEngine, TurnRequest } from '../agents/turn-preparation';
+import { runTurn } from '../agents/turn-runner';
 import { DefineSkillBody, defineSkill } from '../../commands/agents/define-skill';
 import { retireSkill } from '../../commands/agents/retire-skill';
 import { agentsProjector } from '../../projections/agents/agents-read-model';
 import { effectiveSkills, skillView } from '../../queries/agents/skills';
-import { latestTurns } from '../../queries/agents/turns';
 import { visibleConversation } from '../../queries/conversations/conversations';
 import { SKILL_KEY } from '../../streams/agents/skill';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
@@ -138,9 +139,9 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
     }
 
     if (executionId === null && query.message === undefined) {
-      const [latest] = await latestTurns(deps.knex, identity.tenantId, id, 1);
+      const [latest] = await recentExecutionIds(deps.store, identity.tenantId, id);
       if (!latest) throw new NotFound('No turn to attach to in this conversation');
-      executionId = latest.execution_id;
+      executionId = latest;
     }
 
     const sse = openSse(req, res);
