@@ -126,7 +126,10 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
     // carries the `message` that started it (a browser EventSource reconnects to the same URL).
     let executionId: string | null = null;
     let after: bigint | null = null;
-    const resume = parseFrameId(lastEventIdOf(req));
+    const lastEventId = lastEventIdOf(req);
+    // The client saw a turn refused before it began: reconnecting must not try again (204 stops an EventSource).
+    if (lastEventId?.endsWith(':rejected')) return void res.status(204).end();
+    const resume = parseFrameId(lastEventId);
     if (resume) {
       const [started] = await deps.store.readStream(turnAggregate.stream(identity.tenantId, resume.executionId), { limit: 1 });
       if (started && readTurnEvent(started).type === 'TurnStarted' && (started.data as { conversationId: string }).conversationId === id) {

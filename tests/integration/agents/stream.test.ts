@@ -184,6 +184,9 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     expect(frames[0].event).to.equal('error');
     expect(frames[0].data.data.error).to.contain('daily token cap');
     expect(frames[0].id).to.match(/:rejected$/);
+    // The browser's automatic reconnect (same URL, that id) is told to stop instead of trying again.
+    const again = await fetch(streamUrl(await newConversation(admin), { message: 'one more' }), { headers: { ...cookie(admin), 'last-event-id': frames[0].id } });
+    expect(again.status).to.equal(204);
   });
 
   it('answers 404 for another user\'s conversation or one without turns, 401 without a token, 422 for a malformed agent_type', async () => {
