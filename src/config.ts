@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL_ID, MODEL_IDS } from './settings/model-options';
 
@@ -62,6 +63,14 @@ const EnvSchema = z.object({
   LOCAL_LLM_API_KEY: z.string().optional(),
   /** Longest one agent turn may run before it fails with status `error`. */
   AGENT_TURN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
+  CONNECTOR_EGRESS_ALLOW: z.string().default(''),
+  CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  CONNECTOR_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /** Most rows one exposure run returns (agents and the internal execute route). */
+  CONNECTOR_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Most rows a preview returns. */
+  CONNECTOR_PREVIEW_ROWS: z.coerce.number().int().min(1).max(10_000).default(50),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -95,6 +104,8 @@ export interface Config {
   extraction: { workers: number; timeLimitMs: number };
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
   llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
+  /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
+  connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -140,6 +151,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     fromDefaults: bootstrapFromDefaults,
   };
 
+  const egressAllow = env.CONNECTOR_EGRESS_ALLOW.split(',').map((c) => c.trim()).filter(Boolean);
+  for (const cidr of egressAllow) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`CONNECTOR_EGRESS_ALLOW: "${cidr}" is not a CIDR`);
+  }
+
   return {
     env: env.NODE_ENV,
     production,
@@ -181,6 +197,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
     },
     extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
+    connectors: {
+      egressAllow,
+      statementTimeoutMs: env.CONNECTOR_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: env.CONNECTOR_CONNECT_TIMEOUT_MS,
+      rowCap: env.CONNECTOR_ROW_CAP,
+      previewRows: env.CONNECTOR_PREVIEW_ROWS,
+    },
     warnings,
   };
 }

@@ -4,6 +4,9 @@ import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
 import { agentsContext } from './api/agents';
+import { promptsContext } from './api/prompts';
+import { connectorsContext } from './api/connectors';
+import { monitoringContext } from './api/monitoring';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -12,4 +15,7 @@ export const contexts: ContextModule[] = [
   conversationsContext,
   graphContext,
   agentsContext,
+  promptsContext,
+  connectorsContext,
+  monitoringContext,
 ];
