@@ -26,6 +26,8 @@ describe('agent turns over POST /execute', function () {
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
     alice = await signIn(t);
     bob = await signIn(t);
+    // The oil-and-gas vertical (entity types) is projected before the seed checks its labels.
+    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
     await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 12, seed: 7, as_of: '2026-01' });
     // The seeded graph is projected before the first turn reads it.
     await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);

@@ -70,6 +70,8 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     chat = await startChatServer();
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
     alice = await signIn(t);
+    // The oil-and-gas vertical (entity types) is projected before the seed checks its labels.
+    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
     await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 6, seed: 3, as_of: '2026-01' });
     // The seeded graph is projected before the first turn reads it.
     await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
@@ -156,6 +158,7 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     expect(second.frames.at(-1)!.data.data.execution_id).to.equal(executionId);
     expect(chat.requests).to.have.length(1);
     // The reconnect did not start a second turn with the URL's message.
+    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 30_000);
     expect((await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'assistant']);
   });
 
