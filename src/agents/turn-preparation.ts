@@ -11,6 +11,7 @@ import { visibleConversation } from '../../queries/conversations/conversations';
 import { projectContext } from '../../queries/conversations/projects';
 import { dailyUsage } from '../../queries/agents/usage';
 import type { TurnOutcome } from '../../streams/agents/turn';
+import type { SystemPromptResolver } from './system-prompt';
 
 /**
  * The request side of an agent turn: what a turn is asked to do, and everything that may
@@ -35,8 +36,6 @@ export interface TurnRequest {
   correlationId?: string;
 }
 
-/** Resolves the system prompt of an agent type (the prompts context replaces the default at wiring). */
-export type SystemPromptResolver = (input: { tenantId: string; agentType: string; agentId: string; fallback: string }) => Promise<string>;
 
 export interface TurnEngine {
   deps: PlatformDeps;

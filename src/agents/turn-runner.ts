@@ -107,10 +107,12 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     // system_prompt_node: the agent's prompt (or the request's), plus the skill catalogue.
     const agent = resolveAgent(request.agentType);
     const skills = await effectiveSkills(deps.knex, tenantId);
-    const base = request.systemPrompt ?? (await engine.resolveSystemPrompt({ tenantId, agentType: agent.key, agentId: request.agentId, fallback: agent.prompt }));
+    const resolved = request.systemPrompt ? null : await engine.resolveSystemPrompt({ tenantId, userId: request.userId, agentType: agent.key, agentId: request.agentId, fallback: agent.prompt });
+    const base = request.systemPrompt ?? resolved!.text;
+    const promptSource = resolved === null ? { prompt_source: 'request' } : resolved.source.kind === 'builtin' ? { prompt_source: 'builtin' } : { prompt_source: 'prompts', prompt_version_id: resolved.source.versionId, prompt_version_number: resolved.source.versionNumber, prompt_status: resolved.source.status };
     const catalogue = skills.length > 0 ? `\n\nSkills you can load with load_skill when the user's request calls for one:\n${skills.map((s) => `- skill ${s.key}: ${s.name}. ${s.description} Triggers: ${s.triggerWords.join(', ')}`).join('\n')}` : '';
     const systemParts = [base + catalogue];
-    await nodeDone('system_prompt_node', 'ok', { tokensUsed: countTokens(systemParts[0]), detail: { agent_type: agent.key, agent_type_known: agent.known, prompt_source: request.systemPrompt ? 'request' : 'agent', skills_available: skills.map((s) => s.key) } });
+    await nodeDone('system_prompt_node', 'ok', { tokensUsed: countTokens(systemParts[0]), detail: { agent_type: agent.key, agent_type_known: agent.known, ...promptSource, skills_available: skills.map((s) => s.key) } });
 
     // memory_node: project context once per conversation, recent history, attachments.
     let projectInjectedNow = false;

@@ -14,7 +14,8 @@ import { BUILTIN_SKILLS } from '../agents/builtin-skills';
 import { recentExecutionIds } from '../agents/conversation-turns';
 import { frameOf, parseFrameId } from '../agents/turn-frames';
 import { resultOfTurn } from '../agents/turn-result';
-import { prepareTurn, SystemPromptResolver, TurnEngine, TurnRequest } from '../agents/turn-preparation';
+import { promptsSystemPrompt, SystemPromptResolver } from '../agents/system-prompt';
+import { prepareTurn, TurnEngine, TurnRequest } from '../agents/turn-preparation';
 import { runTurn } from '../agents/turn-runner';
 import { DefineSkillBody, defineSkill } from '../../commands/agents/define-skill';
 import { retireSkill } from '../../commands/agents/retire-skill';
@@ -69,14 +70,12 @@ function chatter(req: Request) {
 }
 
 export interface AgentsOptions {
-  /** The system prompt of an agent type; the prompts context supplies its resolver at wiring. */
+  /** The system prompt of an agent type; default: the prompts context's `agents:<type>` template, else the built-in prompt. */
   resolveSystemPrompt?: SystemPromptResolver;
 }
 
-const builtinPrompt: SystemPromptResolver = async ({ fallback }) => fallback;
-
 function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
-  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm), resolveSystemPrompt: options.resolveSystemPrompt ?? builtinPrompt };
+  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm), resolveSystemPrompt: options.resolveSystemPrompt ?? promptsSystemPrompt(deps) };
   const router = Router();
 
   const execute = async (req: Request, res: Response) => {

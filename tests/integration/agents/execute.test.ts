@@ -40,6 +40,7 @@ describe('agent turns over POST /execute', function () {
   beforeEach(() => {
     chat.requests.length = 0;
     chat.script.length = 0;
+    chat.fallback = () => ({ text: 'ok' });
   });
 
   const newConversation = async (who: Session, body: Record<string, unknown> = {}) => (await t.api.post('/conversations', { agent_id: 'compliance', ...body }, who.headers)).body.id as string;
@@ -258,6 +259,31 @@ describe('agent turns over POST /execute', function () {
     const toolMessage = chat.requests[1].messages.find((m: any) => m.role === 'tool');
     expect(toolMessage).to.include({ tool_call_id: 'call_1' });
     expect(toolMessage.content).to.contain(wellApi);
+  });
+
+  it('the system prompt comes from the prompts context\'s agents:<type> template when one is active, else the built-in one', async () => {
+    const tenantId = randomUUID();
+    const author = await signIn(t, { tenantId, roles: ['admin'] });
+    const approver = await signIn(t, { tenantId, roles: ['admin'] });
+    const namespace = await t.api.post('/prompts/namespaces', { name: 'agents' }, author.headers);
+    expect(namespace.status, namespace.text).to.equal(201);
+    const template = await t.api.post('/prompts/templates', { namespace_id: namespace.body.id, slug: 'field_event' }, author.headers);
+    expect(template.status, template.text).to.equal(201);
+    const version = await t.api.post(`/prompts/templates/${template.body.id}/versions`, { body: 'You assist field staff ({{ agent_type }}). Be brief.' }, author.headers);
+    expect(version.status, version.text).to.equal(201);
+    expect((await t.api.post(`/prompts/versions/${version.body.id}/promote-active`, {}, approver.headers)).status).to.equal(200);
+
+    chat.fallback = () => ({ text: 'noted' });
+    const { body } = await execute(author, { conversation_id: await newConversation(author), message: 'hi', agent_type: 'field_event', model: 'local/llama-3.1-8b-instruct' });
+    expect(body.status).to.equal('completed');
+    expect(chat.requests[0].messages[0].role).to.equal('system');
+    expect(chat.requests[0].messages[0].content).to.match(/^You assist field staff \(field_event\)\. Be brief\./);
+    const node = (await turnEvents(tenantId, body.execution_id)).find((e) => e.type === 'NodeCompleted' && e.data.node === 'system_prompt_node');
+    expect((node!.data as any).detail).to.deep.include({ prompt_source: 'prompts', prompt_version_id: version.body.id, prompt_status: 'active' });
+
+    const general = (await execute(author, { conversation_id: await newConversation(author), message: 'hi', agent_type: 'general' })).body;
+    const builtin = (await turnEvents(tenantId, general.execution_id)).find((e) => e.type === 'NodeCompleted' && e.data.node === 'system_prompt_node');
+    expect((builtin!.data as any).detail).to.deep.include({ prompt_source: 'builtin' });
   });
 
   it('usage a provider does not report stays unknown (null), never 0', async () => {
