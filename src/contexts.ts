@@ -7,6 +7,7 @@ import { agentsContext } from './api/agents';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
 import { monitoringContext } from './api/monitoring';
+import { evaluationContext } from './api/evaluation';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -18,4 +19,5 @@ export const contexts: ContextModule[] = [
   promptsContext,
   connectorsContext,
   monitoringContext,
+  evaluationContext,
 ];

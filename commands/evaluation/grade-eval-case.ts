@@ -1,0 +1,25 @@
+import type { PlatformDeps } from '../../src/context-module';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/command-handling/decider';
+import { Conflict, NotFound } from '../../src/domain/errors';
+import { CaseResult, RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
+
+/** One replayed case's grade, recorded as it is known (a stopped run keeps what it graded). */
+export type GradeEvalCase = { type: 'GradeEvalCase'; result: CaseResult };
+
+export function decideGradeEvalCase(command: GradeEvalCase, state: RunState): RunEvent[] {
+  switch (command.type) {
+    case 'GradeEvalCase':
+      if (state.status === 'none') throw new NotFound('No such eval run');
+      if (state.status === 'completed') throw new Conflict(`Eval run ${state.runId} is completed; its cases are final`);
+      return [{ type: 'EvalCaseGraded', data: command.result }];
+    default:
+      return assertNever(command.type);
+  }
+}
+
+export const gradeEvalCaseDecider: Decider<GradeEvalCase, RunState, RunEvent> = { ...runAggregate, decide: decideGradeEvalCase };
+
+export async function gradeEvalCase(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, runId: string, result: CaseResult) {
+  return deps.handle(gradeEvalCaseDecider, runAggregate.stream(context.tenantId, runId), { type: 'GradeEvalCase', result }, context);
+}

@@ -1,0 +1,25 @@
+import type { PlatformDeps } from '../../src/context-module';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/command-handling/decider';
+import { Conflict } from '../../src/domain/errors';
+import { RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
+
+export type StartEvalRun = { type: 'StartEvalRun'; runId: string; tag: string | null; modelId: string; gitSha: string | null; judgeThreshold: number; replay: 'live' | 'frozen' };
+
+export function decideStartEvalRun(command: StartEvalRun, state: RunState, now: Date): RunEvent[] {
+  switch (command.type) {
+    case 'StartEvalRun': {
+      if (state.status !== 'none') throw new Conflict(`Eval run ${command.runId} already exists`);
+      const { runId, tag, modelId, gitSha, judgeThreshold, replay } = command;
+      return [{ type: 'EvalRunStarted', data: { runId, tag, modelId, gitSha, judgeThreshold, replay, startedAt: now.toISOString() } }];
+    }
+    default:
+      return assertNever(command.type);
+  }
+}
+
+export const startEvalRunDecider: Decider<StartEvalRun, RunState, RunEvent> = { ...runAggregate, decide: decideStartEvalRun };
+
+export async function startEvalRun(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: StartEvalRun) {
+  return deps.handle(startEvalRunDecider, runAggregate.stream(context.tenantId, command.runId), command, context);
+}
