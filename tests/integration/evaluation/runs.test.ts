@@ -1,3 +1,6 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { evaluationCaptures } from '../../../src/api/evaluation';
@@ -7,6 +10,7 @@ import { formatReport, runEvaluation } from '../../../src/evaluation/runner';
 import { readRunEvent, runAggregate } from '../../../streams/evaluation/run';
 import { Session, signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 
 describe('eval runs: replay, grading, baselines and regressions', function () {
   this.timeout(120_000);
@@ -128,5 +132,17 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
     const response = await t.api.get(`/eval/runs/${runId}/regressions`, alice.headers);
     expect(response.status).to.equal(409);
     expect(response.body.error ?? response.body.message ?? JSON.stringify(response.body)).to.contain('builtin/deterministic-fast');
+  });
+
+  it('npm run ops -- eval run replays, records the run and prints the table against the baseline with a progress line per case', async function () {
+    this.timeout(180_000);
+    const env = { ...process.env, DATABASE_URL: t.platform.db.url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, JWT_SECRET: TEST_JWT_SECRET, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, NODE_ENV: 'test', LOG_LEVEL: 'silent', BCRYPT_COST: '10' };
+    const { stdout, stderr } = await promisify(execFile)(path.resolve('node_modules/.bin/tsx'), ['ops/cli.ts', 'eval', 'run', '--tenant', tenantId, '--model', 'builtin/deterministic'], { env });
+    expect(stderr).to.contain('case 3/3');
+    expect(stdout).to.match(/^case +source +grader +verdict +score +baseline +Δscore +change/m);
+    expect(stdout).to.match(/vs baseline /);
+    const runs = (await t.api.get('/eval/runs', alice.headers)).body.runs;
+    expect(runs[0]).to.include({ status: 'completed', n_cases: 3, model_id: 'builtin/deterministic' });
+    expect(stdout).to.contain(`run ${runs[0].id}`);
   });
 });
