@@ -21,7 +21,8 @@ import { baselineRun, caseResults, findRun, listRuns, regressionsAgainst } from 
  */
 const CapturesQuery = z.object({ conversation_id: z.string().min(1).max(200) });
 const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
-const RunParams = z.object({ id: z.string().uuid() });
+// Any other id is simply not found (404), like another tenant's.
+const RunParams = z.object({ id: z.string().min(1).max(200) });
 
 /** Capture services by platform, so start (re-link) and stop (cancel retries) reach the routes' one. */
 const services = new WeakMap<PlatformDeps, CaptureService>();

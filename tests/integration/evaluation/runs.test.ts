@@ -99,6 +99,8 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
   it('promotion needs evals.manage, and only a completed run of the tenant', async () => {
     expect((await t.api.post(`/eval/runs/${firstRun}/promote`, {}, alice.headers)).status).to.equal(403);
     expect((await t.api.post(`/eval/runs/${randomUUID()}/promote`, {}, admin.headers)).status).to.equal(404);
+    expect((await t.api.get('/eval/runs/not-a-run', alice.headers)).status).to.equal(404);
+    expect((await t.api.get('/eval/runs/not-a-run/regressions', alice.headers)).status).to.equal(404);
     const other = await signIn(t, { tenantId: `other-${randomUUID().slice(0, 8)}`, roles: ['admin'] });
     expect((await t.api.post(`/eval/runs/${firstRun}/promote`, {}, other.headers)).status).to.equal(404);
     expect((await t.api.get(`/eval/runs/${firstRun}`, other.headers)).status).to.equal(404);
