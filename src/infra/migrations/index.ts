@@ -3,6 +3,7 @@ import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/p
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
 import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
+import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../../checklists/artifact-blobs';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -23,6 +24,7 @@ export const migrations: Migration[] = [
   },
   { name: '0003_secret_store', up: createSecretsTable, down: (knex) => knex.schema.dropTableIfExists(SECRETS_TABLE) },
   { name: '0004_stream_snapshots', up: createSnapshotsTable, down: (knex) => knex.schema.dropTableIfExists(SNAPSHOTS_TABLE) },
+  { name: '0005_checklist_artifact_blobs', up: createArtifactBlobsTable, down: (knex) => knex.schema.dropTableIfExists(ARTIFACT_BLOBS_TABLE) },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {
