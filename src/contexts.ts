@@ -3,6 +3,8 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { approvalsContext } from './api/approvals';
+import { checklistsContext } from './api/checklists';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -10,4 +12,6 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  approvalsContext,
+  checklistsContext,
 ];
