@@ -60,9 +60,9 @@ export function decideDecideApproval(command: DecideApproval, state: ApprovalSta
   ];
 }
 
-const decider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };
+export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };
 
 export async function decideApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: DecideApproval) {
-  const { state } = await deps.handle(decider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
   return state;
 }

@@ -44,9 +44,9 @@ export function decideEscalateApproval(command: EscalateApproval, state: Approva
   ];
 }
 
-const decider: Decider<EscalateApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideEscalateApproval };
+export const escalateApprovalDecider: Decider<EscalateApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideEscalateApproval };
 
 export async function escalateApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: EscalateApproval) {
-  const { state } = await deps.handle(decider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state } = await deps.handle(escalateApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
   return state;
 }

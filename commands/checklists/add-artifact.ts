@@ -29,7 +29,7 @@ export function decideAddArtifact(command: AddArtifact, state: ChecklistState, n
   return [{ type: 'ArtifactAdded', data: { ...data, addedAt: now.toISOString() } }];
 }
 
-const decider: Decider<AddArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideAddArtifact };
+export const addArtifactDecider: Decider<AddArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideAddArtifact };
 
 /** The bytes go to the blob table first: an ArtifactAdded event never names content that is not stored. */
 export async function addArtifact(
@@ -41,6 +41,6 @@ export async function addArtifact(
   const { bytes, ...rest } = input;
   const sha256 = await putBlob(deps.knex, context.tenantId, bytes, input.contentType);
   const command: AddArtifact = { ...rest, type: 'AddArtifact', sha256, sizeBytes: bytes.length, addedBy: context.actorId };
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  await deps.handle(addArtifactDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
   return command;
 }

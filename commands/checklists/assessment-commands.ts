@@ -30,14 +30,14 @@ export function decideAssessment(command: AssessmentCommand, state: AssessmentSt
   }
 }
 
-const decider: Decider<AssessmentCommand, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideAssessment };
+export const assessmentDecider: Decider<AssessmentCommand, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideAssessment };
 
 /** True when this call started the run (and so must perform it). */
 export async function startAssessment(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: Extract<AssessmentCommand, { type: 'StartAssessment' }>): Promise<boolean> {
-  const { events } = await deps.handle(decider, assessmentAggregate.stream(context.tenantId, command.checklistId), command, context);
+  const { events } = await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, command.checklistId), command, context);
   return events.length > 0;
 }
 
 export async function recordFrame(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, assessmentId: string, frame: AssessmentFrame): Promise<void> {
-  await deps.handle(decider, assessmentAggregate.stream(context.tenantId, checklistId), { type: 'RecordAssessmentFrame', assessmentId, frame }, context);
+  await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, checklistId), { type: 'RecordAssessmentFrame', assessmentId, frame }, context);
 }

@@ -59,11 +59,11 @@ export function decideCreateChecklist(command: CreateChecklist, state: Checklist
   ];
 }
 
-const decider: Decider<CreateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideCreateChecklist };
+export const createChecklistDecider: Decider<CreateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideCreateChecklist };
 
 export async function createChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, input: Omit<CreateChecklist, 'type' | 'checklistId' | 'createdBy'>): Promise<string> {
   const checklistId = newId(context, 'checklists.checklist');
   const command: CreateChecklist = { ...input, type: 'CreateChecklist', checklistId, createdBy: context.actorId };
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  await deps.handle(createChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
   return checklistId;
 }

@@ -21,8 +21,8 @@ export function decideRecordReview(command: RecordReview, state: ChecklistState)
   return [{ type: 'ChecklistReviewed', data: { approvalId: command.approvalId, decision, reviewerId, comments, reviewedAt: decidedAt } }];
 }
 
-const decider: Decider<RecordReview, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRecordReview };
+export const recordReviewDecider: Decider<RecordReview, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRecordReview };
 
 export async function recordReview(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, command: RecordReview) {
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  await deps.handle(recordReviewDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
 }

@@ -23,11 +23,11 @@ export function decideRejectChecklist(command: RejectChecklist, state: Checklist
   return [{ type: 'ChecklistRejected', data: { reason: command.reason, rejectedBy: command.rejectedBy, rejectedAt: now.toISOString(), approvalId: checklist.pendingApprovalId } }];
 }
 
-const decider: Decider<RejectChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRejectChecklist };
+export const rejectChecklistDecider: Decider<RejectChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRejectChecklist };
 
 /** Returns the approval the rejection left undecided (the caller closes it), or null. */
 export async function rejectChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RejectChecklistBody>) {
-  const { events } = await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId }, context);
+  const { events } = await deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId }, context);
   const rejected = events.find((e) => e.type === 'ChecklistRejected');
   return rejected?.type === 'ChecklistRejected' ? rejected.data.approvalId : null;
 }

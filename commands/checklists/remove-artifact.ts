@@ -19,8 +19,8 @@ export function decideRemoveArtifact(command: RemoveArtifact, state: ChecklistSt
   return [{ type: 'ArtifactRemoved', data: { artifactId: command.artifactId, itemIndex: command.itemIndex, removedBy: command.removedBy, removedAt: now.toISOString() } }];
 }
 
-const decider: Decider<RemoveArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRemoveArtifact };
+export const removeArtifactDecider: Decider<RemoveArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRemoveArtifact };
 
 export async function removeArtifact(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, itemIndex: number, artifactId: string) {
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RemoveArtifact', artifactId, itemIndex, removedBy: context.actorId }, context);
+  await deps.handle(removeArtifactDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RemoveArtifact', artifactId, itemIndex, removedBy: context.actorId }, context);
 }

@@ -49,7 +49,7 @@ export function decideRequestException(command: RequestException, state: Checkli
   ];
 }
 
-const decider: Decider<RequestException, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRequestException };
+export const requestExceptionDecider: Decider<RequestException, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRequestException };
 
 export async function requestException(deps: Pick<PlatformDeps, 'handle' | 'clock'>, context: CommandContext, checklistId: string, body: z.infer<typeof RequestExceptionBody>) {
   const command: RequestException = {
@@ -60,7 +60,7 @@ export async function requestException(deps: Pick<PlatformDeps, 'handle' | 'cloc
     requestedUntil: body.requested_until ?? null,
     requestedBy: context.actorId,
   };
-  const { state } = await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  const { state } = await deps.handle(requestExceptionDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
   const checklist = state as ExistingChecklist;
   const approval = await requestApproval(deps, context, {
     approvalId: checklist.pendingApprovalId ?? command.approvalId,

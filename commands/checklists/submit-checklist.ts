@@ -32,7 +32,7 @@ export function decideSubmitChecklist(command: SubmitChecklist, state: Checklist
   return [{ type: 'ChecklistSubmitted', data: { approvalId: command.approvalId, submittedBy: command.submittedBy, submittedAt: now.toISOString() } }];
 }
 
-const decider: Decider<SubmitChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideSubmitChecklist };
+export const submitChecklistDecider: Decider<SubmitChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideSubmitChecklist };
 
 /** The approval payload a reviewer sees for a checklist (spec keys `filing_type`, `entity_id`, `summary`). */
 export function reviewPayload(checklist: ExistingChecklist, summary: string, extra: Record<string, unknown> = {}) {
@@ -47,7 +47,7 @@ export function reviewPayload(checklist: ExistingChecklist, summary: string, ext
  */
 export async function submitChecklist(deps: Pick<PlatformDeps, 'handle' | 'clock'>, context: CommandContext, checklistId: string, body: z.infer<typeof SubmitChecklistBody>) {
   const command: SubmitChecklist = { type: 'SubmitChecklist', approvalId: newId(context, 'checklists.review'), submittedBy: context.actorId };
-  const { state } = await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  const { state } = await deps.handle(submitChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
   const checklist = state as ExistingChecklist;
   const approvalId = checklist.pendingApprovalId ?? command.approvalId;
   const complete = checklist.items.length;

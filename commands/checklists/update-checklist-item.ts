@@ -28,9 +28,9 @@ export function decideUpdateChecklistItem(command: UpdateChecklistItem, state: C
   return [{ type: 'ChecklistItemUpdated', data }];
 }
 
-const decider: Decider<UpdateChecklistItem, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideUpdateChecklistItem };
+export const updateChecklistItemDecider: Decider<UpdateChecklistItem, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideUpdateChecklistItem };
 
 export async function updateChecklistItem(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, index: number, body: z.infer<typeof UpdateChecklistItemBody>) {
   const command: UpdateChecklistItem = { type: 'UpdateChecklistItem', index, status: body.status, notes: body.notes, updatedBy: context.actorId };
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  await deps.handle(updateChecklistItemDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
 }

@@ -32,9 +32,9 @@ export function decideUpdateChecklist(command: UpdateChecklist, state: Checklist
   return [{ type: 'ChecklistUpdated', data: { ...defined, updatedBy, updatedAt: now.toISOString() } }];
 }
 
-const decider: Decider<UpdateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideUpdateChecklist };
+export const updateChecklistDecider: Decider<UpdateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideUpdateChecklist };
 
 export async function updateChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof UpdateChecklistBody>) {
   const command: UpdateChecklist = { type: 'UpdateChecklist', title: body.title, period: body.period, dueDate: body.due_date, metadata: body.metadata, updatedBy: context.actorId };
-  await deps.handle(decider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  await deps.handle(updateChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
 }
