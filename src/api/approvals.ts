@@ -6,7 +6,7 @@ import { requestApproval, RequestApprovalBody } from '../../commands/approvals/r
 import { recordReview } from '../../commands/checklists/record-review';
 import { approvalQueueProjector } from '../../projections/approvals/approval-queue';
 import { findApproval, listApprovals } from '../../queries/approvals/approval-queue';
-import { APPROVAL_STATUSES } from '../../streams/approvals/approval';
+import { APPROVAL_STATUSES, ApprovalState } from '../../streams/approvals/approval';
 import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 import type { CommandContext } from '../command-handling/command-handler';
 import type { ContextModule, PlatformDeps } from '../context-module';
@@ -44,6 +44,36 @@ async function details(deps: PlatformDeps, tenantId: string, approvalId: string)
   return approval;
 }
 
+/**
+ * The answer to a write: the read model's row with what the command just decided laid
+ * over it, so a projection that has not caught up within the bounded wait (a loaded
+ * machine) never turns a successful decision into a 404 or a stale status.
+ */
+async function afterWrite(deps: PlatformDeps, tenantId: string, state: ApprovalState) {
+  if (state.status === 'none') throw new NotFound('Approval not found');
+  const row = await findApproval(deps.knex, tenantId, state.approvalId);
+  const escalated = state.escalationLevel > 0;
+  const decision =
+    state.status === 'pending'
+      ? null
+      : { decision: state.decision.decision, reviewer_id: state.decision.reviewerId, comments: state.decision.comments, modifications: state.decision.modifications, decided_at: state.decision.decidedAt };
+  return {
+    ...row,
+    approval_id: state.approvalId,
+    status: state.status,
+    checkpoint_type: state.checkpointType,
+    agent_type: state.agentType,
+    created_at: state.requestedAt,
+    reviewer_id: state.reviewerId,
+    escalated,
+    escalation_level: state.escalationLevel,
+    conversation_id: state.conversationId,
+    requested_by: state.requestedBy,
+    escalation: escalated ? (row?.escalation ?? null) : null,
+    decision,
+  };
+}
+
 function routes(deps: PlatformDeps, listener: Listener): Router {
   const router = Router();
 
@@ -70,8 +100,8 @@ function routes(deps: PlatformDeps, listener: Listener): Router {
     requirePermission(req, 'hitl.approve', deps);
     const body = parseBody(req, EscalateApprovalBody);
     const context = commandContext(req);
-    await escalateApproval(deps, context, body.approval_id, { type: 'EscalateApproval', reason: body.reason, escalatedBy: context.actorId });
-    res.json(await details(deps, context.tenantId, body.approval_id));
+    const state = await escalateApproval(deps, context, body.approval_id, { type: 'EscalateApproval', reason: body.reason, escalatedBy: context.actorId });
+    res.json(await afterWrite(deps, context.tenantId, state));
   });
 
   router.get('/approvals/:id', async (req, res) => {
@@ -106,7 +136,7 @@ function routes(deps: PlatformDeps, listener: Listener): Router {
     if (state.status !== 'none' && state.status !== 'pending' && state.checklistId) {
       await recordReview(deps, { ...context, causationId: context.correlationId }, state.checklistId, { type: 'RecordReview', approvalId: id, decision: state.decision });
     }
-    res.json(await details(deps, context.tenantId, id));
+    res.json(await afterWrite(deps, context.tenantId, state));
   });
 
   return router;
