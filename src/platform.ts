@@ -20,6 +20,7 @@ import { Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
 import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
+import { degradedProjectors } from './projection-runner/dead-letters';
 
 export interface PlatformOptions {
   config: Config;
@@ -36,7 +37,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-const neverLead: LeaderLock = { tryAcquire: async () => false, release: async () => undefined };
+const neverLead: LeaderLock = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -80,6 +81,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   const health = createHealthApi({
     ready: () => ready && !stopping,
+    degraded: () => (infrastructure ? degradedProjectors(infrastructure.db.knex) : Promise.resolve([])),
     details: () => ({
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,
