@@ -6,7 +6,7 @@ import { ABANDONED_AFTER_MS, assessmentAggregate, AssessmentEvent, AssessmentFra
 
 export type AssessmentCommand =
   | { type: 'StartAssessment'; assessmentId: string; checklistId: string; templateId: string; entityId: string; startedBy: string; rerun: boolean }
-  | { type: 'RecordAssessmentFrame'; assessmentId: string; frame: AssessmentFrame };
+  | { type: 'RecordAssessmentFrames'; assessmentId: string; frames: AssessmentFrame[] };
 
 /**
  * One run at a time per checklist: a start while a live run is going answers nothing (the
@@ -22,9 +22,9 @@ export function decideAssessment(command: AssessmentCommand, state: AssessmentSt
       const { type: _type, rerun: _rerun, ...data } = command;
       return [{ type: 'AssessmentStarted', data: { ...data, startedAt: now.toISOString() } }];
     }
-    case 'RecordAssessmentFrame':
+    case 'RecordAssessmentFrames':
       if (state.status !== 'running' || state.assessmentId !== command.assessmentId) throw new Conflict('This assessment run is no longer the current one');
-      return [command.frame];
+      return command.frames;
     default:
       return assertNever(command);
   }
@@ -38,6 +38,8 @@ export async function startAssessment(deps: Pick<PlatformDeps, 'handle'>, contex
   return events.length > 0;
 }
 
-export async function recordFrame(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, assessmentId: string, frame: AssessmentFrame): Promise<void> {
-  await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, checklistId), { type: 'RecordAssessmentFrame', assessmentId, frame }, context);
+/** Appends frames in one write (one item's results at a time, so readers see progress item by item). */
+export async function recordFrames(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, assessmentId: string, frames: AssessmentFrame[]): Promise<void> {
+  if (frames.length === 0) return;
+  await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, checklistId), { type: 'RecordAssessmentFrames', assessmentId, frames }, context);
 }

@@ -1,5 +1,5 @@
 import { addArtifact } from '../../../commands/checklists/add-artifact';
-import { recordFrame } from '../../../commands/checklists/assessment-commands';
+import { recordFrames } from '../../../commands/checklists/assessment-commands';
 import { getChecklist } from '../../../queries/checklists/checklists';
 import type { AssessmentFrame } from '../../../streams/checklists/assessment';
 import type { CommandContext } from '../../command-handling/command-handler';
@@ -22,14 +22,21 @@ type Deps = Pick<PlatformDeps, 'handle' | 'knex' | 'clock' | 'logger'>;
  */
 export async function runAssessment(deps: Deps, context: CommandContext, checklistId: string, assessmentId: string, signal: AbortSignal): Promise<void> {
   const ctx: CommandContext = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId, causationId: context.causationId };
-  const emit = (frame: AssessmentFrame) => recordFrame(deps, ctx, checklistId, assessmentId, frame);
-  const status = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null) =>
-    emit({ type: 'AssessmentAgentStatusChanged', data: { assessmentId, state, message, itemIndex } });
+  const emitAll = (frames: AssessmentFrame[]) => recordFrames(deps, ctx, checklistId, assessmentId, frames);
+  const emit = (frame: AssessmentFrame) => emitAll([frame]);
+  const statusFrame = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null): AssessmentFrame => ({
+    type: 'AssessmentAgentStatusChanged',
+    data: { assessmentId, state, message, itemIndex },
+  });
+  const status = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null) => emit(statusFrame(state, message, itemIndex));
   let passed = 0;
   let failed = 0;
   let assessed = 0;
-  const complete = (outcome: 'completed' | 'failed', error: string | null) =>
-    emit({ type: 'AssessmentCompleted', data: { assessmentId, status: outcome, itemsAssessed: assessed, validationsPassed: passed, validationsFailed: failed, error, completedAt: deps.clock().toISOString() } });
+  const completeFrame = (outcome: 'completed' | 'failed', error: string | null): AssessmentFrame => ({
+    type: 'AssessmentCompleted',
+    data: { assessmentId, status: outcome, itemsAssessed: assessed, validationsPassed: passed, validationsFailed: failed, error, completedAt: deps.clock().toISOString() },
+  });
+  const complete = (outcome: 'completed' | 'failed', error: string | null) => emit(completeFrame(outcome, error));
 
   try {
     const checklist = await getChecklist(deps.knex, context.tenantId, checklistId);
@@ -48,22 +55,22 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
 
     for (const item of checklist.items) {
       if (signal.aborted) throw new Error('assessment stopped: the platform is shutting down');
-      await status('assessing', `Item ${item.index}: ${item.label}`, item.index);
-      await emit({ type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: 'in_progress', summary: 'Assessing', completedBy: null } });
+      await emitAll([
+        statusFrame('assessing', `Item ${item.index}: ${item.label}`, item.index),
+        { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: 'in_progress', summary: 'Assessing', completedBy: null } },
+      ]);
       const frames = new ItemFrames(assessmentId, item.index);
       const summary = checklist.template_id === 'form_pr' ? assessFormPrItem(item.key, frames, { facts, period, today }) : assessOtherItem(item.key, frames, facts, today);
-      for (const frame of frames.frames) await emit(frame);
       const checks = frames.checks;
       passed += checks.passed;
       failed += checks.failed;
       assessed++;
       const outcome = frames.failed > 0 ? 'needs_review' : 'complete';
-      await emit({ type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: outcome, summary, completedBy: ASSESSOR } });
+      await emitAll([...frames.frames, { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: outcome, summary, completedBy: ASSESSOR } }]);
     }
 
     if (checklist.template_id === 'form_pr') await generateFormPrDraft(deps, ctx, checklist.status, checklistId, assessmentId, facts, period, emit);
-    await status('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`);
-    await complete('completed', null);
+    await emitAll([statusFrame('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`), completeFrame('completed', null)]);
   } catch (error) {
     deps.logger.warn({ err: error, checklistId, assessmentId }, 'assessment failed');
     await complete('failed', error instanceof Error ? error.message : String(error)).catch(() => undefined);

@@ -116,7 +116,7 @@ describe('assessment decider', () => {
   });
 
   it('frames are accepted only for the current run', () => {
-    given(assessmentDecider, [started('r1')]).when({ type: 'RecordAssessmentFrame', assessmentId: 'r1', frame: frame('r1') as any }).then([frame('r1')]);
-    given(assessmentDecider, [started('r1'), completed('r1'), started('r2')]).when({ type: 'RecordAssessmentFrame', assessmentId: 'r1', frame: frame('r1') as any }).thenThrows(Conflict);
+    given(assessmentDecider, [started('r1')]).when({ type: 'RecordAssessmentFrames', assessmentId: 'r1', frames: [frame('r1') as any] }).then([frame('r1')]);
+    given(assessmentDecider, [started('r1'), completed('r1'), started('r2')]).when({ type: 'RecordAssessmentFrames', assessmentId: 'r1', frames: [frame('r1') as any] }).thenThrows(Conflict);
   });
 });
