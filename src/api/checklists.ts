@@ -303,6 +303,9 @@ export function createChecklistsContext(): ContextModule {
     name: 'checklists',
     projectors: [checklistsProjector],
     publicRouter(deps) {
+      // The module object outlives a platform (tests start several in one process): each
+      // platform's routes get a fresh signal, aborted by that platform's stop.
+      runs.controller = new AbortController();
       const extract: Extract = (bytes) => (pool ??= createExtractionPool(deps.config.extraction)).extract(bytes);
       return checklistRoutes(deps, extract, runs);
     },
