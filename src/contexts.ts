@@ -3,6 +3,9 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { promptsContext } from './api/prompts';
+import { connectorsContext } from './api/connectors';
+import { monitoringContext } from './api/monitoring';
 import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
 
@@ -12,6 +15,9 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  promptsContext,
+  connectorsContext,
+  monitoringContext,
   approvalsContext,
   checklistsContext,
 ];
