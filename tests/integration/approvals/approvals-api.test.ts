@@ -173,7 +173,8 @@ describe('approvals API', () => {
     expect((await t.api.get(`/approvals/${receipt.approval_id}`, reviewer.headers)).body.conversation_id).to.equal('conv-9');
   });
 
-  it('ops audit replay shows an approval\'s request, escalation and decision as a signed timeline', async () => {
+  it('ops audit replay shows an approval\'s request, escalation and decision as a signed timeline', async function () {
+    this.timeout(90_000); // a tsx child process: slow to start on a loaded machine
     const { approval_id } = (await create()).body;
     await t.api.post('/approvals/escalate', { approval_id, reason: 'needs a second look' }, reviewer.headers);
     await t.api.post(`/approvals/${approval_id}/decide`, { decision: 'approved', comments: 'balanced' }, admin.headers);
