@@ -6,6 +6,8 @@ import { graphContext } from './api/graph';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
 import { monitoringContext } from './api/monitoring';
+import { approvalsContext } from './api/approvals';
+import { checklistsContext } from './api/checklists';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -16,4 +18,6 @@ export const contexts: ContextModule[] = [
   promptsContext,
   connectorsContext,
   monitoringContext,
+  approvalsContext,
+  checklistsContext,
 ];
