@@ -1,0 +1,260 @@
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../../src/eventstore/types';
+import type { Projector } from '../../src/projection-runner/projector';
+import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
+import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
+import type { GraphImportEvent } from '../../streams/graph/graph-import';
+import { readVertexEvent } from '../../streams/graph/vertex';
+import { bucketCounts } from './selectors';
+import { ANOMALIES, ASSESSMENTS, CELLS, DAILY, ENTITIES } from './tables';
+
+async function createTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable(ENTITIES, (t) => {
+    t.bigIncrements('id');
+    t.text('tenant_id').notNullable();
+    t.uuid('vertex_id').notNullable();
+    t.text('entity_id').notNullable();
+    t.text('entity_type').notNullable();
+    t.text('name_prop');
+    t.text('well_name_prop');
+    t.timestamp('valid_from', { useTz: true }).notNullable();
+    t.timestamp('valid_to', { useTz: true });
+    t.index(['tenant_id', 'entity_id'], 'compliance_entities_tenant_entity');
+  });
+  await knex.raw(`CREATE INDEX compliance_entities_vertex ON ${ENTITIES} (vertex_id) WHERE valid_to IS NULL`);
+  await knex.schema.createTable(CELLS, (t) => {
+    t.bigIncrements('id');
+    t.text('tenant_id').notNullable();
+    t.text('entity_id').notNullable();
+    t.text('domain').notNullable();
+    t.text('color').notNullable();
+    t.text('bucket');
+    t.date('due_date');
+    t.boolean('anomaly').notNullable();
+    t.text('reason').notNullable();
+    t.jsonb('facts').notNullable();
+    t.uuid('assessment_id').notNullable();
+    t.timestamp('valid_from', { useTz: true }).notNullable();
+    t.timestamp('valid_to', { useTz: true });
+    t.index(['tenant_id', 'entity_id', 'domain'], 'compliance_cells_tenant_entity');
+  });
+  await knex.raw(`CREATE INDEX compliance_cells_current ON ${CELLS} (tenant_id, entity_id, domain) WHERE valid_to IS NULL`);
+  await knex.schema.createTable(ANOMALIES, (t) => {
+    t.uuid('event_id').primary();
+    t.text('tenant_id').notNullable();
+    t.text('entity_id').notNullable();
+    t.text('entity_type').notNullable();
+    t.text('domain').notNullable();
+    t.text('kind').notNullable();
+    t.text('detail').notNullable();
+    t.text('source').notNullable();
+    t.text('stream').notNullable();
+    t.timestamp('observed_at', { useTz: true }).notNullable();
+    t.timestamp('flagged_at', { useTz: true }).notNullable();
+    t.index(['tenant_id', 'flagged_at'], 'compliance_anomalies_tenant');
+  });
+  await knex.schema.createTable(ASSESSMENTS, (t) => {
+    t.uuid('assessment_id').primary();
+    t.text('tenant_id').notNullable();
+    t.text('scope').notNullable();
+    t.text('entity_id');
+    t.text('assessed_on').notNullable();
+    t.timestamp('assessed_at', { useTz: true }).notNullable();
+    t.timestamp('recorded_at', { useTz: true }).notNullable();
+    t.text('status').notNullable();
+    t.jsonb('domains').notNullable();
+    t.jsonb('failed_domains').notNullable();
+    t.integer('entities').notNullable();
+    t.integer('cells').notNullable();
+    t.jsonb('colors').notNullable().defaultTo('{}');
+    t.index(['tenant_id', 'recorded_at'], 'compliance_assessments_tenant');
+  });
+  await knex.schema.createTable(DAILY, (t) => {
+    t.text('tenant_id').notNullable();
+    t.text('day').notNullable();
+    t.uuid('assessment_id').notNullable();
+    t.timestamp('recorded_at', { useTz: true }).notNullable();
+    t.integer('overdue_count').notNullable();
+    t.integer('due_7_days_count').notNullable();
+    t.integer('due_30_days_count').notNullable();
+    t.integer('anomaly_count').notNullable();
+    t.integer('entities').notNullable();
+    t.jsonb('colors').notNullable();
+    t.primary(['tenant_id', 'day']);
+  });
+}
+
+async function openEntities(trx: Knex.Transaction, tenantId: string, at: Date, rows: Array<{ vertexId: string; entityId: string; label: string; name?: string; wellName?: string }>) {
+  if (rows.length === 0) return;
+  await trx(ENTITIES).insert(
+    rows.map((r) => ({ tenant_id: tenantId, vertex_id: r.vertexId, entity_id: r.entityId, entity_type: r.label, name_prop: r.name ?? null, well_name_prop: r.wellName ?? null, valid_from: at })),
+  );
+}
+
+/** Graph facts the dashboard keeps history of: which assessable entities existed, under which name, when. */
+async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: ReadonlySet<string>): Promise<void> {
+  const tenantId = event.metadata.tenantId;
+  const at = event.recordedAt;
+  if (event.type === 'GraphBatchImported') {
+    const data = event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'];
+    const rows = data.vertices
+      .filter((v) => labels.has(v.label))
+      .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name }));
+    await openEntities(trx, tenantId, at, rows);
+    return;
+  }
+  const vertex = readVertexEvent(event);
+  switch (vertex.type) {
+    case 'VertexCreated': {
+      const d = vertex.data;
+      if (labels.has(d.label)) await openEntities(trx, tenantId, at, [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name }]);
+      return;
+    }
+    case 'VertexPropertiesUpdated':
+    case 'WellProductionReported': {
+      const removed = vertex.type === 'VertexPropertiesUpdated' ? vertex.data.removed : [];
+      const { set } = vertex.data;
+      if (!('name' in set) && !('well_name' in set) && !removed.includes('name') && !removed.includes('well_name')) return;
+      const current = await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').first();
+      if (!current) return;
+      const name = 'name' in set ? set.name : removed.includes('name') ? null : current.name_prop;
+      const wellName = 'well_name' in set ? set.well_name : removed.includes('well_name') ? null : current.well_name_prop;
+      if (name === current.name_prop && wellName === current.well_name_prop) return;
+      await trx(ENTITIES).where({ id: current.id }).update({ valid_to: at });
+      await trx(ENTITIES).insert({ tenant_id: tenantId, vertex_id: current.vertex_id, entity_id: current.entity_id, entity_type: current.entity_type, name_prop: name, well_name_prop: wellName, valid_from: at });
+      return;
+    }
+    case 'VertexDeleted':
+      await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').update({ valid_to: at });
+      return;
+  }
+}
+
+/**
+ * A cell version closes and a new one opens only when the verdict changed, so a daily
+ * re-assessment of an unchanged portfolio writes nothing here (the history stays small).
+ */
+async function applyCells(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
+  const e = readAssessmentEvent(event);
+  if (e.type !== 'EntitiesAssessed') return;
+  const cells = e.data.entities.flatMap((entity) => entity.cells.map((cell) => ({ entityId: entity.entityId, ...cell })));
+  if (cells.length === 0) return;
+  await trx.raw(
+    `WITH incoming AS (
+        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::date[], ?::boolean[], ?::text[], ?::jsonb[])
+                 AS u(entity_id, domain, color, bucket, due_date, anomaly, reason, facts)),
+      closed AS (
+        UPDATE ${CELLS} c SET valid_to = ?
+          FROM incoming i
+         WHERE c.tenant_id = ? AND c.valid_to IS NULL AND c.entity_id = i.entity_id AND c.domain = i.domain
+           AND (c.color, c.bucket, c.due_date, c.anomaly, c.reason, c.facts) IS DISTINCT FROM (i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts)
+        RETURNING c.entity_id, c.domain)
+     INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, assessment_id, valid_from)
+     SELECT ?, i.entity_id, i.domain, i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts, ?, ?
+       FROM incoming i
+      WHERE EXISTS (SELECT 1 FROM closed x WHERE x.entity_id = i.entity_id AND x.domain = i.domain)
+         OR NOT EXISTS (SELECT 1 FROM ${CELLS} c WHERE c.tenant_id = ? AND c.valid_to IS NULL AND c.entity_id = i.entity_id AND c.domain = i.domain)`,
+    [
+      cells.map((c) => c.entityId),
+      cells.map((c) => c.domain),
+      cells.map((c) => c.color),
+      cells.map((c) => c.bucket) as string[],
+      cells.map((c) => c.dueDate) as string[],
+      cells.map((c) => c.anomaly),
+      cells.map((c) => c.reason),
+      cells.map((c) => JSON.stringify(c.facts)),
+      event.recordedAt,
+      event.metadata.tenantId,
+      event.metadata.tenantId,
+      e.data.assessmentId,
+      event.recordedAt,
+      event.metadata.tenantId,
+    ],
+  );
+}
+
+/** The assessment row, and the day's snapshot: the bucket counts as the dashboard stood right after it. */
+async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent, domains: readonly string[]): Promise<void> {
+  const e = readAssessmentEvent(event);
+  if (e.type !== 'AssessmentRecorded') return;
+  const d = e.data;
+  const tenantId = event.metadata.tenantId;
+  const counts = await bucketCounts(trx, tenantId, event.recordedAt, domains);
+  await trx(ASSESSMENTS)
+    .insert({
+      assessment_id: d.assessmentId,
+      tenant_id: tenantId,
+      scope: d.scope,
+      entity_id: d.entityId,
+      assessed_on: d.assessedOn,
+      assessed_at: d.assessedAt,
+      recorded_at: event.recordedAt,
+      status: d.status,
+      domains: JSON.stringify(d.domains),
+      failed_domains: JSON.stringify(d.failedDomains),
+      entities: d.entities,
+      cells: d.cells,
+      colors: JSON.stringify(counts.colors),
+    })
+    .onConflict('assessment_id')
+    .ignore();
+  const row = {
+    tenant_id: tenantId,
+    day: d.assessedOn,
+    assessment_id: d.assessmentId,
+    recorded_at: event.recordedAt,
+    overdue_count: counts.overdue,
+    due_7_days_count: counts.due_7d,
+    due_30_days_count: counts.due_30d,
+    anomaly_count: counts.anomalies,
+    entities: counts.entities,
+    colors: JSON.stringify(counts.colors),
+  };
+  await trx(DAILY).insert(row).onConflict(['tenant_id', 'day']).merge();
+}
+
+async function applyAnomaly(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
+  const d = ComplianceAnomalyFlaggedData.parse(event.data);
+  await trx(ANOMALIES)
+    .insert({
+      event_id: event.id,
+      tenant_id: event.metadata.tenantId,
+      entity_id: d.entityId,
+      entity_type: d.entityLabel,
+      domain: d.domain,
+      kind: d.kind,
+      detail: d.detail,
+      source: d.source,
+      stream: event.stream,
+      observed_at: d.observedAt,
+      flagged_at: event.recordedAt,
+    })
+    .onConflict('event_id')
+    .ignore();
+}
+
+const GRAPH_TYPES = ['GraphBatchImported', 'VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
+
+/**
+ * The compliance dashboard read model (one projector, so the daily snapshot computed on
+ * `AssessmentRecorded` sees entities, cells and anomalies at exactly that point of the log):
+ * entity versions from the graph events of the labels the packs assess, cell versions from
+ * assessments, flagged anomalies from any stream, assessments and daily snapshots.
+ */
+export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: string; appliesTo: string }>): Projector {
+  const labels = new Set(packs.map((p) => p.appliesTo));
+  const domains = packs.map((p) => p.domain);
+  return {
+    name: 'compliance_dashboard',
+    version: 1,
+    tables: [DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
+    createTables,
+    eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
+    async apply(trx, event) {
+      if (event.type === COMPLIANCE_ANOMALY_FLAGGED) return applyAnomaly(trx, event);
+      if (event.type === 'EntitiesAssessed') return applyCells(trx, event);
+      if (event.type === 'AssessmentRecorded') return applyRecorded(trx, event, domains);
+      return applyGraph(trx, event, labels);
+    },
+  };
+}

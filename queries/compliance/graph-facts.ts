@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import type { Properties } from '../../streams/graph/properties';
+
+/** A vertex next to an assessed one, with the properties of the edge between them. */
+export interface Neighbor {
+  vertexId: string;
+  entityId: string;
+  label: string;
+  properties: Properties;
+  edge: Properties;
+}
+
+export interface GraphVertexRow {
+  id: string;
+  entity_id: string;
+  label: string;
+  properties: Properties;
+}
+
+/**
+ * Set-based reads of one tenant's property graph (the graph context's read model) for the
+ * compliance packs: one query per relationship for the whole portfolio, never one per well.
+ */
+export interface GraphFacts {
+  namespace: string;
+  /** Vertices of a label (all, or those whose vertex id or entity_id is given). Bulky history properties are left out. */
+  vertices(label: string, only?: { entityId?: string }): Promise<GraphVertexRow[]>;
+  /**
+   * Neighbors keyed by the assessed vertex id: `in` follows edges pointing at the vertex
+   * (FlaringAuthorization -FLARES_AT-> Well), `out` edges leaving it, `both` either way.
+   */
+  neighbors(vertexIds: string[] | null, edgeLabel: string, ofLabel: string, neighborLabel: string, direction: 'in' | 'out' | 'both'): Promise<Map<string, Neighbor[]>>;
+}
+
+const BULKY = ['production_history_12m'];
+
+export function graphFacts(knex: Knex, namespace: string): GraphFacts {
+  return {
+    namespace,
+    async vertices(label, only = {}) {
+      const query = knex(VERTICES)
+        .select('id', 'entity_id', 'label', knex.raw('properties - ?::text[] AS properties', [BULKY]))
+        .where({ namespace, label });
+      if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
+      return (await query) as GraphVertexRow[];
+    },
+    async neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction) {
+      const sides: Array<{ self: string; other: string; selfLabel: string; otherLabel: string }> = [];
+      if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
+      if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
+      const out = new Map<string, Neighbor[]>();
+      for (const side of sides) {
+        const filter = vertexIds ? `AND e.${side.self} = ANY(?::uuid[])` : '';
+        const bindings: Knex.RawBinding[] = [namespace, edgeLabel, ofLabel, neighborLabel];
+        if (vertexIds) bindings.push(vertexIds);
+        const { rows } = await knex.raw(
+          `SELECT e.${side.self} AS self, v.id, v.entity_id, v.label, v.properties - '${BULKY[0]}' AS properties, e.properties AS edge
+             FROM ${EDGES} e JOIN ${VERTICES} v ON v.id = e.${side.other}
+            WHERE e.namespace = ? AND e.label = ? AND e.${side.selfLabel} = ? AND e.${side.otherLabel} = ? ${filter}`,
+          bindings,
+        );
+        for (const row of rows as Array<{ self: string; id: string; entity_id: string; label: string; properties: Properties; edge: Properties }>) {
+          const list = out.get(row.self) ?? [];
+          list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
+          out.set(row.self, list);
+        }
+      }
+      return out;
+    },
+  };
+}
