@@ -3,6 +3,7 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { complianceContext } from './api/compliance';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -10,4 +11,5 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  complianceContext,
 ];
