@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/eventstore/types';
 import type { Projector } from '../../src/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessmentEvent, AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
 import { bucketCounts } from './selectors';
@@ -130,46 +130,42 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: R
   }
 }
 
+/** The cells of consecutive `EntitiesAssessed` events of one assessment, written together. */
+interface CellRun {
+  assessmentId: string;
+  events: Array<{ tenant_id: string; assessment_id: string; at: string; entities: unknown }>;
+}
+
 /**
- * A cell version closes and a new one opens only when the verdict changed, so a daily
- * re-assessment of an unchanged portfolio writes nothing here (the history stays small).
+ * Writes a run of assessed cells in one statement, the events' entity lists handed to
+ * Postgres as one JSON document (unnesting there is far cheaper than binding 100,000-element
+ * arrays from Node). A cell version closes and a new one opens only when the verdict
+ * changed, so re-assessing an unchanged portfolio writes nothing and the history stays small.
  */
-async function applyCells(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
-  const e = readAssessmentEvent(event);
-  if (e.type !== 'EntitiesAssessed') return;
-  const cells = e.data.entities.flatMap((entity) => entity.cells.map((cell) => ({ entityId: entity.entityId, ...cell })));
-  if (cells.length === 0) return;
+async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<void> {
+  if (!run || run.events.length === 0) return;
   await trx.raw(
-    `WITH incoming AS (
-        SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::date[], ?::boolean[], ?::text[], ?::jsonb[])
-                 AS u(entity_id, domain, color, bucket, due_date, anomaly, reason, facts)),
+    `WITH src AS (
+        SELECT * FROM jsonb_to_recordset(?::jsonb) AS s(tenant_id text, assessment_id uuid, at timestamptz, entities jsonb)),
+      incoming AS (
+        SELECT s.tenant_id, e->>'entityId' AS entity_id, c->>'domain' AS domain, c->>'color' AS color, c->>'bucket' AS bucket,
+               (c->>'dueDate')::date AS due_date, (c->>'anomaly')::boolean AS anomaly, c->>'reason' AS reason, c->'facts' AS facts,
+               s.assessment_id, s.at
+          FROM src s, jsonb_array_elements(s.entities) AS e, jsonb_array_elements(e->'cells') AS c),
+      cur AS (
+        SELECT c.id, c.tenant_id, c.entity_id, c.domain, c.color, c.bucket, c.due_date, c.anomaly, c.reason, c.facts
+          FROM ${CELLS} c JOIN incoming i ON c.tenant_id = i.tenant_id AND c.entity_id = i.entity_id AND c.domain = i.domain
+         WHERE c.valid_to IS NULL),
+      changed AS (
+        SELECT i.*, cur.id AS previous
+          FROM incoming i LEFT JOIN cur ON cur.tenant_id = i.tenant_id AND cur.entity_id = i.entity_id AND cur.domain = i.domain
+         WHERE cur.id IS NULL
+            OR (cur.color, cur.bucket, cur.due_date, cur.anomaly, cur.reason, cur.facts) IS DISTINCT FROM (i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts)),
       closed AS (
-        UPDATE ${CELLS} c SET valid_to = ?
-          FROM incoming i
-         WHERE c.tenant_id = ? AND c.valid_to IS NULL AND c.entity_id = i.entity_id AND c.domain = i.domain
-           AND (c.color, c.bucket, c.due_date, c.anomaly, c.reason, c.facts) IS DISTINCT FROM (i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts)
-        RETURNING c.entity_id, c.domain)
+        UPDATE ${CELLS} c SET valid_to = ch.at FROM changed ch WHERE c.id = ch.previous RETURNING c.id)
      INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, assessment_id, valid_from)
-     SELECT ?, i.entity_id, i.domain, i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts, ?, ?
-       FROM incoming i
-      WHERE EXISTS (SELECT 1 FROM closed x WHERE x.entity_id = i.entity_id AND x.domain = i.domain)
-         OR NOT EXISTS (SELECT 1 FROM ${CELLS} c WHERE c.tenant_id = ? AND c.valid_to IS NULL AND c.entity_id = i.entity_id AND c.domain = i.domain)`,
-    [
-      cells.map((c) => c.entityId),
-      cells.map((c) => c.domain),
-      cells.map((c) => c.color),
-      cells.map((c) => c.bucket) as string[],
-      cells.map((c) => c.dueDate) as string[],
-      cells.map((c) => c.anomaly),
-      cells.map((c) => c.reason),
-      cells.map((c) => JSON.stringify(c.facts)),
-      event.recordedAt,
-      event.metadata.tenantId,
-      event.metadata.tenantId,
-      e.data.assessmentId,
-      event.recordedAt,
-      event.metadata.tenantId,
-    ],
+     SELECT tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, assessment_id, at FROM changed`,
+    [JSON.stringify(run.events)],
   );
 }
 
@@ -250,11 +246,27 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     tables: [DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
-    async apply(trx, event) {
-      if (event.type === COMPLIANCE_ANOMALY_FLAGGED) return applyAnomaly(trx, event);
-      if (event.type === 'EntitiesAssessed') return applyCells(trx, event);
-      if (event.type === 'AssessmentRecorded') return applyRecorded(trx, event, domains);
-      return applyGraph(trx, event, labels);
-    },
+    apply: (trx, event) => applyBatch(trx, [event]),
+    applyBatch,
   };
+
+  async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
+    // Consecutive batches of one assessment go in one statement; anything else applies in log order.
+    let run: CellRun | null = null;
+    for (const event of events) {
+      if (event.type === 'EntitiesAssessed') {
+        const { data } = readAssessmentEvent(event) as Extract<AssessmentEvent, { type: 'EntitiesAssessed' }>;
+        if (run && run.assessmentId !== data.assessmentId) await writeCells(trx, run);
+        if (!run || run.assessmentId !== data.assessmentId) run = { assessmentId: data.assessmentId, events: [] };
+        run.events.push({ tenant_id: event.metadata.tenantId, assessment_id: data.assessmentId, at: event.recordedAt.toISOString(), entities: data.entities });
+        continue;
+      }
+      await writeCells(trx, run);
+      run = null;
+      if (event.type === COMPLIANCE_ANOMALY_FLAGGED) await applyAnomaly(trx, event);
+      else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event, domains);
+      else await applyGraph(trx, event, labels);
+    }
+    await writeCells(trx, run);
+  }
 }

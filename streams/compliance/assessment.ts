@@ -56,7 +56,37 @@ export const AssessmentEventSchemas = {
   }),
 };
 export type AssessmentEvent = EventsOf<typeof AssessmentEventSchemas>;
-export const readAssessmentEvent = eventReader('compliance assessment', AssessmentEventSchemas);
+const readWithZod = eventReader('compliance assessment', AssessmentEventSchemas);
+
+const COLOR_SET = new Set<string>(COLORS);
+const BUCKET_SET = new Set<string>(BUCKETS);
+const isFact = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * `EntitiesAssessed` carries up to 500 entities × 5 cells; zod takes ~150 ms per such event,
+ * which made projecting a 20,000-well assessment take longer than assessing it. The same
+ * shape is checked here with plain loops (malformed data still fails loudly); the small
+ * events go through zod.
+ */
+function checkEntitiesAssessed(data: any): AssessmentEvent & { type: 'EntitiesAssessed' } {
+  const fail = (what: string) => {
+    throw new Error(`malformed EntitiesAssessed event: ${what}`);
+  };
+  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities)) fail('assessmentId, batch, entities');
+  for (const e of data.entities) {
+    if (typeof e?.entityId !== 'string' || typeof e.entityType !== 'string' || typeof e.entityName !== 'string' || !Array.isArray(e.cells)) fail('entity');
+    for (const c of e.cells) {
+      if (typeof c?.domain !== 'string' || !COLOR_SET.has(c.color) || (c.bucket !== null && !BUCKET_SET.has(c.bucket))) fail(`cell of ${e.entityId}`);
+      if ((c.dueDate !== null && typeof c.dueDate !== 'string') || typeof c.anomaly !== 'boolean' || typeof c.reason !== 'string') fail(`cell of ${e.entityId}`);
+      if (typeof c.facts !== 'object' || c.facts === null || !Object.values(c.facts).every(isFact)) fail(`facts of ${e.entityId}`);
+    }
+  }
+  return { type: 'EntitiesAssessed', data };
+}
+
+export function readAssessmentEvent(event: { type: string; data: unknown }): AssessmentEvent {
+  return event.type === 'EntitiesAssessed' ? checkEntitiesAssessed(event.data) : readWithZod(event);
+}
 
 /** An assessment is written once; its decision state is only whether it exists. */
 export type AssessmentState = { status: 'none' } | { status: 'recorded'; assessmentId: string; assessedOn: string };
