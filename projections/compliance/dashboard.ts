@@ -33,6 +33,8 @@ async function createTables(knex: Knex): Promise<void> {
     t.boolean('anomaly').notNullable();
     t.text('reason').notNullable();
     t.jsonb('facts').notNullable();
+    /** md5 of the verdict as recorded: a new version opens only when it changes. */
+    t.text('fingerprint').notNullable();
     t.uuid('assessment_id').notNullable();
     t.timestamp('valid_from', { useTz: true }).notNullable();
     t.timestamp('valid_to', { useTz: true });
@@ -148,23 +150,19 @@ async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<v
     `WITH src AS (
         SELECT * FROM jsonb_to_recordset(?::jsonb) AS s(tenant_id text, assessment_id uuid, at timestamptz, entities jsonb)),
       incoming AS (
-        SELECT s.tenant_id, e->>'entityId' AS entity_id, c->>'domain' AS domain, c->>'color' AS color, c->>'bucket' AS bucket,
-               (c->>'dueDate')::date AS due_date, (c->>'anomaly')::boolean AS anomaly, c->>'reason' AS reason, c->'facts' AS facts,
-               s.assessment_id, s.at
+        SELECT s.tenant_id, e->>'entityId' AS entity_id, c->>'domain' AS domain, c AS cell, md5(c::text) AS fingerprint, s.assessment_id, s.at
           FROM src s, jsonb_array_elements(s.entities) AS e, jsonb_array_elements(e->'cells') AS c),
-      cur AS (
-        SELECT c.id, c.tenant_id, c.entity_id, c.domain, c.color, c.bucket, c.due_date, c.anomaly, c.reason, c.facts
-          FROM ${CELLS} c JOIN incoming i ON c.tenant_id = i.tenant_id AND c.entity_id = i.entity_id AND c.domain = i.domain
-         WHERE c.valid_to IS NULL),
       changed AS (
         SELECT i.*, cur.id AS previous
-          FROM incoming i LEFT JOIN cur ON cur.tenant_id = i.tenant_id AND cur.entity_id = i.entity_id AND cur.domain = i.domain
-         WHERE cur.id IS NULL
-            OR (cur.color, cur.bucket, cur.due_date, cur.anomaly, cur.reason, cur.facts) IS DISTINCT FROM (i.color, i.bucket, i.due_date, i.anomaly, i.reason, i.facts)),
+          FROM incoming i
+          LEFT JOIN ${CELLS} cur ON cur.tenant_id = i.tenant_id AND cur.entity_id = i.entity_id AND cur.domain = i.domain AND cur.valid_to IS NULL
+         WHERE cur.id IS NULL OR cur.fingerprint <> i.fingerprint),
       closed AS (
         UPDATE ${CELLS} c SET valid_to = ch.at FROM changed ch WHERE c.id = ch.previous RETURNING c.id)
-     INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, assessment_id, valid_from)
-     SELECT tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, assessment_id, at FROM changed`,
+     INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
+     SELECT tenant_id, entity_id, domain, cell->>'color', cell->>'bucket', (cell->>'dueDate')::date, (cell->>'anomaly')::boolean, cell->>'reason', cell->'facts',
+            fingerprint, assessment_id, at
+       FROM changed`,
     [JSON.stringify(run.events)],
   );
 }

@@ -88,10 +88,12 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
   }
   const filtered = `SELECT * FROM (${rows.sql}) AS d ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
   const offset = (q.page - 1) * q.page_size;
-  const [{ rows: counted }, { rows: page }] = await Promise.all([
-    knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings),
-    knex.raw(`${filtered} ORDER BY ${ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC')} LIMIT ${q.page_size} OFFSET ${offset}`, bindings),
-  ]);
+  // One pass computes the page and the total; only a page past the end needs a count of its own.
+  const { rows: page } = await knex.raw(
+    `SELECT *, count(*) OVER () AS total FROM (${filtered}) AS f ORDER BY ${ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC')} LIMIT ${q.page_size} OFFSET ${offset}`,
+    bindings,
+  );
+  const total = page.length > 0 ? Number(page[0].total) : offset === 0 ? 0 : (await knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings)).rows[0].total;
   return {
     rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>).map((r) => ({
       entity_id: r.entity_id,
@@ -99,7 +101,7 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
       entity_type: r.entity_type,
       domains: Object.fromEntries(domains.map((d) => [d, r.domains[d] ?? 'grey'])),
     })),
-    total: counted[0].total as number,
+    total: total as number,
     limit: q.page_size,
     offset,
     page: q.page,

@@ -25,7 +25,8 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   const labels = [...new Set(packs.map((p) => p.appliesTo))];
   const vertices = new Map<string, AssessedVertex[]>();
   for (const label of labels) {
-    const rows = await graph.vertices(label, entityId === undefined ? {} : { entityId });
+    const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo === label).flatMap((p) => p.entityFields)])];
+    const rows = await graph.vertices(label, fields, entityId === undefined ? {} : { entityId });
     vertices.set(label, rows.map((r) => ({ vertexId: r.id, entityId: r.entity_id, label: r.label, properties: r.properties })));
   }
   const found = [...vertices.values()].reduce((n, list) => n + list.length, 0);

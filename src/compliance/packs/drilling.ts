@@ -1,5 +1,5 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { addDays, dateOf, DomainPack, neighborsOf, verdict } from './pack';
+import { addDays, dateOf, DomainPack, neighborsOf, PERMIT_FIELDS, verdict } from './pack';
 
 interface DrillingFacts {
   permits: Map<string, Neighbor[]>;
@@ -21,8 +21,9 @@ export const drillingPack: DomainPack<DrillingFacts> = {
   title: 'Drilling permits (W-1)',
   short_title: 'Drilling',
   appliesTo: 'Well',
+  entityFields: ['status', 'spud_date'],
   async load(graph, vertexIds) {
-    return { permits: await graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in') };
+    return { permits: await graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in', PERMIT_FIELDS) };
   },
   assess(well, facts, today) {
     const p = well.properties;

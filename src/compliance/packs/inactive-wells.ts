@@ -1,5 +1,5 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { addDays, dateOf, DomainPack, earliest, neighborsOf, verdict } from './pack';
+import { addDays, dateOf, DomainPack, earliest, neighborsOf, PERMIT_FIELDS, verdict } from './pack';
 
 interface InactiveFacts {
   deadlines: Map<string, Neighbor[]>;
@@ -21,10 +21,11 @@ export const inactiveWellsPack: DomainPack<InactiveFacts> = {
   title: 'Inactive wells (Rules 14 and 15)',
   short_title: 'Inactive',
   appliesTo: 'Well',
+  entityFields: ['status', 'inactive_since'],
   async load(graph, vertexIds) {
     const [deadlines, permits] = await Promise.all([
-      graph.neighbors(vertexIds, 'HAS_DEADLINE', 'Well', 'ComplianceDeadline', 'out'),
-      graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in'),
+      graph.neighbors(vertexIds, 'HAS_DEADLINE', 'Well', 'ComplianceDeadline', 'out', ['deadline_date', 'type', 'status']),
+      graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in', PERMIT_FIELDS),
     ]);
     return { deadlines, permits };
   },

@@ -23,6 +23,8 @@ export interface DomainPack<Facts = unknown> {
   title: string;
   short_title?: string;
   appliesTo: string;
+  /** The entity's properties `assess` reads (only these are loaded). */
+  entityFields: readonly string[];
   load(graph: GraphFacts, vertexIds: string[] | null): Promise<Facts>;
   assess(entity: AssessedVertex, facts: Facts, today: string): Verdict;
 }
@@ -62,3 +64,6 @@ export function verdict(today: string, v: { color: Color; reason: string; dueDat
 export const neighborsOf = (map: Map<string, Neighbor[]>, vertexId: string): Neighbor[] => map.get(vertexId) ?? [];
 
 export const earliest = (dates: Array<string | null>): string | null => dates.filter((d): d is string => !!d).sort()[0] ?? null;
+
+/** Permit properties the packs read (W-1, Rule 37 exception, W-3X). */
+export const PERMIT_FIELDS = ['form', 'type', 'status', 'issued_date', 'expiration_date', 'rule_37_exception'] as const;

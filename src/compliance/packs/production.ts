@@ -28,6 +28,7 @@ export const productionPack: DomainPack<null> = {
   title: 'Form PR production reporting',
   short_title: 'Production',
   appliesTo: 'Well',
+  entityFields: ['status', 'form_pr_period', 'production_oil_bbls', 'production_gas_mcf'],
   async load() {
     return null;
   },

@@ -17,8 +17,9 @@ export const rule32Pack: DomainPack<Rule32Facts> = {
   title: 'Rule 32 flaring and venting',
   short_title: 'Flaring',
   appliesTo: 'Well',
+  entityFields: ['gas_flared_mcf', 'gas_vented_mcf', 'producing_days', 'form_pr_period'],
   async load(graph, vertexIds) {
-    return { authorizations: await graph.neighbors(vertexIds, 'FLARES_AT', 'Well', 'FlaringAuthorization', 'in') };
+    return { authorizations: await graph.neighbors(vertexIds, 'FLARES_AT', 'Well', 'FlaringAuthorization', 'in', ['authorized_mcf', 'expiry_date', 'status']) };
   },
   assess(well, facts, today) {
     const p = well.properties;

@@ -1,5 +1,5 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { DomainPack, neighborsOf, num, verdict } from './pack';
+import { DomainPack, neighborsOf, num, PERMIT_FIELDS, verdict } from './pack';
 
 interface Rule37Facts {
   offsets: Map<string, Neighbor[]>;
@@ -20,10 +20,11 @@ export const rule37Pack: DomainPack<Rule37Facts> = {
   title: 'Rule 37 well spacing',
   short_title: 'Spacing',
   appliesTo: 'Well',
+  entityFields: ['lease_line_distance_ft'],
   async load(graph, vertexIds) {
     const [offsets, permits] = await Promise.all([
-      graph.neighbors(vertexIds, 'OFFSET_TO', 'Well', 'Well', 'both'),
-      graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in'),
+      graph.neighbors(vertexIds, 'OFFSET_TO', 'Well', 'Well', 'both', []),
+      graph.neighbors(vertexIds, 'PART_OF', 'Well', 'Permit', 'in', PERMIT_FIELDS),
     ]);
     return { offsets, permits };
   },

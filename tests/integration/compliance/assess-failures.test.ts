@@ -13,6 +13,7 @@ const failingPack: DomainPack<null> = {
   domain: 'broken',
   title: 'A pack whose query fails',
   appliesTo: 'Well',
+  entityFields: [],
   async load() {
     throw new Error('relation "missing_table" does not exist');
   },
