@@ -5,7 +5,7 @@ import { newId } from '../../src/command-handling/idempotency';
 import type { DomainPack } from '../../src/compliance/packs/pack';
 import { runPacks } from '../../src/compliance/run-packs';
 import { Conflict, NotFound, Unavailable } from '../../src/domain/errors';
-import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState } from '../../streams/compliance/assessment';
+import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../streams/compliance/assessment';
 
 export interface RecordAssessment {
   type: 'RecordAssessment';
@@ -58,18 +58,55 @@ export function decideRecordAssessment(command: RecordAssessment, state: Assessm
 
 const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };
 
+type Recorded = Extract<AssessmentEvent, { type: 'AssessmentRecorded' }>['data'];
+
+/** The assess response: the recorded snapshot, plus the verdicts when one entity was assessed. */
+export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
+  const view: Record<string, unknown> = {
+    assessment_id: recorded.assessmentId,
+    scope: recorded.scope,
+    entity_id: recorded.entityId,
+    status: recorded.status,
+    assessed_on: recorded.assessedOn,
+    assessed_at: recorded.assessedAt,
+    domains: recorded.domains,
+    failed_domains: recorded.failedDomains,
+    entities: recorded.entities,
+    cells: recorded.cells,
+  };
+  if (recorded.scope === 'entity') {
+    const cells = entities[0]?.cells ?? [];
+    view.results = Object.fromEntries(cells.map((c) => [c.domain, { color: c.color, bucket: c.bucket, due_date: c.dueDate, anomaly: c.anomaly, reason: c.reason, details: { ...c.facts, anomaly: c.anomaly } }]));
+  }
+  return view;
+}
+
 /**
  * POST /compliance/assess[/{entity_id}]: run the packs over the graph as it is now (reads),
  * then record the verdicts (the one write). The assessment id derives from the
- * Idempotency-Key, so a retried request records nothing new.
+ * Idempotency-Key, so a retried request records nothing new and answers from the events
+ * the first one recorded (never from a read model that may still be catching up).
  */
-export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock'>, packs: DomainPack<any>[], context: CommandContext, entityId?: string): Promise<string> {
+export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store'>, packs: DomainPack<any>[], context: CommandContext, entityId?: string) {
   const assessmentId = newId(context, 'compliance.assessment');
+  const stream = assessmentAggregate.stream(context.tenantId, assessmentId);
   const today = deps.clock().toISOString().slice(0, 10);
   const run = await runPacks(deps.knex, context.tenantId, packs, today, entityId);
   if (entityId !== undefined && run.found === 0) throw new NotFound('No such entity');
   const { entities, domains, failedDomains } = run;
   const command: RecordAssessment = { type: 'RecordAssessment', assessmentId, scope: entityId === undefined ? 'portfolio' : 'entity', entityId: entityId ?? null, entities, domains, failedDomains };
-  await deps.handle(decider, assessmentAggregate.stream(context.tenantId, assessmentId), command, context);
-  return assessmentId;
+  const result = await deps.handle(decider, stream, command, context);
+  const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
+  if (appended?.type === 'AssessmentRecorded') return assessmentView(appended.data, entities);
+  // A retry: answer what the first request recorded.
+  const [last] = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
+  const recorded = readAssessmentEvent(last);
+  if (recorded.type !== 'AssessmentRecorded') throw new Conflict('this assessment is still being recorded');
+  let first: AssessedEntity[] = [];
+  if (recorded.data.scope === 'entity') {
+    const [batch] = await deps.store.readStream(stream, { limit: 1 });
+    const read = readAssessmentEvent(batch);
+    if (read.type === 'EntitiesAssessed') first = read.data.entities;
+  }
+  return assessmentView(recorded.data, first);
 }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { bucketCounts, BucketCounts, dashboardRows } from '../../projections/compliance/selectors';
-import { ASSESSMENTS, CELLS, DAILY } from '../../projections/compliance/tables';
+import { DAILY } from '../../projections/compliance/tables';
 
 export const MATRIX_STATUSES = ['overdue', 'action_needed', 'compliant', 'in_review'] as const;
 export type MatrixStatus = (typeof MATRIX_STATUSES)[number];
@@ -107,32 +107,6 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
     page: q.page,
     page_size: q.page_size,
   };
-}
-
-/** One assessment as recorded, with the cells it wrote for one entity when it assessed one. */
-export async function findAssessment(knex: Knex, tenantId: string, assessmentId: string) {
-  const row = await knex(ASSESSMENTS).where({ tenant_id: tenantId, assessment_id: assessmentId }).first();
-  if (!row) return null;
-  const view: Record<string, unknown> = {
-    assessment_id: row.assessment_id,
-    scope: row.scope,
-    entity_id: row.entity_id,
-    status: row.status,
-    assessed_on: row.assessed_on,
-    assessed_at: new Date(row.assessed_at).toISOString(),
-    domains: row.domains,
-    failed_domains: row.failed_domains,
-    entities: row.entities,
-    cells: row.cells,
-    colors: row.colors,
-  };
-  if (row.scope === 'entity') {
-    const cells = await knex(CELLS).where({ tenant_id: tenantId, entity_id: row.entity_id }).whereNull('valid_to').orderBy('domain');
-    view.results = Object.fromEntries(
-      cells.map((c) => [c.domain, { color: c.color, bucket: c.bucket, due_date: c.due_date ? isoDate(c.due_date) : null, anomaly: c.anomaly, reason: c.reason, details: { ...c.facts, anomaly: c.anomaly } }]),
-    );
-  }
-  return view;
 }
 
 export const isoDate = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);

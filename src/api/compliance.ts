@@ -3,11 +3,10 @@ import { z } from 'zod';
 import { assess } from '../../commands/compliance/record-assessment';
 import { complianceDashboardProjector } from '../../projections/compliance/dashboard';
 import { deadlinesChart, filingsChart, flaringChart, trendChart } from '../../queries/compliance/charts';
-import { findAssessment, MATRIX_BUCKETS, MATRIX_STATUSES, matrix, SORT_COLUMNS, SortColumn, summary } from '../../queries/compliance/dashboard';
+import { MATRIX_BUCKETS, MATRIX_STATUSES, matrix, SORT_COLUMNS, SortColumn, summary } from '../../queries/compliance/dashboard';
 import { DEFAULT_PACKS, domainList } from '../compliance/packs';
 import type { DomainPack } from '../compliance/packs/pack';
 import type { ContextModule, PlatformDeps } from '../context-module';
-import { NotFound } from '../domain/errors';
 import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseParams, parseQuery } from '../http/validation';
@@ -101,21 +100,15 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     res.json(await flaringChart(knex, tenantId, deps.clock().toISOString().slice(0, 10), months));
   });
 
-  const assessed = async (tenantId: string, assessmentId: string) => {
-    const view = await findAssessment(knex, tenantId, assessmentId);
-    if (!view) throw new NotFound('the assessment is recorded but not yet projected; retry with the same Idempotency-Key');
-    return view;
-  };
-
   router.post('/compliance/assess', async (req, res) => {
-    const tenantId = reader(req);
-    res.json(await assessed(tenantId, await assess(deps, packs, commandContext(req))));
+    reader(req);
+    res.json(await assess(deps, packs, commandContext(req)));
   });
 
   router.post('/compliance/assess/:entity_id', async (req, res) => {
-    const tenantId = reader(req);
+    reader(req);
     const { entity_id } = parseParams(req, EntityParams);
-    res.json(await assessed(tenantId, await assess(deps, packs, commandContext(req), entity_id)));
+    res.json(await assess(deps, packs, commandContext(req), entity_id));
   });
 
   return router;

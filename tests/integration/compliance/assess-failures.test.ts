@@ -69,6 +69,7 @@ describe('assessing with failing domain packs, and retried assessments', () => {
   it('a retried assessment with the same Idempotency-Key records nothing new and answers the same body', async () => {
     const headers = { ...auth, 'idempotency-key': `assess-${randomUUID()}` };
     const first = await t.api.post('/compliance/assess', {}, headers);
+    expect(first.status).to.equal(200);
     const count = async () => Number((await t.deps.knex('events').where('stream_id', 'like', `compliance.assessment-${tenantId}-%`).count<{ count: string }[]>('* as count'))[0].count);
     const before = await count();
     const second = await t.api.post('/compliance/assess', {}, headers);
