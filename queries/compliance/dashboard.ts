@@ -77,7 +77,8 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
   const where: string[] = [];
   const bindings: Record<string, unknown> = { ...rows.bindings };
   if (q.entity_type) {
-    where.push('entity_type = :entity_type');
+    // The graph label (`Well`) or the entity type key (`well`, `flaring_authorization`).
+    where.push(`lower(entity_type) = lower(replace(:entity_type, '_', ''))`);
     bindings.entity_type = q.entity_type;
   }
   if (q.status) where.push(`severity = ${STATUS_SEVERITY[q.status]}`);

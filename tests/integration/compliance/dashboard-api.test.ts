@@ -99,6 +99,8 @@ describe('compliance dashboard over a seeded Texas portfolio (spec 2 §4)', () =
       for (const row of compliant.body.rows) expect(Object.values(row.domains)).to.not.include.members(['red', 'amber', 'blue']);
       const both = await get('/compliance/matrix?status=compliant&bucket=overdue');
       expect(both.body.total).to.equal(0);
+      expect((await get('/compliance/matrix?entity_type=well')).body.total).to.equal(40);
+      expect((await get('/compliance/matrix?entity_type=Lease')).body.total).to.equal(0);
     });
 
     it('search, sort and paging: a page beyond the end is empty with the true total', async () => {
