@@ -146,6 +146,10 @@ interface CellRun {
  */
 async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<void> {
   if (!run || run.events.length === 0) return;
+  // The planner cannot see how many cells the JSON document holds and picks a nested loop
+  // over the current cells (quadratic: 12 s for 5,000 unchanged wells); a hash join is
+  // linear. Scoped to this statement.
+  await trx.raw('SET LOCAL enable_nestloop = off');
   await trx.raw(
     `WITH src AS (
         SELECT * FROM jsonb_to_recordset(?::jsonb) AS s(tenant_id text, assessment_id uuid, at timestamptz, entities jsonb)),
@@ -165,6 +169,7 @@ async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<v
        FROM changed`,
     [JSON.stringify(run.events)],
   );
+  await trx.raw('SET LOCAL enable_nestloop = on');
 }
 
 /** The assessment row, and the day's snapshot: the bucket counts as the dashboard stood right after it. */
