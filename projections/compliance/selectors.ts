@@ -15,21 +15,30 @@ export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 
  */
 export interface RowsSql {
   sql: string;
-  bindings: { tenant: string; at: Date; domains: string[] };
+  bindings: { tenant: string; at: Date; domains: string[]; only?: string[] };
 }
 
-export function dashboardRows(tenantId: string, at: Date, domains: readonly string[]): RowsSql {
+/**
+ * `colors: false` leaves `domains` empty (counts and paging do not need the color map);
+ * `only` restricts the rows to some entities (the colors of one matrix page).
+ */
+export function dashboardRows(tenantId: string, at: Date, domains: readonly string[], { colors = true, only }: { colors?: boolean; only?: string[] } = {}): RowsSql {
+  const restrict = only ? 'AND entity_id = ANY(CAST(:only AS text[]))' : '';
+  const colorMap = colors
+    ? `coalesce(jsonb_object_agg(p.domain, CASE p.severity WHEN 4 THEN 'red' WHEN 3 THEN 'amber' WHEN 2 THEN 'blue' WHEN 1 THEN 'green' ELSE 'grey' END)
+                     FILTER (WHERE p.domain IS NOT NULL), '{}'::jsonb)`
+    : `'{}'::jsonb`;
   return {
     sql:
     `WITH alive AS (
         SELECT entity_id, entity_type, coalesce(name_prop, well_name_prop, entity_id) AS entity_name
           FROM ${ENTITIES}
-         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at)),
+         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at) ${restrict}),
       flagged AS (
         SELECT DISTINCT entity_id, entity_type, domain
           FROM ${ANOMALIES}
          WHERE tenant_id = :tenant AND flagged_at <= :at AND observed_at > (CAST(:at AS timestamptz) - interval '${ANOMALY_OPEN_DAYS} days')
-           AND domain = ANY(CAST(:domains AS text[]))),
+           AND domain = ANY(CAST(:domains AS text[])) ${restrict}),
       ents AS (
         SELECT * FROM alive
         UNION ALL
@@ -38,7 +47,7 @@ export function dashboardRows(tenantId: string, at: Date, domains: readonly stri
       cells AS (
         SELECT entity_id, domain, color, bucket, anomaly, due_date
           FROM ${CELLS}
-         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at) AND domain = ANY(CAST(:domains AS text[]))
+         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at) AND domain = ANY(CAST(:domains AS text[])) ${restrict}
         UNION ALL
         SELECT entity_id, domain, 'amber', 'anomalies', true, NULL::date FROM flagged),
       per_cell AS (
@@ -47,15 +56,14 @@ export function dashboardRows(tenantId: string, at: Date, domains: readonly stri
                bool_or(anomaly) AS an, min(due_date) AS due
           FROM cells GROUP BY entity_id, domain)
      SELECT e.entity_id, e.entity_type, e.entity_name,
-            coalesce(jsonb_object_agg(p.domain, CASE p.severity WHEN 4 THEN 'red' WHEN 3 THEN 'amber' WHEN 2 THEN 'blue' WHEN 1 THEN 'green' ELSE 'grey' END)
-                     FILTER (WHERE p.domain IS NOT NULL), '{}'::jsonb) AS domains,
+            ${colorMap} AS domains,
             coalesce(max(p.severity), 0) AS severity,
             coalesce(bool_or(p.ov), false) AS in_overdue, coalesce(bool_or(p.d7), false) AS in_due_7d,
             coalesce(bool_or(p.d30), false) AS in_due_30d, coalesce(bool_or(p.an), false) AS in_anomalies,
             min(p.due) AS next_due
        FROM ents e LEFT JOIN per_cell p ON p.entity_id = e.entity_id
       GROUP BY e.entity_id, e.entity_type, e.entity_name`,
-    bindings: { tenant: tenantId, at, domains: [...domains] },
+    bindings: { tenant: tenantId, at, domains: [...domains], ...(only ? { only } : {}) },
   };
 }
 
@@ -70,7 +78,7 @@ export interface BucketCounts {
 
 /** Distinct entities per bucket (and entities by worst color) at `at`. */
 export async function bucketCounts(knex: Knex | Knex.Transaction, tenantId: string, at: Date, domains: readonly string[]): Promise<BucketCounts> {
-  const rows = dashboardRows(tenantId, at, domains);
+  const rows = dashboardRows(tenantId, at, domains, { colors: false });
   const {
     rows: [r],
   } = await knex.raw(

@@ -73,7 +73,7 @@ const ORDER: Record<SortColumn, (dir: 'ASC' | 'DESC') => string> = {
  * are `grey` (unassessed).
  */
 export async function matrix(knex: Knex, tenantId: string, at: Date, domains: readonly string[], q: MatrixQuery) {
-  const rows = dashboardRows(tenantId, at, domains);
+  const rows = dashboardRows(tenantId, at, domains, { colors: false });
   const where: string[] = [];
   const bindings: Record<string, unknown> = { ...rows.bindings };
   if (q.entity_type) {
@@ -95,12 +95,16 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
     bindings,
   );
   const total = page.length > 0 ? Number(page[0].total) : offset === 0 ? 0 : (await knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings)).rows[0].total;
+  // Colors only for the page's entities.
+  const colored = dashboardRows(tenantId, at, domains, { only: (page as Array<{ entity_id: string }>).map((r) => r.entity_id) });
+  const colors = new Map<string, Record<string, string>>();
+  if (page.length > 0) for (const r of (await knex.raw(colored.sql, colored.bindings)).rows) colors.set(r.entity_id, r.domains);
   return {
-    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>).map((r) => ({
+    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string }>).map((r) => ({
       entity_id: r.entity_id,
       entity_name: r.entity_name,
       entity_type: r.entity_type,
-      domains: Object.fromEntries(domains.map((d) => [d, r.domains[d] ?? 'grey'])),
+      domains: Object.fromEntries(domains.map((d) => [d, colors.get(r.entity_id)?.[d] ?? 'grey'])),
     })),
     total: total as number,
     limit: q.page_size,
