@@ -82,7 +82,8 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
     bindings.entity_type = q.entity_type;
   }
   if (q.status) where.push(`severity = ${STATUS_SEVERITY[q.status]}`);
-  if (q.bucket) where.push(`in_${q.bucket === 'due_7d' ? 'due_7d' : q.bucket === 'due_30d' ? 'due_30d' : q.bucket}`);
+  // in_overdue, in_due_7d, in_due_30d, in_anomalies (the bucket is one of the four, checked by the route).
+  if (q.bucket) where.push(`in_${q.bucket}`);
   if (q.search) {
     where.push(`(entity_id ILIKE :search OR entity_name ILIKE :search)`);
     bindings.search = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
