@@ -193,7 +193,7 @@ describe('compliance dashboard over a seeded Texas portfolio (spec 2 §4)', () =
         ],
         { expectedRevision: 'no_stream' },
       );
-      expect(await t.deps.projections.waitFor(position, 5000)).to.equal(true);
+      expect(await t.deps.projections.waitFor(position, 30_000)).to.equal(true);
       const after = (await get('/compliance/summary')).body;
       expect(after.anomaly_count).to.equal(before.anomaly_count + 1);
       const rows = (await get('/compliance/matrix?bucket=anomalies&search=42-999-00001')).body.rows;
