@@ -7,6 +7,9 @@ import { agentsContext } from './api/agents';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
 import { monitoringContext } from './api/monitoring';
+import { approvalsContext } from './api/approvals';
+import { checklistsContext } from './api/checklists';
+import { complianceContext } from './api/compliance';
 import { evaluationContext } from './api/evaluation';
 
 /** Every context the platform runs, in start order. One line per context. */
@@ -19,5 +22,8 @@ export const contexts: ContextModule[] = [
   promptsContext,
   connectorsContext,
   monitoringContext,
+  approvalsContext,
+  checklistsContext,
+  complianceContext,
   evaluationContext,
 ];

@@ -65,7 +65,7 @@ export function decideRequestApproval(command: RequestApproval, state: ApprovalS
   ];
 }
 
-const decider: Decider<RequestApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideRequestApproval };
+export const requestApprovalDecider: Decider<RequestApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideRequestApproval };
 
 /**
  * Opens a pending approval. Agent turns call this when they reach a human checkpoint, the
@@ -80,7 +80,7 @@ export async function requestApproval(
 ): Promise<ApprovalReceipt> {
   const approvalId = input.approvalId ?? newId(context, 'approvals.approval');
   const command: RequestApproval = { ...input, type: 'RequestApproval', approvalId, requestedBy: context.actorId };
-  const { state } = await deps.handle(decider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state } = await deps.handle(requestApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
   if (state.status === 'none') throw new Error('approval request appended nothing');
   return { approval_id: approvalId, status: 'pending', checkpoint_type: state.checkpointType, created_at: state.requestedAt, reviewer_id: state.reviewerId };
 }
