@@ -57,3 +57,8 @@ export async function captureCases(knex: Knex, tenantId: string, tag?: string): 
   if (tag) query.andWhere({ category_tag: tag });
   return query;
 }
+
+/** Captures whose score mirror never answered (the process stopped mid-way): the start-up pass sends them again. */
+export async function capturesWithPendingMirror(knex: Knex): Promise<Array<Pick<CaptureRow, 'tenant_id' | 'capture_id' | 'execution_id' | 'user_id' | 'score' | 'note' | 'category_tag'> & { gestures: number }>> {
+  return knex(CAPTURES_TABLE).where({ mirror_status: 'pending' }).select('tenant_id', 'capture_id', 'execution_id', 'user_id', 'score', 'note', 'category_tag', 'gestures').orderBy('updated_at');
+}

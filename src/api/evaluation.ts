@@ -109,7 +109,9 @@ export const evaluationContext: ContextModule = {
   projectors: [capturesProjector, runsProjector],
   publicRouter: createEvaluationApi,
   async start(deps) {
-    await captureService(deps).relinkMissing();
+    const service = captureService(deps);
+    await service.relinkMissing();
+    await service.remirrorPending();
   },
   async stop() {
     for (const service of started) service.stop();

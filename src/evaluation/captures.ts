@@ -6,7 +6,7 @@ import { replayModeOf } from '../../streams/evaluation/capture';
 import { recordCapture, RecordCaptureBody } from '../../commands/evaluation/record-capture';
 import { recheckSnapshot } from '../../commands/evaluation/recheck-snapshot';
 import { recordMirrorOutcome } from '../../commands/evaluation/record-mirror-outcome';
-import { capturesWithMissingSnapshots } from '../../queries/evaluation/captures';
+import { capturesWithMissingSnapshots, capturesWithPendingMirror } from '../../queries/evaluation/captures';
 import { mirrorScore } from './langfuse-mirror';
 import { findTurnSnapshot } from './turn-snapshot';
 
@@ -20,6 +20,8 @@ export interface CaptureService {
   capture(context: CommandContext, body: RecordCaptureBody): Promise<CaptureView>;
   /** The start-up re-link pass: every capture still `missing` whose turn now exists is linked. */
   relinkMissing(): Promise<{ checked: number; linked: number }>;
+  /** Start-up: scores whose mirror never answered (a stop mid-way) are sent again, when a mirror is configured. */
+  remirrorPending(): Promise<{ sent: number; mirrored: number }>;
   /** Cancels pending retries (platform stop). */
   stop(): void;
   /** Resolves once every retry scheduled so far has run (tests, orderly shutdown). */
@@ -92,6 +94,21 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
       }
       if (checked > 0) logger.info({ checked, linked }, 'eval captures: start-up re-link pass');
       return { checked, linked };
+    },
+
+    async remirrorPending() {
+      let sent = 0;
+      let mirrored = 0;
+      if (!langfuse) return { sent, mirrored };
+      for (const row of await capturesWithPendingMirror(deps.knex)) {
+        sent++;
+        const score = row.score as -1 | 1;
+        const result = await mirrorScore(langfuse, { captureId: row.capture_id, executionId: row.execution_id, score, note: row.note, categoryTag: row.category_tag, gesture: row.gestures, at: deps.clock() });
+        await recordMirrorOutcome(deps, { tenantId: row.tenant_id, actorId: SYSTEM_USER_ID }, row.capture_id, result.ok ? { type: 'RecordMirrorOutcome', score, ok: true } : { type: 'RecordMirrorOutcome', score, ok: false, error: result.error });
+        if (result.ok) mirrored++;
+      }
+      if (sent > 0) logger.info({ sent, mirrored }, 'eval captures: pending score mirrors sent again at start-up');
+      return { sent, mirrored };
     },
 
     stop() {

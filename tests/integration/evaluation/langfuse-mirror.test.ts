@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationCaptures } from '../../../src/api/evaluation';
+import { evaluationCaptures, evaluationContext } from '../../../src/api/evaluation';
+import { recordCapture } from '../../../commands/evaluation/record-capture';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { Session, signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
@@ -82,5 +83,17 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
     const failed = events.find((e) => e.type === 'ScoreMirrorFailed');
     expect(failed?.data).to.include({ score: 1 });
     expect((failed?.data as { error: string }).error).to.match(/Invalid request data/);
+  });
+
+  it('a gesture whose mirror never answered stays pending (counted in /eval/metrics) until the start-up pass sends it again', async () => {
+    const executionId = await turn();
+    // The gesture recorded as a stop mid-way would leave it: pending, no outcome.
+    await recordCapture(t.deps, { tenantId: alice.tenantId, actorId: alice.userId }, { execution_id: executionId, score: 1 }, true);
+    const before = (await t.api.get('/eval/metrics', alice.headers)).body;
+    expect(before.mirror_pending).to.equal(1);
+    await evaluationContext.start!(t.deps);
+    expect(langfuse.requests).to.have.length(1);
+    expect(langfuse.requests[0].body.batch[0].body).to.include({ traceId: executionId, value: 1 });
+    expect((await t.api.get('/eval/metrics', alice.headers)).body).to.include({ mirror_pending: 0, mirror_failed: before.mirror_failed });
   });
 });
