@@ -3,6 +3,7 @@ import express, { Express, Router } from 'express';
 import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
+import { bodyHygiene, urlHygiene } from './input-hygiene';
 import { requestContext } from './request-context';
 
 export interface PublicAppOptions {
@@ -20,6 +21,8 @@ function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boole
   app.disable('x-powered-by');
   app.set('trust proxy', trustProxy);
   app.use(requestContext(logger, listener));
+  // Before CORS, health and the gateway: a target no route could decode is refused here.
+  app.use(urlHygiene);
   return app;
 }
 
@@ -34,7 +37,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.use(options.health);
   const api = Router();
   api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit);
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   app.use(notFoundHandler);
@@ -47,7 +50,7 @@ export function createInternalApp(options: { logger: Logger; routers: Router[]; 
   const app = base(options.logger, 'internal', false);
   app.use(options.health);
   const api = Router();
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   app.use(notFoundHandler);
