@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { contexts as productContexts } from '../../../src/contexts';
 import { permissionsFor } from '../../../streams/identity/permissions';
@@ -34,6 +36,45 @@ const BODY_PROBES: Array<{ name: string; body: string; type?: string }> = [
   { name: 'multipart without a boundary', body: '--x\r\n', type: 'multipart/form-data' },
 ];
 
+/**
+ * Body field names the routes' schemas know, read from the sources (so a new context's
+ * fields are probed too): a probe value under a real field name gets past "unknown field"
+ * and reaches the code behind the schema.
+ */
+function schemaFieldNames(): string[] {
+  const names = new Set<string>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir)) {
+      const full = path.join(dir, entry);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (full.endsWith('.ts')) for (const m of readFileSync(full, 'utf8').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\??\s*:\s*z\./g)) names.add(m[1]);
+    }
+  };
+  for (const dir of ['src/api', 'commands', 'queries', 'src/graph']) {
+    try {
+      walk(dir);
+    } catch {
+      // A folder a checkout does not have.
+    }
+  }
+  return [...names].sort();
+}
+
+function fieldBodies(): Array<{ name: string; body: string }> {
+  const fields = schemaFieldNames();
+  const everywhere = (value: unknown) => JSON.stringify(Object.fromEntries(fields.map((f) => [f, value])));
+  const groups: string[][] = [];
+  for (let i = 0; i < fields.length; i += 10) groups.push(fields.slice(i, i + 10));
+  const deepValue = '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP);
+  return [
+    { name: 'NUL under every known field', body: everywhere('a\u0000b') },
+    { name: 'lone surrogate under every known field', body: everywhere('\ud800') },
+    { name: 'NUL in every known field, one array item', body: everywhere(['\u0000']) },
+    { name: 'NUL key under every known field', body: everywhere({ 'k\u0000': 'v' }) },
+    ...groups.map((group) => ({ name: `10,000 deep under ${group[0]}…`, body: `{${group.map((f) => `${JSON.stringify(f)}:${deepValue}`).join(',')}}` })),
+  ];
+}
+
 describe('no client input answers 5xx (fuzz over every route)', function () {
   this.timeout(600_000);
   let t: TestPlatform;
@@ -41,6 +82,7 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
   let internalHeaders: Record<string, string>;
   let publicRoutes: RouteEntry[];
   let internalRoutes: RouteEntry[];
+  const FIELD_BODIES = fieldBodies();
 
   before(async () => {
     t = await startTestPlatform({ env: { RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_MINUTE: '1000000' } });
@@ -80,7 +122,7 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
         const plain = fill(route.path, '00000000-0000-4000-8000-000000000000');
         for (const query of QUERY_PROBES) await check(route.method, plain + query, hdrs);
         if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)) {
-          for (const body of BODY_PROBES) await check(route.method, plain, hdrs, body);
+          for (const body of [...BODY_PROBES, ...FIELD_BODIES]) await check(route.method, plain, hdrs, body);
         }
       }
     }
