@@ -19,7 +19,9 @@ export interface PublicAppOptions {
 function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boolean | number): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', trustProxy);
+  // TRUST_PROXY=true means one proxy in front: Express's own `true` would trust every hop and
+  // take the left-most X-Forwarded-For entry, which the client writes, as its address.
+  app.set('trust proxy', trustProxy === true ? 1 : trustProxy);
   app.use(requestContext(logger, listener));
   // Before CORS, health and the gateway: a target no route could decode is refused here.
   app.use(urlHygiene);
