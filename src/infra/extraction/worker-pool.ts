@@ -17,11 +17,27 @@ export interface WorkerPoolOptions {
   timeLimitMs: number;
   /** Heap ceiling per worker, so one pathological file cannot exhaust the process. */
   maxHeapMb?: number;
+  /**
+   * Heavy tasks (lane `heavy`, or any task running longer than `slowAfterMs`) that may run
+   * at once; default: all workers but one. Heavy tasks also never take the last worker a
+   * light task could use.
+   */
+  maxHeavy?: number;
+  slowAfterMs?: number;
+  /**
+   * Extra workers, beyond `size`, started only for a light task that would otherwise
+   * queue behind heavy ones; stopped again once idle. Default 1.
+   */
+  burst?: number;
 }
 
+export type Lane = 'light' | 'heavy';
+
 export interface WorkerPool<Request, Reply> {
-  run(request: Request, transfer?: ArrayBuffer[]): Promise<Reply>;
+  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane }): Promise<Reply>;
   close(): Promise<void>;
+  /** Workers alive now (for tests and metrics). */
+  size(): number;
 }
 
 export class TaskTimedOut extends Error {}
@@ -30,6 +46,8 @@ export class PoolClosed extends Error {}
 
 interface Task {
   id: number;
+  lane: Lane;
+  startedAt: number;
   request: unknown;
   transfer: ArrayBuffer[];
   resolve(reply: unknown): void;
@@ -95,28 +113,78 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     if (!closed) dispatch();
   }
 
+  const maxHeavy = Math.max(1, options.maxHeavy ?? options.size - 1);
+  const slowAfterMs = options.slowAfterMs ?? 1000;
+  const burst = options.burst ?? 1;
+  let recheck: NodeJS.Timeout | null = null;
+  /** Heavy: declared so, or found so by the time it has taken (per-task time accounting). */
+  const heavy = (task: Task, now: number) => task.lane === 'heavy' || now - task.startedAt > slowAfterMs;
+
+  function start(slot: Slot, task: Task): void {
+    task.startedAt = Date.now();
+    slot.task = task;
+    slot.worker.ref();
+    if (slot.online) startTimer(slot);
+    slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+  }
+
+  /**
+   * Lanes: a light task takes any free worker, and when every worker is held by heavy work
+   * it gets a burst worker of its own rather than queueing behind a 30-second file. A
+   * heavy task waits while `maxHeavy` heavy tasks run (which also bounds their memory) and
+   * never takes the last worker a light task could use.
+   */
   function dispatch(): void {
-    while (queue.length > 0) {
-      const slot = slots.find((s) => s.task === null) ?? (slots.length < options.size ? spawn() : null);
-      if (!slot) return;
-      const task = queue.shift()!;
-      slot.task = task;
-      slot.worker.ref();
-      if (slot.online) startTimer(slot);
-      slot.worker.postMessage({ id: task.id, request: task.request }, task.transfer);
+    const now = Date.now();
+    for (let i = 0; i < queue.length; ) {
+      const task = queue[i];
+      const idle = slots.find((s) => s.task === null);
+      const capacity = slots.filter((s) => s.task === null).length + Math.max(0, options.size - slots.length);
+      const running = slots.filter((s) => s.task !== null);
+      const heavyRunning = running.filter((s) => heavy(s.task!, now)).length;
+      let slot: Slot | null = null;
+      if (task.lane === 'heavy') {
+        const leavesOneForLight = options.size === 1 || capacity >= 2;
+        if (heavyRunning < maxHeavy && leavesOneForLight && capacity >= 1) slot = idle ?? spawn();
+      } else if (capacity >= 1) slot = idle ?? spawn();
+      else if (running.length > 0 && heavyRunning === running.length && slots.length < options.size + burst) slot = spawn();
+      if (!slot) {
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      start(slot, task);
+    }
+    // A queued task may be waiting for a running one to be found slow: look again then.
+    if (recheck) clearTimeout(recheck);
+    recheck = null;
+    if (queue.length > 0) {
+      const crossings = slots.filter((s) => s.task && !heavy(s.task, now)).map((s) => s.task!.startedAt + slowAfterMs + 1 - now);
+      if (crossings.length > 0) {
+        recheck = setTimeout(dispatch, Math.max(1, Math.min(...crossings)));
+        recheck.unref();
+      }
+    }
+    // Burst workers go once idle, so the pool returns to its size.
+    for (const slot of slots.filter((s) => s.task === null).slice(0, Math.max(0, slots.length - options.size))) {
+      slots.splice(slots.indexOf(slot), 1);
+      slot.worker.removeAllListeners();
+      void slot.worker.terminate();
     }
   }
 
   return {
-    run(request, transfer = []) {
+    run(request, transfer = [], runOptions = {}) {
       if (closed) return Promise.reject(new PoolClosed('the worker pool is closed'));
       return new Promise<Reply>((resolve, reject) => {
-        queue.push({ id: nextId++, request, transfer, resolve: resolve as (reply: unknown) => void, reject });
+        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, resolve: resolve as (reply: unknown) => void, reject });
         dispatch();
       });
     },
+    size: () => slots.length,
     async close() {
       closed = true;
+      if (recheck) clearTimeout(recheck);
       for (const task of queue.splice(0)) task.reject(new PoolClosed('the worker pool is closed'));
       const running = slots.splice(0);
       for (const slot of running) {
