@@ -45,7 +45,9 @@ export async function extractText(bytes: Buffer, options: ExtractionOptions = {}
   const maxTokens = options.maxTokens ?? EXTRACTED_TOKEN_LIMIT;
   const charBudget = options.charBudget ?? maxTokens * CHARS_PER_TOKEN_BUDGET;
   const sniffed = await sniff(bytes, options.zipLimits);
-  // Before any reader runs: a declaration the bytes contradict costs nothing to refuse.
+  // Before any reader runs: a declaration the bytes contradict costs nothing to refuse
+  // (a blank file is reported as blank, whatever it was called).
+  if ((sniffed.kind === 'csv' || sniffed.kind === 'txt') && sniffed.text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
   if (options.declared) assertDeclaredMatches(sniffed.kind, options.declared);
   let text: string;
   // False when a reader stopped at its budget: text was left behind even if what it read fits.
