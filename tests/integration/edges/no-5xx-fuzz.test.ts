@@ -63,15 +63,15 @@ function schemaFieldNames(): string[] {
 function fieldBodies(): Array<{ name: string; body: string }> {
   const fields = schemaFieldNames();
   const everywhere = (value: unknown) => JSON.stringify(Object.fromEntries(fields.map((f) => [f, value])));
-  const groups: string[][] = [];
-  for (let i = 0; i < fields.length; i += 10) groups.push(fields.slice(i, i + 10));
-  const deepValue = '{"a":'.repeat(DEEP) + '1' + '}'.repeat(DEEP);
+  // Past the hygiene stage's depth limit under every field at once (the 10,000-deep probes
+  // above cover the parser and the stage themselves).
+  const deepValue = JSON.parse('{"a":'.repeat(200) + '1' + '}'.repeat(200)) as unknown;
   return [
     { name: 'NUL under every known field', body: everywhere('a\u0000b') },
     { name: 'lone surrogate under every known field', body: everywhere('\ud800') },
     { name: 'NUL in every known field, one array item', body: everywhere(['\u0000']) },
     { name: 'NUL key under every known field', body: everywhere({ 'k\u0000': 'v' }) },
-    ...groups.map((group) => ({ name: `10,000 deep under ${group[0]}…`, body: `{${group.map((f) => `${JSON.stringify(f)}:${deepValue}`).join(',')}}` })),
+    { name: '200 deep under every known field', body: everywhere(deepValue) },
   ];
 }
 
@@ -117,9 +117,11 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
         if (!('detail' in parsed) && !('error' in parsed)) failures.push(`${method} ${path} → ${status} without the error shape: ${text.slice(0, 120)}`);
       }
     };
+    let session = headers;
     for (const route of routes) {
-      // A fresh session per route: a probe may end the session it came with (logout-all).
-      const identities = anonymous ? [await freshHeaders(), {}] : [headers];
+      // A probe may end the session it came with (logout-all): then the next route gets a fresh one.
+      if (anonymous && (await probe(base, 'GET', '/settings/model-options', session)).status === 401) session = await freshHeaders();
+      const identities = anonymous ? [session, {}] : [headers];
       for (const hdrs of identities) {
         const signedIn = Object.keys(hdrs).length > 0;
         const plain = fill(route.path, '00000000-0000-4000-8000-000000000000');
