@@ -3,6 +3,9 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { promptsContext } from './api/prompts';
+import { connectorsContext } from './api/connectors';
+import { monitoringContext } from './api/monitoring';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -10,4 +13,7 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  promptsContext,
+  connectorsContext,
+  monitoringContext,
 ];

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { Conflict } from '../domain/errors';
 import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
-import { derivedUuid } from './idempotency';
+import { derivedUuid, idempotencyKeyFor } from './idempotency';
+import { nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 
@@ -105,8 +106,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     options: CommandOptions = {},
   ): Promise<CommandResult<State, Event>> {
     const correlationId = context.correlationId ?? randomUUID();
+    const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
+    // The n-th command on this stream within the request: two commands on one stream in one
+    // request derive different ids, a retry of the request derives the same ones.
+    const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
     const eventId = (target: string, index: number) =>
-      context.idempotencyKey ? derivedUuid('event', context.tenantId, context.idempotencyKey, target, String(index)) : randomUUID();
+      idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
     const metadata = {
       ...context.metadata,
       tenantId: context.tenantId,
@@ -116,20 +121,20 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     };
     for (let attempt = 0; ; attempt++) {
       const { state, stored, revision } = await load(decider, stream);
-      if (context.idempotencyKey) {
+      if (idempotencyKey) {
         const first = eventId(stream, 0);
         const done = stored.find((e) => e.id === first);
-        if (done) return { state, events: [], position: done.position, replayed: true };
+        if (done) {
+          // The first request may still be on its way to the read models: answer as it will.
+          await projections.waitFor(done.position, waitMs, [done.type]);
+          return { state, events: [], position: done.position, replayed: true };
+        }
       }
       const events = decider.decide(command, state, clock());
+      // Reservations first: where the store cannot write several streams atomically
+      // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
+      // second owner.
       const writes: StreamWrite[] = [];
-      if (events.length > 0) {
-        writes.push({
-          stream,
-          expectedRevision: revision ?? 'no_stream',
-          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
-        });
-      }
       const claims = [
         ...(options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
         ...(options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
@@ -146,6 +151,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           events: decided.map((event, i) => ({ id: eventId(target, i), type: event.type, data: event.data, metadata })),
         });
       }
+      if (events.length > 0) {
+        writes.push({
+          stream,
+          expectedRevision: revision ?? 'no_stream',
+          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
+        });
+      }
       if (writes.length === 0) return { state, events, position: null };
       try {
         const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
@@ -154,7 +166,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         const caughtUp = await projections.waitFor(position, waitMs, types);
         if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
         const next = events.reduce(decider.evolve, state);
-        if (events.length > 0) await saveSnapshot(decider, stream, next, results[0].nextRevision, events.length);
+        if (events.length > 0) await saveSnapshot(decider, stream, next, results[results.length - 1].nextRevision, events.length);
         return { state: next, events, position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -5,6 +5,7 @@ import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
 import { bodyHygiene, urlHygiene } from './input-hygiene';
 import { requestContext } from './request-context';
+import { requestScope } from './request-scope';
 
 export interface PublicAppOptions {
   logger: Logger;
@@ -38,7 +39,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.use(cors({ origin: true, credentials: true, maxAge: 600 }));
   app.use(options.health);
   const api = Router();
-  api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit);
+  api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit, requestScope());
   api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
@@ -52,6 +53,7 @@ export function createInternalApp(options: { logger: Logger; routers: Router[]; 
   const app = base(options.logger, 'internal', false);
   app.use(options.health);
   const api = Router();
+  api.use(requestScope());
   api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
