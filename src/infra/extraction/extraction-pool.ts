@@ -12,6 +12,8 @@ import { createWorkerPool, TaskTimedOut, WorkerFailed } from './worker-pool';
 export interface ExtractionPool {
   extract(bytes: Buffer, options?: ExtractionOptions): Promise<ExtractedText>;
   close(): Promise<void>;
+  /** Worker threads alive now. */
+  size(): number;
 }
 
 export interface ExtractionPoolOptions {
@@ -54,7 +56,11 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       const copy = new Uint8Array(bytes);
       let reply: ExtractionReply;
       try {
-        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], { lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light' });
+        const remake = () => {
+          const again = new Uint8Array(bytes);
+          return { request: { bytes: again, options: extractionOptions }, transfer: [again.buffer] };
+        };
+        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], { lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light', remake });
       } catch (error) {
         if (error instanceof TaskTimedOut) throw new UnreadableFile('timeout', 'The file took too long to read; split it into smaller files or save it in a simpler form, then upload it again.');
         if (error instanceof WorkerFailed) throw new UnreadableFile('damaged', 'The file could not be read: reading it failed or needed more memory than an upload may use.');
@@ -67,5 +73,6 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
       throw new Error(`text extraction failed: ${error.message}`);
     },
     close: () => pool.close(),
+    size: () => pool.size(),
   };
 }

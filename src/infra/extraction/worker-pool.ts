@@ -34,7 +34,7 @@ export interface WorkerPoolOptions {
 export type Lane = 'light' | 'heavy';
 
 export interface WorkerPool<Request, Reply> {
-  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane }): Promise<Reply>;
+  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane; remake?: () => { request: Request; transfer: ArrayBuffer[] } }): Promise<Reply>;
   close(): Promise<void>;
   /** Workers alive now (for tests and metrics). */
   size(): number;
@@ -50,6 +50,8 @@ interface Task {
   startedAt: number;
   request: unknown;
   transfer: ArrayBuffer[];
+  /** A fresh copy of the request, for a task taken off its worker to run later (see dispatch). */
+  remake?: () => { request: unknown; transfer: ArrayBuffer[] };
   resolve(reply: unknown): void;
   reject(error: Error): void;
 }
@@ -72,7 +74,12 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     const slot: Slot = { worker, online: false, task: null, timer: null };
     worker.on('online', () => {
       slot.online = true;
-      if (slot.task) startTimer(slot);
+      if (slot.task) {
+        // Time is accounted from when the task really runs, not from a worker's start-up.
+        slot.task.startedAt = Date.now();
+        startTimer(slot);
+        if (!closed) dispatch();
+      }
     });
     worker.on('message', (message: { id: number; reply: unknown }) => {
       const task = slot.task;
@@ -121,7 +128,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
   const heavy = (task: Task, now: number) => task.lane === 'heavy' || now - task.startedAt > slowAfterMs;
 
   function start(slot: Slot, task: Task): void {
-    task.startedAt = Date.now();
+    task.startedAt = slot.online ? Date.now() : Number.POSITIVE_INFINITY;
     slot.task = task;
     slot.worker.ref();
     if (slot.online) startTimer(slot);
@@ -136,6 +143,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
    */
   function dispatch(): void {
     const now = Date.now();
+    preemptExcessHeavy(now);
     for (let i = 0; i < queue.length; ) {
       const task = queue[i];
       const idle = slots.find((s) => s.task === null);
@@ -155,21 +163,52 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
       queue.splice(i, 1);
       start(slot, task);
     }
-    // A queued task may be waiting for a running one to be found slow: look again then.
+    if (closed) return;
+    // Look again when a running task is about to be found slow.
     if (recheck) clearTimeout(recheck);
     recheck = null;
-    if (queue.length > 0) {
-      const crossings = slots.filter((s) => s.task && !heavy(s.task, now)).map((s) => s.task!.startedAt + slowAfterMs + 1 - now);
-      if (crossings.length > 0) {
-        recheck = setTimeout(dispatch, Math.max(1, Math.min(...crossings)));
-        recheck.unref();
+    const crossings = slots.filter((s) => s.task && !heavy(s.task, now) && Number.isFinite(s.task.startedAt)).map((s) => s.task!.startedAt + slowAfterMs + 1 - now);
+    if (crossings.length > 0) {
+      recheck = setTimeout(dispatch, Math.max(1, Math.min(...crossings)));
+      recheck.unref();
+    }
+    const busy = slots.filter((s) => s.task !== null);
+    const idle = slots.filter((s) => s.task === null);
+    const allHeavy = busy.length > 0 && busy.every((s) => heavy(s.task!, now));
+    if (idle.length === 0 && busy.length > 0 && (slots.length < options.size || (allHeavy && slots.length < options.size + burst))) {
+      // A warm worker for the next light task: starting one (tsx, the PDF reader) takes seconds.
+      spawn().worker.unref();
+    } else if (!allHeavy) {
+      // Burst workers go once idle, so the pool returns to its size.
+      for (const slot of idle.slice(0, Math.max(0, slots.length - options.size))) {
+        slots.splice(slots.indexOf(slot), 1);
+        slot.worker.removeAllListeners();
+        void slot.worker.terminate();
       }
     }
-    // Burst workers go once idle, so the pool returns to its size.
-    for (const slot of slots.filter((s) => s.task === null).slice(0, Math.max(0, slots.length - options.size))) {
+  }
+
+  /**
+   * Time accounting: light tasks found slow count as heavy. When that puts more heavy
+   * tasks on workers than `maxHeavy` allows (their memory is what the limit bounds), the
+   * youngest found-slow ones are taken off their workers and queued again as heavy, to
+   * run from the start once a heavy slot is free (their time limit starting afresh).
+   */
+  function preemptExcessHeavy(now: number): void {
+    const heavySlots = slots.filter((s) => s.task && heavy(s.task, now)).sort((a, b) => a.task!.startedAt - b.task!.startedAt);
+    let excess = heavySlots.length - maxHeavy;
+    for (const slot of heavySlots.reverse()) {
+      if (excess <= 0) break;
+      const task = slot.task!;
+      if (task.lane !== 'light' || !task.remake) continue;
       slots.splice(slots.indexOf(slot), 1);
+      finish(slot);
       slot.worker.removeAllListeners();
       void slot.worker.terminate();
+      const fresh = task.remake();
+      Object.assign(task, { lane: 'heavy', request: fresh.request, transfer: fresh.transfer, startedAt: 0 });
+      queue.unshift(task);
+      excess--;
     }
   }
 
@@ -177,7 +216,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     run(request, transfer = [], runOptions = {}) {
       if (closed) return Promise.reject(new PoolClosed('the worker pool is closed'));
       return new Promise<Reply>((resolve, reject) => {
-        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, resolve: resolve as (reply: unknown) => void, reject });
+        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, remake: runOptions.remake, resolve: resolve as (reply: unknown) => void, reject });
         dispatch();
       });
     },
