@@ -60,7 +60,7 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
           const again = new Uint8Array(bytes);
           return { request: { bytes: again, options: extractionOptions }, transfer: [again.buffer] };
         };
-        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], { lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light', remake });
+        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], { lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light', weight: bytes.length, remake });
       } catch (error) {
         if (error instanceof TaskTimedOut) throw new UnreadableFile('timeout', 'The file took too long to read; split it into smaller files or save it in a simpler form, then upload it again.');
         if (error instanceof WorkerFailed) throw new UnreadableFile('damaged', 'The file could not be read: reading it failed or needed more memory than an upload may use.');

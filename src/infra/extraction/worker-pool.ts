@@ -34,7 +34,7 @@ export interface WorkerPoolOptions {
 export type Lane = 'light' | 'heavy';
 
 export interface WorkerPool<Request, Reply> {
-  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane; remake?: () => { request: Request; transfer: ArrayBuffer[] } }): Promise<Reply>;
+  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane; weight?: number; remake?: () => { request: Request; transfer: ArrayBuffer[] } }): Promise<Reply>;
   close(): Promise<void>;
   /** Workers alive now (for tests and metrics). */
   size(): number;
@@ -52,6 +52,8 @@ interface Task {
   transfer: ArrayBuffer[];
   /** A fresh copy of the request, for a task taken off its worker to run later (see dispatch). */
   remake?: () => { request: unknown; transfer: ArrayBuffer[] };
+  /** How big the work looks (bytes): of the tasks found slow, the biggest are taken off first. */
+  weight: number;
   resolve(reply: unknown): void;
   reject(error: Error): void;
 }
@@ -174,13 +176,14 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     }
     const busy = slots.filter((s) => s.task !== null);
     const idle = slots.filter((s) => s.task === null);
-    const allHeavy = busy.length > 0 && busy.every((s) => heavy(s.task!, now));
-    if (idle.length === 0 && busy.length > 0 && (slots.length < options.size || (allHeavy && slots.length < options.size + burst))) {
-      // A warm worker for the next light task: starting one (tsx, the PDF reader) takes seconds.
+    if (busy.length > 0 && idle.length === 0 && slots.length < options.size + burst) {
+      // A warm worker for the next light task while every worker is busy: starting one
+      // (tsx, the PDF reader) takes seconds, longer than most light files take to read.
       spawn().worker.unref();
-    } else if (!allHeavy) {
-      // Burst workers go once idle, so the pool returns to its size.
-      for (const slot of idle.slice(0, Math.max(0, slots.length - options.size))) {
+    } else {
+      // Beyond the pool's size, idle workers go (one stays warm while others are busy).
+      const surplus = Math.min(idle.length - (busy.length > 0 ? 1 : 0), slots.length - options.size);
+      for (const slot of idle.slice(0, Math.max(0, surplus))) {
         slots.splice(slots.indexOf(slot), 1);
         slot.worker.removeAllListeners();
         void slot.worker.terminate();
@@ -191,13 +194,15 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
   /**
    * Time accounting: light tasks found slow count as heavy. When that puts more heavy
    * tasks on workers than `maxHeavy` allows (their memory is what the limit bounds), the
-   * youngest found-slow ones are taken off their workers and queued again as heavy, to
+   * biggest (then youngest) found-slow ones are taken off their workers and queued again as heavy, to
    * run from the start once a heavy slot is free (their time limit starting afresh).
    */
   function preemptExcessHeavy(now: number): void {
-    const heavySlots = slots.filter((s) => s.task && heavy(s.task, now)).sort((a, b) => a.task!.startedAt - b.task!.startedAt);
+    const heavySlots = slots.filter((s) => s.task && heavy(s.task, now));
     let excess = heavySlots.length - maxHeavy;
-    for (const slot of heavySlots.reverse()) {
+    // Biggest first, then youngest: a small file slow on a cold worker is not what fills memory.
+    const victims = heavySlots.sort((a, b) => b.task!.weight - a.task!.weight || b.task!.startedAt - a.task!.startedAt);
+    for (const slot of victims) {
       if (excess <= 0) break;
       const task = slot.task!;
       if (task.lane !== 'light' || !task.remake) continue;
@@ -216,7 +221,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     run(request, transfer = [], runOptions = {}) {
       if (closed) return Promise.reject(new PoolClosed('the worker pool is closed'));
       return new Promise<Reply>((resolve, reject) => {
-        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, remake: runOptions.remake, resolve: resolve as (reply: unknown) => void, reject });
+        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, remake: runOptions.remake, weight: runOptions.weight ?? 0, resolve: resolve as (reply: unknown) => void, reject });
         dispatch();
       });
     },

@@ -55,4 +55,14 @@ describe('worker pool lanes', function () {
     // heavy-b waited for heavy-a rather than take the worker light then needed.
     expect(finished).to.deep.equal(['light', 'heavy-a', 'heavy-b']);
   });
+
+  it('two light tasks found slow, past maxHeavy: the bigger is taken off its worker and run again after the other (memory bound); a small one is never the one taken off', async () => {
+    pool = createWorkerPool({ script: SCRIPT, size: 2, timeLimitMs: 20_000, maxHeavy: 1, slowAfterMs: 200, burst: 1 });
+    const run = (name: string, ms: number, weight: number) => pool.run({ name, ms }, [], { weight, remake: () => ({ request: { name: `${name} (again)`, ms }, transfer: [] }) });
+    await run('warm', 1, 1);
+    const [small, big] = await Promise.all([run('small but slow', 1200, 10), run('big', 1200, 10_000)]);
+    expect(small.name).to.equal('small but slow');
+    expect(big.name).to.equal('big (again)');
+    expect(big.startedAt, 'the big one ran again only once the other was done').to.be.at.least(small.endedAt);
+  });
 });
