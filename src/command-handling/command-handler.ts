@@ -4,7 +4,7 @@ import { Conflict } from '../domain/errors';
 import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
-import { nextInScope } from '../http/request-scope';
+import { currentScope, nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 
@@ -105,7 +105,8 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     context: CommandContext,
     options: CommandOptions = {},
   ): Promise<CommandResult<State, Event>> {
-    const correlationId = context.correlationId ?? randomUUID();
+    // Every event one request appends shares its request id, so one query finds all it caused.
+    const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
     const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
     // The n-th command on this stream within the request: two commands on one stream in one
     // request derive different ids, a retry of the request derives the same ones.

@@ -9,6 +9,8 @@ import { Invalid } from '../domain/errors';
  * the same key walks the same path, so it derives the same ids and appends nothing new.
  */
 export interface RequestScope {
+  /** The request id: the correlation id of every event the request appends. */
+  requestId?: string;
   idempotencyKey?: string;
   counters: Map<string, number>;
 }
@@ -40,7 +42,7 @@ export function requestScope(): RequestHandler {
     }
     // Only writes are made idempotent; a GET with a key is just a GET.
     const idempotencyKey = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH' || req.method === 'DELETE' ? key : undefined;
-    storage.run({ idempotencyKey, counters: new Map() }, () => next());
+    storage.run({ requestId: req.id, idempotencyKey, counters: new Map() }, () => next());
   };
 }
 

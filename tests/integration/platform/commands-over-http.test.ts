@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { apiSpec } from '../../support/specs';
 
-describe('Idempotency-Key on POST commands', () => {
+describe('commands over HTTP: Idempotency-Key and API specs', () => {
   let t: TestPlatform;
   let alice: Session;
 
@@ -47,5 +48,19 @@ describe('Idempotency-Key on POST commands', () => {
     const response = await t.api.post('/conversations', { agent_id: 'x' }, { ...alice.headers, 'idempotency-key': 'has spaces in it' });
     expect(response.status).to.equal(400);
     expect(response.body.detail).to.match(/Idempotency-Key/);
+  });
+
+  describe('API specs: a request and the events it appends', () => {
+    it('POST /conversations appends ConversationCreated, correlated to the request', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: 'filing-agent', title: 'March Form PR' }, alice.headers).thenAppended(['ConversationCreated'], 200);
+    });
+
+    it('an invalid body appends nothing', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: '' }, alice.headers).thenNothingAppended(422);
+    });
+
+    it('creating a well appends its entity_id reservation and the vertex in one request', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/graph/entities', { label: 'Well', properties: { entity_id: `W-${randomUUID()}` } }, alice.headers).thenAppended(['ReservationClaimed', 'VertexCreated'], 201);
+    });
   });
 });
