@@ -53,7 +53,7 @@ export async function prepareAppRole(admin: Knex, role: string, password: string
     if (existing.length === 0) await trx.raw(`CREATE ROLE ${ident(role)} ${attributes}`);
     else await trx.raw(`ALTER ROLE ${ident(role)} ${attributes}`);
     const { rows: db } = await trx.raw<{ rows: Array<{ name: string }> }>('SELECT current_database() AS name');
-    await trx.raw(`GRANT CONNECT, TEMPORARY ON DATABASE ${ident(db[0].name)} TO ${ident(role)}`);
+    await trx.raw(`GRANT CONNECT, TEMPORARY, CREATE ON DATABASE ${ident(db[0].name)} TO ${ident(role)}`);
     await trx.raw(`GRANT USAGE, CREATE ON SCHEMA public TO ${ident(role)}`);
     const { rows: tables } = await trx.raw<{ rows: Array<{ name: string; owner: string }> }>(
       "SELECT tablename AS name, tableowner AS owner FROM pg_tables WHERE schemaname = 'public'",
