@@ -6,7 +6,8 @@ import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { startPlatform } from '../src/platform';
 import { resolveEffectiveSettings } from '../src/settings/effective-settings';
-import { tokenOverlapJudge } from '../src/evaluation/judge';
+import { modelJudge, tokenOverlapJudge } from '../src/evaluation/judge';
+import { createModelRouter } from '../src/infra/llm/model-router';
 import { EVAL_RUNNER_ID, frozenReplayer, liveReplayer } from '../src/evaluation/replay';
 import { formatReport, runEvaluation } from '../src/evaluation/runner';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
@@ -34,7 +35,8 @@ export function registerEvalCommands(program: Command): void {
     .option('--tenant <id>', 'tenant whose captures to replay', DEFAULT_TENANT_ID)
     .option('--threshold <n>', 'judge score at or above which an expert case passes', '0.5')
     .option('--frozen', 'grade the recorded outputs instead of re-executing (no model calls)')
-    .action(async (options: { tag?: string; model?: string; tenant: string; threshold: string; frozen?: boolean }) => {
+    .option('--judge-model <id>', 'a model from /settings/model-options as the judge of expert cases (default: the builtin deterministic token-overlap judge)')
+    .action(async (options: { tag?: string; model?: string; tenant: string; threshold: string; frozen?: boolean; judgeModel?: string }) => {
       const threshold = Number(options.threshold);
       if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new Error('--threshold must be a number from 0 to 1');
       const base = loadConfig();
@@ -52,7 +54,7 @@ export function registerEvalCommands(program: Command): void {
           model,
           judgeThreshold: threshold,
           gitSha: gitSha(),
-          judge: tokenOverlapJudge,
+          judge: options.judgeModel && !options.judgeModel.startsWith('builtin/') ? modelJudge(createModelRouter(deps.config.llm), options.judgeModel) : tokenOverlapJudge,
           runId,
           replayer: options.frozen ? frozenReplayer : liveReplayer(deps, runId),
           onProgress: (done, total, result) => {

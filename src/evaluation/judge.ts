@@ -1,3 +1,5 @@
+import { callModel, ModelRouter } from '../infra/llm/model-router';
+
 /**
  * Judges of expert cases (spec 2 §eval run: grader `llm_judge`, judge against
  * `expected_output`). The builtin judge is deterministic: token-overlap F1 between the
@@ -56,3 +58,46 @@ export const tokenOverlapJudge: Judge = {
     return { score: round(f1), rationale };
   },
 };
+
+/**
+ * A model as the judge (`--judge-model`): it reads the expected output and the replayed
+ * answer and replies with `{"score": 0..1, "rationale": "…"}`. An answer that is not that
+ * JSON throws, and the runner records the case as degraded with the reason.
+ */
+export function modelJudge(router: ModelRouter, modelId: string, options: { call?: typeof callModel } = {}): Judge {
+  const call = options.call ?? callModel;
+  return {
+    name: modelId,
+    async grade(expected, actual) {
+      const reply = await call(router, modelId, {
+        system: JUDGE_PROMPT,
+        messages: [{ role: 'user', content: `Expected output (from the expert):\n${expected}\n\nAnswer to grade:\n${actual}` }],
+        tools: [],
+        maxOutputTokens: 400,
+        thinkingMode: 'disabled',
+        signal: AbortSignal.timeout(60_000),
+      });
+      return parseJudgeReply(reply.text);
+    },
+  };
+}
+
+export const JUDGE_PROMPT =
+  'You grade an AI assistant\'s answer for an oil-and-gas compliance team against the expected output an expert wrote. ' +
+  'Score 1 when the answer says what the expected output says (same facts, forms, numbers and obligations; wording may differ), ' +
+  '0 when it contradicts or misses it, in between for partial agreement. Reply with JSON only: {"score": <number from 0 to 1>, "rationale": "<one or two sentences>"}.';
+
+export function parseJudgeReply(text: string): JudgeVerdict {
+  const start = text.indexOf('{');
+  const end = text.lastIndexOf('}');
+  if (start < 0 || end < start) throw new Error(`the judge did not answer with JSON: ${text.slice(0, 200)}`);
+  let parsed: { score?: unknown; rationale?: unknown };
+  try {
+    parsed = JSON.parse(text.slice(start, end + 1));
+  } catch {
+    throw new Error(`the judge's JSON could not be read: ${text.slice(0, 200)}`);
+  }
+  const score = typeof parsed.score === 'string' ? Number(parsed.score) : parsed.score;
+  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) throw new Error(`the judge's score is not a number from 0 to 1: ${JSON.stringify(parsed.score)}`);
+  return { score: Math.round(score * 1000) / 1000, rationale: typeof parsed.rationale === 'string' ? parsed.rationale : '' };
+}

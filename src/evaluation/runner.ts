@@ -52,7 +52,7 @@ export function planCases(captures: CaptureRow[]): { cases: PlannedCase[]; skipp
   return { cases, skipped };
 }
 
-async function gradeCase(deps: PlatformDeps, options: EvalRunOptions, runId: string, planned: PlannedCase): Promise<CaseResult> {
+async function gradeCase(deps: PlatformDeps, options: EvalRunOptions, planned: PlannedCase): Promise<CaseResult> {
   const { capture, source } = planned;
   const grader = source === 'expert' ? 'llm_judge' : 'pin_check';
   const base = { caseSource: source, caseRef: capture.capture_id, executionId: capture.execution_id, grader } as const;
@@ -64,7 +64,12 @@ async function gradeCase(deps: PlatformDeps, options: EvalRunOptions, runId: str
   const usage = { replayExecutionId: replay.replayExecutionId, tokensUsed: replay.tokensUsed, costUsd: replay.costUsd };
   if (source === 'expert') {
     if (replay.status === 'error') return { ...degraded(`the replay failed: ${replay.error ?? 'unknown error'}`), ...usage };
-    const verdict = await options.judge.grade(capture.expected_output!, replay.answer);
+    let verdict: Awaited<ReturnType<Judge['grade']>>;
+    try {
+      verdict = await options.judge.grade(capture.expected_output!, replay.answer);
+    } catch (error) {
+      return { ...degraded(`the judge (${options.judge.name}) could not grade: ${error instanceof Error ? error.message : String(error)}`), ...usage };
+    }
     return { ...base, verdict: verdict.score >= options.judgeThreshold ? 'pass' : 'fail', judgeScore: verdict.score, violations: { rationale: verdict.rationale, judge: options.judge.name }, ...usage };
   }
   if (replay.replayExecutionId === null && options.replayer.mode === 'live') return { ...degraded(`the replay could not run: ${replay.error ?? 'unknown error'}`), ...usage };
@@ -84,7 +89,7 @@ export async function runEvaluation(deps: PlatformDeps, options: EvalRunOptions)
   for (const planned of cases) {
     let result: CaseResult;
     try {
-      result = await gradeCase(deps, options, runId, planned);
+      result = await gradeCase(deps, options, planned);
     } catch (error) {
       // One broken case never stops the run: it is recorded as degraded with the reason.
       const why = `the case could not be replayed: ${error instanceof Error ? error.message : String(error)}`;
