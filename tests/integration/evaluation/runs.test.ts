@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { evaluationCaptures } from '../../../src/api/evaluation';
-import { tokenOverlapJudge } from '../../../src/evaluation/judge';
+import { Judge, tokenOverlapJudge } from '../../../src/evaluation/judge';
 import { frozenReplayer, liveReplayer } from '../../../src/evaluation/replay';
 import { formatReport, runEvaluation } from '../../../src/evaluation/runner';
 import { readRunEvent, runAggregate } from '../../../streams/evaluation/run';
@@ -45,7 +45,7 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
   });
   after(async () => t?.close());
 
-  const run = async (options: { model?: string; tag?: string; threshold?: number; frozen?: boolean } = {}) => {
+  const run = async (options: { model?: string; tag?: string; threshold?: number; frozen?: boolean; judge?: Judge } = {}) => {
     const runId = randomUUID();
     const progress: number[] = [];
     const report = await runEvaluation(t.deps, {
@@ -55,7 +55,7 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
       model: options.model ?? 'builtin/deterministic',
       judgeThreshold: options.threshold ?? 0.5,
       gitSha: 'test-sha',
-      judge: tokenOverlapJudge,
+      judge: options.judge ?? tokenOverlapJudge,
       replayer: options.frozen ? frozenReplayer : liveReplayer(t.deps, runId),
       onProgress: (done) => progress.push(done),
     });
@@ -134,6 +134,13 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
     const response = await t.api.get(`/eval/runs/${runId}/regressions`, alice.headers);
     expect(response.status).to.equal(409);
     expect(response.body.error ?? response.body.message ?? JSON.stringify(response.body)).to.contain('builtin/deterministic-fast');
+  });
+
+  it('a judge that cannot grade leaves the expert case degraded with the reason; the run still completes', async () => {
+    const broken: Judge = { name: 'broken-judge', grade: async () => { throw new Error('provider overloaded'); } };
+    const { report } = await run({ tag: 'permits', judge: broken });
+    expect(report.run).to.include({ status: 'completed', n_cases: 1, n_degraded: 1 });
+    expect((report.cases[0].violations as { rationale: string }).rationale).to.equal('the judge (broken-judge) could not grade: provider overloaded');
   });
 
   it('npm run ops -- eval run replays, records the run and prints the table against the baseline with a progress line per case', async function () {
