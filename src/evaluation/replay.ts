@@ -5,7 +5,9 @@ import { createModelRouter } from '../infra/llm/model-router';
 import { promptsSystemPrompt } from '../agents/system-prompt';
 import { prepareTurn, TurnEngine } from '../agents/turn-preparation';
 import { runTurn } from '../agents/turn-runner';
+import { addAttachment } from '../../commands/conversations/add-attachment';
 import { createConversation } from '../../commands/conversations/create-conversation';
+import type { ExtractedFileData } from '../../streams/conversations/extracted-file';
 import { conversationStream, readConversationEvent } from '../../streams/conversations/conversation';
 import type { FrozenTurn } from './turn-snapshot';
 
@@ -47,23 +49,30 @@ export const frozenReplayer: Replayer = {
   },
 };
 
-/** The user's message of the turn, from the conversation's log (`TurnStarted.userMessageId`). */
-async function frozenMessage(deps: Pick<PlatformDeps, 'store'>, tenantId: string, frozen: FrozenTurn): Promise<string | null> {
-  const events = await deps.store.readStream(conversationStream(tenantId, frozen.started.conversationId));
-  for (let i = events.length - 1; i >= 0; i--) {
-    if (events[i].type !== 'MessageAppended') continue;
-    const event = readConversationEvent(events[i]);
-    if (event.type === 'MessageAppended' && event.data.messageId === frozen.started.userMessageId) return event.data.content;
+/**
+ * The turn's user message and the attachments it carried, from the conversation's log
+ * (`TurnStarted.userMessageId`, `attachmentIds`): the extracted text as it was then, even if
+ * the attachment was removed since.
+ */
+async function frozenInput(deps: Pick<PlatformDeps, 'store'>, tenantId: string, frozen: FrozenTurn): Promise<{ message: string; attachments: Array<{ attachmentId: string } & ExtractedFileData> } | null> {
+  const wanted = new Set(frozen.started.attachmentIds);
+  let message: string | null = null;
+  const attachments = new Map<string, { attachmentId: string } & ExtractedFileData>();
+  for (const stored of await deps.store.readStream(conversationStream(tenantId, frozen.started.conversationId))) {
+    if (stored.type !== 'MessageAppended' && stored.type !== 'AttachmentAdded') continue;
+    const event = readConversationEvent(stored);
+    if (event.type === 'MessageAppended' && event.data.messageId === frozen.started.userMessageId) message = event.data.content;
+    if (event.type === 'AttachmentAdded' && wanted.has(event.data.attachmentId)) attachments.set(event.data.attachmentId, event.data);
   }
-  return null;
+  return message === null ? null : { message, attachments: [...attachments.values()] };
 }
 
 /**
  * Re-executes the frozen input against the current code and the chosen model: the same
  * user message, agent, thinking mode and budgets, in a conversation of type `replay` owned
  * by the evaluation runner (hidden from lists), through the agents context's own
- * preparation and pipeline. Attachments are not re-spliced (their text lives in the
- * original conversation); the turn's metadata names what it replays.
+ * preparation and pipeline. The attachments the turn carried are added to the replay
+ * conversation with their extracted text as it was; the turn's metadata names what it replays.
  */
 export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
   const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm), resolveSystemPrompt: promptsSystemPrompt(deps) };
@@ -71,8 +80,8 @@ export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
     mode: 'live',
     async replay(tenantId, frozen, model, caseKey) {
       const failed = (error: string): ReplayOutput => ({ status: 'error', answer: '', toolNames: [], skills: [], replayExecutionId: null, tokensUsed: null, costUsd: null, error });
-      const message = await frozenMessage(deps, tenantId, frozen);
-      if (message === null) return failed(`the turn's user message ${frozen.started.userMessageId} is not in the conversation's log`);
+      const input = await frozenInput(deps, tenantId, frozen);
+      if (input === null) return failed(`the turn's user message ${frozen.started.userMessageId} is not in the conversation's log`);
       const conversationId = `replay-${derivedUuid('evaluation.replay-conversation', runId, caseKey)}`;
       const executionId = derivedUuid('evaluation.replay-execution', runId, caseKey);
       try {
@@ -86,19 +95,29 @@ export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
           projectId: null,
           metadata: { eval_run_id: runId, replay_of: frozen.executionId },
         });
+        for (const a of input.attachments) {
+          await addAttachment(deps, tenantId, conversationId, {
+            type: 'AddAttachment',
+            callerId: EVAL_RUNNER_ID,
+            attachmentId: a.attachmentId,
+            filename: a.filename,
+            sizeBytes: a.sizeBytes,
+            extracted: { contentType: a.contentType, text: a.text, tokenEstimate: a.tokenEstimate, truncated: a.truncated },
+          });
+        }
         const prepared = await prepareTurn(engine, {
           tenantId,
           userId: EVAL_RUNNER_ID,
           permissions: RUNNER_PERMISSIONS,
           conversationId,
-          message,
+          message: input.message,
           agentType: frozen.started.agentType,
           agentId: frozen.started.agentId,
           model,
           maxTokens: frozen.started.maxTokens ?? undefined,
           maxCostUsd: frozen.started.maxCostUsd ?? undefined,
           thinkingMode: frozen.started.thinkingMode,
-          attachmentIds: [],
+          attachmentIds: input.attachments.map((a) => a.attachmentId),
           metadata: { eval_run_id: runId, replay_of: frozen.executionId },
           executionId,
         });

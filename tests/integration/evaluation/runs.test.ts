@@ -10,6 +10,8 @@ import { formatReport, runEvaluation } from '../../../src/evaluation/runner';
 import { readRunEvent, runAggregate } from '../../../streams/evaluation/run';
 import { Session, signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
+import * as files from '../../support/files';
+import { readTurnEvent } from '../../../streams/agents/turn';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 
 describe('eval runs: replay, grading, baselines and regressions', function () {
@@ -141,6 +143,23 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
     const { report } = await run({ tag: 'permits', judge: broken });
     expect(report.run).to.include({ status: 'completed', n_cases: 1, n_degraded: 1 });
     expect((report.cases[0].violations as { rationale: string }).rationale).to.equal('the judge (broken-judge) could not grade: provider overloaded');
+  });
+
+  it('a turn with an attachment replays with the attachment\'s extracted text as it was', async () => {
+    const carol = await signIn(t, { tenantId: `attach-${randomUUID().slice(0, 8)}` });
+    const conversationId = (await t.api.post('/conversations', { agent_id: 'compliance' }, carol.headers)).body.id as string;
+    const uploaded = await files.upload(`${t.publicUrl}/api/v1/conversations/${conversationId}/attachments`, { bytes: Buffer.from('The December report shows 1,200 bbl produced.'), filename: 'december.txt' }, { headers: carol.headers });
+    const attachmentId = uploaded.body.id as string;
+    const turn = await t.api.post('/execute', { conversation_id: conversationId, message: 'Summarize the attachment', attachment_ids: [attachmentId] }, carol.headers);
+    expect(turn.status).to.equal(200);
+    await t.api.post('/eval/captures', { execution_id: turn.body.execution_id, score: 1 }, carol.headers);
+    // Removed since: the replay still has the text the turn saw.
+    await t.api.delete(`/conversations/${conversationId}/attachments/${attachmentId}`, carol.headers);
+    const runId = randomUUID();
+    const report = await runEvaluation(t.deps, { tenantId: carol.tenantId, runId, model: 'builtin/deterministic', judgeThreshold: 0.5, gitSha: null, judge: tokenOverlapJudge, replayer: liveReplayer(t.deps, runId) });
+    expect(report.run).to.include({ n_cases: 1, n_pass: 1 });
+    const replayed = (await t.deps.store.readStream(`agents.turn-${carol.tenantId}-${report.cases[0].replay_execution_id}`)).map(readTurnEvent);
+    expect(replayed[0].type === 'TurnStarted' && replayed[0].data.attachmentIds).to.deep.equal([attachmentId]);
   });
 
   it('npm run ops -- eval run replays, records the run and prints the table against the baseline with a progress line per case', async function () {
