@@ -24,28 +24,14 @@ const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).defa
 // Any other id is simply not found (404), like another tenant's.
 const RunParams = z.object({ id: z.string().min(1).max(200) });
 
-/** Capture services by platform, so start (re-link) and stop (cancel retries) reach the routes' one. */
-const services = new WeakMap<PlatformDeps, CaptureService>();
-const started = new Set<CaptureService>();
-function captureService(deps: PlatformDeps): CaptureService {
-  let service = services.get(deps);
-  if (!service) {
-    service = createCaptureService(deps);
-    services.set(deps, service);
-    started.add(service);
-  }
-  return service;
-}
-
 function chatter(req: Parameters<typeof requireIdentity>[0]) {
   const identity = requireIdentity(req);
   if (!identity.permissions.includes('conversations.use')) throw new Forbidden('Missing permission: conversations.use');
   return identity;
 }
 
-export function createEvaluationApi(deps: PlatformDeps): Router {
+export function createEvaluationApi(deps: PlatformDeps, captures: CaptureService): Router {
   const { knex } = deps;
-  const captures = captureService(deps);
   const router = Router();
 
   router.post('/eval/captures', async (req, res) => {
@@ -104,20 +90,40 @@ export function createEvaluationApi(deps: PlatformDeps): Router {
   return router;
 }
 
-export const evaluationContext: ContextModule = {
-  name: 'evaluation',
-  projectors: [capturesProjector, runsProjector],
-  publicRouter: createEvaluationApi,
-  async start(deps) {
-    const service = captureService(deps);
-    await service.relinkMissing();
-    await service.remirrorPending();
-  },
-  async stop() {
-    for (const service of started) service.stop();
-    started.clear();
-  },
-};
+export interface EvaluationContext extends ContextModule {
+  /** The capture service behind a platform's routes (tests wait on its background retries). */
+  captures(deps: PlatformDeps): CaptureService;
+}
 
-/** The capture service behind a platform's routes (tests wait on its background retries). */
-export const evaluationCaptures = captureService;
+/**
+ * The context owns one capture service per platform it serves (its background snapshot
+ * retries): the routes, the start-up passes and stop all reach the same one.
+ */
+export function createEvaluationContext(): EvaluationContext {
+  const services = new Map<PlatformDeps, CaptureService>();
+  const captures = (deps: PlatformDeps) => {
+    let service = services.get(deps);
+    if (!service) {
+      service = createCaptureService(deps);
+      services.set(deps, service);
+    }
+    return service;
+  };
+  return {
+    name: 'evaluation',
+    projectors: [capturesProjector, runsProjector],
+    publicRouter: (deps) => createEvaluationApi(deps, captures(deps)),
+    captures,
+    async start(deps) {
+      const service = captures(deps);
+      await service.relinkMissing();
+      await service.remirrorPending();
+    },
+    async stop() {
+      for (const service of services.values()) service.stop();
+      services.clear();
+    },
+  };
+}
+
+export const evaluationContext = createEvaluationContext();

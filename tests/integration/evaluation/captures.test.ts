@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationCaptures, evaluationContext } from '../../../src/api/evaluation';
+import { evaluationContext } from '../../../src/api/evaluation';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { turnAggregate } from '../../../streams/agents/turn';
 import { Session, signIn } from '../../support/auth';
@@ -93,7 +93,7 @@ describe('eval captures over /eval/captures and /eval/metrics', function () {
     const response = await capture(alice, { execution_id: executionId, conversation_id: conversationId, score: 1 });
     expect(response.body).to.include({ snapshot_status: 'missing', replay_mode: 'live' });
     await appendTurnStarted(alice, executionId, conversationId);
-    await evaluationCaptures(t.deps).settled();
+    await evaluationContext.captures(t.deps).settled();
     const events = await captureEvents(alice, executionId);
     expect(events.map((e) => e.type)).to.deep.equal(['CaptureRecorded', 'SnapshotMissing', 'SnapshotLinked']);
     expect(events[2].data).to.include({ check: 'retry' });
@@ -105,7 +105,7 @@ describe('eval captures over /eval/captures and /eval/metrics', function () {
     const executionId = randomUUID();
     const conversationId = `c-${randomUUID()}`;
     await capture(alice, { execution_id: executionId, conversation_id: conversationId, score: 1 });
-    await evaluationCaptures(t.deps).settled();
+    await evaluationContext.captures(t.deps).settled();
     expect((await captureEvents(alice, executionId)).map((e) => e.type)).to.deep.equal(['CaptureRecorded', 'SnapshotMissing', 'SnapshotMissing']);
     const before = await t.api.get('/eval/metrics', alice.headers);
     expect(before.body.missing).to.be.greaterThan(0);
@@ -126,6 +126,6 @@ describe('eval captures over /eval/captures and /eval/metrics', function () {
     await capture(tenant, { execution_id: executionId, score: 1 });
     await capture(tenant, { execution_id: randomUUID(), score: -1 });
     expect((await t.api.get('/eval/metrics', tenant.headers)).body).to.deep.equal({ total: 2, missing: 1, mirror_failed: 0, mirror_pending: 0 });
-    await evaluationCaptures(t.deps).settled();
+    await evaluationContext.captures(t.deps).settled();
   });
 });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationCaptures, evaluationContext } from '../../../src/api/evaluation';
+import { evaluationContext } from '../../../src/api/evaluation';
 import { recordCapture } from '../../../commands/evaluation/record-capture';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { Session, signIn } from '../../support/auth';
@@ -20,7 +20,7 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
     alice = await signIn(t, { tenantId: `mirror-${randomUUID().slice(0, 8)}` });
   });
   after(async () => {
-    await evaluationCaptures(t.deps).settled();
+    await evaluationContext.captures(t.deps).settled();
     await t?.close();
     await langfuse?.close();
   });

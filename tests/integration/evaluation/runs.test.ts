@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationCaptures } from '../../../src/api/evaluation';
+import { evaluationContext } from '../../../src/api/evaluation';
 import { Judge, tokenOverlapJudge } from '../../../src/evaluation/judge';
 import { frozenReplayer, liveReplayer } from '../../../src/evaluation/replay';
 import { formatReport, runEvaluation } from '../../../src/evaluation/runner';
@@ -43,7 +43,7 @@ describe('eval runs: replay, grading, baselines and regressions', function () {
     expect((await capture({ execution_id: pinned.executionId, score: 1 })).status).to.equal(200);
     expect((await capture({ execution_id: disliked.executionId, score: -1 })).status).to.equal(200);
     expect((await capture({ execution_id: randomUUID(), conversation_id: 'gone', score: -1, expected_output: 'anything' })).status).to.equal(200);
-    await evaluationCaptures(t.deps).settled();
+    await evaluationContext.captures(t.deps).settled();
   });
   after(async () => t?.close());
 
