@@ -17,11 +17,12 @@ export async function findTurnSnapshot(store: Pick<EventStore, 'readStream'>, te
   if (!first) return null;
   // The stream name already scopes the tenant; the metadata must agree or it is not ours.
   if (first.metadata.tenantId !== tenantId) return null;
-  if (first.type === 'TurnStarted') {
-    const started = readTurnEvent(first);
-    if (started.type === 'TurnStarted') return { userId: started.data.userId, conversationId: started.data.conversationId };
-  }
-  return { userId: first.metadata.actorId, conversationId: null };
+  // Linkage degrades, never fails the capture: an unreadable first event still names its actor.
+  const data = first.type === 'TurnStarted' && first.data && typeof first.data === 'object' ? (first.data as { userId?: unknown; conversationId?: unknown }) : {};
+  return {
+    userId: typeof data.userId === 'string' ? data.userId : first.metadata.actorId,
+    conversationId: typeof data.conversationId === 'string' ? data.conversationId : null,
+  };
 }
 
 /** Everything the log holds about a finished turn: its frozen input and what it produced. */
