@@ -5,6 +5,7 @@ import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
+import { auditContext } from './api/audit';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -14,4 +15,5 @@ export const contexts: ContextModule[] = [
   graphContext,
   promptsContext,
   connectorsContext,
+  auditContext,
 ];

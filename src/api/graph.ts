@@ -31,6 +31,7 @@ import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { graphAuditCatalog } from '../audit/catalogs/graph';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
@@ -228,6 +229,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
 export const graphContext: ContextModule = {
   name: 'graph',
+  audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
   // The oil-and-gas vertical is installed once (idempotent on every later start).
