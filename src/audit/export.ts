@@ -235,7 +235,9 @@ export async function exportXlsx(deps: ReviewDeps, review: ResolvedReview, out: 
   // The cover is written last (the verification is known only then) but listed first.
   const internals = workbook as unknown as { _worksheets: unknown[] };
   const list = internals._worksheets.filter(Boolean);
-  internals._worksheets = [undefined, list[list.length - 1], ...list.slice(0, -1)];
+  const reordered: unknown[] = []; // sparse like exceljs keeps it: index 0 is a hole
+  [list[list.length - 1], ...list.slice(0, -1)].forEach((sheet, i) => (reordered[i + 1] = sheet));
+  internals._worksheets = reordered;
   await workbook.commit();
   return summary;
 }
