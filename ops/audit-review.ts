@@ -4,19 +4,14 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { recordAuditExport } from '../commands/audit/record-export';
-import { createCommandHandler } from '../src/command-handling/command-handler';
-import { loadConfig } from '../src/config';
-import { contexts } from '../src/contexts';
-import { AuditFormat, AUDIT_FORMATS, exportText, exportXlsx } from '../src/audit/export';
-import { AuditUsageError, buildAuditRegistry } from '../src/audit/registry';
-import { NothingFound, parseReviewDate, resolveReview, ReviewDeps, ReviewFilters } from '../src/audit/review';
-import { entityAsOf } from '../src/audit/state';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
-import { ProjectionRunner } from '../src/projection-runner/runner';
+import type { CommandHandler } from '../src/command-handling/command-handler';
+import type { AuditFormat } from '../src/audit/export';
+import { AuditUsageError } from '../src/audit/registry';
+import { NothingFound, parseReviewDate, ReviewDeps, ReviewFilters } from '../src/audit/review';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
+
+const FORMATS: readonly AuditFormat[] = ['table', 'json', 'csv', 'xlsx'];
 
 /** Exit codes: 0 done, 2 a tampered entry is in the result, 3 nothing found, 1 any other error. */
 export const EXIT_NOTHING_FOUND = 3;
@@ -61,9 +56,20 @@ export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
  * (and the audit index) up to date: projecting when no platform runs, else following the
  * running platform's checkpoints.
  */
-async function withReview<T>(work: (deps: ReviewDeps & { record: typeof recordAuditExport extends (d: infer D, ...rest: never[]) => unknown ? D : never }) => Promise<T>): Promise<T> {
+async function withReview<T>(work: (deps: ReviewDeps & { handle: CommandHandler }) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: `ops audit verify|anchor` should not load every context.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadConfig } = require('../src/config') as typeof import('../src/config');
+  const { contexts } = require('../src/contexts') as typeof import('../src/contexts');
+  const { buildAuditRegistry } = require('../src/audit/registry') as typeof import('../src/audit/registry');
+  const { openInfrastructure } = require('../src/infra/infrastructure') as typeof import('../src/infra/infrastructure');
+  const { createAdvisoryLeaderLock } = require('../src/projection-runner/leader-lock') as typeof import('../src/projection-runner/leader-lock');
+  const { ProjectionRunner } = require('../src/projection-runner/runner') as typeof import('../src/projection-runner/runner');
+  const { createCommandHandler } = require('../src/command-handling/command-handler') as typeof import('../src/command-handling/command-handler');
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const config = loadConfig();
-  const logger = pino({ level: 'warn' });
+  // stdout carries the timeline (or the workbook): logs go to stderr.
+  const logger = pino({ level: 'warn' }, pino.destination(2));
   const infrastructure = await openInfrastructure(config, logger);
   const runner = new ProjectionRunner({
     knex: infrastructure.db.knex,
@@ -76,7 +82,7 @@ async function withReview<T>(work: (deps: ReviewDeps & { record: typeof recordAu
     await runner.start();
     while (!runner.caughtUp) await new Promise((r) => setTimeout(r, 20));
     const handle = createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs });
-    return await work({ knex: infrastructure.db.knex, store: infrastructure.store, signer: infrastructure.signer, registry: buildAuditRegistry(contexts), record: { handle } });
+    return await work({ knex: infrastructure.db.knex, store: infrastructure.store, signer: infrastructure.signer, registry: buildAuditRegistry(contexts), handle });
   } finally {
     await runner.stop();
     await infrastructure.close();
@@ -118,7 +124,7 @@ export function registerAuditReviewCommands(audit: Command): void {
     .option('--out <file>', 'write to this file (xlsx needs one unless stdout is redirected)')
     .action((options: ReviewOptions & { format: string; out?: string }) =>
       reviewerErrors(async () => {
-        if (!(AUDIT_FORMATS as readonly string[]).includes(options.format)) throw new AuditUsageError(`--format: "${options.format}" is not one of ${AUDIT_FORMATS.join(', ')}`);
+        if (!(FORMATS as readonly string[]).includes(options.format)) throw new AuditUsageError(`--format: "${options.format}" is not one of ${FORMATS.join(', ')}`);
         const format = options.format as AuditFormat;
         const filters = filtersFromOptions(options);
         if (filters.entities.length === 0 && !filters.actor && !filters.correlation && !filters.from && !filters.to) {
@@ -126,12 +132,15 @@ export function registerAuditReviewCommands(audit: Command): void {
         }
         if (format === 'xlsx' && !options.out && process.stdout.isTTY) throw new AuditUsageError('--format xlsx writes a workbook: give --out FILE (or redirect stdout)');
         await withReview(async (deps) => {
+          const { resolveReview } = require('../src/audit/review') as typeof import('../src/audit/review');
+          const { exportText, exportXlsx } = require('../src/audit/export') as typeof import('../src/audit/export');
+          const { recordAuditExport } = require('../commands/audit/record-export') as typeof import('../commands/audit/record-export');
           const review = await resolveReview(deps, filters);
           const exportedBy = `${os.userInfo().username}@${os.hostname()} (ops CLI, system account)`;
           let exportId: string | undefined;
           // Every export is itself on the trail (who exported what); a table on screen is a reading.
           if (format !== 'table') {
-            exportId = await recordAuditExport(deps.record, { tenantId: filters.tenantId, actorId: SYSTEM_USER_ID, correlationId: `ops-audit-${Date.now()}`, metadata: { osUser: os.userInfo().username } }, { format, filters: review.described, via: 'cli' });
+            exportId = await recordAuditExport(deps, { tenantId: filters.tenantId, actorId: SYSTEM_USER_ID, correlationId: `ops-audit-${Date.now()}`, metadata: { osUser: os.userInfo().username } }, { format, filters: review.described, via: 'cli' });
           }
           const out: Writable = options.out ? createWriteStream(options.out) : process.stdout;
           const summary = format === 'xlsx' ? await exportXlsx(deps, review, out, { exportedBy, exportId }) : await exportText(deps, review, format, out);
@@ -159,6 +168,8 @@ export function registerAuditReviewCommands(audit: Command): void {
         const filters = filtersFromOptions({ ...options, from: undefined, to: undefined });
         if (filters.entities.length === 0) throw new AuditUsageError(`say which entity: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}`);
         await withReview(async (deps) => {
+          const { resolveReview } = require('../src/audit/review') as typeof import('../src/audit/review');
+          const { entityAsOf } = require('../src/audit/state') as typeof import('../src/audit/state');
           const review = await resolveReview(deps, filters);
           let tampered = 0;
           for (const target of review.targets) {

@@ -180,7 +180,8 @@ class StreamCursor {
         try {
           this.state = this.aggregate.aggregate.evolve(this.state, this.aggregate.aggregate.read(event));
         } catch (error) {
-          unreadable = error instanceof Error ? error.message : String(error);
+          const issues = (error as { issues?: Array<{ path: Array<string | number>; message: string }> }).issues;
+          unreadable = issues ? issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ') : error instanceof Error ? error.message : String(error);
         }
       }
       this.previous = String(event.metadata.signature ?? '');
