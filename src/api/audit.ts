@@ -105,8 +105,9 @@ export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Rou
     const page = rows.slice(0, q.limit);
     const reader = new AuditReader(review);
     const events: ReturnType<typeof wireEntry>[] = [];
+    const lastOnPage = new Map(page.map((row) => [row.stream, BigInt(row.revision)] as const));
     for (const row of page) {
-      const entry = await reader.entry(row);
+      const entry = await reader.entry(row, lastOnPage.get(row.stream));
       if (entry) events.push(wireEntry(entry));
     }
     const last = page[page.length - 1];

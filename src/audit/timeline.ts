@@ -130,7 +130,6 @@ interface Step {
   unreadable?: string;
 }
 
-const READ_AHEAD = 256;
 const PAGE = 1000;
 
 /**
@@ -158,20 +157,23 @@ class StreamCursor {
     return this.next;
   }
 
+  /** Reads no further than `upTo` (what the current index page needs), at most a page at a time. */
   private async pull(upTo: bigint): Promise<RecordedEvent | undefined> {
     if (this.buffer.length === 0 && !this.exhausted) {
-      const wanted = Number(upTo - this.next + 1n);
-      const limit = Math.min(PAGE, Math.max(READ_AHEAD, wanted));
+      const limit = Math.min(PAGE, Math.max(1, Number(upTo - this.next + 1n)));
       this.buffer = await this.store.readStream(this.stream, { from: this.next, limit });
       if (this.buffer.length < limit) this.exhausted = this.buffer.length === 0;
     }
     return this.buffer.shift();
   }
 
-  /** The step for `revision`, folding every event before it; null when the stream has no such event. */
-  async take(revision: bigint): Promise<Step | null> {
+  /**
+   * The step for `revision`, folding every event before it; null when the stream has no such
+   * event. `readUpTo` (≥ revision) lets one read serve the later revisions of the same page.
+   */
+  async take(revision: bigint, readUpTo = revision): Promise<Step | null> {
     for (;;) {
-      const event = await this.pull(revision);
+      const event = await this.pull(readUpTo > revision ? readUpTo : revision);
       if (!event) return null;
       const verified = event.revision === this.next && this.signer.matches(event, this.previous);
       const before = this.state;
@@ -272,9 +274,9 @@ export class AuditReader {
     return cursor;
   }
 
-  async entry(row: AuditIndexRow): Promise<AuditEntry | null> {
+  async entry(row: AuditIndexRow, readUpTo?: bigint): Promise<AuditEntry | null> {
     const revision = BigInt(row.revision);
-    const step = await this.cursorFor(row.stream, row.tenant_id, revision).take(revision);
+    const step = await this.cursorFor(row.stream, row.tenant_id, revision).take(revision, readUpTo);
     if (!step) return null;
     const { event } = step;
     const entity = this.deps.registry.entityOf(event.stream, row.tenant_id);
@@ -313,8 +315,12 @@ export class AuditReader {
   /** Every entry a query matches, in log order, page by page. */
   async *entries(query: AuditQuery, pageSize = 1000): AsyncGenerator<AuditEntry> {
     for await (const page of indexRows(this.deps.knex, query, pageSize)) {
+      // Each stream is read up to its last revision on this page and no further: buffered
+      // events stay within one page however many streams the page touches.
+      const lastOnPage = new Map<string, bigint>();
+      for (const row of page) lastOnPage.set(row.stream, BigInt(row.revision));
       for (const row of page) {
-        const entry = await this.entry(row);
+        const entry = await this.entry(row, lastOnPage.get(row.stream));
         if (entry) yield entry;
       }
     }
