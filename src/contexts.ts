@@ -5,6 +5,9 @@ import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
+import { monitoringContext } from './api/monitoring';
+import { approvalsContext } from './api/approvals';
+import { checklistsContext } from './api/checklists';
 import { auditContext } from './api/audit';
 
 /** Every context the platform runs, in start order. One line per context. */
@@ -15,5 +18,8 @@ export const contexts: ContextModule[] = [
   graphContext,
   promptsContext,
   connectorsContext,
+  monitoringContext,
+  approvalsContext,
+  checklistsContext,
   auditContext,
 ];
