@@ -82,6 +82,7 @@ export const wireEntry = (e: AuditEntry) => ({
   event_id: e.eventId,
   actor: e.actor,
   summary: e.summary,
+  action: e.action,
   changes: e.changes,
   correlation_id: e.correlationId,
   causation_id: e.causationId,

@@ -57,7 +57,7 @@ function summaryOf(reader: AuditReader, events: number, first: string | null, la
 export const verificationText = (s: Pick<ExportSummary, 'events' | 'verified' | 'tampered'>) =>
   s.tampered === 0 ? `all ${s.events} entries verified (each signature matches its event and its predecessor)` : `${s.tampered} of ${s.events} entries TAMPERED (signature does not match); ${s.verified} verified`;
 
-const CSV_COLUMNS = ['time', 'entity', 'revision', 'actor_email', 'actor_roles', 'actor_id', 'event', 'event_type', 'changes', 'correlation_id', 'signature', 'event_id'] as const;
+const CSV_COLUMNS = ['time', 'entity', 'revision', 'actor_email', 'actor_roles', 'actor_id', 'event', 'event_type', 'action', 'changes', 'correlation_id', 'signature', 'event_id'] as const;
 
 function csvCell(value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
@@ -65,12 +65,12 @@ function csvCell(value: unknown): string {
 }
 
 function csvRow(e: AuditEntry): string {
-  return [e.time, `${e.entity.kind}:${e.entity.id}`, e.revision, e.actor.email ?? '', e.actor.roles.join(' '), e.actor.id, e.summary, e.type, changesText(e), e.correlationId, e.signature, e.eventId].map(csvCell).join(',');
+  return [e.time, `${e.entity.kind}:${e.entity.id}`, e.revision, e.actor.email ?? '', e.actor.roles.join(' '), e.actor.id, e.summary, e.type, e.action ?? '', changesText(e), e.correlationId, e.signature, e.eventId].map(csvCell).join(',');
 }
 
 /** A human line per entry, the changed fields indented below. */
 export function tableLines(e: AuditEntry): string {
-  const head = `${e.time}  ${actorText(e).padEnd(36)}  ${`${e.entity.kind} ${e.entity.id}`.padEnd(30)}  ${e.summary}  [req ${e.correlationId || '-'}]  ${e.signature === 'verified' ? 'verified' : 'TAMPERED'}`;
+  const head = `${e.time}  ${actorText(e).padEnd(36)}  ${`${e.entity.kind} ${e.entity.id}`.padEnd(30)}  ${e.summary}${e.action ? `  action=${e.action}` : ''}  [req ${e.correlationId || '-'}]  ${e.signature === 'verified' ? 'verified' : 'TAMPERED'}`;
   return [head, ...e.changes.map((c) => `      ${changeText(c)}`)].join('\n');
 }
 
@@ -186,7 +186,7 @@ export async function exportXlsx(deps: ReviewDeps, review: ResolvedReview, out: 
         time: e.time,
         actor: e.actor.email ?? e.actor.id,
         roles: e.actor.roles.join(', '),
-        summary: e.summary,
+        summary: e.action ? `${e.summary} (action ${e.action})` : e.summary,
         changes: e.changes.map(changeText).join('\n'),
         correlation: e.correlationId,
         signature: e.signature,

@@ -37,6 +37,8 @@ export interface AuditEntry {
   eventId: string;
   actor: { id: string; email: string | null; roles: string[] };
   summary: string;
+  /** The audit action a command named (e.g. `platform_settings.update`), when it named one. */
+  action: string | null;
   changes: AuditChange[];
   correlationId: string;
   causationId: string;
@@ -299,6 +301,7 @@ export class AuditReader {
       eventId: event.id,
       actor: await this.actors.at(String(event.metadata.actorId), event.recordedAt),
       summary,
+      action: typeof event.metadata.action === 'string' ? event.metadata.action : null,
       changes,
       correlationId: String(event.metadata.correlationId ?? ''),
       causationId: String(event.metadata.causationId ?? ''),
