@@ -98,7 +98,7 @@ describe('audit review API', () => {
     expect(statuses.filter((s: string) => s.endsWith(':tampered'))).to.have.length(1);
   });
 
-  it('answers 404 "nothing found" for an unknown e-mail or another tenant\'s user, 422 naming the flag for a bad date, 400 for a flag no context answers', async () => {
+  it('answers 404 "nothing found" for an unknown e-mail or another tenant\'s user, 422 naming the flag for a bad date', async () => {
     const { admin, ann } = await tenantWithHistory();
     const missing = await t.api.get('/admin/audit/events?user=nobody@example.com', admin.headers);
     expect(missing.status).to.equal(404);
@@ -109,8 +109,8 @@ describe('audit review API', () => {
     expect(badDate.status).to.equal(422);
     expect(JSON.stringify(badDate.body)).to.contain('--from').and.to.contain('ISO 8601');
     const approval = await t.api.get('/admin/audit/events?approval=abc', admin.headers);
-    expect(approval.status).to.equal(400);
-    expect(JSON.stringify(approval.body)).to.contain('--approval');
+    expect(approval.status).to.equal(404);
+    expect(JSON.stringify(approval.body)).to.contain('nothing found for --approval abc');
   });
 
   it('is for administrators only', async () => {
@@ -152,5 +152,27 @@ describe('audit review API', () => {
     const lines = res.text.trim().split('\n');
     expect(lines[0]).to.match(/^time,entity,revision,actor_email/);
     expect(lines.some((l) => l.includes('roles changed from [operator] to [operator, reviewer]'))).to.equal(true);
+  });
+  it('finds a conversation by id and a prompt by namespace:slug, each with its events in words', async () => {
+    const tenantId = randomUUID();
+    const admin = await signIn(t, { roles: ['admin'], tenantId });
+    const conversation = await t.api.post('/conversations', { agent_id: 'filing-agent' }, admin.headers);
+    expect(conversation.status).to.be.oneOf([200, 201]);
+    expect((await t.api.patch(`/conversations/${conversation.body.id}`, { title: 'March Form PR' }, admin.headers)).status).to.equal(200);
+    const timeline = await t.api.get(`/admin/audit/events?conversation=${conversation.body.id}`, admin.headers);
+    expect(timeline.status).to.equal(200);
+    const retitled = timeline.body.events.find((e: { type: string }) => e.type === 'ConversationRetitled');
+    expect(retitled.summary).to.equal('conversation retitled');
+    expect(retitled.changes).to.have.length(1);
+    expect(retitled.changes[0]).to.include({ field: 'title', after: 'March Form PR' });
+    expect((await t.api.get(`/admin/audit/events?conversation=no-such-conversation`, admin.headers)).status).to.equal(404);
+
+    const ns = await t.api.post('/prompts/namespaces', { name: 'audit-ns', description: 'prompts under review' }, admin.headers);
+    expect(ns.status, ns.text).to.equal(201);
+    expect((await t.api.post('/prompts/templates', { namespace_id: ns.body.id, slug: 'chat' }, admin.headers)).status).to.equal(201);
+    const prompt = await t.api.get('/admin/audit/events?prompt=audit-ns:chat', admin.headers);
+    expect(prompt.status).to.equal(200);
+    expect(prompt.body.events[0]).to.include({ type: 'PromptTemplateCreated', summary: 'prompt template created', signature: 'verified' });
+    expect(prompt.body.events[0].entity.kind).to.equal('prompt-template');
   });
 });

@@ -15,8 +15,8 @@ describe('audit registry (one catalog per context)', () => {
   const registry = buildAuditRegistry(contexts);
 
   it('every product context with aggregates registers a catalog; the reviewer flags they answer are listed', () => {
-    expect(registry.contexts).to.include.members(['identity', 'settings', 'conversations', 'graph', 'prompts', 'connectors', 'audit']);
-    expect(registry.flags).to.include.members(['user', 'well', 'entity', 'conversation', 'project', 'prompt', 'connector', 'settings']);
+    expect(registry.contexts).to.include.members(['identity', 'settings', 'conversations', 'graph', 'prompts', 'connectors', 'approvals', 'checklists', 'audit']);
+    expect(registry.flags).to.include.members(['user', 'well', 'entity', 'conversation', 'project', 'prompt', 'connector', 'settings', 'approval', 'checklist']);
   });
 
   it('maps a stream back to its entity with the same stream-name helper the commands use', () => {
@@ -27,18 +27,19 @@ describe('audit registry (one catalog per context)', () => {
   });
 
   it('a stream of a context without a catalog yet still reads by convention, marked unknown', () => {
-    expect(registry.entityOf(`approvals.approval-${T}-a-1`, T)).to.deep.equal({ kind: 'approvals.approval', id: 'a-1', known: false });
+    expect(registry.entityOf(`evaluation.run-${T}-r-1`, T)).to.deep.equal({ kind: 'evaluation.run', id: 'r-1', known: false });
+    expect(registry.entityOf(`approvals.approval-${T}-a-1`, T)).to.deep.equal({ kind: 'approval', id: 'a-1', known: true });
   });
 
   it('a flag no registered context answers fails with a message listing the flags that do', async () => {
     let error: unknown;
     try {
-      await registry.find({ knex: undefined as never }, 'approval', T, 'a-1');
+      await registry.find({ knex: undefined as never }, 'incident', T, 'i-1');
     } catch (e) {
       error = e;
     }
     expect(error).to.be.instanceOf(AuditUsageError);
-    expect((error as Error).message).to.match(/^--approval: no context answers it on this build .*--user/);
+    expect((error as Error).message).to.match(/^--incident: no context answers it on this build .*--approval.*--user/);
   });
 
   it('refuses a catalog whose stream name does not start with a prefix, and a kind declared twice', () => {
