@@ -25,7 +25,8 @@ async function ops(db: Database, ...args: string[]): Promise<{ code: number; std
   }
 }
 
-describe('signed audit trail: ops audit verify / anchor / replay', () => {
+describe('signed audit trail: ops audit verify / anchor / replay', function () {
+  this.timeout(120_000); // several tsx child processes per test: slow to start on a loaded machine
   let db: Database;
   let store: EventStore;
   let signer: AuditSigner;
