@@ -15,7 +15,7 @@ describe('audit registry (one catalog per context)', () => {
   const registry = buildAuditRegistry(contexts);
 
   it('every product context with aggregates registers a catalog; the reviewer flags they answer are listed', () => {
-    expect(registry.contexts).to.include.members(['identity', 'settings', 'conversations', 'graph', 'prompts', 'connectors', 'approvals', 'checklists', 'audit']);
+    expect(registry.contexts).to.include.members(['identity', 'settings', 'conversations', 'graph', 'prompts', 'connectors', 'approvals', 'checklists', 'agents', 'compliance', 'monitoring', 'audit']);
     expect(registry.flags).to.include.members(['user', 'well', 'entity', 'conversation', 'project', 'prompt', 'connector', 'settings', 'approval', 'checklist']);
   });
 
@@ -29,6 +29,8 @@ describe('audit registry (one catalog per context)', () => {
   it('a stream of a context without a catalog yet still reads by convention, marked unknown', () => {
     expect(registry.entityOf(`evaluation.run-${T}-r-1`, T)).to.deep.equal({ kind: 'evaluation.run', id: 'r-1', known: false });
     expect(registry.entityOf(`approvals.approval-${T}-a-1`, T)).to.deep.equal({ kind: 'approval', id: 'a-1', known: true });
+    expect(registry.entityOf(`monitoring.event-${T}-e-1`, T)).to.deep.equal({ kind: 'operational-event', id: 'e-1', known: true });
+    expect(registry.entityOf(`monitoring.event-type-${T}-t-1`, T)).to.deep.equal({ kind: 'operational-event-type', id: 't-1', known: true });
   });
 
   it('a flag no registered context answers fails with a message listing the flags that do', async () => {
