@@ -60,6 +60,7 @@ export class AuditSigner {
   signBatch(stream: string, firstRevision: bigint, events: Array<{ id: string; type: string; data: unknown; metadata: EventMetadata }>, recordedAt: Date, previousSignature: string | null): string[] {
     const canonical = new Map<EventMetadata, string>();
     const signatures: string[] = [];
+    const time = JSON.stringify(recordedAt.toISOString());
     let previous = previousSignature;
     events.forEach((event, i) => {
       let meta = canonical.get(event.metadata);
@@ -68,17 +69,17 @@ export class AuditSigner {
         meta = canonicalJson(metadata);
         canonical.set(event.metadata, meta);
       }
-      previous = this.signCanonical({ stream, revision: firstRevision + BigInt(i), id: event.id, type: event.type, data: event.data, recordedAt }, meta, event.metadata.sigv === SIGNATURE_VERSION, previous);
+      previous = this.signCanonical({ stream, revision: firstRevision + BigInt(i), id: event.id, type: event.type, data: event.data, recordedAt }, meta, event.metadata.sigv === SIGNATURE_VERSION, previous, time);
       signatures.push(previous);
     });
     return signatures;
   }
 
-  private signCanonical(event: Omit<SignableEvent, 'metadata'>, canonicalMetadata: string, withTime: boolean, previousSignature: string | null): string {
+  private signCanonical(event: Omit<SignableEvent, 'metadata'>, canonicalMetadata: string, withTime: boolean, previousSignature: string | null, time?: string): string {
     // canonicalJson's key order: data, id, metadata, [recordedAt], revision, stream, type.
     const content =
       `{"data":${canonicalJson(event.data)},"id":${JSON.stringify(event.id)},"metadata":${canonicalMetadata},` +
-      (withTime ? `"recordedAt":${JSON.stringify(recordedAtOf(event as SignableEvent))},` : '') +
+      (withTime ? `"recordedAt":${time ?? JSON.stringify(recordedAtOf(event as SignableEvent))},` : '') +
       `"revision":${JSON.stringify(event.revision.toString())},"stream":${JSON.stringify(event.stream)},"type":${JSON.stringify(event.type)}}`;
     return createHmac('sha256', this.keyObject)
       .update(previousSignature ?? '')

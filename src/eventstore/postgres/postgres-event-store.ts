@@ -157,7 +157,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return { id: write.ids[i], type: event.type, data: event.data, metadata };
     });
     const signatures = signer.signBatch(write.stream, head.revision + 1n, events, recordedAt, head.signature);
-    const metadatas = events.map((event, i) => JSON.stringify({ ...event.metadata, signature: signatures[i] }));
+    // The stored metadata is the shared object plus the event's signature: serialise it once.
+    const serialised = new Map<EventMetadata, string>();
+    const metadatas = events.map((event, i) => {
+      let prefix = serialised.get(event.metadata);
+      if (prefix === undefined) serialised.set(event.metadata, (prefix = JSON.stringify(event.metadata).slice(0, -1)));
+      return `${prefix}${prefix.length > 1 ? ',' : ''}"signature":"${signatures[i]}"}`;
+    });
     return { metadatas, last: signatures[signatures.length - 1] };
   }
 
