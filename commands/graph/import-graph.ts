@@ -92,13 +92,13 @@ export interface ImportResult {
 export async function importGraph(
   deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
   actor: GraphActor,
-  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string },
+  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string> },
   options: { eventsPerAppend?: number; waitMs?: number } = {},
 ): Promise<ImportResult> {
   const importId = input.importId ?? randomUUID();
   const namespace = namespaceOf(actor.tenantId);
   const schema = await loadImportSchema(deps.knex);
-  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema);
+  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema, input.existing);
   const stream = importStream(actor.tenantId, importId);
   const correlationId = randomUUID();
   const metadata = { tenantId: actor.tenantId, actorId: actor.userId, correlationId, causationId: correlationId };

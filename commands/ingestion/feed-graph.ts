@@ -1,0 +1,184 @@
+import type { PlatformDeps } from '../../src/context-module';
+import { derivedUuid } from '../../src/command-handling/idempotency';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { namespaceOf, vertexStream } from '../../streams/graph/names';
+import type { Properties } from '../../streams/graph/properties';
+import { commandContext, GraphActor } from '../graph/actor';
+import { importGraph } from '../graph/import-graph';
+import { UpdateEntity, updateEntityDecider } from '../graph/update-entity';
+import { productionChanges, UpdateWellProduction, updateWellProductionDecider, WellProduction } from '../graph/update-well-production';
+
+/**
+ * What ingestion learned, as graph facts keyed by business ids (API number, `P5-…`,
+ * lease key…). The knowledge graph is written only through the graph context's own
+ * commands: new vertices and edges as one bulk import (GraphImportStarted/GraphBatchImported),
+ * changed properties as UpdateEntity, Form PR figures as UpdateWellProduction. Feeding the
+ * same facts twice appends nothing: vertex and edge ids derive from the business keys, and
+ * only properties that differ from the read model become updates.
+ */
+export interface EntityFact {
+  label: string;
+  entityId: string;
+  properties: Properties;
+  /** Only link to a vertex that already has this `name` (free-text extraction); never create. */
+  matchByName?: string;
+}
+
+export interface RelationFact {
+  label: string;
+  from: { label: string; entityId: string };
+  to: { label: string; entityId: string };
+}
+
+export interface ProductionFact {
+  apiNumber: string;
+  report: WellProduction;
+}
+
+export interface GraphFacts {
+  entities: EntityFact[];
+  relations: RelationFact[];
+  production?: ProductionFact[];
+}
+
+export interface FeedResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  edges_created: number;
+  production_reports: number;
+  skipped: number;
+}
+
+export type FeedDeps = Pick<PlatformDeps, 'store' | 'knex' | 'projections' | 'handle'>;
+
+interface KnownVertex {
+  id: string;
+  label: string;
+  entity_id: string;
+  properties: Properties;
+}
+
+const key = (label: string, entityId: string) => `${label}\u001f${entityId}`;
+const LOOKUP_CHUNK = 1000;
+
+async function knownVertices(deps: FeedDeps, namespace: string, entities: EntityFact[]): Promise<Map<string, KnownVertex>> {
+  const found = new Map<string, KnownVertex>();
+  const byKey = entities.filter((e) => !e.matchByName);
+  for (let i = 0; i < byKey.length; i += LOOKUP_CHUNK) {
+    const pairs = byKey.slice(i, i + LOOKUP_CHUNK).map((e) => [e.label, e.entityId]);
+    const rows: KnownVertex[] = await deps.knex(VERTICES).select('id', 'label', 'entity_id', 'properties').where({ namespace }).whereIn(['label', 'entity_id'], pairs).orderBy('created_at');
+    for (const row of rows) if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
+  }
+  for (const e of entities.filter((x) => x.matchByName)) {
+    const row: KnownVertex | undefined = await deps.knex(VERTICES).select('id', 'label', 'entity_id', 'properties').where({ namespace, label: e.label }).whereRaw(`upper(properties->>'name') = upper(?)`, [e.matchByName!]).orderBy('created_at').first();
+    if (row) found.set(key(e.label, e.entityId), row);
+  }
+  return found;
+}
+
+/** Later facts about the same entity refine earlier ones within one feed. */
+function merged(entities: EntityFact[]): EntityFact[] {
+  const out = new Map<string, EntityFact>();
+  for (const e of entities) {
+    const k = key(e.label, e.entityId);
+    const prior = out.get(k);
+    out.set(k, prior ? { ...prior, properties: { ...prior.properties, ...e.properties } } : { ...e, properties: { ...e.properties } });
+  }
+  return [...out.values()];
+}
+
+export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }): Promise<FeedResult> {
+  const namespace = namespaceOf(actor.tenantId);
+  const entities = merged(facts.entities);
+  const known = await knownVertices(deps, namespace, entities);
+  const result: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+
+  const idOf = new Map<string, string>();
+  const labelOfId = new Map<string, string>();
+  const newVertices: ImportedVertex[] = [];
+  const updates: UpdateEntity[] = [];
+  for (const e of entities) {
+    const k = key(e.label, e.entityId);
+    const existing = known.get(k);
+    if (existing) {
+      idOf.set(k, existing.id);
+      labelOfId.set(existing.id, existing.label);
+      // A name match links to the vertex; it never rewrites what the graph holds.
+      const set = e.matchByName ? {} : Object.fromEntries(Object.entries(e.properties).filter(([name, value]) => name !== 'entity_id' && existing.properties[name] !== value));
+      if (Object.keys(set).length === 0) result.unchanged++;
+      else updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
+    } else if (e.matchByName) {
+      result.skipped++;
+    } else {
+      const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
+      idOf.set(k, id);
+      labelOfId.set(id, e.label);
+      newVertices.push({ id, label: e.label, entity_id: e.entityId, properties: { ...e.properties, entity_id: e.entityId } });
+    }
+  }
+
+  // Endpoints outside this feed are looked up too (a production row for a well imported earlier).
+  const missing = new Map<string, EntityFact>();
+  for (const r of facts.relations) {
+    for (const end of [r.from, r.to]) if (!idOf.has(key(end.label, end.entityId))) missing.set(key(end.label, end.entityId), { label: end.label, entityId: end.entityId, properties: {} });
+  }
+  for (const [k, v] of await knownVertices(deps, namespace, [...missing.values()])) {
+    idOf.set(k, v.id);
+    labelOfId.set(v.id, v.label);
+  }
+  const candidateEdges = new Map<string, ImportedEdge>();
+  for (const r of facts.relations) {
+    const fromId = idOf.get(key(r.from.label, r.from.entityId));
+    const toId = idOf.get(key(r.to.label, r.to.entityId));
+    if (!fromId || !toId) {
+      result.skipped++;
+      continue;
+    }
+    const id = derivedUuid('graph-edge', namespace, r.label, fromId, toId);
+    candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
+  }
+  const edgeIds = [...candidateEdges.keys()];
+  for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
+    const rows: Array<{ id: string }> = await deps.knex(EDGES).select('id').where({ namespace }).whereIn('id', edgeIds.slice(i, i + LOOKUP_CHUNK));
+    for (const row of rows) candidateEdges.delete(row.id);
+  }
+  const newEdges = [...candidateEdges.values()];
+
+  if (newVertices.length > 0 || newEdges.length > 0) {
+    const newIds = new Set(newVertices.map((v) => v.id));
+    const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
+    await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing });
+    result.created = newVertices.length;
+    result.edges_created = newEdges.length;
+  }
+  for (const command of updates) {
+    await deps.handle(updateEntityDecider, vertexStream(actor.tenantId, command.vertexId), command, commandContext(actor));
+    result.updated++;
+  }
+  result.production_reports = await feedProduction(deps, actor, namespace, facts.production ?? []);
+  return result;
+}
+
+/** Form PR reports through UpdateWellProduction; a report the well already shows is skipped. */
+async function feedProduction(deps: FeedDeps, actor: GraphActor, namespace: string, reports: ProductionFact[]): Promise<number> {
+  if (reports.length === 0) return 0;
+  let appended = 0;
+  const apis = [...new Set(reports.map((r) => r.apiNumber))];
+  const wells = await knownVertices(deps, namespace, apis.map((api) => ({ label: 'Well', entityId: api, properties: {} })));
+  // Months in order, so the "current" fields end on the newest month.
+  const ordered = [...reports].sort((a, b) => a.report.reporting_month.localeCompare(b.report.reporting_month));
+  const current = new Map<string, KnownVertex>();
+  for (const { apiNumber, report } of ordered) {
+    const well = current.get(apiNumber) ?? wells.get(key('Well', apiNumber));
+    if (!well) continue;
+    const set = productionChanges(well.properties, report);
+    if (Object.entries(set).every(([name, value]) => well.properties[name] === value)) continue;
+    const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: well.id, namespace, report, imported: { label: well.label, entityId: well.entity_id, properties: well.properties } };
+    await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, well.id), command, commandContext(actor));
+    current.set(apiNumber, { ...well, properties: { ...well.properties, ...set } });
+    appended++;
+  }
+  return appended;
+}
