@@ -67,8 +67,15 @@ async function knownVertices(deps: FeedDeps, namespace: string, entities: Entity
   const found = new Map<string, KnownVertex>();
   const byKey = entities.filter((e) => !e.matchByName);
   for (let i = 0; i < byKey.length; i += LOOKUP_CHUNK) {
-    const pairs = byKey.slice(i, i + LOOKUP_CHUNK).map((e) => [e.label, e.entityId]);
-    const rows: KnownVertex[] = await deps.knex(VERTICES).select('id', 'label', 'entity_id', 'properties').where({ namespace }).whereIn(['label', 'entity_id'], pairs).orderBy('created_at');
+    const chunk = byKey.slice(i, i + LOOKUP_CHUNK);
+    // A join on unnest keeps Postgres on the (namespace, label, entity_id) index for any chunk size.
+    const { rows } = (await deps.knex.raw(
+      `SELECT v.id, v.label, v.entity_id, v.properties
+         FROM unnest(?::text[], ?::text[]) AS k(label, entity_id)
+         JOIN ${VERTICES} v ON v.namespace = ? AND v.label = k.label AND v.entity_id = k.entity_id
+        ORDER BY v.created_at`,
+      [chunk.map((e) => e.label), chunk.map((e) => e.entityId), namespace],
+    )) as { rows: KnownVertex[] };
     for (const row of rows) if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
   }
   for (const e of entities.filter((x) => x.matchByName)) {
@@ -141,7 +148,7 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
   }
   const edgeIds = [...candidateEdges.keys()];
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
-    const rows: Array<{ id: string }> = await deps.knex(EDGES).select('id').where({ namespace }).whereIn('id', edgeIds.slice(i, i + LOOKUP_CHUNK));
+    const { rows } = (await deps.knex.raw(`SELECT id FROM ${EDGES} WHERE id = ANY(?::uuid[]) AND namespace = ?`, [edgeIds.slice(i, i + LOOKUP_CHUNK), namespace])) as { rows: Array<{ id: string }> };
     for (const row of rows) candidateEdges.delete(row.id);
   }
   const newEdges = [...candidateEdges.values()];
