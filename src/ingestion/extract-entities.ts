@@ -4,23 +4,24 @@ import { normaliseApiNumber } from './csv-wells';
 /**
  * Deterministic entity extraction from RRC-style prose (hearing notices, permit letters,
  * inspection reports): wells by API number, operators (company names in capitals, "Operator:"
- * labels, P-5 numbers), leases, W-1 permits, fields (`SPRABERRY (TREND AREA)` style names or
+ * labels), leases, W-1 permits, fields (`SPRABERRY (TREND AREA)` style names or
  * "… Field"), and counties. Edges join entities named in the same sentence: a well is
  * OPERATED_BY its operator and LOCATED_IN its lease, field and county; a lease is
  * OPERATED_BY the operator; a permit is PART_OF the well it was issued for.
  */
-const API = /\b(?:API(?:\s+(?:No\.?|Number|#))?[:\s#]*)?(42-?\d{3}-?\d{5})(?:-\d{2}){0,2}\b/g;
+const API = /\b(?:API(?:\s+(?:No\.?|Number|#))?[:\s#]*)?(42-?\d{3}-?\d{5})(?:(?:-\d{2}){1,2}|\d{4})?\b/g;
 const COMPANY_SUFFIX = String.raw`(?:OPERATING,?\s+LLC|OPERATING\s+COMPANY|L\.?L\.?C\.?|L\.?P\.?|INC\.?|CORPORATION|CORP\.?|COMPANY|CO\.)`;
 const OPERATOR = new RegExp(String.raw`\b((?:[A-Z][A-Z0-9&'.-]*\s+){0,5}?[A-Z][A-Z0-9&'.-]*,?\s+${COMPANY_SUFFIX})(?![A-Za-z])`, 'g');
 const OPERATOR_LABEL = /\bOperator(?:\s+Name)?\s*:\s*([A-Z][A-Za-z0-9&'., -]{2,60}?)(?=\s*(?:[(;\n]|,\s|\.\s|\.$|$| P-5))/g;
-const P5 = /\bP-?5\s*(?:No\.?|Number|#)?\s*:?\s*(\d{6})\b/gi;
 const LEASE = /\b(?:the\s+)?([A-Z][A-Z0-9'&.]*(?:\s+[A-Z0-9][A-Z0-9'&.]*){0,3})\s+(?:Lease|LEASE|Unit|UNIT)\b/g;
 const LEASE_LABEL = /\bLease(?:\s+Name)?\s*:\s*([A-Z][A-Z0-9'&. -]{1,40}?)(?=\s*(?:[(;,\n]|\.\s|$|Lease No| Well))/g;
 const PERMIT = /\b(?:W-1\s+)?(?:Drilling\s+)?Permit\s*(?:No\.?|Number|#)?\s*:?\s*(\d{5,7})\b/gi;
 const FIELD_PAREN = /\b([A-Z][A-Z0-9.,'-]*(?:\s+[A-Z0-9][A-Z0-9.,'-]*){0,3}\s+\([A-Z0-9][A-Z0-9 .,'&-]{1,40}\))/g;
 const FIELD_WORD = /\b(?:the\s+)?([A-Z][A-Z0-9'-]*(?:\s+[A-Z0-9][A-Z0-9'-]*){0,3})\s+(?:Field|FIELD)\b/g;
 const COUNTY = /\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+County\b/g;
-const STOP_WORDS = new Set(['THE', 'THIS', 'SAID', 'SUBJECT', 'A', 'AN', 'IN', 'ON', 'OF', 'AND', 'FOR', 'TO', 'BY', 'RAILROAD', 'COMMISSION', 'TEXAS', 'RULE', 'DISTRICT']);
+const STOP_WORDS = new Set(['THE', 'THIS', 'SAID', 'SUBJECT', 'A', 'AN', 'IN', 'ON', 'OF', 'AND', 'FOR', 'TO', 'BY', 'FROM', 'RAILROAD', 'COMMISSION', 'TEXAS', 'RULE', 'DISTRICT', 'APPLICATION', 'NOTICE', 'DOCKET', 'REQUEST', 'COMPLAINT', 'ORDER']);
+/** Parentheses after a company name hold its P-5 number, never a field's horizon. */
+const NOT_A_HORIZON = /P-?5|NO\.|\d{4,}/i;
 
 interface Found {
   entity: ExtractedEntity;
@@ -61,14 +62,19 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
   }
   for (const m of text.matchAll(OPERATOR)) add('operator', withoutLeadingStopWords(clean(m[1]).replace(/,\s*$/, '')), m.index!);
   for (const m of text.matchAll(OPERATOR_LABEL)) add('operator', m[1], m.index!);
-  for (const m of text.matchAll(P5)) found.push({ entity: { type: 'operator_p5', name: m[1] }, at: m.index! });
   for (const m of text.matchAll(LEASE)) {
     const name = withoutLeadingStopWords(clean(m[1]));
     if (!STOP_WORDS.has(name.toUpperCase())) add('lease', name, m.index!);
   }
   for (const m of text.matchAll(LEASE_LABEL)) add('lease', m[1], m.index!);
   for (const m of text.matchAll(PERMIT)) add('permit', m[1], m.index!);
-  for (const m of text.matchAll(FIELD_PAREN)) add('field', withoutLeadingStopWords(clean(m[1])), m.index!);
+  for (const m of text.matchAll(FIELD_PAREN)) {
+    const horizon = /\(([^)]*)\)/.exec(m[1])![1];
+    if (NOT_A_HORIZON.test(horizon)) continue;
+    // "BRUNSON 14 LEASE, PHANTOM (WOLFCAMP)": the field starts after the lease or county named before it.
+    const name = withoutLeadingStopWords(clean(m[1]).replace(/^.*\b(?:LEASE|UNIT|COUNTY)\b,?\s*/i, ''));
+    if (!new RegExp(`${COMPANY_SUFFIX}\\s*\\(`).test(name)) add('field', name, m.index!);
+  }
   for (const m of text.matchAll(FIELD_WORD)) {
     const name = withoutLeadingStopWords(clean(m[1]));
     if (!STOP_WORDS.has(name.toUpperCase())) add('field', name, m.index!);
@@ -81,7 +87,7 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
   // A field name in parentheses ends in "FIELD" sometimes; a lease name never contains a company suffix.
   const entities: ExtractedEntity[] = [];
   const seen = new Set<string>();
-  const ordered = deduped.filter((f) => f.entity.type !== 'operator_p5').sort((a, b) => a.at - b.at);
+  const ordered = [...deduped].sort((a, b) => a.at - b.at);
   for (const f of ordered) {
     const k = `${f.entity.type}|${f.entity.name.toUpperCase()}`;
     if (seen.has(k)) continue;
