@@ -1,4 +1,5 @@
 import type { PlatformDeps } from '../../src/context-module';
+import type { Position } from '../../src/eventstore/types';
 import { derivedUuid } from '../../src/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
@@ -96,11 +97,21 @@ function merged(entities: EntityFact[]): EntityFact[] {
   return [...out.values()];
 }
 
-export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }): Promise<FeedResult> {
+export interface FeedOptions {
+  /**
+   * Wait until the graph projection holds the new vertices before returning (default). A bulk
+   * feed of many batches waits only after its last one: ids derive from business keys, so a
+   * batch that does not see an earlier one's vertices yet re-declares them with the same ids
+   * and the projection keeps one.
+   */
+  waitForProjection?: boolean;
+}
+
+export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
   const namespace = namespaceOf(actor.tenantId);
   const entities = merged(facts.entities);
   const known = await knownVertices(deps, namespace, entities);
-  const result: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+  const result: FeedResult & { position: Position | null } = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0, position: null };
 
   const idOf = new Map<string, string>();
   const labelOfId = new Map<string, string>();
@@ -156,7 +167,8 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
   if (newVertices.length > 0 || newEdges.length > 0) {
     const newIds = new Set(newVertices.map((v) => v.id));
     const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
-    await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing });
+    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined });
+    result.position = imported.position;
     result.created = newVertices.length;
     result.edges_created = newEdges.length;
   }

@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { CommandContext } from '../../src/command-handling/command-handler';
 import { assertNever, Decider } from '../../src/command-handling/decider';
 import { derivedUuid } from '../../src/command-handling/idempotency';
-import { ValidationFailed } from '../../src/domain/errors';
-import type { ExpectedRevision } from '../../src/eventstore/types';
+import { Conflict, ValidationFailed } from '../../src/domain/errors';
+import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from '../../src/eventstore/types';
 import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from '../../src/ingestion/csv-wells';
 import { csvFacts } from '../../src/ingestion/graph-facts';
 import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState } from '../../streams/ingestion/operator-csv-import';
@@ -13,6 +13,9 @@ import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 /** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
 export const CSV_EVENT_BATCH = 500;
 export const CSV_FEED_BATCH = 2000;
+const CSV_PROJECTION_WAIT_MS = 600_000;
+/** Batch events per append: one round trip for a few MB. */
+const EVENTS_PER_APPEND = 8;
 
 export interface StartCsvImport {
   type: 'StartCsvImport';
@@ -92,17 +95,26 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
       { ...context, idempotencyKey: undefined },
     );
     const recorded = started.state.status !== 'completed';
-    if (recorded) await appendBatches(deps, context, stream, importId, started.state, staged);
 
     const actor = { tenantId: context.tenantId, userId: context.actorId };
     const graph: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
-    let fedRows = 0;
-    for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-      const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` });
-      for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
-      fedRows += wells.length;
-      deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
-    }
+    const feed = async () => {
+      let fedRows = 0;
+      let last: Position | null = null;
+      for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
+        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false });
+        for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
+        last = fed.position ?? last;
+        fedRows += wells.length;
+        deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
+      }
+      return last;
+    };
+    // The import's record and the graph feed both read the staged rows and run side by side;
+    // either can be repeated after a failure without doubling anything.
+    const [, last] = await Promise.all([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(), feed()]);
+    // Read-your-writes once for the whole file: the graph holds every row when this answers.
+    if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS);
     return {
       import_id: importId,
       filename: file.filename,
@@ -129,17 +141,26 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
   const head = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   let expected: ExpectedRevision = head[0].revision;
   let batch = 0;
-  let position = null;
+  let pending: NewEvent[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    try {
+      expected = (await deps.store.append(stream, pending, { expectedRevision: expected })).nextRevision;
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError) throw new Conflict('this file is being imported by another request; retry when it has finished');
+      throw error;
+    }
+    pending = [];
+  };
   for await (const wells of stagedBatches(staged.path, CSV_EVENT_BATCH)) {
     if (batch >= done) {
       const event: OperatorCsvImportEvent = { type: 'OperatorWellsImported', data: { importId, batch, wells } };
-      const result = await deps.store.append(stream, [{ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata }], { expectedRevision: expected });
-      expected = result.nextRevision;
-      position = result.position;
+      pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
+      if (pending.length >= EVENTS_PER_APPEND) await flush();
     }
     batch++;
   }
   const completed: OperatorCsvImportEvent = { type: 'OperatorCsvImportCompleted', data: { importId, rows: staged.rows, accepted: staged.accepted, rejected: staged.rejected, batches: batch } };
-  position = (await deps.store.append(stream, [{ id: derivedUuid('ingestion.csv-completed', importId), ...completed, metadata }], { expectedRevision: expected })).position;
-  await deps.projections.waitFor(position, 5000, operatorCsvImportAggregate.eventTypes);
+  pending.push({ id: derivedUuid('ingestion.csv-completed', importId), ...completed, metadata });
+  await flush();
 }

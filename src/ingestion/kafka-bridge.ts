@@ -48,11 +48,21 @@ export async function readBridgeCheckpoint(knex: Knex, name = BRIDGE_NAME): Prom
   return { position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }, published: Number(row.published), lastError: row.last_error ?? null, updatedAt: row.updated_at };
 }
 
-async function saveCheckpoint(knex: Knex, name: string, position: Position, published: number): Promise<void> {
-  await knex(BRIDGE_CHECKPOINTS)
-    .insert({ name, commit_position: position.commit.toString(), prepare_position: position.prepare.toString(), published, last_error: null, updated_at: knex.fn.now() })
+/**
+ * Compare-and-set on the position the round started from: a stale leader (its lock lost
+ * while it published) cannot move the checkpoint back or past another instance's.
+ */
+async function advanceCheckpoint(knex: Knex, name: string, from: Position, to: Position, published: number): Promise<boolean> {
+  const updated = await knex(BRIDGE_CHECKPOINTS)
+    .where({ name, commit_position: from.commit.toString(), prepare_position: from.prepare.toString() })
+    .update({ commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), published: knex.raw('published + ?', [published]), last_error: null, updated_at: knex.fn.now() });
+  if (updated > 0) return true;
+  const inserted = await knex(BRIDGE_CHECKPOINTS)
+    .insert({ name, commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), published, last_error: null, updated_at: knex.fn.now() })
     .onConflict('name')
-    .merge({ commit_position: position.commit.toString(), prepare_position: position.prepare.toString(), published: knex.raw(`${BRIDGE_CHECKPOINTS}.published + ?`, [published]), last_error: null, updated_at: knex.fn.now() });
+    .ignore()
+    .returning('name');
+  return inserted.length > 0;
 }
 
 async function saveError(knex: Knex, name: string, message: string): Promise<void> {
@@ -84,6 +94,24 @@ export interface KafkaBridgeOptions {
   batchSize?: number;
   pollMs?: number;
   maxBackoffMs?: number;
+  /** Messages per produce request are cut at this many bytes of values (at least one message). */
+  maxRequestBytes?: number;
+}
+
+function* chunksBySize(events: RecordedEvent[], maxBytes: number): Generator<RecordedEvent[]> {
+  let chunk: RecordedEvent[] = [];
+  let bytes = 0;
+  for (const event of events) {
+    const size = JSON.stringify(event.data).length;
+    if (chunk.length > 0 && bytes + size > maxBytes) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(event);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
 }
 
 export class KafkaBridge {
@@ -94,12 +122,14 @@ export class KafkaBridge {
   private wake: (() => void) | null = null;
   private readonly topic: string;
   private readonly batchSize: number;
+  private readonly maxRequestBytes: number;
   /** Consecutive failed rounds (0 while the broker answers). */
   failures = 0;
 
   constructor(private readonly options: KafkaBridgeOptions) {
     this.topic = options.topic ?? ENTITY_EXTRACTION_TOPIC;
     this.batchSize = options.batchSize ?? 100;
+    this.maxRequestBytes = options.maxRequestBytes ?? 900 * 1024;
   }
 
   start(): void {
@@ -181,11 +211,22 @@ export class KafkaBridge {
       await producer.connect();
       this.producer = producer;
     }
-    await this.producer.send({ topic: this.topic, acks: -1, messages: events.map(toMessage) });
-    await saveCheckpoint(knex, BRIDGE_NAME, events[events.length - 1].position, events.length);
+    // One request per ~900 kB (the broker's default limit is 1 MB), checkpointed after each ack.
+    let from = position;
+    let published = 0;
+    for (const chunk of chunksBySize(events, this.maxRequestBytes)) {
+      await this.producer.send({ topic: this.topic, acks: -1, messages: chunk.map(toMessage) });
+      const to = chunk[chunk.length - 1].position;
+      if (!(await advanceCheckpoint(knex, BRIDGE_NAME, from, to, chunk.length))) {
+        this.options.logger.warn('kafka bridge: another instance moved the checkpoint; this round stops (its messages may be published twice)');
+        return published;
+      }
+      from = to;
+      published += chunk.length;
+    }
     if (this.failures > 0) this.options.logger.info({ failures: this.failures }, 'kafka bridge: broker back; publishing resumed');
     this.failures = 0;
-    return events.length;
+    return published;
   }
 }
 

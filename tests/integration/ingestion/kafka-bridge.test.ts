@@ -37,6 +37,14 @@ describe('Kafka bridge and graph consumer', () => {
     return user;
   }
 
+  async function eventually(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('condition not reached in time');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
   const sentMessages = (producer: { send: sinon.SinonStub }) => producer.send.getCalls().flatMap((c) => c.args[0].messages as Array<{ key: string; value: string; headers: Record<string, string> }>);
 
   it('publishes {event_type, data} keyed by event type to a topic it creates with 3 partitions and replication factor 1', async () => {
@@ -83,18 +91,39 @@ describe('Kafka bridge and graph consumer', () => {
 
     // The running loop keeps retrying with backoff and records the error; then the broker returns.
     bridge.start();
-    await new Promise((r) => setTimeout(r, 60));
+    await eventually(async () => (await readBridgeCheckpoint(t.deps.knex)).lastError !== null && producer.send.callCount > 1);
     expect((await readBridgeCheckpoint(t.deps.knex)).lastError).to.match(/ECONNREFUSED/);
-    expect(producer.send.callCount).to.be.greaterThan(1);
     producer.send.resetHistory();
     producer.send.resolves([]);
-    for (let i = 0; i < 200 && (await bridgePending(t.deps.store, t.deps.knex)).pending > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await eventually(async () => (await bridgePending(t.deps.store, t.deps.knex)).pending === 0);
     await bridge.stop();
     const after = await readBridgeCheckpoint(t.deps.knex);
     expect(after.lastError).to.equal(null);
     expect((await bridgePending(t.deps.store, t.deps.knex)).pending).to.equal(0);
     const ids = sentMessages(producer).map((m) => m.headers['event-id']);
     expect(new Set(ids).size).to.equal(pending);
+  });
+
+  it('cuts produce requests by size and checkpoints after each acknowledged one', async () => {
+    const { kafka, producer } = fakeKafka();
+    const bridge = new KafkaBridge({ kafka, store: t.deps.store, knex: t.deps.knex, logger, leaderLock: leader, batchSize: 1000, maxRequestBytes: 1 });
+    await ensureBridgeTable(t.deps.knex);
+    while ((await bridge.tick()) > 0);
+    await scrape();
+    producer.send.resetHistory();
+    producer.send.onSecondCall().rejects(new Error('Request Produce timed out'));
+    const before = await readBridgeCheckpoint(t.deps.knex);
+    let thrown: unknown;
+    await bridge.tick().catch((e) => (thrown = e));
+    expect(thrown).to.be.instanceOf(Error);
+    expect(producer.send.callCount).to.equal(2);
+    expect(producer.send.firstCall.args[0].messages).to.have.length(1);
+    const after = await readBridgeCheckpoint(t.deps.knex);
+    expect(after.published - before.published).to.equal(1);
+    const firstId = producer.send.firstCall.args[0].messages[0].headers['event-id'];
+    const [first] = await t.deps.store.readAll({ from: before.position, limit: 1, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
+    expect(first.id).to.equal(firstId);
+    expect(after.position).to.deep.equal(first.position);
   });
 
   it('a follower without the bridge lock publishes nothing', async () => {
