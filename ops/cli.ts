@@ -10,6 +10,8 @@ import { registerStartCommand } from './start';
 import { registerTenantCommands } from './tenants';
 import { registerUserCommands } from './users';
 import { openInfrastructure } from '../src/infra/infrastructure';
+import { sweepOrphanedReservations } from '../src/command-handling/reservation-sweep';
+import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 
 /** The operator command line: `npm run ops -- <command>`. */
 const program = new Command('ops').description('Compliance platform operations').showHelpAfterError();
@@ -27,6 +29,25 @@ program
   });
 
 registerProjectionCommands(program);
+
+program
+  .command('reservations-sweep')
+  .description('release uniqueness reservations whose owner was never written (EventStoreDB; none exist on PostgreSQL)')
+  .option('--grace-minutes <n>', 'only claims older than this', '10')
+  .action(async (options: { graceMinutes: string }) => {
+    const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
+    try {
+      const result = await sweepOrphanedReservations(infrastructure.store, {
+        now: new Date(),
+        graceMs: Number(options.graceMinutes) * 60_000,
+        actorId: SYSTEM_USER_ID,
+        onReleased: (stream, owner) => console.log(`released ${stream} (owner ${owner} was never written)`),
+      });
+      console.log(`${result.checked} held reservations checked, ${result.released} released`);
+    } finally {
+      await infrastructure.close();
+    }
+  });
 
 program
   .command('bench [names...]')

@@ -6,6 +6,7 @@ import { positionToString } from '../src/eventstore/types';
 import { openInfrastructure, Infrastructure } from '../src/infra/infrastructure';
 import { createLogger } from '../src/infra/logger';
 import { readCheckpoints } from '../src/projection-runner/checkpoints';
+import { openDeadLetters } from '../src/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
 import type { Projector } from '../src/projection-runner/projector';
 import { ProjectionRunner } from '../src/projection-runner/runner';
@@ -71,6 +72,23 @@ export function registerProjectionCommands(program: Command): void {
     });
 
   projections
+    .command('retry <name>')
+    .description('apply a projector\'s dead letters again after a fix; those that still fail stay listed')
+    .action(async (name: string) => {
+      const projectors = all();
+      if (!projectors.some((p) => p.name === name)) throw new Error(`unknown projector ${name}; known: ${projectors.map((p) => p.name).join(', ')}`);
+      const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
+      const runner = new ProjectionRunner({ knex: infrastructure.db.knex, store: infrastructure.store, projectors, logger: createLogger('warn'), leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
+      try {
+        const { resolved, remaining } = await runner.retryDeadLetters(name);
+        console.log(`${name}: ${resolved} dead letter(s) applied, ${remaining} still failing`);
+        process.exitCode = remaining > 0 ? 2 : 0;
+      } finally {
+        await infrastructure.close();
+      }
+    });
+
+  projections
     .command('status')
     .description('each projector\'s version, checkpoint and state')
     .action(async () => {
@@ -87,6 +105,13 @@ export function registerProjectionCommands(program: Command): void {
           const version = row ? `${row.version}${projector && projector.version !== row.version ? `→${projector.version}` : ''}` : `-→${projector?.version}`;
           const status = !projector ? 'retired (not in code)' : row ? row.status + (row.lastError ? `: ${row.lastError}` : '') : 'not started';
           console.log([name.padEnd(28), version.padEnd(7), (row ? positionToString(row.position) : '-').padEnd(20), String(row?.eventsApplied ?? 0).padStart(10), status].join('  '));
+        }
+        const letters = await openDeadLetters(infrastructure.db.knex);
+        if (letters.length > 0) {
+          console.log(`\ndead letters (${letters.length}): events a projector kept failing on; fix the cause, then \`ops projections retry <name>\``);
+          for (const l of letters) {
+            console.log(`  ${l.projector.padEnd(28)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} in ${l.stream} after ${l.attempts} attempts: ${l.error}`);
+          }
         }
       } finally {
         await infrastructure.close();

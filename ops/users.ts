@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { createToolRegistry } from '../src/agent-tools';
+import { createStreamTail } from '../src/subscriptions/stream-tail';
 import pino from 'pino';
 import { inviteUser } from '../commands/identity/invite-user';
 import { registerUser } from '../commands/identity/register-user';
@@ -50,6 +51,7 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       projections: runner,
       cache: createMemoryCache(),
       agentTools: createToolRegistry(),
+      streamTail: createStreamTail(infrastructure.store, logger),
       clock: () => new Date(),
     };
     return await work(identityDeps(platform));

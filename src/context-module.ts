@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { ToolProvider, ToolRegistry } from './agent-tools';
+import type { StreamTail } from './subscriptions/stream-tail';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { CommandHandler } from './command-handling/command-handler';
@@ -22,6 +23,8 @@ export interface PlatformDeps {
   clock: () => Date;
   /** Tools for agent turns, filled from every context's `agentTools`. */
   agentTools: ToolRegistry;
+  /** Live followers of single streams (SSE replay + tail), one store subscription per process. */
+  streamTail: StreamTail;
 }
 
 /**

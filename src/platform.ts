@@ -7,6 +7,7 @@ import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
 import { createSnapshotStore } from './command-handling/snapshots';
 import { createToolRegistry } from './agent-tools';
+import { createStreamTail } from './subscriptions/stream-tail';
 import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
@@ -19,6 +20,7 @@ import { Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
 import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
+import { degradedProjectors } from './projection-runner/dead-letters';
 
 export interface PlatformOptions {
   config: Config;
@@ -35,7 +37,7 @@ export interface Platform {
   stop(): Promise<void>;
 }
 
-const neverLead: LeaderLock = { tryAcquire: async () => false, release: async () => undefined };
+const neverLead: LeaderLock = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
 
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,12 +74,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let infrastructure: Infrastructure | null = null;
   let redis: Redis | null = null;
   let runner: ProjectionRunner | null = null;
+  let platformDeps: PlatformDeps | null = null;
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
   const started = Date.now();
 
   const health = createHealthApi({
     ready: () => ready && !stopping,
+    degraded: () => (infrastructure ? degradedProjectors(infrastructure.db.knex) : Promise.resolve([])),
     details: () => ({
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,
@@ -91,6 +95,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     logger.info('stopping: draining requests');
     await Promise.all([closeServer(publicServer, 5000), closeServer(internalServer, 5000)]);
     for (const context of [...contextModules].reverse()) await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
+    await platformDeps?.streamTail.stop();
     await runner?.stop();
     await redis?.quit().catch(() => undefined);
     await infrastructure?.close();
@@ -148,7 +153,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       cache,
       clock: () => new Date(),
       agentTools: createToolRegistry(),
+      streamTail: createStreamTail(store, logger.child({ component: 'stream-tail' })),
     };
+    platformDeps = deps;
 
     for (const context of contextModules) {
       if (context.publicRouter) publicRoutes.use(context.publicRouter(deps));

@@ -7,6 +7,7 @@ import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { Properties, toStoredProperties } from '../../streams/graph/properties';
 import { vertexAggregate, VertexEvent, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { entityIdReservation } from './entity-id-reservation';
 
 export const CreateEntityBody = z.object({
   label: z.string().min(1).max(64),
@@ -20,7 +21,11 @@ export interface CreateEntity {
   label: string;
   entityId: string;
   properties: Properties;
-  /** Facts read before deciding: the label is a configured entity type; the entity_id is in use. */
+  /**
+   * Facts read before deciding: the label is a configured entity type; a bulk-imported
+   * vertex (seed, ingestion) already carries the entity_id. Vertices created one by one are
+   * guarded on the write side by the entity_id reservation appended with them.
+   */
   labelKnown: boolean;
   entityIdTaken: boolean;
 }
@@ -44,7 +49,9 @@ export async function createEntity(deps: GraphCommandDeps, actor: GraphActor, bo
   const entityId = set.entity_id ?? vertexId;
   const [labelKnown, taken] = await Promise.all([isVertexLabel(deps.knex, body.label), entityIdTaken(deps.knex, namespace, body.label, entityId)]);
   const command: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: body.label, entityId, properties: set, labelKnown, entityIdTaken: taken };
-  const { events } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor));
+  const { events } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor), {
+    reserve: [entityIdReservation(actor.tenantId, body.label, entityId)],
+  });
   const created = events[0].data as { properties: Properties };
   return { id: vertexId, label: body.label, entity_id: entityId, properties: created.properties };
 }

@@ -4,6 +4,7 @@ import { edgeIdsOf } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { entityIdReservation } from './entity-id-reservation';
 import { resolveVertex } from './resolve-vertex';
 
 export interface DeleteEntity {
@@ -28,6 +29,8 @@ export async function deleteEntity(deps: GraphCommandDeps, actor: GraphActor, la
   const vertex = await resolveVertex(deps.knex, namespace, label, id);
   const edgeIds = await edgeIdsOf(deps.knex, namespace, vertex.id);
   const command: DeleteEntity = { type: 'DeleteEntity', vertexId: vertex.id, namespace, edgeIds, imported: { label: vertex.label, entityId: vertex.entity_id, properties: vertex.properties } };
-  await deps.handle(deleteEntityDecider, vertexStream(actor.tenantId, vertex.id), command, commandContext(actor));
+  await deps.handle(deleteEntityDecider, vertexStream(actor.tenantId, vertex.id), command, commandContext(actor), {
+    release: [entityIdReservation(actor.tenantId, vertex.label, vertex.entity_id)],
+  });
   return { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id, deleted: true, edges_deleted: edgeIds.length };
 }

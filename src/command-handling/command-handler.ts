@@ -122,14 +122,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         if (done) return { state, events: [], position: done.position, replayed: true };
       }
       const events = decider.decide(command, state, clock());
+      // Reservations first: where the store cannot write several streams atomically
+      // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
+      // second owner.
       const writes: StreamWrite[] = [];
-      if (events.length > 0) {
-        writes.push({
-          stream,
-          expectedRevision: revision ?? 'no_stream',
-          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
-        });
-      }
       const claims = [
         ...(options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
         ...(options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
@@ -146,6 +142,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           events: decided.map((event, i) => ({ id: eventId(target, i), type: event.type, data: event.data, metadata })),
         });
       }
+      if (events.length > 0) {
+        writes.push({
+          stream,
+          expectedRevision: revision ?? 'no_stream',
+          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
+        });
+      }
       if (writes.length === 0) return { state, events, position: null };
       try {
         const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
@@ -154,7 +157,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         const caughtUp = await projections.waitFor(position, waitMs, types);
         if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
         const next = events.reduce(decider.evolve, state);
-        if (events.length > 0) await saveSnapshot(decider, stream, next, results[0].nextRevision, events.length);
+        if (events.length > 0) await saveSnapshot(decider, stream, next, results[results.length - 1].nextRevision, events.length);
         return { state: next, events, position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;

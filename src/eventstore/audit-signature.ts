@@ -29,6 +29,16 @@ export interface SignableEvent {
   type: string;
   data: unknown;
   metadata: EventMetadata;
+  /** Signed from format 2 on (`metadata.sigv === 2`): moving an event in time is tampering too. */
+  recordedAt?: Date;
+}
+
+/** The signature format new appends use; format 1 (no recorded time) still verifies. */
+export const SIGNATURE_VERSION = 2;
+
+function recordedAtOf(event: SignableEvent): string {
+  if (!event.recordedAt) throw new Error(`format ${SIGNATURE_VERSION} signatures cover the recorded time; none given`);
+  return event.recordedAt.toISOString();
 }
 
 export class AuditSigner {
@@ -43,12 +53,18 @@ export class AuditSigner {
       type: event.type,
       data: event.data,
       metadata,
+      ...(metadata.sigv === SIGNATURE_VERSION ? { recordedAt: recordedAtOf(event) } : {}),
     });
     return createHmac('sha256', this.key)
       .update(previousSignature ?? '')
       .update('\n')
       .update(content)
       .digest('hex');
+  }
+
+  /** The HMAC of an anchor's digest, so an anchor file cannot be forged without the key. */
+  digestSignature(digest: string): string {
+    return createHmac('sha256', this.key).update('anchor\n').update(digest).digest('hex');
   }
 
   matches(event: RecordedEvent, previousSignature: string | null): boolean {
@@ -63,7 +79,12 @@ export interface TamperedEntry {
   revision: string;
   eventId: string;
   type: string;
-  reason: 'signature_mismatch' | 'revision_gap';
+  /**
+   * `head_mismatch`: the log ends elsewhere than the stream's recorded head (a removed tail);
+   * `headless_stream`: events whose head row is gone; `anchor_mismatch`: the event an anchor
+   * recorded as a head is missing or signed differently (history rewritten since).
+   */
+  reason: 'signature_mismatch' | 'revision_gap' | 'head_mismatch' | 'headless_stream' | 'anchor_mismatch';
 }
 
 export interface VerifyReport {

@@ -79,3 +79,37 @@ export async function saveCheckpoint(
 }
 
 export const INITIAL_POSITION = START;
+
+/** A batch found the checkpoint elsewhere than where its lane last read: another runner moved it. */
+export class CheckpointMoved extends Error {
+  readonly name = 'CheckpointMoved';
+}
+
+/**
+ * Moves a checkpoint from `from` to `to` only if it still stands at `from` (compare and
+ * set). Called first in a batch's transaction: the row lock it takes makes a second runner
+ * with the same batch wait, then fail, so no batch is applied twice and no checkpoint moves
+ * backwards, whoever believes it leads.
+ */
+export async function advanceCheckpoint(
+  knex: Knex,
+  name: string,
+  fields: { version: number; from: Position; to: Position; applied: number },
+): Promise<void> {
+  const moved = await knex(CHECKPOINTS_TABLE)
+    .where({ name, version: fields.version, commit_position: fields.from.commit.toString(), prepare_position: fields.from.prepare.toString() })
+    .update({
+      commit_position: fields.to.commit.toString(),
+      prepare_position: fields.to.prepare.toString(),
+      events_applied: knex.raw(`${CHECKPOINTS_TABLE}.events_applied + ?`, [fields.applied]),
+      status: 'running',
+      last_error: null,
+      updated_at: knex.fn.now(),
+    });
+  if (moved !== 1) throw new CheckpointMoved(`checkpoint of ${name} is no longer at ${fields.from.commit}/${fields.from.prepare}`);
+}
+
+/** Records a lane's trouble without moving its position. */
+export async function markCheckpoint(knex: Knex, name: string, status: string, lastError: string | null): Promise<void> {
+  await knex(CHECKPOINTS_TABLE).where({ name }).update({ status, last_error: lastError, updated_at: knex.fn.now() });
+}

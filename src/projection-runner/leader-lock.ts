@@ -6,6 +6,8 @@ import { Client } from 'pg';
  */
 export interface LeaderLock {
   tryAcquire(): Promise<boolean>;
+  /** False as soon as the lock's session is known to be gone (killed, server restarted). */
+  isHeld(): boolean;
   release(): Promise<void>;
 }
 
@@ -18,10 +20,12 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
     async tryAcquire() {
       if (client) return true;
       const candidate = new Client({ connectionString: databaseUrl });
-      candidate.on('error', () => {
+      const lost = () => {
         // The connection died, and the lock with it; the next tryAcquire starts over.
         if (client === candidate) client = null;
-      });
+      };
+      candidate.on('error', lost);
+      candidate.on('end', lost);
       try {
         await candidate.connect();
         const result = await candidate.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
@@ -34,6 +38,9 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
       }
       await candidate.end().catch(() => undefined);
       return false;
+    },
+    isHeld() {
+      return client !== null;
     },
     async release() {
       const held = client;

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { comparePositions, EventStore, Position, positionToString, RecordedEvent, START, Subscription } from '../eventstore/types';
-import { readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { advanceCheckpoint, CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
 import type { Projector } from './projector';
 
@@ -15,6 +16,10 @@ export interface RunnerOptions {
   batchSize?: number;
   /** Longest pause between polls when no wake-up arrives. */
   idleMs?: number;
+  /** Attempts at one event before it goes to the dead-letter table. */
+  deadLetterAfter?: number;
+  /** First retry delay; doubles per failure, capped at 30 s. */
+  retryBaseMs?: number;
 }
 
 interface Lane {
@@ -23,9 +28,15 @@ interface Lane {
   caughtUp: boolean;
   /** Wakes the lane's loop early (new events, stop). */
   wake: () => void;
+  /** Consecutive failures; while > 0 the lane reads one event at a time to isolate the bad one. */
   failures: number;
   /** When the checkpoint was last written (ms). */
   savedAt: number;
+}
+
+/** This instance lost the projector lock: its lanes stop before applying another batch. */
+class LeadershipLost extends Error {
+  readonly name = 'LeadershipLost';
 }
 
 export interface RebuildProgress {
@@ -48,10 +59,14 @@ export class ProjectionRunner {
   private leadershipTimer: NodeJS.Timeout | null = null;
   private readonly batchSize: number;
   private readonly idleMs: number;
+  private readonly deadLetterAfter: number;
+  private readonly retryBaseMs: number;
 
   constructor(private readonly options: RunnerOptions) {
     this.batchSize = options.batchSize ?? 1000;
     this.idleMs = options.idleMs ?? 1000;
+    this.deadLetterAfter = options.deadLetterAfter ?? 5;
+    this.retryBaseMs = options.retryBaseMs ?? 250;
     const names = new Set<string>();
     for (const projector of options.projectors) {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
@@ -77,25 +92,46 @@ export class ProjectionRunner {
     if (!this.leader) {
       this.options.logger.info('another instance runs the projectors; this one waits on their checkpoints');
       this.followerCaughtUp = true;
-      this.leadershipTimer = setInterval(() => void this.tryLead(), 2000);
-      this.leadershipTimer.unref();
     }
+    // Keeps trying: a follower takes over from a stopped leader, a fenced leader comes back.
+    this.leadershipTimer = setInterval(() => void this.tryLead(), 2000);
+    this.leadershipTimer.unref();
   }
 
-  private async tryLead(): Promise<void> {
+  private leading: Promise<void> | null = null;
+
+  private tryLead(): Promise<void> {
+    this.leading ??= this.lead().finally(() => (this.leading = null));
+    return this.leading;
+  }
+
+  private async lead(): Promise<void> {
     if (this.leader || !this.running) return;
+    await Promise.allSettled(this.loops);
     if (!(await this.options.leaderLock.tryAcquire())) return;
-    if (this.leadershipTimer) clearInterval(this.leadershipTimer);
-    this.leadershipTimer = null;
     this.leader = true;
+    this.lanes.clear();
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
       const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
-    this.wakeSubscription = this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
+    this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
     void this.consumeWakeUps(this.wakeSubscription);
     this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
+  }
+
+  /**
+   * Fenced: the lock's session is gone, so another instance may already project. Every lane
+   * stops before its next batch; the leadership timer tries to take the lock again.
+   */
+  private relinquish(reason: string): void {
+    if (!this.leader) return;
+    this.options.logger.warn({ reason }, 'projector leadership lost: lanes stop; this instance waits on checkpoints until it leads again');
+    this.leader = false;
+    this.followerCaughtUp = true;
+    for (const lane of this.lanes.values()) lane.wake();
+    void this.options.leaderLock.release();
   }
 
   /** Creates tables on first sight and rebuilds from zero when the version changed. */
@@ -117,7 +153,11 @@ export class ProjectionRunner {
     });
   }
 
+  private consuming = false;
+
   private async consumeWakeUps(subscription: Subscription): Promise<void> {
+    if (this.consuming) return;
+    this.consuming = true;
     try {
       for await (const _event of subscription) {
         for (const lane of this.lanes.values()) lane.wake();
@@ -140,27 +180,51 @@ export class ProjectionRunner {
 
   private async runLane(lane: Lane): Promise<void> {
     const { logger } = this.options;
-    while (this.running) {
+    const name = lane.projector.name;
+    while (this.running && this.leader) {
       try {
         const applied = await this.step(lane);
-        lane.failures = 0;
         if (applied === 0) {
           lane.caughtUp = true;
           await this.sleep(lane, this.idleMs);
         }
       } catch (error) {
+        if (error instanceof LeadershipLost) {
+          this.relinquish(error.message);
+          return;
+        }
+        if (error instanceof CheckpointMoved) {
+          // Another runner applied this stretch: take its checkpoint and carry on if still leading.
+          const stored = await readCheckpoint(this.options.knex, name).catch(() => undefined);
+          if (stored) lane.position = stored.position;
+          logger.warn({ projector: name, at: positionToString(lane.position) }, 'checkpoint moved under this lane: batch rolled back');
+          if (!this.options.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
+          continue;
+        }
         lane.failures++;
-        const delay = Math.min(30_000, 250 * 2 ** Math.min(lane.failures, 7));
-        logger.error({ err: error, projector: lane.projector.name, at: positionToString(lane.position), retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
-        await saveCheckpoint(this.options.knex, lane.projector.name, {
-          version: lane.projector.version,
-          position: lane.position,
-          status: 'failed',
-          lastError: String((error as Error).message ?? error),
-        }).catch(() => undefined);
+        const delay = Math.min(30_000, this.retryBaseMs * 2 ** Math.min(lane.failures - 1, 7));
+        logger.error({ err: error, projector: name, at: positionToString(lane.position), attempt: lane.failures, retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
+        await markCheckpoint(this.options.knex, name, 'failed', String((error as Error).message ?? error)).catch(() => undefined);
         await this.sleep(lane, delay);
       }
     }
+  }
+
+  /**
+   * After a failure the lane reads one event at a time, so the event that keeps failing is
+   * known; once it has failed `deadLetterAfter` times it is recorded as a dead letter and the
+   * checkpoint moves past it in the same transaction.
+   */
+  private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
+    const { projector } = lane;
+    await this.options.knex.transaction(async (trx) => {
+      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: event.position, applied: 0 });
+      await recordDeadLetter(trx, projector.name, event, error, lane.failures);
+    });
+    this.options.logger.error({ projector: projector.name, eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures }, 'event moved to the dead-letter table; the projector goes on (ops projections retry after a fix)');
+    lane.position = event.position;
+    lane.failures = 0;
+    this.notifyWaiters();
   }
 
   /**
@@ -172,16 +236,28 @@ export class ProjectionRunner {
     const { store, knex } = this.options;
     const { projector } = lane;
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
+    const limit = lane.failures > 0 ? 1 : this.batchSize;
     const head = filter ? await store.headPosition() : null;
-    const events = await store.readAll({ from: lane.position, limit: this.batchSize, filter });
+    const events = await store.readAll({ from: lane.position, limit, filter });
     let next = events.length > 0 ? events[events.length - 1].position : lane.position;
-    if (head && events.length < this.batchSize && comparePositions(head, next) > 0) next = head;
+    if (head && events.length < limit && comparePositions(head, next) > 0) next = head;
+    if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
-      await this.applyBatch(projector, events, next);
+      try {
+        await this.applyBatch(projector, events, lane.position, next);
+      } catch (error) {
+        if (events.length === 1 && !(error instanceof CheckpointMoved) && lane.failures + 1 >= this.deadLetterAfter) {
+          lane.failures++;
+          await this.deadLetter(lane, events[0], error);
+          return 1;
+        }
+        throw error;
+      }
+      lane.failures = 0;
       lane.savedAt = Date.now();
     } else if (comparePositions(next, lane.position) > 0 && Date.now() - lane.savedAt > 1000) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
-      await saveCheckpoint(knex, projector.name, { version: projector.version, position: next });
+      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: next, applied: 0 }));
       lane.savedAt = Date.now();
     }
     const moved = comparePositions(next, lane.position) > 0;
@@ -190,15 +266,57 @@ export class ProjectionRunner {
     return events.length;
   }
 
-  private async applyBatch(projector: Projector, events: RecordedEvent[], checkpoint: Position): Promise<void> {
+  /** A rebuild (no lock needed: it writes only its own shadow) or a lane whose lock still holds. */
+  private fenceOpen(): boolean {
+    return this.rebuilding || this.options.leaderLock.isHeld();
+  }
+
+  private rebuilding = false;
+
+  private async applyBatch(projector: Projector, events: RecordedEvent[], from: Position, to: Position): Promise<void> {
     await this.options.knex.transaction(async (trx) => {
       // Read models are rebuildable and the checkpoint commits with them, so a lost tail
       // after a crash is simply re-applied: no need to wait for the WAL flush.
       await trx.raw('SET LOCAL synchronous_commit = off');
+      // First: the compare-and-set takes the checkpoint's row lock, fencing a stale leader.
+      await advanceCheckpoint(trx, projector.name, { version: projector.version, from, to, applied: events.length });
       if (projector.applyBatch) await projector.applyBatch(trx, events);
       else for (const event of events) await projector.apply(trx, event);
-      await saveCheckpoint(trx, projector.name, { version: projector.version, position: checkpoint, applied: events.length });
     });
+  }
+
+  /**
+   * `ops projections retry <name>`: applies each unresolved dead letter of a projector again
+   * (after a fix), each in its own transaction, and marks it resolved; one that still fails
+   * stays listed. Answers how many were resolved and how many remain.
+   */
+  async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
+    const projector = this.options.projectors.find((p) => p.name === name);
+    if (!projector) throw new Error(`no projector named ${name}`);
+    let resolved = 0;
+    let remaining = 0;
+    for (const letter of await openDeadLetters(this.options.knex, name)) {
+      const [event] = await this.options.store.readAll({
+        from: { commit: letter.position.commit, prepare: letter.position.prepare - 1n },
+        limit: 1,
+      });
+      if (!event || event.id !== letter.eventId) {
+        remaining++;
+        continue;
+      }
+      try {
+        await this.options.knex.transaction(async (trx) => {
+          if (projector.applyBatch) await projector.applyBatch(trx, [event]);
+          else await projector.apply(trx, event);
+          await resolveDeadLetter(trx, letter.id);
+        });
+        resolved++;
+      } catch (error) {
+        remaining++;
+        this.options.logger.warn({ err: error, projector: name, eventId: event.id }, 'dead letter still fails');
+      }
+    }
+    return { resolved, remaining };
   }
 
   private notifyWaiters(): void {

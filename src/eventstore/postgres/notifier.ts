@@ -12,6 +12,8 @@ export class AppendNotifier {
   private waiters = new Set<() => void>();
   private closed = false;
   private generation = 0;
+  private sending = false;
+  private pending = false;
 
   constructor(private readonly pool: Pool) {}
 
@@ -27,6 +29,43 @@ export class AppendNotifier {
       const timer = setTimeout(done, timeoutMs);
       this.waiters.add(done);
     });
+  }
+
+  /**
+   * Tells every listener (in any process) that events were appended: one NOTIFY at a time
+   * on this connection, appends that land meanwhile share the next one. Never on an
+   * appending connection, so appends neither wait for it nor take the notify queue lock.
+   */
+  poke(): void {
+    if (this.closed) return;
+    if (this.sending) {
+      this.pending = true;
+      return;
+    }
+    this.ensureListening();
+    const client = this.client;
+    if (!client) {
+      // Not connected yet: send once the LISTEN connection is up.
+      this.pending = true;
+      void this.connecting?.then(() => this.flushPending());
+      return;
+    }
+    this.sending = true;
+    this.pending = false;
+    client
+      .query(`NOTIFY ${APPEND_CHANNEL}`)
+      .catch(() => undefined)
+      .finally(() => {
+        this.sending = false;
+        this.flushPending();
+      });
+  }
+
+  private flushPending(): void {
+    if (this.pending && !this.sending && this.client) {
+      this.pending = false;
+      this.poke();
+    }
   }
 
   /** Notifications seen so far; a reader compares it to know whether one arrived meanwhile. */

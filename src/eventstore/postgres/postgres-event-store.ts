@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { AuditSigner } from '../audit-signature';
+import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
   EventStore,
@@ -62,63 +62,44 @@ function mapInfraError(error: unknown): never {
   throw error;
 }
 
-function checkExpected(stream: string, expected: ExpectedRevision, current: bigint): void {
-  const exists = current >= 0n;
-  const ok =
-    expected === 'any' ||
-    (expected === 'no_stream' && !exists) ||
-    (expected === 'stream_exists' && exists) ||
-    (typeof expected === 'bigint' && expected === current);
-  if (!ok) throw new WrongExpectedRevisionError(stream, expected, exists ? current : 'no_stream');
+/** What the append function answers (see append-function.ts). */
+interface AppendRow {
+  ok: boolean;
+  head_revision: string | null;
+  head_signature: string | null;
+  tx: string | null;
+  last_position: string | null;
+  existing: Array<{ stream: string; revision: string; tx: string; pos: string }> | null;
 }
 
-interface StreamHead {
-  revision: string;
-  last_signature: string | null;
-  existing: Array<{ stream: string; revision: string; tx: string; pos: string }>;
+/** The head a writer believes in: revision -1 and no signature for a stream not yet written. */
+interface Head {
+  revision: bigint;
+  signature: string | null;
 }
 
-// Ids already stored answer a retried append with its original result.
-const EXISTING_IDS = `(SELECT coalesce(json_agg(json_build_object('stream', stream_id, 'revision', revision::text,
-    'tx', transaction_id::text, 'pos', position::text)), '[]'::json)
-  FROM events WHERE event_id = ANY($2::uuid[])) AS existing`;
+const NO_HEAD: Head = Object.freeze({ revision: -1n, signature: null });
 
 /**
- * Takes the stream row's lock, which serialises writers of one stream, and reads its head.
- * An existing stream is locked with SELECT … FOR UPDATE (no new row version); a missing one
- * is created at revision -1 by an upsert that waits for a concurrent creator. Statements are
- * named so each connection plans them once.
+ * Heads this process saw last (its own appends, full forward reads). A stale entry costs
+ * one failed compare-and-set, which answers with the true head; bounded, oldest out first.
  */
-async function lockStream(client: PoolClient, stream: string, ids: string[], expected: ExpectedRevision): Promise<StreamHead> {
-  if (expected !== 'no_stream') {
-    const found = await client.query<StreamHead>({
-      name: 'events-lock-existing',
-      text: `SELECT s.revision, s.last_signature, ${EXISTING_IDS} FROM streams s WHERE s.stream_id = $1 FOR UPDATE OF s`,
-      values: [stream, ids],
-    });
-    if (found.rows[0]) return found.rows[0];
+class HeadCache {
+  private readonly heads = new Map<string, Head>();
+  constructor(private readonly max: number) {}
+  get(stream: string): Head | undefined {
+    return this.heads.get(stream);
   }
-  const created = await client.query<StreamHead>({
-    name: 'events-lock-new',
-    text: `WITH s AS (
-             INSERT INTO streams (stream_id, revision) VALUES ($1, -1)
-             ON CONFLICT (stream_id) DO UPDATE SET revision = streams.revision
-             RETURNING revision, last_signature)
-           SELECT s.revision, s.last_signature, ${EXISTING_IDS} FROM s`,
-    values: [stream, ids],
-  });
-  return created.rows[0];
+  set(stream: string, head: Head): void {
+    this.heads.delete(stream);
+    this.heads.set(stream, head);
+    if (this.heads.size > this.max) this.heads.delete(this.heads.keys().next().value as string);
+  }
+  forget(stream: string): void {
+    this.heads.delete(stream);
+  }
 }
 
-/**
- * Wakes subscribers right after the commit rather than inside the writing transaction:
- * a NOTIFY in a transaction holds PostgreSQL's global notify-queue lock across its WAL
- * flush, which serialises every appending commit and defeats group commit. Sent on the
- * same connection before it returns to the pool, so it cannot overtake the commit.
- */
-function notifyAppended(client: PoolClient): void {
-  client.query({ name: 'events-notify', text: `SELECT pg_notify('${APPEND_CHANNEL}', '')` }).catch(() => undefined);
-}
 
 interface PreparedWrite {
   stream: string;
@@ -135,6 +116,8 @@ function prepareWrite(write: StreamWrite): PreparedWrite {
 export interface PostgresEventStoreOptions {
   pool: Pool;
   signer: AuditSigner;
+  /** Stream heads remembered for one-round-trip appends. */
+  headCacheSize?: number;
   /** Rows per read while a subscription catches up. */
   batchSize?: number;
   /** Longest wait between polls when no notification arrives. */
@@ -145,76 +128,123 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const { pool, signer } = options;
   const notifier = new AppendNotifier(pool);
 
-  /** Inside an open transaction: lock the stream, check its revision, insert the batch. */
-  async function appendInTransaction(client: PoolClient, write: PreparedWrite): Promise<AppendResult> {
-    const { stream, events, ids, expectedRevision: expected } = write;
-    const { revision, last_signature, existing } = await lockStream(client, stream, ids, expected);
-    if (existing.length > 0) {
-      if (existing.length !== ids.length || existing.some((e) => e.stream !== stream)) {
-        throw new IdempotencyConflictError(stream, ids);
-      }
-      const last = existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
-      return { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
-    }
-    const current = BigInt(revision);
-    checkExpected(stream, expected, current);
+  const heads = new HeadCache(options.headCacheSize ?? 10_000);
+  // Wake-ups leave the append path: the notifier coalesces them on its own connection.
+  const wake = () => notifier.poke();
 
-    let previous = last_signature;
-    const revisions: string[] = [];
-    const types: string[] = [];
-    const datas: string[] = [];
-    const metadatas: string[] = [];
-    events.forEach((event, i) => {
-      const rev = current + 1n + BigInt(i);
-      const signature = signer.sign({ stream, revision: rev, id: ids[i], type: event.type, data: event.data, metadata: event.metadata }, previous);
+  /** The head to sign from before the first try: what the expected revision or the cache says. */
+  async function startingHead(client: PoolClient, write: PreparedWrite): Promise<Head> {
+    const expected = write.expectedRevision;
+    if (expected === 'no_stream') return NO_HEAD;
+    const cached = heads.get(write.stream);
+    if (cached && (typeof expected !== 'bigint' || cached.revision === expected)) return cached;
+    if (expected === 'any') return NO_HEAD;
+    const found = await client.query<{ revision: string; last_signature: string | null }>({
+      name: 'events-head',
+      text: 'SELECT revision::text, last_signature FROM streams WHERE stream_id = $1',
+      values: [write.stream],
+    });
+    const row = found.rows[0];
+    return row ? { revision: BigInt(row.revision), signature: row.last_signature } : NO_HEAD;
+  }
+
+  function sign(write: PreparedWrite, head: Head, recordedAt: Date) {
+    let previous = head.signature;
+    const metadatas = write.events.map((event, i) => {
+      const metadata = { ...event.metadata, sigv: SIGNATURE_VERSION };
+      const signature = signer.sign({ stream: write.stream, revision: head.revision + 1n + BigInt(i), id: write.ids[i], type: event.type, data: event.data, metadata, recordedAt }, previous);
       previous = signature;
-      revisions.push(rev.toString());
-      types.push(event.type);
-      datas.push(JSON.stringify(event.data ?? null));
-      metadatas.push(JSON.stringify({ ...event.metadata, signature }));
+      return JSON.stringify({ ...metadata, signature });
     });
-    const nextRevision = current + BigInt(events.length);
-    const inserted = await client.query<{ position: string; tx: string }>({
-      name: 'events-append',
-      text: `WITH ins AS (
-         INSERT INTO events (stream_id, revision, event_id, type, data, metadata)
-         SELECT $1, u.r, u.id, u.t, u.d, u.m
-           FROM unnest($2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) AS u(r, id, t, d, m)
-         RETURNING position),
-       upd AS (
-         UPDATE streams SET revision = $7, last_signature = $8, updated_at = now() WHERE stream_id = $1)
-       SELECT max(position)::text AS position, pg_current_xact_id()::text AS tx FROM ins`,
-      values: [stream, revisions, ids, types, datas, metadatas, nextRevision.toString(), previous],
-    });
-    const row = inserted.rows[0];
-    return { nextRevision, position: { commit: BigInt(row.tx), prepare: BigInt(row.position) } };
+    return { metadatas, last: previous };
   }
 
   /**
-   * One transaction for every write. Streams are locked in name order so two multi-stream
-   * appends over the same streams cannot deadlock.
+   * One write: sign from the believed head, call the append function, and on a moved head
+   * either re-sign from the true head (expected 'any' / 'stream_exists') or report the
+   * conflict. Inside `appendMany` the same calls run in one transaction.
    */
-  async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
+  async function appendOne(client: PoolClient, write: PreparedWrite, inTransaction = false): Promise<AppendResult> {
+    const { stream, events, ids, expectedRevision: expected } = write;
+    let head = await startingHead(client, write);
+    for (let attempt = 0; ; attempt++) {
+      if (typeof expected === 'bigint' && head.revision !== expected) throw new WrongExpectedRevisionError(stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
+      if (expected === 'stream_exists' && head.revision < 0n) throw new WrongExpectedRevisionError(stream, expected, 'no_stream');
+      const recordedAt = new Date();
+      const { metadatas, last } = sign(write, head, recordedAt);
+      const result = await client.query<AppendRow>({
+        name: 'events-append-fn',
+        text: 'SELECT * FROM append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7, $8)',
+        values: [stream, head.revision.toString(), ids, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data ?? null)), metadatas, recordedAt, last],
+      });
+      const row = result.rows[0];
+      if (row.existing) {
+        if (row.existing.length !== ids.length || row.existing.some((e) => e.stream !== stream)) throw new IdempotencyConflictError(stream, ids);
+        const stored = row.existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
+        return { nextRevision: BigInt(stored.revision), position: { commit: BigInt(stored.tx), prepare: BigInt(stored.pos) } };
+      }
+      if (row.ok) {
+        const nextRevision = BigInt(row.head_revision!);
+        heads.set(stream, { revision: nextRevision, signature: last });
+        return { nextRevision, position: { commit: BigInt(row.tx!), prepare: BigInt(row.last_position!) } };
+      }
+      const actual: Head = row.head_revision === null ? NO_HEAD : { revision: BigInt(row.head_revision), signature: row.head_signature };
+      heads.set(stream, actual);
+      const retryable = expected === 'any' || expected === 'stream_exists';
+      if (!retryable) throw new WrongExpectedRevisionError(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
+      if (attempt >= 1) return appendLocked(client, write, inTransaction);
+      head = actual;
+    }
+  }
+
+  /**
+   * A contended stream under 'any': optimism would retry without bound, so the row lock
+   * decides the order instead (SELECT … FOR UPDATE, then the same append call).
+   */
+  async function appendLocked(client: PoolClient, write: PreparedWrite, inTransaction: boolean): Promise<AppendResult> {
+    if (!inTransaction) await client.query('BEGIN');
+    try {
+      const locked = await client.query<{ revision: string; last_signature: string | null }>({
+        name: 'events-head-lock',
+        text: 'SELECT revision::text, last_signature FROM streams WHERE stream_id = $1 FOR UPDATE',
+        values: [write.stream],
+      });
+      const row = locked.rows[0];
+      if (!row && write.expectedRevision === 'stream_exists') throw new WrongExpectedRevisionError(write.stream, 'stream_exists', 'no_stream');
+      const head: Head = row ? { revision: BigInt(row.revision), signature: row.last_signature } : NO_HEAD;
+      heads.set(write.stream, head);
+      // With the lock held the head cannot move again (a missing stream may still be created
+      // concurrently: then this call reports it and the caller's retry loop goes round once more).
+      let result: AppendResult;
+      try {
+        result = await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true);
+      } catch (error) {
+        if (row || !(error instanceof WrongExpectedRevisionError)) throw error;
+        // Created by someone else between the lock attempt and the insert: lock it now.
+        result = await appendLocked(client, write, true);
+      }
+      if (!inTransaction) await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (!inTransaction) await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async function withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await pool.connect();
     } catch (error) {
       mapInfraError(error);
     }
-    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : 0));
     try {
       for (let attempt = 0; ; attempt++) {
         try {
-          await client.query('BEGIN');
-          const results: AppendResult[] = new Array(writes.length);
-          for (const i of order) results[i] = await appendInTransaction(client, writes[i]);
-          await client.query('COMMIT');
-          notifyAppended(client);
-          return results;
+          return await fn(client);
         } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          // A concurrent retry of the same batch committed while this one waited for the
-          // stream lock: run again, and the id lookup answers with the original result.
+          // Two concurrent retries of one batch: the loser's insert meets the winner's ids;
+          // run again and the id lookup answers with the original result.
           const pgError = error as { code?: string; constraint?: string };
           if (attempt < 2 && pgError.code === '23505' && pgError.constraint === 'events_event_id_key') continue;
           mapInfraError(error);
@@ -225,12 +255,42 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
+  /** One stream: an autocommitted call, one round trip when the head was known. */
+  async function appendSingle(write: PreparedWrite): Promise<AppendResult> {
+    const result = await withClient((client) => appendOne(client, write));
+    wake();
+    return result;
+  }
+
+  /**
+   * Several streams in one transaction, locked in name order so two multi-stream appends
+   * over the same streams cannot deadlock; any refusal rolls every stream back.
+   */
+  async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
+    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : 0));
+    const results = await withClient(async (client) => {
+      await client.query('BEGIN');
+      try {
+        const out: AppendResult[] = new Array(writes.length);
+        for (const i of order) out[i] = await appendOne(client, writes[i], true);
+        await client.query('COMMIT');
+        return out;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        // Heads cached inside the rolled-back transaction never became true.
+        for (const w of writes) heads.forget(w.stream);
+        throw error;
+      }
+    });
+    wake();
+    return results;
+  }
+
   const store: EventStore = {
     kind: 'postgres',
 
     async append(stream, events, { expectedRevision = 'any' } = {}) {
-      const [result] = await appendWrites([prepareWrite({ stream, events, expectedRevision })]);
-      return result;
+      return appendSingle(prepareWrite({ stream, events, expectedRevision }));
     },
 
     async appendMany(writes) {
@@ -254,7 +314,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         sql += ` LIMIT $${params.length}`;
       }
       const result = await pool.query<EventRow>(sql, params).catch(mapInfraError);
-      return result.rows.map(toRecorded);
+      const events = result.rows.map(toRecorded);
+      // A whole stream read forwards ends at its head: the next append can sign from it.
+      if (forwards && limit === undefined && events.length > 0) {
+        const last = events[events.length - 1];
+        heads.set(stream, { revision: last.revision, signature: String(last.metadata.signature ?? '') });
+      }
+      return events;
     },
 
     async readAll({ from = START, limit = 1000, filter }: ReadAllOptions = {}) {

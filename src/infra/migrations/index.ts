@@ -3,6 +3,8 @@ import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/p
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
 import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
+import { createAppendFunction, dropAppendFunction } from '../../eventstore/postgres/append-function';
+import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -23,6 +25,8 @@ export const migrations: Migration[] = [
   },
   { name: '0003_secret_store', up: createSecretsTable, down: (knex) => knex.schema.dropTableIfExists(SECRETS_TABLE) },
   { name: '0004_stream_snapshots', up: createSnapshotsTable, down: (knex) => knex.schema.dropTableIfExists(SNAPSHOTS_TABLE) },
+  { name: '0005_append_function', up: createAppendFunction, down: dropAppendFunction },
+  { name: '0006_projection_dead_letters', up: createDeadLettersTable, down: (knex) => knex.schema.dropTableIfExists(DEAD_LETTERS_TABLE) },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {

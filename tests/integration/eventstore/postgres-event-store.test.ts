@@ -3,7 +3,14 @@ import { expect } from 'chai';
 import { Client } from 'pg';
 import { comparePositions, EventStore, RecordedEvent } from '../../../src/eventstore/types';
 import type { Database } from '../../../src/infra/database';
-import { createTestEventStore } from '../../support/event-store';
+import { AuditSigner, verifyStreamChain } from '../../../src/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store';
+import { WrongExpectedRevisionError } from '../../../src/eventstore/types';
+import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
+
+function createTestEventStoreOn(db: Database): Promise<EventStore> {
+  return Promise.resolve(createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 100 }));
+}
 
 const metadata = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };
 
@@ -86,5 +93,50 @@ describe('postgres event store', () => {
     expect(typeof result.position.commit).to.equal('bigint');
     expect(typeof result.position.prepare).to.equal('bigint');
     expect(typeof result.nextRevision).to.equal('bigint');
+  });
+
+  it('a multi-stream append is all or nothing: one stale expected revision writes no stream', async () => {
+    const owner = `multi.owner-${randomUUID()}`;
+    const reservation = `multi.reservation-${randomUUID()}`;
+    await store.append(reservation, [{ type: 'ReservationClaimed', data: { owner: 'someone-else' }, metadata }]);
+    const error = await store
+      .appendMany([
+        { stream: owner, events: [{ type: 'Created', data: {}, metadata }], expectedRevision: 'no_stream' },
+        { stream: reservation, events: [{ type: 'ReservationClaimed', data: { owner }, metadata }], expectedRevision: 'no_stream' },
+      ])
+      .catch((e) => e);
+    expect(error).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(await store.readStream(owner)).to.have.length(0);
+    expect(await store.readStream(reservation)).to.have.length(1);
+  });
+
+  it('twenty concurrent multi-stream claims of one reservation: exactly one wins, no orphan owner', async () => {
+    const reservation = `multi.reservation-${randomUUID()}`;
+    const owners = Array.from({ length: 20 }, () => `multi.owner-${randomUUID()}`);
+    const outcomes = await Promise.allSettled(
+      owners.map((owner) =>
+        store.appendMany([
+          { stream: owner, events: [{ type: 'Created', data: {}, metadata }], expectedRevision: 'no_stream' },
+          { stream: reservation, events: [{ type: 'ReservationClaimed', data: { owner }, metadata }], expectedRevision: 'no_stream' },
+        ]),
+      ),
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).to.have.length(1);
+    const written = await Promise.all(owners.map((o) => store.readStream(o)));
+    expect(written.filter((events) => events.length > 0)).to.have.length(1);
+  });
+
+  it('an append signs from a stale cached head only once: the refused call answers with the true head', async () => {
+    const stream = `stale-${randomUUID()}`;
+    await store.append(stream, [{ type: 'A', data: {}, metadata }]);
+    // Another process appends behind this one's back (its own store, same database).
+    const other = await createTestEventStoreOn(db);
+    await other.append(stream, [{ type: 'B', data: {}, metadata }]);
+    const result = await store.append(stream, [{ type: 'C', data: {}, metadata }]);
+    expect(result.nextRevision).to.equal(2n);
+    const events = await store.readStream(stream);
+    expect(events.map((e) => e.type)).to.deep.equal(['A', 'B', 'C']);
+    expect(verifyStreamChain(new AuditSigner(TEST_SIGNING_KEY), events)).to.deep.equal([]);
+    await other.close();
   });
 });

@@ -55,6 +55,21 @@ describe('graph entities and edges (spec 3 §4)', () => {
     expect(badLabel.body.detail[0].loc).to.deep.equal(['path', 'label']);
   });
 
+  it('twenty concurrent creates of one entity_id: exactly one 201, the rest 409, one vertex stored', async () => {
+    const entityId = `W-race-${randomUUID()}`;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => create('Well', { entity_id: entityId, api_number: api() })));
+    expect(responses.map((r) => r.status).sort()).to.deep.equal([201, ...Array(19).fill(409)]);
+    const stored = await t.deps.knex('events').where({ type: 'VertexCreated' }).whereRaw(`data->>'entityId' = ?`, [entityId]).count<{ count: string }[]>('* as count');
+    expect(stored[0].count).to.equal('1');
+  });
+
+  it('deleting a vertex frees its entity_id for a new one', async () => {
+    const entityId = `W-again-${randomUUID()}`;
+    const first = await create('Well', { entity_id: entityId });
+    expect((await t.api.delete(`/graph/entities/Well/${first.body.id}`, auth)).status).to.equal(200);
+    expect((await create('Well', { entity_id: entityId })).status).to.equal(201);
+  });
+
   it('a second vertex with the same label and entity_id answers 409', async () => {
     const entityId = `L-${randomUUID()}`;
     expect((await create('Lease', { entity_id: entityId, name: 'JONES 97' })).status).to.equal(201);

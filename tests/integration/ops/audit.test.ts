@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { verifyAuditTrail } from '../../../src/eventstore/audit-trail';
+import { createStreamHeads } from '../../../src/eventstore/postgres/stream-heads';
 import type { AuditSigner } from '../../../src/eventstore/audit-signature';
 import type { EventStore } from '../../../src/eventstore/types';
 import type { Database } from '../../../src/infra/database';
@@ -40,7 +42,7 @@ describe('signed audit trail: ops audit verify / replay', () => {
   after(() => cleanup());
 
   it('an untouched log verifies completely', async () => {
-    const report = await verifyAuditTrail(store, signer);
+    const report = await verifyAuditTrail(store, signer, { heads: createStreamHeads(db.pool) });
     expect(report).to.include({ total: 3, verified: 3, streams: 2 });
     expect(report.tampered).to.deep.equal([]);
     const cli = await ops(db, 'audit', 'verify');
@@ -63,7 +65,7 @@ describe('signed audit trail: ops audit verify / replay', () => {
     await db.knex.raw(`UPDATE events SET data = jsonb_set(data, '{roles}', '["admin"]') WHERE stream_id = ? AND revision = 1`, [stream]);
     await db.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
 
-    const report = await verifyAuditTrail(store, signer);
+    const report = await verifyAuditTrail(store, signer, { heads: createStreamHeads(db.pool) });
     expect(report.tampered).to.have.length(1);
     expect(report.tampered[0]).to.include({ stream, revision: '1', type: 'UserRolesChanged', reason: 'signature_mismatch' });
 
@@ -73,5 +75,53 @@ describe('signed audit trail: ops audit verify / replay', () => {
     expect(cli.stdout).to.contain(`TAMPERED ${stream} #1 UserRolesChanged`);
     const replay = await ops(db, 'audit', 'replay', stream);
     expect(replay.stdout).to.match(/#\s+1 .*UserRolesChanged .*TAMPERED/);
+  });
+
+  it('deleting a stream\'s last event in the database is caught: the log no longer ends at the recorded head', async () => {
+    const victim = `identity.user-t1-${randomUUID()}`;
+    await store.append(victim, [{ type: 'UserInvited', data: { email: 'cy@example.com', roles: [] }, metadata }]);
+    await store.append(victim, [{ type: 'UserDeactivated', data: {}, metadata }]);
+    await db.knex.raw('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
+    await db.knex.raw('DELETE FROM events WHERE stream_id = ? AND revision = 1', [victim]);
+    await db.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
+    const cli = await ops(db, 'audit', 'verify');
+    expect(cli.code).to.equal(2);
+    expect(cli.stdout).to.contain(`TAMPERED ${victim} #1 UserInvited`);
+    expect(cli.stdout).to.contain('head_mismatch');
+  });
+
+  it('an anchor kept outside the database proves later that history up to its heads was not rewritten', async () => {
+    const anchored = `identity.user-t1-${randomUUID()}`;
+    await store.append(anchored, [{ type: 'UserInvited', data: { email: 'di@example.com', roles: [] }, metadata }]);
+    const file = path.join(os.tmpdir(), `anchor-${randomUUID()}.json`);
+    const written = await ops(db, 'audit', 'anchor', '--out', file);
+    expect(written.code).to.equal(0);
+    expect(written.stdout).to.match(/anchor of \d+ stream heads written/);
+    // Appending after the anchor is fine: the anchored heads are still there.
+    await store.append(anchored, [{ type: 'UserDeactivated', data: {}, metadata }]);
+    const fine = await ops(db, 'audit', 'verify', '--anchor', file, '--stream-prefix', anchored);
+    expect(fine.code).to.equal(0);
+    expect(fine.stdout).to.contain('its digest and signature are intact');
+
+    // Someone rewrites the anchored event and re-signs the whole chain with a stolen key:
+    // the chain verifies again, but the head the anchor recorded is gone.
+    const events = await store.readStream(anchored);
+    await db.knex.raw('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
+    let previous: string | null = null;
+    for (const event of events) {
+      const data = event.revision === 0n ? { email: 'mallory@example.com', roles: ['admin'] } : event.data;
+      const { signature: _old, ...meta } = event.metadata;
+      const signature = signer.sign({ ...event, data, metadata: meta }, previous);
+      previous = signature;
+      await db.knex.raw('UPDATE events SET data = ?::jsonb, metadata = ?::jsonb WHERE event_id = ?', [JSON.stringify(data), JSON.stringify({ ...meta, signature }), event.id]);
+    }
+    await db.knex.raw('UPDATE streams SET last_signature = ? WHERE stream_id = ?', [previous, anchored]);
+    await db.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
+    const chainOnly = await ops(db, 'audit', 'verify', '--stream-prefix', anchored);
+    expect(chainOnly.code).to.equal(0);
+    const withAnchor = await ops(db, 'audit', 'verify', '--anchor', file, '--stream-prefix', anchored);
+    expect(withAnchor.code).to.equal(2);
+    expect(withAnchor.stdout).to.contain(`TAMPERED ${anchored} #0 UserInvited`);
+    expect(withAnchor.stdout).to.contain('anchor_mismatch');
   });
 });

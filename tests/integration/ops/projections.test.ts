@@ -51,6 +51,24 @@ describe('ops projections status / rebuild', function () {
     }
   });
 
+  it('status lists dead letters with what failed and how to retry', async () => {
+    const t = await import('knex');
+    const knex = t.default({ client: 'pg', connection: databaseUrl });
+    try {
+      const event = await knex('events').orderBy('transaction_id').first();
+      await knex('projection_dead_letters').insert({
+        projector: 'identity_user_directory', commit_position: event.transaction_id, prepare_position: event.position, event_id: event.event_id,
+        stream_id: event.stream_id, event_type: event.type, error: 'column "x" does not exist', attempts: 5,
+      });
+      const { stdout } = await ops('projections', 'status');
+      expect(stdout).to.match(/dead letters \(1\): .*ops projections retry <name>/);
+      expect(stdout).to.include(`${event.type} ${event.event_id} in ${event.stream_id} after 5 attempts: column "x" does not exist`);
+    } finally {
+      await knex('projection_dead_letters').delete();
+      await knex.destroy();
+    }
+  });
+
   it('refuses an unknown projector name and names the known ones', async () => {
     const error = await ops('projections', 'rebuild', 'no_such_projection').catch((e) => e);
     expect(error.code).to.equal(1);

@@ -6,6 +6,7 @@ import { createCommandHandler } from '../../../src/command-handling/command-hand
 import type { EventStore } from '../../../src/eventstore/types';
 import type { Database } from '../../../src/infra/database';
 import { readCheckpoint } from '../../../src/projection-runner/checkpoints';
+import { degradedProjectors, openDeadLetters } from '../../../src/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../../../src/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/projection-runner/runner';
 import type { Projector } from '../../../src/projection-runner/projector';
@@ -171,6 +172,82 @@ describe('projection runner', () => {
     const head = await store.headPosition();
     expect(await r.waitFor(head, 200)).to.equal(false);
     expect(id).to.be.a('string');
+    await r.stop();
+  });
+
+  it('fenced: killing the leader\'s lock session stops its lanes; every event is applied exactly once and checkpoints only move forwards', async () => {
+    const a = runner([notesProjector()]);
+    const b = runner([notesProjector()]);
+    await a.start();
+    await b.start();
+    expect([a.isLeader, b.isLeader]).to.deep.equal([true, false]);
+    const seen: bigint[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        const row = await readCheckpoint(db.knex, 'toy_notes');
+        if (row) seen.push(row.position.commit * 1_000_000_000n + row.position.prepare);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    const writing = createNotes(60);
+    await new Promise((r) => setTimeout(r, 150));
+    // The leader's lock lives in one backend: terminate it, as a lost connection or a restart would.
+    await db.knex.raw(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 72114001 AND granted`);
+    const ids = await writing;
+    const more = await createNotes(20);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const count = Number((await db.knex('toy_notes').count<{ count: string }[]>('* as count'))[0].count);
+      if (count >= 80 && (a.isLeader || b.isLeader)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    watching = false;
+    await watcher;
+    const rows = await db.knex('toy_notes').select('id');
+    expect(rows).to.have.length(80);
+    expect(new Set(rows.map((r) => r.id))).to.deep.equal(new Set([...ids, ...more]));
+    for (let i = 1; i < seen.length; i++) expect(seen[i] >= seen[i - 1], 'checkpoint moved backwards').to.equal(true);
+    const checkpoint = await readCheckpoint(db.knex, 'toy_notes');
+    expect(Number(checkpoint?.eventsApplied)).to.equal(80);
+    expect([a.isLeader, b.isLeader].filter(Boolean), 'exactly one leader after the fence').to.have.length(1);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('a poison event goes to the dead-letter table after its retries; the projector goes on and retry applies it after a fix', async () => {
+    const ids = await createNotes(3);
+    let poisoned = true;
+    const failing = notesProjector(1, (e) => poisoned && (e.data as { noteId?: string }).noteId === ids[1]);
+    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [failing], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 3 });
+    await r.start();
+    expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    const later = await createNotes(1);
+    expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    const present = (await db.knex('toy_notes').select('id')).map((row) => row.id).sort();
+    expect(present).to.deep.equal([ids[0], ids[2], later[0]].sort());
+    const letters = await openDeadLetters(db.knex, 'toy_notes');
+    expect(letters.map((l) => [l.eventId.length, l.type, l.attempts])).to.deep.equal([[36, 'NoteCreated', 3]]);
+    expect(letters[0].error).to.match(/failure injected/);
+    expect(await degradedProjectors(db.knex)).to.deep.equal(['toy_notes']);
+
+    poisoned = false;
+    expect(await r.retryDeadLetters('toy_notes')).to.deep.equal({ resolved: 1, remaining: 0 });
+    expect(await db.knex('toy_notes').where({ id: ids[1] }).first()).to.include({ id: ids[1] });
+    expect(await degradedProjectors(db.knex)).to.deep.equal([]);
+    await r.stop();
+  });
+
+  it('a command waits only for the projectors that handle what it appended', async () => {
+    const stuck: Projector = { ...notesProjector(1, () => true), name: 'toy_stuck', tables: ['toy_stuck'], eventTypes: ['Unrelated'], createTables: async (knex) => knex.schema.createTable('toy_stuck', (t) => t.text('id')), apply: async () => { throw new Error('always'); } };
+    const r = runner([notesProjector(), stuck]);
+    await r.start();
+    await store.append(`other-${randomUUID()}`, [{ type: 'Unrelated', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    const [id] = await createNotes(1);
+    const head = await store.headPosition();
+    expect(await r.waitFor(head, 300)).to.equal(false);
+    expect(await r.waitFor(head, 2000, ['NoteCreated'])).to.equal(true);
+    expect(await db.knex('toy_notes').where({ id }).first()).to.include({ id });
     await r.stop();
   });
 });

@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+
+/**
+ * The append as one statement (DESIGN §3): a compare-and-set of the stream's revision and
+ * the insert of the batch in one server-side call, so an autocommitted append costs one
+ * round trip. The chain signatures are computed in Node from the head the caller believes
+ * in; the revision compare-and-set proves that head is still the head. On a mismatch nothing
+ * is written and the real head comes back, so the caller can re-sign and try again (when
+ * its expected revision allows) or report the conflict.
+ *
+ * Ids already stored answer with where they are (a retried append is a no-op).
+ */
+export async function createAppendFunction(knex: Knex): Promise<void> {
+  await knex.raw(`
+    CREATE FUNCTION append_to_stream(
+      p_stream text, p_expected bigint, p_ids uuid[], p_types text[], p_datas jsonb[], p_metas jsonb[],
+      p_recorded timestamptz, p_last_signature text)
+    RETURNS TABLE (ok boolean, head_revision bigint, head_signature text, tx text, last_position bigint, existing json)
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      n int := cardinality(p_ids);
+      found_existing json;
+      locked int;
+    BEGIN
+      SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
+        INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
+      IF found_existing IS NOT NULL THEN
+        RETURN QUERY SELECT false, NULL::bigint, NULL::text, NULL::text, NULL::bigint, found_existing;
+        RETURN;
+      END IF;
+
+      IF p_expected < 0 THEN
+        INSERT INTO streams (stream_id, revision, last_signature) VALUES (p_stream, n - 1, p_last_signature)
+          ON CONFLICT (stream_id) DO NOTHING;
+      ELSE
+        UPDATE streams SET revision = p_expected + n, last_signature = p_last_signature, updated_at = now()
+          WHERE stream_id = p_stream AND revision = p_expected;
+      END IF;
+      GET DIAGNOSTICS locked = ROW_COUNT;
+      IF locked = 0 THEN
+        -- Someone else moved the head (or a concurrent retry of this very batch committed).
+        SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
+          INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
+        RETURN QUERY SELECT false, s.revision, s.last_signature, NULL::text, NULL::bigint, found_existing
+          FROM (SELECT 1) one LEFT JOIN streams s ON s.stream_id = p_stream;
+        RETURN;
+      END IF;
+
+      RETURN QUERY
+        WITH ins AS (
+          INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at)
+          SELECT p_stream, greatest(p_expected, -1) + u.ord, u.id, u.t, u.d, u.m, p_recorded
+            FROM unnest(p_ids, p_types, p_datas, p_metas) WITH ORDINALITY AS u(id, t, d, m, ord)
+          RETURNING position)
+        SELECT true, greatest(p_expected, -1) + n, p_last_signature, pg_current_xact_id()::text, max(ins.position), NULL::json FROM ins;
+    END
+    $fn$;
+
+    -- Nothing reads events by position alone: readers go through (transaction_id, position).
+    ALTER TABLE events DROP CONSTRAINT events_pkey;
+  `);
+}
+
+export async function dropAppendFunction(knex: Knex): Promise<void> {
+  await knex.raw(`
+    DROP FUNCTION IF EXISTS append_to_stream(text, bigint, uuid[], text[], jsonb[], jsonb[], timestamptz, text);
+    ALTER TABLE events ADD CONSTRAINT events_pkey PRIMARY KEY (position);
+  `);
+}

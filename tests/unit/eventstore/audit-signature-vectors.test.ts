@@ -1,0 +1,36 @@
+import { expect } from 'chai';
+import { AuditSigner, canonicalJson } from '../../../src/eventstore/audit-signature';
+
+/**
+ * Fixed vectors: a known key and event give a known signature, so a change to the canonical
+ * form or the signed fields (which would orphan every stored signature) cannot pass unnoticed.
+ */
+const signer = new AuditSigner('test-vector-key-0123456789abcdef');
+const event = {
+  stream: 'approvals.approval-00000000-0000-0000-0000-000000000001-a1',
+  revision: 0n,
+  id: '6f1c0b8e-3c1f-4a57-9b0e-5d2d7f0e9a11',
+  type: 'ApprovalRequested',
+  data: { checkpointType: 'filing_submission', payload: { filing_type: 'Form PR', entity_id: '42-501-12345' } },
+  metadata: { tenantId: '00000000-0000-0000-0000-000000000001', actorId: 'u1', correlationId: 'c1', causationId: 'c1' },
+};
+
+describe('audit signature test vectors', () => {
+  it('canonical JSON sorts keys at every depth and drops undefined members', () => {
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: null, y: undefined, x: 'é' }], c: true } })).to.equal('{"a":{"c":true,"d":[2,{"x":"é","z":null}]},"b":1}');
+  });
+
+  it('format 1 (no recorded time): a known event signs to a known HMAC', () => {
+    expect(signer.sign(event, null)).to.equal(VECTOR_V1);
+  });
+
+  it('format 2 covers the recorded time and chains to the previous signature', () => {
+    const v2 = { ...event, revision: 1n, metadata: { ...event.metadata, sigv: 2 }, recordedAt: new Date('2026-03-03T10:15:00.123Z') };
+    expect(signer.sign(v2, VECTOR_V1)).to.equal(VECTOR_V2);
+    expect(signer.sign({ ...v2, recordedAt: new Date('2026-03-03T10:15:00.124Z') }, VECTOR_V1)).not.to.equal(VECTOR_V2);
+    expect(signer.sign({ ...v2, revision: 2n }, VECTOR_V1)).not.to.equal(VECTOR_V2);
+  });
+});
+
+const VECTOR_V1 = '07cdd7df2fff277bd67c0b20716ed9de27dfc41e231e16c143aa8f89e9e536c8';
+const VECTOR_V2 = 'd361d5ac451b9b7396468ffa886eb8d16fff32071d60979df67a5c27b9989063';
