@@ -215,6 +215,8 @@ export class KafkaBridge {
     let from = position;
     let published = 0;
     for (const chunk of chunksBySize(events, this.maxRequestBytes)) {
+      // A leader that lost its lock mid-round stops before publishing more.
+      if (!this.options.leaderLock.isHeld()) return published;
       await this.producer.send({ topic: this.topic, acks: -1, messages: chunk.map(toMessage) });
       const to = chunk[chunk.length - 1].position;
       if (!(await advanceCheckpoint(knex, BRIDGE_NAME, from, to, chunk.length))) {

@@ -17,7 +17,7 @@ import { startTestPlatform, TestPlatform } from '../../support/platform';
 describe('Kafka bridge and graph consumer', () => {
   let t: TestPlatform;
   const logger = pino({ level: 'silent' });
-  const leader = { tryAcquire: async () => true, release: async () => undefined };
+  const leader = { tryAcquire: async () => true, isHeld: () => true, release: async () => undefined };
   before(async () => {
     t = await startTestPlatform();
   });
@@ -128,7 +128,7 @@ describe('Kafka bridge and graph consumer', () => {
 
   it('a follower without the bridge lock publishes nothing', async () => {
     const { kafka, producer } = fakeKafka();
-    const bridge = new KafkaBridge({ kafka, store: t.deps.store, knex: t.deps.knex, logger, leaderLock: { tryAcquire: async () => false, release: async () => undefined } });
+    const bridge = new KafkaBridge({ kafka, store: t.deps.store, knex: t.deps.knex, logger, leaderLock: { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined } });
     await scrape();
     expect(await bridge.tick()).to.equal(0);
     expect(producer.send.called).to.equal(false);
