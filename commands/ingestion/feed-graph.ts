@@ -69,12 +69,15 @@ async function knownVertices(deps: FeedDeps, namespace: string, entities: Entity
   const byKey = entities.filter((e) => !e.matchByName);
   for (let i = 0; i < byKey.length; i += LOOKUP_CHUNK) {
     const chunk = byKey.slice(i, i + LOOKUP_CHUNK);
-    // A join on unnest keeps Postgres on the (namespace, label, entity_id) index for any chunk size.
+    // One index probe per key (LATERAL … LIMIT 1): right after a bulk load the table's
+    // statistics still describe it as small, and a plain join then sorts the whole namespace.
     const { rows } = (await deps.knex.raw(
       `SELECT v.id, v.label, v.entity_id, v.properties
          FROM unnest(?::text[], ?::text[]) AS k(label, entity_id)
-         JOIN ${VERTICES} v ON v.namespace = ? AND v.label = k.label AND v.entity_id = k.entity_id
-        ORDER BY v.created_at`,
+         CROSS JOIN LATERAL (
+           SELECT id, label, entity_id, properties FROM ${VERTICES}
+            WHERE namespace = ? AND label = k.label AND entity_id = k.entity_id
+            ORDER BY created_at LIMIT 1) v`,
       [chunk.map((e) => e.label), chunk.map((e) => e.entityId), namespace],
     )) as { rows: KnownVertex[] };
     for (const row of rows) if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
@@ -159,8 +162,9 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
   }
   const edgeIds = [...candidateEdges.keys()];
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
-    const { rows } = (await deps.knex.raw(`SELECT id FROM ${EDGES} WHERE id = ANY(?::uuid[]) AND namespace = ?`, [edgeIds.slice(i, i + LOOKUP_CHUNK), namespace])) as { rows: Array<{ id: string }> };
-    for (const row of rows) candidateEdges.delete(row.id);
+    // By primary key only (the ids derive from the namespace already), for the same reason.
+    const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [edgeIds.slice(i, i + LOOKUP_CHUNK)])) as { rows: Array<{ id: string; namespace: string }> };
+    for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(row.id);
   }
   const newEdges = [...candidateEdges.values()];
 
