@@ -108,6 +108,12 @@ export interface FeedOptions {
    * and the projection keeps one.
    */
   waitForProjection?: boolean;
+  /**
+   * Shared by the batches of one bulk feed: the keys earlier batches created. They count as
+   * existing (same derived id) even before the projection holds them, so an operator or lease
+   * named on many rows is created once and counted once.
+   */
+  createdEarlier?: Set<string>;
 }
 
 export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
@@ -132,6 +138,11 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
       else updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
     } else if (e.matchByName) {
       result.skipped++;
+    } else if (options.createdEarlier?.has(k)) {
+      const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
+      idOf.set(k, id);
+      labelOfId.set(id, e.label);
+      result.unchanged++;
     } else {
       const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
       idOf.set(k, id);
@@ -173,6 +184,7 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
     const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
     const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined });
     result.position = imported.position;
+    for (const v of newVertices) options.createdEarlier?.add(key(v.label, v.entity_id));
     result.created = newVertices.length;
     result.edges_created = newEdges.length;
   }

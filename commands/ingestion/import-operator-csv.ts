@@ -14,6 +14,8 @@ import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 export const CSV_EVENT_BATCH = 500;
 export const CSV_FEED_BATCH = 2000;
 const CSV_PROJECTION_WAIT_MS = 600_000;
+/** Graph feeds the projection may lag behind during one file. */
+const PROJECTION_LAG_BATCHES = 3;
 /** Batch events per append: one round trip for a few MB. */
 const EVENTS_PER_APPEND = 8;
 
@@ -101,9 +103,15 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
     const feed = async () => {
       let fedRows = 0;
       let last: Position | null = null;
+      const createdEarlier = new Set<string>();
+      const behind: Position[] = [];
       for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false });
+        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier });
         for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
+        // The projection may run a few batches behind, never more: its backlog (and the
+        // memory it reads a backlog with) stays bounded however long the file.
+        if (fed.position) behind.push(fed.position);
+        if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS);
         last = fed.position ?? last;
         fedRows += wells.length;
         deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
