@@ -120,7 +120,11 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
     };
     // The import's record and the graph feed both read the staged rows and run side by side;
     // either can be repeated after a failure without doubling anything.
-    const [, last] = await Promise.all([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(), feed()]);
+    // Both finish before the staging file goes, even when one fails.
+    const [recording, feeding] = await Promise.allSettled([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(), feed()]);
+    if (recording.status === 'rejected') throw recording.reason;
+    if (feeding.status === 'rejected') throw feeding.reason;
+    const last = feeding.value;
     // Read-your-writes once for the whole file: the graph holds every row when this answers.
     if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS);
     return {
