@@ -50,10 +50,14 @@ export function createExtractionApi(deps: PlatformDeps): Router {
   return router;
 }
 
-/** The database URL behind the pool, for the bridge's advisory-lock connection. */
-function connectionUrl(deps: PlatformDeps): string {
+/** The database URL behind the pool (knex keeps it parsed), for the bridge's advisory-lock connection. */
+export function connectionUrl(deps: Pick<PlatformDeps, 'knex'>): string {
   const connection = (deps.knex.client as { config: { connection: unknown } }).config.connection;
-  return typeof connection === 'string' ? connection : (connection as { connectionString: string }).connectionString;
+  if (typeof connection === 'string') return connection;
+  const c = connection as { connectionString?: string; user?: string; password?: string; host?: string; port?: string | number; database?: string };
+  if (c.connectionString) return c.connectionString;
+  const auth = c.user ? `${encodeURIComponent(c.user)}${c.password ? `:${encodeURIComponent(c.password)}` : ''}@` : '';
+  return `postgres://${auth}${c.host ?? '127.0.0.1'}:${c.port ?? 5432}/${encodeURIComponent(c.database ?? 'postgres')}`;
 }
 
 export function kafkaClient(brokers: string[], clientId: string): Kafka {
@@ -73,7 +77,10 @@ export function createIngestionContext(): ContextModule {
     internalRouter: createExtractionApi,
     async start(deps) {
       const brokers = deps.config.kafkaBrokers;
-      if (!brokers || brokers.length === 0) return;
+      if (!brokers || brokers.length === 0) {
+        if (deps.config.role === 'bridge' || deps.config.role === 'graph-consumer') deps.logger.warn({ role: deps.config.role }, 'KAFKA_BROKERS is not set: this worker has nothing to do');
+        return;
+      }
       const logger = deps.logger.child({ component: 'kafka' });
       if (deps.config.role === 'all' || deps.config.role === 'bridge') {
         bridge = new KafkaBridge({ kafka: kafkaClient(brokers, 'ingestion-bridge'), store: deps.store, knex: deps.knex, logger, leaderLock: createAdvisoryLeaderLock(connectionUrl(deps), BRIDGE_LOCK_KEY) });

@@ -153,6 +153,7 @@ export class KafkaBridge {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.wake = () => {
@@ -200,10 +201,14 @@ export class KafkaBridge {
    * the broker acknowledged, move the checkpoint past them. Returns how many were published.
    */
   async tick(): Promise<number> {
-    if (!(await this.options.leaderLock.tryAcquire())) return 0;
+    if (!(await this.options.leaderLock.tryAcquire())) {
+      this.options.logger.debug('kafka bridge: another instance holds the bridge lock');
+      return 0;
+    }
     const { knex, store } = this.options;
     const { position } = await readBridgeCheckpoint(knex);
     const events = await store.readAll({ from: position, limit: this.batchSize, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
+    this.options.logger.debug({ events: events.length }, 'kafka bridge: round');
     if (events.length === 0) return 0;
     await this.ensureTopic();
     if (!this.producer) {
