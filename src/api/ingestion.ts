@@ -71,11 +71,13 @@ export function kafkaClient(brokers: string[], clientId: string): Kafka {
 export function createIngestionContext(): ContextModule {
   let bridge: KafkaBridge | null = null;
   let consumer: Consumer | null = null;
+  let stopping = false;
   return {
     name: 'ingestion',
     publicRouter: createIngestionApi,
     internalRouter: createExtractionApi,
     async start(deps) {
+      stopping = false;
       const brokers = deps.config.kafkaBrokers;
       if (!brokers || brokers.length === 0) {
         if (deps.config.role === 'bridge' || deps.config.role === 'graph-consumer') deps.logger.warn({ role: deps.config.role }, 'KAFKA_BROKERS is not set: this worker has nothing to do');
@@ -88,11 +90,25 @@ export function createIngestionContext(): ContextModule {
         logger.info({ brokers }, 'kafka bridge started');
       }
       if (deps.config.role === 'graph-consumer') {
-        consumer = await startGraphConsumer(kafkaClient(brokers, 'graph-consumer'), deps, logger);
-        logger.info({ brokers }, 'graph consumer started');
+        // The worker reports healthy at once and joins the group when the broker answers.
+        void (async () => {
+          for (let delay = 1000; !stopping; delay = Math.min(delay * 2, 30_000)) {
+            try {
+              const joined = await startGraphConsumer(kafkaClient(brokers, 'graph-consumer'), deps, logger);
+              if (stopping) await joined.disconnect();
+              else consumer = joined;
+              logger.info({ brokers }, 'graph consumer started');
+              return;
+            } catch (err) {
+              logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'graph consumer: broker unavailable');
+              await new Promise((r) => setTimeout(r, delay).unref());
+            }
+          }
+        })();
       }
     },
     async stop() {
+      stopping = true;
       await bridge?.stop();
       await consumer?.disconnect();
       bridge = null;

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { expect } from 'chai';
+import pino from 'pino';
+import { loadConfig } from '../../../src/config';
+import { startPlatform } from '../../../src/platform';
+import { createTestDatabase } from '../../support/database';
+import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 import { bridgePending, readBridgeCheckpoint } from '../../../src/ingestion/kafka-bridge';
 import { signIn } from '../../support/auth';
 import { startTestPlatform } from '../../support/platform';
@@ -32,5 +37,27 @@ describe('Kafka bridge wiring', function () {
       await t.close();
       expect(Date.now() - started).to.be.lessThan(8_000);
     }
+  });
+});
+
+describe('graph consumer wiring', function () {
+  this.timeout(60_000);
+
+  it('ROLE=graph-consumer with the broker down starts healthy without a public listener, keeps retrying, and stops cleanly', async () => {
+    const t0 = Date.now();
+    const { url } = await createTestDatabase();
+    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', INTERNAL_PORT: '0', DATABASE_URL: url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, JWT_SECRET: TEST_JWT_SECRET, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1', BCRYPT_COST: '10', LOG_LEVEL: 'silent', ROLE: 'graph-consumer', KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
+    const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+    try {
+      expect(platform.isReady()).to.equal(true);
+      expect(platform.publicUrl).to.equal(null);
+      const health = await fetch(`${platform.internalUrl}/health`);
+      expect(health.status).to.equal(200);
+    } finally {
+      const stopping = Date.now();
+      await platform.stop();
+      expect(Date.now() - stopping).to.be.lessThan(8_000);
+    }
+    expect(Date.now() - t0).to.be.lessThan(40_000);
   });
 });
