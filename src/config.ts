@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL_ID, MODEL_IDS } from './settings/model-options';
 
@@ -53,6 +54,14 @@ const EnvSchema = z.object({
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   /** Longest one upload's text extraction may take before it answers 422. */
   EXTRACTION_TIME_LIMIT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
+  CONNECTOR_EGRESS_ALLOW: z.string().default(''),
+  CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  CONNECTOR_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /** Most rows one exposure run returns (agents and the internal execute route). */
+  CONNECTOR_ROW_CAP: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  /** Most rows a preview returns. */
+  CONNECTOR_PREVIEW_ROWS: z.coerce.number().int().min(1).max(10_000).default(50),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -84,6 +93,8 @@ export interface Config {
   bcryptCost: number;
   /** The worker-thread pool that extracts text from uploads off the request thread. */
   extraction: { workers: number; timeLimitMs: number };
+  /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
+  connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -129,6 +140,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     fromDefaults: bootstrapFromDefaults,
   };
 
+  const egressAllow = env.CONNECTOR_EGRESS_ALLOW.split(',').map((c) => c.trim()).filter(Boolean);
+  for (const cidr of egressAllow) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`CONNECTOR_EGRESS_ALLOW: "${cidr}" is not a CIDR`);
+  }
+
   return {
     env: env.NODE_ENV,
     production,
@@ -162,6 +178,13 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     secretStoreKey: devDefault('SECRET_STORE_KEY', env.SECRET_STORE_KEY, DEV_SECRET_STORE_KEY),
     bcryptCost: env.BCRYPT_COST,
     extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
+    connectors: {
+      egressAllow,
+      statementTimeoutMs: env.CONNECTOR_STATEMENT_TIMEOUT_MS,
+      connectTimeoutMs: env.CONNECTOR_CONNECT_TIMEOUT_MS,
+      rowCap: env.CONNECTOR_ROW_CAP,
+      previewRows: env.CONNECTOR_PREVIEW_ROWS,
+    },
     warnings,
   };
 }

@@ -3,6 +3,9 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { promptsContext } from './api/prompts';
+import { connectorsContext } from './api/connectors';
+import { monitoringContext } from './api/monitoring';
 import { ingestionContext } from './api/ingestion';
 
 /** Every context the platform runs, in start order. One line per context. */
@@ -11,5 +14,8 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  promptsContext,
+  connectorsContext,
+  monitoringContext,
   ingestionContext,
 ];

@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
-import { ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
-import { accessibleConversation, conversationDecider } from './conversation-decider';
+import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
 /** Records an uploaded attachment; the text arrives already extracted, the bytes never do. */
 export interface AddAttachment extends UploadedFile {
@@ -11,10 +11,12 @@ export interface AddAttachment extends UploadedFile {
 }
 export function decideAddAttachment(command: AddAttachment, state: ConversationState): ConversationEvent[] {
   const conversation = accessibleConversation(state, command.callerId);
-  if (conversation.attachments.has(command.attachmentId)) return [];
+  if (command.attachmentId in conversation.attachments) return [];
   return [{ type: 'AttachmentAdded', data: { attachmentId: command.attachmentId, ...extractedFileData(command) } }];
 }
 
+const decider: Decider<AddAttachment, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAddAttachment };
+
 export async function addAttachment(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: AddAttachment): Promise<void> {
-  await deps.handle(conversationDecider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
 }

@@ -1,8 +1,8 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { Conflict } from '../../src/domain/errors';
 import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
-import { MAX_KNOWLEDGE_FILES, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
-import { ownedProject, projectDecider } from './project-decider';
+import { MAX_KNOWLEDGE_FILES, ownedProject, projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface AddKnowledgeFile extends UploadedFile {
   type: 'AddKnowledgeFile';
@@ -20,6 +20,8 @@ export function decideAddKnowledgeFile(command: AddKnowledgeFile, state: Project
   return [{ type: 'KnowledgeFileAdded', data: { fileId: command.fileId, ...extractedFileData(command) } }];
 }
 
+const decider: Decider<AddKnowledgeFile, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideAddKnowledgeFile };
+
 export async function addKnowledgeFile(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: AddKnowledgeFile): Promise<void> {
-  await deps.handle(projectDecider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
+  await deps.handle(decider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
 }

@@ -1,17 +1,10 @@
+import type { Decider } from '../../src/command-handling/decider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/context-module';
 import { ValidationFailed } from '../../src/domain/errors';
 import { parse } from '../../src/http/validation';
-import {
-  ConversationEvent,
-  ConversationState,
-  conversationStream,
-  MAX_ATTACHMENTS_PER_MESSAGE,
-  MESSAGE_ROLES,
-  MessageRole,
-} from '../../streams/conversations/conversation';
-import { accessibleConversation, conversationDecider } from './conversation-decider';
+import { sequenceOf, accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, MessageRole } from '../../streams/conversations/conversation';
 
 /**
  * Appends one message to a conversation's stream. There is no public route for it in this
@@ -48,24 +41,24 @@ export interface AppendMessage {
  */
 export function decideAppendMessage(command: AppendMessage, state: ConversationState): ConversationEvent[] {
   const conversation = accessibleConversation(state, command.callerId);
-  if (conversation.messageIds.has(command.messageId)) return [];
+  if (sequenceOf(state, command.messageId) !== undefined) return [];
   const ids = [...new Set(command.attachmentIds)];
   if (ids.length > MAX_ATTACHMENTS_PER_MESSAGE) {
     throw new ValidationFailed([{ loc: ['body', 'attachment_ids'], msg: `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`, type: 'too_many_attachments' }]);
   }
-  const unknown = ids.flatMap((id, index) => (conversation.attachments.has(id) ? [] : [{ loc: ['body', 'attachment_ids', index], msg: `attachment ${id} does not belong to this conversation`, type: 'unknown_attachment' }]));
+  const unknown = ids.flatMap((id, index) => (id in conversation.attachments ? [] : [{ loc: ['body', 'attachment_ids', index], msg: `attachment ${id} does not belong to this conversation`, type: 'unknown_attachment' }]));
   if (unknown.length > 0) throw new ValidationFailed(unknown);
-  const metadata = ids.length > 0 ? { ...(command.metadata ?? {}), attachments: ids.map((id) => ({ id, filename: conversation.attachments.get(id)! })) } : command.metadata;
+  const metadata = ids.length > 0 ? { ...(command.metadata ?? {}), attachments: ids.map((id) => ({ id, filename: conversation.attachments[id] })) } : command.metadata;
   return [
     {
       type: 'MessageAppended',
       data: {
         messageId: command.messageId,
-        sequence_number: conversation.messageCount + 1,
+        sequenceNumber: conversation.messageCount + 1,
         role: command.role,
         content: command.content,
-        user_id: conversation.ownerId ?? command.callerId,
-        tool_name: command.toolName,
+        userId: conversation.ownerId ?? command.callerId,
+        toolName: command.toolName,
         metadata,
       },
     },
@@ -77,6 +70,8 @@ export interface AppendedMessage {
   conversation_id: string;
   sequence_number: number;
 }
+
+const decider: Decider<AppendMessage, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAppendMessage };
 
 export async function appendMessage(
   deps: Pick<PlatformDeps, 'handle'>,
@@ -94,10 +89,10 @@ export async function appendMessage(
     metadata: body.metadata ?? null,
     attachmentIds: body.attachment_ids ?? [],
   };
-  const { state } = await deps.handle(conversationDecider, conversationStream(target.tenantId, target.conversationId), command, {
+  const { state } = await deps.handle(decider, conversationStream(target.tenantId, target.conversationId), command, {
     tenantId: target.tenantId,
     actorId: target.callerId ?? 'internal',
   });
-  const sequence = state.status === 'none' ? 0 : state.messageIds.get(command.messageId)!;
+  const sequence = sequenceOf(state, command.messageId) ?? 0;
   return { id: command.messageId, conversation_id: target.conversationId, sequence_number: sequence };
 }

@@ -1,9 +1,9 @@
+import type { Decider } from '../../src/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/context-module';
 import { Conflict, NotFound } from '../../src/domain/errors';
-import { CONVERSATION_ID, CONVERSATION_TYPES, ConversationEvent, ConversationState, ConversationType, conversationStream } from '../../streams/conversations/conversation';
+import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ConversationType } from '../../streams/conversations/conversation';
 import { findProjectOwner } from '../../queries/conversations/projects';
-import { conversationDecider } from './conversation-decider';
 
 /** POST /conversations (spec 2 §4). `user_id` is the header-less fallback owner. */
 export const CreateConversationBody = z.object({
@@ -42,13 +42,15 @@ export function decideCreateConversation(command: CreateConversation, state: Con
   return [];
 }
 
+const decider: Decider<CreateConversation, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideCreateConversation };
+
 export async function createConversation(deps: Pick<PlatformDeps, 'handle' | 'knex'>, tenantId: string, command: CreateConversation): Promise<void> {
   // Membership in a project the caller cannot see would leak its existence and its settings.
   if (command.projectId) {
     const owner = await findProjectOwner(deps.knex, tenantId, command.projectId);
     if (owner === undefined || (command.userId !== null && owner !== command.userId)) throw new NotFound('Project not found');
   }
-  await deps.handle(conversationDecider, conversationStream(tenantId, command.conversationId), command, {
+  await deps.handle(decider, conversationStream(tenantId, command.conversationId), command, {
     tenantId,
     actorId: command.userId ?? 'internal',
   });

@@ -1,8 +1,8 @@
+import type { Decider } from '../../src/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/context-module';
 import { Conflict } from '../../src/domain/errors';
-import { ProjectDefaults, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
-import { projectDecider } from './project-decider';
+import { projectAggregate, ProjectDefaults, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export const ProjectFields = {
   name: z.string().trim().min(1).max(200),
@@ -37,6 +37,8 @@ export function decideCreateProject(command: CreateProject, state: ProjectState)
   return [{ type: 'ProjectCreated', data: { projectId, userId, name, description, instructions, defaults } }];
 }
 
+const decider: Decider<CreateProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideCreateProject };
+
 export async function createProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: CreateProject): Promise<void> {
-  await deps.handle(projectDecider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.userId });
+  await deps.handle(decider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.userId });
 }

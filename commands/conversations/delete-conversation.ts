@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { NotFound } from '../../src/domain/errors';
-import { ConversationEvent, ConversationState, conversationStream, mayAccess } from '../../streams/conversations/conversation';
-import { conversationDecider } from './conversation-decider';
+import { conversationAggregate, ConversationEvent, ConversationState, conversationStream, mayAccess } from '../../streams/conversations/conversation';
 
 export interface DeleteConversation {
   type: 'DeleteConversation';
@@ -15,6 +15,8 @@ export function decideDeleteConversation(command: DeleteConversation, state: Con
   return [{ type: 'ConversationDeleted', data: { deletedAt: now.toISOString() } }];
 }
 
+const decider: Decider<DeleteConversation, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideDeleteConversation };
+
 export async function deleteConversation(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: DeleteConversation): Promise<void> {
-  await deps.handle(conversationDecider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
 }

@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { NotFound } from '../../src/domain/errors';
-import { ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
-import { projectDecider } from './project-decider';
+import { projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface DeleteProject {
   type: 'DeleteProject';
@@ -20,6 +20,8 @@ export function decideDeleteProject(command: DeleteProject, state: ProjectState)
   return [{ type: 'ProjectDeleted', data: { projectId: command.projectId } }];
 }
 
+const decider: Decider<DeleteProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideDeleteProject };
+
 export async function deleteProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: DeleteProject): Promise<void> {
-  await deps.handle(projectDecider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.callerId });
+  await deps.handle(decider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.callerId });
 }

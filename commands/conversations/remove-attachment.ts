@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { NotFound } from '../../src/domain/errors';
-import { ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
-import { accessibleConversation, conversationDecider } from './conversation-decider';
+import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
 export interface RemoveAttachment {
   type: 'RemoveAttachment';
@@ -11,10 +11,12 @@ export interface RemoveAttachment {
 
 export function decideRemoveAttachment(command: RemoveAttachment, state: ConversationState): ConversationEvent[] {
   const conversation = accessibleConversation(state, command.callerId);
-  if (!conversation.attachments.has(command.attachmentId)) throw new NotFound('Attachment not found');
+  if (!(command.attachmentId in conversation.attachments)) throw new NotFound('Attachment not found');
   return [{ type: 'AttachmentRemoved', data: { attachmentId: command.attachmentId } }];
 }
 
+const decider: Decider<RemoveAttachment, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideRemoveAttachment };
+
 export async function removeAttachment(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: RemoveAttachment): Promise<void> {
-  await deps.handle(conversationDecider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
 }

@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import type { PlatformDeps } from '../../src/context-module';
 import { NotFound } from '../../src/domain/errors';
-import { ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
-import { ownedProject, projectDecider } from './project-decider';
+import { ownedProject, projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface RemoveKnowledgeFile {
   type: 'RemoveKnowledgeFile';
@@ -15,6 +15,8 @@ export function decideRemoveKnowledgeFile(command: RemoveKnowledgeFile, state: P
   return [{ type: 'KnowledgeFileRemoved', data: { fileId: command.fileId } }];
 }
 
+const decider: Decider<RemoveKnowledgeFile, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideRemoveKnowledgeFile };
+
 export async function removeKnowledgeFile(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: RemoveKnowledgeFile): Promise<void> {
-  await deps.handle(projectDecider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
+  await deps.handle(decider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
 }

@@ -1,7 +1,7 @@
+import type { Decider } from '../../src/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/context-module';
-import { ConversationEvent, ConversationState, conversationStream, SETTABLE_STATUSES } from '../../streams/conversations/conversation';
-import { accessibleConversation, conversationDecider } from './conversation-decider';
+import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, SETTABLE_STATUSES } from '../../streams/conversations/conversation';
 
 /** PATCH /conversations/{id}: title and/or status; `deleted` only through DELETE. */
 export const UpdateConversationBody = z
@@ -29,6 +29,8 @@ export function decideUpdateConversation(command: UpdateConversation, state: Con
   return events;
 }
 
+const decider: Decider<UpdateConversation, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideUpdateConversation };
+
 export async function updateConversation(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: UpdateConversation): Promise<void> {
-  await deps.handle(conversationDecider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
 }

@@ -1,9 +1,9 @@
+import type { Decider } from '../../src/command-handling/decider';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/context-module';
-import { ProjectChanges, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { ownedProject, projectAggregate, ProjectChanges, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 import { ProjectFields } from './create-project';
-import { ownedProject, projectDecider } from './project-decider';
 
 /** PATCH /projects/{id}: any of name, description, instructions, defaults (replaced whole). */
 export const UpdateProjectBody = z
@@ -30,6 +30,8 @@ export function decideUpdateProject(command: UpdateProject, state: ProjectState)
   return Object.keys(changed).length === 0 ? [] : [{ type: 'ProjectUpdated', data: changed }];
 }
 
+const decider: Decider<UpdateProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideUpdateProject };
+
 export async function updateProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: UpdateProject): Promise<void> {
-  await deps.handle(projectDecider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
+  await deps.handle(decider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
 }

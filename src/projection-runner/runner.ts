@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { comparePositions, EventStore, Position, positionToString, RecordedEvent, START, Subscription } from '../eventstore/types';
-import { advanceCheckpoint, CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
 import type { Projector } from './projector';
@@ -32,6 +32,8 @@ interface Lane {
   failures: number;
   /** When the checkpoint was last written (ms). */
   savedAt: number;
+  /** Where the stored checkpoint stands: `position` may run ahead over skipped stretches. */
+  saved: Position;
 }
 
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
@@ -113,7 +115,7 @@ export class ProjectionRunner {
     this.lanes.clear();
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
     this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
@@ -196,7 +198,7 @@ export class ProjectionRunner {
         if (error instanceof CheckpointMoved) {
           // Another runner applied this stretch: take its checkpoint and carry on if still leading.
           const stored = await readCheckpoint(this.options.knex, name).catch(() => undefined);
-          if (stored) lane.position = stored.position;
+          if (stored) lane.position = lane.saved = stored.position;
           logger.warn({ projector: name, at: positionToString(lane.position) }, 'checkpoint moved under this lane: batch rolled back');
           if (!this.options.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
           continue;
@@ -218,11 +220,11 @@ export class ProjectionRunner {
   private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const { projector } = lane;
     await this.options.knex.transaction(async (trx) => {
-      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: event.position, applied: 0 });
+      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: event.position, applied: 0 });
       await recordDeadLetter(trx, projector.name, event, error, lane.failures);
     });
     this.options.logger.error({ projector: projector.name, eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures }, 'event moved to the dead-letter table; the projector goes on (ops projections retry after a fix)');
-    lane.position = event.position;
+    lane.position = lane.saved = event.position;
     lane.failures = 0;
     this.notifyWaiters();
   }
@@ -244,7 +246,7 @@ export class ProjectionRunner {
     if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
       try {
-        await this.applyBatch(projector, events, lane.position, next);
+        await this.applyBatch(projector, events, lane.saved, next);
       } catch (error) {
         if (events.length === 1 && !(error instanceof CheckpointMoved) && lane.failures + 1 >= this.deadLetterAfter) {
           lane.failures++;
@@ -254,10 +256,12 @@ export class ProjectionRunner {
         throw error;
       }
       lane.failures = 0;
+      lane.saved = next;
       lane.savedAt = Date.now();
-    } else if (comparePositions(next, lane.position) > 0 && Date.now() - lane.savedAt > 1000) {
+    } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > 1000) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
-      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.position, to: next, applied: 0 }));
+      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 }));
+      lane.saved = next;
       lane.savedAt = Date.now();
     }
     const moved = comparePositions(next, lane.position) > 0;
@@ -266,12 +270,10 @@ export class ProjectionRunner {
     return events.length;
   }
 
-  /** A rebuild (no lock needed: it writes only its own shadow) or a lane whose lock still holds. */
+  /** A lane may apply only while its instance's lock session lives. */
   private fenceOpen(): boolean {
-    return this.rebuilding || this.options.leaderLock.isHeld();
+    return this.options.leaderLock.isHeld();
   }
-
-  private rebuilding = false;
 
   private async applyBatch(projector: Projector, events: RecordedEvent[], from: Position, to: Position): Promise<void> {
     await this.options.knex.transaction(async (trx) => {
@@ -378,26 +380,70 @@ export class ProjectionRunner {
   }
 
   /**
-   * Drops and replays one projector to the head of the log (ops rebuild). Needs leadership,
-   * so a running instance cannot project the same tables meanwhile.
+   * Rebuilds one projector without downtime (`ops projections rebuild`): its tables are
+   * filled in a shadow schema from the whole log while reads keep answering from the live
+   * tables, then one transaction holds the checkpoint row (so the live lane, wherever it
+   * runs, cannot commit meanwhile), applies what arrived since, swaps the shadow tables in
+   * and moves the checkpoint forward. The live lane's next batch then finds the checkpoint
+   * moved and carries on from it. Needs no leadership: it writes only its own shadow.
    */
   async rebuild(name: string, onProgress?: (p: RebuildProgress) => void): Promise<RebuildProgress> {
     const projector = this.options.projectors.find((p) => p.name === name);
     if (!projector) throw new Error(`no projector named ${name}`);
-    if (!this.leader && !(await this.options.leaderLock.tryAcquire())) {
-      throw new Error('another running instance holds projector leadership; stop it (or rebuild through it) first');
-    }
-    this.leader = true;
-    await this.reset(projector);
-    const lane: Lane = { projector, position: START, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+    const { knex, store } = this.options;
+    const live = String((await knex.raw('SELECT current_schema() AS s')).rows[0].s);
+    const shadow = `rebuild_${name.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}_${Date.now().toString(36)}`;
+    const inShadow = async (trx: Knex.Transaction) => trx.raw('SET LOCAL search_path TO ??, ??', [shadow, live]);
+    const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
+    await knex.raw('CREATE SCHEMA ??', [shadow]);
+    let position: Position = START;
     let applied = 0;
-    for (;;) {
-      const read = await this.step(lane);
-      if (read === 0) break;
-      applied += read;
-      onProgress?.({ applied, position: lane.position });
+    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+      if (projector.applyBatch) await projector.applyBatch(trx, events);
+      else for (const event of events) await projector.apply(trx, event);
+    };
+    try {
+      await knex.transaction(async (trx) => {
+        await inShadow(trx);
+        await projector.createTables(trx);
+      });
+      for (;;) {
+        const events = await store.readAll({ from: position, limit: this.batchSize, filter });
+        if (events.length === 0) break;
+        await knex.transaction(async (trx) => {
+          await trx.raw('SET LOCAL synchronous_commit = off');
+          await inShadow(trx);
+          await applyInto(trx, events);
+        });
+        position = events[events.length - 1].position;
+        applied += events.length;
+        onProgress?.({ applied, position });
+      }
+      await knex.transaction(async (trx) => {
+        await trx(CHECKPOINTS_TABLE).where({ name }).forUpdate().first();
+        await inShadow(trx);
+        for (;;) {
+          const events = await store.readAll({ from: position, limit: this.batchSize, filter });
+          if (events.length === 0) break;
+          await applyInto(trx, events);
+          position = events[events.length - 1].position;
+          applied += events.length;
+        }
+        // Past every event the filter skipped too, so the live lane does not rescan them.
+        const head = await store.headPosition();
+        if (comparePositions(head, position) > 0) position = head;
+        for (const table of projector.tables) {
+          await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);
+          await trx.raw('ALTER TABLE ??.?? SET SCHEMA ??', [shadow, table, live]);
+        }
+        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true });
+      });
+      onProgress?.({ applied, position });
+      for (const lane of this.lanes.values()) if (lane.projector.name === name) lane.wake();
+      return { applied, position };
+    } finally {
+      await knex.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [shadow]);
     }
-    return { applied, position: lane.position };
   }
 
   async stop(): Promise<void> {

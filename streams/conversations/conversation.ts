@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
-import { ExtractedFileFields } from './extracted-file';
+import type { Aggregate } from '../../src/command-handling/aggregate';
+import { NotFound } from '../../src/domain/errors';
+import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**
  * A conversation (spec 2 §2): its messages and attachments are events of its own stream,
@@ -37,16 +39,26 @@ const ConversationCreated = z.object({
 const ConversationRetitled = z.object({ title: z.string() });
 const ConversationStatusChanged = z.object({ from: z.string(), to: z.enum(SETTABLE_STATUSES) });
 const ConversationDeleted = z.object({ deletedAt: z.string() });
-const MessageAppended = z.object({
-  messageId: z.string(),
-  sequence_number: z.number().int(),
-  role: z.enum(MESSAGE_ROLES),
-  content: z.string(),
-  user_id: z.string().nullable(),
-  tool_name: z.string().nullable(),
-  metadata: json.nullable(),
-});
-const AttachmentAdded = z.object({ attachmentId: z.string(), ...ExtractedFileFields });
+const MessageAppended = z.preprocess(
+  upcastMessage,
+  z.object({
+    messageId: z.string(),
+    sequenceNumber: z.number().int(),
+    role: z.enum(MESSAGE_ROLES),
+    content: z.string(),
+    userId: z.string().nullable(),
+    toolName: z.string().nullable(),
+    metadata: json.nullable(),
+  }),
+);
+
+/** Messages recorded before payloads were camelCase carry snake_case keys. */
+function upcastMessage(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || !('sequence_number' in data)) return data;
+  const { sequence_number, user_id, tool_name, ...rest } = data as Record<string, unknown>;
+  return { ...rest, sequenceNumber: sequence_number, userId: user_id, toolName: tool_name };
+}
+const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentId: z.string(), ...ExtractedFileFields }));
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
 
 export type ConversationEvent =
@@ -78,15 +90,23 @@ export function readConversationEvent(event: Pick<RecordedEvent, 'type' | 'data'
   return { type: event.type, data: schema.parse(event.data) } as ConversationEvent;
 }
 
+/** Message ids the decision state remembers, so a retried append answers with its stored row. */
+export const REMEMBERED_MESSAGE_IDS = 50;
+
+/**
+ * Decision state: bounded whatever the conversation's length. Message contents live in the
+ * read model (and the events); the state keeps the owner, status, the message counter, the
+ * latest message ids and the attachments present now (each one an upload, at most 10 MB).
+ */
 interface Live {
   ownerId: string | null;
   conversationStatus: Exclude<ConversationStatus, 'deleted'>;
   title: string | null;
   messageCount: number;
-  /** message id → sequence number, so a retried append can answer with the stored row. */
-  messageIds: ReadonlyMap<string, number>;
+  /** The latest message ids with their sequence numbers, oldest first. */
+  recentMessages: ReadonlyArray<readonly [id: string, sequence: number]>;
   /** Attachments present now, id → filename. */
-  attachments: ReadonlyMap<string, string>;
+  attachments: Readonly<Record<string, string>>;
 }
 
 export type ConversationState = { status: 'none' } | ({ status: 'open' } & Live) | ({ status: 'deleted' } & Live);
@@ -95,7 +115,7 @@ export const initialConversationState: ConversationState = { status: 'none' };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationCreated') {
-    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, messageIds: new Map(), attachments: new Map() };
+    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {} };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -110,20 +130,44 @@ export function evolveConversation(state: ConversationState, event: Conversation
         ...state,
         // The first message makes a pre-registered conversation active.
         conversationStatus: state.conversationStatus === 'created' ? 'active' : state.conversationStatus,
-        messageCount: event.data.sequence_number,
-        messageIds: new Map([...state.messageIds, [event.data.messageId, event.data.sequence_number]]),
+        messageCount: event.data.sequenceNumber,
+        recentMessages: [...state.recentMessages.slice(-(REMEMBERED_MESSAGE_IDS - 1)), [event.data.messageId, event.data.sequenceNumber] as const],
       };
     case 'AttachmentAdded':
-      return { ...state, attachments: new Map([...state.attachments, [event.data.attachmentId, event.data.filename]]) };
+      return { ...state, attachments: { ...state.attachments, [event.data.attachmentId]: event.data.filename } };
     case 'AttachmentRemoved': {
-      const attachments = new Map(state.attachments);
-      attachments.delete(event.data.attachmentId);
+      const { [event.data.attachmentId]: _removed, ...attachments } = state.attachments;
       return { ...state, attachments };
     }
   }
 }
 
+/** The sequence number a remembered message id got, if it is among the latest ones. */
+export function sequenceOf(state: ConversationState, messageId: string): number | undefined {
+  if (state.status === 'none') return undefined;
+  return state.recentMessages.find(([id]) => id === messageId)?.[1];
+}
+
+export const conversationAggregate: Aggregate<ConversationState, ConversationEvent> = {
+  stream: (tenantId, conversationId) => conversationStream(tenantId, conversationId),
+  eventTypes: CONVERSATION_EVENT_TYPES,
+  initialState: initialConversationState,
+  evolve: evolveConversation,
+  read: readConversationEvent,
+  // Agent turns append several messages per turn: long conversations fold from a snapshot.
+  snapshot: { every: 100, version: 1, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
+};
+
 /** Owner guard (spec 2 §4): with a caller known, only the owner, or anyone on an unowned row. */
 export function mayAccess(state: { ownerId: string | null }, callerId: string | null): boolean {
   return callerId === null || state.ownerId === null || state.ownerId === callerId;
+}
+
+/**
+ * The live conversation the caller may touch. Someone else's conversation answers exactly
+ * like a missing one (spec 2 §7: 404), so ids cannot be probed.
+ */
+export function accessibleConversation(state: ConversationState, callerId: string | null): Extract<ConversationState, { status: 'open' }> {
+  if (state.status !== 'open' || !mayAccess(state, callerId)) throw new NotFound('Conversation not found');
+  return state;
 }

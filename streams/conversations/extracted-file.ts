@@ -6,14 +6,21 @@ import { z } from 'zod';
  */
 export const ExtractedFileFields = {
   filename: z.string(),
-  content_type: z.string(),
-  size_bytes: z.number().int(),
-  token_estimate: z.number().int(),
+  contentType: z.string(),
+  sizeBytes: z.number().int(),
+  tokenEstimate: z.number().int(),
   truncated: z.boolean(),
   text: z.string(),
 };
 
 export type ExtractedFileData = z.infer<z.ZodObject<typeof ExtractedFileFields>>;
+
+/** Events recorded before payloads were camelCase carry snake_case keys: read them as today's. */
+export function upcastExtractedFile(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || !('content_type' in data)) return data;
+  const { content_type, size_bytes, token_estimate, ...rest } = data as Record<string, unknown>;
+  return { ...rest, contentType: content_type, sizeBytes: size_bytes, tokenEstimate: token_estimate };
+}
 
 export interface UploadedFile {
   filename: string;
@@ -24,9 +31,9 @@ export interface UploadedFile {
 export function extractedFileData(file: UploadedFile): ExtractedFileData {
   return {
     filename: file.filename,
-    content_type: file.extracted.contentType,
-    size_bytes: file.sizeBytes,
-    token_estimate: file.extracted.tokenEstimate,
+    contentType: file.extracted.contentType,
+    sizeBytes: file.sizeBytes,
+    tokenEstimate: file.extracted.tokenEstimate,
     truncated: file.extracted.truncated,
     text: file.extracted.text,
   };

@@ -1,6 +1,8 @@
+import type { Aggregate } from '../../src/command-handling/aggregate';
+import { NotFound } from '../../src/domain/errors';
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
-import { ExtractedFileFields } from './extracted-file';
+import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**
  * A project (spec 2 §4 Projects): owner-scoped settings shared by its member
@@ -32,7 +34,7 @@ const ProjectUpdated = z.object({
   defaults: ProjectDefaults.optional(),
 });
 const ProjectDeleted = z.object({ projectId: z.string() });
-const KnowledgeFileAdded = z.object({ fileId: z.string(), ...ExtractedFileFields });
+const KnowledgeFileAdded = z.preprocess(upcastExtractedFile, z.object({ fileId: z.string(), ...ExtractedFileFields }));
 const KnowledgeFileRemoved = z.object({ fileId: z.string() });
 
 export type ProjectEvent =
@@ -87,4 +89,18 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
     case 'KnowledgeFileRemoved':
       return { ...state, fileIds: state.fileIds.filter((id) => id !== event.data.fileId) };
   }
+}
+
+export const projectAggregate: Aggregate<ProjectState, ProjectEvent> = {
+  stream: (tenantId, projectId) => projectStream(tenantId, projectId),
+  eventTypes: PROJECT_EVENT_TYPES,
+  initialState: initialProjectState,
+  evolve: evolveProject,
+  read: readProjectEvent,
+};
+
+/** Projects are owner-scoped: anyone else's project answers like a missing one. */
+export function ownedProject(state: ProjectState, callerId: string): Extract<ProjectState, { status: 'active' }> {
+  if (state.status !== 'active' || state.ownerId !== callerId) throw new NotFound('Project not found');
+  return state;
 }

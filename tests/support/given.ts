@@ -37,3 +37,17 @@ export function given<C, S, E extends DomainEvent>(decider: Decider<C, S, E>, hi
     },
   };
 }
+
+/**
+ * Several commands of one aggregate behind one decider, dispatched on `command.type`, so a
+ * spec can mix them: `dispatching(projectAggregate, { CreateProject: decideCreateProject, … })`.
+ */
+export function dispatching<S, E extends DomainEvent, C extends { type: string }>(
+  aggregate: { initialState: S; evolve(state: S, event: E): S },
+  decides: { [K in C['type']]: (command: Extract<C, { type: K }>, state: S, now: Date) => E[] },
+): Decider<C, S, E> {
+  return {
+    ...aggregate,
+    decide: (command, state, now) => (decides as unknown as Record<string, (c: C, s: S, n: Date) => E[]>)[command.type](command, state, now),
+  };
+}

@@ -156,7 +156,7 @@ describe('conversation attachments over HTTP', () => {
       const response = await send(alice, { bytes, filename: 'keep.pdf' });
       const events = await t.deps.store.readStream(`conversations.conversation-${alice.tenantId}-${conversation}`);
       const added = events.find((e) => e.type === 'AttachmentAdded' && (e.data as { attachmentId: string }).attachmentId === response.body.id)!;
-      expect(added.data).to.have.all.keys('attachmentId', 'filename', 'content_type', 'size_bytes', 'token_estimate', 'truncated', 'text');
+      expect(added.data).to.have.all.keys('attachmentId', 'filename', 'contentType', 'sizeBytes', 'tokenEstimate', 'truncated', 'text');
       expect(JSON.stringify(added.data)).not.to.contain(bytes.toString('base64').slice(0, 40));
       expect((added.data as { text: string }).text).to.equal('stored as text only');
     });

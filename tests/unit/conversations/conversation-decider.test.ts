@@ -1,8 +1,24 @@
 import { expect } from 'chai';
-import { conversationDecider } from '../../../commands/conversations/conversation-decider';
+import { decideAddAttachment } from '../../../commands/conversations/add-attachment';
+import { decideAppendMessage } from '../../../commands/conversations/append-message';
+import { decideCreateConversation } from '../../../commands/conversations/create-conversation';
+import { decideDeleteConversation } from '../../../commands/conversations/delete-conversation';
+import { decideRemoveAttachment } from '../../../commands/conversations/remove-attachment';
+import { decideUpdateConversation } from '../../../commands/conversations/update-conversation';
+import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
 import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
 import type { ConversationEvent } from '../../../streams/conversations/conversation';
-import { given } from '../../support/given';
+
+type AnyCommand = Parameters<typeof decideCreateConversation>[0] | Parameters<typeof decideUpdateConversation>[0] | Parameters<typeof decideDeleteConversation>[0] | Parameters<typeof decideAppendMessage>[0] | Parameters<typeof decideAddAttachment>[0] | Parameters<typeof decideRemoveAttachment>[0];
+const conversationDecider = dispatching<ConversationState, ConversationEvent, AnyCommand>(conversationAggregate, {
+  CreateConversation: decideCreateConversation,
+  UpdateConversation: decideUpdateConversation,
+  DeleteConversation: decideDeleteConversation,
+  AppendMessage: decideAppendMessage,
+  AddAttachment: decideAddAttachment,
+  RemoveAttachment: decideRemoveAttachment,
+});
+import { dispatching, given } from '../../support/given';
 
 const OWNER = 'user-owner';
 const OTHER = 'user-other';
@@ -13,11 +29,11 @@ const created = (userId: string | null = OWNER): ConversationEvent => ({
 });
 const attachment = (id: string, filename = `${id}.pdf`): ConversationEvent => ({
   type: 'AttachmentAdded',
-  data: { attachmentId: id, filename, content_type: 'application/pdf', size_bytes: 100, token_estimate: 10, truncated: false, text: 'text' },
+  data: { attachmentId: id, filename, contentType: 'application/pdf', sizeBytes: 100, tokenEstimate: 10, truncated: false, text: 'text' },
 });
 const message = (messageId: string, sequence: number): ConversationEvent => ({
   type: 'MessageAppended',
-  data: { messageId, sequence_number: sequence, role: 'user', content: 'hi', user_id: OWNER, tool_name: null, metadata: null },
+  data: { messageId, sequenceNumber: sequence, role: 'user', content: 'hi', userId: OWNER, toolName: null, metadata: null },
 });
 const append = (overrides: Partial<{ callerId: string | null; messageId: string; attachmentIds: string[]; role: 'user' | 'assistant' | 'tool' }> = {}) => ({
   type: 'AppendMessage' as const,
@@ -93,7 +109,7 @@ describe('conversation decider', () => {
     it('numbers messages in sequence', () => {
       const [event] = given(conversationDecider, [created(), message('m1', 1), message('m2', 2)]).when(append()).events();
       expect(event.type).to.equal('MessageAppended');
-      expect(event.data).to.include({ messageId: 'm-new', sequence_number: 3, role: 'user', user_id: OWNER });
+      expect(event.data).to.include({ messageId: 'm-new', sequenceNumber: 3, role: 'user', userId: OWNER });
     });
     it('a retried append with the same message id records nothing', () => {
       given(conversationDecider, [created(), message('m1', 1)]).when(append({ messageId: 'm1' })).thenNothing();
@@ -116,6 +132,20 @@ describe('conversation decider', () => {
     it('the first message makes a pre-registered conversation active', () => {
       const state = given(conversationDecider, [created(), message('m1', 1)]).state;
       expect(state.status === 'open' && state.conversationStatus).to.equal('active');
+    });
+  });
+
+  describe('bounded decision state', () => {
+    it('remembers only the latest message ids, however long the conversation', () => {
+      const history = [created(), ...Array.from({ length: 500 }, (_, i) => message(`m${i + 1}`, i + 1))];
+      const state = given(conversationDecider, history).state;
+      expect(state.status === 'open' && state.messageCount).to.equal(500);
+      expect(state.status === 'open' && state.recentMessages.length).to.equal(50);
+      given(conversationDecider, history).when(append({ messageId: 'm500' })).thenNothing();
+    });
+    it('old snake_case message events are read as today\'s camelCase ones', () => {
+      const old = { type: 'MessageAppended', data: { messageId: 'm1', sequence_number: 1, role: 'user', content: 'hi', user_id: OWNER, tool_name: null, metadata: null } };
+      expect(conversationAggregate.read(old).data).to.deep.equal({ messageId: 'm1', sequenceNumber: 1, role: 'user', content: 'hi', userId: OWNER, toolName: null, metadata: null });
     });
   });
 

@@ -1,11 +1,24 @@
-import { projectDecider } from '../../../commands/conversations/project-decider';
+import { decideAddKnowledgeFile } from '../../../commands/conversations/add-knowledge-file';
+import { decideCreateProject } from '../../../commands/conversations/create-project';
+import { decideDeleteProject } from '../../../commands/conversations/delete-project';
+import { decideRemoveKnowledgeFile } from '../../../commands/conversations/remove-knowledge-file';
+import { decideUpdateProject } from '../../../commands/conversations/update-project';
 import { Conflict, NotFound } from '../../../src/domain/errors';
-import type { ProjectEvent } from '../../../streams/conversations/project';
-import { given } from '../../support/given';
+import { projectAggregate, ProjectEvent, ProjectState } from '../../../streams/conversations/project';
+import { dispatching, given } from '../../support/given';
+
+type AnyCommand = Parameters<typeof decideCreateProject>[0] | Parameters<typeof decideUpdateProject>[0] | Parameters<typeof decideDeleteProject>[0] | Parameters<typeof decideAddKnowledgeFile>[0] | Parameters<typeof decideRemoveKnowledgeFile>[0];
+const projectDecider = dispatching<ProjectState, ProjectEvent, AnyCommand>(projectAggregate, {
+  CreateProject: decideCreateProject,
+  UpdateProject: decideUpdateProject,
+  DeleteProject: decideDeleteProject,
+  AddKnowledgeFile: decideAddKnowledgeFile,
+  RemoveKnowledgeFile: decideRemoveKnowledgeFile,
+});
 
 const OWNER = 'owner';
 const created: ProjectEvent = { type: 'ProjectCreated', data: { projectId: 'p1', userId: OWNER, name: 'Permian', description: null, instructions: null, defaults: {} } };
-const file = (fileId: string): ProjectEvent => ({ type: 'KnowledgeFileAdded', data: { fileId, filename: `${fileId}.txt`, content_type: 'text/plain', size_bytes: 1, token_estimate: 1, truncated: false, text: 't' } });
+const file = (fileId: string): ProjectEvent => ({ type: 'KnowledgeFileAdded', data: { fileId, filename: `${fileId}.txt`, contentType: 'text/plain', sizeBytes: 1, tokenEstimate: 1, truncated: false, text: 't' } });
 const add = (fileId: string, callerId = OWNER) => ({
   type: 'AddKnowledgeFile' as const,
   callerId,

@@ -1,0 +1,53 @@
+import { createHash } from 'node:crypto';
+import { reservationDecider, ReservationKey, reservationStream } from '../../src/command-handling/reservation';
+import { fold } from '../../src/command-handling/decider';
+import { Conflict, NotFound, ValidationFailed } from '../../src/domain/errors';
+import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
+import { connectorAggregate, ConnectorState, LiveConnector } from '../../streams/connectors/connector';
+
+/** Shared by the connector commands: key → stream, the key reservation, the typed refusals. */
+
+export const connectorKeyReservation = (tenantId: string, key: string): ReservationKey => ({ context: 'connectors', tenantId, kind: 'connector-key', value: key, label: 'connector key' });
+
+/** The reservation stream is the write side's record of which connector holds a key. */
+export async function connectorIdOf(deps: Pick<ConnectorsDeps, 'store'>, tenantId: string, key: string): Promise<string> {
+  const stream = reservationStream('connectors', tenantId, 'connector-key', key);
+  const decider = reservationDecider('connector key');
+  const events = await deps.store.readStream(stream);
+  const state = fold(decider, events.map((e) => ({ type: e.type, data: e.data }) as never));
+  if (state.status !== 'held') throw new NotFound('Connector not found');
+  return state.owner.slice(connectorAggregate.stream(tenantId, '').length);
+}
+
+/** The decision state, for the I/O around a command (probe, preview); never for uniqueness. */
+export async function loadConnector(deps: Pick<ConnectorsDeps, 'store'>, tenantId: string, id: string): Promise<LiveConnector> {
+  const events = await deps.store.readStream(connectorAggregate.stream(tenantId, id));
+  const state = events.map(connectorAggregate.read).reduce(connectorAggregate.evolve, connectorAggregate.initialState);
+  return requireLive(state);
+}
+
+export function requireLive(state: ConnectorState): LiveConnector {
+  if (!('connectorId' in state)) throw new NotFound('Connector not found');
+  return state;
+}
+
+export const sqlHash = (sql: string) => createHash('sha256').update(sql, 'utf8').digest('hex');
+
+/**
+ * Spec 3 §7's connector refusals: 422 `{detail: {error, …}}`. Field-level detail names
+ * fields (and for config their messages), never a submitted value.
+ */
+export function connectorRefusal(error: string, detail: Record<string, unknown>): ValidationFailed {
+  const message = typeof detail.reason === 'string' ? detail.reason : error;
+  return new ValidationFailed([{ loc: ['body'], msg: message, type: error }], { detail: { error, ...detail } });
+}
+
+export function exposureOf(state: LiveConnector, ekey: string) {
+  const exposure = state.exposures[ekey];
+  if (!exposure) throw new NotFound('Exposure not found');
+  return exposure;
+}
+
+export function refuseTransition(what: string, status: string): never {
+  throw new Conflict(`cannot ${what} an exposure in status ${status}`);
+}

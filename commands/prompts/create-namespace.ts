@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { assertNever, Decider } from '../../src/command-handling/decider';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import { newId } from '../../src/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict } from '../../src/domain/errors';
+import { NAMESPACE_NAME, namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
+
+export const CreateNamespaceBody = z.object({
+  name: z.string().regex(NAMESPACE_NAME, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
+  description: z.string().max(2000).default(''),
+}).strict();
+
+export type CreateNamespace = { type: 'CreateNamespace'; namespaceId: string; name: string; description: string; actorId: string };
+
+export function decideCreateNamespace(command: CreateNamespace, state: NamespaceState, now: Date): NamespaceEvent[] {
+  switch (command.type) {
+    case 'CreateNamespace':
+      if (state.status !== 'none') throw new Conflict('Prompt namespace already exists');
+      return [{ type: 'PromptNamespaceCreated', data: { namespaceId: command.namespaceId, name: command.name, description: command.description, createdBy: command.actorId, createdAt: now.toISOString() } }];
+    default:
+      return assertNever(command.type);
+  }
+}
+
+const decider: Decider<CreateNamespace, NamespaceState, NamespaceEvent> = { ...namespaceAggregate, decide: decideCreateNamespace };
+
+/** The name is unique per tenant: a reservation appended with the namespace's first event. */
+export async function createNamespace(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, body: z.infer<typeof CreateNamespaceBody>): Promise<string> {
+  const namespaceId = newId(context, 'prompts.namespace');
+  await deps.handle(decider, namespaceAggregate.stream(context.tenantId, namespaceId), { type: 'CreateNamespace', namespaceId, name: body.name, description: body.description, actorId: context.actorId }, context, {
+    reserve: [{ context: 'prompts', tenantId: context.tenantId, kind: 'namespace-name', value: body.name, label: `prompt namespace "${body.name}"` }],
+  });
+  return namespaceId;
+}

@@ -1,0 +1,134 @@
+import { loadModule, parseSync } from 'libpg-query';
+import { Parser } from 'node-sql-parser';
+import { functionRefusal } from './sql-functions';
+import { Dialect, scanParameters } from './sql-parameters';
+
+/**
+ * The one SQL validator (spec 3 §exposure) for editors, exposure drafts and every run: a real
+ * parser per engine (libpg-query — PostgreSQL's own grammar compiled to WebAssembly — and
+ * node-sql-parser's Snowflake grammar), then rules on the tree: exactly one top-level
+ * SELECT, no data-modifying statement anywhere (CTEs included), no SELECT INTO, no locking
+ * clause, functions on an allowlist, parameters named and bound.
+ */
+
+export interface SqlIssue {
+  code: string;
+  message: string;
+  /** 0-based offset into the author's text, with its 1-based line and column. */
+  position: { offset: number; line: number; column: number };
+}
+
+export interface SqlValidation {
+  valid: boolean;
+  engine: Dialect;
+  /** Named parameters in order of first use. */
+  parameters: string[];
+  errors: SqlIssue[];
+  /** The text the driver receives: named parameters replaced by positional placeholders. */
+  bound_sql: string;
+}
+
+const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
+
+function at(sql: string, offset: number, code: string, message: string): SqlIssue {
+  const before = sql.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return { code, message, position: { offset, line, column } };
+}
+
+let pgReady: Promise<void> | null = null;
+
+function walk(node: unknown, visit: (type: string, value: Record<string, unknown>) => void): void {
+  if (Array.isArray(node)) {
+    for (const item of node) walk(item, visit);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if (/^[A-Z]/.test(key) && value && typeof value === 'object' && !Array.isArray(value)) visit(key, value as Record<string, unknown>);
+    walk(value, visit);
+  }
+}
+
+function postgresIssues(sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
+  let tree: { stmts: { stmt: Record<string, Record<string, unknown>>; stmt_location?: number }[] };
+  try {
+    tree = parseSync(bound) as never;
+  } catch (error) {
+    const details = (error as { sqlDetails?: { cursorPosition?: number } }).sqlDetails;
+    return [at(sql, map(details?.cursorPosition ?? 0), 'syntax_error', (error as Error).message)];
+  }
+  const issues: SqlIssue[] = [];
+  if (tree.stmts.length === 0) return [at(sql, 0, 'empty', 'no statement given')];
+  if (tree.stmts.length > 1) issues.push(at(sql, map(tree.stmts[1].stmt_location ?? 0), 'multiple_statements', 'exactly one statement is allowed'));
+  const top = tree.stmts[0].stmt;
+  const kind = Object.keys(top)[0];
+  if (kind !== 'SelectStmt') issues.push(at(sql, map(tree.stmts[0].stmt_location ?? 0), 'not_select', `only SELECT is allowed, got ${kind.replace(/Stmt$/, '').toUpperCase()}`));
+  walk(tree.stmts, (type, node) => {
+    const location = map(typeof node.location === 'number' ? node.location : 0);
+    if (WRITES.has(type)) issues.push(at(sql, location, 'data_modifying', `${type.replace(/Stmt$/, '').toUpperCase()} is not allowed (data-modifying statement inside the query)`));
+    if (type === 'SelectStmt' && node.intoClause) issues.push(at(sql, location, 'select_into', 'SELECT INTO creates a table and is not allowed'));
+    if (type === 'SelectStmt' && node.lockingClause) issues.push(at(sql, location, 'locking_clause', 'locking clauses (FOR UPDATE / FOR SHARE) are not allowed'));
+    if (type === 'FuncCall') {
+      const parts = ((node.funcname as { String: { sval: string } }[]) ?? []).map((p) => p.String.sval);
+      const name = parts[parts.length - 1] ?? '';
+      const schema = parts.length > 1 ? parts[0] : null;
+      const refusal = schema && schema !== 'pg_catalog' ? `function ${parts.join('.')} is not on the allowlist` : functionRefusal(name, 'postgresql');
+      if (refusal) issues.push(at(sql, location, 'function_refused', refusal));
+    }
+  });
+  return issues;
+}
+
+const snowflakeParser = new Parser();
+
+function snowflakeIssues(sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
+  const stripped = sql.replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
+  const lead = /^(execute\s+immediate|call|begin|declare|use|alter|set)\b/i.exec(stripped);
+  if (lead) return [at(sql, sql.length - stripped.length, 'not_select', `${lead[1].replace(/\s+/, ' ').toUpperCase()} is not allowed`)];
+  let ast: unknown;
+  try {
+    ast = snowflakeParser.astify(bound, { database: 'snowflake' });
+  } catch (error) {
+    const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset ?? 0;
+    return [at(sql, map(offset), 'syntax_error', (error as Error).message.split('\n')[0].slice(0, 300))];
+  }
+  const statements = (Array.isArray(ast) ? ast : [ast]) as Record<string, unknown>[];
+  const issues: SqlIssue[] = [];
+  if (statements.length > 1) issues.push(at(sql, 0, 'multiple_statements', 'exactly one statement is allowed'));
+  if (statements[0]?.type !== 'select') issues.push(at(sql, 0, 'not_select', `only SELECT is allowed, got ${String(statements[0]?.type ?? 'nothing').toUpperCase()}`));
+  const seen = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) return node.forEach(visit);
+    const n = node as Record<string, unknown>;
+    if (typeof n.type === 'string' && ['insert', 'update', 'delete', 'merge', 'replace', 'create', 'drop', 'alter', 'call'].includes(n.type)) {
+      issues.push(at(sql, 0, 'data_modifying', `${n.type.toUpperCase()} is not allowed`));
+    }
+    if (n.type === 'select' && (n.into as { position?: unknown } | undefined)?.position) issues.push(at(sql, 0, 'select_into', 'SELECT INTO is not allowed'));
+    if (n.type === 'function' || n.type === 'aggr_func') {
+      const raw = n.name as string | { name?: { value: string }[] };
+      const parts = typeof raw === 'string' ? [raw] : (raw?.name ?? []).map((p) => p.value);
+      const name = parts[parts.length - 1] ?? '';
+      const refusal = parts.length > 1 ? `function ${parts.join('.')} is not on the allowlist` : functionRefusal(name, 'snowflake');
+      const found = sql.toLowerCase().indexOf(name.toLowerCase());
+      if (refusal) issues.push(at(sql, Math.max(0, found), 'function_refused', refusal));
+    }
+    for (const value of Object.values(n)) visit(value);
+  };
+  visit(statements);
+  return issues;
+}
+
+export async function validateSql(sql: string, engine: Dialect): Promise<SqlValidation> {
+  const scan = scanParameters(sql, engine);
+  const errors: SqlIssue[] = scan.positional.map((p) => at(sql, p.offset, 'positional_parameter', `parameters are named (:name), not positional (${p.token})`));
+  if (engine === 'postgresql') {
+    await (pgReady ??= loadModule());
+    errors.push(...postgresIssues(sql, scan.text, scan.map));
+  } else errors.push(...snowflakeIssues(sql, scan.text, scan.map));
+  errors.sort((a, b) => a.position.offset - b.position.offset);
+  return { valid: errors.length === 0, engine, parameters: scan.names, errors, bound_sql: scan.text };
+}
