@@ -196,24 +196,33 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
   return result;
 }
 
+/** Wells whose Form PR reports are applied at the same time (each well's months in order). */
+const PRODUCTION_CONCURRENCY = 4;
+
 /** Form PR reports through UpdateWellProduction; a report the well already shows is skipped. */
 async function feedProduction(deps: FeedDeps, actor: GraphActor, namespace: string, reports: ProductionFact[]): Promise<number> {
   if (reports.length === 0) return 0;
+  const byWell = new Map<string, WellProduction[]>();
+  for (const { apiNumber, report } of reports) byWell.set(apiNumber, [...(byWell.get(apiNumber) ?? []), report]);
+  const wells = await knownVertices(deps, namespace, [...byWell.keys()].map((api) => ({ label: 'Well', entityId: api, properties: {} })));
+  const queue = [...byWell.entries()];
   let appended = 0;
-  const apis = [...new Set(reports.map((r) => r.apiNumber))];
-  const wells = await knownVertices(deps, namespace, apis.map((api) => ({ label: 'Well', entityId: api, properties: {} })));
-  // Months in order, so the "current" fields end on the newest month.
-  const ordered = [...reports].sort((a, b) => a.report.reporting_month.localeCompare(b.report.reporting_month));
-  const current = new Map<string, KnownVertex>();
-  for (const { apiNumber, report } of ordered) {
-    const well = current.get(apiNumber) ?? wells.get(key('Well', apiNumber));
-    if (!well) continue;
-    const set = productionChanges(well.properties, report);
-    if (Object.entries(set).every(([name, value]) => well.properties[name] === value)) continue;
-    const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: well.id, namespace, report, imported: { label: well.label, entityId: well.entity_id, properties: well.properties } };
-    await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, well.id), command, commandContext(actor));
-    current.set(apiNumber, { ...well, properties: { ...well.properties, ...set } });
-    appended++;
-  }
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [apiNumber, months] = next;
+      let well = wells.get(key('Well', apiNumber));
+      if (!well) continue;
+      // Months in order, so the "current" fields end on the newest month.
+      for (const report of [...months].sort((a, b) => a.reporting_month.localeCompare(b.reporting_month))) {
+        const set = productionChanges(well.properties, report);
+        if (Object.entries(set).every(([name, value]) => well!.properties[name] === value)) continue;
+        const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: well.id, namespace, report, imported: { label: well.label, entityId: well.entity_id, properties: well.properties } };
+        await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, well.id), command, commandContext(actor));
+        well = { ...well, properties: { ...well.properties, ...set } };
+        appended++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PRODUCTION_CONCURRENCY }, worker));
   return appended;
 }
