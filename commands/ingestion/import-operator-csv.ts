@@ -8,6 +8,7 @@ import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from
 import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from '../../src/ingestion/csv-wells';
 import { csvFacts } from '../../src/ingestion/graph-facts';
 import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState } from '../../streams/ingestion/operator-csv-import';
+import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 
 /** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
@@ -111,7 +112,7 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
         if (fed.position) behind.push(fed.position);
-        if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS);
+        if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
         last = fed.position ?? last;
         fedRows += wells.length;
         deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
@@ -126,7 +127,7 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
     if (feeding.status === 'rejected') throw feeding.reason;
     const last = feeding.value;
     // Read-your-writes once for the whole file: the graph holds every row when this answers.
-    if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS);
+    if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
     return {
       import_id: importId,
       filename: file.filename,

@@ -76,6 +76,14 @@ export async function run(): Promise<BenchRow[]> {
     };
     const first = await withPeakMemory(post);
     const again = await withPeakMemory(post);
+
+    // A year of one district, every data type: mostly Form PR reports through UpdateWellProduction.
+    const scrapeStarted = process.hrtime.bigint();
+    const scrape = await fetch(`${bench.api}/ingest/rrc-scrape`, { method: 'POST', headers, body: JSON.stringify({ data_types: ['operators', 'leases', 'wells', 'permits', 'flaring', 'production'], district: '08', date_range: { from: '2025-01-01', to: '2025-12-31' } }) });
+    const scrapeSeconds = Number(process.hrtime.bigint() - scrapeStarted) / 1e9;
+    const scraped = (await scrape.json()) as { counts: Record<string, number> };
+    if (scrape.status !== 200) throw new Error(`POST /ingest/rrc-scrape answered ${scrape.status}: ${JSON.stringify(scraped).slice(0, 300)}`);
+    const records = Object.values(scraped.counts).reduce((a, b) => a + b, 0);
     const round = (n: number) => Math.round(n * 10) / 10;
     return [
       { name: `csv file (${ROWS.toLocaleString('en-US')} rows)`, value: round(sizeMb), unit: 'MB' },
@@ -88,6 +96,7 @@ export async function run(): Promise<BenchRow[]> {
       { name: 'csv import peak heap', value: round(first.peakHeapMb), unit: 'MB' },
       { name: 'csv re-import rows/s (unchanged)', value: Math.round(ROWS / again.seconds), unit: 'rows/s' },
       { name: 'csv re-import peak heap', value: round(again.peakHeapMb), unit: 'MB' },
+      { name: `rrc scrape, 1 year of district 08 (${records} records)`, value: round(scrapeSeconds), unit: 's' },
     ];
   } finally {
     await bench.close();
