@@ -22,6 +22,8 @@ const EnvSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
+  /** The least-privileged role the platform runs as when DATABASE_URL is a superuser; `none` to connect as given. */
+  DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none').default('platform_app'),
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
@@ -54,6 +56,15 @@ const EnvSchema = z.object({
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   /** Longest one upload's text extraction may take before it answers 422. */
   EXTRACTION_TIME_LIMIT_MS: z.coerce.number().int().min(1).default(30_000),
+  // Model providers for agent turns; `builtin/*` models need none of these.
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** An OpenAI-compatible chat-completions endpoint serving the `local/*` models, e.g. http://gpu-box:8000/v1. */
+  LOCAL_LLM_BASE_URL: z.string().url().optional(),
+  LOCAL_LLM_API_KEY: z.string().optional(),
+  /** Longest one agent turn may run before it fails with status `error`. */
+  AGENT_TURN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
   CONNECTOR_EGRESS_ALLOW: z.string().default(''),
   CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
@@ -73,6 +84,8 @@ export interface Config {
   dataDir: string;
   /** Absent: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
+  /** The role the platform runs as when the configured connection is a superuser; null: as given. */
+  database: { appRole: string | null };
   eventStore: { kind: 'postgres' } | { kind: 'esdb'; url: string };
   redisUrl?: string;
   kafkaBrokers?: string[];
@@ -93,6 +106,8 @@ export interface Config {
   bcryptCost: number;
   /** The worker-thread pool that extracts text from uploads off the request thread. */
   extraction: { workers: number; timeLimitMs: number };
+  /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
+  llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Development defaults in use; printed loudly at start. */
@@ -157,6 +172,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
+    database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE },
     eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres' },
     redisUrl: env.REDIS_URL || undefined,
     kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
@@ -177,6 +193,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     secretStoreKey: devDefault('SECRET_STORE_KEY', env.SECRET_STORE_KEY, DEV_SECRET_STORE_KEY),
     bcryptCost: env.BCRYPT_COST,
+    llm: {
+      openaiApiKey: env.OPENAI_API_KEY || undefined,
+      openaiBaseUrl: env.OPENAI_BASE_URL,
+      anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+      localBaseUrl: env.LOCAL_LLM_BASE_URL,
+      localApiKey: env.LOCAL_LLM_API_KEY || undefined,
+      turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
+    },
     extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
     connectors: {
       egressAllow,

@@ -26,11 +26,13 @@ import { managedContext } from '../../queries/graph/managed-context';
 import { runTemplate } from '../../queries/graph/query-templates';
 import { wellContext } from '../../queries/graph/well-context';
 import { namespaceOf } from '../../streams/graph/names';
+import { graphAgentTools } from '../graph/agent-tools';
 import { newId } from '../command-handling/idempotency';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { graphAuditCatalog } from '../audit/catalogs/graph';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
@@ -230,8 +232,10 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
 export const graphContext: ContextModule = {
   name: 'graph',
+  audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
+  agentTools: graphAgentTools,
   // The oil-and-gas vertical is installed once (idempotent on every later start).
   start: (deps) => installOilgasVertical(deps),
 };

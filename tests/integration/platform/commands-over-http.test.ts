@@ -4,7 +4,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { apiSpec } from '../../support/specs';
 
-describe('Idempotency-Key on POST commands', () => {
+describe('commands over HTTP: Idempotency-Key and API specs', () => {
   let t: TestPlatform;
   let alice: Session;
 
@@ -49,26 +49,18 @@ describe('Idempotency-Key on POST commands', () => {
     expect(response.status).to.equal(400);
     expect(response.body.detail).to.match(/Idempotency-Key/);
   });
-});
 
-describe('API specs: a request and the events it appends', () => {
-  let t: TestPlatform;
-  let alice: Session;
-  before(async () => {
-    t = await startTestPlatform();
-    alice = await signIn(t, { roles: ['operator'] });
-  });
-  after(() => t.close());
+  describe('API specs: a request and the events it appends', () => {
+    it('POST /conversations appends ConversationCreated, correlated to the request', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: 'filing-agent', title: 'March Form PR' }, alice.headers).thenAppended(['ConversationCreated'], 200);
+    });
 
-  it('POST /conversations appends ConversationCreated, correlated to the request', async () => {
-    await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: 'filing-agent', title: 'March Form PR' }, alice.headers).thenAppended(['ConversationCreated'], 200);
-  });
+    it('an invalid body appends nothing', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: '' }, alice.headers).thenNothingAppended(422);
+    });
 
-  it('an invalid body appends nothing', async () => {
-    await apiSpec(t.api, t.deps.knex).when('POST', '/conversations', { agent_id: '' }, alice.headers).thenNothingAppended(422);
-  });
-
-  it('creating a well appends its entity_id reservation and the vertex in one request', async () => {
-    await apiSpec(t.api, t.deps.knex).when('POST', '/graph/entities', { label: 'Well', properties: { entity_id: `W-${randomUUID()}` } }, alice.headers).thenAppended(['ReservationClaimed', 'VertexCreated'], 201);
+    it('creating a well appends its entity_id reservation and the vertex in one request', async () => {
+      await apiSpec(t.api, t.deps.knex).when('POST', '/graph/entities', { label: 'Well', properties: { entity_id: `W-${randomUUID()}` } }, alice.headers).thenAppended(['ReservationClaimed', 'VertexCreated'], 201);
+    });
   });
 });
