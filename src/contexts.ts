@@ -11,6 +11,7 @@ import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
 import { complianceContext } from './api/compliance';
 import { auditContext } from './api/audit';
+import { ingestionContext } from './api/ingestion';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -26,4 +27,5 @@ export const contexts: ContextModule[] = [
   checklistsContext,
   complianceContext,
   auditContext,
+  ingestionContext,
 ];
