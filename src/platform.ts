@@ -21,6 +21,7 @@ import { createLogger } from './infra/logger';
 import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
+import { openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
   config: Config;
@@ -114,13 +115,18 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       rateLimit: (req, res, next) => stages.rateLimit(req, res, next),
     };
     const whileStarting: RequestHandler = (_req, res, next) => (ready ? next() : res.status(503).json({ error: 'service starting' }));
+    // The API contract of each listener answers while starting too (issue 18).
+    const publicContract = openApiRouters(contextModules, 'public');
+    const internalContract = openApiRouters(contextModules, 'internal');
+    publicRoutes.use(publicContract.api);
+    internalRoutes.use(internalContract.api);
     publicRoutes.use(whileStarting);
     internalRoutes.use(whileStarting);
 
     if (config.role !== 'projector') {
-      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health, gateway, routers: [publicRoutes] }));
+      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes] }));
     }
-    internalServer = createServer(createInternalApp({ logger, health, routers: [internalRoutes] }));
+    internalServer = createServer(createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] }));
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
     const internalPort = await listen(internalServer, config.http.internalPort, '127.0.0.1');
     logger.info({ publicPort, internalPort }, 'listening');
