@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type Redis from 'ioredis';
-import { RequestHandler, Router } from 'express';
+import { Express, RequestHandler, Router } from 'express';
 import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
 import { createSnapshotStore } from './command-handling/snapshots';
@@ -34,6 +34,8 @@ export interface Platform {
   db: Database;
   publicUrl: string | null;
   internalUrl: string;
+  /** The express apps of the two listeners (route walks of the API contract test). */
+  apps: { public: Express | null; internal: Express };
   isReady(): boolean;
   stop(): Promise<void>;
 }
@@ -123,10 +125,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     publicRoutes.use(whileStarting);
     internalRoutes.use(whileStarting);
 
+    let publicApp: Express | null = null;
     if (config.role !== 'projector') {
-      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes] }));
+      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes] })));
     }
-    internalServer = createServer(createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] }));
+    const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] });
+    internalServer = createServer(internalApp);
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
     const internalPort = await listen(internalServer, config.http.internalPort, '127.0.0.1');
     logger.info({ publicPort, internalPort }, 'listening');
@@ -180,6 +184,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       db,
       publicUrl: publicPort === null ? null : `http://127.0.0.1:${publicPort}`,
       internalUrl: `http://127.0.0.1:${internalPort}`,
+      apps: { public: publicApp, internal: internalApp },
       isReady: () => ready && !stopping,
       stop,
     };

@@ -32,7 +32,7 @@ export interface RouteDescription {
   /** JSON body schema, or `'multipart'` for a `file` upload. */
   body?: ZodTypeAny | 'multipart';
   /** Success responses by status. */
-  responses: Record<number, ResponseSpec>;
+  responses: { [status: number]: ResponseSpec | undefined };
   /** Error statuses this route answers beyond the standard ones (see `standardErrors`). */
   errors?: number[];
   /** Mounted outside /api/v1 (health, docs). */
@@ -40,12 +40,16 @@ export interface RouteDescription {
   tags?: string[];
 }
 
-/** What a context exports from `src/api/<ctx>.openapi.ts`. */
+/**
+ * What a context exports from `src/api/<ctx>.openapi.ts`. The route lists are functions so
+ * the description may import route-local schemas from its router while the router's module
+ * imports the description (the lists are read only when a document is built).
+ */
 export interface ApiDescription {
   /** The tag its routes are grouped under. */
   tag: string;
-  public?: RouteDescription[];
-  internal?: RouteDescription[];
+  public?: () => RouteDescription[];
+  internal?: () => RouteDescription[];
 }
 
 // ---- error bodies (spec 1 §7) ---------------------------------------------------------
@@ -119,7 +123,7 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
 
 function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, tag: string): void {
   const responses: RouteConfig['responses'] = {};
-  for (const [status, spec] of Object.entries(route.responses)) responses[status] = responseConfig(Number(status), spec);
+  for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
   for (const status of standardErrors(route, listener)) {
     responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status) } } };
   }
@@ -162,7 +166,7 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
   registry.register('ValidationError', ValidationError);
   registry.register('GatewayError', GatewayErrorBody);
   for (const description of descriptions) {
-    for (const route of (options.listener === 'public' ? description.public : description.internal) ?? []) register(registry, route, options.listener, description.tag);
+    for (const route of (options.listener === 'public' ? description.public : description.internal)?.() ?? []) register(registry, route, options.listener, description.tag);
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
   return generator.generateDocument({
@@ -180,3 +184,6 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** zod with `.openapi()` (names and examples): description files import `z` from here. */
+export { z };

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import type { ApiDescription, RouteDescription } from './describe';
+
+import { z, type ApiDescription, type RouteDescription } from './describe';
 
 /** The platform's own routes: /health and the contract itself (served on both listeners). */
 const Health = z
@@ -18,4 +18,4 @@ const routes: RouteDescription[] = [
   { method: 'get', path: '/openapi.json', auth: 'public', summary: 'This OpenAPI 3.1 document', responses: { 200: z.object({ openapi: z.string(), paths: z.record(z.unknown()) }).passthrough() } },
 ];
 
-export const platformApi: ApiDescription = { tag: 'platform', public: routes, internal: routes };
+export const platformApi: ApiDescription = { tag: 'platform', public: () => routes, internal: () => routes };

@@ -17,7 +17,10 @@ export interface HttpClient {
   patch<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
 }
 
-export function httpClient(baseUrl: string, defaults: HeaderMap = {}): HttpClient {
+/** Sees every response (the contract check of issue 18); throwing fails the request. */
+export type ResponseHook = (method: string, path: string, response: HttpResponse) => void;
+
+export function httpClient(baseUrl: string, defaults: HeaderMap = {}, onResponse?: ResponseHook): HttpClient {
   async function request<T>(method: string, path: string, options: { body?: unknown; headers?: HeaderMap; raw?: BodyInit } = {}): Promise<HttpResponse<T>> {
     const headers: HeaderMap = { ...defaults, ...(options.headers ?? {}) };
     let body: BodyInit | undefined = options.raw;
@@ -29,7 +32,9 @@ export function httpClient(baseUrl: string, defaults: HeaderMap = {}): HttpClien
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-    return { status: response.status, body: parsed as T, text, headers: response.headers };
+    const result = { status: response.status, body: parsed as T, text, headers: response.headers };
+    onResponse?.(method, path, result);
+    return result;
   }
   return {
     request,
