@@ -19,6 +19,7 @@ import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '
 import { MODEL_OPTIONS } from '../settings/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from '../settings/settings-cache';
 import { createTenantUserCheck } from '../settings/tenant-users';
+import { settingsApi } from './settings.openapi';
 
 /** Tenant settings endpoints (spec 1 §4). Writes need `settings.manage` (admin). */
 
@@ -51,8 +52,8 @@ function settingsView(snapshot: TenantSettingsSnapshot, defaults: TenantSettings
   };
 }
 
-const UserIdParams = z.object({ user_id: z.string().uuid() });
-const AuditQuery = z.object({
+export const UserIdParams = z.object({ user_id: z.string().uuid() });
+export const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   action: z.enum([AUDIT_ACTIONS.update, AUDIT_ACTIONS.overrideUpsert, AUDIT_ACTIONS.overrideDelete]).optional(),
   before: z.string().uuid().optional(),
@@ -125,4 +126,5 @@ export const settingsContext: ContextModule = {
   name: 'settings',
   projectors: [tenantSettingsProjector, userBudgetOverridesProjector, settingsAuditLogProjector],
   publicRouter: createSettingsApi,
+  openapi: settingsApi,
 };

@@ -45,13 +45,13 @@ describe('the API contract', function () {
   });
 
   it('serves a readable reference page at /docs on both listeners without a token', async () => {
-    for (const base of [t.publicUrl, t.internalUrl]) {
+    for (const [base, route] of [[t.publicUrl, '/api/v1/auth/me'], [t.internalUrl, '/api/v1/auth/resolve']]) {
       const response = await fetch(`${base}/docs`);
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.match(/text\/html/);
       const html = await response.text();
       expect(html).to.include('/api/v1/openapi.json');
-      expect(html).to.include('<code>/api/v1/auth/me</code>');
+      expect(html).to.include(`<code>${route}</code>`);
     }
   });
 
