@@ -19,7 +19,7 @@ const iso = z.union([z.string(), z.date()]);
 export const identityApi: ApiDescription = {
   tag: 'identity',
   public: () => [
-    { method: 'post', path: '/auth/token', auth: 'public', summary: 'Log in with e-mail and password; sets the svc_token cookie', body: LogInInput, responses: { 200: Session } },
+    { method: 'post', path: '/auth/token', auth: 'public', summary: 'Log in with e-mail and password; sets the svc_token cookie', body: LogInInput, responses: { 200: Session }, errors: [401] },
     { method: 'get', path: '/auth/me', summary: 'The caller: identity, roles and permissions', responses: { 200: Me } },
     {
       method: 'post',

@@ -16,7 +16,20 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type ResponseSpec =
   | ZodTypeAny
   | null
-  | { description?: string; schema?: ZodTypeAny; contentType?: 'application/json' | 'text/event-stream' | 'text/html' };
+  | {
+      description?: string;
+      schema?: ZodTypeAny;
+      contentType?: 'application/json' | 'text/event-stream' | 'text/html';
+      /** SSE routes: each named event's `data` (JSON) schema; the content type becomes text/event-stream. */
+      events?: Record<string, ZodTypeAny>;
+    };
+
+/** An SSE stream's frames as one schema: `{id?, event, data}` per named event (spec 2 §6). */
+export function sseFrames(events: Record<string, ZodTypeAny>): ZodTypeAny {
+  const frames = Object.entries(events).map(([event, data]) => z.object({ id: z.string().optional(), event: z.literal(event), data }).openapi({ title: event }));
+  const schema = frames.length === 1 ? frames[0] : z.union(frames as unknown as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
+  return schema.openapi({ description: 'Server-sent events: each frame is `id:` (resume with Last-Event-ID), `event:` and one JSON line of `data:`; `: heartbeat` comments keep it open.' });
+}
 
 export interface RouteDescription {
   method: Method;
@@ -114,6 +127,7 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '
 function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
   if (spec === null) return { description: status === 204 ? 'No content' : 'No body' };
   if (spec instanceof z.ZodType) return { description: 'OK', content: { 'application/json': { schema: spec } } };
+  if (spec.events) return { description: spec.description ?? 'Event stream', content: { 'text/event-stream': { schema: sseFrames(spec.events) } } };
   const contentType = spec.contentType ?? 'application/json';
   return {
     description: spec.description ?? 'OK',
