@@ -48,6 +48,8 @@ export interface RouteDescription {
   responses: { [status: number]: ResponseSpec | undefined };
   /** Error statuses this route answers beyond the standard ones (see `standardErrors`). */
   errors?: number[];
+  /** Extra error body shapes by status (accepted besides the standard body), e.g. a structured 422 refusal. */
+  errorBodies?: { [status: number]: ZodTypeAny };
   /** Mounted outside /api/v1 (health, docs). */
   root?: boolean;
   tags?: string[];
@@ -98,10 +100,11 @@ const ERROR_TEXT: Record<number, string> = {
   503: 'Unavailable (starting, or a dependency is down)',
 };
 
-function errorSchema(status: number): ZodTypeAny {
-  if (status === 422) return z.union([ValidationError, ErrorDetail]);
-  if (status === 401 || status === 403 || status === 429 || status === 503) return z.union([GatewayErrorBody, ErrorDetail]);
-  return ErrorDetail;
+function errorSchema(status: number, extra?: ZodTypeAny): ZodTypeAny {
+  const standard: ZodTypeAny[] =
+    status === 422 ? [ValidationError, ErrorDetail] : status === 401 || status === 403 || status === 429 || status === 503 ? [GatewayErrorBody, ErrorDetail] : [ErrorDetail];
+  const all = extra ? [...standard, extra] : standard;
+  return all.length === 1 ? all[0] : z.union(all as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
 }
 
 /** The errors every route may answer, from how it is mounted and what it parses. */
@@ -138,8 +141,8 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
 function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, tag: string): void {
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
-  for (const status of standardErrors(route, listener)) {
-    responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status) } } };
+  for (const status of new Set([...standardErrors(route, listener), ...Object.keys(route.errorBodies ?? {}).map(Number)])) {
+    responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status, route.errorBodies?.[status]) } } };
   }
   const body =
     route.body === 'multipart'

@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { servedRoutes } from '../../support/routes';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
@@ -42,6 +43,15 @@ describe('the API contract', function () {
     expect(me.security).to.deep.equal([{ bearer: [] }, { cookie: [] }]);
     expect(me.responses['401'].content['application/json'].schema).to.be.an('object');
     expect((body.paths as any)['/api/v1/auth/token'].post.security).to.deep.equal([]);
+  });
+
+  it('serves documents that are valid OpenAPI 3.1 on both listeners', async () => {
+    for (const client of [t.api, t.internal]) {
+      const { body } = await client.get('/openapi.json');
+      const result = await new Validator().validate(body);
+      expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
+      expect(result.valid).to.equal(true);
+    }
   });
 
   it('serves a readable reference page at /docs on both listeners without a token', async () => {
