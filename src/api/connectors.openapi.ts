@@ -141,7 +141,7 @@ export const connectorsApi: ApiDescription = {
               description: z.string(),
               parameters: z.record(z.unknown()),
               approved_sql_hash: ts,
-              max_rows: z.number().int(),
+              max_rows: z.number().int().nullable(),
             }),
           ),
         }),
