@@ -4,7 +4,7 @@ import type { ContextModule, PlatformDeps } from '../../src/context-module';
 import { Platform, startPlatform } from '../../src/platform';
 import { createTestDatabase } from './database';
 import { httpClient, HttpClient, ResponseHook } from './http';
-import { contractOf } from './contract';
+import { contractOf } from '../../src/openapi/contract';
 import { documentFor } from '../../src/openapi/serve';
 import type { Listener } from '../../src/openapi/describe';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';

@@ -1,6 +1,6 @@
 import Ajv2020, { ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { OpenApiDocument } from '../../src/openapi/describe';
+import type { OpenApiDocument } from './describe';
 
 /**
  * Checks responses against an OpenAPI 3.1 document with ajv (issue 18): the operation is
