@@ -42,7 +42,7 @@ export function generator(document: OpenApiDocument, random: () => number) {
   const int = (min: number, max: number) => Math.floor(min + random() * (max - min + 1));
   const resolve = (schema: Schema): Schema => {
     if (!schema?.$ref) return schema ?? {};
-    const path = String(schema.$ref).replace(/^#\//, '').split('/');
+    const path = String(schema.$ref).replace(/^#\//, '').split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     return resolve(path.reduce((node: any, key) => node?.[key], document) ?? {});
   };
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[int(0, 15)]).join('');
