@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
-import { startPlatform } from '../src/platform';
+import { Platform, startPlatform } from '../src/platform';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -11,10 +11,16 @@ export function registerStartCommand(program: Command): void {
     .action(async (options: { role?: string }) => {
       const config = loadConfig(options.role ? { ...process.env, ROLE: options.role } : process.env);
       const logger = createLogger(config.logLevel);
-      const platform = await startPlatform({ config, logger });
-      logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
+      let platform: Platform | null = null;
       let stopping = false;
+      let requested: string | null = null;
+      // Installed before starting: /health answers 200 a moment before startPlatform returns,
+      // and a SIGTERM in that moment must still drain and exit cleanly.
       const shutdown = (signal: string) => {
+        if (!platform) {
+          requested = signal;
+          return;
+        }
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'shutting down');
@@ -28,5 +34,8 @@ export function registerStartCommand(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
+      platform = await startPlatform({ config, logger });
+      logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
+      if (requested) shutdown(requested);
     });
 }

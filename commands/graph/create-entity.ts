@@ -49,9 +49,10 @@ export async function createEntity(deps: GraphCommandDeps, actor: GraphActor, bo
   const entityId = set.entity_id ?? vertexId;
   const [labelKnown, taken] = await Promise.all([isVertexLabel(deps.knex, body.label), entityIdTaken(deps.knex, namespace, body.label, entityId)]);
   const command: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: body.label, entityId, properties: set, labelKnown, entityIdTaken: taken };
-  const { events } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor), {
+  const { state } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor), {
     reserve: [entityIdReservation(actor.tenantId, body.label, entityId)],
   });
-  const created = events[0].data as { properties: Properties };
-  return { id: vertexId, label: body.label, entity_id: entityId, properties: created.properties };
+  // From the state, not the appended events: a retried request (Idempotency-Key) appends none.
+  const properties: Properties = state.status === 'active' ? state.properties : {};
+  return { id: vertexId, label: body.label, entity_id: entityId, properties };
 }

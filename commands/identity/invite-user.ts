@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../../src/command-handling/idempotency';
 import { z } from 'zod';
 import type { CommandContext } from '../../src/command-handling/command-handler';
 import type { Decider } from '../../src/command-handling/decider';
@@ -40,7 +40,13 @@ export function decideInviteUser(command: InviteUser, state: UserState): UserEve
 const decider: Decider<InviteUser, UserState, UserEvent> = { ...userEvolution, decide: decideInviteUser };
 
 export async function inviteUser(deps: IdentityDeps, input: z.infer<typeof InviteUserInput>, context: CommandContext) {
-  const userId = randomUUID();
+  const userId = newId(context.tenantId, 'identity.user');
+  // A retried invite (same Idempotency-Key) finds its user already written. The invite token
+  // was shown once and cannot be shown again (it is stored only as a hash), and a fresh one
+  // would not be the one the user holds: say so instead of answering with a second secret.
+  if ((await deps.store.readStream(userStream(context.tenantId, userId), { limit: 1 })).length > 0) {
+    throw new Conflict('This invite request was already processed; its token is shown only once. Issue a password reset for the user to get a new link.');
+  }
   const { token, tokenHash } = newOneTimeToken();
   const expiresAt = new Date(deps.clock().getTime() + INVITE_TTL_MS).toISOString();
   const reservation = emailReservation(input.email);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../command-handling/idempotency';
 import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 import { Request, Router } from 'express';
 import { z } from 'zod';
@@ -87,7 +87,7 @@ function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Ext
   router.post('/conversations', async (req, res) => {
     const caller = callerOf(req, listener);
     const body = parseBody(req, CreateConversationBody);
-    const id = body.id ?? randomUUID();
+    const id = body.id ?? newId(caller.tenantId, 'conversations.conversation');
     await createConversation(deps, caller.tenantId, {
       type: 'CreateConversation',
       conversationId: id,
@@ -130,7 +130,7 @@ function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Ext
     await visibleConversation(knex, caller.tenantId, id, caller.userId);
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
     const extracted = await extract(file.bytes);
-    const attachmentId = randomUUID();
+    const attachmentId = newId(caller.tenantId, 'conversations.attachment');
     await addAttachment(deps, caller.tenantId, id, { type: 'AddAttachment', callerId: caller.userId, attachmentId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
   });
@@ -164,7 +164,7 @@ function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract)
   router.post('/projects', async (req, res) => {
     const caller = userOf(req, listener);
     const body = parseBody(req, CreateProjectBody);
-    const projectId = randomUUID();
+    const projectId = newId(caller.tenantId, 'conversations.project');
     await createProject(deps, caller.tenantId, {
       type: 'CreateProject',
       projectId,
@@ -207,7 +207,7 @@ function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract)
     if (project.knowledge_file_count >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
     const extracted = await extract(file.bytes);
-    const fileId = randomUUID();
+    const fileId = newId(caller.tenantId, 'conversations.knowledge-file');
     await addKnowledgeFile(deps, caller.tenantId, id, { type: 'AddKnowledgeFile', callerId: caller.userId, fileId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
   });

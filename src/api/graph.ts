@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Request, Router } from 'express';
 import { z } from 'zod';
 import { addRelationshipRule, AddRelationshipRuleBody } from '../../commands/graph/add-relationship-rule';
@@ -27,6 +26,8 @@ import { managedContext } from '../../queries/graph/managed-context';
 import { runTemplate } from '../../queries/graph/query-templates';
 import { wellContext } from '../../queries/graph/well-context';
 import { namespaceOf } from '../../streams/graph/names';
+import { graphAgentTools } from '../graph/agent-tools';
+import { newId } from '../command-handling/idempotency';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
@@ -87,7 +88,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
   router.post('/graph/entities', async (req, res) => {
     const body = parseBody(req, CreateEntityBody);
-    res.status(201).json(await createEntity(deps, actorOf(req), body, randomUUID()));
+    const actor = actorOf(req);
+    res.status(201).json(await createEntity(deps, actor, body, newId(actor.tenantId, 'graph.vertex')));
   });
   router.get('/graph/entities/:label', async (req, res) => {
     const { label } = parseParams(req, LabelParams);
@@ -117,7 +119,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
   router.post('/graph/edges', async (req, res) => {
     const body = parseBody(req, CreateEdgeBody);
-    res.status(201).json(await createEdge(deps, actorOf(req), body, randomUUID()));
+    const actor = actorOf(req);
+    res.status(201).json(await createEdge(deps, actor, body, newId(actor.tenantId, 'graph.edge')));
   });
   router.get('/graph/edges/:label/:id', async (req, res) => {
     const { label, id } = parseParams(req, VertexPath);
@@ -226,7 +229,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
   router.post('/relationship-rules', async (req, res) => {
     const actor = configurer(req);
-    res.status(201).json(await addRelationshipRule(deps, actor, parseBody(req, AddRelationshipRuleBody), randomUUID()));
+    res.status(201).json(await addRelationshipRule(deps, actor, parseBody(req, AddRelationshipRuleBody), newId(actor.tenantId, 'graph.relationship-rule')));
   });
   router.delete('/relationship-rules/:id', async (req, res) => {
     await removeRelationshipRule(deps, configurer(req), req.params.id as string);
@@ -240,6 +243,7 @@ export const graphContext: ContextModule = {
   name: 'graph',
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
+  agentTools: graphAgentTools,
   // The oil-and-gas vertical is installed once (idempotent on every later start).
   start: (deps) => installOilgasVertical(deps),
   openapi: graphApi,

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { Conflict } from '../domain/errors';
 import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
-import { derivedUuid } from './idempotency';
+import { derivedUuid, idempotencyKeyFor } from './idempotency';
+import { currentScope, nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 
@@ -104,9 +105,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     context: CommandContext,
     options: CommandOptions = {},
   ): Promise<CommandResult<State, Event>> {
-    const correlationId = context.correlationId ?? randomUUID();
+    // Every event one request appends shares its request id, so one query finds all it caused.
+    const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
+    const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
+    // The n-th command on this stream within the request: two commands on one stream in one
+    // request derive different ids, a retry of the request derives the same ones.
+    const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
     const eventId = (target: string, index: number) =>
-      context.idempotencyKey ? derivedUuid('event', context.tenantId, context.idempotencyKey, target, String(index)) : randomUUID();
+      idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
     const metadata = {
       ...context.metadata,
       tenantId: context.tenantId,
@@ -116,10 +122,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     };
     for (let attempt = 0; ; attempt++) {
       const { state, stored, revision } = await load(decider, stream);
-      if (context.idempotencyKey) {
+      if (idempotencyKey) {
         const first = eventId(stream, 0);
         const done = stored.find((e) => e.id === first);
-        if (done) return { state, events: [], position: done.position, replayed: true };
+        if (done) {
+          // The first request may still be on its way to the read models: answer as it will.
+          await projections.waitFor(done.position, waitMs, [done.type]);
+          return { state, events: [], position: done.position, replayed: true };
+        }
       }
       const events = decider.decide(command, state, clock());
       // Reservations first: where the store cannot write several streams atomically

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { currentScope, nextInScope } from '../http/request-scope';
 
 /**
  * A uuid that is a pure function of its parts (RFC 9562 version 8 layout over SHA-256), so
@@ -11,7 +12,18 @@ export function derivedUuid(...parts: string[]): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A new id: derived from the idempotency key when the request has one, random otherwise. */
-export function newId(idempotency: { tenantId: string; idempotencyKey?: string } | undefined, scope: string): string {
-  return idempotency?.idempotencyKey ? derivedUuid('id', idempotency.tenantId, idempotency.idempotencyKey, scope) : randomUUID();
+/**
+ * A new resource id (`scope` names its kind, e.g. `graph.vertex`): derived from the request's
+ * Idempotency-Key and tenant when the request has a key, random otherwise.
+ */
+export function newId(owner: string | { tenantId: string; idempotencyKey?: string }, scope: string): string {
+  const tenantId = typeof owner === 'string' ? owner : owner.tenantId;
+  const key = (typeof owner === 'string' ? undefined : owner.idempotencyKey) ?? currentScope()?.idempotencyKey;
+  if (!key) return randomUUID();
+  return derivedUuid('id', tenantId, key, scope, String(nextInScope(`id:${scope}`)));
+}
+
+/** The idempotency key in force for a command: the one it names, else the request's. */
+export function idempotencyKeyFor(explicit: string | undefined): string | undefined {
+  return explicit ?? currentScope()?.idempotencyKey;
 }

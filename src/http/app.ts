@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
 import { requestContext } from './request-context';
+import { requestScope } from './request-scope';
 
 export interface PublicAppOptions {
   logger: Logger;
@@ -33,7 +34,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.use(cors({ origin: true, credentials: true, maxAge: 600 }));
   app.use(options.health);
   const api = Router();
-  api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit);
+  api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit, requestScope());
   api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
@@ -47,6 +48,7 @@ export function createInternalApp(options: { logger: Logger; routers: Router[]; 
   const app = base(options.logger, 'internal', false);
   app.use(options.health);
   const api = Router();
+  api.use(requestScope());
   api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);

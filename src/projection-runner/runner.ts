@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { comparePositions, EventStore, Position, positionToString, RecordedEvent, START, Subscription } from '../eventstore/types';
-import { advanceCheckpoint, CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
 import type { Projector } from './projector';
@@ -270,12 +270,10 @@ export class ProjectionRunner {
     return events.length;
   }
 
-  /** A rebuild (no lock needed: it writes only its own shadow) or a lane whose lock still holds. */
+  /** A lane may apply only while its instance's lock session lives. */
   private fenceOpen(): boolean {
-    return this.rebuilding || this.options.leaderLock.isHeld();
+    return this.options.leaderLock.isHeld();
   }
-
-  private rebuilding = false;
 
   private async applyBatch(projector: Projector, events: RecordedEvent[], from: Position, to: Position): Promise<void> {
     await this.options.knex.transaction(async (trx) => {
@@ -382,26 +380,70 @@ export class ProjectionRunner {
   }
 
   /**
-   * Drops and replays one projector to the head of the log (ops rebuild). Needs leadership,
-   * so a running instance cannot project the same tables meanwhile.
+   * Rebuilds one projector without downtime (`ops projections rebuild`): its tables are
+   * filled in a shadow schema from the whole log while reads keep answering from the live
+   * tables, then one transaction holds the checkpoint row (so the live lane, wherever it
+   * runs, cannot commit meanwhile), applies what arrived since, swaps the shadow tables in
+   * and moves the checkpoint forward. The live lane's next batch then finds the checkpoint
+   * moved and carries on from it. Needs no leadership: it writes only its own shadow.
    */
   async rebuild(name: string, onProgress?: (p: RebuildProgress) => void): Promise<RebuildProgress> {
     const projector = this.options.projectors.find((p) => p.name === name);
     if (!projector) throw new Error(`no projector named ${name}`);
-    if (!this.leader && !(await this.options.leaderLock.tryAcquire())) {
-      throw new Error('another running instance holds projector leadership; stop it (or rebuild through it) first');
-    }
-    this.leader = true;
-    await this.reset(projector);
-    const lane: Lane = { projector, position: START, saved: START, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+    const { knex, store } = this.options;
+    const live = String((await knex.raw('SELECT current_schema() AS s')).rows[0].s);
+    const shadow = `rebuild_${name.replace(/[^a-z0-9_]/gi, '_').slice(0, 40)}_${Date.now().toString(36)}`;
+    const inShadow = async (trx: Knex.Transaction) => trx.raw('SET LOCAL search_path TO ??, ??', [shadow, live]);
+    const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
+    await knex.raw('CREATE SCHEMA ??', [shadow]);
+    let position: Position = START;
     let applied = 0;
-    for (;;) {
-      const read = await this.step(lane);
-      if (read === 0) break;
-      applied += read;
-      onProgress?.({ applied, position: lane.position });
+    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+      if (projector.applyBatch) await projector.applyBatch(trx, events);
+      else for (const event of events) await projector.apply(trx, event);
+    };
+    try {
+      await knex.transaction(async (trx) => {
+        await inShadow(trx);
+        await projector.createTables(trx);
+      });
+      for (;;) {
+        const events = await store.readAll({ from: position, limit: this.batchSize, filter });
+        if (events.length === 0) break;
+        await knex.transaction(async (trx) => {
+          await trx.raw('SET LOCAL synchronous_commit = off');
+          await inShadow(trx);
+          await applyInto(trx, events);
+        });
+        position = events[events.length - 1].position;
+        applied += events.length;
+        onProgress?.({ applied, position });
+      }
+      await knex.transaction(async (trx) => {
+        await trx(CHECKPOINTS_TABLE).where({ name }).forUpdate().first();
+        await inShadow(trx);
+        for (;;) {
+          const events = await store.readAll({ from: position, limit: this.batchSize, filter });
+          if (events.length === 0) break;
+          await applyInto(trx, events);
+          position = events[events.length - 1].position;
+          applied += events.length;
+        }
+        // Past every event the filter skipped too, so the live lane does not rescan them.
+        const head = await store.headPosition();
+        if (comparePositions(head, position) > 0) position = head;
+        for (const table of projector.tables) {
+          await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);
+          await trx.raw('ALTER TABLE ??.?? SET SCHEMA ??', [shadow, table, live]);
+        }
+        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true });
+      });
+      onProgress?.({ applied, position });
+      for (const lane of this.lanes.values()) if (lane.projector.name === name) lane.wake();
+      return { applied, position };
+    } finally {
+      await knex.raw('DROP SCHEMA IF EXISTS ?? CASCADE', [shadow]);
     }
-    return { applied, position: lane.position };
   }
 
   async stop(): Promise<void> {

@@ -5,6 +5,7 @@ import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
 import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
 import { createAppendFunction, dropAppendFunction } from '../../eventstore/postgres/append-function';
 import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
+import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../../checklists/artifact-blobs';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -27,6 +28,7 @@ export const migrations: Migration[] = [
   { name: '0004_stream_snapshots', up: createSnapshotsTable, down: (knex) => knex.schema.dropTableIfExists(SNAPSHOTS_TABLE) },
   { name: '0005_append_function', up: createAppendFunction, down: dropAppendFunction },
   { name: '0006_projection_dead_letters', up: createDeadLettersTable, down: (knex) => knex.schema.dropTableIfExists(DEAD_LETTERS_TABLE) },
+  { name: '0007_checklist_artifact_blobs', up: createArtifactBlobsTable, down: (knex) => knex.schema.dropTableIfExists(ARTIFACT_BLOBS_TABLE) },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {

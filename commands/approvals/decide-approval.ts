@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import type { Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../src/domain/errors';
+import { approvalAggregate, ApprovalEvent, ApprovalState, Decision, DECISIONS } from '../../streams/approvals/approval';
+
+/** POST /approvals/{id}/decide body (spec 2 §4). `reviewer_id` only counts for header-less internal callers. */
+export const DecideApprovalBody = z
+  .object({
+    decision: z.enum(DECISIONS),
+    reviewer_id: z.string().trim().min(1).max(200).optional(),
+    comments: z.string().max(10_000).nullable().optional(),
+    modifications: z.record(z.unknown()).nullable().optional(),
+  })
+  .strict();
+
+export interface DecideApproval {
+  type: 'DecideApproval';
+  decision: Decision;
+  reviewerId: string;
+  /** Admins may decide an approval named to someone else. */
+  reviewerIsAdmin: boolean;
+  comments: string | null;
+  modifications: Record<string, unknown> | null;
+}
+
+export const approvalNotFound = () => new NotFound('Approval not found');
+
+/**
+ * One decision per approval: the second decider (or a concurrent one whose append lost the
+ * revision race and re-read the stream) meets a decided state and gets 409. While the
+ * approval is named to a reviewer and not escalated, only that reviewer or an admin decides.
+ */
+export function decideDecideApproval(command: DecideApproval, state: ApprovalState, now: Date): ApprovalEvent[] {
+  if (state.status === 'none') throw approvalNotFound();
+  if (state.status !== 'pending') throw new Conflict(`Approval already decided (${state.status})`, { status: state.status });
+  if (state.reviewerId && state.reviewerId !== command.reviewerId && !command.reviewerIsAdmin) {
+    throw new Forbidden('This approval is assigned to another reviewer; escalate it to open it to every reviewer');
+  }
+  const hasModifications = command.modifications !== null && Object.keys(command.modifications).length > 0;
+  if (command.decision === 'modified' && !hasModifications) {
+    throw new ValidationFailed([{ loc: ['body', 'modifications'], msg: 'a modified decision needs a non-empty modifications object', type: 'missing' }]);
+  }
+  if (command.decision !== 'modified' && hasModifications) {
+    throw new ValidationFailed([{ loc: ['body', 'modifications'], msg: 'modifications are only accepted with decision modified', type: 'value_error' }]);
+  }
+  return [
+    {
+      type: 'ApprovalDecided',
+      data: {
+        approvalId: state.approvalId,
+        decision: command.decision,
+        reviewerId: command.reviewerId,
+        comments: command.comments,
+        modifications: command.decision === 'modified' ? command.modifications : null,
+        decidedAt: now.toISOString(),
+      },
+    },
+  ];
+}
+
+export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };
+
+export async function decideApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: DecideApproval) {
+  const { state } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  return state;
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import type { Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict } from '../../src/domain/errors';
+import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
+import { existing } from './guards';
+
+/** POST /checklists/{id}/reject body: why the filing is rejected (final). */
+export const RejectChecklistBody = z.object({ reason: z.string().trim().min(1).max(4000) }).strict();
+
+export interface RejectChecklist {
+  type: 'RejectChecklist';
+  reason: string;
+  rejectedBy: string;
+}
+
+const FINAL = ['approved', 'exception_granted', 'rejected'];
+
+export function decideRejectChecklist(command: RejectChecklist, state: ChecklistState, now: Date): ChecklistEvent[] {
+  const checklist = existing(state);
+  if (FINAL.includes(checklist.status)) throw new Conflict(`Cannot reject: the checklist is ${checklist.status}`, { status: checklist.status });
+  return [{ type: 'ChecklistRejected', data: { reason: command.reason, rejectedBy: command.rejectedBy, rejectedAt: now.toISOString(), approvalId: checklist.pendingApprovalId } }];
+}
+
+export const rejectChecklistDecider: Decider<RejectChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRejectChecklist };
+
+/** Returns the approval the rejection left undecided (the caller closes it), or null. */
+export async function rejectChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RejectChecklistBody>) {
+  const { events } = await deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId }, context);
+  const rejected = events.find((e) => e.type === 'ChecklistRejected');
+  return rejected?.type === 'ChecklistRejected' ? rejected.data.approvalId : null;
+}

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex';
+import { APPROVALS_TABLE } from '../../projections/approvals/approval-queue';
+
+export interface ApprovalFilter {
+  status?: string;
+  agent_type?: string;
+  escalated?: boolean;
+  reviewer_id?: string;
+  limit: number;
+  offset: number;
+}
+
+const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null || value === undefined ? null : String(value));
+
+function summary(row: Record<string, any>) {
+  return {
+    approval_id: row.approval_id,
+    status: row.status,
+    checkpoint_type: row.checkpoint_type,
+    agent_type: row.agent_type,
+    created_at: iso(row.created_at),
+    reviewer_id: row.reviewer_id,
+    escalated: row.escalation_level > 0,
+    escalation_level: row.escalation_level,
+  };
+}
+
+function details(row: Record<string, any>) {
+  return {
+    ...summary(row),
+    conversation_id: row.conversation_id,
+    payload: row.payload,
+    reviewer_strategy: row.reviewer_strategy,
+    requested_by: row.requested_by,
+    escalation: row.escalation_level > 0 ? { level: row.escalation_level, reason: row.escalation_reason, escalated_by: row.escalated_by, escalated_at: iso(row.escalated_at) } : null,
+    decision:
+      row.decided_at === null
+        ? null
+        : { decision: row.status, reviewer_id: row.decided_by, comments: row.comments, modifications: row.modifications, decided_at: iso(row.decided_at) },
+  };
+}
+
+/** GET /approvals: the tenant's queue, newest first. */
+export async function listApprovals(knex: Knex, tenantId: string, filter: ApprovalFilter) {
+  const base = knex(APPROVALS_TABLE).where({ tenant_id: tenantId });
+  if (filter.status) base.andWhere({ status: filter.status });
+  if (filter.agent_type) base.andWhere({ agent_type: filter.agent_type });
+  if (filter.escalated !== undefined) base.andWhere('escalation_level', filter.escalated ? '>' : '=', 0);
+  if (filter.reviewer_id) base.andWhere({ reviewer_id: filter.reviewer_id });
+  const [rows, [{ count }]] = await Promise.all([
+    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'approval_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
+    base.clone().count<{ count: string }[]>({ count: '*' }),
+  ]);
+  return { approvals: rows.map(summary), total: Number(count) };
+}
+
+export async function findApproval(knex: Knex, tenantId: string, approvalId: string) {
+  const row = await knex(APPROVALS_TABLE).where({ tenant_id: tenantId, approval_id: approvalId }).first();
+  return row ? details(row) : null;
+}

@@ -1,0 +1,92 @@
+import type { Knex } from 'knex';
+import { CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE } from '../../projections/checklists/checklists-read-model';
+
+const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null || value === undefined ? null : String(value));
+
+function artifactView(row: Record<string, any>) {
+  return {
+    artifact_id: row.artifact_id,
+    id: row.artifact_id,
+    item_index: row.item_index,
+    artifact_type: row.artifact_type,
+    filename: row.filename,
+    content_type: row.content_type,
+    size_bytes: Number(row.size_bytes),
+    sha256: row.sha256,
+    source: row.source,
+    added_by: row.added_by,
+    created_at: iso(row.created_at),
+  };
+}
+
+/** GET /checklists/{id}: the checklist with every item (tenant-scoped; null when absent). */
+export async function getChecklist(knex: Knex, tenantId: string, checklistId: string) {
+  const row = await knex(CHECKLISTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId }).first();
+  if (!row) return null;
+  const [items, counts] = await Promise.all([
+    knex(CHECKLIST_ITEMS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId }).orderBy('index'),
+    knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId }).groupBy('item_index').select('item_index').count<{ item_index: number; count: string }[]>({ count: '*' }),
+  ]);
+  const artifactCount = new Map(counts.map((c) => [c.item_index, Number(c.count)]));
+  return {
+    checklist_id: row.checklist_id,
+    template_id: row.template_id,
+    form: row.form,
+    title: row.title,
+    entity_id: row.entity_id,
+    entity_type: row.entity_type,
+    domain: row.domain,
+    status: row.status,
+    period: row.period,
+    due_date: row.due_date,
+    metadata: row.metadata,
+    pending_approval_id: row.pending_approval_id,
+    exception: row.exception,
+    review: row.review,
+    rejection: row.rejection,
+    created_by: row.created_by,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    items: items.map((i) => ({
+      index: i.index,
+      key: i.key,
+      label: i.label,
+      item_type: i.item_type,
+      status: i.status,
+      notes: i.notes,
+      updated_by: i.updated_by,
+      updated_at: iso(i.updated_at),
+      artifact_count: artifactCount.get(i.index) ?? 0,
+    })),
+  };
+}
+
+export type ChecklistView = NonNullable<Awaited<ReturnType<typeof getChecklist>>>;
+
+/** GET /checklists: the tenant's checklists, newest first. */
+export async function listChecklists(knex: Knex, tenantId: string, filter: { entity_id?: string; status?: string; template_id?: string; limit: number; offset: number }) {
+  const base = knex(CHECKLISTS_TABLE).where({ tenant_id: tenantId });
+  if (filter.entity_id) base.andWhere({ entity_id: filter.entity_id });
+  if (filter.status) base.andWhere({ status: filter.status });
+  if (filter.template_id) base.andWhere({ template_id: filter.template_id });
+  const [rows, [{ count }]] = await Promise.all([
+    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'checklist_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
+    base.clone().count<{ count: string }[]>({ count: '*' }),
+  ]);
+  return {
+    checklists: rows.map((r) => ({ checklist_id: r.checklist_id, template_id: r.template_id, title: r.title, entity_id: r.entity_id, domain: r.domain, status: r.status, period: r.period, due_date: r.due_date, created_at: iso(r.created_at) })),
+    total: Number(count),
+  };
+}
+
+export async function listArtifacts(knex: Knex, tenantId: string, checklistId: string, itemIndex?: number) {
+  const query = knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId });
+  if (itemIndex !== undefined) query.andWhere({ item_index: itemIndex });
+  const rows = await query.orderBy([{ column: 'created_at', order: 'asc' }, { column: 'artifact_id', order: 'asc' }]);
+  return rows.map(artifactView);
+}
+
+export async function findArtifact(knex: Knex, tenantId: string, checklistId: string, artifactId: string) {
+  const row = await knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId, artifact_id: artifactId }).first();
+  return row ? artifactView(row) : null;
+}

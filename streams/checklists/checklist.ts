@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
+import { eventReader } from '../../src/command-handling/aggregate';
+import { ITEM_TYPES } from '../../src/checklists/filing-templates';
+import { DECISIONS } from '../approvals/approval';
+
+/**
+ * A filing checklist made from a shipped template (spec 2 §2 Checklist). Status moves:
+ *
+ *   in_progress ─submit─▶ in_review ─approved|modified─▶ approved
+ *                              └──────rejected─────────▶ in_progress (returned for rework)
+ *   in_progress ─exception─▶ exception_requested ─approved|modified─▶ exception_granted
+ *                                     └──────────rejected───────────▶ in_progress
+ *   in_progress | in_review | exception_requested ─reject─▶ rejected
+ *
+ * approved, exception_granted and rejected are final. Items and artifacts change only
+ * while the checklist is in progress. The approval's decision reaches the checklist as
+ * `ChecklistReviewed`, naming the approval it answers.
+ */
+export const CHECKLIST_STATUSES = ['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'] as const;
+export type ChecklistStatus = (typeof CHECKLIST_STATUSES)[number];
+export const ITEM_STATUSES = ['not_started', 'in_progress', 'complete', 'blocked'] as const;
+export type ItemStatus = (typeof ITEM_STATUSES)[number];
+/** Bounded decision state: a checklist keeps at most this many artifacts per item. */
+export const MAX_ARTIFACTS_PER_ITEM = 20;
+
+const Item = z.object({ index: z.number().int(), key: z.string(), label: z.string(), itemType: z.enum(ITEM_TYPES) });
+
+export const ChecklistEventSchemas = {
+  ChecklistCreated: z.object({
+    checklistId: z.string(),
+    templateId: z.string(),
+    form: z.string(),
+    title: z.string(),
+    entityId: z.string(),
+    entityType: z.string(),
+    domain: z.string(),
+    period: z.string().nullable(),
+    dueDate: z.string().nullable(),
+    items: z.array(Item),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  }),
+  ChecklistUpdated: z.object({
+    title: z.string().optional(),
+    period: z.string().nullable().optional(),
+    dueDate: z.string().nullable().optional(),
+    metadata: z.record(z.unknown()).optional(),
+    updatedBy: z.string(),
+    updatedAt: z.string(),
+  }),
+  ChecklistItemUpdated: z.object({
+    index: z.number().int(),
+    status: z.enum(ITEM_STATUSES).optional(),
+    notes: z.string().nullable().optional(),
+    updatedBy: z.string(),
+    updatedAt: z.string(),
+  }),
+  ChecklistSubmitted: z.object({ approvalId: z.string(), submittedBy: z.string(), submittedAt: z.string() }),
+  ChecklistExceptionRequested: z.object({
+    approvalId: z.string(),
+    reason: z.string(),
+    itemIndexes: z.array(z.number().int()),
+    requestedUntil: z.string().nullable(),
+    requestedBy: z.string(),
+    requestedAt: z.string(),
+  }),
+  ChecklistReviewed: z.object({ approvalId: z.string(), decision: z.enum(DECISIONS), reviewerId: z.string(), comments: z.string().nullable(), reviewedAt: z.string() }),
+  ChecklistRejected: z.object({ reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string(), approvalId: z.string().nullable() }),
+  ArtifactAdded: z.object({
+    artifactId: z.string(),
+    itemIndex: z.number().int(),
+    artifactType: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    sizeBytes: z.number().int(),
+    /** Key of the bytes in the content-addressed blob table; the bytes are never evented. */
+    sha256: z.string(),
+    source: z.enum(['upload', 'assessment']),
+    addedBy: z.string(),
+    addedAt: z.string(),
+  }),
+  ArtifactRemoved: z.object({ artifactId: z.string(), itemIndex: z.number().int(), removedBy: z.string(), removedAt: z.string() }),
+};
+
+export type ChecklistEvent = EventsOf<typeof ChecklistEventSchemas>;
+export const readChecklistEvent = eventReader('checklist', ChecklistEventSchemas);
+
+export interface ChecklistItemState {
+  index: number;
+  label: string;
+  status: ItemStatus;
+}
+
+interface ChecklistFields {
+  checklistId: string;
+  templateId: string;
+  entityId: string;
+  items: ChecklistItemState[];
+  /** artifact id → item index */
+  artifacts: Record<string, number>;
+  /** The approval a submission or exception request waits on; null while none is pending. */
+  pendingApprovalId: string | null;
+}
+
+export type ChecklistState = { status: 'none' } | ({ status: ChecklistStatus } & ChecklistFields);
+export type ExistingChecklist = Exclude<ChecklistState, { status: 'none' }>;
+
+function reviewed(state: ExistingChecklist, decision: (typeof DECISIONS)[number]): ChecklistStatus {
+  if (decision === 'rejected') return 'in_progress';
+  return state.status === 'exception_requested' ? 'exception_granted' : 'approved';
+}
+
+export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): ChecklistState {
+  if (event.type === 'ChecklistCreated') {
+    const d = event.data;
+    return {
+      status: 'in_progress',
+      checklistId: d.checklistId,
+      templateId: d.templateId,
+      entityId: d.entityId,
+      items: d.items.map((i) => ({ index: i.index, label: i.label, status: 'not_started' })),
+      artifacts: {},
+      pendingApprovalId: null,
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'ChecklistUpdated':
+      return state;
+    case 'ChecklistItemUpdated': {
+      const { index, status } = event.data;
+      if (!status) return state;
+      return { ...state, items: state.items.map((i) => (i.index === index ? { ...i, status } : i)) };
+    }
+    case 'ChecklistSubmitted':
+      return { ...state, status: 'in_review', pendingApprovalId: event.data.approvalId };
+    case 'ChecklistExceptionRequested':
+      return { ...state, status: 'exception_requested', pendingApprovalId: event.data.approvalId };
+    case 'ChecklistReviewed':
+      return { ...state, status: reviewed(state, event.data.decision), pendingApprovalId: null };
+    case 'ChecklistRejected':
+      return { ...state, status: 'rejected', pendingApprovalId: null };
+    case 'ArtifactAdded':
+      return { ...state, artifacts: { ...state.artifacts, [event.data.artifactId]: event.data.itemIndex } };
+    case 'ArtifactRemoved': {
+      const artifacts = { ...state.artifacts };
+      delete artifacts[event.data.artifactId];
+      return { ...state, artifacts };
+    }
+  }
+}
+
+export const checklistAggregate: Aggregate<ChecklistState, ChecklistEvent> = {
+  stream: (tenantId, id) => `checklists.checklist-${tenantId}-${id}`,
+  eventTypes: Object.keys(ChecklistEventSchemas) as ChecklistEvent['type'][],
+  initialState: { status: 'none' },
+  evolve: evolveChecklist,
+  read: readChecklistEvent,
+};
