@@ -19,7 +19,7 @@ export type ResponseSpec =
   | {
       description?: string;
       schema?: ZodTypeAny;
-      contentType?: 'application/json' | 'text/event-stream' | 'text/html';
+      contentType?: 'application/json' | 'text/event-stream' | 'text/html' | '*/*';
       /** SSE routes: each named event's `data` (JSON) schema; the content type becomes text/event-stream. */
       events?: Record<string, ZodTypeAny>;
     };
@@ -44,6 +44,8 @@ export interface RouteDescription {
   headers?: ZodObject<ZodRawShape>;
   /** JSON body schema, or `'multipart'` for a `file` upload. */
   body?: ZodTypeAny | 'multipart';
+  /** A JSON body route that also takes a multipart `file` upload. */
+  alsoMultipart?: boolean;
   /** Success responses by status. */
   responses: { [status: number]: ResponseSpec | undefined };
   /** Error statuses this route answers beyond the standard ones (see `standardErrors`). */
@@ -120,7 +122,7 @@ export function standardErrors(route: RouteDescription, listener: Listener): num
   if (listener === 'internal' && !route.root) statuses.add(401).add(403);
   if (route.params || route.query || route.body || route.headers) statuses.add(422);
   if (route.body) statuses.add(400).add(413);
-  if (route.body === 'multipart') statuses.add(415);
+  if (route.body === 'multipart' || route.alsoMultipart) statuses.add(415);
   if (route.method !== 'get') statuses.add(409);
   return [...statuses].sort();
 }
@@ -148,7 +150,13 @@ function register(registry: OpenAPIRegistry, route: RouteDescription, listener: 
     route.body === 'multipart'
       ? { content: { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } }, required: true }
       : route.body
-        ? { content: { 'application/json': { schema: route.body } }, required: true }
+        ? {
+            content: {
+              'application/json': { schema: route.body },
+              ...(route.alsoMultipart ? { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } } : {}),
+            },
+            required: true,
+          }
         : undefined;
   const name = route.path.replace(/[:/{}-]+/g, '_').replace(/^_|_$/g, '');
   registry.registerPath({
