@@ -194,7 +194,7 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
     for (const route of (options.listener === 'public' ? description.public : description.internal)?.() ?? []) register(registry, route, options.listener, description.tag);
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  return generator.generateDocument({
+  const document = generator.generateDocument({
     openapi: '3.1.0',
     info: {
       title: options.listener === 'public' ? 'Compliance platform API' : 'Compliance platform internal API (127.0.0.1 only)',
@@ -206,6 +206,13 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
     },
     servers: [{ url: '/' }],
   });
+  // A path parameter is always required (a coercing schema such as `z.coerce.number()` reads as optional to the generator).
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>)) {
+      for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.required = true;
+    }
+  }
+  return document;
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
