@@ -111,7 +111,8 @@ function errorSchema(status: number, extra?: ZodTypeAny): ZodTypeAny {
 
 /** The errors every route may answer, from how it is mounted and what it parses. */
 export function standardErrors(route: RouteDescription, listener: Listener): number[] {
-  const statuses = new Set<number>([404, 500, 503, ...(route.errors ?? [])]);
+  // 400: the input-hygiene stage refuses a malformed URL (bad escape, control character) on any route.
+  const statuses = new Set<number>([400, 404, 500, 503, ...(route.errors ?? [])]);
   if (!route.root && listener === 'public') {
     statuses.add(429);
     if (route.auth !== 'public') {
@@ -121,8 +122,7 @@ export function standardErrors(route: RouteDescription, listener: Listener): num
   }
   if (listener === 'internal' && !route.root) statuses.add(401).add(403);
   if (route.params || route.query || route.body || route.headers) statuses.add(422);
-  if (route.body) statuses.add(400).add(413);
-  if (route.body === 'multipart' || route.alsoMultipart) statuses.add(415);
+  if (route.body) statuses.add(413).add(415);
   if (route.method !== 'get') statuses.add(409);
   return [...statuses].sort();
 }
