@@ -10,6 +10,7 @@ import { monitoringContext } from './api/monitoring';
 import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
 import { complianceContext } from './api/compliance';
+import { auditContext } from './api/audit';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -24,4 +25,5 @@ export const contexts: ContextModule[] = [
   approvalsContext,
   checklistsContext,
   complianceContext,
+  auditContext,
 ];

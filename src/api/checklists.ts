@@ -33,6 +33,7 @@ import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { checklistsApi } from './checklists.openapi';
 import { requirePermission } from '../identity/require-permission';
 import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
+import { checklistsAuditCatalog } from '../audit/catalogs/checklists';
 
 /**
  * Filing checklists, their artifacts and the workspace assessment stream (spec 2 §4
@@ -302,6 +303,7 @@ export function createChecklistsContext(): ContextModule {
   const runs: AssessmentRuns = { controller: new AbortController(), running: new Set() };
   return {
     name: 'checklists',
+    audit: checklistsAuditCatalog,
     projectors: [checklistsProjector],
     openapi: checklistsApi,
     publicRouter(deps) {

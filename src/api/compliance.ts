@@ -12,6 +12,7 @@ import { requireIdentity } from '../http/identity';
 import { parseParams, parseQuery } from '../http/validation';
 import { complianceApi } from './compliance.openapi';
 import { requirePermission } from '../identity/require-permission';
+import { complianceAuditCatalog } from '../audit/catalogs/compliance';
 
 /** Compliance dashboard (spec 2 §4 "Compliance dashboard"); every route needs `dashboards.read`. */
 
@@ -119,6 +120,7 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
 export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS): ContextModule {
   return {
     name: 'compliance',
+    audit: complianceAuditCatalog,
     projectors: [complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
     openapi: complianceApi,

@@ -33,6 +33,7 @@ import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { graphApi } from './graph.openapi';
+import { graphAuditCatalog } from '../audit/catalogs/graph';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
@@ -241,6 +242,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
 export const graphContext: ContextModule = {
   name: 'graph',
+  audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
   agentTools: graphAgentTools,

@@ -29,6 +29,7 @@ import { identityOf, requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { monitoringApi } from './monitoring.openapi';
 import { requirePermission } from '../identity/require-permission';
+import { monitoringAuditCatalog } from '../audit/catalogs/monitoring';
 
 /**
  * Operational events (spec 3 §4 "Operational events"): event types with fields,
@@ -369,6 +370,7 @@ function duplicationRuleRoutes(deps: PlatformDeps): Router {
 
 export const monitoringContext: ContextModule = {
   name: 'monitoring',
+  audit: monitoringAuditCatalog,
   projectors: [eventTypesProjector, operationalEventsProjector, duplicationRulesProjector],
   publicRouter: (deps) => Router().use(eventTypeRoutes(deps), eventRoutes(deps)),
   internalRouter: duplicationRuleRoutes,

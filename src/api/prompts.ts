@@ -36,6 +36,7 @@ import type { ResolvedIdentity } from '../identity/resolver';
 import { connectRedis } from '../infra/cache';
 import { promptResolveCache } from '../prompts/resolve-cache';
 import { promptsApi } from './prompts.openapi';
+import { promptsAuditCatalog } from '../audit/catalogs/prompts';
 
 /**
  * Prompt management (spec 3 §4 "Prompts"). Authoring needs `prompts.author`, approval,
@@ -334,6 +335,7 @@ export function createPromptsContext(): ContextModule {
   const connected: Array<() => Promise<void>> = [];
   return {
     name: 'prompts',
+    audit: promptsAuditCatalog,
     projectors: [promptCatalogProjector, promptAuditLogProjector],
     publicRouter: (deps) => createPromptsApi(deps, 'public'),
     internalRouter: (deps) => createPromptsApi(deps, 'internal'),

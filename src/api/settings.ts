@@ -20,6 +20,7 @@ import { MODEL_OPTIONS } from '../settings/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from '../settings/settings-cache';
 import { createTenantUserCheck } from '../settings/tenant-users';
 import { settingsApi } from './settings.openapi';
+import { settingsAuditCatalog } from '../audit/catalogs/settings';
 
 /** Tenant settings endpoints (spec 1 §4). Writes need `settings.manage` (admin). */
 
@@ -124,6 +125,7 @@ export function createSettingsApi(deps: PlatformDeps): Router {
 
 export const settingsContext: ContextModule = {
   name: 'settings',
+  audit: settingsAuditCatalog,
   projectors: [tenantSettingsProjector, userBudgetOverridesProjector, settingsAuditLogProjector],
   publicRouter: createSettingsApi,
   openapi: settingsApi,
