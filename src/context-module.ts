@@ -11,6 +11,7 @@ import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
+import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
 export interface PlatformDeps {
@@ -46,4 +47,6 @@ export interface ContextModule {
   /** Runs after projections have caught up, before the platform reports healthy. */
   start?(deps: PlatformDeps): Promise<void>;
   stop?(): Promise<void>;
+  /** Its routes in the API contract: `src/api/<ctx>.openapi.ts` (issue 18). */
+  openapi?: ApiDescription;
 }

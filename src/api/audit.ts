@@ -15,6 +15,7 @@ import { AuditSigner } from '../eventstore/audit-signature';
 import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseQuery } from '../http/validation';
+import { auditApi } from './audit.openapi';
 import { requirePermission } from '../identity/require-permission';
 
 /**
@@ -36,12 +37,12 @@ const FilterQuery = z.object({
   to: z.string().optional(),
 });
 
-const EventsQuery = FilterQuery.extend({
+export const EventsQuery = FilterQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
   cursor: z.string().refine((c) => parseCursor(c) !== null, 'must be a next_cursor this endpoint returned').optional(),
 });
 
-const ExportQuery = FilterQuery.extend({ format: z.enum(['json', 'csv', 'xlsx']).default('xlsx') });
+export const ExportQuery = FilterQuery.extend({ format: z.enum(['json', 'csv', 'xlsx']).default('xlsx') });
 
 function dateOf(flag: 'from' | 'to', text: string | undefined): Date | undefined {
   if (text === undefined) return undefined;
@@ -151,6 +152,7 @@ export const auditContext: ContextModule = {
   name: 'audit',
   projectors: [auditEventIndexProjector],
   audit: auditCatalog,
+  openapi: auditApi,
   publicRouter: (deps) => {
     // Built lazily: src/contexts imports this module, so the registry cannot be built at load time.
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { userStream } from '../../../streams/identity/user';
 import { signIn, Session } from '../../support/auth';
+import { superuserConnection } from '../../support/database';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /** Issue 19 over HTTP: GET /admin/audit/events and /admin/audit/export. */
@@ -84,13 +85,16 @@ describe('audit review API', () => {
 
   it('marks an altered stored event as tampered inline, and only that one', async () => {
     const { admin, ann } = await tenantWithHistory();
-    const knex = t.deps.knex;
+    // Only an owner of `events` (not the platform's own role) can even try this.
+    const superuser = await superuserConnection(t.platform.db.url);
+    const knex = superuser.knex;
     const stream = userStream(admin.tenantId, ann.id);
     await knex.raw('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
     try {
       await knex('events').where({ stream_id: stream, type: 'RolesChanged' }).update({ data: knex.raw(`'{"roles":["operator","admin"]}'::jsonb`) });
     } finally {
       await knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
+      await superuser.close();
     }
     const res = await t.api.get(`/admin/audit/events?user=${ann.id}`, admin.headers);
     const statuses = res.body.events.map((e: { type: string; signature: string }) => `${e.type}:${e.signature}`);
