@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { registerAuditCommands } from './audit';
+import { registerKafkaCommands } from './kafka';
 import { registerEvalCommands } from './eval';
 import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
@@ -59,6 +60,7 @@ registerAuditCommands(program);
 registerSeedCommand(program);
 registerUserCommands(program);
 registerTenantCommands(program);
+registerKafkaCommands(program);
 registerEvalCommands(program);
 
 program.parseAsync(process.argv).catch((error) => {

@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { ToolProvider, ToolRegistry } from './agent-tools';
+import type { AuditCatalog } from './audit/catalog';
 import type { StreamTail } from './subscriptions/stream-tail';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
+import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
 export interface PlatformDeps {
@@ -38,9 +40,13 @@ export interface ContextModule {
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */
   agentTools?(deps: PlatformDeps): ToolProvider;
+  /** Its aggregates, reviewer keys and event wording for the audit review (src/audit/catalog.ts). */
+  audit?: AuditCatalog;
   /** Replaces gateway stages (the identity context fills them). */
   gateway?(deps: PlatformDeps): Partial<GatewayStages>;
   /** Runs after projections have caught up, before the platform reports healthy. */
   start?(deps: PlatformDeps): Promise<void>;
   stop?(): Promise<void>;
+  /** Its routes in the API contract: `src/api/<ctx>.openapi.ts` (issue 18). */
+  openapi?: ApiDescription;
 }

@@ -10,6 +10,8 @@ import { monitoringContext } from './api/monitoring';
 import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
 import { complianceContext } from './api/compliance';
+import { auditContext } from './api/audit';
+import { ingestionContext } from './api/ingestion';
 import { evaluationContext } from './api/evaluation';
 
 /** Every context the platform runs, in start order. One line per context. */
@@ -25,5 +27,7 @@ export const contexts: ContextModule[] = [
   approvalsContext,
   checklistsContext,
   complianceContext,
+  auditContext,
+  ingestionContext,
   evaluationContext,
 ];

@@ -2,7 +2,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type Redis from 'ioredis';
-import { RequestHandler, Router } from 'express';
+import { Express, RequestHandler, Router } from 'express';
 import { createHealthApi } from './api/health';
 import { createCommandHandler } from './command-handling/command-handler';
 import { createSnapshotStore } from './command-handling/snapshots';
@@ -21,6 +21,7 @@ import { createLogger } from './infra/logger';
 import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
+import { openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
   config: Config;
@@ -33,6 +34,8 @@ export interface Platform {
   db: Database;
   publicUrl: string | null;
   internalUrl: string;
+  /** The express apps of the two listeners (route walks of the API contract test). */
+  apps: { public: Express | null; internal: Express };
   isReady(): boolean;
   stop(): Promise<void>;
 }
@@ -114,13 +117,21 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       rateLimit: (req, res, next) => stages.rateLimit(req, res, next),
     };
     const whileStarting: RequestHandler = (_req, res, next) => (ready ? next() : res.status(503).json({ error: 'service starting' }));
+    // The API contract of each listener answers while starting too (issue 18).
+    const publicContract = openApiRouters(contextModules, 'public');
+    const internalContract = openApiRouters(contextModules, 'internal');
+    publicRoutes.use(publicContract.api);
+    internalRoutes.use(internalContract.api);
     publicRoutes.use(whileStarting);
     internalRoutes.use(whileStarting);
 
-    if (config.role !== 'projector') {
-      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health, gateway, routers: [publicRoutes] }));
+    let publicApp: Express | null = null;
+    // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
+    if (config.role === 'all' || config.role === 'api') {
+      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes] })));
     }
-    internalServer = createServer(createInternalApp({ logger, health, routers: [internalRoutes] }));
+    const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] });
+    internalServer = createServer(internalApp);
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
     const internalPort = await listen(internalServer, config.http.internalPort, '127.0.0.1');
     logger.info({ publicPort, internalPort }, 'listening');
@@ -140,7 +151,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       store,
       projectors: contextModules.flatMap((c) => c.projectors ?? []),
       logger: logger.child({ component: 'projections' }),
-      leaderLock: config.role === 'api' ? neverLead : createAdvisoryLeaderLock(db.url),
+      leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url),
     });
     const deps: PlatformDeps = {
       config,
@@ -174,6 +185,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       db,
       publicUrl: publicPort === null ? null : `http://127.0.0.1:${publicPort}`,
       internalUrl: `http://127.0.0.1:${internalPort}`,
+      apps: { public: publicApp, internal: internalApp },
       isReady: () => ready && !stopping,
       stop,
     };

@@ -6,6 +6,7 @@ import { idempotencyKeyOf } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { lastEventIdOf, openSse } from '../http/sse';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { agentsApi } from './agents.openapi';
 import { newId } from '../command-handling/idempotency';
 import { requirePermission } from '../identity/require-permission';
 import { createModelRouter } from '../infra/llm/model-router';
@@ -25,6 +26,7 @@ import { visibleConversation } from '../../queries/conversations/conversations';
 import { SKILL_KEY } from '../../streams/agents/skill';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
 import { CONVERSATION_ID, MAX_ATTACHMENTS_PER_MESSAGE } from '../../streams/conversations/conversation';
+import { agentsAuditCatalog } from '../audit/catalogs/agents';
 
 /**
  * Agent execution (spec 2 §agent execution, §6): POST /execute and its alias run a turn and
@@ -32,7 +34,7 @@ import { CONVERSATION_ID, MAX_ATTACHMENTS_PER_MESSAGE } from '../../streams/conv
  * turn as server-sent events replayed and followed from the turn's own stream. Skills
  * (read by everyone, written with `skills.author`) live here too.
  */
-const ExecuteBody = z.object({
+export const ExecuteBody = z.object({
   conversation_id: CONVERSATION_ID,
   message: z.string().min(1).max(200_000),
   agent_type: AGENT_TYPE.default(DEFAULT_AGENT_TYPE),
@@ -48,7 +50,9 @@ const ExecuteBody = z.object({
   metadata: z.record(z.unknown()).optional(),
 });
 
-const StreamQuery = z.object({
+export const StreamParams = z.object({ id: CONVERSATION_ID });
+export const SkillParams = z.object({ key: SKILL_KEY });
+export const StreamQuery = z.object({
   message: z.string().min(1).max(20_000).optional(),
   attachment_ids: z
     .string()
@@ -117,7 +121,7 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
 
   router.get('/conversations/:id/stream', async (req, res) => {
     const identity = chatter(req);
-    const { id } = parseParams(req, z.object({ id: CONVERSATION_ID }));
+    const { id } = parseParams(req, StreamParams);
     const query = parseQuery(req, StreamQuery);
     await visibleConversation(deps.knex, identity.tenantId, id, identity.userId);
 
@@ -195,7 +199,7 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
   });
   router.get('/skills/:key', async (req, res) => {
     const { tenantId } = requireIdentity(req);
-    const { key } = parseParams(req, z.object({ key: SKILL_KEY }));
+    const { key } = parseParams(req, SkillParams);
     const skill = (await effectiveSkills(deps.knex, tenantId)).find((s) => s.key === key);
     if (!skill) throw new NotFound(`skill ${key} not found`);
     res.json(skillView(skill));
@@ -203,7 +207,7 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
   router.put('/skills/:key', async (req, res) => {
     requirePermission(req, 'skills.author', deps);
     const { tenantId, userId } = requireIdentity(req);
-    const { key } = parseParams(req, z.object({ key: SKILL_KEY }));
+    const { key } = parseParams(req, SkillParams);
     const body = parseBody(req, DefineSkillBody);
     await defineSkill(deps, { tenantId, actorId: userId, correlationId: req.id as string | undefined }, key, body);
     const skill = (await effectiveSkills(deps.knex, tenantId)).find((s) => s.key === key)!;
@@ -212,7 +216,7 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
   router.delete('/skills/:key', async (req, res) => {
     requirePermission(req, 'skills.author', deps);
     const { tenantId, userId } = requireIdentity(req);
-    const { key } = parseParams(req, z.object({ key: SKILL_KEY }));
+    const { key } = parseParams(req, SkillParams);
     await retireSkill(deps, { tenantId, actorId: userId, correlationId: req.id as string | undefined }, key, BUILTIN_SKILLS.some((s) => s.key === key));
     res.json({ key, status: 'retired' });
   });
@@ -223,8 +227,10 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
 export function createAgentsContext(options: AgentsOptions = {}): ContextModule {
   return {
     name: 'agents',
+    audit: agentsAuditCatalog,
     projectors: [agentsProjector],
     publicRouter: (deps) => createAgentsApi(deps, options),
+    openapi: agentsApi,
   };
 }
 

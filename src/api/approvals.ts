@@ -14,7 +14,9 @@ import { NotFound, Unauthenticated } from '../domain/errors';
 import { commandContext, idempotencyKeyOf } from '../http/command-context';
 import { identityOf, requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { approvalsApi } from './approvals.openapi';
 import { requirePermission } from '../identity/require-permission';
+import { approvalsAuditCatalog } from '../audit/catalogs/approvals';
 
 /**
  * Human-in-the-loop approvals (spec 2 §4 Approvals). Decide and escalate need
@@ -24,7 +26,7 @@ import { requirePermission } from '../identity/require-permission';
  */
 type Listener = 'public' | 'internal';
 
-const ListQuery = z.object({
+export const ListQuery = z.object({
   status: z.enum(APPROVAL_STATUSES).optional(),
   agent_type: z.string().min(1).max(100).optional(),
   escalated: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
@@ -32,8 +34,8 @@ const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(20),
   offset: z.coerce.number().int().min(0).default(0),
 });
-const IdParams = z.object({ id: z.string().min(1).max(200) });
-const TenantQuery = z.object({ tenant_id: z.string().min(1).max(128).optional() });
+export const IdParams = z.object({ id: z.string().min(1).max(200) });
+export const TenantQuery = z.object({ tenant_id: z.string().min(1).max(128).optional() });
 
 /** Only admins hold `users.manage` (DESIGN §9): they may decide an approval named to someone else. */
 const ADMIN_MARK = 'users.manage';
@@ -144,7 +146,9 @@ function routes(deps: PlatformDeps, listener: Listener): Router {
 
 export const approvalsContext: ContextModule = {
   name: 'approvals',
+  audit: approvalsAuditCatalog,
   projectors: [approvalQueueProjector],
   publicRouter: (deps) => routes(deps, 'public'),
   internalRouter: (deps) => routes(deps, 'internal'),
+  openapi: approvalsApi,
 };

@@ -30,8 +30,10 @@ import { requireIdentity } from '../http/identity';
 import { readUpload } from '../http/multipart';
 import { lastEventIdOf, openSse } from '../http/sse';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { checklistsApi } from './checklists.openapi';
 import { requirePermission } from '../identity/require-permission';
 import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
+import { checklistsAuditCatalog } from '../audit/catalogs/checklists';
 
 /**
  * Filing checklists, their artifacts and the workspace assessment stream (spec 2 §4
@@ -40,22 +42,22 @@ import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES
  */
 type Extract = (bytes: Buffer) => Promise<ExtractedText>;
 
-const IdParams = z.object({ id: z.string().min(1).max(200) });
-const ItemParams = z.object({ id: z.string().min(1).max(200), idx: z.coerce.number().int().min(0).max(1000) });
-const ArtifactParams = ItemParams.extend({ aid: z.string().min(1).max(200) });
-const ChecklistArtifactParams = z.object({ id: z.string().min(1).max(200), aid: z.string().min(1).max(200) });
-const WorkspaceParams = z.object({ checklist_id: z.string().min(1).max(200) });
-const StreamQuery = z.object({ rerun: z.enum(['true', 'false']).optional(), last_event_id: z.string().optional() });
-const ListQuery = z.object({
+export const IdParams = z.object({ id: z.string().min(1).max(200) });
+export const ItemParams = z.object({ id: z.string().min(1).max(200), idx: z.coerce.number().int().min(0).max(1000) });
+export const ArtifactParams = ItemParams.extend({ aid: z.string().min(1).max(200) });
+export const ChecklistArtifactParams = z.object({ id: z.string().min(1).max(200), aid: z.string().min(1).max(200) });
+export const WorkspaceParams = z.object({ checklist_id: z.string().min(1).max(200) });
+export const StreamQuery = z.object({ rerun: z.enum(['true', 'false']).optional(), last_event_id: z.string().optional() });
+export const ListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),
   status: z.enum(CHECKLIST_STATUSES).optional(),
   template_id: z.string().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
 });
-const ArtifactQuery = z.object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i).default('supporting_document') });
+export const ArtifactQuery = z.object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i).default('supporting_document') });
 /** JSON form of an artifact (spec 2 §2: created with `artifact_type`, `content`, `filename`). */
-const ArtifactJsonBody = z
+export const ArtifactJsonBody = z
   .object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i), content: z.string().min(1), filename: z.string().trim().min(1).max(255) })
   .strict();
 
@@ -301,7 +303,9 @@ export function createChecklistsContext(): ContextModule {
   const runs: AssessmentRuns = { controller: new AbortController(), running: new Set() };
   return {
     name: 'checklists',
+    audit: checklistsAuditCatalog,
     projectors: [checklistsProjector],
+    openapi: checklistsApi,
     publicRouter(deps) {
       // The module object outlives a platform (tests start several in one process): each
       // platform's routes get a fresh signal, aborted by that platform's stop.

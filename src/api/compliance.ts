@@ -10,7 +10,9 @@ import type { ContextModule, PlatformDeps } from '../context-module';
 import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseParams, parseQuery } from '../http/validation';
+import { complianceApi } from './compliance.openapi';
 import { requirePermission } from '../identity/require-permission';
+import { complianceAuditCatalog } from '../audit/catalogs/compliance';
 
 /** Compliance dashboard (spec 2 §4 "Compliance dashboard"); every route needs `dashboards.read`. */
 
@@ -22,12 +24,12 @@ const AsOf = z
   .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, 'an ISO 8601 timestamp')
   .refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO 8601 timestamp')
   .optional();
-const SummaryQuery = z.object({ as_of: AsOf });
+export const SummaryQuery = z.object({ as_of: AsOf });
 const SortBy = z
   .string()
   .default('entity_name')
   .refine((s) => (SORT_COLUMNS as readonly string[]).includes(s.replace(/^-/, '')), { message: `one of ${SORT_COLUMNS.join(', ')}, optionally prefixed with - for descending` });
-const MatrixQuery = z.object({
+export const MatrixQuery = z.object({
   as_of: AsOf,
   entity_type: z.string().min(1).max(64).optional(),
   status: z.enum(MATRIX_STATUSES).optional(),
@@ -37,10 +39,10 @@ const MatrixQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   page_size: z.coerce.number().int().min(1).max(200).default(50),
 });
-const TrendQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) });
-const DeadlinesQuery = z.object({ weeks: z.coerce.number().int().min(1).max(52).default(12) });
-const FlaringQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
-const EntityParams = z.object({ entity_id: z.string().min(1).max(200) });
+export const TrendQuery = z.object({ days: z.coerce.number().int().min(1).max(366).default(30) });
+export const DeadlinesQuery = z.object({ weeks: z.coerce.number().int().min(1).max(52).default(12) });
+export const FlaringQuery = z.object({ months: z.coerce.number().int().min(1).max(36).default(12) });
+export const EntityParams = z.object({ entity_id: z.string().min(1).max(200) });
 
 export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]): Router {
   const { knex } = deps;
@@ -118,8 +120,10 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
 export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS): ContextModule {
   return {
     name: 'compliance',
+    audit: complianceAuditCatalog,
     projectors: [complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
+    openapi: complianceApi,
   };
 }
 

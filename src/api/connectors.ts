@@ -28,6 +28,8 @@ import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
+import { connectorsApi } from './connectors.openapi';
+import { connectorsAuditCatalog } from '../audit/catalogs/connectors';
 
 /** Connectors and guarded queries (spec 3 §4 Connectors). */
 
@@ -35,11 +37,11 @@ const MANAGE = 'connectors.manage';
 const PROPOSE = 'exposures.propose';
 const APPROVE = 'exposures.approve';
 
-const KeyParams = z.object({ key: z.string().min(1).max(64) });
-const ExposureParams = KeyParams.extend({ ekey: z.string().min(1).max(64) });
-const StatusQuery = z.object({ status: z.enum(['draft', 'pending_review', 'approved', 'rejected', 'retired']).optional() });
-const ValidateInput = z.object({ sql: z.string().max(100_000), engine: z.enum(ENGINES).optional(), connector_key: z.string().optional() }).strict();
-const RunInput = z.object({ params: z.record(z.unknown()).default({}) }).strict();
+export const KeyParams = z.object({ key: z.string().min(1).max(64) });
+export const ExposureParams = KeyParams.extend({ ekey: z.string().min(1).max(64) });
+export const StatusQuery = z.object({ status: z.enum(['draft', 'pending_review', 'approved', 'rejected', 'retired']).optional() });
+export const ValidateInput = z.object({ sql: z.string().max(100_000), engine: z.enum(ENGINES).optional(), connector_key: z.string().optional() }).strict();
+export const RunInput = z.object({ params: z.record(z.unknown()).default({}) }).strict();
 
 /** Built once per platform; `deps` for tests that swap engines or the resolver. */
 export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps = connectorsDeps(platform)): Router {
@@ -251,8 +253,10 @@ export function createConnectorsInternalApi(platform: PlatformDeps, deps: Connec
 
 export const connectorsContext: ContextModule = {
   name: 'connectors',
+  audit: connectorsAuditCatalog,
   projectors: [connectorsProjector],
   publicRouter: (deps) => createConnectorsApi(deps),
   internalRouter: (deps) => createConnectorsInternalApi(deps),
   agentTools: (deps) => exposureToolProvider(connectorsDeps(deps)),
+  openapi: connectorsApi,
 };

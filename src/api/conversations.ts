@@ -25,6 +25,8 @@ import { listConversations, visibleConversation } from '../../queries/conversati
 import { listMessages } from '../../queries/conversations/messages';
 import { getKnowledgeFile, listProjects, ownedProjectView } from '../../queries/conversations/projects';
 import { MAX_KNOWLEDGE_FILES } from '../../streams/conversations/project';
+import { conversationsApi } from './conversations.openapi';
+import { conversationsAuditCatalog } from '../audit/catalogs/conversations';
 
 /**
  * Conversations, attachments and projects (spec 2 §4). The same routes serve both
@@ -61,14 +63,14 @@ function userOf(req: Request, listener: Listener): Caller & { userId: string } {
   return caller as Caller & { userId: string };
 }
 
-const ListQuery = z.object({
+export const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   project_id: z.string().min(1).max(128).optional(),
 });
-const ConversationParams = z.object({ id: CONVERSATION_ID });
-const AttachmentParams = z.object({ id: CONVERSATION_ID, aid: z.string().min(1).max(128) });
-const ProjectParams = z.object({ id: z.string().min(1).max(128) });
-const KnowledgeParams = z.object({ id: z.string().min(1).max(128), fid: z.string().min(1).max(128) });
+export const ConversationParams = z.object({ id: CONVERSATION_ID });
+export const AttachmentParams = z.object({ id: CONVERSATION_ID, aid: z.string().min(1).max(128) });
+export const ProjectParams = z.object({ id: z.string().min(1).max(128) });
+export const KnowledgeParams = z.object({ id: z.string().min(1).max(128), fid: z.string().min(1).max(128) });
 
 /** Reads an upload's text off the request thread (the context's worker pool). */
 type Extract = (file: UploadedFile) => Promise<ExtractedText>;
@@ -235,9 +237,11 @@ export function createConversationsContext(): ContextModule {
   };
   return {
     name: 'conversations',
+    audit: conversationsAuditCatalog,
     projectors: [conversationsProjector],
     publicRouter: routes('public'),
     internalRouter: routes('internal'),
+    openapi: conversationsApi,
     async stop() {
       const closing = pool;
       pool = null;

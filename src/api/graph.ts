@@ -32,14 +32,16 @@ import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { graphApi } from './graph.openapi';
+import { graphAuditCatalog } from '../audit/catalogs/graph';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
-const VertexPath = z.object({ label: z.string().min(1).max(64), id: z.string().min(1).max(200) });
+export const VertexPath = z.object({ label: z.string().min(1).max(64), id: z.string().min(1).max(200) });
 const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 const price = (fallback: number) => z.coerce.number().nonnegative().max(100_000).default(fallback);
 const TenantQuery = { tenant_id: z.string().min(1).max(64).optional() };
-const ContextQuery = z.object({
+export const ContextQuery = z.object({
   entity_type_key: z.string().min(1).max(64),
   domain_tags: z
     .string()
@@ -51,7 +53,16 @@ const ContextQuery = z.object({
   max_tokens: int(1, 1_000_000, 8000),
   ...TenantQuery,
 });
-const ImpactQuery = z.object({ max_depth: int(1, 6, 3), wti_price: price(75), henry_hub_price: price(3) });
+export const ImpactQuery = z.object({ max_depth: int(1, 6, 3), wti_price: price(75), henry_hub_price: price(3) });
+export const LabelParams = z.object({ label: z.string().min(1).max(64) });
+export const EntityListQuery = z.object({ limit: int(1, 1000, 100), offset: int(0, 10_000_000, 0) });
+export const IdParams = z.object({ id: z.string().min(1).max(200) });
+export const EdgesQuery = z.object({ edge_label: z.string().min(1).max(64).optional(), direction: z.enum(['out', 'in', 'both']).default('both'), limit: int(1, 10_000, 1000) });
+export const TenantOnlyQuery = z.object(TenantQuery);
+export const TemplateBody = z.object({ template_id: z.string().min(1).max(100), params: z.record(z.unknown()).default({}) });
+export const WellApiParams = z.object({ well_api: z.string().min(1).max(200) });
+export const TreeQuery = z.object({ root_label: z.string().min(1).max(64), root_id: z.string().min(1).max(200), max_depth: int(1, 10, 6) });
+export const RulesQuery = z.object({ edge_label: z.string().max(64).optional(), from_label: z.string().max(64).optional(), to_label: z.string().max(64).optional() });
 
 function actorOf(req: Request) {
   const { tenantId, userId } = requireIdentity(req);
@@ -82,8 +93,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.status(201).json(await createEntity(deps, actor, body, newId(actor.tenantId, 'graph.vertex')));
   });
   router.get('/graph/entities/:label', async (req, res) => {
-    const { label } = parseParams(req, z.object({ label: z.string().min(1).max(64) }));
-    const { limit, offset } = parseQuery(req, z.object({ limit: int(1, 1000, 100), offset: int(0, 10_000_000, 0) }));
+    const { label } = parseParams(req, LabelParams);
+    const { limit, offset } = parseQuery(req, EntityListQuery);
     const namespace = namespaceFor(req);
     if (!(await isVertexLabel(knex, label))) throw new ValidationFailed([{ loc: ['path', 'label'], msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' }]);
     res.json({ entities: await listVertices(knex, namespace, label, limit, offset) });
@@ -93,7 +104,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.json(await resolveVertex(knex, namespaceFor(req), label, id));
   });
   router.put('/graph/entities/Well/:id/production', async (req, res) => {
-    const { id } = parseParams(req, z.object({ id: z.string().min(1).max(200) }));
+    const { id } = parseParams(req, IdParams);
     const body = parseBody(req, WellProductionBody);
     res.json(await updateWellProduction(deps, actorOf(req), id, body));
   });
@@ -114,7 +125,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
   router.get('/graph/edges/:label/:id', async (req, res) => {
     const { label, id } = parseParams(req, VertexPath);
-    const query = parseQuery(req, z.object({ edge_label: z.string().min(1).max(64).optional(), direction: z.enum(['out', 'in', 'both']).default('both'), limit: int(1, 10_000, 1000) }));
+    const query = parseQuery(req, EdgesQuery);
     const namespace = namespaceFor(req);
     const vertex = await resolveVertex(knex, namespace, label, id);
     const edges = await edgesOf(knex, namespace, vertex.id, { edgeLabel: query.edge_label, direction: query.direction, limit: query.limit });
@@ -122,8 +133,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
 
   router.post('/graph/query-template', async (req, res) => {
-    const { tenant_id } = parseQuery(req, z.object(TenantQuery));
-    const body = parseBody(req, z.object({ template_id: z.string().min(1).max(100), params: z.record(z.unknown()).default({}) }));
+    const { tenant_id } = parseQuery(req, TenantOnlyQuery);
+    const body = parseBody(req, TemplateBody);
     res.json(await runTemplate(knex, namespaceFor(req, tenant_id), body.template_id, body.params));
   });
   // Raw graph-query text is never reachable (spec 3 §4).
@@ -132,12 +143,12 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
 
   router.get('/graph/context/managed/:id', async (req, res) => {
-    const { id } = parseParams(req, z.object({ id: z.string().min(1).max(200) }));
+    const { id } = parseParams(req, IdParams);
     const query = parseQuery(req, ContextQuery);
     res.json(await managedContext(knex, await settings(), namespaceFor(req, query.tenant_id), id, query));
   });
   router.get('/graph/context/:well_api', async (req, res) => {
-    const { well_api } = parseParams(req, z.object({ well_api: z.string().min(1).max(200) }));
+    const { well_api } = parseParams(req, WellApiParams);
     res.json(await wellContext(knex, namespaceFor(req), well_api));
   });
 
@@ -147,7 +158,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
 
   router.get('/impact/tree', async (req, res) => {
-    const query = parseQuery(req, z.object({ root_label: z.string().min(1).max(64), root_id: z.string().min(1).max(200), max_depth: int(1, 10, 6) }));
+    const query = parseQuery(req, TreeQuery);
     const namespace = namespaceFor(req);
     const root = await resolveVertex(knex, namespace, query.root_label, query.root_id, ['query', 'root_label']);
     res.json(await infrastructureTree(knex, await settings(), namespace, root, query.max_depth));
@@ -209,7 +220,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
   });
 
   router.get('/relationship-rules', async (req, res) => {
-    const filter = parseQuery(req, z.object({ edge_label: z.string().max(64).optional(), from_label: z.string().max(64).optional(), to_label: z.string().max(64).optional() }));
+    const filter = parseQuery(req, RulesQuery);
     res.json({ relationship_rules: await listRelationshipRules(knex, filter) });
   });
   router.get('/relationship-rules/:id', async (req, res) => {
@@ -231,9 +242,11 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
 export const graphContext: ContextModule = {
   name: 'graph',
+  audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
   agentTools: graphAgentTools,
   // The oil-and-gas vertical is installed once (idempotent on every later start).
   start: (deps) => installOilgasVertical(deps),
+  openapi: graphApi,
 };

@@ -24,10 +24,14 @@ import { hashOneTimeToken } from '../identity/onetime-secrets';
 import { requirePermission } from '../identity/require-permission';
 import { REFRESH_AFTER_S } from '../identity/session-tokens';
 import { openSession } from '../identity/sessions';
+import { identityApi } from './identity.openapi';
+import { identityAuditCatalog } from '../audit/catalogs/identity';
 
 /** Identity endpoints of spec 1 §4; API decisions the spec leaves open: docs/identity.md. */
 
-const UserIdParam = z.object({ id: z.string().uuid() });
+export const UserIdParam = z.object({ id: z.string().uuid() });
+export const InviteTokenParam = z.object({ token: z.string().min(1).max(512) });
+export const ValidateQuery = z.object({ authorization: z.string().optional() });
 
 const subjectOf = (row: UserRow) => ({ userId: row.id, tenantId: row.tenant_id, email: row.email, displayName: row.display_name, roles: row.roles, tokenVersion: row.token_version });
 
@@ -128,7 +132,7 @@ function publicRouter(platform: PlatformDeps): Router {
   });
 
   router.get('/auth/invites/:token', async (req, res) => {
-    const { token } = parseParams(req, z.object({ token: z.string().min(1).max(512) }));
+    const { token } = parseParams(req, InviteTokenParam);
     const open = await findOpenToken(deps.knex, hashOneTimeToken(token), deps.clock());
     if (!open) throw new NotFound('Invite not found, already used or expired');
     res.json({ email: open.email, display_name: open.display_name, purpose: open.purpose, expires_at: new Date(open.expires_at).toISOString() });
@@ -141,7 +145,7 @@ function publicRouter(platform: PlatformDeps): Router {
   });
 
   router.post('/auth/validate', async (req, res) => {
-    const { authorization } = parseQuery(req, z.object({ authorization: z.string().optional() }));
+    const { authorization } = parseQuery(req, ValidateQuery);
     const match = /^bearer\s+(\S+)$/i.exec((authorization ?? '').trim());
     const verified = match ? await deps.tokens.verify(match[1], deps.clock()) : null;
     if (!verified?.ok) {
@@ -185,9 +189,11 @@ function internalRouter(platform: PlatformDeps): Router {
 
 export const identityContext: ContextModule = {
   name: 'identity',
+  audit: identityAuditCatalog,
   projectors: [tenantsProjector, userDirectoryProjector, onetimeTokensProjector],
   publicRouter,
   internalRouter,
   gateway: (deps) => identityGateway(identityDeps(deps)),
   start: (deps) => bootstrapIdentity(identityDeps(deps)),
+  openapi: identityApi,
 };

@@ -27,7 +27,9 @@ import { Forbidden, NotFound } from '../domain/errors';
 import { commandContext, idempotencyKeyOf } from '../http/command-context';
 import { identityOf, requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { monitoringApi } from './monitoring.openapi';
 import { requirePermission } from '../identity/require-permission';
+import { monitoringAuditCatalog } from '../audit/catalogs/monitoring';
 
 /**
  * Operational events (spec 3 §4 "Operational events"): event types with fields,
@@ -39,12 +41,12 @@ import { requirePermission } from '../identity/require-permission';
 
 const CONFIGURE = 'events.configure';
 const ID = z.string().min(1).max(128);
-const TypeParams = z.object({ id: ID });
-const FieldParams = z.object({ id: ID, fid: ID });
-const RuleParams = z.object({ id: ID, rid: ID });
-const TypeListQuery = z.object({ status: z.enum(EVENT_TYPE_STATUSES).optional(), category: z.string().max(100).optional() });
+export const TypeParams = z.object({ id: ID });
+export const FieldParams = z.object({ id: ID, fid: ID });
+export const RuleParams = z.object({ id: ID, rid: ID });
+export const TypeListQuery = z.object({ status: z.enum(EVENT_TYPE_STATUSES).optional(), category: z.string().max(100).optional() });
 const DATETIME = z.string().datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
-const EventListQuery = z.object({
+export const EventListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),
   event_type_id: ID.optional(),
   from_date: DATETIME.optional(),
@@ -52,8 +54,8 @@ const EventListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(50),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
-const EventQuery = z.object({ history: z.enum(['true', 'false']).default('false') });
-const CorrelateBody = z
+export const EventQuery = z.object({ history: z.enum(['true', 'false']).default('false') });
+export const CorrelateBody = z
   .object({
     window_hours: z.number().positive().max(24 * 366).default(24),
     include_neighbors: z.boolean().default(true),
@@ -306,7 +308,8 @@ function eventRoutes(deps: PlatformDeps): Router {
   return router;
 }
 
-const TenantQuery = z.object({ tenant_id: z.string().min(1).max(128).optional() });
+export const RuleIdParams = z.object({ id: ID });
+export const TenantQuery = z.object({ tenant_id: z.string().min(1).max(128).optional() });
 
 /**
  * Callers of the internal listener: a stamped identity when one is present (then writes
@@ -333,7 +336,6 @@ function ruleOf(state: DuplicationRulesState, id: string): DuplicationRule {
 function duplicationRuleRoutes(deps: PlatformDeps): Router {
   const router = Router();
   const { knex } = deps;
-  const RuleIdParams = z.object({ id: ID });
 
   router.get('/duplication-rules', async (req, res) => {
     const { tenantId } = internalCaller(req, false);
@@ -368,7 +370,9 @@ function duplicationRuleRoutes(deps: PlatformDeps): Router {
 
 export const monitoringContext: ContextModule = {
   name: 'monitoring',
+  audit: monitoringAuditCatalog,
   projectors: [eventTypesProjector, operationalEventsProjector, duplicationRulesProjector],
   publicRouter: (deps) => Router().use(eventTypeRoutes(deps), eventRoutes(deps)),
   internalRouter: duplicationRuleRoutes,
+  openapi: monitoringApi,
 };

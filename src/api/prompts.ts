@@ -35,6 +35,8 @@ import { requirePermission } from '../identity/require-permission';
 import type { ResolvedIdentity } from '../identity/resolver';
 import { connectRedis } from '../infra/cache';
 import { promptResolveCache } from '../prompts/resolve-cache';
+import { promptsApi } from './prompts.openapi';
+import { promptsAuditCatalog } from '../audit/catalogs/prompts';
 
 /**
  * Prompt management (spec 3 §4 "Prompts"). Authoring needs `prompts.author`, approval,
@@ -49,14 +51,14 @@ const APPROVE = 'prompts.approve';
 
 type Listener = 'public' | 'internal';
 
-const Id = z.object({ id: z.string().uuid() });
-const TierParams = z.object({ id: z.string().uuid(), tid: z.string().uuid() });
-const RefParams = z.object({ ref: z.string().min(3).max(130) });
-const TemplatesQuery = z.object({ namespace_id: z.string().uuid().optional() });
-const AuditQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.string().uuid().optional() });
-const VerifyQuery = z.object({ template_id: z.string().uuid().optional() });
-const RenderBody = z.object({ variables: z.record(z.unknown()).default({}), user_id: z.string().min(1).max(128).optional() }).strict();
-const UserQuery = z.object({ user_id: z.string().min(1).max(128).optional() });
+export const Id = z.object({ id: z.string().uuid() });
+export const TierParams = z.object({ id: z.string().uuid(), tid: z.string().uuid() });
+export const RefParams = z.object({ ref: z.string().min(3).max(130) });
+export const TemplatesQuery = z.object({ namespace_id: z.string().uuid().optional() });
+export const AuditQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.string().uuid().optional() });
+export const VerifyQuery = z.object({ template_id: z.string().uuid().optional() });
+export const RenderBody = z.object({ variables: z.record(z.unknown()).default({}), user_id: z.string().min(1).max(128).optional() }).strict();
+export const UserQuery = z.object({ user_id: z.string().min(1).max(128).optional() });
 
 function requireAnyOf(req: Request, deps: PlatformDeps, permissions: string[]): void {
   const identity = requireIdentity(req);
@@ -333,9 +335,11 @@ export function createPromptsContext(): ContextModule {
   const connected: Array<() => Promise<void>> = [];
   return {
     name: 'prompts',
+    audit: promptsAuditCatalog,
     projectors: [promptCatalogProjector, promptAuditLogProjector],
     publicRouter: (deps) => createPromptsApi(deps, 'public'),
     internalRouter: (deps) => createPromptsApi(deps, 'internal'),
+    openapi: promptsApi,
     async start(deps) {
       if (!deps.config.redisUrl) return;
       const cache = promptResolveCache(deps);

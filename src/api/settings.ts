@@ -19,6 +19,8 @@ import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '
 import { MODEL_OPTIONS } from '../settings/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from '../settings/settings-cache';
 import { createTenantUserCheck } from '../settings/tenant-users';
+import { settingsApi } from './settings.openapi';
+import { settingsAuditCatalog } from '../audit/catalogs/settings';
 
 /** Tenant settings endpoints (spec 1 §4). Writes need `settings.manage` (admin). */
 
@@ -51,8 +53,8 @@ function settingsView(snapshot: TenantSettingsSnapshot, defaults: TenantSettings
   };
 }
 
-const UserIdParams = z.object({ user_id: z.string().uuid() });
-const AuditQuery = z.object({
+export const UserIdParams = z.object({ user_id: z.string().uuid() });
+export const AuditQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
   action: z.enum([AUDIT_ACTIONS.update, AUDIT_ACTIONS.overrideUpsert, AUDIT_ACTIONS.overrideDelete]).optional(),
   before: z.string().uuid().optional(),
@@ -123,6 +125,8 @@ export function createSettingsApi(deps: PlatformDeps): Router {
 
 export const settingsContext: ContextModule = {
   name: 'settings',
+  audit: settingsAuditCatalog,
   projectors: [tenantSettingsProjector, userBudgetOverridesProjector, settingsAuditLogProjector],
   publicRouter: createSettingsApi,
+  openapi: settingsApi,
 };

@@ -29,6 +29,7 @@ export const PUBLIC_PATHS: readonly PublicPath[] = [
   { methods: ['POST'], pattern: /^\/auth\/invites\/redeem$/, description: 'redeem an invite or reset token' },
   { methods: ['POST'], pattern: /^\/auth\/logout$/, description: 'expire the session cookie' },
   { methods: ['POST'], pattern: /^\/auth\/validate$/, description: 'legacy claims-only decode' },
+  { methods: ['GET', 'HEAD'], pattern: /^\/openapi\.json$/, description: 'the API contract (OpenAPI document)' },
   { methods: ['GET', 'HEAD'], pattern: /^\/(entity-types|relationship-rules|relationship-types)(\/.*)?$/, description: 'graph configuration reads' },
 ];
 

@@ -1,3 +1,5 @@
+import { contractOf, ContractCheck } from '../../src/openapi/contract';
+
 /** A small JSON client over fetch for integration tests. */
 export interface HttpResponse<T = any> {
   status: number;
@@ -17,7 +19,33 @@ export interface HttpClient {
   patch<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
 }
 
-export function httpClient(baseUrl: string, defaults: HeaderMap = {}): HttpClient {
+/** Sees every response (the contract check of issue 18); throwing fails the request. */
+export type ResponseHook = (method: string, path: string, response: HttpResponse) => void | Promise<void>;
+
+const served = new Map<string, Promise<ContractCheck | null>>();
+
+/**
+ * The default hook: checks every response against the OpenAPI document the server itself
+ * serves at `<baseUrl>/openapi.json` (fetched once per server). A route the document does
+ * not describe is left to the route-walk test (tests/integration/openapi), which fails for it.
+ */
+export function servedContractHook(baseUrl: string): ResponseHook {
+  return async (method, path, response) => {
+    let loading = served.get(baseUrl);
+    if (!loading) {
+      loading = fetch(`${baseUrl}/openapi.json`)
+        .then(async (r) => (r.ok && (r.headers.get('content-type') ?? '').includes('json') ? contractOf(await r.json()) : null))
+        .catch(() => null);
+      served.set(baseUrl, loading);
+    }
+    const contract = await loading;
+    if (!contract) return;
+    const verdict = contract.check(method, new URL(baseUrl + path).pathname, response.status, response.headers.get('content-type') ?? '', response.body);
+    if (!verdict.ok && !verdict.undescribed) throw new Error(`API contract: ${verdict.reason}`);
+  };
+}
+
+export function httpClient(baseUrl: string, defaults: HeaderMap = {}, onResponse: ResponseHook = servedContractHook(baseUrl)): HttpClient {
   async function request<T>(method: string, path: string, options: { body?: unknown; headers?: HeaderMap; raw?: BodyInit } = {}): Promise<HttpResponse<T>> {
     const headers: HeaderMap = { ...defaults, ...(options.headers ?? {}) };
     let body: BodyInit | undefined = options.raw;
@@ -29,7 +57,9 @@ export function httpClient(baseUrl: string, defaults: HeaderMap = {}): HttpClien
     const text = await response.text();
     let parsed: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-    return { status: response.status, body: parsed as T, text, headers: response.headers };
+    const result = { status: response.status, body: parsed as T, text, headers: response.headers };
+    await onResponse(method, path, result);
+    return result;
   }
   return {
     request,

@@ -3,7 +3,10 @@ import { loadConfig } from '../../src/config';
 import type { ContextModule, PlatformDeps } from '../../src/context-module';
 import { Platform, startPlatform } from '../../src/platform';
 import { createTestDatabase } from './database';
-import { httpClient, HttpClient } from './http';
+import { httpClient, HttpClient, ResponseHook } from './http';
+import { contractOf } from '../../src/openapi/contract';
+import { documentFor } from '../../src/openapi/serve';
+import type { Listener } from '../../src/openapi/describe';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
 import { contexts as productContexts } from '../../src/contexts';
 import { identityContext } from '../../src/api/identity';
@@ -52,13 +55,40 @@ export async function startTestPlatform(options: { contexts?: ContextModule[]; e
   }
   const platform = await startPlatform({ config, logger, contexts });
   const publicUrl = platform.publicUrl!;
+  // Every response an integration test receives is checked against the API contract.
+  const strict = options.contexts === undefined;
+  const hook = (listener: Listener) => contractHook(contexts, listener, strict);
   return {
     platform,
     deps: platform.deps,
-    api: httpClient(`${publicUrl}/api/v1`),
-    internal: httpClient(`${platform.internalUrl}/api/v1`),
+    api: httpClient(`${publicUrl}/api/v1`, {}, hook('public')),
+    internal: httpClient(`${platform.internalUrl}/api/v1`, {}, hook('internal')),
     publicUrl,
     internalUrl: platform.internalUrl,
     close: () => platform.stop(),
+  };
+}
+
+/**
+ * The contract check of the test HTTP client (issue 18): a response that does not match the
+ * OpenAPI document fails the request, and so the test. With the product's contexts
+ * (`strict`) a response from an undescribed route fails too, except a 404 for a path no
+ * route serves or a gateway answer; a hand-picked context list (toy contexts) only checks the routes it describes.
+ */
+/** The gateway answers (401/403/429/503 `{error}`) before any route is matched, so also for paths no route serves. */
+const gatewayAnswer = (response: { status: number; body: unknown }) =>
+  [401, 403, 429, 503].includes(response.status) && typeof (response.body as { error?: unknown } | null)?.error === 'string' && Object.keys(response.body as object).length === 1;
+
+const contracts = new Map<string, ReturnType<typeof contractOf>>();
+
+export function contractHook(contexts: ContextModule[], listener: Listener, strict: boolean): ResponseHook {
+  const key = `${listener}:${contexts.map((c) => c.name).join(',')}`;
+  return (method, path, response) => {
+    let contract = contracts.get(key);
+    if (!contract) contracts.set(key, (contract = contractOf(documentFor(contexts, listener))));
+    const verdict = contract.check(method, '/api/v1' + path, response.status, response.headers.get('content-type') ?? '', response.body);
+    if (verdict.ok) return;
+    if (verdict.undescribed && (!strict || response.status === 404 || gatewayAnswer(response))) return;
+    throw new Error(`API contract (${listener}): ${verdict.reason}`);
   };
 }

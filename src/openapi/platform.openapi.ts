@@ -1,0 +1,21 @@
+
+import { z, type ApiDescription, type RouteDescription } from './describe';
+
+/** The platform's own routes: /health and the contract itself (served on both listeners). */
+const Health = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'starting']),
+    degraded_projectors: z.array(z.string()).optional(),
+    uptime_s: z.number(),
+    event_store: z.string(),
+    projections: z.object({ leader: z.boolean(), caught_up: z.boolean() }).nullable(),
+  })
+  .openapi('Health');
+
+const routes: RouteDescription[] = [
+  { method: 'get', path: '/health', root: true, auth: 'public', summary: 'Liveness and readiness (503 while starting or stopping)', responses: { 200: Health, 503: Health } },
+  { method: 'get', path: '/docs', root: true, auth: 'public', summary: 'This reference, as a readable page', responses: { 200: { contentType: 'text/html', description: 'HTML page' } } },
+  { method: 'get', path: '/openapi.json', auth: 'public', summary: 'This OpenAPI 3.1 document', responses: { 200: z.object({ openapi: z.string(), paths: z.record(z.unknown()) }).passthrough() } },
+];
+
+export const platformApi: ApiDescription = { tag: 'platform', public: () => routes, internal: () => routes };
