@@ -7,6 +7,7 @@ import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
 import { CaptureService, createCaptureService } from '../evaluation/captures';
+import { evaluationApi } from './evaluation.openapi';
 import { RecordCaptureBody } from '../../commands/evaluation/record-capture';
 import { promoteEvalRun } from '../../commands/evaluation/promote-eval-run';
 import { capturesProjector } from '../../projections/evaluation/captures';
@@ -19,10 +20,10 @@ import { baselineRun, caseResults, findRun, listRuns, regressionsAgainst } from 
  * runs are the tenant's (recorded by `npm run ops -- eval run`, never by a route); promotion
  * needs `evals.manage`.
  */
-const CapturesQuery = z.object({ conversation_id: z.string().min(1).max(200) });
-const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+export const CapturesQuery = z.object({ conversation_id: z.string().min(1).max(200) });
+export const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 // Any other id is simply not found (404), like another tenant's.
-const RunParams = z.object({ id: z.string().min(1).max(200) });
+export const RunParams = z.object({ id: z.string().min(1).max(200) });
 
 function chatter(req: Parameters<typeof requireIdentity>[0]) {
   const identity = requireIdentity(req);
@@ -113,6 +114,7 @@ export function createEvaluationContext(): EvaluationContext {
     name: 'evaluation',
     projectors: [capturesProjector, runsProjector],
     publicRouter: (deps) => createEvaluationApi(deps, captures(deps)),
+    openapi: evaluationApi,
     captures,
     async start(deps) {
       const service = captures(deps);
