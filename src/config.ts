@@ -54,6 +54,15 @@ const EnvSchema = z.object({
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   /** Longest one upload's text extraction may take before it answers 422. */
   EXTRACTION_TIME_LIMIT_MS: z.coerce.number().int().min(1).default(30_000),
+  // Model providers for agent turns; `builtin/*` models need none of these.
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  /** An OpenAI-compatible chat-completions endpoint serving the `local/*` models, e.g. http://gpu-box:8000/v1. */
+  LOCAL_LLM_BASE_URL: z.string().url().optional(),
+  LOCAL_LLM_API_KEY: z.string().optional(),
+  /** Longest one agent turn may run before it fails with status `error`. */
+  AGENT_TURN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
   CONNECTOR_EGRESS_ALLOW: z.string().default(''),
   CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
@@ -93,6 +102,8 @@ export interface Config {
   bcryptCost: number;
   /** The worker-thread pool that extracts text from uploads off the request thread. */
   extraction: { workers: number; timeLimitMs: number };
+  /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
+  llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Development defaults in use; printed loudly at start. */
@@ -177,6 +188,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     secretStoreKey: devDefault('SECRET_STORE_KEY', env.SECRET_STORE_KEY, DEV_SECRET_STORE_KEY),
     bcryptCost: env.BCRYPT_COST,
+    llm: {
+      openaiApiKey: env.OPENAI_API_KEY || undefined,
+      openaiBaseUrl: env.OPENAI_BASE_URL,
+      anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+      localBaseUrl: env.LOCAL_LLM_BASE_URL,
+      localApiKey: env.LOCAL_LLM_API_KEY || undefined,
+      turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
+    },
     extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
     connectors: {
       egressAllow,

@@ -3,6 +3,7 @@ import { identityContext } from './api/identity';
 import { settingsContext } from './api/settings';
 import { conversationsContext } from './api/conversations';
 import { graphContext } from './api/graph';
+import { agentsContext } from './api/agents';
 import { promptsContext } from './api/prompts';
 import { connectorsContext } from './api/connectors';
 import { monitoringContext } from './api/monitoring';
@@ -15,6 +16,7 @@ export const contexts: ContextModule[] = [
   settingsContext,
   conversationsContext,
   graphContext,
+  agentsContext,
   promptsContext,
   connectorsContext,
   monitoringContext,

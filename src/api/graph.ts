@@ -26,6 +26,7 @@ import { managedContext } from '../../queries/graph/managed-context';
 import { runTemplate } from '../../queries/graph/query-templates';
 import { wellContext } from '../../queries/graph/well-context';
 import { namespaceOf } from '../../streams/graph/names';
+import { graphAgentTools } from '../graph/agent-tools';
 import { newId } from '../command-handling/idempotency';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
@@ -232,6 +233,7 @@ export const graphContext: ContextModule = {
   name: 'graph',
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
+  agentTools: graphAgentTools,
   // The oil-and-gas vertical is installed once (idempotent on every later start).
   start: (deps) => installOilgasVertical(deps),
 };

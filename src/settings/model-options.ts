@@ -83,6 +83,13 @@ export const MODEL_OPTIONS: readonly ModelOption[] = Object.freeze([
     context_window: '200000',
     notes: 'Fast, low-cost model; a sensible fallback model.',
   },
+  {
+    id: 'local/llama-3.1-8b-instruct',
+    label: 'Self-hosted Llama 3.1 8B Instruct (OpenAI-compatible)',
+    provider: 'local',
+    context_window: '128000',
+    notes: 'Served by any OpenAI-compatible endpoint (vLLM, Ollama, LM Studio) at LOCAL_LLM_BASE_URL; data stays on site.',
+  },
 ] satisfies ModelOption[]);
 
 export const MODEL_IDS: readonly string[] = Object.freeze(MODEL_OPTIONS.map((m) => m.id));

@@ -1,0 +1,43 @@
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import type { Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict, NotFound } from '../../src/domain/errors';
+import { ProgressEvent, TurnOutcome, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+
+type Usage = Extract<TurnEvent, { type: 'UsageRecorded' }>['data'];
+
+export interface FinishTurn {
+  type: 'FinishTurn';
+  outcome: TurnOutcome;
+  usage: Omit<Usage, 'day'>;
+  /** The last nodes' completions, appended in the same write as the end. */
+  progress?: ProgressEvent[];
+}
+
+/**
+ * Ends a running turn: the progress still to record, its usage (the daily-cap counters fold it) and one terminal event
+ * chosen by the outcome: paused for review, completed, or failed.
+ */
+export function decideFinishTurn(command: FinishTurn, state: TurnState, now: Date): TurnEvent[] {
+  if (state.status === 'none') throw new NotFound('turn not found');
+  if (state.status !== 'running') throw new Conflict(`the turn has already ended (${state.status})`);
+  const finishedAt = now.toISOString();
+  const { outcome } = command;
+  const usage: TurnEvent = { type: 'UsageRecorded', data: { ...command.usage, day: finishedAt.slice(0, 10) } };
+  const before: TurnEvent[] = [...(command.progress ?? []), usage];
+  switch (outcome.status) {
+    case 'awaiting_hitl':
+      if (!outcome.hitlApprovalId || !outcome.hitlCheckpointType) throw new Error('a paused turn needs its approval id and checkpoint type');
+      return [...before, { type: 'TurnPaused', data: { approvalId: outcome.hitlApprovalId, checkpointType: outcome.hitlCheckpointType, outcome, finishedAt } }];
+    case 'completed':
+      return [...before, { type: 'TurnCompleted', data: { outcome, finishedAt } }];
+    case 'error':
+      return [...before, { type: 'TurnFailed', data: { error: outcome.error ?? 'turn failed', outcome, finishedAt } }];
+  }
+}
+
+const decider: Decider<FinishTurn, TurnState, TurnEvent> = { ...turnAggregate, decide: decideFinishTurn };
+
+export async function finishTurn(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, executionId: string, command: Omit<FinishTurn, 'type'>) {
+  return deps.handle(decider, turnAggregate.stream(context.tenantId, executionId), { type: 'FinishTurn', ...command }, context);
+}

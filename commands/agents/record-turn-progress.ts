@@ -1,0 +1,23 @@
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import type { Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/context-module';
+import { Conflict, NotFound } from '../../src/domain/errors';
+import { ProgressEvent, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+
+export interface RecordTurnProgress {
+  type: 'RecordTurnProgress';
+  events: ProgressEvent[];
+}
+
+/** Progress (nodes, tool calls, skills) is recorded only while the turn runs. */
+export function decideRecordTurnProgress(command: RecordTurnProgress, state: TurnState): TurnEvent[] {
+  if (state.status === 'none') throw new NotFound('turn not found');
+  if (state.status !== 'running') throw new Conflict(`the turn has already ended (${state.status})`);
+  return command.events;
+}
+
+const decider: Decider<RecordTurnProgress, TurnState, TurnEvent> = { ...turnAggregate, decide: (command, state) => decideRecordTurnProgress(command, state) };
+
+export async function recordTurnProgress(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, executionId: string, events: ProgressEvent[]) {
+  return deps.handle(decider, turnAggregate.stream(context.tenantId, executionId), { type: 'RecordTurnProgress', events }, context);
+}
