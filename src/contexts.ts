@@ -9,6 +9,7 @@ import { connectorsContext } from './api/connectors';
 import { monitoringContext } from './api/monitoring';
 import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
+import { complianceContext } from './api/compliance';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -22,4 +23,5 @@ export const contexts: ContextModule[] = [
   monitoringContext,
   approvalsContext,
   checklistsContext,
+  complianceContext,
 ];

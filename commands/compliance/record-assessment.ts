@@ -1,0 +1,112 @@
+import type { PlatformDeps } from '../../src/context-module';
+import type { CommandContext } from '../../src/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/command-handling/decider';
+import { newId } from '../../src/command-handling/idempotency';
+import type { DomainPack } from '../../src/compliance/packs/pack';
+import { runPacks } from '../../src/compliance/run-packs';
+import { Conflict, NotFound, Unavailable } from '../../src/domain/errors';
+import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../streams/compliance/assessment';
+
+export interface RecordAssessment {
+  type: 'RecordAssessment';
+  assessmentId: string;
+  scope: 'portfolio' | 'entity';
+  entityId: string | null;
+  domains: string[];
+  failedDomains: Record<string, string>;
+  entities: AssessedEntity[];
+}
+
+/**
+ * Records the packs' verdicts as the day's snapshot: batches of `EntitiesAssessed`, then
+ * `AssessmentRecorded`. Every pack failing records nothing (503); some failing records the
+ * rest with `status: 'partial'`.
+ */
+export function decideRecordAssessment(command: RecordAssessment, state: AssessmentState, now: Date): AssessmentEvent[] {
+  switch (command.type) {
+    case 'RecordAssessment': {
+      if (state.status === 'recorded') throw new Conflict('this assessment is already recorded');
+      const failed = Object.keys(command.failedDomains);
+      if (command.domains.length > 0 && failed.length === command.domains.length) {
+        throw new Unavailable(`every compliance domain failed: ${failed.map((d) => `${d} (${command.failedDomains[d]})`).join('; ')}`);
+      }
+      const events: AssessmentEvent[] = [];
+      for (let i = 0; i < command.entities.length; i += ASSESSMENT_BATCH_SIZE) {
+        events.push({ type: 'EntitiesAssessed', data: { assessmentId: command.assessmentId, batch: events.length, entities: command.entities.slice(i, i + ASSESSMENT_BATCH_SIZE) } });
+      }
+      events.push({
+        type: 'AssessmentRecorded',
+        data: {
+          assessmentId: command.assessmentId,
+          scope: command.scope,
+          entityId: command.entityId,
+          assessedOn: now.toISOString().slice(0, 10),
+          assessedAt: now.toISOString(),
+          domains: command.domains,
+          failedDomains: command.failedDomains,
+          status: failed.length > 0 ? 'partial' : 'complete',
+          entities: command.entities.length,
+          cells: command.entities.reduce((n, e) => n + e.cells.length, 0),
+        },
+      });
+      return events;
+    }
+    default:
+      return assertNever(command.type);
+  }
+}
+
+const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };
+
+type Recorded = Extract<AssessmentEvent, { type: 'AssessmentRecorded' }>['data'];
+
+/** The assess response: the recorded snapshot, plus the verdicts when one entity was assessed. */
+export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
+  const view: Record<string, unknown> = {
+    assessment_id: recorded.assessmentId,
+    scope: recorded.scope,
+    entity_id: recorded.entityId,
+    status: recorded.status,
+    assessed_on: recorded.assessedOn,
+    assessed_at: recorded.assessedAt,
+    domains: recorded.domains,
+    failed_domains: recorded.failedDomains,
+    entities: recorded.entities,
+    cells: recorded.cells,
+  };
+  if (recorded.scope === 'entity') {
+    const cells = entities[0]?.cells ?? [];
+    view.results = Object.fromEntries(cells.map((c) => [c.domain, { color: c.color, bucket: c.bucket, due_date: c.dueDate, anomaly: c.anomaly, reason: c.reason, details: { ...c.facts, anomaly: c.anomaly } }]));
+  }
+  return view;
+}
+
+/**
+ * POST /compliance/assess[/{entity_id}]: run the packs over the graph as it is now (reads),
+ * then record the verdicts (the one write). The assessment id derives from the
+ * Idempotency-Key, so a retried request records nothing new and answers from the events
+ * the first one recorded (never from a read model that may still be catching up).
+ */
+export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store'>, packs: DomainPack<any>[], context: CommandContext, entityId?: string) {
+  const assessmentId = newId(context, 'compliance.assessment');
+  const stream = assessmentAggregate.stream(context.tenantId, assessmentId);
+  const today = deps.clock().toISOString().slice(0, 10);
+  const run = await runPacks(deps.knex, context.tenantId, packs, today, entityId);
+  if (entityId !== undefined && run.found === 0) throw new NotFound('No such entity');
+  const { entities, domains, failedDomains } = run;
+  const command: RecordAssessment = { type: 'RecordAssessment', assessmentId, scope: entityId === undefined ? 'portfolio' : 'entity', entityId: entityId ?? null, entities, domains, failedDomains };
+  const result = await deps.handle(decider, stream, command, context);
+  const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
+  if (appended?.type === 'AssessmentRecorded') return assessmentView(appended.data, entities);
+  // A retry: answer what the first request recorded.
+  const [last] = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
+  const recorded = readAssessmentEvent(last);
+  if (recorded.type !== 'AssessmentRecorded') throw new Conflict('this assessment is still being recorded');
+  let first: AssessedEntity[] = [];
+  if (recorded.data.scope === 'entity') {
+    const [batch] = await deps.store.readStream(stream, { limit: 1 });
+    const read = readAssessmentEvent(batch);
+    if (read.type === 'EntitiesAssessed') first = read.data.entities;
+  }
+  return assessmentView(recorded.data, first);
+}

@@ -1,0 +1,13 @@
+/**
+ * The compliance dashboard's read model. Entities and cells are kept as versions with
+ * `valid_from`/`valid_to` (the recorded times of the events that opened and closed them), so
+ * the dashboard as it stood at any instant is a query, not a second model (issue 12, as-of).
+ */
+export const ENTITIES = 'compliance_entities';
+export const CELLS = 'compliance_cells';
+export const ANOMALIES = 'compliance_anomalies';
+export const ASSESSMENTS = 'compliance_assessments';
+export const DAILY = 'compliance_daily_snapshots';
+
+/** A flagged anomaly counts in the `anomalies` bucket for this many days after it was observed. */
+export const ANOMALY_OPEN_DAYS = 30;

@@ -1,0 +1,80 @@
+import type { Knex } from 'knex';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import type { Properties } from '../../streams/graph/properties';
+
+/** A vertex next to an assessed one, with the properties of the edge between them. */
+export interface Neighbor {
+  vertexId: string;
+  entityId: string;
+  label: string;
+  properties: Properties;
+  edge: Properties;
+}
+
+export interface GraphVertexRow {
+  id: string;
+  entity_id: string;
+  label: string;
+  properties: Properties;
+}
+
+/**
+ * Set-based reads of one tenant's property graph (the graph context's read model) for the
+ * compliance packs: one query per relationship for the whole portfolio, never one per well.
+ */
+export interface GraphFacts {
+  namespace: string;
+  /** Vertices of a label (all, or the one with this entity_id), with only the named properties. */
+  vertices(label: string, fields: readonly string[], only?: { entityId?: string }): Promise<GraphVertexRow[]>;
+  /**
+   * Neighbors keyed by the assessed vertex id: `in` follows edges pointing at the vertex
+   * (FlaringAuthorization -FLARES_AT-> Well), `out` edges leaving it, `both` either way.
+   */
+  neighbors(vertexIds: string[] | null, edgeLabel: string, ofLabel: string, neighborLabel: string, direction: 'in' | 'out' | 'both', fields: readonly string[]): Promise<Map<string, Neighbor[]>>;
+}
+
+/**
+ * Only the named properties leave the database: a Well carries ~30 properties and its
+ * 12-month history, and shipping all of them for 20,000 wells and their offsets cost seconds.
+ */
+function pick(knex: Knex, column: string, fields: readonly string[]): Knex.Raw {
+  if (fields.length === 0) return knex.raw(`'{}'::jsonb`);
+  return knex.raw(`jsonb_strip_nulls(jsonb_build_object(${fields.map(() => `?::text, ${column}->?`).join(', ')}))`, fields.flatMap((f) => [f, f]));
+}
+
+export function graphFacts(knex: Knex, namespace: string): GraphFacts {
+  return {
+    namespace,
+    async vertices(label, fields, only = {}) {
+      const query = knex(VERTICES)
+        .select('id', 'entity_id', 'label', knex.raw('? AS properties', [pick(knex, 'properties', fields)]))
+        .where({ namespace, label });
+      if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
+      return (await query) as GraphVertexRow[];
+    },
+    async neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction, fields) {
+      const sides: Array<{ self: string; other: string; selfLabel: string; otherLabel: string }> = [];
+      if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
+      if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
+      const out = new Map<string, Neighbor[]>();
+      for (const side of sides) {
+        const filter = vertexIds ? `AND e.${side.self} = ANY(?::uuid[])` : '';
+        const properties = pick(knex, 'v.properties', fields);
+        const bindings: Knex.RawBinding[] = [properties, namespace, edgeLabel, ofLabel, neighborLabel];
+        if (vertexIds) bindings.push(vertexIds);
+        const { rows } = await knex.raw(
+          `SELECT e.${side.self} AS self, v.id, v.entity_id, v.label, ? AS properties, e.properties AS edge
+             FROM ${EDGES} e JOIN ${VERTICES} v ON v.id = e.${side.other}
+            WHERE e.namespace = ? AND e.label = ? AND e.${side.selfLabel} = ? AND e.${side.otherLabel} = ? ${filter}`,
+          bindings,
+        );
+        for (const row of rows as Array<{ self: string; id: string; entity_id: string; label: string; properties: Properties; edge: Properties }>) {
+          const list = out.get(row.self) ?? [];
+          list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
+          out.set(row.self, list);
+        }
+      }
+      return out;
+    },
+  };
+}

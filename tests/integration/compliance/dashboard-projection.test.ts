@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
+import { CELLS, DAILY } from '../../../projections/compliance/tables';
+import { matrix, summary } from '../../../queries/compliance/dashboard';
+import { trendChart } from '../../../queries/compliance/charts';
+import { DEFAULT_PACKS } from '../../../src/compliance/packs';
+import type { RecordedEvent } from '../../../src/eventstore/types';
+import { connectDatabase, Database } from '../../../src/infra/database';
+import type { AssessedCell, AssessmentEvent } from '../../../streams/compliance/assessment';
+import { createTestDatabase } from '../../support/database';
+
+/**
+ * Projection specification: given events (with the recorded times chosen here) → the
+ * dashboard's rows, counts and deltas at chosen instants.
+ */
+describe('compliance dashboard projection: versions, daily snapshots, weekly deltas, as-of', () => {
+  let db: Database;
+  const projector = complianceDashboardProjector(DEFAULT_PACKS);
+  const domains = DEFAULT_PACKS.map((p) => p.domain);
+  const tenantId = randomUUID();
+  let position = 0n;
+  const day = (d: string) => new Date(`${d}T12:00:00Z`);
+
+  before(async () => {
+    db = connectDatabase((await createTestDatabase()).url, { poolSize: 2 });
+    await projector.createTables(db.knex);
+  });
+  after(() => db.close());
+
+  const recorded = (type: string, data: unknown, at: Date, stream = `compliance.assessment-${tenantId}-x`): RecordedEvent => ({
+    id: randomUUID(),
+    stream,
+    revision: 0n,
+    position: { commit: ++position, prepare: position },
+    type,
+    data,
+    metadata: { tenantId, actorId: 'test', correlationId: 'c', causationId: 'c', signature: 's' },
+    recordedAt: at,
+  });
+  const given = (events: RecordedEvent[]) => db.knex.transaction((trx) => projector.applyBatch!(trx, events));
+
+  const cell = (domain: string, color: AssessedCell['color'], bucket: AssessedCell['bucket'] = null, anomaly = false): AssessedCell => ({ domain, color, bucket, dueDate: null, anomaly, reason: `${color} ${bucket}`, facts: {} });
+  const assessment = (at: Date, verdicts: Record<string, AssessedCell[]>): RecordedEvent[] => {
+    const assessmentId = randomUUID();
+    const entities = Object.entries(verdicts).map(([entityId, cells]) => ({ entityId, entityType: 'Well', entityName: entityId, cells }));
+    const events: AssessmentEvent[] = [
+      { type: 'EntitiesAssessed', data: { assessmentId, batch: 0, entities } },
+      {
+        type: 'AssessmentRecorded',
+        data: { assessmentId, scope: 'portfolio', entityId: null, assessedOn: at.toISOString().slice(0, 10), assessedAt: at.toISOString(), domains, failedDomains: {}, status: 'complete', entities: entities.length, cells: entities.length },
+      },
+    ];
+    return events.map((e) => recorded(e.type, e.data, at));
+  };
+  const vertex = (entityId: string, name: string) => ({ id: randomUUID(), label: 'Well', entity_id: entityId, properties: { entity_id: entityId, name } });
+
+  const wellA = vertex('42-501-00001', 'JONES 1H');
+  const wellB = vertex('42-501-00002', 'JONES 2H');
+
+  before(async () => {
+    await given([
+      recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellA, wellB, { ...vertex('L-1', 'LEASE'), label: 'Lease' }], edges: [] }, day('2026-03-01'), 'graph.import-x'),
+    ]);
+    await given(assessment(day('2026-03-02'), { [wellA.entity_id]: [cell('production', 'red', 'overdue')], [wellB.entity_id]: [cell('production', 'red', 'overdue')] }));
+    await given(assessment(day('2026-03-12'), { [wellA.entity_id]: [cell('production', 'green')], [wellB.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'red', 'overdue', true)] }));
+  });
+
+  it('only labels the packs assess enter the dashboard, with unassessed domains grey', async () => {
+    const before = await matrix(db.knex, tenantId, day('2026-03-01'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    expect(before.total).to.equal(2);
+    expect(before.rows[0].domains).to.deep.equal(Object.fromEntries(domains.map((d) => [d, 'grey'])));
+  });
+
+  it('each assessment records a daily snapshot of the counts as they stood after it', async () => {
+    const rows = await db.knex(DAILY).where({ tenant_id: tenantId }).orderBy('day');
+    expect(rows.map((r) => [r.day, r.overdue_count, r.anomaly_count])).to.deep.equal([
+      ['2026-03-02', 2, 0],
+      ['2026-03-12', 1, 1],
+    ]);
+  });
+
+  it('deltas compare with the latest snapshot at least a week old, and are 0 without one', async () => {
+    const now = await summary(db.knex, tenantId, day('2026-03-12'), domains);
+    expect(now).to.include({ overdue_count: 1, overdue_delta: -1, anomaly_count: 1, anomaly_delta: 1 });
+    const early = await summary(db.knex, tenantId, day('2026-03-05'), domains);
+    expect(early).to.include({ overdue_count: 2, overdue_delta: 0 });
+  });
+
+  it('as-of reads the cell versions valid at the instant', async () => {
+    const then = await matrix(db.knex, tenantId, day('2026-03-05'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    expect(then.rows.map((r) => r.domains.production)).to.deep.equal(['red', 'red']);
+    const now = await matrix(db.knex, tenantId, day('2026-03-12'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    expect(now.rows.map((r) => r.entity_id)).to.deep.equal([wellB.entity_id]);
+  });
+
+  it('re-assessing with the same verdicts opens no new cell versions', async () => {
+    const count = async () => Number((await db.knex(CELLS).where({ tenant_id: tenantId }).count<{ count: string }[]>('* as count'))[0].count);
+    const before = await count();
+    await given(assessment(day('2026-03-13'), { [wellA.entity_id]: [cell('production', 'green')], [wellB.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'red', 'overdue', true)] }));
+    expect(await count()).to.equal(before);
+  });
+
+  it('a renamed well keeps its old name in the past; a deleted one leaves the dashboard from then on', async () => {
+    await given([recorded('VertexPropertiesUpdated', { vertexId: wellA.id, namespace: 'ns', set: { name: 'SMITH 1H' }, removed: [] }, day('2026-03-14'), 'graph.vertex-x')]);
+    await given([recorded('VertexDeleted', { vertexId: wellB.id, namespace: 'ns', label: 'Well', entityId: wellB.entity_id, edgeIds: [] }, day('2026-03-15'), 'graph.vertex-y')]);
+    const names = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_name);
+    expect(await names('2026-03-13')).to.deep.equal(['JONES 1H', 'JONES 2H']);
+    expect(await names('2026-03-16')).to.deep.equal(['SMITH 1H']);
+  });
+
+  it('a flagged anomaly counts for 30 days after it was observed', async () => {
+    await given([
+      recorded('ComplianceAnomalyFlagged', { entityId: wellA.entity_id, entityLabel: 'Well', domain: 'rule_32', kind: 'flared_above_authorization', detail: 'x', observedAt: '2026-03-20T00:00:00Z', source: 'scada' }, day('2026-03-20'), 'ingestion.scada-x'),
+    ]);
+    expect((await summary(db.knex, tenantId, day('2026-03-21'), domains)).anomaly_count).to.equal(1);
+    expect((await summary(db.knex, tenantId, day('2026-04-25'), domains)).anomaly_count).to.equal(0);
+  });
+
+  it('the trend is the recorded daily snapshots in the window, oldest first', async () => {
+    const trend = await trendChart(db.knex, tenantId, domains, day('2026-03-13'), 5);
+    expect(trend.points.map((p) => [p.date, p.overdue_count, p.recorded])).to.deep.equal([
+      ['2026-03-12', 1, true],
+      ['2026-03-13', 1, true],
+    ]);
+  });
+});

@@ -1,0 +1,61 @@
+import { expect } from 'chai';
+import { decideRecordAssessment, RecordAssessment } from '../../../commands/compliance/record-assessment';
+import type { Decider } from '../../../src/command-handling/decider';
+import { Conflict, Unavailable } from '../../../src/domain/errors';
+import { ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../../streams/compliance/assessment';
+import { given } from '../../support/given';
+
+const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };
+const NOW = new Date('2026-01-15T12:00:00Z');
+const entity = (i: number) => ({ entityId: `42-501-${String(i).padStart(5, '0')}`, entityType: 'Well', entityName: `W ${i}`, cells: [{ domain: 'production', color: 'green' as const, bucket: null, dueDate: '2026-02-27', anomaly: false, reason: 'ok', facts: { n: i } }] });
+const command = (over: Partial<RecordAssessment> = {}): RecordAssessment => ({
+  type: 'RecordAssessment',
+  assessmentId: 'a-1',
+  scope: 'portfolio',
+  entityId: null,
+  domains: ['production', 'rule_32'],
+  failedDomains: {},
+  entities: [entity(1), entity(2)],
+  ...over,
+});
+
+describe('recording a compliance assessment', () => {
+  it('records the entities in one batch, then the snapshot with the day and counts', () => {
+    given(decider, [], NOW)
+      .when(command())
+      .then([
+        { type: 'EntitiesAssessed', data: { assessmentId: 'a-1', batch: 0, entities: [entity(1), entity(2)] } },
+        {
+          type: 'AssessmentRecorded',
+          data: { assessmentId: 'a-1', scope: 'portfolio', entityId: null, assessedOn: '2026-01-15', assessedAt: NOW.toISOString(), domains: ['production', 'rule_32'], failedDomains: {}, status: 'complete', entities: 2, cells: 2 },
+        },
+      ]);
+  });
+
+  it('splits a large portfolio into batches of 500 entities', () => {
+    const events = given(decider, [], NOW).when(command({ entities: Array.from({ length: 1201 }, (_, i) => entity(i)) })).events();
+    expect(events.map((e) => (e.type === 'EntitiesAssessed' ? e.data.entities.length : e.type))).to.deep.equal([ASSESSMENT_BATCH_SIZE, ASSESSMENT_BATCH_SIZE, 201, 'AssessmentRecorded']);
+  });
+
+  it('a failed domain makes the snapshot partial and names it', () => {
+    const events = given(decider, [], NOW).when(command({ failedDomains: { rule_32: 'timeout' } })).events();
+    expect(events[events.length - 1].data).to.include({ status: 'partial' });
+    expect((events[events.length - 1].data as any).failedDomains).to.deep.equal({ rule_32: 'timeout' });
+  });
+
+  it('every domain failing records nothing and is unavailable', () => {
+    given(decider, [], NOW).when(command({ entities: [], failedDomains: { production: 'x', rule_32: 'y' } })).thenThrows(Unavailable, /every compliance domain failed/);
+  });
+
+  it('an assessment is recorded once', () => {
+    const history = given(decider, [], NOW).when(command()).events();
+    given(decider, history, NOW).when(command()).thenThrows(Conflict);
+  });
+
+  it('reading back checks the batch shape without zod and rejects malformed cells', () => {
+    const [batch] = given(decider, [], NOW).when(command()).events();
+    expect(readAssessmentEvent(batch)).to.deep.equal(batch);
+    const bad = { type: 'EntitiesAssessed', data: { assessmentId: 'a', batch: 0, entities: [{ ...entity(1), cells: [{ ...entity(1).cells[0], color: 'purple' }] }] } };
+    expect(() => readAssessmentEvent(bad)).to.throw(/malformed EntitiesAssessed/);
+  });
+});
