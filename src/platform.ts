@@ -12,6 +12,7 @@ import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
 import { createInternalApp, createPublicApp } from './http/app';
+import { CONSOLE_ROOT } from './http/console';
 import { defaultGatewayStages, GatewayStages } from './http/gateway';
 import { createRateLimitStage } from './http/rate-limit';
 import { Cache, connectRedis, createMemoryCache, createRedisCache } from './infra/cache';
@@ -118,7 +119,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     internalRoutes.use(whileStarting);
 
     if (config.role !== 'projector') {
-      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health, gateway, routers: [publicRoutes] }));
+      publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health, gateway, routers: [publicRoutes], staticRoot: CONSOLE_ROOT }));
     }
     internalServer = createServer(createInternalApp({ logger, health, routers: [internalRoutes] }));
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
