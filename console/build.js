@@ -11,7 +11,8 @@ async function buildConsole({ quiet = false } = {}) {
     base: '/',
     logLevel: quiet ? 'error' : 'info',
     esbuild: { jsx: 'automatic' },
-    build: { outDir: path.join(root, 'dist'), emptyOutDir: true, sourcemap: false },
+    ...(process.env.CONSOLE_DEBUG ? { mode: 'development', define: { 'process.env.NODE_ENV': '"development"' } } : {}),
+    build: { outDir: path.join(root, 'dist'), emptyOutDir: true, sourcemap: false, minify: !process.env.CONSOLE_DEBUG },
   });
 }
 

@@ -1,4 +1,4 @@
-import { StrictMode, useCallback, useEffect, useState, type FormEvent } from 'react';
+import { Component, StrictMode, useCallback, useEffect, useState, type FormEvent } from 'react';
 import { createRoot } from 'react-dom/client';
 import { api, ApiError, onUnauthorized, type Me } from './api';
 import { can, Link, match, MeContext, navigate, useLocation } from './router';
@@ -70,7 +70,12 @@ const NAV: Array<{ to: string; label: string; permission?: string }> = [
 function Routes({ me }: { me: Me }) {
   const { path } = useLocation();
   let m: Record<string, string> | null;
-  if (path === '/' || path === '') return <Home me={me} />;
+  if (path === '/' || path === '') {
+    // Reviewers start at their queue, everyone else in chat.
+    const start = can(me, 'hitl.approve') && !can(me, 'users.manage') ? '/approvals' : '/chat';
+    history.replaceState(null, '', start);
+    return <Routes me={me} />;
+  }
   if ((m = match('/approvals/:id', path))) return <ApprovalDetailPage id={m.id} />;
   if (match('/approvals', path)) return <ApprovalsPage />;
   if ((m = match('/chat/:id', path))) return <ChatPage id={m.id} />;
@@ -91,12 +96,26 @@ function Routes({ me }: { me: Me }) {
   );
 }
 
-function Home({ me }: { me: Me }) {
-  useEffect(() => {
-    // Reviewers start at their queue, everyone else in chat.
-    navigate(can(me, 'hitl.approve') && !can(me, 'users.manage') ? '/approvals' : '/chat', true);
-  }, [me]);
-  return null;
+/** A rendering error shows a readable message and a way back instead of a blank page. */
+class ErrorBoundary extends Component<{ children: React.ReactNode; path: string }, { error: Error | null; path: string }> {
+  state = { error: null as Error | null, path: this.props.path };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  static getDerivedStateFromProps(props: { path: string }, state: { error: Error | null; path: string }) {
+    return props.path !== state.path ? { error: null, path: props.path } : null;
+  }
+  render() {
+    if (this.state.error)
+      return (
+        <section className="page">
+          <h1>Something went wrong on this page</h1>
+          <ErrorText error={this.state.error} />
+          <Link to="/">Go to the start page</Link>
+        </section>
+      );
+    return this.props.children;
+  }
 }
 
 function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
@@ -132,7 +151,9 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </div>
       </header>
       <main id="main">
-        <Routes me={me} />
+        <ErrorBoundary path={path}>
+          <Routes me={me} />
+        </ErrorBoundary>
       </main>
     </MeContext.Provider>
   );

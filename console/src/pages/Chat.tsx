@@ -103,7 +103,10 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
   const bottom = useRef<HTMLDivElement>(null);
 
   useEffect(() => () => source.current?.close(), []);
-  useEffect(() => bottom.current?.scrollIntoView?.({ block: 'end' }), [messages.data, frames.length]);
+  useEffect(() => {
+    // Braces matter: Chromium's scrollIntoView returns a promise, which an effect must not return.
+    void bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.data, frames.length]);
 
   const finish = () => {
     source.current?.close();

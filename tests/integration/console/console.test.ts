@@ -1,0 +1,208 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/http/console';
+import { signIn, Session } from '../../support/auth';
+import { startTestPlatform, TestPlatform } from '../../support/platform';
+
+/**
+ * The console in a real browser: Playwright (playwright-core) drives Debian's Chromium
+ * against the real platform. Skipped when /usr/bin/chromium is absent (`.ci/run` installs it).
+ * `CONSOLE_SCREENSHOTS=1` also writes the README's screenshots to docs/screenshots/.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../docs/screenshots') : null;
+
+describe('console in a real browser (Chromium)', function () {
+  this.timeout(120_000);
+  let t: TestPlatform;
+  let browser: Browser;
+  let base: string;
+  let tenantId: string;
+  let reviewer: Session;
+  let operator: Session;
+  let admin: Session;
+
+  before(async function () {
+    if (!existsSync(CHROMIUM)) this.skip();
+    await ensureConsoleBuilt(CONSOLE_ROOT);
+    const { chromium } = await import('playwright-core');
+    t = await startTestPlatform();
+    // localhost, not 127.0.0.1: the session cookie is Secure, which browsers honour over http on localhost.
+    base = t.publicUrl.replace('127.0.0.1', 'localhost');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    tenantId = randomUUID();
+    reviewer = await signIn(t, { roles: ['reviewer'], tenantId });
+    operator = await signIn(t, { roles: ['operator'], tenantId });
+    admin = await signIn(t, { roles: ['admin'], tenantId });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function as(session: Session | null, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width, height: 860 } });
+    if (session) await context.addCookies([{ name: 'svc_token', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+    const page = await context.newPage();
+    return { context, page };
+  }
+  const shot = async (page: Page, name: string) => {
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
+  };
+
+  it('serves the app at / and deep links, while /api/v1 and /health keep their JSON answers', async () => {
+    const root = await fetch(`${base}/`);
+    expect(root.status).to.equal(200);
+    expect(await root.text()).to.include('<div id="root">');
+    const deep = await fetch(`${base}/approvals/some-id`);
+    expect(deep.headers.get('content-type')).to.include('text/html');
+    const missing = await fetch(`${base}/api/v1/no-such-route`);
+    expect(missing.headers.get('content-type')).to.include('application/json');
+    const health = await fetch(`${base}/health`);
+    expect(health.headers.get('content-type')).to.include('application/json');
+  });
+
+  it('signs in with email and password, shows role-aware navigation, signs out, and an expired session returns to login and back', async () => {
+    const { context, page } = await as(null);
+    await page.goto(`${base}/compliance`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await shot(page, 'login');
+    await page.getByLabel('Email').fill('admin@example.com');
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Invalid email or password' }).waitFor();
+    expect(await page.getByLabel('Email').inputValue()).to.equal('admin@example.com');
+    await page.getByLabel('Password').fill('bootstrap-password-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Compliance', level: 1 }).waitFor();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    expect(await nav.getByRole('link', { name: 'Administration' }).count()).to.equal(1);
+
+    // The session cookie disappears (expired): the next API call answers 401 → login, then back here.
+    await context.clearCookies();
+    await nav.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByText('Your session has ended').waitFor();
+    await page.getByLabel('Email').fill('admin@example.com');
+    await page.getByLabel('Password').fill('bootstrap-password-1');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).to.equal('/approvals');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect((await context.cookies()).find((c) => c.name === 'svc_token')).to.equal(undefined);
+    await context.close();
+
+    // A reviewer sees no Administration link (the API would refuse it too).
+    const r = await as(reviewer);
+    await r.page.goto(`${base}/`);
+    await r.page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    expect(await r.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count()).to.equal(0);
+    await r.context.close();
+  });
+
+  it('a reviewer decides a pending approval with modifications from the queue; the decision shows who and when', async () => {
+    const created = await t.api.post('/approvals', { checkpoint_type: 'filing_submission', payload: { form: 'PR', well: '42-301-12345', oil_bbl: 1250 } }, operator.headers);
+    expect(created.status).to.equal(201);
+    const id = created.body.approval_id as string;
+    const { context, page } = await as(reviewer);
+    await page.goto(`${base}/approvals`);
+    const row = page.getByRole('row').filter({ hasText: 'pending' }).first();
+    await row.waitFor();
+    await shot(page, 'approvals-queue');
+    await page.getByRole('link', { name: 'filing submission' }).first().click();
+    await page.getByRole('heading', { name: 'Payload' }).waitFor();
+    await page.getByText('42-301-12345').waitFor();
+
+    // Bad input stays in the form with its message.
+    await page.getByLabel('Approve with modifications').check();
+    await page.getByLabel('Modifications (JSON object)').fill('{not json');
+    await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('alert').filter({ hasText: 'JSON object' }).waitFor();
+    await page.getByLabel('Modifications (JSON object)').fill('{"oil_bbl": 1200}');
+    await page.getByLabel('Comments').fill('Volume corrected from the run tickets');
+    await shot(page, 'approval-detail');
+    await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('heading', { name: 'Decision' }).waitFor();
+    await page.getByText(reviewer.userId).waitFor();
+    const stored = await t.api.get(`/approvals/${id}`, reviewer.headers);
+    expect(stored.body.status).to.equal('modified');
+    expect(stored.body.decision).to.include({ reviewer_id: reviewer.userId, comments: 'Volume corrected from the run tickets' });
+    expect(stored.body.decision.modifications).to.deep.equal({ oil_bbl: 1200 });
+    await context.close();
+  });
+
+  it('an operator streams a turn that pauses for review, with node progress and a link to its approval, which a reviewer then approves', async () => {
+    const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Form PR for March' }, operator.headers);
+    expect(conversation.status).to.equal(200);
+    const id = conversation.body.id as string;
+    const { context, page } = await as(operator);
+    await page.goto(`${base}/chat/${id}`);
+    await page.getByRole('textbox', { name: 'Message' }).fill('Please submit the Form PR filing for March');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const link = page.getByRole('link', { name: 'Open the approval' });
+    await link.waitFor({ timeout: 60_000 });
+    const progress = page.getByRole('list', { name: 'Pipeline progress' });
+    for (const node of ['system prompt node', 'memory node', 'approval node', 'output format']) {
+      expect(await progress.getByText(node).getAttribute('class')).to.equal('done');
+    }
+    await page.getByText('Awaiting review').waitFor();
+    await shot(page, 'chat-paused');
+    const href = (await link.getAttribute('href'))!;
+    const approvalId = href.split('/').pop()!;
+    await link.click();
+    await page.getByText('Awaiting a reviewer').waitFor();
+    await context.close();
+
+    const r = await as(reviewer);
+    await r.page.goto(`${base}/approvals/${approvalId}`);
+    await r.page.getByLabel('Approve', { exact: true }).check();
+    await r.page.getByRole('button', { name: 'Record decision' }).click();
+    await r.page.getByRole('heading', { name: 'Decision' }).waitFor();
+    expect((await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.status).to.equal('approved');
+    await r.context.close();
+  });
+
+  it('the compliance matrix shows colored cells for a seeded portfolio and filters by bucket and search', async () => {
+    expect((await t.api.post('/graph/seed', { wells: 30 }, admin.headers)).status).to.equal(201);
+    const assessed = await t.api.post('/compliance/assess', {}, admin.headers);
+    expect(assessed.status).to.be.oneOf([200, 201, 202]);
+    // The read model catches up asynchronously.
+    let total = 0;
+    for (let i = 0; i < 60 && total === 0; i++) {
+      total = (await t.api.get('/compliance/matrix?page_size=1', admin.headers)).body.total ?? 0;
+      if (total === 0) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(total).to.be.greaterThan(0);
+    const { context, page } = await as(admin);
+    await page.goto(`${base}/compliance`);
+    const matrix = page.getByRole('table', { name: /Compliance matrix/ });
+    await matrix.getByRole('row').nth(1).waitFor();
+    expect(await matrix.locator('.cell').count()).to.be.greaterThan(0);
+    await page.getByText(`of ${total}`).waitFor();
+    await shot(page, 'compliance');
+
+    const overdue = (await t.api.get('/compliance/matrix?bucket=overdue&page_size=1', admin.headers)).body.total as number;
+    await page.getByLabel('Bucket').selectOption('overdue');
+    await page.getByText(`of ${overdue}`).waitFor();
+
+    await page.getByLabel('Bucket').selectOption('');
+    const first = (await t.api.get('/compliance/matrix?page_size=1', admin.headers)).body.rows[0];
+    const matching = (await t.api.get(`/compliance/matrix?search=${encodeURIComponent(first.entity_id)}&page_size=1`, admin.headers)).body.total as number;
+    expect(matching).to.be.lessThan(total);
+    await page.getByLabel('Search').fill(first.entity_id);
+    await page.getByText(`of ${matching}`, { exact: false }).waitFor();
+    await matrix.getByRole('rowheader').filter({ hasText: first.entity_id }).waitFor();
+    expect(await matrix.getByRole('row').count()).to.equal(Math.min(matching, 25) + 1);
+
+    // Tablet width: the navigation collapses behind a Menu button.
+    await page.setViewportSize({ width: 700, height: 900 });
+    await page.getByRole('button', { name: 'Menu' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).waitFor();
+    await context.close();
+  });
+});
