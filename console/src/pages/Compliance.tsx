@@ -188,7 +188,7 @@ export function BarChart({ title, points }: { title: string; points: Array<{ lab
   const max = Math.max(1, ...points.map((p) => p.value));
   const w = 600;
   const h = 120;
-  const bw = w / Math.max(points.length, 1);
+  const bw = Math.min(w / Math.max(points.length, 1), 48);
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>

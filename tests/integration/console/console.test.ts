@@ -50,6 +50,8 @@ describe('console in a real browser (Chromium)', function () {
     const page = await context.newPage();
     return { context, page };
   }
+  /** The pager reads `a–b of total` once the page for the current filters has loaded. */
+  const pager = (page: Page, total: number) => page.getByRole('navigation', { name: 'Pages' }).getByText(new RegExp(`of ${total}$`)).waitFor();
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
   };
@@ -183,19 +185,19 @@ describe('console in a real browser (Chromium)', function () {
     const matrix = page.getByRole('table', { name: /Compliance matrix/ });
     await matrix.getByRole('row').nth(1).waitFor();
     expect(await matrix.locator('.cell').count()).to.be.greaterThan(0);
-    await page.getByText(`of ${total}`).waitFor();
+    await pager(page, total);
     await shot(page, 'compliance');
 
     const overdue = (await t.api.get('/compliance/matrix?bucket=overdue&page_size=1', admin.headers)).body.total as number;
     await page.getByLabel('Bucket').selectOption('overdue');
-    await page.getByText(`of ${overdue}`).waitFor();
+    await pager(page, overdue);
 
     await page.getByLabel('Bucket').selectOption('');
     const first = (await t.api.get('/compliance/matrix?page_size=1', admin.headers)).body.rows[0];
     const matching = (await t.api.get(`/compliance/matrix?search=${encodeURIComponent(first.entity_id)}&page_size=1`, admin.headers)).body.total as number;
     expect(matching).to.be.lessThan(total);
     await page.getByLabel('Search').fill(first.entity_id);
-    await page.getByText(`of ${matching}`, { exact: false }).waitFor();
+    await pager(page, matching);
     await matrix.getByRole('rowheader').filter({ hasText: first.entity_id }).waitFor();
     expect(await matrix.getByRole('row').count()).to.equal(Math.min(matching, 25) + 1);
 
