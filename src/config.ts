@@ -22,6 +22,8 @@ const EnvSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
+  /** The least-privileged role the platform runs as when DATABASE_URL is a superuser; `none` to connect as given. */
+  DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none').default('platform_app'),
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
@@ -82,6 +84,8 @@ export interface Config {
   dataDir: string;
   /** Absent: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
+  /** The role the platform runs as when the configured connection is a superuser; null: as given. */
+  database: { appRole: string | null };
   eventStore: { kind: 'postgres' } | { kind: 'esdb'; url: string };
   redisUrl?: string;
   kafkaBrokers?: string[];
@@ -168,6 +172,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
+    database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE },
     eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres' },
     redisUrl: env.REDIS_URL || undefined,
     kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,

@@ -1,4 +1,5 @@
 import { finishTurn } from '../../commands/agents/finish-turn';
+import { appendMessage } from '../../commands/conversations/append-message';
 import { startTurn } from '../../commands/agents/start-turn';
 import { readTurnEvent, turnAggregate } from '../../streams/agents/turn';
 import { BenchRow, startBenchPlatform } from './support';
@@ -93,6 +94,8 @@ export async function run(): Promise<BenchRow[]> {
       const id = await conversation();
       const executionId = `bench-${i}-${Date.now()}`;
       executionIds.push(executionId);
+      // As a turn's preparation does: the user message carries the execution id the stream attaches by.
+      await appendMessage(deps, { tenantId: user.tenantId, conversationId: id, callerId: user.userId }, { role: 'user', content: `open stream ${i}`, metadata: { execution_id: executionId } });
       await startTurn(deps, context, { executionId, conversationId: id, userId: user.userId, agentId: 'bench', agentType: 'general', model: 'builtin/deterministic', fallbackModel: null, thinkingMode: 'adaptive', maxTokens: null, maxCostUsd: null, userMessageId: `m-${i}`, attachmentIds: [] });
       clients.push(
         openStream(`${bench.api}/conversations/${id}/stream`, user.headers, (frame) => {

@@ -4,6 +4,9 @@ import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from './tables';
 export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
 
 /**
+ * A flagged anomaly counts whatever its domain (another context may name one no pack
+ * installs); its cell shows only under an installed domain.
+ *
  * One row per entity of the dashboard as it stood at `at`: the graph entities alive then
  * (plus entities known only from an open flagged anomaly), their cells valid then merged with
  * open anomalies (worst color per domain), and per bucket whether the entity has a cell in it.
@@ -38,7 +41,7 @@ export function dashboardRows(tenantId: string, at: Date, domains: readonly stri
         SELECT DISTINCT entity_id, entity_type, domain
           FROM ${ANOMALIES}
          WHERE tenant_id = :tenant AND flagged_at <= :at AND observed_at > (CAST(:at AS timestamptz) - interval '${ANOMALY_OPEN_DAYS} days')
-           AND domain = ANY(CAST(:domains AS text[])) ${restrict}),
+           ${restrict}),
       ents AS (
         SELECT * FROM alive
         UNION ALL

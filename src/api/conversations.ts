@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, Unauthenticated } from '../domain/errors';
 import { identityOf } from '../http/identity';
-import { readUpload } from '../http/multipart';
+import { readUpload, UploadedFile } from '../http/multipart';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
 import { CONVERSATION_ID } from '../../streams/conversations/conversation';
@@ -71,7 +71,7 @@ const ProjectParams = z.object({ id: z.string().min(1).max(128) });
 const KnowledgeParams = z.object({ id: z.string().min(1).max(128), fid: z.string().min(1).max(128) });
 
 /** Reads an upload's text off the request thread (the context's worker pool). */
-type Extract = (bytes: Buffer) => Promise<ExtractedText>;
+type Extract = (file: UploadedFile) => Promise<ExtractedText>;
 
 function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
   const { knex } = deps;
@@ -128,7 +128,7 @@ function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Ext
     // Refuse before reading a byte of the upload when the conversation is not the caller's.
     await visibleConversation(knex, caller.tenantId, id, caller.userId);
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
-    const extracted = await extract(file.bytes);
+    const extracted = await extract(file);
     const attachmentId = newId(caller.tenantId, 'conversations.attachment');
     await addAttachment(deps, caller.tenantId, id, { type: 'AddAttachment', callerId: caller.userId, attachmentId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
@@ -205,7 +205,7 @@ function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract)
     const project = await ownedProjectView(knex, caller.tenantId, caller.userId, id);
     if (project.knowledge_file_count >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
-    const extracted = await extract(file.bytes);
+    const extracted = await extract(file);
     const fileId = newId(caller.tenantId, 'conversations.knowledge-file');
     await addKnowledgeFile(deps, caller.tenantId, id, { type: 'AddKnowledgeFile', callerId: caller.userId, fileId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
     res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
@@ -228,7 +228,7 @@ function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract)
 export function createConversationsContext(): ContextModule {
   let pool: ExtractionPool | null = null;
   const routes = (listener: Listener) => (deps: PlatformDeps): Router => {
-    const extract: Extract = (bytes) => (pool ??= createExtractionPool(deps.config.extraction)).extract(bytes);
+    const extract: Extract = (file) => (pool ??= createExtractionPool(deps.config.extraction)).extract(file.bytes, { declared: { filename: file.filename, declaredType: file.declaredType } });
     const router = Router();
     router.use(conversationRoutes(deps, listener, extract), projectRoutes(deps, listener, extract));
     return router;

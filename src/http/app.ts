@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { consoleRouter } from './console';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
+import { bodyHygiene, urlHygiene } from './input-hygiene';
 import { requestContext } from './request-context';
 import { requestScope } from './request-scope';
 
@@ -22,8 +23,12 @@ export interface PublicAppOptions {
 function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boolean | number): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', trustProxy);
+  // TRUST_PROXY=true means one proxy in front: Express's own `true` would trust every hop and
+  // take the left-most X-Forwarded-For entry, which the client writes, as its address.
+  app.set('trust proxy', trustProxy === true ? 1 : trustProxy);
   app.use(requestContext(logger, listener));
+  // Before CORS, health and the gateway: a target no route could decode is refused here.
+  app.use(urlHygiene);
   return app;
 }
 
@@ -38,7 +43,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.use(options.health);
   const api = Router();
   api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit, requestScope());
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   if (options.staticRoot) app.use(consoleRouter(options.staticRoot));
@@ -53,7 +58,7 @@ export function createInternalApp(options: { logger: Logger; routers: Router[]; 
   app.use(options.health);
   const api = Router();
   api.use(requestScope());
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }));
+  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   app.use(notFoundHandler);

@@ -64,6 +64,26 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(typed.status).json({ detail: (error as Error).message });
     return;
   }
+  // Second wall behind the input-hygiene stage (src/http/input-hygiene.ts): what a client
+  // sent is never a 5xx. A router's own 4xx (a parameter it could not decode), a URIError,
+  // and PostgreSQL's data exceptions (class 22: a value the column cannot hold) and
+  // program-limit errors (54: e.g. a key too long for an index) are the client's input.
+  if (typed.status && typed.status >= 400 && typed.status < 500) {
+    req.log?.warn({ status: typed.status, type: typed.type }, 'request refused');
+    res.status(typed.status).json({ detail: 'Malformed request' });
+    return;
+  }
+  if (error instanceof URIError) {
+    req.log?.warn('request refused: malformed percent-encoding');
+    res.status(400).json({ detail: 'Malformed request: malformed percent-encoding' });
+    return;
+  }
+  const pgCode = (error as { code?: unknown }).code;
+  if (typeof pgCode === 'string' && /^(22|54)[0-9A-Z]{3}$/.test(pgCode)) {
+    req.log?.warn({ pgCode }, 'request refused: a value the database cannot hold');
+    res.status(400).json({ detail: 'Malformed request: a value is not acceptable here' });
+    return;
+  }
   if (error instanceof EventStoreUnavailableError) {
     req.log?.error({ err: error }, 'event store unavailable');
     res.status(503).json({ detail: 'Service temporarily unavailable' });

@@ -26,17 +26,16 @@ export function tooLarge(maxBytes: number): PayloadTooLarge {
 
 /**
  * Reads the one file part of a multipart upload, streamed through busboy, holding at most
- * `maxBytes`. Past the limit it stops at once: the request is unpiped, nothing more is kept,
- * and the 413 goes out with `Connection: close`; whatever the client still sends is
- * discarded by Node and the socket is cut shortly after. A declared Content-Length beyond
- * the limit is refused before a byte is read; chunked bodies are counted as they arrive.
+ * `maxBytes`. Past the limit nothing more is kept: the request is unpiped, the 413 goes out
+ * at once and the rest of the body is drained and discarded up to a bound (see `abandon`). A declared Content-Length beyond the limit is refused without
+ * keeping a byte; chunked bodies are counted as they arrive.
  */
 export function readUpload(req: Request, res: Response, options: UploadOptions): Promise<UploadedFile> {
   const field = options.field ?? 'file';
   const { maxBytes } = options;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + ENVELOPE_BYTES) {
-    abandon(req, res);
+    abandon(req, res, 0, declared);
     return Promise.reject(tooLarge(maxBytes));
   }
   let parser: busboy.Busboy;
@@ -56,7 +55,7 @@ export function readUpload(req: Request, res: Response, options: UploadOptions):
       req.unpipe(parser);
       parser.removeAllListeners();
       parser.on('error', () => undefined);
-      if (stopReading) abandon(req, res);
+      if (stopReading) abandon(req, res, received);
       else req.resume();
       reject(error);
     };
@@ -101,19 +100,53 @@ export function readUpload(req: Request, res: Response, options: UploadOptions):
   });
 }
 
+/** How much of an over-limit body is read and discarded so the client can read its 413. */
+export const DRAIN_BOUND_BYTES = 32 * 1024 * 1024;
+const DRAIN_TIME_MS = 30_000;
+
 /**
- * Answers without reading the rest of the body: Node discards what still arrives (never
- * buffering it) until the response is out, then the socket is closed; a client that keeps
- * sending is cut off after a short grace period that lets it read the 413.
+ * An over-limit body is refused in a way every client can read. The 413 goes out at once,
+ * but the connection is not closed under a client that is still writing (Node's fetch and
+ * browsers then see EPIPE or a reset, never the answer): the rest of the body is read and
+ * discarded, holding nothing, up to DRAIN_BOUND_BYTES in all and DRAIN_TIME_MS, after which
+ * the connection is kept for the next request. A body declared or found larger than the
+ * bound is not worth reading to be polite: it is answered with `Connection: close` and the
+ * socket is cut shortly after.
  */
-function abandon(req: Request, res: Response): void {
-  res.setHeader('Connection', 'close');
-  req.resume();
-  res.once('finish', () => {
-    const timer = setTimeout(() => req.socket.destroy(), 2000);
+export function abandon(req: Request, res: Response, alreadyRead = 0, declared = NaN): void {
+  const cut = () => {
+    const timer = setTimeout(() => req.socket.destroy(), 1000);
     timer.unref();
     req.socket.once('close', () => clearTimeout(timer));
-  });
+  };
+  if (Number.isFinite(declared) && declared > DRAIN_BOUND_BYTES) {
+    res.setHeader('Connection', 'close');
+    res.once('finish', () => (req.complete ? undefined : cut()));
+    req.resume();
+    return;
+  }
+  let read = alreadyRead;
+  const timer = setTimeout(() => stop(true), DRAIN_TIME_MS);
+  timer.unref();
+  const onData = (chunk: Buffer) => {
+    read += chunk.length;
+    if (read > DRAIN_BOUND_BYTES) stop(true);
+  };
+  const stop = (tooMuch: boolean) => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', done);
+    if (!tooMuch) return;
+    if (res.headersSent) cut();
+    else {
+      res.setHeader('Connection', 'close');
+      res.once('finish', cut);
+    }
+  };
+  const done = () => stop(false);
+  req.on('data', onData);
+  req.once('end', done);
+  req.resume();
 }
 
 function cleanFilename(name: string | undefined): string {

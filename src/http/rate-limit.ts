@@ -27,19 +27,16 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 /**
- * Who a request counts against. The left-most X-Forwarded-For entry (the original client)
- * is believed only when TRUST_PROXY says a proxy is in front: otherwise a client could mint
- * a fresh bucket per request by rotating the header.
+ * Who a request counts against: a signed-in caller by user id, anyone else by the address
+ * Express derives under TRUST_PROXY (`req.ip`). That address walks X-Forwarded-For from the
+ * right only across the trusted hops, so the entries a client writes itself (the left-most
+ * ones) never name a bucket: rotating them behind one trusted proxy gives no fresh bucket.
  */
-export function rateLimitIdentity(req: Pick<Request, 'headers' | 'socket'>, trustProxy: boolean | number): string {
+export function rateLimitIdentity(req: Pick<Request, 'headers' | 'socket' | 'ip'>): string {
   const userId = single(req.headers['x-user-id']);
   if (userId) return `user:${userId}`;
-  if (trustProxy) {
-    const forwarded = single(req.headers['x-forwarded-for'])?.split(',')[0]?.trim();
-    if (forwarded) return `ip:${forwarded.slice(0, 64)}`;
-  }
-  const remote = req.socket.remoteAddress ?? 'unknown';
-  return `ip:${remote.startsWith('::ffff:') ? remote.slice(7) : remote}`;
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return `ip:${(address.startsWith('::ffff:') ? address.slice(7) : address).slice(0, 64)}`;
 }
 
 export function rateLimitMessage(perMinute: number): string {
@@ -56,12 +53,11 @@ export function createRateLimitStore(options: Pick<RateLimitOptions, 'config' | 
 export function createRateLimitStage(options: RateLimitOptions): RequestHandler {
   const store = createRateLimitStore(options);
   const clock = options.clock ?? Date.now;
-  const trustProxy = options.config.http.trustProxy;
   const message = rateLimitMessage(options.config.rateLimit.perMinute);
   // No Retry-After and no X-RateLimit-* headers: the spec's 429 is the body alone.
   return async (req, _res, next) => {
     try {
-      const allowed = await store.take(rateLimitIdentity(req, trustProxy), clock());
+      const allowed = await store.take(rateLimitIdentity(req), clock());
       next(allowed ? undefined : new GatewayError(429, message));
     } catch (err) {
       next(err);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 
 /**
@@ -31,14 +32,19 @@ export const msToFull = (policy: BucketPolicy) => Math.ceil((policy.capacity / p
  * concurrent requests on the event loop cannot both spend the last token. Full buckets are
  * swept at most once per refill period, which bounds memory by the identities active in it.
  */
+/** Buckets one process keeps at most. */
+export const MEMORY_BUCKETS_MAX = 100_000;
+
 export function createMemoryBucketStore(policy: BucketPolicy): TokenBucketStore & { size(): number } {
-  const buckets = new Map<string, { tokens: number; at: number }>();
+  // Also bounded by count (lru-cache): a flood of fresh addresses within one refill period
+  // evicts the least recently seen buckets, which are the ones closest to full.
+  const buckets = new LRUCache<string, { tokens: number; at: number }>({ max: MEMORY_BUCKETS_MAX });
   const period = msToFull(policy);
   let lastSweep = -Infinity;
 
   function sweep(now: number): void {
     lastSweep = now;
-    for (const [key, bucket] of buckets) {
+    for (const [key, bucket] of [...buckets.entries()]) {
       if (refill(policy, bucket, now).tokens >= policy.capacity) buckets.delete(key);
     }
   }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Knex } from 'knex';
 import { findUserById, UserRow } from '../../queries/identity/user-directory';
 import { permissionsFor } from '../../streams/identity/permissions';
@@ -64,7 +65,8 @@ export function createIdentityResolver(options: { load: (userId: string) => Prom
   const now = options.now ?? Date.now;
   const freshMs = options.freshMs ?? FRESH_MS;
   const maxStaleMs = options.maxStaleMs ?? MAX_STALE_MS;
-  const entries = new Map<string, Entry>();
+  // Bounded by count and by age (lru-cache): past maxStaleMs an entry is never served anyway.
+  const entries = new LRUCache<string, Entry>({ max: MAX_ENTRIES, ttl: maxStaleMs * 2, perf: { now } });
   const inFlight = new Map<string, Promise<Entry>>();
 
   function load(userId: string): Promise<Entry> {
@@ -76,8 +78,6 @@ export function createIdentityResolver(options: { load: (userId: string) => Prom
         const entry = { row, loadedAt: now() };
         // A read that began before an invalidation must not put the old row back.
         if (inFlight.get(userId) !== pending) return entry;
-        if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value as string);
-        entries.delete(userId);
         entries.set(userId, entry);
         return entry;
       })

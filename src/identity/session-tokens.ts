@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 
@@ -45,14 +46,13 @@ export interface SessionTokens {
 // A token string that verified once verifies again until it expires, so the HMAC runs
 // once per token instead of once per request; expiry is still checked on every use.
 const VERIFIED_CACHE_SIZE = 10000;
+const VERIFIED_CACHE_TTL_MS = 15 * 60 * 1000;
 
 export function createSessionTokens(secret: string): SessionTokens {
   const key = new TextEncoder().encode(secret);
-  const verified = new Map<string, SessionClaims>();
-  const remember = (token: string, claims: SessionClaims) => {
-    if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    verified.set(token, claims);
-  };
+  // Bounded by count and age (lru-cache); expiry is still checked against the claims.
+  const verified = new LRUCache<string, SessionClaims>({ max: VERIFIED_CACHE_SIZE, ttl: VERIFIED_CACHE_TTL_MS });
+  const remember = (token: string, claims: SessionClaims) => void verified.set(token, claims);
   return {
     async issue(input, now) {
       const issuedAt = Math.floor(now.getTime() / 1000);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import Redis from 'ioredis';
 
 /**
@@ -12,8 +13,12 @@ export interface Cache {
   close(): Promise<void>;
 }
 
-export function createMemoryCache(now: () => number = Date.now): Cache {
-  const entries = new Map<string, { value: string; expiresAt: number }>();
+/** Entries the in-process cache holds at most; the least recently used go first. */
+export const MEMORY_CACHE_MAX_ENTRIES = 10_000;
+
+export function createMemoryCache(now: () => number = Date.now, maxEntries = MEMORY_CACHE_MAX_ENTRIES): Cache {
+  // Bounded by count (lru-cache) and by each entry's own TTL, checked on read.
+  const entries = new LRUCache<string, { value: string; expiresAt: number }>({ max: maxEntries });
   return {
     kind: 'memory',
     async get<T>(key: string) {

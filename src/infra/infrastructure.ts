@@ -5,6 +5,7 @@ import { createEsdbEventStore } from '../eventstore/esdb/esdb-event-store';
 import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store';
 import type { EventStore } from '../eventstore/types';
 import { connectDatabase, Database } from './database';
+import { leastPrivilegeUrl } from './database-roles';
 import { EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateToLatest } from './migrations';
 
@@ -25,11 +26,19 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
       embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
       databaseUrl = embedded.url('postgres');
     }
-    db = connectDatabase(databaseUrl);
-    if (migrate) {
-      const applied = await migrateToLatest(db.knex);
-      if (applied.length) logger.info({ applied }, 'migrations applied');
+    // Migrations run on the configured connection; the platform then runs as its own
+    // least-privileged role when that connection is a superuser (src/infra/database-roles.ts).
+    const admin = connectDatabase(databaseUrl, { poolSize: 1 });
+    try {
+      if (migrate) {
+        const applied = await migrateToLatest(admin.knex);
+        if (applied.length) logger.info({ applied }, 'migrations applied');
+      }
+      databaseUrl = await leastPrivilegeUrl(admin.knex, databaseUrl, { role: config.database.appRole, secret: config.secretStoreKey, logger });
+    } finally {
+      await admin.close();
     }
+    db = connectDatabase(databaseUrl);
     const signer = new AuditSigner(config.auditSigningKey);
     const store =
       config.eventStore.kind === 'esdb'

@@ -91,3 +91,13 @@ export async function stopTestServer(): Promise<void> {
   server = null;
   template = null;
 }
+
+/**
+ * The database behind `url`, connected as the test server's superuser rather than the
+ * platform's least-privileged role: for tests playing "someone with database access"
+ * (tampering with `events`, which the platform role cannot do).
+ */
+export async function superuserConnection(url: string): Promise<Database> {
+  const { adminUrl } = await (server ??= startServer());
+  return connectDatabase(withDatabase(adminUrl, new URL(url).pathname.slice(1)), { poolSize: 1 });
+}

@@ -1,5 +1,5 @@
 import { truncateToTokens } from '../tokens';
-import { CONTENT_TYPES, FileKind, sniff } from './file-type';
+import { assertDeclaredMatches, CONTENT_TYPES, DeclaredFile, FileKind, sniff } from './file-type';
 import { extractDocx } from './docx';
 import { extractPdf } from './pdf';
 import { extractXlsx } from './xlsx';
@@ -24,6 +24,8 @@ export interface ExtractionOptions {
   zipLimits?: ZipLimits;
   /** Characters a reader collects before it stops; by default 8 per token kept. */
   charBudget?: number;
+  /** The client's Content-Type and filename: a mismatch with the bytes is refused (415). */
+  declared?: DeclaredFile;
 }
 
 /**
@@ -43,6 +45,10 @@ export async function extractText(bytes: Buffer, options: ExtractionOptions = {}
   const maxTokens = options.maxTokens ?? EXTRACTED_TOKEN_LIMIT;
   const charBudget = options.charBudget ?? maxTokens * CHARS_PER_TOKEN_BUDGET;
   const sniffed = await sniff(bytes, options.zipLimits);
+  // Before any reader runs: a declaration the bytes contradict costs nothing to refuse
+  // (a blank file is reported as blank, whatever it was called).
+  if ((sniffed.kind === 'csv' || sniffed.kind === 'txt') && sniffed.text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
+  if (options.declared) assertDeclaredMatches(sniffed.kind, options.declared);
   let text: string;
   // False when a reader stopped at its budget: text was left behind even if what it read fits.
   let complete = true;

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { UnsupportedMediaType } from '../../domain/errors';
 import { UnreadableFile, unsupportedType } from './errors';
 import { inspectZip, ZipLimits } from './zip-guard';
 
@@ -94,4 +95,61 @@ export function looksLikeCsv(text: string): boolean {
     if (agreeing / rows.length >= 0.8) return true;
   }
   return false;
+}
+
+/** What the client said the file is: its Content-Type and its filename's extension. */
+export interface DeclaredFile {
+  filename?: string;
+  declaredType?: string;
+}
+
+const KIND_NAMES: Record<FileKind, string> = { pdf: 'PDF', docx: 'DOCX', xlsx: 'XLSX', csv: 'CSV', txt: 'TXT' };
+const TEXT_KINDS: FileKind[] = ['csv', 'txt'];
+
+const TYPE_CLAIMS: Record<string, FileKind[]> = {
+  'application/pdf': ['pdf'],
+  'application/x-pdf': ['pdf'],
+  [CONTENT_TYPES.docx]: ['docx'],
+  [CONTENT_TYPES.xlsx]: ['xlsx'],
+  // Windows names a CSV this way; the same label is also used for real spreadsheets.
+  'application/vnd.ms-excel': ['csv', 'xlsx'],
+  'text/csv': TEXT_KINDS,
+  'text/plain': TEXT_KINDS,
+  'text/tab-separated-values': TEXT_KINDS,
+  'application/csv': TEXT_KINDS,
+};
+
+const EXTENSION_CLAIMS: Record<string, FileKind[]> = {
+  pdf: ['pdf'],
+  docx: ['docx'],
+  xlsx: ['xlsx'],
+  csv: TEXT_KINDS,
+  tsv: TEXT_KINDS,
+  txt: TEXT_KINDS,
+  text: TEXT_KINDS,
+};
+
+/**
+ * The formats a declaration names (empty when it names none we know: application/
+ * octet-stream, a missing or unknown extension). The bytes still decide the type; a
+ * declaration only ever turns a match into a refusal.
+ */
+export function declaredClaims(declared: DeclaredFile): Array<{ label: string; kinds: FileKind[] }> {
+  const claims: Array<{ label: string; kinds: FileKind[] }> = [];
+  const type = (declared.declaredType ?? '').split(';')[0].trim().toLowerCase();
+  if (TYPE_CLAIMS[type]) claims.push({ label: `declared type ${type}`, kinds: TYPE_CLAIMS[type] });
+  const name = declared.filename ?? '';
+  const dot = name.lastIndexOf('.');
+  const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
+  if (EXTENSION_CLAIMS[extension]) claims.push({ label: `extension .${extension}`, kinds: EXTENSION_CLAIMS[extension] });
+  return claims;
+}
+
+/** 415 naming both formats when what the client declared is not what the bytes are. */
+export function assertDeclaredMatches(kind: FileKind, declared: DeclaredFile): void {
+  for (const claim of declaredClaims(declared)) {
+    if (claim.kinds.includes(kind)) continue;
+    const named = claim.kinds.map((k) => KIND_NAMES[k]).join(' or ');
+    throw new UnsupportedMediaType(`The file's ${claim.label} names ${named}, but its bytes are ${KIND_NAMES[kind]}; save it in the format it claims or rename it, then upload it again.`);
+  }
 }

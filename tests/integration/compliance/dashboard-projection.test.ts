@@ -115,6 +115,12 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     ]);
     expect((await summary(db.knex, tenantId, day('2026-03-21'), domains)).anomaly_count).to.equal(1);
     expect((await summary(db.knex, tenantId, day('2026-04-25'), domains)).anomaly_count).to.equal(0);
+    // A domain no pack installs still counts the entity as an anomaly.
+    await given([
+      recorded('ComplianceAnomalyFlagged', { entityId: 'FAC-1', entityLabel: 'Facility', domain: 'emissions', kind: 'scada_gap', detail: 'x', observedAt: '2026-05-01T00:00:00Z', source: 'scada' }, day('2026-05-01'), 'ingestion.scada-y'),
+    ]);
+    const may = await matrix(db.knex, tenantId, day('2026-05-02'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    expect(may.rows).to.deep.equal([{ entity_id: 'FAC-1', entity_name: 'FAC-1', entity_type: 'Facility', domains: Object.fromEntries(domains.map((d) => [d, 'grey'])) }]);
   });
 
   it('the trend is the recorded daily snapshots in the window, oldest first', async () => {

@@ -62,9 +62,12 @@ describe('conversation attachments over HTTP', () => {
       expect(txt.body.content_type).to.equal('text/plain');
     });
 
-    it('ignores the client Content-Type and filename: a PDF named .txt is a PDF, a PNG named .pdf is refused with 415', async () => {
+    it('the bytes decide the type: a PDF declared as .txt/text/plain is refused with 415 naming both, a PNG named .pdf is refused with 415', async () => {
       const pdf = await send(alice, { bytes: await files.pdfWithText([['really a pdf']]), filename: 'notes.txt', contentType: 'text/plain' });
-      expect(pdf.body.content_type).to.equal('application/pdf');
+      expect(pdf.status).to.equal(415);
+      expect(pdf.body.detail).to.match(/text\/plain names CSV or TXT, but its bytes are PDF/);
+      const undeclared = await send(alice, { bytes: await files.pdfWithText([['really a pdf']]), filename: 'notes' });
+      expect(undeclared.body.content_type).to.equal('application/pdf');
       const png = await send(alice, { bytes: files.grayscalePng(16, 16), filename: 'scan.pdf', contentType: 'application/pdf' });
       expect(png.status).to.equal(415);
       expect(png.body.detail).to.match(/Unsupported file type/);
