@@ -38,6 +38,7 @@ describe('console in a real browser (Chromium)', function () {
     operator = await signIn(t, { roles: ['operator'], tenantId });
     admin = await signIn(t, { roles: ['admin'], tenantId });
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    expect((await t.api.post('/graph/seed', { wells: 30 }, admin.headers)).status).to.equal(201);
   });
   after(async () => {
     await browser?.close();
@@ -170,7 +171,6 @@ describe('console in a real browser (Chromium)', function () {
   });
 
   it('the compliance matrix shows colored cells for a seeded portfolio and filters by bucket and search', async () => {
-    expect((await t.api.post('/graph/seed', { wells: 30 }, admin.headers)).status).to.equal(201);
     const assessed = await t.api.post('/compliance/assess', {}, admin.headers);
     expect(assessed.status).to.be.oneOf([200, 201, 202]);
     // The read model catches up asynchronously.
@@ -205,6 +205,45 @@ describe('console in a real browser (Chromium)', function () {
     await page.setViewportSize({ width: 700, height: 900 });
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).waitFor();
+    await context.close();
+  });
+
+  it('a checklist runs its live workspace assessment: fields and validations fill in as the stream arrives', async () => {
+    const wells = await t.api.get('/graph/entities/Well?limit=5', operator.headers);
+    const wellId = wells.body.entities[0].entity_id as string;
+    const created = await t.api.post('/checklists', { template_id: 'form_pr', entity_id: wellId }, operator.headers);
+    expect(created.status).to.equal(201);
+    const { context, page } = await as(operator);
+    await page.goto(`${base}/checklists/${created.body.checklist_id}`);
+    await page.getByRole('button', { name: 'Run live assessment' }).click();
+    await page.getByRole('status').filter({ hasText: 'Assessment: completed' }).waitFor({ timeout: 60_000 });
+    const rendered = await page.locator('.items .facts dt, .items .validations li').count();
+    expect(rendered).to.be.greaterThan(0);
+    await shot(page, 'checklist-assessment');
+
+    // An incomplete checklist cannot be submitted: the API's 409 names the items, next to the button.
+    await page.getByRole('button', { name: 'Submit for review' }).click();
+    await page.getByRole('alert').first().waitFor();
+    expect(await page.locator('ul.error li').count()).to.be.greaterThan(0);
+    await context.close();
+  });
+
+  it('an administrator invites a user and sees the invitation link; a duplicate invitation shows the API error in the form', async () => {
+    const { context, page } = await as(admin);
+    await page.goto(`${base}/admin`);
+    const form = page.getByRole('form', { name: 'Invite a user' });
+    const email = `new-${randomUUID().slice(0, 8)}@example.com`;
+    await form.getByLabel('Email').fill(email);
+    await form.getByLabel('Display name').fill('New Reviewer');
+    await form.getByLabel('reviewer').check();
+    await form.getByRole('button', { name: 'Invite' }).click();
+    await page.getByText('Invitation created').waitFor();
+    await page.getByRole('cell', { name: `New Reviewer ${email}` }).waitFor();
+    await shot(page, 'admin-users');
+    await form.getByLabel('Email').fill(email);
+    await form.getByRole('button', { name: 'Invite' }).click();
+    await page.getByRole('alert').first().waitFor();
+    expect(await form.getByLabel('Email').inputValue()).to.equal(email);
     await context.close();
   });
 });
