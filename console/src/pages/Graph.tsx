@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactElement } from 'react';
 import { api } from '../api';
 import { Link, navigate } from '../router';
-import { DataTable, ErrorText, Loading, Page, useLoad } from '../ui';
+import { ErrorText, Loading, Page, useLoad } from '../ui';
 
 interface Vertex {
   id: string;
@@ -11,13 +11,11 @@ interface Vertex {
   [k: string]: unknown;
 }
 interface Edge {
-  id?: string;
-  label: string;
-  direction?: string;
-  out_label?: string;
-  in_label?: string;
-  other?: { label: string; entity_id: string; name?: string };
-  [k: string]: unknown;
+  id: string;
+  edge_label: string;
+  direction: 'out' | 'in';
+  properties: Record<string, unknown> | null;
+  neighbor: { id: string; label: string; entity_id: string; properties: Record<string, unknown> | null };
 }
 interface TreeNode {
   label?: string;
@@ -84,7 +82,10 @@ function Entity({ label, id }: { label: string; id: string }) {
   const edges = useLoad(() => api.get<{ edges: Edge[] }>(`/graph/edges/${path}`), [path]);
   const tree = useLoad(() => api.get<TreeNode>(`/impact/tree?root_label=${encodeURIComponent(label)}&root_id=${encodeURIComponent(id)}`), [path]);
   const groups = new Map<string, Edge[]>();
-  for (const e of edges.data?.edges ?? []) groups.set(e.label, [...(groups.get(e.label) ?? []), e]);
+  for (const e of edges.data?.edges ?? []) {
+    const key = `${e.edge_label} (${e.direction === 'out' ? 'to' : 'from'} ${e.neighbor.label})`;
+    groups.set(key, [...(groups.get(key) ?? []), e]);
+  }
   return (
     <div className="columns">
       <div className="card">
@@ -105,7 +106,17 @@ function Entity({ label, id }: { label: string; id: string }) {
         {[...groups].map(([name, list]) => (
           <section key={name}>
             <h3 className="small-heading">{name.replace(/_/g, ' ')}</h3>
-            <DataTable value={list.map(({ properties, ...rest }) => ({ ...rest, ...(properties && typeof properties === 'object' ? (properties as object) : {}) }))} />
+            <ul>
+              {list.map((e) => (
+                <li key={e.id}>
+                  <Link to={`/graph/${encodeURIComponent(e.neighbor.label)}/${encodeURIComponent(e.neighbor.entity_id)}`}>{String(e.neighbor.properties?.name ?? e.neighbor.entity_id)}</Link>{' '}
+                  <span className="muted small">
+                    {e.neighbor.entity_id}
+                    {e.properties && Object.keys(e.properties).length > 0 ? ` · ${Object.entries(e.properties).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}`).join(', ')}` : ''}
+                  </span>
+                </li>
+              ))}
+            </ul>
           </section>
         ))}
         {edges.data && edges.data.edges.length === 0 && <p className="muted">No relationships.</p>}

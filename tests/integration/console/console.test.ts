@@ -246,4 +246,19 @@ describe('console in a real browser (Chromium)', function () {
     expect(await form.getByLabel('Email').inputValue()).to.equal(email);
     await context.close();
   });
+
+  it('a well\'s entity page shows its properties, its relationships and the impact tree', async () => {
+    const wells = await t.api.get('/graph/entities/Well?limit=5', admin.headers);
+    const well = wells.body.entities[0];
+    const { context, page } = await as(admin);
+    await page.goto(`${base}/graph/Well/${encodeURIComponent(well.entity_id)}`);
+    await page.getByRole('heading', { name: 'Properties' }).waitFor();
+    await page.getByRole('heading', { name: 'Impact tree' }).waitFor();
+    await page.locator('.tree li').first().waitFor();
+    await page.getByRole('heading', { name: 'Related' }).waitFor();
+    await page.locator('h3.small-heading').first().waitFor();
+    expect(await page.getByRole('alert').count()).to.equal(0);
+    await shot(page, 'graph-entity');
+    await context.close();
+  });
 });
