@@ -271,7 +271,7 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
 }
 
 function MessageView({ message }: { message: Message }) {
-  const rich = message.metadata?.tool_result as { kind?: string; columns?: unknown[]; rows?: unknown[]; chart?: unknown; title?: string } | undefined;
+  const rich = message.metadata?.tool_result as (Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] }) | undefined;
   if (message.role === 'tool') {
     return (
       <li className="message tool">
@@ -293,15 +293,26 @@ function MessageView({ message }: { message: Message }) {
   );
 }
 
-function RichResult({ value }: { value: { kind?: string; title?: string; columns?: unknown[]; rows?: unknown[]; chart?: unknown } }) {
-  const chart = (value.chart ?? (value.kind === 'chart' ? value : undefined)) as { type?: string; x?: string; y?: string; data?: Array<Record<string, unknown>> } | undefined;
+/**
+ * A tool's rich output: `{kind: 'table', columns, rows}` → a table; a chart specification
+ * (`{kind: 'chart', x, y, data}` or `{kind: 'chart', points: [{label, value}]}`, or nested
+ * under `chart`) → a bar chart; an `impact` result → its affected entities as a table.
+ */
+function RichResult({ value }: { value: Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] } }) {
+  type ChartSpec = { x?: string; y?: string; data?: Array<Record<string, unknown>>; points?: Array<{ label: unknown; value: unknown }>; title?: string };
+  const chart = (value.chart ?? (value.kind === 'chart' ? value : undefined)) as ChartSpec | undefined;
+  const points = chart?.points
+    ? chart.points.map((p) => ({ label: String(p.label), value: Number(p.value) || 0 }))
+    : chart?.data && chart.x && chart.y
+      ? chart.data.map((d) => ({ label: String(d[chart.x!]), value: Number(d[chart.y!]) || 0 }))
+      : null;
+  const affected = Array.isArray(value.affected) ? (value.affected as unknown[]) : null;
   return (
     <>
-      {value.rows && <DataTable value={value} caption={value.title} />}
-      {chart?.data && chart.x && chart.y && (
-        <BarChart title={value.title ?? 'Chart'} points={chart.data.map((d) => ({ label: String(d[chart.x!]), value: Number(d[chart.y!]) || 0 }))} />
-      )}
-      {!value.rows && !chart?.data && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
+      {Array.isArray(value.rows) && <DataTable value={value} caption={value.title} />}
+      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} points={points} />}
+      {affected && <DataTable value={affected} caption="Affected entities" />}
+      {!Array.isArray(value.rows) && !points && !affected && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
     </>
   );
 }
