@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -260,5 +262,62 @@ describe('console in a real browser (Chromium)', function () {
     expect(await page.getByRole('alert').count()).to.equal(0);
     await shot(page, 'graph-entity');
     await context.close();
+  });
+
+  it('a dropped stream resumes with Last-Event-ID: the browser reconnects after the last frame it saw, and no second turn starts', async () => {
+    // A proxy in front of the platform cuts the first stream response after its first frames.
+    const upstream = new URL(t.publicUrl);
+    const streams: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
+    const proxy = createServer((req, res) => {
+      const isStream = req.url!.includes('/stream');
+      const record = isStream ? { headers: req.headers, body: '' } : null;
+      if (record) streams.push(record);
+      const cut = isStream && streams.length === 1;
+      const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        let dropped = false;
+        ur.on('data', (chunk: Buffer) => {
+          if (dropped) return;
+          if (record) record.body += chunk.toString();
+          res.write(chunk);
+          if (cut && (record!.body.match(/^event: node_end$/gm) ?? []).length >= 2) {
+            // The browser reads what was sent, then the connection drops.
+            dropped = true;
+            ur.destroy();
+            setTimeout(() => res.socket?.destroy(), 300);
+          }
+        });
+        ur.on('end', () => res.end());
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = `http://localhost:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Resume' }, operator.headers);
+      const id = conversation.body.id as string;
+      const context = await browser.newContext();
+      await context.addCookies([{ name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      const page = await context.newPage();
+      await page.goto(`${via}/chat/${id}`);
+      await page.getByRole('textbox', { name: 'Message' }).fill('Please submit the Form PR filing for April');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByRole('link', { name: 'Open the approval' }).waitFor({ timeout: 60_000 });
+
+      expect(streams.length).to.be.greaterThan(1);
+      const firstIds = [...streams[0].body.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+      expect(streams[1].headers['last-event-id']).to.equal(firstIds[firstIds.length - 1]);
+      const resumedIds = [...streams[1].body.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+      expect(resumedIds.filter((x) => firstIds.includes(x))).to.deep.equal([]);
+      // Every node chip once (the model node runs twice by design: before and after its tools).
+      const chips = await page.getByRole('list', { name: 'Pipeline progress' }).locator('li').allInnerTexts();
+      expect(chips.filter((c) => c.includes('×') && !c.startsWith('initial llm call'))).to.deep.equal([]);
+      const messages = await t.api.get(`/conversations/${id}/messages`, operator.headers);
+      expect(messages.body.messages.filter((m: { role: string }) => m.role === 'user')).to.have.length(1);
+      await context.close();
+    } finally {
+      proxy.close();
+    }
   });
 });
