@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { can, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, useLoad } from '../ui';
+import { DataTable, ErrorText, fieldError, Loading, Page, useLoad, When } from '../ui';
 
 const ROLES = ['admin', 'operator', 'reviewer', 'power_user'] as const;
 interface User {
@@ -228,14 +228,157 @@ function Settings() {
   );
 }
 
+interface PromptTemplate {
+  id: string;
+  ref: string;
+  name: string | null;
+  slug: string;
+  active_version_number: number | null;
+  pre_production_version_id: string | null;
+}
+interface PromptVersion {
+  id: string;
+  version_number: number;
+  status: string;
+  author_id: string;
+  body: string;
+  change_note: string | null;
+  created_at: string;
+}
+
 function Prompts() {
-  const templates = useLoad(() => api.get<Record<string, unknown>>('/prompts/templates'), []);
-  const list = templates.data ? ((templates.data.templates as unknown[]) ?? templates.data) : null;
+  const me = useMe();
+  const templates = useLoad(() => api.get<PromptTemplate[]>('/prompts/templates'), []);
+  const pending = useLoad(() => (can(me, 'prompts.approve') ? api.get<Array<PromptVersion & { template_ref: string }>>('/prompts/pending-approvals') : Promise.resolve([])), []);
+  // Pending = versions in pre-production awaiting a second person's approval.
+  const [selected, setSelected] = useState<string>('');
   return (
     <>
       <ErrorText error={templates.error} />
       {templates.loading && !templates.data && <Loading what="prompt templates" />}
-      {list && <DataTable value={list} caption="Prompt templates (drafts, pre-production and active versions are managed through /api/v1/prompts)" />}
+      {pending.data && pending.data.length > 0 && (
+        <section aria-labelledby="pending-prompts">
+          <h2 id="pending-prompts">Awaiting approval</h2>
+          <ul>
+            {pending.data.map((v) => (
+              <li key={v.id}>
+                {v.template_ref} v{v.version_number} by {v.author_id}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {templates.data && (
+        <label className="inline-field">
+          Template
+          <select value={selected} onChange={(e) => setSelected(e.target.value)}>
+            <option value="">Choose…</option>
+            {templates.data.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.ref} {t.active_version_number ? `(active v${t.active_version_number})` : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {templates.data && templates.data.length === 0 && <p className="muted">No prompt templates yet.</p>}
+      {selected && <PromptTemplatePanel key={selected} id={selected} onChanged={() => { templates.reload(); pending.reload(); }} />}
     </>
+  );
+}
+
+function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => void }) {
+  const versions = useLoad(() => api.get<PromptVersion[]>(`/prompts/templates/${id}/versions`), [id]);
+  const audit = useLoad(() => api.get<unknown[]>(`/prompts/templates/${id}/audit-log?limit=20`), [id]);
+  const [body, setBody] = useState('');
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<unknown>();
+  const refresh = () => {
+    versions.reload();
+    audit.reload();
+    onChanged();
+  };
+  const act = async (fn: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await fn();
+      refresh();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const draft = (e: FormEvent) => {
+    e.preventDefault();
+    void act(async () => {
+      await api.post(`/prompts/templates/${id}/versions`, { body, ...(note ? { change_note: note } : {}) });
+      setBody('');
+      setNote('');
+    });
+  };
+  return (
+    <div className="columns">
+      <div className="card">
+        <h2>Versions</h2>
+        <ErrorText error={versions.error} />
+        <ErrorText error={error} />
+        <ul className="items">
+          {versions.data?.map((v) => (
+            <li key={v.id} className="card">
+              <strong>v{v.version_number}</strong> <span className={`badge badge-${v.status}`}>{v.status.replace(/_/g, ' ')}</span> <span className="muted small">by {v.author_id} · <When at={v.created_at} /></span>
+              {v.change_note && <p>{v.change_note}</p>}
+              <pre className="json">{v.body}</pre>
+              <div className="row">
+                {v.status === 'draft' && (
+                  <button type="button" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-pre-prod`, {}))}>
+                    Promote to pre-production
+                  </button>
+                )}
+                {v.status === 'pre_production' && (
+                  <>
+                    <button type="button" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/approve`, {}))}>
+                      Approve for production
+                    </button>
+                    <button type="button" className="secondary" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/reject`, {}))}>
+                      Reject
+                    </button>
+                  </>
+                )}
+                {(v.status === 'draft' || v.status === 'retired') && (
+                  <button type="button" className="secondary" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-active`, {}))}>
+                    {v.status === 'retired' ? 'Roll back to this version' : 'Make active'}
+                  </button>
+                )}
+              </div>
+            </li>
+          ))}
+        </ul>
+        <form onSubmit={draft} aria-label="New draft">
+          <h3>New draft</h3>
+          <label>
+            Template body
+            <textarea rows={6} className="mono" required value={body} onChange={(e) => setBody(e.target.value)} aria-invalid={!!fieldError(error, 'body')} />
+            {fieldError(error, 'body') && <span className="error">{fieldError(error, 'body')}</span>}
+          </label>
+          <label>
+            Change note
+            <input value={note} onChange={(e) => setNote(e.target.value)} />
+          </label>
+          <button type="submit">Save draft</button>
+        </form>
+      </div>
+      <div className="card">
+        <h2>Audit log</h2>
+        <ErrorText error={audit.error} />
+        {audit.data && (
+          <DataTable
+            value={(audit.data as Array<{ at: string; action: string; actor_id: string; actor_resolved?: { display_name?: string; email?: string } | null }>).map((a) => ({
+              when: new Date(a.at).toLocaleString(),
+              action: a.action,
+              actor: a.actor_resolved?.display_name ?? a.actor_resolved?.email ?? a.actor_id,
+            }))}
+          />
+        )}
+      </div>
+    </div>
   );
 }

@@ -320,4 +320,25 @@ describe('console in a real browser (Chromium)', function () {
       proxy.close();
     }
   });
+
+  it('prompt templates: an administrator saves a draft, promotes it to pre-production, and is refused approving their own version', async () => {
+    const ns = await t.api.post('/prompts/namespaces', { name: 'console' }, admin.headers);
+    expect(ns.status).to.equal(201);
+    const template = await t.api.post('/prompts/templates', { namespace_id: ns.body.id, slug: 'greeting' }, admin.headers);
+    expect(template.status).to.equal(201);
+    const { context, page } = await as(admin);
+    await page.goto(`${base}/admin`);
+    await page.getByRole('tab', { name: 'Prompt templates' }).click();
+    await page.getByRole('combobox', { name: /^Template/ }).selectOption(template.body.id);
+    await page.getByLabel('Template body').fill('You are a careful compliance assistant.');
+    await page.getByLabel('Change note').fill('first cut');
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByRole('button', { name: 'Promote to pre-production' }).click();
+    await page.getByRole('button', { name: 'Approve for production' }).click();
+    await page.getByRole('alert').first().waitFor();
+    const versions = await t.api.get(`/prompts/templates/${template.body.id}/versions`, admin.headers);
+    expect(versions.body.map((v: { status: string }) => v.status)).to.deep.equal(['pre_production']);
+    await shot(page, 'admin-prompts');
+    await context.close();
+  });
 });
