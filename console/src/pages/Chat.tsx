@@ -127,11 +127,21 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
     seen.current = new Set();
     const params = new URLSearchParams({ message: text, agent_type: agentType });
     if (selected.length) params.set('attachment_ids', selected.join(','));
-    // EventSource reconnects by itself after a dropped connection and sends Last-Event-ID,
-    // so the server resumes after the last frame we saw; frame ids also de-duplicate.
-    const es = new EventSource(`/api/v1/conversations/${encodeURIComponent(id)}/stream?${params}`, { withCredentials: true });
-    source.current = es;
+    const userMessagesBefore = (messages.data?.messages ?? []).filter((m) => m.role === 'user').length;
     setStreaming(true);
+    listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream?${params}`, userMessagesBefore);
+  };
+
+  /**
+   * Opens the stream and follows it. EventSource reconnects by itself after a dropped
+   * connection and sends Last-Event-ID, so the server resumes after the last frame we saw;
+   * frame ids also de-duplicate. One case it cannot handle: a drop before the first frame
+   * arrived would reconnect to the URL that carries `message` without Last-Event-ID (a second
+   * turn), so then we stop it and attach to the turn without `message` if it did start.
+   */
+  const listen = (url: string, userMessagesBefore: number | null) => {
+    const es = new EventSource(url, { withCredentials: true });
+    source.current = es;
     setConnection('open');
     const fresh = (ev: MessageEvent) => {
       const key = ev.lastEventId || `${Math.random()}`;
@@ -165,12 +175,35 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
         finish();
         return;
       }
-      // A transport error: the browser retries with Last-Event-ID unless it gave up.
       if (es.readyState === EventSource.CLOSED) {
         if (!seen.current.size) setSendError(new Error('The stream could not be opened (the conversation may be missing, or your session ended).'));
         finish();
-      } else setConnection('reconnecting');
+        return;
+      }
+      setConnection('reconnecting');
+      if (seen.current.size === 0 && userMessagesBefore !== null) {
+        es.close();
+        void attachIfStarted(userMessagesBefore);
+      }
     });
+  };
+
+  const attachIfStarted = async (userMessagesBefore: number) => {
+    try {
+      // The read model may trail the write by a moment: look a few times.
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const now = await api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`);
+        if (now.messages.filter((m) => m.role === 'user').length > userMessagesBefore) {
+          listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream`, null);
+          return;
+        }
+      }
+      setSendError(new Error('The connection dropped before the turn started; your message was not sent. Try again.'));
+    } catch (err) {
+      setSendError(err);
+    }
+    finish();
   };
 
   const upload = async (files: FileList | File[]) => {

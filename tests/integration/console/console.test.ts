@@ -341,4 +341,50 @@ describe('console in a real browser (Chromium)', function () {
     await shot(page, 'admin-prompts');
     await context.close();
   });
+
+  it('a stream dropped before its first frame is not retried with its message (no second turn): the page attaches to the turn that started', async () => {
+    const upstream = new URL(t.publicUrl);
+    const streamUrls: string[] = [];
+    const proxy = createServer((req, res) => {
+      const isStream = req.url!.includes('/stream');
+      if (isStream) streamUrls.push(req.url!);
+      const swallow = isStream && streamUrls.length === 1;
+      const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
+        if (swallow) {
+          // The request reached the platform (the turn starts); the browser gets the response
+          // headers but no frame before the connection drops. (Headers are sent so that the
+          // browser's network stack does not silently retry the GET itself.)
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          res.flushHeaders();
+          ur.resume();
+          setTimeout(() => res.socket?.destroy(), 300);
+          return;
+        }
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      req.pipe(up);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = `http://localhost:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Early drop' }, operator.headers);
+      const id = conversation.body.id as string;
+      const context = await browser.newContext();
+      await context.addCookies([{ name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      const page = await context.newPage();
+      await page.goto(`${via}/chat/${id}`);
+      await page.getByRole('textbox', { name: 'Message' }).fill('Please submit the Form PR filing for May');
+      await page.getByRole('button', { name: 'Send' }).click();
+      await page.getByRole('link', { name: 'Open the approval' }).waitFor({ timeout: 60_000 });
+      expect(streamUrls).to.have.length(2);
+      expect(new URL(streamUrls[1], via).searchParams.has('message')).to.equal(false);
+      const messages = await t.api.get(`/conversations/${id}/messages`, operator.headers);
+      expect(messages.body.messages.filter((m: { role: string }) => m.role === 'user')).to.have.length(1);
+      await context.close();
+    } finally {
+      proxy.close();
+    }
+  });
 });
