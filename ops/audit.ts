@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
-import { AuditAnchor, createAnchor, formatTimeline, verifyAnchor, verifyAuditTrail } from '../src/eventstore/audit-trail';
+import { AuditAnchor, createAnchor, verifyAnchor, verifyAuditTrail } from '../src/eventstore/audit-trail';
+import { registerAuditReviewCommands } from './audit-review';
 import { createStreamHeads } from '../src/eventstore/postgres/stream-heads';
 import { openInfrastructure } from '../src/infra/infrastructure';
 import { createLogger } from '../src/infra/logger';
@@ -67,17 +68,5 @@ export function registerAuditCommands(program: Command): void {
       }
     });
 
-  audit
-    .command('replay <stream>')
-    .description('print a stream\'s history as a readable timeline')
-    .action(async (stream: string) => {
-      const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
-      try {
-        const events = await infrastructure.store.readStream(stream);
-        console.log(`${stream}: ${events.length} events`);
-        console.log(formatTimeline(events, infrastructure.signer));
-      } finally {
-        await infrastructure.close();
-      }
-    });
+  registerAuditReviewCommands(audit);
 }

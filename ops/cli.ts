@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { registerAuditCommands } from './audit';
+import { registerKafkaCommands } from './kafka';
 import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
 import { registerSeedCommand } from './seed';
@@ -58,6 +59,7 @@ registerAuditCommands(program);
 registerSeedCommand(program);
 registerUserCommands(program);
 registerTenantCommands(program);
+registerKafkaCommands(program);
 
 program.parseAsync(process.argv).catch((error) => {
   console.error(`ops: ${error instanceof Error ? error.message : String(error)}`);

@@ -8,7 +8,7 @@ export function registerStartCommand(program: Command): void {
   program
     .command('start')
     .description('run the platform (embedded PostgreSQL unless DATABASE_URL is set)')
-    .option('--role <role>', 'all | api | projector (overrides ROLE)')
+    .option('--role <role>', 'all | api | projector | bridge | graph-consumer (overrides ROLE)')
     .action(async (options: { role?: string }) => {
       const config = loadConfig(options.role ? { ...process.env, ROLE: options.role } : process.env);
       const logger = createLogger(config.logLevel);

@@ -34,7 +34,7 @@ const EnvSchema = z.object({
   TRUST_PROXY: z.string().default('false'),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(5000),
   COMMAND_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
-  ROLE: z.enum(['all', 'api', 'projector']).default('all'),
+  ROLE: z.enum(['all', 'api', 'projector', 'bridge', 'graph-consumer']).default('all'),
   JWT_SECRET: z.string().optional(),
   SVC_AUTH_MODE: z.enum(['enforce', 'log']).default('enforce'),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(600),

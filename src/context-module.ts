@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import type { ToolProvider, ToolRegistry } from './agent-tools';
+import type { AuditCatalog } from './audit/catalog';
 import type { StreamTail } from './subscriptions/stream-tail';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -38,6 +39,8 @@ export interface ContextModule {
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */
   agentTools?(deps: PlatformDeps): ToolProvider;
+  /** Its aggregates, reviewer keys and event wording for the audit review (src/audit/catalog.ts). */
+  audit?: AuditCatalog;
   /** Replaces gateway stages (the identity context fills them). */
   gateway?(deps: PlatformDeps): Partial<GatewayStages>;
   /** Runs after projections have caught up, before the platform reports healthy. */

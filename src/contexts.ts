@@ -10,6 +10,8 @@ import { monitoringContext } from './api/monitoring';
 import { approvalsContext } from './api/approvals';
 import { checklistsContext } from './api/checklists';
 import { complianceContext } from './api/compliance';
+import { auditContext } from './api/audit';
+import { ingestionContext } from './api/ingestion';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -24,4 +26,6 @@ export const contexts: ContextModule[] = [
   approvalsContext,
   checklistsContext,
   complianceContext,
+  auditContext,
+  ingestionContext,
 ];

@@ -118,7 +118,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     publicRoutes.use(whileStarting);
     internalRoutes.use(whileStarting);
 
-    if (config.role !== 'projector') {
+    // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
+    if (config.role === 'all' || config.role === 'api') {
       publicServer = createServer(createPublicApp({ logger, trustProxy: config.http.trustProxy, health, gateway, routers: [publicRoutes], staticRoot: CONSOLE_ROOT }));
     }
     internalServer = createServer(createInternalApp({ logger, health, routers: [internalRoutes] }));
@@ -141,7 +142,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       store,
       projectors: contextModules.flatMap((c) => c.projectors ?? []),
       logger: logger.child({ component: 'projections' }),
-      leaderLock: config.role === 'api' ? neverLead : createAdvisoryLeaderLock(db.url),
+      leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url),
     });
     const deps: PlatformDeps = {
       config,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PlatformDeps } from '../../src/context-module';
 import { ValidationFailed } from '../../src/domain/errors';
 import type { Position } from '../../src/eventstore/types';
+import { currentScope } from '../../src/http/request-scope';
 import { ANY_LABEL, RelationshipRuleDefinition } from '../../streams/graph/schema';
 import { GraphImportEvent, IMPORT_BATCH_SIZE, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
 import { importStream, namespaceOf } from '../../streams/graph/names';
@@ -92,15 +93,16 @@ export interface ImportResult {
 export async function importGraph(
   deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
   actor: GraphActor,
-  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string },
+  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string> },
   options: { eventsPerAppend?: number; waitMs?: number } = {},
 ): Promise<ImportResult> {
   const importId = input.importId ?? randomUUID();
   const namespace = namespaceOf(actor.tenantId);
   const schema = await loadImportSchema(deps.knex);
-  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema);
+  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema, input.existing);
   const stream = importStream(actor.tenantId, importId);
-  const correlationId = randomUUID();
+  // A bulk import made by a request (seed, ingestion) carries its request id, like every command.
+  const correlationId = currentScope()?.requestId ?? randomUUID();
   const metadata = { tenantId: actor.tenantId, actorId: actor.userId, correlationId, causationId: correlationId };
   const perAppend = options.eventsPerAppend ?? 8;
   let expected: 'no_stream' | bigint = 'no_stream';

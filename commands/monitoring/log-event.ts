@@ -13,7 +13,7 @@ import {
 } from '../../streams/monitoring/duplication-rules';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType } from '../../streams/monitoring/event-type';
 import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { appendAtomically, loadAggregate, PlannedWrite } from './append-atomically';
+import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 
 /**

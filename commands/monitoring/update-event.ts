@@ -5,7 +5,7 @@ import type { PlatformDeps } from '../../src/context-module';
 import { Conflict, NotFound } from '../../src/domain/errors';
 import { eventTypeAggregate, EventTypeState, isLive } from '../../streams/monitoring/event-type';
 import { EventChange, FieldValues, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { loadAggregate } from './append-atomically';
+import { loadAggregate } from '../../src/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { OCCURRED_AT } from './log-event';
 

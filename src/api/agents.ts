@@ -25,6 +25,7 @@ import { visibleConversation } from '../../queries/conversations/conversations';
 import { SKILL_KEY } from '../../streams/agents/skill';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
 import { CONVERSATION_ID, MAX_ATTACHMENTS_PER_MESSAGE } from '../../streams/conversations/conversation';
+import { agentsAuditCatalog } from '../audit/catalogs/agents';
 
 /**
  * Agent execution (spec 2 §agent execution, §6): POST /execute and its alias run a turn and
@@ -223,6 +224,7 @@ function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
 export function createAgentsContext(options: AgentsOptions = {}): ContextModule {
   return {
     name: 'agents',
+    audit: agentsAuditCatalog,
     projectors: [agentsProjector],
     publicRouter: (deps) => createAgentsApi(deps, options),
   };

@@ -15,6 +15,7 @@ import { commandContext, idempotencyKeyOf } from '../http/command-context';
 import { identityOf, requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
+import { approvalsAuditCatalog } from '../audit/catalogs/approvals';
 
 /**
  * Human-in-the-loop approvals (spec 2 §4 Approvals). Decide and escalate need
@@ -144,6 +145,7 @@ function routes(deps: PlatformDeps, listener: Listener): Router {
 
 export const approvalsContext: ContextModule = {
   name: 'approvals',
+  audit: approvalsAuditCatalog,
   projectors: [approvalQueueProjector],
   publicRouter: (deps) => routes(deps, 'public'),
   internalRouter: (deps) => routes(deps, 'internal'),

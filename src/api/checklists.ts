@@ -32,6 +32,7 @@ import { lastEventIdOf, openSse } from '../http/sse';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
 import { createExtractionPool, ExtractedText, ExtractionPool, UPLOAD_LIMIT_BYTES } from '../infra/extraction';
+import { checklistsAuditCatalog } from '../audit/catalogs/checklists';
 
 /**
  * Filing checklists, their artifacts and the workspace assessment stream (spec 2 §4
@@ -301,6 +302,7 @@ export function createChecklistsContext(): ContextModule {
   const runs: AssessmentRuns = { controller: new AbortController(), running: new Set() };
   return {
     name: 'checklists',
+    audit: checklistsAuditCatalog,
     projectors: [checklistsProjector],
     publicRouter(deps) {
       // The module object outlives a platform (tests start several in one process): each

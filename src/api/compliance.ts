@@ -11,6 +11,7 @@ import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
+import { complianceAuditCatalog } from '../audit/catalogs/compliance';
 
 /** Compliance dashboard (spec 2 §4 "Compliance dashboard"); every route needs `dashboards.read`. */
 
@@ -118,6 +119,7 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
 export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS): ContextModule {
   return {
     name: 'compliance',
+    audit: complianceAuditCatalog,
     projectors: [complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
   };

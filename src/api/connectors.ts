@@ -28,6 +28,7 @@ import { commandContext } from '../http/command-context';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
+import { connectorsAuditCatalog } from '../audit/catalogs/connectors';
 
 /** Connectors and guarded queries (spec 3 §4 Connectors). */
 
@@ -251,6 +252,7 @@ export function createConnectorsInternalApi(platform: PlatformDeps, deps: Connec
 
 export const connectorsContext: ContextModule = {
   name: 'connectors',
+  audit: connectorsAuditCatalog,
   projectors: [connectorsProjector],
   publicRouter: (deps) => createConnectorsApi(deps),
   internalRouter: (deps) => createConnectorsInternalApi(deps),

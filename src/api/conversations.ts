@@ -25,6 +25,7 @@ import { listConversations, visibleConversation } from '../../queries/conversati
 import { listMessages } from '../../queries/conversations/messages';
 import { getKnowledgeFile, listProjects, ownedProjectView } from '../../queries/conversations/projects';
 import { MAX_KNOWLEDGE_FILES } from '../../streams/conversations/project';
+import { conversationsAuditCatalog } from '../audit/catalogs/conversations';
 
 /**
  * Conversations, attachments and projects (spec 2 §4). The same routes serve both
@@ -235,6 +236,7 @@ export function createConversationsContext(): ContextModule {
   };
   return {
     name: 'conversations',
+    audit: conversationsAuditCatalog,
     projectors: [conversationsProjector],
     publicRouter: routes('public'),
     internalRouter: routes('internal'),

@@ -32,6 +32,7 @@ import type { ContextModule, PlatformDeps } from '../context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../domain/errors';
 import { requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
+import { graphAuditCatalog } from '../audit/catalogs/graph';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
@@ -231,6 +232,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
 
 export const graphContext: ContextModule = {
   name: 'graph',
+  audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
   publicRouter: createGraphApi,
   agentTools: graphAgentTools,

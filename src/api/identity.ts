@@ -24,6 +24,7 @@ import { hashOneTimeToken } from '../identity/onetime-secrets';
 import { requirePermission } from '../identity/require-permission';
 import { REFRESH_AFTER_S } from '../identity/session-tokens';
 import { openSession } from '../identity/sessions';
+import { identityAuditCatalog } from '../audit/catalogs/identity';
 
 /** Identity endpoints of spec 1 §4; API decisions the spec leaves open: docs/identity.md. */
 
@@ -185,6 +186,7 @@ function internalRouter(platform: PlatformDeps): Router {
 
 export const identityContext: ContextModule = {
   name: 'identity',
+  audit: identityAuditCatalog,
   projectors: [tenantsProjector, userDirectoryProjector, onetimeTokensProjector],
   publicRouter,
   internalRouter,

@@ -28,6 +28,7 @@ import { commandContext, idempotencyKeyOf } from '../http/command-context';
 import { identityOf, requireIdentity } from '../http/identity';
 import { parseBody, parseParams, parseQuery } from '../http/validation';
 import { requirePermission } from '../identity/require-permission';
+import { monitoringAuditCatalog } from '../audit/catalogs/monitoring';
 
 /**
  * Operational events (spec 3 §4 "Operational events"): event types with fields,
@@ -368,6 +369,7 @@ function duplicationRuleRoutes(deps: PlatformDeps): Router {
 
 export const monitoringContext: ContextModule = {
   name: 'monitoring',
+  audit: monitoringAuditCatalog,
   projectors: [eventTypesProjector, operationalEventsProjector, duplicationRulesProjector],
   publicRouter: (deps) => Router().use(eventTypeRoutes(deps), eventRoutes(deps)),
   internalRouter: duplicationRuleRoutes,

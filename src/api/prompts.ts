@@ -35,6 +35,7 @@ import { requirePermission } from '../identity/require-permission';
 import type { ResolvedIdentity } from '../identity/resolver';
 import { connectRedis } from '../infra/cache';
 import { promptResolveCache } from '../prompts/resolve-cache';
+import { promptsAuditCatalog } from '../audit/catalogs/prompts';
 
 /**
  * Prompt management (spec 3 §4 "Prompts"). Authoring needs `prompts.author`, approval,
@@ -333,6 +334,7 @@ export function createPromptsContext(): ContextModule {
   const connected: Array<() => Promise<void>> = [];
   return {
     name: 'prompts',
+    audit: promptsAuditCatalog,
     projectors: [promptCatalogProjector, promptAuditLogProjector],
     publicRouter: (deps) => createPromptsApi(deps, 'public'),
     internalRouter: (deps) => createPromptsApi(deps, 'internal'),

@@ -19,6 +19,7 @@ import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '
 import { MODEL_OPTIONS } from '../settings/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from '../settings/settings-cache';
 import { createTenantUserCheck } from '../settings/tenant-users';
+import { settingsAuditCatalog } from '../audit/catalogs/settings';
 
 /** Tenant settings endpoints (spec 1 §4). Writes need `settings.manage` (admin). */
 
@@ -123,6 +124,7 @@ export function createSettingsApi(deps: PlatformDeps): Router {
 
 export const settingsContext: ContextModule = {
   name: 'settings',
+  audit: settingsAuditCatalog,
   projectors: [tenantSettingsProjector, userBudgetOverridesProjector, settingsAuditLogProjector],
   publicRouter: createSettingsApi,
 };

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
 import type { EventMetadata, RecordedEvent } from './types';
 
 /**
@@ -42,20 +42,46 @@ function recordedAtOf(event: SignableEvent): string {
 }
 
 export class AuditSigner {
-  constructor(private readonly key: string) {}
+  private readonly keyObject: KeyObject;
+
+  constructor(key: string) {
+    this.keyObject = createSecretKey(Buffer.from(key));
+  }
 
   sign(event: SignableEvent, previousSignature: string | null): string {
     const { signature: _ignored, ...metadata } = event.metadata as EventMetadata & { signature?: string };
-    const content = canonicalJson({
-      stream: event.stream,
-      revision: event.revision.toString(),
-      id: event.id,
-      type: event.type,
-      data: event.data,
-      metadata,
-      ...(metadata.sigv === SIGNATURE_VERSION ? { recordedAt: recordedAtOf(event) } : {}),
+    return this.signCanonical(event, canonicalJson(metadata), metadata.sigv === SIGNATURE_VERSION, previousSignature);
+  }
+
+  /**
+   * A batch's events usually share one metadata object: its canonical form is computed once.
+   * The content is byte for byte what `sign` hashes (keys in sorted order), so both verify alike.
+   */
+  signBatch(stream: string, firstRevision: bigint, events: Array<{ id: string; type: string; data: unknown; metadata: EventMetadata }>, recordedAt: Date, previousSignature: string | null): string[] {
+    const canonical = new Map<EventMetadata, string>();
+    const signatures: string[] = [];
+    const time = JSON.stringify(recordedAt.toISOString());
+    let previous = previousSignature;
+    events.forEach((event, i) => {
+      let meta = canonical.get(event.metadata);
+      if (meta === undefined) {
+        const { signature: _ignored, ...metadata } = event.metadata as EventMetadata & { signature?: string };
+        meta = canonicalJson(metadata);
+        canonical.set(event.metadata, meta);
+      }
+      previous = this.signCanonical({ stream, revision: firstRevision + BigInt(i), id: event.id, type: event.type, data: event.data, recordedAt }, meta, event.metadata.sigv === SIGNATURE_VERSION, previous, time);
+      signatures.push(previous);
     });
-    return createHmac('sha256', this.key)
+    return signatures;
+  }
+
+  private signCanonical(event: Omit<SignableEvent, 'metadata'>, canonicalMetadata: string, withTime: boolean, previousSignature: string | null, time?: string): string {
+    // canonicalJson's key order: data, id, metadata, [recordedAt], revision, stream, type.
+    const content =
+      `{"data":${canonicalJson(event.data)},"id":${JSON.stringify(event.id)},"metadata":${canonicalMetadata},` +
+      (withTime ? `"recordedAt":${time ?? JSON.stringify(recordedAtOf(event as SignableEvent))},` : '') +
+      `"revision":${JSON.stringify(event.revision.toString())},"stream":${JSON.stringify(event.stream)},"type":${JSON.stringify(event.type)}}`;
+    return createHmac('sha256', this.keyObject)
       .update(previousSignature ?? '')
       .update('\n')
       .update(content)
@@ -64,7 +90,7 @@ export class AuditSigner {
 
   /** The HMAC of an anchor's digest, so an anchor file cannot be forged without the key. */
   digestSignature(digest: string): string {
-    return createHmac('sha256', this.key).update('anchor\n').update(digest).digest('hex');
+    return createHmac('sha256', this.keyObject).update('anchor\n').update(digest).digest('hex');
   }
 
   matches(event: RecordedEvent, previousSignature: string | null): boolean {

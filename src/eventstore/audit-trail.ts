@@ -128,34 +128,3 @@ export async function verifyAnchor(store: EventStore, signer: AuditSigner, ancho
   }
   return { valid, tampered };
 }
-
-function summarise(data: unknown, width = 100): string {
-  const text = JSON.stringify(data) ?? '';
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
-}
-
-/** A stream's history as a readable timeline, one line per event (`ops audit replay`). */
-export function formatTimeline(events: RecordedEvent[], signer?: AuditSigner): string {
-  if (events.length === 0) return '(no events)';
-  const lines: string[] = [];
-  let previous: string | null = null;
-  for (const event of events) {
-    const ok = signer ? (signer.matches(event, previous) ? 'signed' : 'TAMPERED') : '';
-    previous = String(event.metadata.signature ?? '');
-    lines.push(
-      [
-        `#${event.revision.toString().padStart(4)}`,
-        event.recordedAt.toISOString(),
-        event.type.padEnd(28),
-        `by ${event.metadata.actorId}`,
-        // The audit action a command named (e.g. platform_settings.update), when it named one.
-        typeof event.metadata.action === 'string' ? `action=${event.metadata.action}` : '',
-        ok,
-        summarise(event.data),
-      ]
-        .filter(Boolean)
-        .join('  '),
-    );
-  }
-  return lines.join('\n');
-}

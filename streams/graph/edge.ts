@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
+import { edgeStream } from './names';
 import type { Properties } from './properties';
 
 /** One edge written through the API (`graph.edge-…`); deleting an endpoint removes it. */
@@ -40,4 +41,4 @@ export function evolveEdge(_state: EdgeState, event: EdgeEvent): EdgeState {
   return { status: 'created', edge: event.data };
 }
 
-export const edgeAggregate = { initialState: { status: 'none' } as EdgeState, evolve: evolveEdge, read: readEdgeEvent };
+export const edgeAggregate = { stream: edgeStream, eventTypes: EDGE_EVENT_TYPES, initialState: { status: 'none' } as EdgeState, evolve: evolveEdge, read: readEdgeEvent };

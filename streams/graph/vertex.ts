@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/eventstore/types';
+import { vertexStream } from './names';
 import { applyChanges, Properties } from './properties';
 
 /** One vertex of a tenant's property graph, written through the API (`graph.vertex-…`). */
@@ -56,4 +57,4 @@ export function vertexAsKnown(state: VertexState, imported: VertexFacts | null |
   return state;
 }
 
-export const vertexAggregate = { initialState: { status: 'none' } as VertexState, evolve: evolveVertex, read: readVertexEvent };
+export const vertexAggregate = { stream: vertexStream, eventTypes: VERTEX_EVENT_TYPES, initialState: { status: 'none' } as VertexState, evolve: evolveVertex, read: readVertexEvent };

@@ -23,6 +23,7 @@ export const PERMISSIONS = {
   'prompts.author': 'draft and promote prompt versions',
   'prompts.approve': 'approve prompt versions for production',
   'events.configure': 'change operational event types and their rules',
+  'audit.read': 'read, replay and export the signed audit trail (admin review)',
 } as const;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -105,4 +105,4 @@ export function readUserEvent(event: RecordedEvent): UserEvent {
 }
 
 /** What every user command's decider shares; each command file adds its `decide`. */
-export const userEvolution = { initialState: initialUserState, evolve: evolveUser, read: readUserEvent };
+export const userEvolution = { stream: userStream, eventTypes: USER_EVENT_TYPES, initialState: initialUserState, evolve: evolveUser, read: readUserEvent };

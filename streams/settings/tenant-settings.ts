@@ -62,3 +62,12 @@ export function evolveTenantSettings(state: TenantSettingsState, event: TenantSe
       return { status: 'configured', values: applyChanges(valuesOf(state), event.data.changes), updatedBy: event.data.updatedBy, updatedAt: event.data.updatedAt };
   }
 }
+
+/** The tenant-settings aggregate (one stream per tenant: the id is the tenant id). */
+export const tenantSettingsAggregate = {
+  stream: (tenantId: string, _id: string) => tenantSettingsStream(tenantId),
+  eventTypes: ['TenantSettingsUpdated'] as const,
+  initialState: initialTenantSettings,
+  evolve: evolveTenantSettings,
+  read: readTenantSettingsEvent,
+};

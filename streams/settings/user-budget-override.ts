@@ -57,3 +57,12 @@ export function evolveUserBudgetOverride(_state: UserBudgetOverrideState, event:
       return { status: 'deleted', userId: event.data.userId };
   }
 }
+
+/** The per-user budget-override aggregate (one stream per tenant and user). */
+export const userBudgetOverrideAggregate = {
+  stream: userBudgetOverrideStream,
+  eventTypes: ['UserBudgetOverrideUpserted', 'UserBudgetOverrideDeleted'] as const,
+  initialState: initialUserBudgetOverride,
+  evolve: evolveUserBudgetOverride,
+  read: readUserBudgetOverrideEvent,
+};

@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
+  EventMetadata,
   EventStore,
   EventStoreUnavailableError,
   ExpectedRevision,
@@ -149,14 +150,21 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 
   function sign(write: PreparedWrite, head: Head, recordedAt: Date) {
-    let previous = head.signature;
-    const metadatas = write.events.map((event, i) => {
-      const metadata = { ...event.metadata, sigv: SIGNATURE_VERSION };
-      const signature = signer.sign({ stream: write.stream, revision: head.revision + 1n + BigInt(i), id: write.ids[i], type: event.type, data: event.data, metadata, recordedAt }, previous);
-      previous = signature;
-      return JSON.stringify({ ...metadata, signature });
+    const stamped = new Map<EventMetadata, EventMetadata>();
+    const events = write.events.map((event, i) => {
+      let metadata = stamped.get(event.metadata);
+      if (!metadata) stamped.set(event.metadata, (metadata = { ...event.metadata, sigv: SIGNATURE_VERSION }));
+      return { id: write.ids[i], type: event.type, data: event.data, metadata };
     });
-    return { metadatas, last: previous };
+    const signatures = signer.signBatch(write.stream, head.revision + 1n, events, recordedAt, head.signature);
+    // The stored metadata is the shared object plus the event's signature: serialise it once.
+    const serialised = new Map<EventMetadata, string>();
+    const metadatas = events.map((event, i) => {
+      let prefix = serialised.get(event.metadata);
+      if (prefix === undefined) serialised.set(event.metadata, (prefix = JSON.stringify(event.metadata).slice(0, -1)));
+      return `${prefix}${prefix.length > 1 ? ',' : ''}"signature":"${signatures[i]}"}`;
+    });
+    return { metadatas, last: signatures[signatures.length - 1] };
   }
 
   /**

@@ -179,12 +179,11 @@ describe('approvals API', () => {
     await t.api.post('/approvals/escalate', { approval_id, reason: 'needs a second look' }, reviewer.headers);
     await t.api.post(`/approvals/${approval_id}/decide`, { decision: 'approved', comments: 'balanced' }, admin.headers);
     const env = { ...process.env, DATABASE_URL: t.platform.db.url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, NODE_ENV: 'test', LOG_LEVEL: 'silent' };
-    const stream = approvalAggregate.stream(tenantId, approval_id);
-    const { stdout } = await run(path.resolve('node_modules/.bin/tsx'), ['ops/cli.ts', 'audit', 'replay', stream], { env });
-    const lines = stdout.trim().split('\n');
-    expect(lines[0]).to.equal(`${stream}: 3 events`);
-    expect(lines[1]).to.match(new RegExp(`ApprovalRequested\\s+by ${operator.userId}\\s+signed`));
-    expect(lines[2]).to.match(/ApprovalEscalated .*signed .*needs a second look/);
-    expect(lines[3]).to.match(new RegExp(`ApprovalDecided\\s+by ${admin.userId}\\s+signed .*"decision":"approved"`));
+    const { stdout } = await run(path.resolve('node_modules/.bin/tsx'), ['ops/cli.ts', 'audit', 'replay', '--approval', approval_id, '--tenant', tenantId], { env });
+    const lines = stdout.trim().split('\n').filter((l) => !l.startsWith(' '));
+    expect(lines[0]).to.match(new RegExp(`${operator.email} \\[operator\\]\\s+approval ${approval_id}\\s+approval requested .*verified$`));
+    expect(lines[1]).to.match(/escalated to level 1: needs a second look .*verified$/);
+    expect(lines[2]).to.match(new RegExp(`${admin.email} \\[admin\\]\\s+approval ${approval_id}\\s+decided: approved \\("balanced"\\) .*verified$`));
+    expect(lines[3]).to.equal('3 events; all 3 entries verified (each signature matches its event and its predecessor)');
   });
 });

@@ -193,14 +193,14 @@ describe('user budget overrides and the settings audit', () => {
       const { admin, tenantId } = await tenant();
       await t.api.put('/settings', { max_thinking_mode: 'disabled' }, admin.headers);
       const root = path.resolve(__dirname, '../../..');
-      const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', 'audit', 'replay', tenantSettingsStream(tenantId)], {
+      const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', 'audit', 'replay', '--settings', 'tenant', '--tenant', tenantId], {
         cwd: root,
         env: { ...process.env, DATABASE_URL: t.platform.db.url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, LOG_LEVEL: 'silent', REDIS_URL: '' },
       });
-      expect(stdout).to.contain('TenantSettingsUpdated');
+      expect(stdout).to.contain('settings changed: maxThinkingMode from (none) to disabled');
       expect(stdout).to.contain('action=platform_settings.update');
-      expect(stdout).to.contain(`by ${admin.userId}`);
-      expect(stdout).to.contain('signed');
+      expect(stdout).to.contain(`${admin.email} [admin]`);
+      expect(stdout).to.contain('verified');
       expect(stdout).not.to.contain('TAMPERED');
     });
   });

@@ -30,6 +30,16 @@ describe('audit signature test vectors', () => {
     expect(signer.sign({ ...v2, recordedAt: new Date('2026-03-03T10:15:00.124Z') }, VECTOR_V1)).not.to.equal(VECTOR_V2);
     expect(signer.sign({ ...v2, revision: 2n }, VECTOR_V1)).not.to.equal(VECTOR_V2);
   });
+
+  it('a batch signed at once equals the same events signed one by one (shared metadata canonicalised once)', () => {
+    const metadata = { ...event.metadata, sigv: 2 };
+    const recordedAt = new Date('2026-03-03T10:15:00.123Z');
+    const batch = [0, 1, 2].map((i) => ({ id: `id-${i}`, type: 'T', data: { i, nested: { b: 1, a: [i] } }, metadata }));
+    const together = signer.signBatch(event.stream, 5n, batch, recordedAt, VECTOR_V1);
+    let previous: string | null = VECTOR_V1;
+    const oneByOne = batch.map((e, i) => (previous = signer.sign({ ...e, stream: event.stream, revision: 5n + BigInt(i), recordedAt }, previous)));
+    expect(together).to.deep.equal(oneByOne);
+  });
 });
 
 const VECTOR_V1 = '07cdd7df2fff277bd67c0b20716ed9de27dfc41e231e16c143aa8f89e9e536c8';

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { Aggregate } from '../../src/command-handling/aggregate';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { DomainEvent } from '../../src/command-handling/decider';
-import { derivedUuid, idempotencyKeyFor } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
-import { comparePositions, EventStore, Position, StreamWrite, WrongExpectedRevisionError } from '../../src/eventstore/types';
+import type { Aggregate } from './aggregate';
+import type { CommandContext } from './command-handler';
+import type { DomainEvent } from './decider';
+import { derivedUuid, idempotencyKeyFor } from './idempotency';
+import type { PlatformDeps } from '../context-module';
+import { currentScope } from '../http/request-scope';
+import { Conflict } from '../domain/errors';
+import { comparePositions, EventStore, Position, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 
 /**
- * The write path of a decision that spans streams (logging an operational event appends to
+ * The command handler's write path for a decision that spans streams (logging an operational event appends to
  * the event's stream, marks its type as referenced and records the duplicate keys it
  * claims): every stream is read with its revision, one pure decision produces all the
  * writes, and they are appended in one atomic multi-stream call, each at the revision it
@@ -43,7 +44,7 @@ export async function appendAtomically<Outcome>(
   context: CommandContext,
   decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
 ): Promise<{ outcome: Outcome; position: Position | null }> {
-  const correlationId = context.correlationId ?? randomUUID();
+  const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
   const key = idempotencyKeyFor(context.idempotencyKey);
   const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());

@@ -1,0 +1,228 @@
+import type { PlatformDeps } from '../../src/context-module';
+import type { Position } from '../../src/eventstore/types';
+import { derivedUuid } from '../../src/command-handling/idempotency';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { namespaceOf, vertexStream } from '../../streams/graph/names';
+import type { Properties } from '../../streams/graph/properties';
+import { commandContext, GraphActor } from '../graph/actor';
+import { importGraph } from '../graph/import-graph';
+import { UpdateEntity, updateEntityDecider } from '../graph/update-entity';
+import { productionChanges, UpdateWellProduction, updateWellProductionDecider, WellProduction } from '../graph/update-well-production';
+
+/**
+ * What ingestion learned, as graph facts keyed by business ids (API number, `P5-…`,
+ * lease key…). The knowledge graph is written only through the graph context's own
+ * commands: new vertices and edges as one bulk import (GraphImportStarted/GraphBatchImported),
+ * changed properties as UpdateEntity, Form PR figures as UpdateWellProduction. Feeding the
+ * same facts twice appends nothing: vertex and edge ids derive from the business keys, and
+ * only properties that differ from the read model become updates.
+ */
+export interface EntityFact {
+  label: string;
+  entityId: string;
+  properties: Properties;
+  /** Only link to a vertex that already has this `name` (free-text extraction); never create. */
+  matchByName?: string;
+}
+
+export interface RelationFact {
+  label: string;
+  from: { label: string; entityId: string };
+  to: { label: string; entityId: string };
+}
+
+export interface ProductionFact {
+  apiNumber: string;
+  report: WellProduction;
+}
+
+export interface GraphFacts {
+  entities: EntityFact[];
+  relations: RelationFact[];
+  production?: ProductionFact[];
+}
+
+export interface FeedResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  edges_created: number;
+  production_reports: number;
+  skipped: number;
+}
+
+export type FeedDeps = Pick<PlatformDeps, 'store' | 'knex' | 'projections' | 'handle'>;
+
+interface KnownVertex {
+  id: string;
+  label: string;
+  entity_id: string;
+  properties: Properties;
+}
+
+const key = (label: string, entityId: string) => `${label}\u001f${entityId}`;
+const LOOKUP_CHUNK = 1000;
+
+async function knownVertices(deps: FeedDeps, namespace: string, entities: EntityFact[]): Promise<Map<string, KnownVertex>> {
+  const found = new Map<string, KnownVertex>();
+  const byKey = entities.filter((e) => !e.matchByName);
+  for (let i = 0; i < byKey.length; i += LOOKUP_CHUNK) {
+    const chunk = byKey.slice(i, i + LOOKUP_CHUNK);
+    // One index probe per key (LATERAL … LIMIT 1): right after a bulk load the table's
+    // statistics still describe it as small, and a plain join then sorts the whole namespace.
+    const { rows } = (await deps.knex.raw(
+      `SELECT v.id, v.label, v.entity_id, v.properties
+         FROM unnest(?::text[], ?::text[]) AS k(label, entity_id)
+         CROSS JOIN LATERAL (
+           SELECT id, label, entity_id, properties FROM ${VERTICES}
+            WHERE namespace = ? AND label = k.label AND entity_id = k.entity_id
+            ORDER BY created_at LIMIT 1) v`,
+      [chunk.map((e) => e.label), chunk.map((e) => e.entityId), namespace],
+    )) as { rows: KnownVertex[] };
+    for (const row of rows) if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
+  }
+  for (const e of entities.filter((x) => x.matchByName)) {
+    const row: KnownVertex | undefined = await deps.knex(VERTICES).select('id', 'label', 'entity_id', 'properties').where({ namespace, label: e.label }).whereRaw(`upper(properties->>'name') = upper(?)`, [e.matchByName!]).orderBy('created_at').first();
+    if (row) found.set(key(e.label, e.entityId), row);
+  }
+  return found;
+}
+
+/** Later facts about the same entity refine earlier ones within one feed. */
+function merged(entities: EntityFact[]): EntityFact[] {
+  const out = new Map<string, EntityFact>();
+  for (const e of entities) {
+    const k = key(e.label, e.entityId);
+    const prior = out.get(k);
+    out.set(k, prior ? { ...prior, properties: { ...prior.properties, ...e.properties } } : { ...e, properties: { ...e.properties } });
+  }
+  return [...out.values()];
+}
+
+export interface FeedOptions {
+  /**
+   * Wait until the graph projection holds the new vertices before returning (default). A bulk
+   * feed of many batches waits only after its last one: ids derive from business keys, so a
+   * batch that does not see an earlier one's vertices yet re-declares them with the same ids
+   * and the projection keeps one.
+   */
+  waitForProjection?: boolean;
+  /**
+   * Shared by the batches of one bulk feed: the keys earlier batches created. They count as
+   * existing (same derived id) even before the projection holds them, so an operator or lease
+   * named on many rows is created once and counted once.
+   */
+  createdEarlier?: Set<string>;
+}
+
+export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
+  const namespace = namespaceOf(actor.tenantId);
+  const entities = merged(facts.entities);
+  const known = await knownVertices(deps, namespace, entities);
+  const result: FeedResult & { position: Position | null } = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0, position: null };
+
+  const idOf = new Map<string, string>();
+  const labelOfId = new Map<string, string>();
+  const newVertices: ImportedVertex[] = [];
+  const updates: UpdateEntity[] = [];
+  for (const e of entities) {
+    const k = key(e.label, e.entityId);
+    const existing = known.get(k);
+    if (existing) {
+      idOf.set(k, existing.id);
+      labelOfId.set(existing.id, existing.label);
+      // A name match links to the vertex; it never rewrites what the graph holds.
+      const set = e.matchByName ? {} : Object.fromEntries(Object.entries(e.properties).filter(([name, value]) => name !== 'entity_id' && existing.properties[name] !== value));
+      if (Object.keys(set).length === 0) result.unchanged++;
+      else updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
+    } else if (e.matchByName) {
+      result.skipped++;
+    } else if (options.createdEarlier?.has(k)) {
+      const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
+      idOf.set(k, id);
+      labelOfId.set(id, e.label);
+      result.unchanged++;
+    } else {
+      const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
+      idOf.set(k, id);
+      labelOfId.set(id, e.label);
+      newVertices.push({ id, label: e.label, entity_id: e.entityId, properties: { ...e.properties, entity_id: e.entityId } });
+    }
+  }
+
+  // Endpoints outside this feed are looked up too (a production row for a well imported earlier).
+  const missing = new Map<string, EntityFact>();
+  for (const r of facts.relations) {
+    for (const end of [r.from, r.to]) if (!idOf.has(key(end.label, end.entityId))) missing.set(key(end.label, end.entityId), { label: end.label, entityId: end.entityId, properties: {} });
+  }
+  for (const [k, v] of await knownVertices(deps, namespace, [...missing.values()])) {
+    idOf.set(k, v.id);
+    labelOfId.set(v.id, v.label);
+  }
+  const candidateEdges = new Map<string, ImportedEdge>();
+  for (const r of facts.relations) {
+    const fromId = idOf.get(key(r.from.label, r.from.entityId));
+    const toId = idOf.get(key(r.to.label, r.to.entityId));
+    if (!fromId || !toId) {
+      result.skipped++;
+      continue;
+    }
+    const id = derivedUuid('graph-edge', namespace, r.label, fromId, toId);
+    candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
+  }
+  const edgeIds = [...candidateEdges.keys()];
+  for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
+    // By primary key only (the ids derive from the namespace already), for the same reason.
+    const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [edgeIds.slice(i, i + LOOKUP_CHUNK)])) as { rows: Array<{ id: string; namespace: string }> };
+    for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(row.id);
+  }
+  const newEdges = [...candidateEdges.values()];
+
+  if (newVertices.length > 0 || newEdges.length > 0) {
+    const newIds = new Set(newVertices.map((v) => v.id));
+    const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
+    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined });
+    result.position = imported.position;
+    for (const v of newVertices) options.createdEarlier?.add(key(v.label, v.entity_id));
+    result.created = newVertices.length;
+    result.edges_created = newEdges.length;
+  }
+  for (const command of updates) {
+    await deps.handle(updateEntityDecider, vertexStream(actor.tenantId, command.vertexId), command, commandContext(actor));
+    result.updated++;
+  }
+  result.production_reports = await feedProduction(deps, actor, namespace, facts.production ?? []);
+  return result;
+}
+
+/** Wells whose Form PR reports are applied at the same time (each well's months in order). */
+const PRODUCTION_CONCURRENCY = 4;
+
+/** Form PR reports through UpdateWellProduction; a report the well already shows is skipped. */
+async function feedProduction(deps: FeedDeps, actor: GraphActor, namespace: string, reports: ProductionFact[]): Promise<number> {
+  if (reports.length === 0) return 0;
+  const byWell = new Map<string, WellProduction[]>();
+  for (const { apiNumber, report } of reports) byWell.set(apiNumber, [...(byWell.get(apiNumber) ?? []), report]);
+  const wells = await knownVertices(deps, namespace, [...byWell.keys()].map((api) => ({ label: 'Well', entityId: api, properties: {} })));
+  const queue = [...byWell.entries()];
+  let appended = 0;
+  const worker = async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const [apiNumber, months] = next;
+      let well = wells.get(key('Well', apiNumber));
+      if (!well) continue;
+      // Months in order, so the "current" fields end on the newest month.
+      for (const report of [...months].sort((a, b) => a.reporting_month.localeCompare(b.reporting_month))) {
+        const set = productionChanges(well.properties, report);
+        if (Object.entries(set).every(([name, value]) => well!.properties[name] === value)) continue;
+        const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: well.id, namespace, report, imported: { label: well.label, entityId: well.entity_id, properties: well.properties } };
+        await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, well.id), command, commandContext(actor));
+        well = { ...well, properties: { ...well.properties, ...set } };
+        appended++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PRODUCTION_CONCURRENCY }, worker));
+  return appended;
+}

@@ -1,0 +1,25 @@
+/**
+ * The broker message names (spec 3 §6: `{event_type, data}` on `entity-extraction-worker`,
+ * `wells_scraped` in use; the rest of the list is ours). A scrape's records go out per data
+ * type (`wells_scraped`, `permits_scraped`, …); CSV batches as `operator_wells_imported`.
+ */
+export const ENTITY_EXTRACTION_TOPIC = 'entity-extraction-worker';
+
+export const PUBLISHED_EVENT_TYPES = ['RrcDataScraped', 'RrcScrapeCompleted', 'OperatorWellsImported', 'OperatorCsvImportCompleted', 'EntitiesExtracted'] as const;
+
+export function brokerEventType(type: string, data: Record<string, unknown>): string {
+  switch (type) {
+    case 'RrcDataScraped':
+      return `${String(data.dataType)}_scraped`;
+    case 'RrcScrapeCompleted':
+      return 'rrc_scrape_completed';
+    case 'OperatorWellsImported':
+      return 'operator_wells_imported';
+    case 'OperatorCsvImportCompleted':
+      return 'operator_csv_imported';
+    case 'EntitiesExtracted':
+      return 'entities_extracted';
+    default:
+      return type.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  }
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { signIn, Session } from '../../support/auth';
+import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { postCsv } from './support';
+
+/** Spec 3 §4 "Ingestion": POST /ingest/operator/csv with normalised column names. */
+describe('operator CSV import API', () => {
+  let t: TestPlatform;
+  before(async () => {
+    t = await startTestPlatform();
+  });
+  after(() => t.close());
+
+  const powerUser = (): Promise<Session> => signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
+  const wellCount = async (user: Session) => (await t.api.get('/graph/entities/Well?limit=1000', user.headers)).body.entities.length;
+
+  const pdq = [
+    'API_NO,Operator No.,OPERATOR_NAME,Lease Name,LEASE_NO,Well No,COUNTY,District,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,Well Type',
+    '4232939001,123456,PECOS BASIN LLC,JONES 97,12345,1H,Midland,08,SPRABERRY (TREND AREA),85279200,31.91,-102.05,O',
+    '42-329-39002,123456,PECOS BASIN LLC,JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.92,-102.06,oil',
+    '42-317-39003,654321,LLANO ENERGY LP,UNIVERSITY 7,23456,1,Martin,8A,SPRABERRY (TREND AREA),85279200,32.3,-101.9,O',
+  ].join('\n');
+
+  it('imports PDQ-style columns: wells with their operator, lease and field, linked', async () => {
+    const user = await powerUser();
+    const response = await postCsv(t.api, pdq, user.headers);
+    expect(response.status).to.equal(200);
+    expect(response.body).to.include({ rows: 3, accepted: 3, rejected: 0, recorded: true });
+    expect(response.body.columns).to.include.members(['api_number', 'operator_number', 'lease_name', 'latitude', 'longitude']);
+    const well = await t.api.get('/graph/entities/Well/42-329-39002', user.headers);
+    expect(well.status).to.equal(200);
+    expect(well.body.properties).to.include({ api_number: '42-329-39002', district: '08', latitude: '31.92', well_type: 'oil', operator: 'PECOS BASIN LLC' });
+    const edges = await t.api.get('/graph/edges/Well/42-329-39002', user.headers);
+    const neighbors = edges.body.edges.map((e: { edge_label: string; neighbor: { entity_id: string } }) => `${e.edge_label}:${e.neighbor.entity_id}`);
+    expect(neighbors).to.include.members(['OPERATED_BY:P5-123456', 'LOCATED_IN:O-08-12345', 'LOCATED_IN:85279200']);
+  });
+
+  it('re-importing the same API numbers updates those wells and never duplicates them', async () => {
+    const user = await powerUser();
+    await postCsv(t.api, pdq, user.headers);
+    const same = await postCsv(t.api, pdq, user.headers);
+    expect(same.body).to.include({ recorded: false });
+    expect(same.body.graph).to.include({ created: 0, updated: 0, edges_created: 0 });
+    const changed = await postCsv(t.api, pdq.replace('JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.92', 'JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.95'), user.headers);
+    expect(changed.body.recorded).to.equal(true);
+    expect(changed.body.graph.created).to.equal(0);
+    expect(changed.body.graph.updated).to.equal(1);
+    expect(await wellCount(user)).to.equal(3);
+    const well = await t.api.get('/graph/entities/Well/42-329-39002', user.headers);
+    expect(well.body.properties.latitude).to.equal('31.95');
+  });
+
+  it('reports each rejected row with its row number, column and reason and imports the rest', async () => {
+    const user = await powerUser();
+    const csv = [
+      'api,operator_no,lease_name,surface_lat,surface_long,spud_date',
+      '42-329-40001,111111,GLASS 1,31.9,-102.1,2019-04-01',
+      '43-329-40002,111111,GLASS 2,31.9,-102.1,2019-04-01',
+      '42-329-40003,11111A,GLASS 3,31.9,-102.1,2019-04-01',
+      '42-329-40004,111111,GLASS 4,51.9,-102.1,2019-04-01',
+      '42-329-40005,111111,GLASS 5,31.9,-102.1,2019-02-30',
+      '42-329-40001,111111,GLASS 1 AGAIN,31.9,-102.1,2019-04-01',
+      '42-329-40006,111111,"GLASS',
+      '6",31.9,-102.1,04/02/2019',
+    ].join('\r\n');
+    const response = await postCsv(t.api, csv, user.headers);
+    expect(response.status).to.equal(200);
+    expect(response.body).to.include({ rows: 7, accepted: 1, rejected: 6 });
+    expect(response.body.rejections.map((r: { row: number; column: string }) => [r.row, r.column])).to.deep.equal([
+      [2, 'api_number'],
+      [3, 'operator_number'],
+      [4, 'latitude'],
+      [5, 'spud_date'],
+      [6, 'api_number'],
+      [7, 'lease_name'],
+    ]);
+    expect(response.body.rejections[4].reason).to.match(/row 1/);
+    expect(response.body.rejections[5].reason).to.match(/line break/);
+    expect(await wellCount(user)).to.equal(1);
+  });
+
+  it('a file without an API column is refused as a whole (422) and nothing is appended', async () => {
+    const user = await powerUser();
+    const before = await t.deps.store.headPosition();
+    const response = await postCsv(t.api, 'well,lease\n1,JONES\n', user.headers);
+    expect(response.status).to.equal(422);
+    expect(response.body.detail[0].loc).to.deep.equal(['body', 'file', 1, 'header']);
+    expect(response.body.detail[0].msg).to.match(/no API number column/);
+    expect(await t.deps.store.headPosition()).to.deep.equal(before);
+  });
+
+  it('a file in another encoding, binary garbage or broken quoting gets a clear 422, never a 500', async () => {
+    const user = await powerUser();
+    const latin1 = Buffer.concat([Buffer.from('API_NO,LEASE_NAME\n4232940010,'), Buffer.from([0x4e, 0xd1, 0x41]), Buffer.from('\n')]);
+    const garbage = Buffer.alloc(256 * 1024);
+    for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) % 256;
+    const unclosed = 'API_NO,LEASE_NAME\n4232940011,"JONES\n';
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('API_NO\n4232940012\n', 'utf16le')]);
+    const answers = await Promise.all([latin1, garbage, unclosed, utf16].map((body) => postCsv(t.api, body, user.headers)));
+    expect(answers.map((a) => a.status)).to.deep.equal([422, 422, 422, 422]);
+    expect(answers[0].body.detail[0].msg).to.match(/not UTF-8/);
+    expect(answers[1].body.detail[0].msg).to.match(/UTF-8|binary/);
+    expect(answers[2].body.detail[0].msg).to.match(/not valid CSV/);
+    expect(answers[3].body.detail[0].msg).to.match(/UTF-16/);
+    expect(await wellCount(user)).to.equal(0);
+  });
+
+  it('a request without a file part answers 422', async () => {
+    const user = await powerUser();
+    const response = await t.api.post('/ingest/operator/csv', { file: 'nope' }, user.headers);
+    expect(response.status).to.equal(422);
+  });
+});
+
+describe('operator CSV import interrupted', () => {
+  let t: TestPlatform;
+  before(async () => {
+    t = await startTestPlatform();
+  });
+  after(() => t.close());
+
+  it('an import interrupted between appends completes on retry with every batch exactly once', async () => {
+    const user = await signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
+    const rows = Array.from({ length: 4600 }, (_, i) => `42329${String(50000 + i)},LEASE ${i >> 2}`);
+    const csv = ['API_NO,LEASE_NAME', ...rows].join('\n');
+    const append = t.deps.store.append.bind(t.deps.store);
+    let csvAppends = 0;
+    const stub = sinon.stub(t.deps.store, 'append').callsFake(async (stream, events, options) => {
+      if (stream.startsWith('ingestion.csv-import-') && events.some((e) => e.type === 'OperatorWellsImported') && ++csvAppends === 2) throw new Error('connection terminated unexpectedly');
+      return append(stream, events, options);
+    });
+    const failed = await postCsv(t.api, csv, user.headers);
+    expect(failed.status).to.equal(500);
+    stub.restore();
+
+    const retried = await postCsv(t.api, csv, user.headers);
+    expect(retried.status).to.equal(200);
+    expect(retried.body).to.include({ accepted: 4600, recorded: true });
+    const stream = await t.deps.store.readStream(`ingestion.csv-import-${user.tenantId}-${retried.body.import_id}`);
+    const batches = stream.filter((e) => e.type === 'OperatorWellsImported').map((e) => (e.data as { batch: number }).batch);
+    expect(batches).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(stream.map((e) => e.type).filter((type) => type !== 'OperatorWellsImported')).to.deep.equal(['OperatorCsvImportStarted', 'OperatorCsvImportCompleted']);
+    const wells = await t.api.get('/graph/entities/Well?limit=1000&offset=4000', user.headers);
+    expect(wells.body.entities).to.have.length(600);
+  });
+});
