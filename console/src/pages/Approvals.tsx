@@ -263,14 +263,14 @@ function DecideForm({ id, onDone }: { id: string; onDone: () => void }) {
       {decision === 'modified' && (
         <label>
           Modifications (JSON object)
-          <textarea rows={5} value={modifications} onChange={(e) => setModifications(e.target.value)} className="mono" />
+          <textarea rows={5} value={modifications} onChange={(e) => { setModifications(e.target.value); setError(undefined); }} className="mono" aria-describedby={error ? "decide-error" : undefined} />
         </label>
       )}
       <label>
         Comments
         <textarea rows={3} value={comments} onChange={(e) => setComments(e.target.value)} />
       </label>
-      <ErrorText error={error} />
+      <ErrorText error={error} id="decide-error" />
       <button type="submit" disabled={busy}>
         {busy ? 'Recording…' : 'Record decision'}
       </button>
