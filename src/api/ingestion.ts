@@ -11,6 +11,7 @@ import { parseBody } from '../http/validation';
 import { withCsvUpload } from '../ingestion/csv-upload';
 import { startGraphConsumer } from '../ingestion/graph-consumer';
 import { BRIDGE_LOCK_KEY, KafkaBridge } from '../ingestion/kafka-bridge';
+import { ingestionApi } from './ingestion.openapi';
 import { requirePermission } from '../identity/require-permission';
 import { createAdvisoryLeaderLock } from '../projection-runner/leader-lock';
 
@@ -76,6 +77,7 @@ export function createIngestionContext(): ContextModule {
     name: 'ingestion',
     publicRouter: createIngestionApi,
     internalRouter: createExtractionApi,
+    openapi: ingestionApi,
     async start(deps) {
       stopping = false;
       const brokers = deps.config.kafkaBrokers;
