@@ -5,6 +5,7 @@ import { ExtractBody, extractFromText } from '../../commands/ingestion/extract-f
 import { importOperatorCsv } from '../../commands/ingestion/import-operator-csv';
 import { recordScadaReadings, ScadaBody } from '../../commands/ingestion/record-scada-readings';
 import { RrcScrapeBody, runRrcScrape } from '../../commands/ingestion/run-rrc-scrape';
+import { ingestionAuditCatalog } from '../audit/catalogs/ingestion';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { commandContext } from '../http/command-context';
 import { parseBody } from '../http/validation';
@@ -78,6 +79,7 @@ export function createIngestionContext(): ContextModule {
     publicRouter: createIngestionApi,
     internalRouter: createExtractionApi,
     openapi: ingestionApi,
+    audit: ingestionAuditCatalog,
     async start(deps) {
       stopping = false;
       const brokers = deps.config.kafkaBrokers;
