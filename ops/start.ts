@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../src/config';
 import { createLogger } from '../src/infra/logger';
 import { Platform, startPlatform } from '../src/platform';
+import { ensureConsoleBuilt } from '../src/http/console';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -36,6 +37,9 @@ export function registerStartCommand(program: Command): void {
       process.on('SIGINT', () => shutdown('SIGINT'));
       platform = await startPlatform({ config, logger });
       logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
+      // The console is built by `npm install`; a checkout without it is built now, in the background
+      // (the console answers 503 until then; the API is unaffected).
+      ensureConsoleBuilt(undefined, (msg) => logger.info(msg)).catch((err) => logger.warn({ err }, 'console build failed'));
       if (requested) shutdown(requested);
     });
 }

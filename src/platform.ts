@@ -12,6 +12,7 @@ import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { contexts as defaultContexts } from './contexts';
 import { createInternalApp, createPublicApp } from './http/app';
+import { CONSOLE_ROOT } from './http/console';
 import { defaultGatewayStages, GatewayStages } from './http/gateway';
 import { createRateLimitStage } from './http/rate-limit';
 import { Cache, connectRedis, createMemoryCache, createRedisCache } from './infra/cache';
@@ -128,7 +129,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     let publicApp: Express | null = null;
     // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
     if (config.role === 'all' || config.role === 'api') {
-      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes] })));
+      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes], staticRoot: CONSOLE_ROOT })));
     }
     const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] });
     internalServer = createServer(internalApp);

@@ -5,12 +5,14 @@ import { ExtractBody, extractFromText } from '../../commands/ingestion/extract-f
 import { importOperatorCsv } from '../../commands/ingestion/import-operator-csv';
 import { recordScadaReadings, ScadaBody } from '../../commands/ingestion/record-scada-readings';
 import { RrcScrapeBody, runRrcScrape } from '../../commands/ingestion/run-rrc-scrape';
+import { ingestionAuditCatalog } from '../audit/catalogs/ingestion';
 import type { ContextModule, PlatformDeps } from '../context-module';
 import { commandContext } from '../http/command-context';
 import { parseBody } from '../http/validation';
 import { withCsvUpload } from '../ingestion/csv-upload';
 import { startGraphConsumer } from '../ingestion/graph-consumer';
 import { BRIDGE_LOCK_KEY, KafkaBridge } from '../ingestion/kafka-bridge';
+import { ingestionApi } from './ingestion.openapi';
 import { requirePermission } from '../identity/require-permission';
 import { createAdvisoryLeaderLock } from '../projection-runner/leader-lock';
 
@@ -76,6 +78,8 @@ export function createIngestionContext(): ContextModule {
     name: 'ingestion',
     publicRouter: createIngestionApi,
     internalRouter: createExtractionApi,
+    openapi: ingestionApi,
+    audit: ingestionAuditCatalog,
     async start(deps) {
       stopping = false;
       const brokers = deps.config.kafkaBrokers;

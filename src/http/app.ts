@@ -1,6 +1,7 @@
 import cors from 'cors';
 import express, { Express, Router } from 'express';
 import type { Logger } from 'pino';
+import { consoleRouter } from './console';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
 import { bodyHygiene, urlHygiene } from './input-hygiene';
@@ -15,6 +16,8 @@ export interface PublicAppOptions {
   /** Context routers, mounted under /api/v1 after the gateway stages. */
   routers: Router[];
   jsonLimit?: string;
+  /** The built console (console/dist): served at `/` with an SPA fallback that never shadows /api or /health. */
+  staticRoot?: string;
 }
 
 function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boolean | number): Express {
@@ -43,6 +46,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
+  if (options.staticRoot) app.use(consoleRouter(options.staticRoot));
   app.use(notFoundHandler);
   app.use(errorHandler);
   return app;

@@ -107,6 +107,20 @@ describe('operator CSV import API', () => {
     expect(await wellCount(user)).to.equal(0);
   });
 
+  it('a file whose every row is rejected answers 422 with the row report and appends nothing', async () => {
+    const user = await powerUser();
+    const before = await t.deps.store.headPosition();
+    const response = await postCsv(t.api, 'API_NO,SURFACE_LAT\n43-329-40020,31.9\n42-329-40021,51.9\n', user.headers);
+    expect(response.status).to.equal(422);
+    expect(response.body.detail[0]).to.include({ type: 'value_error.no_rows' });
+    expect(response.body.report).to.include({ rows: 2, accepted: 0, rejected: 2 });
+    expect(response.body.report.rejections.map((r: { row: number; column: string }) => [r.row, r.column])).to.deep.equal([
+      [1, 'api_number'],
+      [2, 'latitude'],
+    ]);
+    expect(await t.deps.store.headPosition()).to.deep.equal(before);
+  });
+
   it('a request without a file part answers 422', async () => {
     const user = await powerUser();
     const response = await t.api.post('/ingest/operator/csv', { file: 'nope' }, user.headers);

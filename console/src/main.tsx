@@ -1,0 +1,226 @@
+import { Component, StrictMode, useCallback, useEffect, useState, type FormEvent } from 'react';
+import { createRoot } from 'react-dom/client';
+import { api, ApiError, onUnauthorized, type Me } from './api';
+import { can, Link, match, MeContext, navigate, useLocation } from './router';
+import { ErrorText, Loading } from './ui';
+import { ApprovalsPage, ApprovalDetailPage } from './pages/Approvals';
+import { ChatPage } from './pages/Chat';
+import { CompliancePage } from './pages/Compliance';
+import { ChecklistsPage, ChecklistPage } from './pages/Checklists';
+import { GraphPage } from './pages/Graph';
+import { AdminPage } from './pages/Admin';
+import './styles.css';
+
+function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired: boolean }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    document.title = 'Sign in · Compliance console';
+  }, []);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await api.post('/auth/token', { email, password });
+      onSignedIn(await api.get<Me>('/auth/me'));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="login">
+      <form onSubmit={submit} aria-labelledby="login-title" className="card">
+        <h1 id="login-title">Sign in</h1>
+        {expired && (
+          <p className="notice" role="status">
+            Your session has ended. Sign in again to continue where you were.
+          </p>
+        )}
+        <label>
+          Email
+          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={error ? 'login-error' : undefined} />
+        </label>
+        <label>
+          Password
+          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <ErrorText error={error} id="login-error" />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+const NAV: Array<{ to: string; label: string; permission?: string }> = [
+  { to: '/chat', label: 'Chat', permission: 'conversations.use' },
+  { to: '/approvals', label: 'Approvals' },
+  { to: '/compliance', label: 'Compliance', permission: 'dashboards.read' },
+  { to: '/checklists', label: 'Checklists' },
+  { to: '/graph', label: 'Graph', permission: 'dashboards.read' },
+  { to: '/admin', label: 'Administration', permission: 'users.manage' },
+];
+
+function Routes({ me }: { me: Me }) {
+  const { path } = useLocation();
+  let m: Record<string, string> | null;
+  if (path === '/' || path === '') {
+    // Reviewers start at their queue, everyone else in chat.
+    const start = can(me, 'hitl.approve') && !can(me, 'users.manage') ? '/approvals' : '/chat';
+    history.replaceState(null, '', start);
+    return <Routes me={me} />;
+  }
+  if ((m = match('/approvals/:id', path))) return <ApprovalDetailPage id={m.id} />;
+  if (match('/approvals', path)) return <ApprovalsPage />;
+  if ((m = match('/chat/:id', path))) return <ChatPage id={m.id} />;
+  if (match('/chat', path)) return <ChatPage />;
+  if (match('/compliance', path)) return <CompliancePage />;
+  if ((m = match('/checklists/:id', path))) return <ChecklistPage id={m.id} />;
+  if (match('/checklists', path)) return <ChecklistsPage />;
+  if ((m = match('/graph/:label/:id', path))) return <GraphPage label={m.label} id={m.id} />;
+  if (match('/graph', path)) return <GraphPage />;
+  if (match('/admin', path)) return <AdminPage />;
+  return (
+    <section className="page">
+      <h1>Not found</h1>
+      <p>
+        There is no page at <code>{path}</code>. <Link to="/">Go to the start page</Link>.
+      </p>
+    </section>
+  );
+}
+
+/** A rendering error shows a readable message and a way back instead of a blank page. */
+class ErrorBoundary extends Component<{ children: React.ReactNode; path: string }, { error: Error | null; path: string }> {
+  state = { error: null as Error | null, path: this.props.path };
+  static getDerivedStateFromError(error: Error) {
+    return { error };
+  }
+  static getDerivedStateFromProps(props: { path: string }, state: { error: Error | null; path: string }) {
+    return props.path !== state.path ? { error: null, path: props.path } : null;
+  }
+  render() {
+    if (this.state.error)
+      return (
+        <section className="page">
+          <h1>Something went wrong on this page</h1>
+          <ErrorText error={this.state.error} />
+          <Link to="/">Go to the start page</Link>
+        </section>
+      );
+    return this.props.children;
+  }
+}
+
+function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [path]);
+  return (
+    <MeContext.Provider value={me}>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Compliance console</span>
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
+          Menu
+        </button>
+        <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
+          <ul>
+            {NAV.filter((n) => !n.permission || can(me, n.permission)).map((n) => (
+              <li key={n.to}>
+                <Link to={n.to}>{n.label}</Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="who">
+          <span title={me.email}>
+            {me.display_name ?? me.email} <span className="muted">({me.roles.join(', ') || 'no role'})</span>
+          </span>
+          <button type="button" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main">
+        <ErrorBoundary path={path}>
+          <Routes me={me} />
+        </ErrorBoundary>
+      </main>
+    </MeContext.Provider>
+  );
+}
+
+function App() {
+  const [me, setMe] = useState<Me | null | undefined>(undefined);
+  const [expired, setExpired] = useState(false);
+  const [error, setError] = useState<unknown>();
+
+  const load = useCallback(() => {
+    api.get<Me>('/auth/me').then(
+      (m) => setMe(m),
+      (e) => {
+        if (e instanceof ApiError && e.status === 401) setMe(null);
+        else setError(e);
+      },
+    );
+  }, []);
+  useEffect(load, [load]);
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        // Mid-session 401: back to login; the current address is kept, so signing in returns here.
+        setMe((current) => {
+          if (current) setExpired(true);
+          return null;
+        });
+      }),
+    [],
+  );
+
+  if (error)
+    return (
+      <main className="login">
+        <ErrorText error={error} />
+        <button type="button" onClick={() => { setError(undefined); load(); }}>
+          Retry
+        </button>
+      </main>
+    );
+  if (me === undefined) return <Loading what="the console" />;
+  if (me === null)
+    return (
+      <Login
+        expired={expired}
+        onSignedIn={(m) => {
+          setExpired(false);
+          setMe(m);
+        }}
+      />
+    );
+  return (
+    <Shell
+      me={me}
+      onSignOut={async () => {
+        await api.post('/auth/logout').catch(() => undefined);
+        setExpired(false);
+        setMe(null);
+        navigate('/', true);
+      }}
+    />
+  );
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

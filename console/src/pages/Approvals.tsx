@@ -1,0 +1,308 @@
+import { useState, type FormEvent } from 'react';
+import { api, qs } from '../api';
+import { can, Link, useMe } from '../router';
+import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+
+interface ApprovalSummary {
+  approval_id: string;
+  status: 'pending' | 'approved' | 'rejected' | 'modified';
+  checkpoint_type: string;
+  agent_type: string;
+  created_at: string;
+  reviewer_id: string | null;
+  escalated: boolean;
+  escalation_level: number;
+}
+
+interface ApprovalDetail extends ApprovalSummary {
+  conversation_id: string | null;
+  payload: Record<string, unknown> | null;
+  reviewer_strategy: string | null;
+  requested_by: string | null;
+  escalation: null | { level: number; reason: string; escalated_by: string; escalated_at: string };
+  decision: null | { decision: string; reviewer_id: string; comments: string | null; modifications: Record<string, unknown> | null; decided_at: string };
+}
+
+const STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{status.replace(/_/g, ' ')}</span>;
+}
+
+export function ApprovalsPage() {
+  const [status, setStatus] = useState<string>('pending');
+  const [escalated, setEscalated] = useState<string>('');
+  const [agentType, setAgentType] = useState('');
+  const [offset, setOffset] = useState(0);
+  const limit = 20;
+  const { data, error, loading } = useLoad(
+    () => api.get<{ approvals: ApprovalSummary[]; total: number }>(`/approvals${qs({ status, escalated, agent_type: agentType.trim() || undefined, limit, offset })}`),
+    [status, escalated, agentType, offset],
+  );
+  return (
+    <Page title="Approvals">
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter approvals">
+        <label>
+          Status
+          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+            <option value="">All</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Escalated
+          <select value={escalated} onChange={(e) => { setEscalated(e.target.value); setOffset(0); }}>
+            <option value="">Any</option>
+            <option value="true">Escalated only</option>
+            <option value="false">Not escalated</option>
+          </select>
+        </label>
+        <label>
+          Agent type
+          <input value={agentType} onChange={(e) => { setAgentType(e.target.value); setOffset(0); }} placeholder="e.g. general" />
+        </label>
+      </form>
+      <ErrorText error={error} />
+      {loading && !data ? (
+        <Loading what="approvals" />
+      ) : data && data.approvals.length === 0 ? (
+        <p className="muted">No approvals match these filters.</p>
+      ) : data ? (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">Approvals, {status || 'all statuses'}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Checkpoint</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Reviewer</th>
+                  <th scope="col">Escalation</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.approvals.map((a) => (
+                  <tr key={a.approval_id}>
+                    <td>
+                      <Link to={`/approvals/${a.approval_id}`}>{a.checkpoint_type.replace(/_/g, ' ')}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={a.status} />
+                    </td>
+                    <td>{a.agent_type}</td>
+                    <td>
+                      <When at={a.created_at} />
+                    </td>
+                    <td>{a.reviewer_id ?? <span className="muted">any reviewer</span>}</td>
+                    <td>{a.escalated ? `level ${a.escalation_level}` : ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager offset={offset} limit={limit} total={data.total} onChange={setOffset} />
+        </>
+      ) : null}
+    </Page>
+  );
+}
+
+export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+        Previous
+      </button>
+      <span>
+        {total === 0 ? 0 : offset + 1}–{Math.min(offset + limit, total)} of {total}
+      </span>
+      <button type="button" disabled={offset + limit >= total} onClick={() => onChange(offset + limit)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+export function ApprovalDetailPage({ id }: { id: string }) {
+  const me = useMe();
+  const { data, error, loading, reload } = useLoad(() => api.get<ApprovalDetail>(`/approvals/${encodeURIComponent(id)}`), [id]);
+  return (
+    <Page title="Approval">
+      <p>
+        <Link to="/approvals">← Back to the queue</Link>
+      </p>
+      <ErrorText error={error} />
+      {loading && !data && <Loading what="the approval" />}
+      {data && (
+        <div className="columns">
+          <div className="card">
+            <h2>
+              {data.checkpoint_type.replace(/_/g, ' ')} <StatusBadge status={data.status} />
+            </h2>
+            <dl className="facts">
+              <dt>Agent</dt>
+              <dd>{data.agent_type}</dd>
+              <dt>Requested</dt>
+              <dd>
+                <When at={data.created_at} /> by {data.requested_by ?? 'the system'}
+              </dd>
+              <dt>Reviewer</dt>
+              <dd>{data.reviewer_id ?? `any reviewer (${data.reviewer_strategy ?? 'default'})`}</dd>
+              {data.conversation_id && (
+                <>
+                  <dt>Conversation</dt>
+                  <dd>
+                    <Link to={`/chat/${data.conversation_id}`}>Open the conversation</Link>
+                  </dd>
+                </>
+              )}
+              {data.escalation && (
+                <>
+                  <dt>Escalated</dt>
+                  <dd>
+                    level {data.escalation.level}: {data.escalation.reason} — by {data.escalation.escalated_by}, <When at={data.escalation.escalated_at} />
+                  </dd>
+                </>
+              )}
+            </dl>
+            <h3>Payload</h3>
+            <Payload value={data.payload} />
+          </div>
+          <div className="card">
+            {data.decision ? (
+              <section aria-labelledby="decision-title">
+                <h2 id="decision-title">Decision</h2>
+                <p className="decision">
+                  <StatusBadge status={data.decision.decision} /> by <strong>{data.decision.reviewer_id}</strong> on <When at={data.decision.decided_at} />
+                </p>
+                {data.decision.comments && <blockquote>{data.decision.comments}</blockquote>}
+                {data.decision.modifications && (
+                  <>
+                    <h3>Modifications</h3>
+                    <Payload value={data.decision.modifications} />
+                  </>
+                )}
+              </section>
+            ) : can(me, 'hitl.approve') ? (
+              <>
+                <DecideForm id={data.approval_id} onDone={reload} />
+                <EscalateForm id={data.approval_id} onDone={reload} />
+              </>
+            ) : (
+              <p className="muted">Awaiting a reviewer. Your roles cannot decide approvals.</p>
+            )}
+          </div>
+        </div>
+      )}
+    </Page>
+  );
+}
+
+function Payload({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <p className="muted">No payload.</p>;
+  if (typeof value === 'object' && !Array.isArray(value)) {
+    return (
+      <dl className="facts">
+        {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{v !== null && typeof v === 'object' ? Array.isArray(v) && v.every((x) => x && typeof x === 'object') ? <DataTable value={v} /> : <pre className="json">{JSON.stringify(v, null, 2)}</pre> : String(v)}</dd>
+          </div>
+        ))}
+      </dl>
+    );
+  }
+  return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
+}
+
+function DecideForm({ id, onDone }: { id: string; onDone: () => void }) {
+  const [decision, setDecision] = useState<'approved' | 'rejected' | 'modified'>('approved');
+  const [comments, setComments] = useState('');
+  const [modifications, setModifications] = useState('{\n  \n}');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    let mods: unknown;
+    if (decision === 'modified') {
+      try {
+        mods = JSON.parse(modifications);
+      } catch {
+        setError(new Error('Modifications must be a JSON object, e.g. {"volume_mcf": 1200}.'));
+        return;
+      }
+    }
+    setBusy(true);
+    try {
+      await api.post(`/approvals/${encodeURIComponent(id)}/decide`, { decision, ...(comments.trim() ? { comments } : {}), ...(decision === 'modified' ? { modifications: mods } : {}) });
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="decide-title">
+      <h2 id="decide-title">Decide</h2>
+      <fieldset>
+        <legend>Decision</legend>
+        {(['approved', 'rejected', 'modified'] as const).map((d) => (
+          <label key={d} className="inline">
+            <input type="radio" name="decision" value={d} checked={decision === d} onChange={() => setDecision(d)} /> {d === 'approved' ? 'Approve' : d === 'rejected' ? 'Reject' : 'Approve with modifications'}
+          </label>
+        ))}
+      </fieldset>
+      {decision === 'modified' && (
+        <label>
+          Modifications (JSON object)
+          <textarea rows={5} value={modifications} onChange={(e) => { setModifications(e.target.value); setError(undefined); }} className="mono" aria-describedby={error ? "decide-error" : undefined} />
+        </label>
+      )}
+      <label>
+        Comments
+        <textarea rows={3} value={comments} onChange={(e) => setComments(e.target.value)} />
+      </label>
+      <ErrorText error={error} id="decide-error" />
+      <button type="submit" disabled={busy}>
+        {busy ? 'Recording…' : 'Record decision'}
+      </button>
+    </form>
+  );
+}
+
+function EscalateForm({ id, onDone }: { id: string; onDone: () => void }) {
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<unknown>();
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    try {
+      await api.post('/approvals/escalate', { approval_id: id, reason });
+      setReason('');
+      onDone();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <form onSubmit={submit} aria-labelledby="escalate-title" className="secondary-form">
+      <h3 id="escalate-title">Escalate</h3>
+      <label>
+        Reason
+        <input value={reason} required onChange={(e) => setReason(e.target.value)} />
+      </label>
+      <ErrorText error={error} />
+      <button type="submit" className="secondary">
+        Escalate
+      </button>
+    </form>
+  );
+}

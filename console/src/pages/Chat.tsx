@@ -1,0 +1,351 @@
+import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
+import { api, request } from '../api';
+import { Link, navigate } from '../router';
+import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { BarChart } from './Compliance';
+
+interface Conversation {
+  id: string;
+  title: string;
+  preview: string | null;
+  message_count: number;
+  last_message_at: string | null;
+  created_at: string;
+}
+interface Message {
+  id: string;
+  sequence_number: number;
+  role: 'user' | 'assistant' | 'tool' | 'system';
+  content: string;
+  tool_name: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+}
+interface Attachment {
+  id: string;
+  filename: string;
+  size_bytes?: number;
+}
+interface Frame {
+  id: string;
+  node: string;
+  status?: string;
+  content?: string;
+}
+interface TurnEnd {
+  status: string;
+  error?: string | null;
+  hitl_approval_id?: string | null;
+  hitl_checkpoint_type?: string | null;
+  tokens_used?: number | null;
+}
+
+const NODES = ['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'approval_node', 'output_format'];
+
+export function ChatPage({ id }: { id?: string }) {
+  const list = useLoad(() => api.get<{ conversations: Conversation[]; total: number }>('/conversations?limit=50'), []);
+  const [createError, setCreateError] = useState<unknown>();
+  const create = async () => {
+    setCreateError(undefined);
+    try {
+      const created = await api.post<{ id: string }>('/conversations', { agent_id: 'default', title: `Conversation ${new Date().toLocaleString()}` });
+      list.reload();
+      navigate(`/chat/${created.id}`);
+    } catch (e) {
+      setCreateError(e);
+    }
+  };
+  return (
+    <Page title="Chat">
+      <div className="chat">
+        <aside className="conversations" aria-label="Conversations">
+          <button type="button" onClick={create}>
+            New conversation
+          </button>
+          <ErrorText error={createError} />
+          <ErrorText error={list.error} />
+          {list.loading && !list.data && <Loading what="conversations" />}
+          <ul>
+            {list.data?.conversations.map((c) => (
+              <li key={c.id}>
+                <Link to={`/chat/${c.id}`}>
+                  <span className="title">{c.title}</span>
+                  <span className="muted small">
+                    {c.message_count} messages · <When at={c.last_message_at ?? c.created_at} />
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+          {list.data && list.data.conversations.length === 0 && <p className="muted">No conversations yet.</p>}
+        </aside>
+        {id ? <Conversation key={id} id={id} onChanged={list.reload} /> : <p className="muted">Choose a conversation or start a new one.</p>}
+      </div>
+    </Page>
+  );
+}
+
+function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) {
+  const messages = useLoad(() => api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`), [id]);
+  const attachments = useLoad(() => api.get<{ attachments: Attachment[] }>(`/conversations/${encodeURIComponent(id)}/attachments`), [id]);
+  const [draft, setDraft] = useState('');
+  const [agentType, setAgentType] = useState('general');
+  const [selected, setSelected] = useState<string[]>([]);
+  const [frames, setFrames] = useState<Frame[]>([]);
+  const [end, setEnd] = useState<TurnEnd | null>(null);
+  const [streaming, setStreaming] = useState(false);
+  const [connection, setConnection] = useState<'open' | 'reconnecting' | null>(null);
+  const [sendError, setSendError] = useState<unknown>();
+  const [uploadError, setUploadError] = useState<unknown>();
+  const [dragging, setDragging] = useState(false);
+  const source = useRef<EventSource | null>(null);
+  const seen = useRef(new Set<string>());
+  const bottom = useRef<HTMLDivElement>(null);
+
+  useEffect(() => () => source.current?.close(), []);
+  useEffect(() => {
+    // Braces matter: Chromium's scrollIntoView returns a promise, which an effect must not return.
+    void bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [messages.data, frames.length]);
+
+  const finish = () => {
+    source.current?.close();
+    source.current = null;
+    setStreaming(false);
+    setConnection(null);
+    messages.reload();
+    onChanged();
+  };
+
+  const send = (e: FormEvent) => {
+    e.preventDefault();
+    const text = draft.trim();
+    if (!text || streaming) return;
+    setSendError(undefined);
+    setFrames([]);
+    setEnd(null);
+    seen.current = new Set();
+    const params = new URLSearchParams({ message: text, agent_type: agentType });
+    if (selected.length) params.set('attachment_ids', selected.join(','));
+    const userMessagesBefore = (messages.data?.messages ?? []).filter((m) => m.role === 'user').length;
+    setStreaming(true);
+    listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream?${params}`, userMessagesBefore);
+  };
+
+  /**
+   * Opens the stream and follows it. EventSource reconnects by itself after a dropped
+   * connection and sends Last-Event-ID, so the server resumes after the last frame we saw;
+   * frame ids also de-duplicate. One case it cannot handle: a drop before the first frame
+   * arrived would reconnect to the URL that carries `message` without Last-Event-ID (a second
+   * turn), so then we stop it and attach to the turn without `message` if it did start.
+   */
+  const listen = (url: string, userMessagesBefore: number | null) => {
+    const es = new EventSource(url, { withCredentials: true });
+    source.current = es;
+    setConnection('open');
+    const fresh = (ev: MessageEvent) => {
+      const key = ev.lastEventId || `${Math.random()}`;
+      if (seen.current.has(key)) return false;
+      seen.current.add(key);
+      return true;
+    };
+    es.addEventListener('open', () => setConnection('open'));
+    es.addEventListener('node_end', (ev) => {
+      const m = ev as MessageEvent;
+      if (!fresh(m)) return;
+      const frame = JSON.parse(m.data) as { node: string; data: { status?: string; message?: { content?: string } } };
+      setFrames((f) => [...f, { id: m.lastEventId, node: frame.node, status: frame.data?.status, content: frame.data?.message?.content }]);
+    });
+    es.addEventListener('done', (ev) => {
+      const m = ev as MessageEvent;
+      fresh(m);
+      setEnd((JSON.parse(m.data) as { data: TurnEnd }).data);
+      setDraft('');
+      setSelected([]);
+      finish();
+    });
+    es.addEventListener('error', (ev) => {
+      const m = ev as MessageEvent;
+      if (typeof m.data === 'string' && m.data) {
+        // The server's named `error` frame: a failed or refused turn.
+        fresh(m);
+        const data = (JSON.parse(m.data) as { data: TurnEnd }).data;
+        setEnd({ ...data, status: 'error' });
+        setSendError(new Error(data.error ?? 'The turn failed.'));
+        finish();
+        return;
+      }
+      if (es.readyState === EventSource.CLOSED) {
+        if (!seen.current.size) setSendError(new Error('The stream could not be opened (the conversation may be missing, or your session ended).'));
+        finish();
+        return;
+      }
+      setConnection('reconnecting');
+      if (seen.current.size === 0 && userMessagesBefore !== null) {
+        es.close();
+        void attachIfStarted(userMessagesBefore);
+      }
+    });
+  };
+
+  const attachIfStarted = async (userMessagesBefore: number) => {
+    try {
+      // The read model may trail the write by a moment: look a few times.
+      for (let attempt = 0; attempt < 4; attempt++) {
+        await new Promise((r) => setTimeout(r, 500));
+        const now = await api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`);
+        if (now.messages.filter((m) => m.role === 'user').length > userMessagesBefore) {
+          listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream`, null);
+          return;
+        }
+      }
+      setSendError(new Error('The connection dropped before the turn started; your message was not sent. Try again.'));
+    } catch (err) {
+      setSendError(err);
+    }
+    finish();
+  };
+
+  const upload = async (files: FileList | File[]) => {
+    setUploadError(undefined);
+    for (const file of Array.from(files)) {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      try {
+        const a = await request<Attachment>('POST', `/conversations/${encodeURIComponent(id)}/attachments`, form);
+        setSelected((s) => (s.length < 3 ? [...s, a.id] : s));
+      } catch (err) {
+        setUploadError(Object.assign(err as Error, { message: `${file.name}: ${(err as Error).message}` }));
+      }
+    }
+    attachments.reload();
+  };
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (e.dataTransfer.files.length) void upload(e.dataTransfer.files);
+  };
+
+  return (
+    <section className="conversation" aria-label="Conversation" onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
+      <ErrorText error={messages.error} />
+      <ol className="messages" aria-live="polite">
+        {messages.data?.messages.map((m) => <MessageView key={m.id} message={m} />)}
+      </ol>
+      {(streaming || frames.length > 0) && (
+        <div className="turn card" aria-live="polite">
+          <h2 className="small-heading">This turn</h2>
+          <ol className="progress" aria-label="Pipeline progress">
+            {NODES.map((n) => {
+              const done = frames.filter((f) => f.node === n);
+              return (
+                <li key={n} className={done.length ? 'done' : ''}>
+                  {n.replace(/_/g, ' ')}
+                  {done.length > 1 ? ` ×${done.length}` : ''}
+                  {done.length ? ` ✓ ${done[done.length - 1].status ?? ''}` : ''}
+                </li>
+              );
+            })}
+          </ol>
+          {connection === 'reconnecting' && <p className="notice" role="status">Connection dropped; resuming…</p>}
+          {frames
+            .filter((f) => f.content)
+            .map((f) => (
+              <p key={f.id} className="streamed">
+                {f.content}
+              </p>
+            ))}
+          {end?.status === 'awaiting_hitl' && end.hitl_approval_id && (
+            <p className="notice paused" role="status">
+              Awaiting review ({end.hitl_checkpoint_type?.replace(/_/g, ' ')}). <Link to={`/approvals/${end.hitl_approval_id}`}>Open the approval</Link>
+            </p>
+          )}
+          {end?.status === 'completed' && <p className="muted small">Completed{end.tokens_used != null ? ` · ${end.tokens_used} tokens` : ''}.</p>}
+        </div>
+      )}
+      <div ref={bottom} />
+      <form className="composer" onSubmit={send} aria-label="Send a message">
+        <label>
+          Message
+          <textarea rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e); }} aria-describedby="composer-help" />
+        </label>
+        <p id="composer-help" className="muted small">
+          Ctrl+Enter sends. Drop files here to attach (PDF, CSV, XLSX, DOCX, TXT; up to 3 per turn).
+        </p>
+        <div className="row">
+          <label>
+            Agent type
+            <input value={agentType} onChange={(e) => setAgentType(e.target.value)} size={12} />
+          </label>
+          <label className="file">
+            Attach files
+            <input type="file" multiple onChange={(e) => e.target.files && void upload(e.target.files)} />
+          </label>
+          <button type="submit" disabled={streaming || !draft.trim()}>
+            {streaming ? 'Running…' : 'Send'}
+          </button>
+        </div>
+        {dragging && <p className="notice">Drop to attach</p>}
+        <ErrorText error={uploadError} />
+        {attachments.data && attachments.data.attachments.length > 0 && (
+          <fieldset>
+            <legend>Attachments for this turn</legend>
+            {attachments.data.attachments.map((a) => (
+              <label key={a.id} className="inline">
+                <input type="checkbox" checked={selected.includes(a.id)} onChange={(e) => setSelected((s) => (e.target.checked ? [...s, a.id] : s.filter((x) => x !== a.id)))} /> {a.filename}
+              </label>
+            ))}
+          </fieldset>
+        )}
+        <ErrorText error={sendError} />
+      </form>
+    </section>
+  );
+}
+
+function MessageView({ message }: { message: Message }) {
+  const rich = message.metadata?.tool_result as (Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] }) | undefined;
+  if (message.role === 'tool') {
+    return (
+      <li className="message tool">
+        <details open={!!rich}>
+          <summary>Tool result: {message.tool_name}</summary>
+          {rich ? <RichResult value={rich} /> : <pre className="json">{message.content}</pre>}
+        </details>
+      </li>
+    );
+  }
+  return (
+    <li className={`message ${message.role}`}>
+      <span className="sr-only">{message.role === 'user' ? 'You' : 'Agent'}:</span>
+      <p>{message.content}</p>
+      <span className="muted small">
+        <When at={message.created_at} />
+      </span>
+    </li>
+  );
+}
+
+/**
+ * A tool's rich output: `{kind: 'table', columns, rows}` → a table; a chart specification
+ * (`{kind: 'chart', x, y, data}` or `{kind: 'chart', points: [{label, value}]}`, or nested
+ * under `chart`) → a bar chart; an `impact` result → its affected entities as a table.
+ */
+function RichResult({ value }: { value: Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] } }) {
+  type ChartSpec = { x?: string; y?: string; data?: Array<Record<string, unknown>>; points?: Array<{ label: unknown; value: unknown }>; title?: string };
+  const chart = (value.chart ?? (value.kind === 'chart' ? value : undefined)) as ChartSpec | undefined;
+  const points = chart?.points
+    ? chart.points.map((p) => ({ label: String(p.label), value: Number(p.value) || 0 }))
+    : chart?.data && chart.x && chart.y
+      ? chart.data.map((d) => ({ label: String(d[chart.x!]), value: Number(d[chart.y!]) || 0 }))
+      : null;
+  const affected = Array.isArray(value.affected) ? (value.affected as unknown[]) : null;
+  return (
+    <>
+      {Array.isArray(value.rows) && <DataTable value={value} caption={value.title} />}
+      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} points={points} />}
+      {affected && <DataTable value={affected} caption="Affected entities" />}
+      {!Array.isArray(value.rows) && !points && !affected && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
+    </>
+  );
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import express from 'express';
+import { consoleRouter } from '../../../src/http/console';
+
+describe('console static serving and SPA fallback', () => {
+  let dir: string;
+  let server: Server;
+  let base: string;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'console-'));
+    mkdirSync(path.join(dir, 'assets'));
+    writeFileSync(path.join(dir, 'assets', 'app-123.js'), 'console.log(1)');
+    const app = express();
+    app.get('/health', (_req, res) => res.json({ status: 'ok' }));
+    app.use('/api/v1', (_req, res, next) => next());
+    app.use(consoleRouter(dir));
+    app.use((req, res) => res.status(404).json({ detail: `No route for ${req.method} ${req.path}` }));
+    server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 with a readable message while index.html is not built, and 200 once it is', async () => {
+    const before = await fetch(`${base}/approvals`);
+    expect(before.status).to.equal(503);
+    expect(await before.text()).to.include('not built');
+    writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
+    const after = await fetch(`${base}/approvals/abc`);
+    expect(after.status).to.equal(200);
+    expect(after.headers.get('cache-control')).to.equal('no-cache');
+    expect(await after.text()).to.include('id="root"');
+  });
+
+  it('serves hashed assets with a long cache lifetime', async () => {
+    const res = await fetch(`${base}/assets/app-123.js`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('cache-control')).to.include('immutable');
+  });
+
+  it('never shadows /api or /health: an unknown API path keeps its JSON 404, and POSTs are not answered with the page', async () => {
+    writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
+    const api = await fetch(`${base}/api/v1/nothing-here`);
+    expect(api.status).to.equal(404);
+    expect(await api.json()).to.deep.equal({ detail: 'No route for GET /api/v1/nothing-here' });
+    const apiRoot = await fetch(`${base}/api`);
+    expect(apiRoot.status).to.equal(404);
+    expect((await fetch(`${base}/health`)).headers.get('content-type')).to.include('application/json');
+    const post = await fetch(`${base}/approvals`, { method: 'POST' });
+    expect(post.status).to.equal(404);
+  });
+});
