@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import pino from 'pino';
 import { loadConfig } from '../../src/config';
 import type { ContextModule, PlatformDeps } from '../../src/context-module';
@@ -29,7 +30,7 @@ export interface TestPlatform {
  * The real platform (same composition root as `npm start`) on ports chosen by the kernel,
  * over a fresh database of its own. `contexts` defaults to every context of the product.
  */
-export async function startTestPlatform(options: { contexts?: ContextModule[]; env?: Record<string, string> } = {}): Promise<TestPlatform> {
+export async function startTestPlatform(options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
   const { url } = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -47,7 +48,7 @@ export async function startTestPlatform(options: { contexts?: ContextModule[]; e
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...options.env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = options.logger ?? pino({ level: config.logLevel });
   let contexts = options.contexts ?? productContexts;
   // A hand-picked context list still gets the real gateway (and the users signIn creates).
   if (!contexts.some((c) => c.gateway)) {

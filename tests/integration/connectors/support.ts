@@ -2,34 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
-import { loadConfig } from '../../../src/config';
-import { startPlatform } from '../../../src/platform';
 import { createTestDatabase } from '../../support/database';
-import { httpClient } from '../../support/http';
-import type { TestPlatform } from '../../support/platform';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
+import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /**
  * The real platform with every log line kept (to prove no secret is ever logged), and a
  * source database on the machine's PostgreSQL with a read-only and a read-write role.
  */
 export async function startCapturingPlatform(env: Record<string, string>): Promise<TestPlatform & { logs: string[] }> {
-  const { url } = await createTestDatabase();
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    PORT: '0',
-    INTERNAL_PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: url,
-    AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
-    JWT_SECRET: TEST_JWT_SECRET,
-    BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-    BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-    SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
-    BCRYPT_COST: '10',
-    LOG_LEVEL: 'trace',
-    ...env,
-  });
   const logs: string[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -37,17 +17,8 @@ export async function startCapturingPlatform(env: Record<string, string>): Promi
       done();
     },
   });
-  const platform = await startPlatform({ config, logger: pino({ level: 'trace' }, sink) });
-  return {
-    platform,
-    deps: platform.deps,
-    api: httpClient(`${platform.publicUrl}/api/v1`),
-    internal: httpClient(`${platform.internalUrl}/api/v1`),
-    publicUrl: platform.publicUrl!,
-    internalUrl: platform.internalUrl,
-    close: () => platform.stop(),
-    logs,
-  };
+  const t = await startTestPlatform({ env: { LOG_LEVEL: 'trace', ...env }, logger: pino({ level: 'trace' }, sink) });
+  return { ...t, logs };
 }
 
 export interface SourceDatabase {
