@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { Client } from 'pg';
 import pino from 'pino';
 import { accountCan, reachableBinaries, serverAccount, startEmbeddedPostgres } from '../../../src/infra/embedded-postgres';
+import { readLogLines } from '../../support/log-lines';
 
 /**
  * The embedded default starts wherever a newcomer clones the project (as root from a
@@ -120,21 +121,9 @@ describe('embedded PostgreSQL starts anywhere', function () {
       const lines: Array<Record<string, unknown>> = [];
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       return new Promise((resolve, reject) => {
-        let buffer = '';
-        child.stdout!.on('data', (chunk) => {
-          buffer += String(chunk);
-          let newline: number;
-          while ((newline = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, newline);
-            buffer = buffer.slice(newline + 1);
-            try {
-              const entry = JSON.parse(line) as Record<string, unknown>;
-              lines.push(entry);
-              if (entry.msg === 'platform started') resolve({ child, lines, exited });
-            } catch {
-              // Not a log line.
-            }
-          }
+        readLogLines(child.stdout!, (entry) => {
+          lines.push(entry);
+          if (entry.msg === 'platform started') resolve({ child, lines, exited });
         });
         void exited.then((code) => reject(new Error(`ops start exited with ${code} before it was ready`)));
       });

@@ -3,6 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { readLogLines } from '../../support/log-lines';
 
 /**
  * The real `ops start` on embedded defaults: a cluster under DATA_DIR on a free port,
@@ -28,22 +29,10 @@ function start(dataDir: string): Promise<Started> {
   let reportHealth: (status: number) => void = () => undefined;
   const healthWhileStarting = new Promise<number>((resolve) => (reportHealth = resolve));
   return new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout!.on('data', (chunk) => {
-      buffer += String(chunk);
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        try {
-          const entry = JSON.parse(line) as Record<string, unknown>;
-          lines.push(entry);
-          if (entry.msg === 'listening') void fetch(`http://127.0.0.1:${entry.publicPort}/health`).then((r) => reportHealth(r.status));
-          if (entry.msg === 'platform started') resolve({ child, publicUrl: String(entry.public), lines, exited, healthWhileStarting });
-        } catch {
-          // Not a log line.
-        }
-      }
+    readLogLines(child.stdout!, (entry) => {
+      lines.push(entry);
+      if (entry.msg === 'listening') void fetch(`http://127.0.0.1:${entry.publicPort}/health`).then((r) => reportHealth(r.status));
+      if (entry.msg === 'platform started') resolve({ child, publicUrl: String(entry.public), lines, exited, healthWhileStarting });
     });
     void exited.then((code) => reject(new Error(`ops start exited with ${code} before it was ready`)));
   });
