@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { seedGraph } from '../../../commands/graph/seed-graph';
 import { edgesOf, listVertices } from '../../../queries/graph/entities';
 import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
@@ -8,8 +7,9 @@ import { namespaceOf } from '../../../streams/graph/names';
 import { conversationStream } from '../../../streams/conversations/conversation';
 import { Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { ChatServer, startChatServer } from './chat-completions-server';
+import { TestPlatform } from '../../support/platform';
+import { ChatServer } from './chat-completions-server';
+import { startSeededPlatform } from './seeded-platform';
 
 describe('agent turns over POST /execute', function () {
   this.timeout(30_000);
@@ -22,16 +22,8 @@ describe('agent turns over POST /execute', function () {
   before(async function () {
     // Start-up and the graph seed, generous for a loaded CI machine.
     this.timeout(120_000);
-    chat = await startChatServer();
-    t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
-    alice = await signIn(t);
+    ({ t, chat, alice, wellApi } = await startSeededPlatform({ wells: 12, seed: 7 }));
     bob = await signIn(t);
-    // The oil-and-gas vertical (entity types) is projected before the seed checks its labels.
-    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
-    await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 12, seed: 7, as_of: '2026-01' });
-    // The seeded graph is projected before the first turn reads it.
-    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
-    [{ entity_id: wellApi }] = await listVertices(t.deps.knex, namespaceOf(alice.tenantId), 'Well', 1);
   });
   after(async () => {
     await t.close();

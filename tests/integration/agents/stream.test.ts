@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { EventSource } from 'eventsource';
-import { seedGraph } from '../../../commands/graph/seed-graph';
-import { listVertices } from '../../../queries/graph/entities';
 import { latestTurns } from '../../../queries/agents/turns';
 import { TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
-import { namespaceOf } from '../../../streams/graph/names';
 import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { ChatServer, startChatServer } from './chat-completions-server';
+import { TestPlatform } from '../../support/platform';
+import { ChatServer } from './chat-completions-server';
+import { startSeededPlatform } from './seeded-platform';
 
 interface Frame {
   event: string;
@@ -67,15 +65,7 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
   before(async function () {
     // Start-up and the graph seed, generous for a loaded CI machine.
     this.timeout(120_000);
-    chat = await startChatServer();
-    t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
-    alice = await signIn(t);
-    // The oil-and-gas vertical (entity types) is projected before the seed checks its labels.
-    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
-    await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { wells: 6, seed: 3, as_of: '2026-01' });
-    // The seeded graph is projected before the first turn reads it.
-    await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
-    [{ entity_id: wellApi }] = await listVertices(t.deps.knex, namespaceOf(alice.tenantId), 'Well', 1);
+    ({ t, chat, alice, wellApi } = await startSeededPlatform({ wells: 6, seed: 3 }));
   });
   after(async () => {
     await t.close();
