@@ -4,10 +4,10 @@ import type { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
 import pino from 'pino';
-import type { CommandHandler } from '../src/command-handling/command-handler';
-import type { AuditFormat } from '../src/audit/export';
-import { AuditUsageError } from '../src/audit/registry';
-import { NothingFound, parseReviewDate, ReviewDeps, ReviewFilters } from '../src/audit/review';
+import type { CommandHandler } from '../src/platform/command-handling/command-handler';
+import type { AuditFormat } from '../src/contexts/audit/export';
+import { AuditUsageError } from '../src/platform/audit/registry';
+import { NothingFound, parseReviewDate, ReviewDeps, ReviewFilters } from '../src/contexts/audit/review';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 
@@ -59,13 +59,13 @@ export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
 async function withReview<T>(work: (deps: ReviewDeps & { handle: CommandHandler }) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: `ops audit verify|anchor` should not load every context.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadConfig } = require('../src/config') as typeof import('../src/config');
+  const { loadConfig } = require('../src/platform/config') as typeof import('../src/platform/config');
   const { contexts } = require('../src/contexts') as typeof import('../src/contexts');
-  const { buildAuditRegistry } = require('../src/audit/registry') as typeof import('../src/audit/registry');
-  const { openInfrastructure } = require('../src/infra/infrastructure') as typeof import('../src/infra/infrastructure');
-  const { createAdvisoryLeaderLock } = require('../src/projection-runner/leader-lock') as typeof import('../src/projection-runner/leader-lock');
-  const { ProjectionRunner } = require('../src/projection-runner/runner') as typeof import('../src/projection-runner/runner');
-  const { createCommandHandler } = require('../src/command-handling/command-handler') as typeof import('../src/command-handling/command-handler');
+  const { buildAuditRegistry } = require('../src/platform/audit/registry') as typeof import('../src/platform/audit/registry');
+  const { openInfrastructure } = require('../src/platform/infra/infrastructure') as typeof import('../src/platform/infra/infrastructure');
+  const { createAdvisoryLeaderLock } = require('../src/platform/projection-runner/leader-lock') as typeof import('../src/platform/projection-runner/leader-lock');
+  const { ProjectionRunner } = require('../src/platform/projection-runner/runner') as typeof import('../src/platform/projection-runner/runner');
+  const { createCommandHandler } = require('../src/platform/command-handling/command-handler') as typeof import('../src/platform/command-handling/command-handler');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const config = loadConfig();
   // stdout carries the timeline (or the workbook): logs go to stderr.
@@ -132,8 +132,8 @@ export function registerAuditReviewCommands(audit: Command): void {
         }
         if (format === 'xlsx' && !options.out && process.stdout.isTTY) throw new AuditUsageError('--format xlsx writes a workbook: give --out FILE (or redirect stdout)');
         await withReview(async (deps) => {
-          const { resolveReview } = require('../src/audit/review') as typeof import('../src/audit/review');
-          const { exportText, exportXlsx } = require('../src/audit/export') as typeof import('../src/audit/export');
+          const { resolveReview } = require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
+          const { exportText, exportXlsx } = require('../src/contexts/audit/export') as typeof import('../src/contexts/audit/export');
           const { recordAuditExport } = require('../commands/audit/record-export') as typeof import('../commands/audit/record-export');
           const review = await resolveReview(deps, filters);
           const exportedBy = `${os.userInfo().username}@${os.hostname()} (ops CLI, system account)`;
@@ -168,8 +168,8 @@ export function registerAuditReviewCommands(audit: Command): void {
         const filters = filtersFromOptions({ ...options, from: undefined, to: undefined });
         if (filters.entities.length === 0) throw new AuditUsageError(`say which entity: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}`);
         await withReview(async (deps) => {
-          const { resolveReview } = require('../src/audit/review') as typeof import('../src/audit/review');
-          const { entityAsOf } = require('../src/audit/state') as typeof import('../src/audit/state');
+          const { resolveReview } = require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
+          const { entityAsOf } = require('../src/contexts/audit/state') as typeof import('../src/contexts/audit/state');
           const review = await resolveReview(deps, filters);
           let tampered = 0;
           for (const target of review.targets) {

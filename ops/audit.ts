@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/platform/config';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
-import { AuditAnchor, createAnchor, verifyAnchor, verifyAuditTrail } from '../src/eventstore/audit-trail';
+import { AuditAnchor, createAnchor, verifyAnchor, verifyAuditTrail } from '../src/platform/eventstore/audit-trail';
 import { registerAuditReviewCommands } from './audit-review';
-import { createStreamHeads } from '../src/eventstore/postgres/stream-heads';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { createLogger } from '../src/infra/logger';
+import { createStreamHeads } from '../src/platform/eventstore/postgres/stream-heads';
+import { openInfrastructure } from '../src/platform/infra/infrastructure';
+import { createLogger } from '../src/platform/infra/logger';
 
 export function registerAuditCommands(program: Command): void {
   const audit = program.command('audit').description('check and read the signed audit trail (the event log)');

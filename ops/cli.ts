@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/infra/logger';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/infra/logger';
 import { registerAuditCommands } from './audit';
 import { registerKafkaCommands } from './kafka';
 import { registerEvalCommands } from './eval';
@@ -10,8 +10,8 @@ import { registerSeedCommand } from './seed';
 import { registerStartCommand } from './start';
 import { registerTenantCommands } from './tenants';
 import { registerUserCommands } from './users';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { sweepOrphanedReservations } from '../src/command-handling/reservation-sweep';
+import { openInfrastructure } from '../src/platform/infra/infrastructure';
+import { sweepOrphanedReservations } from '../src/platform/command-handling/reservation-sweep';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 
 /** The operator command line: `npm run ops -- <command>`. */

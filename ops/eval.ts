@@ -2,14 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { Presets, SingleBar } from 'cli-progress';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/infra/logger';
-import { startPlatform } from '../src/platform';
-import { resolveEffectiveSettings } from '../src/settings/effective-settings';
-import { modelJudge, tokenOverlapJudge } from '../src/evaluation/judge';
-import { createModelRouter } from '../src/infra/llm/model-router';
-import { EVAL_RUNNER_ID, frozenReplayer, liveReplayer } from '../src/evaluation/replay';
-import { formatReport, runEvaluation } from '../src/evaluation/runner';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/infra/logger';
+import { startPlatform } from '../src/platform/platform';
+import { contexts } from '../src/contexts';
+import { resolveEffectiveSettings } from '../src/contexts/settings/effective-settings';
+import { modelJudge, tokenOverlapJudge } from '../src/contexts/evaluation/judge';
+import { createModelRouter } from '../src/platform/infra/llm/model-router';
+import { EVAL_RUNNER_ID, frozenReplayer, liveReplayer } from '../src/contexts/evaluation/replay';
+import { formatReport, runEvaluation } from '../src/contexts/evaluation/runner';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 
 function gitSha(): string | null {
@@ -41,7 +42,7 @@ export function registerEvalCommands(program: Command): void {
       if (!Number.isFinite(threshold) || threshold < 0 || threshold > 1) throw new Error('--threshold must be a number from 0 to 1');
       const base = loadConfig();
       const config = { ...base, http: { ...base.http, port: 0, internalPort: 0, host: '127.0.0.1' } };
-      const platform = await startPlatform({ config, logger: createLogger('warn') });
+      const platform = await startPlatform({ config, contexts, logger: createLogger('warn') });
       const bar = process.stderr.isTTY ? new SingleBar({ format: 'replaying [{bar}] {value}/{total} cases {verdict}', stream: process.stderr, hideCursor: true }, Presets.shades_classic) : null;
       try {
         const deps = platform.deps;

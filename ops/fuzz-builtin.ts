@@ -1,5 +1,5 @@
-import type { OpenApiDocument } from '../src/openapi/describe';
-import { contractOf } from '../src/openapi/contract';
+import type { OpenApiDocument } from '../src/platform/openapi/describe';
+import { contractOf } from '../src/platform/openapi/contract';
 
 /**
  * The fallback engine of `npm run fuzz` for machines where schemathesis cannot be installed:

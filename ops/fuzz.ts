@@ -20,9 +20,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/infra/logger';
-import { startPlatform } from '../src/platform';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/infra/logger';
+import { startPlatform } from '../src/platform/platform';
+import { contexts } from '../src/contexts';
 import { builtinFuzz } from './fuzz-builtin';
 
 const SCHEMATHESIS = '3.39.16';
@@ -83,7 +84,7 @@ async function main(): Promise<number> {
     RATE_LIMIT_BURST: '100000',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   });
-  const platform = await startPlatform({ config, logger: createLogger(config.logLevel) });
+  const platform = await startPlatform({ config, contexts, logger: createLogger(config.logLevel) });
   try {
     const base = platform.publicUrl!;
     const login = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'fuzz-admin@example.com', password }) });

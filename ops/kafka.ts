@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import type { Admin } from 'kafkajs';
 import type { Knex } from 'knex';
-import { kafkaClient } from '../src/api/ingestion';
-import { loadConfig } from '../src/config';
-import { positionToString } from '../src/eventstore/types';
-import type { EventStore } from '../src/eventstore/types';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { createLogger } from '../src/infra/logger';
-import { GRAPH_CONSUMER_GROUP } from '../src/ingestion/graph-consumer';
-import { bridgePending } from '../src/ingestion/kafka-bridge';
+import { kafkaClient } from '../src/contexts/ingestion/kafka-client';
+import { loadConfig } from '../src/platform/config';
+import { positionToString } from '../src/platform/eventstore/types';
+import type { EventStore } from '../src/platform/eventstore/types';
+import { openInfrastructure } from '../src/platform/infra/infrastructure';
+import { createLogger } from '../src/platform/infra/logger';
+import { GRAPH_CONSUMER_GROUP } from '../src/contexts/ingestion/graph-consumer';
+import { bridgePending } from '../src/contexts/ingestion/kafka-bridge';
 import { ENTITY_EXTRACTION_TOPIC } from '../streams/ingestion/broker-messages';
 
 export interface PartitionLag {

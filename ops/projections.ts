@@ -1,15 +1,15 @@
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/platform/config';
 import { contexts } from '../src/contexts';
-import { positionToString } from '../src/eventstore/types';
-import { openInfrastructure, Infrastructure } from '../src/infra/infrastructure';
-import { createLogger } from '../src/infra/logger';
-import { readCheckpoints } from '../src/projection-runner/checkpoints';
-import { openDeadLetters } from '../src/projection-runner/dead-letters';
-import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
-import type { Projector } from '../src/projection-runner/projector';
-import { ProjectionRunner } from '../src/projection-runner/runner';
+import { positionToString } from '../src/platform/eventstore/types';
+import { openInfrastructure, Infrastructure } from '../src/platform/infra/infrastructure';
+import { createLogger } from '../src/platform/infra/logger';
+import { readCheckpoints } from '../src/platform/projection-runner/checkpoints';
+import { openDeadLetters } from '../src/platform/projection-runner/dead-letters';
+import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
+import type { Projector } from '../src/platform/projection-runner/projector';
+import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 
 async function countEvents(infrastructure: Infrastructure): Promise<number | null> {
   if (infrastructure.store.kind !== 'postgres') return null;

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { installOilgasVertical } from '../commands/graph/install-vertical';
 import { seedGraph, SeedBody } from '../commands/graph/seed-graph';
-import { graphContext } from '../src/api/graph';
-import { createCommandHandler } from '../src/command-handling/command-handler';
-import { loadConfig } from '../src/config';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
-import { ProjectionRunner } from '../src/projection-runner/runner';
+import { graphContext } from '../src/contexts/graph/module';
+import { createCommandHandler } from '../src/platform/command-handling/command-handler';
+import { loadConfig } from '../src/platform/config';
+import { openInfrastructure } from '../src/platform/infra/infrastructure';
+import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
+import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 

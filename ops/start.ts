@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/infra/logger';
-import { Platform, startPlatform } from '../src/platform';
-import { ensureConsoleBuilt } from '../src/http/console';
+import { loadConfig } from '../src/platform/config';
+import { createLogger } from '../src/platform/infra/logger';
+import { Platform, startPlatform } from '../src/platform/platform';
+import { contexts } from '../src/contexts';
+import { ensureConsoleBuilt } from '../src/platform/http/console';
 
 export function registerStartCommand(program: Command): void {
   program
@@ -35,7 +36,7 @@ export function registerStartCommand(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
-      platform = await startPlatform({ config, logger });
+      platform = await startPlatform({ config, contexts, logger });
       logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
       // The console is built by `npm install`; a checkout without it is built now, in the background
       // (the console answers 503 until then; the API is unaffected).

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { createToolRegistry } from '../src/agent-tools';
-import { createStreamTail } from '../src/subscriptions/stream-tail';
+import { createToolRegistry } from '../src/platform/agent-tools';
+import { createStreamTail } from '../src/platform/subscriptions/stream-tail';
 import pino from 'pino';
 import { inviteUser } from '../commands/identity/invite-user';
 import { registerUser } from '../commands/identity/register-user';
@@ -9,16 +9,16 @@ import { rotatePassword } from '../commands/identity/rotate-password';
 import { updateUser } from '../commands/identity/update-user';
 import { findTenant } from '../queries/identity/tenants';
 import { findUserByEmail, UserRow } from '../queries/identity/user-directory';
-import { identityContext } from '../src/api/identity';
-import { createCommandHandler } from '../src/command-handling/command-handler';
-import { loadConfig } from '../src/config';
-import type { PlatformDeps } from '../src/context-module';
-import { createMemoryCache } from '../src/infra/cache';
-import { openInfrastructure } from '../src/infra/infrastructure';
-import { identityDeps, IdentityDeps } from '../src/identity/identity-deps';
-import { passwordTooLong } from '../src/identity/passwords';
-import { createAdvisoryLeaderLock } from '../src/projection-runner/leader-lock';
-import { ProjectionRunner } from '../src/projection-runner/runner';
+import { identityContext } from '../src/contexts/identity/module';
+import { createCommandHandler } from '../src/platform/command-handling/command-handler';
+import { loadConfig } from '../src/platform/config';
+import type { PlatformDeps } from '../src/platform/context-module';
+import { createMemoryCache } from '../src/platform/infra/cache';
+import { openInfrastructure } from '../src/platform/infra/infrastructure';
+import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-deps';
+import { passwordTooLong } from '../src/contexts/identity/passwords';
+import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
+import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { ROLES, Role } from '../streams/identity/permissions';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
@@ -52,6 +52,7 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       cache: createMemoryCache(),
       agentTools: createToolRegistry(),
       streamTail: createStreamTail(infrastructure.store, logger),
+      contexts: [identityContext],
       clock: () => new Date(),
     };
     return await work(identityDeps(platform));

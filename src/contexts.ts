@@ -1,18 +1,18 @@
-import type { ContextModule } from './context-module';
-import { identityContext } from './api/identity';
-import { settingsContext } from './api/settings';
-import { conversationsContext } from './api/conversations';
-import { graphContext } from './api/graph';
-import { agentsContext } from './api/agents';
-import { promptsContext } from './api/prompts';
-import { connectorsContext } from './api/connectors';
-import { monitoringContext } from './api/monitoring';
-import { approvalsContext } from './api/approvals';
-import { checklistsContext } from './api/checklists';
-import { complianceContext } from './api/compliance';
-import { auditContext } from './api/audit';
-import { ingestionContext } from './api/ingestion';
-import { evaluationContext } from './api/evaluation';
+import type { ContextModule } from './platform/context-module';
+import { identityContext } from './contexts/identity/module';
+import { settingsContext } from './contexts/settings/module';
+import { conversationsContext } from './contexts/conversations/module';
+import { graphContext } from './contexts/graph/module';
+import { agentsContext } from './contexts/agents/module';
+import { promptsContext } from './contexts/prompts/module';
+import { connectorsContext } from './contexts/connectors/module';
+import { monitoringContext } from './contexts/monitoring/module';
+import { approvalsContext } from './contexts/approvals/module';
+import { checklistsContext } from './contexts/checklists/module';
+import { complianceContext } from './contexts/compliance/module';
+import { auditContext } from './contexts/audit/module';
+import { ingestionContext } from './contexts/ingestion/module';
+import { evaluationContext } from './contexts/evaluation/module';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [

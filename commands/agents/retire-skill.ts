@@ -1,7 +1,7 @@
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { NotFound } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { NotFound } from '../../src/platform/domain-errors';
 import { skillAggregate, SkillEvent, SkillState } from '../../streams/agents/skill';
 
 export interface RetireSkill {

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
 import { approvalNotFound } from './decide-approval';
 

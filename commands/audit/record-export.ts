@@ -1,6 +1,6 @@
-import type { CommandContext, CommandHandler } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { newId } from '../../src/command-handling/idempotency';
+import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { newId } from '../../src/platform/command-handling/idempotency';
 import { AuditExportEvent, AuditExportState, auditExportAggregate } from '../../streams/audit/audit-export';
 
 export type RecordAuditExport = {

@@ -1,8 +1,8 @@
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
-import { putBlob } from '../../src/checklists/artifact-blobs';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
+import { putBlob } from '../../src/platform/infra/artifact-blobs';
 import { checklistAggregate, ChecklistEvent, ChecklistState, MAX_ARTIFACTS_PER_ITEM } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
 import { ABANDONED_AFTER_MS, assessmentAggregate, AssessmentEvent, AssessmentFrame, AssessmentState } from '../../streams/checklists/assessment';
 
 export type AssessmentCommand =

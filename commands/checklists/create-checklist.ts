@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { newId } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
-import type { FilingTemplate } from '../../src/checklists/filing-templates';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
+import type { FilingTemplate } from '../../src/contexts/checklists/filing-templates';
 import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;

@@ -1,4 +1,4 @@
-import { Conflict, NotFound } from '../../src/domain/errors';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import type { ChecklistState, ExistingChecklist } from '../../streams/checklists/checklist';
 
 export const checklistNotFound = () => new NotFound('Checklist not found');

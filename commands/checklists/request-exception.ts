@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { requestApproval } from '../approvals/request-approval';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { newId } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
 import { checklistAggregate, ChecklistEvent, ChecklistState, ExistingChecklist } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 import { reviewPayload } from './submit-checklist';

@@ -1,10 +1,10 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { newId } from '../../src/command-handling/idempotency';
-import type { DomainPack } from '../../src/compliance/packs/pack';
-import { runPacks } from '../../src/compliance/run-packs';
-import { Conflict, NotFound, Unavailable } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { DomainPack } from '../../src/contexts/compliance/packs/pack';
+import { runPacks } from '../../src/contexts/compliance/run-packs';
+import { Conflict, NotFound, Unavailable } from '../../src/platform/domain-errors';
 import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../streams/compliance/assessment';
 
 export interface RecordAssessment {

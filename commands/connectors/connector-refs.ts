@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { reservationDecider, ReservationKey, reservationStream } from '../../src/command-handling/reservation';
-import { fold } from '../../src/command-handling/decider';
-import { Conflict, NotFound, ValidationFailed } from '../../src/domain/errors';
-import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
+import { reservationDecider, ReservationKey, reservationStream } from '../../src/platform/command-handling/reservation';
+import { fold } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
+import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
 import { connectorAggregate, ConnectorState, LiveConnector } from '../../streams/connectors/connector';
 
 /** Shared by the connector commands: key → stream, the key reservation, the typed refusals. */

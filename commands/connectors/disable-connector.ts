@@ -1,6 +1,6 @@
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, requireLive } from './connector-refs';
 

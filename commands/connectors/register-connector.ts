@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { newId } from '../../src/command-handling/idempotency';
-import { Conflict } from '../../src/domain/errors';
-import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
-import { checkDestination, engineOf, parseConfig } from '../../src/connectors/destination';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import { Conflict } from '../../src/platform/domain-errors';
+import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import { checkDestination, engineOf, parseConfig } from '../../src/contexts/connectors/destination';
 import { connectorAggregate, ConnectorEvent, ConnectorState, EngineKey } from '../../streams/connectors/connector';
 import { connectorKeyReservation } from './connector-refs';
 

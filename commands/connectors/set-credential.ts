@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/connectors/connectors-deps';
-import { engineOf } from '../../src/connectors/destination';
-import { Conflict } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import { engineOf } from '../../src/contexts/connectors/destination';
+import { Conflict } from '../../src/platform/domain-errors';
 import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';
 

@@ -1,5 +1,5 @@
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
 import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
 import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
 

@@ -1,6 +1,6 @@
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
 import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
 import { MAX_KNOWLEDGE_FILES, ownedProject, projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 

@@ -1,9 +1,9 @@
-import type { Decider } from '../../src/command-handling/decider';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { PlatformDeps } from '../../src/context-module';
-import { ValidationFailed } from '../../src/domain/errors';
-import { parse } from '../../src/http/validation';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { ValidationFailed } from '../../src/platform/domain-errors';
+import { parse } from '../../src/platform/http/validation';
 import { sequenceOf, accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, MessageRole } from '../../streams/conversations/conversation';
 
 /**

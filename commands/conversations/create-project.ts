@@ -1,7 +1,7 @@
-import type { Decider } from '../../src/command-handling/decider';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
 import { projectAggregate, ProjectDefaults, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export const ProjectFields = {

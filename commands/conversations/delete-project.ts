@@ -1,6 +1,6 @@
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { NotFound } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { NotFound } from '../../src/platform/domain-errors';
 import { projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface DeleteProject {

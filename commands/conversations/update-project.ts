@@ -1,7 +1,7 @@
-import type { Decider } from '../../src/command-handling/decider';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import type { PlatformDeps } from '../../src/context-module';
+import type { PlatformDeps } from '../../src/platform/context-module';
 import { ownedProject, projectAggregate, ProjectChanges, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
 import { ProjectFields } from './create-project';
 

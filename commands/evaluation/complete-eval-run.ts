@@ -1,7 +1,7 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
 import { RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
 
 /** The totals come from the fold of the graded cases, never from the caller. */

@@ -1,7 +1,7 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider, fold } from '../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider, fold } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { BaselineEvent, BaselineState, baselineAggregate, baselineKeyOf } from '../../streams/evaluation/baseline';
 import { runAggregate, RunState } from '../../streams/evaluation/run';
 

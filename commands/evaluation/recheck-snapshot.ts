@@ -1,6 +1,6 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { CaptureEvent, CaptureState, captureAggregate, SnapshotCheck } from '../../streams/evaluation/capture';
 
 /** A later look for the turn's events: the retry after about 2 s, or the start-up re-link pass. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
 import { CaptureEvent, CaptureState, captureAggregate, captureIdOf, Score } from '../../streams/evaluation/capture';
-import { findTurnSnapshot } from '../../src/evaluation/turn-snapshot';
+import { findTurnSnapshot } from '../../src/contexts/evaluation/turn-snapshot';
 
 /** POST /eval/captures body: a bare score is valid; identity never comes from here. */
 export const RecordCaptureBody = z.object({

@@ -1,6 +1,6 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { CaptureEvent, CaptureState, captureAggregate } from '../../streams/evaluation/capture';
 
 /** What the external score mirror answered for the capture's current score. */

@@ -1,7 +1,7 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { Conflict } from '../../src/domain/errors';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { Conflict } from '../../src/platform/domain-errors';
 import { RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
 
 export type StartEvalRun = { type: 'StartEvalRun'; runId: string; tag: string | null; modelId: string; gitSha: string | null; judgeThreshold: number; replay: 'live' | 'frozen' };

@@ -1,5 +1,5 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { CommandContext } from '../../src/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 
 /** Who writes to the graph, and what the graph commands need from the platform. */
 export interface GraphActor {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Decider } from '../../src/command-handling/decider';
-import { Conflict, FieldIssue, ValidationFailed } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
 import { findRelationshipType, listRelationshipRules, vertexLabels } from '../../queries/graph/graph-schema';
 import { relationshipRuleStream } from '../../streams/graph/names';
 import { ANY_LABEL, ConfigItemState, configItemAggregate, RelationshipRuleDefinition, SchemaEvent } from '../../streams/graph/schema';

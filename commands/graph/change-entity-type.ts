@@ -1,5 +1,5 @@
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound, ValidationFailed } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { findEntityType } from '../../queries/graph/graph-schema';
 import { entityTypeStream } from '../../streams/graph/names';
 import { ConfigItemState, configItemAggregate, EntityTypeDefinition, itemAsKnown, SchemaEvent } from '../../streams/graph/schema';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
 import { findRelationshipType } from '../../queries/graph/graph-schema';
 import { relationshipTypeStream } from '../../streams/graph/names';
 import { ConfigItemState, configItemAggregate, itemAsKnown, RelationshipTypeDefinition, SchemaEvent } from '../../streams/graph/schema';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Decider } from '../../src/command-handling/decider';
-import { Conflict, FieldIssue, NotFound, ValidationFailed } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, FieldIssue, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { EdgeView, findVertex } from '../../queries/graph/entities';
 import { edgeSchemaFacts, EdgeSchemaFacts, isVertexLabel } from '../../queries/graph/graph-schema';
 import { edgeAggregate, EdgeEvent, EdgeState } from '../../streams/graph/edge';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Decider } from '../../src/command-handling/decider';
-import { Conflict, ValidationFailed } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { entityIdTaken, VertexView } from '../../queries/graph/entities';
 import { isVertexLabel } from '../../queries/graph/graph-schema';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';

@@ -1,5 +1,5 @@
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
 import { edgeIdsOf } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';

@@ -1,4 +1,4 @@
-import type { ReservationKey } from '../../src/command-handling/reservation';
+import type { ReservationKey } from '../../src/platform/command-handling/reservation';
 
 /**
  * One entity_id per label and tenant, decided when the vertex is written: its reservation

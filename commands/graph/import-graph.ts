@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { PlatformDeps } from '../../src/context-module';
-import { ValidationFailed } from '../../src/domain/errors';
-import type { Position } from '../../src/eventstore/types';
-import { currentScope } from '../../src/http/request-scope';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { ValidationFailed } from '../../src/platform/domain-errors';
+import type { Position } from '../../src/platform/eventstore/types';
+import { currentScope } from '../../src/platform/http/request-scope';
 import { ANY_LABEL, RelationshipRuleDefinition } from '../../streams/graph/schema';
 import { GraphImportEvent, IMPORT_BATCH_SIZE, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
 import { importStream, namespaceOf } from '../../streams/graph/names';

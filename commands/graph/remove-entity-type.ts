@@ -1,5 +1,5 @@
-import type { Decider } from '../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { findEntityType } from '../../queries/graph/graph-schema';
 import { entityTypeStream } from '../../streams/graph/names';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound, ValidationFailed } from '../../src/domain/errors';
+import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { findVertex, VertexView } from '../../queries/graph/entities';
 import { isVertexLabel } from '../../queries/graph/graph-schema';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { applyChanges, Properties, storedValue } from '../../streams/graph/properties';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { CommandContext, CommandHandler } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
+import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import { tenantEvolution, TenantEvent, TenantState, tenantStream } from '../../streams/identity/tenant';
 
 export const CreateTenantInput = z.object({ tenantId: z.string().uuid(), name: z.string().trim().min(1).max(200) });

@@ -1,4 +1,4 @@
-import type { ReservationKey } from '../../src/command-handling/reservation';
+import type { ReservationKey } from '../../src/platform/command-handling/reservation';
 
 /** E-mail is unique on its lower-cased form across every tenant (login names no tenant). */
 export function emailReservation(email: string): ReservationKey {

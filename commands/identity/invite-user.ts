@@ -1,11 +1,11 @@
-import { newId } from '../../src/command-handling/idempotency';
+import { newId } from '../../src/platform/command-handling/idempotency';
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { claim, release } from '../../src/command-handling/reservation';
-import { Conflict } from '../../src/domain/errors';
-import type { IdentityDeps } from '../../src/identity/identity-deps';
-import { newOneTimeToken } from '../../src/identity/onetime-secrets';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { claim, release } from '../../src/platform/command-handling/reservation';
+import { Conflict } from '../../src/platform/domain-errors';
+import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import { newOneTimeToken } from '../../src/contexts/identity/onetime-secrets';
 import { INVITE_TTL_MS } from '../../streams/identity/onetime-token';
 import { ROLES } from '../../streams/identity/permissions';
 import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';

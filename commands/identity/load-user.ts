@@ -1,4 +1,4 @@
-import type { EventStore } from '../../src/eventstore/types';
+import type { EventStore } from '../../src/platform/eventstore/types';
 import { UserState, userEvolution, userStream } from '../../streams/identity/user';
 
 /** A user's state folded from their stream, for steps that must look before deciding. */

@@ -1,7 +1,7 @@
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
-import type { IdentityDeps } from '../../src/identity/identity-deps';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
+import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
 import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 
 /** POST /auth/logout-all: every token issued so far resolves as `revoked`. */

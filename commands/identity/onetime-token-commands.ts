@@ -1,6 +1,6 @@
-import type { CommandContext, CommandHandler } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { onetimeTokenEvolution, OneTimeTokenEvent, OneTimeTokenState, onetimeTokenStream, TokenPurpose } from '../../streams/identity/onetime-token';
 
 /**

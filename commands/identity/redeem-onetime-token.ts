@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
-import type { IdentityDeps } from '../../src/identity/identity-deps';
-import { hashOneTimeToken } from '../../src/identity/onetime-secrets';
-import { hashPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, passwordTooLong } from '../../src/identity/passwords';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
+import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import { hashOneTimeToken } from '../../src/contexts/identity/onetime-secrets';
+import { hashPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, passwordTooLong } from '../../src/contexts/identity/passwords';
 import { findOpenToken } from '../../queries/identity/onetime-tokens';
 import type { TokenPurpose } from '../../streams/identity/onetime-token';
 import { ExistingUser, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { claim, release } from '../../src/command-handling/reservation';
-import { Conflict } from '../../src/domain/errors';
-import type { IdentityDeps } from '../../src/identity/identity-deps';
-import { hashPassword } from '../../src/identity/passwords';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { claim, release } from '../../src/platform/command-handling/reservation';
+import { Conflict } from '../../src/platform/domain-errors';
+import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import { hashPassword } from '../../src/contexts/identity/passwords';
 import type { Role } from '../../streams/identity/permissions';
 import { AccountKind, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';

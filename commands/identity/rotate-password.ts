@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../src/domain/errors';
-import type { IdentityDeps } from '../../src/identity/identity-deps';
-import { hashPassword } from '../../src/identity/passwords';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
+import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import { hashPassword } from '../../src/contexts/identity/passwords';
 import { passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 
 /** The operator's `users rotate-password`: a new password, and live sessions end. */

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { derivedUuid } from '../../src/command-handling/idempotency';
-import { extractEntities } from '../../src/ingestion/extract-entities';
-import { extractionFacts } from '../../src/ingestion/graph-facts';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
+import { extractEntities } from '../../src/contexts/ingestion/extract-entities';
+import { extractionFacts } from '../../src/contexts/ingestion/graph-facts';
 import { entityExtractionAggregate, EntityExtractionEvent, EntityExtractionState, ExtractedEdge, ExtractedEntity } from '../../streams/ingestion/entity-extraction';
 import { feedGraph, FeedDeps } from './feed-graph';
 

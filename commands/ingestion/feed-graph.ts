@@ -1,6 +1,6 @@
-import type { PlatformDeps } from '../../src/context-module';
-import type { Position } from '../../src/eventstore/types';
-import { derivedUuid } from '../../src/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import type { Position } from '../../src/platform/eventstore/types';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { derivedUuid } from '../../src/command-handling/idempotency';
-import { ValidationFailed } from '../../src/domain/errors';
-import { normaliseApiNumber } from '../../src/ingestion/csv-wells';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
+import { ValidationFailed } from '../../src/platform/domain-errors';
+import { normaliseApiNumber } from '../../src/contexts/ingestion/csv-wells';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
 import { namespaceOf } from '../../streams/graph/names';

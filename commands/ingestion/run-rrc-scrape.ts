@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { derivedUuid } from '../../src/command-handling/idempotency';
-import { ValidationFailed } from '../../src/domain/errors';
-import { scrapeFacts } from '../../src/ingestion/graph-facts';
-import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, simulateRrc } from '../../src/ingestion/rrc-simulator';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
+import { ValidationFailed } from '../../src/platform/domain-errors';
+import { scrapeFacts } from '../../src/contexts/ingestion/graph-facts';
+import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, simulateRrc } from '../../src/contexts/ingestion/rrc-simulator';
 import { rrcScrapeAggregate, RrcScrapeEvent, RrcScrapeState } from '../../streams/ingestion/rrc-scrape';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound, ValidationFailed } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { CONDITION_OPERATORS, ConditionalRule, eventTypeAggregate, EventTypeEvent, EventTypeState, LIMITS, LiveEventType } from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
 import { conditionIssues } from './event-validation';

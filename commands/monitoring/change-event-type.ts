@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { EVENT_TYPE_STATUSES, eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType, TRANSITIONS } from '../../streams/monitoring/event-type';
 import { COMPLIANCE_DOMAIN, eventTypeNameKey } from './create-event-type';
 

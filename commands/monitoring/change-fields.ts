@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound, ValidationFailed } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, LIMITS, ruleReferencesTo } from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
 import { fieldDefOf, FieldInput, FieldPatch, patchedField } from './field-input';

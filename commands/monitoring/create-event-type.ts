@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { ReservationKey } from '../../src/command-handling/reservation';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, ValidationFailed } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { ReservationKey } from '../../src/platform/command-handling/reservation';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, LIMITS } from '../../streams/monitoring/event-type';
 import { fieldDefOf, FieldInput } from './field-input';
 

@@ -1,4 +1,4 @@
-import { FieldIssue, ValidationFailed } from '../../src/domain/errors';
+import { FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
 import type { Condition, FieldDef, FieldType, GuardDefinition, LiveEventType } from '../../streams/monitoring/event-type';
 import type { FieldValues } from '../../streams/monitoring/operational-event';
 

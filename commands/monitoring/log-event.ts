@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, ValidationFailed } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../streams/compliance/anomaly-flagged';
 import {
   DUPLICATE_KEY_LOOKBACK,
@@ -13,7 +13,7 @@ import {
 } from '../../streams/monitoring/duplication-rules';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType } from '../../streams/monitoring/event-type';
 import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/command-handling/multi-stream-command';
+import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 
 /**

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { Decider } from '../../src/command-handling/decider';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { Decider } from '../../src/platform/command-handling/decider';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { eventTypeAggregate, EventTypeState, isLive } from '../../streams/monitoring/event-type';
 import { EventChange, FieldValues, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { loadAggregate } from '../../src/command-handling/multi-stream-command';
+import { loadAggregate } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { OCCURRED_AT } from './log-event';
 

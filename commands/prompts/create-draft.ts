@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { newId } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
-import { validatedForSave } from '../../src/prompts/validate-template';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
+import { validatedForSave } from '../../src/contexts/prompts/validate-template';
 import { validationContext } from '../../queries/prompts/templates';
 import { templateAggregate, TemplateEvent, TemplateState, Validation } from '../../streams/prompts/template';
 import { liveTemplate } from './template-guards';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { newId } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict } from '../../src/domain/errors';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
 import { NAMESPACE_NAME, namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
 
 export const CreateNamespaceBody = z.object({

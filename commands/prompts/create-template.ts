@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import { newId } from '../../src/command-handling/idempotency';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound } from '../../src/domain/errors';
-import { promptResolveCache } from '../../src/prompts/resolve-cache';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import { newId } from '../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
+import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
 import { findNamespace, findTier } from '../../queries/prompts/namespaces';
 import { TEMPLATE_SLUG, templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 

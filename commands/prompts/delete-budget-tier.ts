@@ -1,7 +1,7 @@
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/context-module';
-import { NotFound } from '../../src/domain/errors';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { NotFound } from '../../src/platform/domain-errors';
 import { namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
 
 /** Templates on a deleted tier keep working without a budget (the projection clears their tier). */

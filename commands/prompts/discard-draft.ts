@@ -1,7 +1,7 @@
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, Forbidden } from '../../src/domain/errors';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, Forbidden } from '../../src/platform/domain-errors';
 import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 import { liveTemplate, versionIn } from './template-guards';
 

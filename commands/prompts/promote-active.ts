@@ -1,8 +1,8 @@
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, ValidationFailed } from '../../src/domain/errors';
-import { promptResolveCache } from '../../src/prompts/resolve-cache';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
+import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
 import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 import { liveTemplate, versionIn } from './template-guards';
 

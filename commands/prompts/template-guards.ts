@@ -1,4 +1,4 @@
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import type { LiveTemplate, TemplateState, VersionSummary } from '../../streams/prompts/template';
 
 /** Guards shared by the template stream's deciders: a deleted or unknown template is 404. */

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import type { CommandContext } from '../../src/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/context-module';
-import { Conflict, NotFound } from '../../src/domain/errors';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
 import type { BudgetTierBody } from './budget-tier-fields';
 

@@ -1,7 +1,7 @@
-import type { PlatformDeps } from '../../src/context-module';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { NotFound } from '../../src/domain/errors';
-import { AUDIT_ACTIONS } from '../../src/settings/fields';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { NotFound } from '../../src/platform/domain-errors';
+import { AUDIT_ACTIONS } from '../../src/contexts/settings/fields';
 import {
   capsOf,
   evolveUserBudgetOverride,

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { PlatformDeps } from '../../src/context-module';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../src/settings/fields';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../src/contexts/settings/fields';
 import {
   evolveTenantSettings,
   initialTenantSettings,

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { randomUUID } from 'node:crypto';
-import { createCommandHandler } from '../../src/command-handling/command-handler';
-import { createSnapshotStore } from '../../src/command-handling/snapshots';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import { createCommandHandler } from '../../src/platform/command-handling/command-handler';
+import { createSnapshotStore } from '../../src/platform/command-handling/snapshots';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { appendMessage } from '../../commands/conversations/append-message';
 import { createConversation } from '../../commands/conversations/create-conversation';
 import { benchDatabase, BenchRow } from './support';

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
-import type { NewEvent } from '../../src/eventstore/types';
+import type { NewEvent } from '../../src/platform/eventstore/types';
 import { benchDatabase, BenchRow, perSecond } from './support';
 
 /**

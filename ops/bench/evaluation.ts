@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { tokenOverlapJudge } from '../../src/evaluation/judge';
-import { liveReplayer } from '../../src/evaluation/replay';
-import { runEvaluation } from '../../src/evaluation/runner';
+import { tokenOverlapJudge } from '../../src/contexts/evaluation/judge';
+import { liveReplayer } from '../../src/contexts/evaluation/replay';
+import { runEvaluation } from '../../src/contexts/evaluation/runner';
 import { BenchRow, perSecond, startBenchPlatform } from './support';
 
 /**

@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { stageCsv } from '../../src/ingestion/csv-wells';
+import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
 import { BenchRow, startBenchPlatform } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import pino from 'pino';
-import { createMemoryBucketStore, TokenBucketStore } from '../../src/http/token-bucket';
-import { createRedisBucketStore } from '../../src/http/token-bucket-redis';
-import { loadConfig } from '../../src/config';
-import { createMemoryCache } from '../../src/infra/cache';
-import { resolveEffectiveSettings } from '../../src/settings/effective-settings';
-import { INHERIT_ALL } from '../../src/settings/fields';
-import { settingsCacheKey } from '../../src/settings/settings-cache';
+import { createMemoryBucketStore, TokenBucketStore } from '../../src/platform/http/token-bucket';
+import { createRedisBucketStore } from '../../src/platform/http/token-bucket-redis';
+import { loadConfig } from '../../src/platform/config';
+import { createMemoryCache } from '../../src/platform/infra/cache';
+import { resolveEffectiveSettings } from '../../src/contexts/settings/effective-settings';
+import { INHERIT_ALL } from '../../src/contexts/settings/fields';
+import { settingsCacheKey } from '../../src/contexts/settings/settings-cache';
 import { BenchRow, perSecond } from './support';
 
 const POLICY = { capacity: 100, refillPerSecond: 10 };

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { NewEvent } from '../../src/eventstore/types';
-import { createAdvisoryLeaderLock } from '../../src/projection-runner/leader-lock';
-import type { Projector } from '../../src/projection-runner/projector';
-import { ProjectionRunner } from '../../src/projection-runner/runner';
+import type { NewEvent } from '../../src/platform/eventstore/types';
+import { createAdvisoryLeaderLock } from '../../src/platform/projection-runner/leader-lock';
+import type { Projector } from '../../src/platform/projection-runner/projector';
+import { ProjectionRunner } from '../../src/platform/projection-runner/runner';
 import { benchDatabase, BenchRow, perSecond } from './support';
 
 const metadata = { tenantId: 'bench', actorId: 'bench', correlationId: 'bench', causationId: 'bench' };

@@ -4,17 +4,18 @@ import { promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import pino from 'pino';
-import { AuditSigner } from '../../src/eventstore/audit-signature';
-import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store';
-import type { EventStore } from '../../src/eventstore/types';
-import { connectDatabase, Database } from '../../src/infra/database';
-import { startEmbeddedPostgres } from '../../src/infra/embedded-postgres';
-import { migrateToLatest } from '../../src/infra/migrations';
+import { AuditSigner } from '../../src/platform/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../src/platform/eventstore/postgres/postgres-event-store';
+import type { EventStore } from '../../src/platform/eventstore/types';
+import { connectDatabase, Database } from '../../src/platform/infra/database';
+import { startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
+import { migrateToLatest } from '../../src/platform/infra/migrations';
 import { createTenant } from '../../commands/identity/create-tenant';
 import { registerUser } from '../../commands/identity/register-user';
-import { loadConfig } from '../../src/config';
-import { identityDeps } from '../../src/identity/identity-deps';
-import { startPlatform } from '../../src/platform';
+import { loadConfig } from '../../src/platform/config';
+import { identityDeps } from '../../src/contexts/identity/identity-deps';
+import { startPlatform } from '../../src/platform/platform';
+import { contexts } from '../../src/contexts';
 import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 
@@ -97,7 +98,7 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+  const platform = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
   const deps = identityDeps(platform.deps);
   return {
     platform,

@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createExtractionPool } from '../../src/infra/extraction';
+import { createExtractionPool } from '../../src/platform/infra/extraction';
 import type { BenchRow } from './support';
 
 /**

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../src/eventstore/types';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readSkillEvent, SkillEventSchemas } from '../../streams/agents/skill';
 import { readTurnEvent } from '../../streams/agents/turn';
 

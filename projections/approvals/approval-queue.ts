@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { approvalAggregate, readApprovalEvent } from '../../streams/approvals/approval';
 
 /** The tenant's approval queue: one row per approval, its request, escalation and decision. */

@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { checklistAggregate, readChecklistEvent } from '../../streams/checklists/checklist';
 
 /** Checklists with their items and artifacts (the artifacts' bytes live in the blob table). */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../src/eventstore/types';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
 import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';

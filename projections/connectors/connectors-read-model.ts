@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Projector } from '../../src/projection-runner/projector';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { Projector } from '../../src/platform/projection-runner/projector';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { connectorAggregate, readConnectorEvent } from '../../streams/connectors/connector';
 
 /**

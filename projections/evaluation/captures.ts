@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { CAPTURE_EVENT_TYPES, readCaptureEvent } from '../../streams/evaluation/capture';
 
 /**

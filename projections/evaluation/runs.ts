@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readBaselineEvent } from '../../streams/evaluation/baseline';
 import { readRunEvent } from '../../streams/evaluation/run';
 

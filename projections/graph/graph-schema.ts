@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readSchemaEvent, SCHEMA_EVENT_TYPES } from '../../streams/graph/schema';
 
 /** Entity types, relationship types and relationship rules as configured right now. */

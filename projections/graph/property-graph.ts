@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../src/eventstore/types';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, EdgeFacts } from '../../streams/graph/edge';
 import { GraphImportEvent, IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { VERTEX_EVENT_TYPES, VertexEvent } from '../../streams/graph/vertex';

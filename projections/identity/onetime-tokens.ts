@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { ONETIME_TOKEN_EVENT_TYPES, OneTimeTokenEvent } from '../../streams/identity/onetime-token';
 
 /** Invite and reset tokens by hash, for GET /auth/invites/{token}. */

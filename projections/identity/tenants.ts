@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { TENANT_EVENT_TYPES, TenantEvent } from '../../streams/identity/tenant';
 
 export const TENANTS_TABLE = 'identity_tenants';

@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { duplicationRulesAggregate, DuplicationRule } from '../../streams/monitoring/duplication-rules';
 
 /** Duplication rules for GET /duplication-rules (internal listener). */

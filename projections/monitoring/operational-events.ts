@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../streams/compliance/anomaly-flagged';
 import { operationalEventAggregate } from '../../streams/monitoring/operational-event';
 

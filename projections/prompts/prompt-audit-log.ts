@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { namespaceAggregate } from '../../streams/prompts/namespace';
 import { templateAggregate } from '../../streams/prompts/template';
 import { AUDIT_TABLE } from './tables';

@@ -1,4 +1,4 @@
-import type { Projector } from '../../src/projection-runner/projector';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readUserBudgetOverrideEvent } from '../../streams/settings/user-budget-override';
 
 /** The overrides in force, one row per (tenant, user); a deleted override has no row. */

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { EVENT_TYPE_OF, readAssessmentEvent } from '../../streams/checklists/assessment';
 
 const snake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { CONNECTORS_TABLE, SCHEMAS_TABLE } from '../../projections/connectors/connectors-read-model';
 
 /** Connector views (spec 3 §connector); another tenant's key answers 404 like a missing one. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { CONNECTORS_TABLE, EXPOSURES_TABLE } from '../../projections/connectors/connectors-read-model';
 import type { ExposureParameter } from '../../streams/connectors/connector';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { DEFAULT_TITLE, mayAccess } from '../../streams/conversations/conversation';
 import { T } from '../../projections/conversations/tables';
 

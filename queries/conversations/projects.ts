@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { T } from '../../projections/conversations/tables';
 import { AttachmentView, fileView } from './attachments';
 

@@ -1,4 +1,4 @@
-import { countTokens, truncateToTokens } from '../../src/infra/tokens';
+import { countTokens, truncateToTokens } from '../../src/platform/infra/tokens';
 import type { EntityTypeDefinition, RelationshipTypeDefinition } from '../../streams/graph/schema';
 import type { VertexView } from './entities';
 import type { Related, Walk } from './context-walk';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Invalid, Unavailable } from '../../src/domain/errors';
+import { Invalid, Unavailable } from '../../src/platform/domain-errors';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { toVertexView } from './entities';
 import { edgeLabels, vertexLabels } from './graph-schema';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { walkFrom } from './context-walk';
 import { isUuid, toVertexView, VertexView, VERTEX_COLUMNS } from './entities';

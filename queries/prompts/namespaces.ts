@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { NAMESPACES_TABLE, TIERS_TABLE } from '../../projections/prompts/tables';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { namespaceView, tierView } from './views';
 
 export async function listNamespaces(knex: Knex, tenantId: string) {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { TEMPLATES_TABLE, TIERS_TABLE, VERSIONS_TABLE } from '../../projections/prompts/tables';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { templateView } from './views';
 
 function withStages(knex: Knex) {

@@ -1,5 +1,5 @@
-import type { PlatformDeps } from '../../src/context-module';
-import { AuditSigner, verifyStreamChain } from '../../src/eventstore/audit-signature';
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { AuditSigner, verifyStreamChain } from '../../src/platform/eventstore/audit-signature';
 import { auditedStreams } from './audit-log';
 
 export interface PromptAuditVerification {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { TEMPLATES_TABLE, VERSIONS_TABLE } from '../../projections/prompts/tables';
-import { NotFound } from '../../src/domain/errors';
+import { NotFound } from '../../src/platform/domain-errors';
 import { versionView } from './views';
 
 export async function findVersion(knex: Knex, tenantId: string, versionId: string) {

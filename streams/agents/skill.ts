@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
  * A skill: instructions an agent loads mid-turn with the `load_skill` tool when the user's

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
  * A human-in-the-loop approval (spec 2 §3 Approval): requested by an agent turn or a

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
  * The workspace assessment of a checklist (spec 2 §6 Workspace assessment stream): one

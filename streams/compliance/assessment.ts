@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
  * One compliance assessment (`compliance.assessment-<tenant>-<assessmentId>`): the packs'

@@ -1,7 +1,7 @@
-import type { Aggregate } from '../../src/command-handling/aggregate';
-import { NotFound } from '../../src/domain/errors';
+import type { Aggregate } from '../../src/platform/command-handling/aggregate';
+import { NotFound } from '../../src/platform/domain-errors';
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
-import { derivedUuid } from '../../src/command-handling/idempotency';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 
 /**
  * The baseline of one (tenant, model) (spec 2 §3 eval run): a stream of its own, so "at

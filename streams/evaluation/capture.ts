@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Aggregate, EventsOf } from '../../src/command-handling/aggregate';
-import { eventReader } from '../../src/command-handling/aggregate';
-import { derivedUuid } from '../../src/command-handling/idempotency';
+import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { eventReader } from '../../src/platform/command-handling/aggregate';
+import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 
 /**
  * An expert verdict on one agent turn (spec 2 §eval capture): one stream per (tenant,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 /**
  * Run-time configuration of the graph: which vertex labels exist (entity types), which edge

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 /**
  * A tenant's admin roster: one seat per active admin. "The last active admin cannot be

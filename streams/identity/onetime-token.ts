@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 /**
  * An invite or password-reset token (spec 1 §2). The stream is named by the token's

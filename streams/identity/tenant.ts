@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 /** A tenant (an operator company). Every record of the platform is scoped to one. */
 export const DEFAULT_TENANT_ID = '00000000-0000-0000-0000-000000000001';

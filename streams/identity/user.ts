@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RecordedEvent } from '../../src/eventstore/types';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { ROLES, Role } from './permissions';
 
 /**

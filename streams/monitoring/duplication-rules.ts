@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/command-handling/aggregate';
+import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * Duplication rules (spec 3 §4, internal listener only): a logged event whose type, and

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/command-handling/aggregate';
+import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * An operational event type (spec 3 §2 "Event and event type", §4 "Operational events"):

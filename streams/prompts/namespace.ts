@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/command-handling/aggregate';
+import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * A prompt namespace (spec 3 §prompt resources): the first half of a template's address

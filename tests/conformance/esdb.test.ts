@@ -1,5 +1,5 @@
-import { AuditSigner } from '../../src/eventstore/audit-signature';
-import { createEsdbEventStore } from '../../src/eventstore/esdb/esdb-event-store';
+import { AuditSigner } from '../../src/platform/eventstore/audit-signature';
+import { createEsdbEventStore } from '../../src/platform/eventstore/esdb/esdb-event-store';
 import { eventStoreConformance } from './event-store-suite';
 
 // Only against a live server: the suite uses random stream names because a server's

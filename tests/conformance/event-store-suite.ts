@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { AuditSigner, verifyStreamChain } from '../../src/eventstore/audit-signature';
+import { AuditSigner, verifyStreamChain } from '../../src/platform/eventstore/audit-signature';
 import {
   comparePositions,
   EventStore,
@@ -8,7 +8,7 @@ import {
   NewEvent,
   RecordedEvent,
   WrongExpectedRevisionError,
-} from '../../src/eventstore/types';
+} from '../../src/platform/eventstore/types';
 
 /**
  * One behaviour, every adapter: the Postgres adapter always runs this, EventStoreDB whenever

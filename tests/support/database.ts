@@ -4,9 +4,9 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { Client } from 'pg';
 import pino from 'pino';
-import { connectDatabase, Database } from '../../src/infra/database';
-import { EmbeddedServer, startEmbeddedPostgres } from '../../src/infra/embedded-postgres';
-import { migrateToLatest } from '../../src/infra/migrations';
+import { connectDatabase, Database } from '../../src/platform/infra/database';
+import { EmbeddedServer, startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
+import { migrateToLatest } from '../../src/platform/infra/migrations';
 
 /**
  * One server per test run: the one named by TEST_DATABASE_URL / DATABASE_URL, else an

@@ -1,7 +1,7 @@
-import { AuditSigner } from '../../src/eventstore/audit-signature';
-import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres-event-store';
-import type { EventStore } from '../../src/eventstore/types';
-import type { Database } from '../../src/infra/database';
+import { AuditSigner } from '../../src/platform/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../src/platform/eventstore/postgres/postgres-event-store';
+import type { EventStore } from '../../src/platform/eventstore/types';
+import type { Database } from '../../src/platform/infra/database';
 import { connectTestDatabase } from './database';
 import { TEST_SIGNING_KEY } from './secrets';
 

@@ -8,7 +8,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
 } from '@eventstore/db-client';
-import type { Position } from '../../src/eventstore/types';
+import type { Position } from '../../src/platform/eventstore/types';
 
 export interface FakeEvent {
   streamId: string;

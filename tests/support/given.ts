@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Decider, DomainEvent } from '../../src/command-handling/decider';
+import type { Decider, DomainEvent } from '../../src/platform/command-handling/decider';
 
 /**
  * Decider tests read as specifications:

@@ -1,16 +1,16 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
-import { loadConfig } from '../../src/config';
-import type { ContextModule, PlatformDeps } from '../../src/context-module';
-import { Platform, startPlatform } from '../../src/platform';
+import { loadConfig } from '../../src/platform/config';
+import type { ContextModule, PlatformDeps } from '../../src/platform/context-module';
+import { Platform, startPlatform } from '../../src/platform/platform';
 import { createTestDatabase } from './database';
 import { httpClient, HttpClient, ResponseHook } from './http';
-import { contractOf } from '../../src/openapi/contract';
-import { documentFor } from '../../src/openapi/serve';
-import type { Listener } from '../../src/openapi/describe';
+import { contractOf } from '../../src/platform/openapi/contract';
+import { documentFor } from '../../src/platform/openapi/serve';
+import type { Listener } from '../../src/platform/openapi/describe';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
 import { contexts as productContexts } from '../../src/contexts';
-import { identityContext } from '../../src/api/identity';
+import { identityContext } from '../../src/contexts/identity/module';
 
 export { TEST_JWT_SECRET };
 

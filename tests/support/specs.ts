@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../src/eventstore/types';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 import { connectTestDatabase } from './database';
 import type { HttpClient } from './http';
 

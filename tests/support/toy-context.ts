@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { ContextModule, PlatformDeps } from '../../src/context-module';
-import { assertNever, Decider } from '../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../src/domain/errors';
-import { parseBody, parseParams } from '../../src/http/validation';
-import type { Projector } from '../../src/projection-runner/projector';
+import type { ContextModule, PlatformDeps } from '../../src/platform/context-module';
+import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
+import { parseBody, parseParams } from '../../src/platform/http/validation';
+import type { Projector } from '../../src/platform/projection-runner/projector';
 
 /**
  * A toy context that exercises the whole spine in tests: a decider, a projector, a query

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../../src/eventstore/types';
-import type { Database } from '../../../src/infra/database';
+import type { RecordedEvent } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
 import { AGENT_TABLES, agentsProjector } from '../../../projections/agents/agents-read-model';
 import { dailyUsage } from '../../../queries/agents/usage';
 import { effectiveSkills } from '../../../queries/agents/skills';

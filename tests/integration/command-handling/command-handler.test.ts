@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pino from 'pino';
 import sinon from 'sinon';
-import { createCommandHandler } from '../../../src/command-handling/command-handler';
-import { claim } from '../../../src/command-handling/reservation';
-import { Conflict, NotFound } from '../../../src/domain/errors';
-import { EventStore, WrongExpectedRevisionError } from '../../../src/eventstore/types';
+import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
+import { claim } from '../../../src/platform/command-handling/reservation';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
+import { EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, noteStream } from '../../support/toy-context';
 

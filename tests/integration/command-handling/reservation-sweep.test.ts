@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { sweepOrphanedReservations } from '../../../src/command-handling/reservation-sweep';
-import type { EventStore } from '../../../src/eventstore/types';
+import { sweepOrphanedReservations } from '../../../src/platform/command-handling/reservation-sweep';
+import type { EventStore } from '../../../src/platform/eventstore/types';
 import { createTestEventStore } from '../../support/event-store';
 
 const metadata = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };

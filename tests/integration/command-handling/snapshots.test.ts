@@ -3,10 +3,10 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { appendMessage } from '../../../commands/conversations/append-message';
 import { createConversation } from '../../../commands/conversations/create-conversation';
-import { createCommandHandler } from '../../../src/command-handling/command-handler';
-import { createSnapshotStore, SNAPSHOTS_TABLE } from '../../../src/command-handling/snapshots';
-import type { EventStore } from '../../../src/eventstore/types';
-import type { Database } from '../../../src/infra/database';
+import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
+import { createSnapshotStore, SNAPSHOTS_TABLE } from '../../../src/platform/command-handling/snapshots';
+import type { EventStore } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
 import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
 import { createTestEventStore } from '../../support/event-store';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { createComplianceContext } from '../../../src/api/compliance';
-import { graphContext } from '../../../src/api/graph';
-import type { DomainPack } from '../../../src/compliance/packs/pack';
-import { productionPack } from '../../../src/compliance/packs/production';
-import { rule37Pack } from '../../../src/compliance/packs/rule-37';
+import { createComplianceContext } from '../../../src/contexts/compliance/module';
+import { graphContext } from '../../../src/contexts/graph/module';
+import type { DomainPack } from '../../../src/contexts/compliance/packs/pack';
+import { productionPack } from '../../../src/contexts/compliance/packs/production';
+import { rule37Pack } from '../../../src/contexts/compliance/packs/rule-37';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 

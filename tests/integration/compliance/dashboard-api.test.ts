@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { complianceContext } from '../../../src/api/compliance';
-import { graphContext } from '../../../src/api/graph';
+import { complianceContext } from '../../../src/contexts/compliance/module';
+import { graphContext } from '../../../src/contexts/graph/module';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../streams/compliance/anomaly-flagged';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

@@ -4,9 +4,9 @@ import { complianceDashboardProjector } from '../../../projections/compliance/da
 import { CELLS, DAILY } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
 import { trendChart } from '../../../queries/compliance/charts';
-import { DEFAULT_PACKS } from '../../../src/compliance/packs';
-import type { RecordedEvent } from '../../../src/eventstore/types';
-import { connectDatabase, Database } from '../../../src/infra/database';
+import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
+import type { RecordedEvent } from '../../../src/platform/eventstore/types';
+import { connectDatabase, Database } from '../../../src/platform/infra/database';
 import type { AssessedCell, AssessmentEvent } from '../../../streams/compliance/assessment';
 import { createTestDatabase } from '../../support/database';
 

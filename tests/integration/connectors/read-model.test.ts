@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import type { RecordedEvent } from '../../../src/eventstore/types';
-import type { Database } from '../../../src/infra/database';
+import type { RecordedEvent } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
 import { CONNECTORS_TABLE, connectorsProjector, EXPOSURES_TABLE, SCHEMAS_TABLE } from '../../../projections/connectors/connectors-read-model';
 import { connectorAggregate, ConnectorEvent } from '../../../streams/connectors/connector';
 import { connectTestDatabase } from '../../support/database';

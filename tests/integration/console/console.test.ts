@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/http/console';
+import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/platform/http/console';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { expect } from 'chai';
-import { conversationsContext } from '../../../src/api/conversations';
+import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { appendMessage } from '../../../commands/conversations/append-message';
-import { ValidationFailed } from '../../../src/domain/errors';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { Session, signIn } from '../../support/auth';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { conversationsContext } from '../../../src/api/conversations';
+import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { appendMessage } from '../../../commands/conversations/append-message';
-import { ValidationFailed } from '../../../src/domain/errors';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { Session, signIn } from '../../support/auth';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { conversationsContext } from '../../../src/api/conversations';
+import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { projectContext } from '../../../queries/conversations/projects';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { Session, signIn } from '../../support/auth';

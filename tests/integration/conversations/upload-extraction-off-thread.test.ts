@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { createConversationsContext } from '../../../src/api/conversations';
+import { createConversationsContext } from '../../../src/contexts/conversations/module';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { createConversationsContext } from '../../../src/api/conversations';
+import { createConversationsContext } from '../../../src/contexts/conversations/module';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import pino from 'pino';
-import { accountCan, reachableBinaries, serverAccount, startEmbeddedPostgres } from '../../../src/infra/embedded-postgres';
+import { accountCan, reachableBinaries, serverAccount, startEmbeddedPostgres } from '../../../src/platform/infra/embedded-postgres';
 import { readLogLines } from '../../support/log-lines';
 
 /**

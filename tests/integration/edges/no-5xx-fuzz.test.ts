@@ -50,7 +50,7 @@ function schemaFieldNames(): string[] {
       else if (full.endsWith('.ts')) for (const m of readFileSync(full, 'utf8').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\??\s*:\s*z\./g)) names.add(m[1]);
     }
   };
-  for (const dir of ['src/api', 'commands', 'queries', 'src/graph']) {
+  for (const dir of ['src/contexts', 'commands', 'queries']) {
     try {
       walk(dir);
     } catch {

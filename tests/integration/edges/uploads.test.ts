@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
-import { conversationsContext } from '../../../src/api/conversations';
-import { DRAIN_BOUND_BYTES } from '../../../src/http/multipart';
+import { conversationsContext } from '../../../src/contexts/conversations/module';
+import { DRAIN_BOUND_BYTES } from '../../../src/platform/http/multipart';
 import { Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationContext } from '../../../src/api/evaluation';
+import { evaluationContext } from '../../../src/contexts/evaluation/module';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { turnAggregate } from '../../../streams/agents/turn';
 import { Session, signIn } from '../../support/auth';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { evaluationContext } from '../../../src/api/evaluation';
+import { evaluationContext } from '../../../src/contexts/evaluation/module';
 import { recordCapture } from '../../../commands/evaluation/record-capture';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { Session, signIn } from '../../support/auth';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { comparePositions, EventStore, RecordedEvent } from '../../../src/eventstore/types';
-import type { Database } from '../../../src/infra/database';
-import { AuditSigner, verifyStreamChain } from '../../../src/eventstore/audit-signature';
-import { createPostgresEventStore } from '../../../src/eventstore/postgres/postgres-event-store';
-import { WrongExpectedRevisionError } from '../../../src/eventstore/types';
+import { comparePositions, EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
+import { AuditSigner, verifyStreamChain } from '../../../src/platform/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../../src/platform/eventstore/postgres/postgres-event-store';
+import { WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
 
 function createTestEventStoreOn(db: Database): Promise<EventStore> {

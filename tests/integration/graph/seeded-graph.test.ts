@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { graphContext } from '../../../src/api/graph';
-import { countTokens } from '../../../src/infra/tokens';
+import { graphContext } from '../../../src/contexts/graph/module';
+import { countTokens } from '../../../src/platform/infra/tokens';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 

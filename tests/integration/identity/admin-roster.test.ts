@@ -3,11 +3,12 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { updateUser } from '../../../commands/identity/update-user';
 import { activeAdminIds } from '../../../queries/identity/user-directory';
-import { createCommandHandler } from '../../../src/command-handling/command-handler';
-import { loadConfig } from '../../../src/config';
-import type { EventStore } from '../../../src/eventstore/types';
-import { identityDeps, IdentityDeps } from '../../../src/identity/identity-deps';
-import { Platform, startPlatform } from '../../../src/platform';
+import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
+import { loadConfig } from '../../../src/platform/config';
+import type { EventStore } from '../../../src/platform/eventstore/types';
+import { identityDeps, IdentityDeps } from '../../../src/contexts/identity/identity-deps';
+import { Platform, startPlatform } from '../../../src/platform/platform';
+import { contexts } from '../../../src/contexts';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { userStream } from '../../../streams/identity/user';
 import { signIn, Session } from '../../support/auth';
@@ -202,7 +203,7 @@ describe('identity: the tenant admin roster keeps one active admin across instan
         BCRYPT_COST: '10',
         LOG_LEVEL: 'silent',
       });
-      second = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+      second = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
     });
     after(() => second?.stop());
 

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Router } from 'express';
 import { SignJWT, base64url } from 'jose';
-import { identityContext } from '../../../src/api/identity';
-import type { ContextModule } from '../../../src/context-module';
-import { identityOf } from '../../../src/http/identity';
-import { TOKEN_ISSUER } from '../../../src/identity/session-tokens';
+import { identityContext } from '../../../src/contexts/identity/module';
+import type { ContextModule } from '../../../src/platform/context-module';
+import { identityOf } from '../../../src/platform/http/identity';
+import { TOKEN_ISSUER } from '../../../src/contexts/identity/session-tokens';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform, TEST_JWT_SECRET } from '../../support/platform';
 

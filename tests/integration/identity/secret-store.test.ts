@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Database } from '../../../src/infra/database';
-import { createSecretStore, SECRETS_TABLE } from '../../../src/infra/secret-store';
+import type { Database } from '../../../src/platform/infra/database';
+import { createSecretStore, SECRETS_TABLE } from '../../../src/platform/infra/secret-store';
 import { connectTestDatabase } from '../../support/database';
 
 describe('secret store: AES-256-GCM table keyed by name', () => {

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { expect } from 'chai';
 import pino from 'pino';
-import { loadConfig } from '../../../src/config';
-import { startPlatform } from '../../../src/platform';
+import { loadConfig } from '../../../src/platform/config';
+import { startPlatform } from '../../../src/platform/platform';
+import { contexts } from '../../../src/contexts';
 import { createTestDatabase } from '../../support/database';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
-import { bridgePending, readBridgeCheckpoint } from '../../../src/ingestion/kafka-bridge';
+import { bridgePending, readBridgeCheckpoint } from '../../../src/contexts/ingestion/kafka-bridge';
 import { signIn } from '../../support/auth';
 import { startTestPlatform } from '../../support/platform';
 
@@ -47,7 +48,7 @@ describe('graph consumer wiring', function () {
     const t0 = Date.now();
     const { url } = await createTestDatabase();
     const config = loadConfig({ NODE_ENV: 'test', PORT: '0', INTERNAL_PORT: '0', DATABASE_URL: url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, JWT_SECRET: TEST_JWT_SECRET, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1', BCRYPT_COST: '10', LOG_LEVEL: 'silent', ROLE: 'graph-consumer', KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
-    const platform = await startPlatform({ config, logger: pino({ level: 'silent' }) });
+    const platform = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
     try {
       expect(platform.isReady()).to.equal(true);
       expect(platform.publicUrl).to.equal(null);

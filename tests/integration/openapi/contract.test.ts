@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { servedRoutes } from '../../support/routes';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
-import type { OpenApiDocument } from '../../../src/openapi/describe';
+import type { OpenApiDocument } from '../../../src/platform/openapi/describe';
 
 /** The API contract (issue 18): served on both listeners, and it describes every route the apps serve. */
 describe('the API contract', function () {
@@ -26,7 +26,7 @@ describe('the API contract', function () {
       const undescribed = served
         .filter((r) => (r.method === 'all' ? !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => documented.has(`${m} ${r.path}`)) : !documented.has(`${r.method.toUpperCase()} ${r.path}`)))
         .map((r) => `${r.method.toUpperCase()} ${r.path}`);
-      expect(undescribed, 'routes without a description in src/api/<ctx>.openapi.ts').to.deep.equal([]);
+      expect(undescribed, 'routes without a description in src/contexts/<ctx>/openapi.ts').to.deep.equal([]);
       const servedKeys = new Set(served.flatMap((r) => (r.method === 'all' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => `${m} ${r.path}`) : [`${r.method.toUpperCase()} ${r.path}`])));
       expect([...documented].filter((op) => !servedKeys.has(op)), 'documented operations no route serves').to.deep.equal([]);
     });

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { verifyAuditTrail } from '../../../src/eventstore/audit-trail';
-import { createStreamHeads } from '../../../src/eventstore/postgres/stream-heads';
-import type { AuditSigner } from '../../../src/eventstore/audit-signature';
-import type { EventStore } from '../../../src/eventstore/types';
-import type { Database } from '../../../src/infra/database';
+import { verifyAuditTrail } from '../../../src/platform/eventstore/audit-trail';
+import { createStreamHeads } from '../../../src/platform/eventstore/postgres/stream-heads';
+import type { AuditSigner } from '../../../src/platform/eventstore/audit-signature';
+import type { EventStore } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
 import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { countTokens } from '../../../src/infra/tokens';
+import { countTokens } from '../../../src/platform/infra/tokens';
 import { httpClient } from '../../support/http';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

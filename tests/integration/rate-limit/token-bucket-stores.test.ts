@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import pino from 'pino';
 import sinon from 'sinon';
-import { BucketPolicy, createMemoryBucketStore, TokenBucketStore, withFallback } from '../../../src/http/token-bucket';
-import { createRedisBucketStore } from '../../../src/http/token-bucket-redis';
+import { BucketPolicy, createMemoryBucketStore, TokenBucketStore, withFallback } from '../../../src/platform/http/token-bucket';
+import { createRedisBucketStore } from '../../../src/platform/http/token-bucket-redis';
 
 /**
  * One suite, two stores: the in-process buckets always, Redis whenever REDIS_URL is set.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { settingsCacheKey } from '../../../src/settings/settings-cache';
+import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
 import { tenantSettingsStream } from '../../../streams/settings/tenant-settings';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

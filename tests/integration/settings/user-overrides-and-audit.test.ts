@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { settingsCacheKey } from '../../../src/settings/settings-cache';
+import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
 import { tenantSettingsStream } from '../../../streams/settings/tenant-settings';
 import { userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
 import { signIn, Session } from '../../support/auth';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import type { EventStore, RecordedEvent } from '../../../src/eventstore/types';
-import { createStreamTail, StreamTail } from '../../../src/subscriptions/stream-tail';
+import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
+import { createStreamTail, StreamTail } from '../../../src/platform/subscriptions/stream-tail';
 import { createTestEventStore } from '../../support/event-store';
 
 const meta = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import { builtinLanguageModel, entitiesIn } from '../../../src/infra/llm/builtin-model';
-import { countTokens } from '../../../src/infra/tokens';
+import { builtinLanguageModel, entitiesIn } from '../../../src/platform/infra/llm/builtin-model';
+import { countTokens } from '../../../src/platform/infra/tokens';
 
 const tool = (name: string) => ({ type: 'function' as const, name, description: name, inputSchema: { type: 'object' } });
 const TOOLS = ['graph_context', 'graph_query_template', 'impact_analysis', 'load_skill', 'request_approval'].map(tool);

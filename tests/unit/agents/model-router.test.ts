@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { loadConfig } from '../../../src/config';
-import { Invalid } from '../../../src/domain/errors';
-import { callModel, createModelRouter } from '../../../src/infra/llm/model-router';
-import { costOf } from '../../../src/infra/llm/model-prices';
-import { MODEL_IDS } from '../../../src/settings/model-options';
+import { loadConfig } from '../../../src/platform/config';
+import { Invalid } from '../../../src/platform/domain-errors';
+import { callModel, createModelRouter } from '../../../src/platform/infra/llm/model-router';
+import { costOf } from '../../../src/platform/infra/llm/model-prices';
+import { MODEL_IDS } from '../../../src/platform/infra/llm/model-options';
 
 const sse = (chunks: unknown[]) =>
   new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });

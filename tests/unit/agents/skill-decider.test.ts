@@ -1,6 +1,6 @@
 import { decideDefineSkill, DefineSkill } from '../../../commands/agents/define-skill';
 import { decideRetireSkill, RetireSkill } from '../../../commands/agents/retire-skill';
-import { NotFound } from '../../../src/domain/errors';
+import { NotFound } from '../../../src/platform/domain-errors';
 import { skillAggregate, SkillEvent } from '../../../streams/agents/skill';
 import { given } from '../../support/given';
 

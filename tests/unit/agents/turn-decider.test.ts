@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decideFinishTurn, FinishTurn } from '../../../commands/agents/finish-turn';
 import { decideRecordTurnProgress, RecordTurnProgress } from '../../../commands/agents/record-turn-progress';
 import { decideStartTurn, StartTurn } from '../../../commands/agents/start-turn';
-import { Conflict, NotFound } from '../../../src/domain/errors';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { turnAggregate, TurnEvent, TurnOutcome } from '../../../streams/agents/turn';
 import { given } from '../../support/given';
 

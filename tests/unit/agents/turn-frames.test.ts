@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { frameOf, parseFrameId } from '../../../src/agents/turn-frames';
-import type { RecordedEvent } from '../../../src/eventstore/types';
+import { frameOf, parseFrameId } from '../../../src/contexts/agents/turn-frames';
+import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 
 const recorded = (revision: bigint, type: string, data: unknown): RecordedEvent =>
   ({ id: 'x', stream: 'agents.turn-t-e1', revision, position: { commit: 1n, prepare: 1n }, type, data, metadata: {} as any, recordedAt: new Date() }) as RecordedEvent;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decideApprovalDecider, DecideApproval } from '../../../commands/approvals/decide-approval';
 import { escalateApprovalDecider } from '../../../commands/approvals/escalate-approval';
 import { requestApprovalDecider, RequestApproval } from '../../../commands/approvals/request-approval';
-import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, evolveApproval } from '../../../streams/approvals/approval';
 import { given } from '../../support/given';
 

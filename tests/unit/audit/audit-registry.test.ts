@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { decideRecordAuditExport, recordAuditExportDecider } from '../../../commands/audit/record-export';
 import { contexts } from '../../../src/contexts';
-import { shown, typeInWords } from '../../../src/audit/catalog';
-import { AuditUsageError, buildAuditRegistry } from '../../../src/audit/registry';
-import { parseReviewDate } from '../../../src/audit/review';
-import { diff, flatten } from '../../../src/audit/timeline';
-import type { ContextModule } from '../../../src/context-module';
+import { shown, typeInWords } from '../../../src/platform/audit/catalog';
+import { AuditUsageError, buildAuditRegistry } from '../../../src/platform/audit/registry';
+import { parseReviewDate } from '../../../src/contexts/audit/review';
+import { diff, flatten } from '../../../src/contexts/audit/timeline';
+import type { ContextModule } from '../../../src/platform/context-module';
 import { userEvolution } from '../../../streams/identity/user';
 import { given } from '../../support/given';
 

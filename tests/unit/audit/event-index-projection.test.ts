@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AUDIT_INDEX_TABLE, auditEventIndexProjector } from '../../../src/audit/event-index';
+import { AUDIT_INDEX_TABLE, auditEventIndexProjector } from '../../../projections/audit/event-index';
 import { projectionSpec } from '../../support/specs';
 
 describe('audit event index (projection)', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { assessFormPrItem, formPrFigures } from '../../../src/checklists/assessment/form-pr';
-import { ItemFrames } from '../../../src/checklists/assessment/frames';
-import type { WellFacts } from '../../../src/checklists/assessment/well-facts';
-import { formPrDueDate, lastWorkingDayOfMonth, previousMonth } from '../../../src/checklists/assessment/working-days';
+import { assessFormPrItem, formPrFigures } from '../../../src/contexts/checklists/assessment/form-pr';
+import { ItemFrames } from '../../../src/contexts/checklists/assessment/frames';
+import type { WellFacts } from '../../../src/contexts/checklists/assessment/well-facts';
+import { formPrDueDate, lastWorkingDayOfMonth, previousMonth } from '../../../src/contexts/checklists/assessment/working-days';
 import type { VertexView } from '../../../queries/graph/entities';
 
 const vertex = (label: string, entity_id: string, properties: Record<string, string>): VertexView => ({ id: `${label}-${entity_id}`, label, entity_id, properties: { entity_id, ...properties } });

@@ -1,5 +1,5 @@
-import { Conflict } from '../../../src/domain/errors';
-import { reservationDecider, reservationStream } from '../../../src/command-handling/reservation';
+import { Conflict } from '../../../src/platform/domain-errors';
+import { reservationDecider, reservationStream } from '../../../src/platform/command-handling/reservation';
 import { given } from '../../support/given';
 import { expect } from 'chai';
 

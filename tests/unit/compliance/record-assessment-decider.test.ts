@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { decideRecordAssessment, RecordAssessment } from '../../../commands/compliance/record-assessment';
-import type { Decider } from '../../../src/command-handling/decider';
-import { Conflict, Unavailable } from '../../../src/domain/errors';
+import type { Decider } from '../../../src/platform/command-handling/decider';
+import { Conflict, Unavailable } from '../../../src/platform/domain-errors';
 import { ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { given } from '../../support/given';
 

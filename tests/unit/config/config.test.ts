@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../../../src/config';
+import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../../../src/platform/config';
 
 describe('configuration', () => {
   it('defaults to the embedded set-up: ports 8080/8081, ./.data, Postgres event store, no Redis', () => {

@@ -5,8 +5,8 @@ import { decideRecordProbe } from '../../../commands/connectors/probe-connector'
 import { decideRegisterConnector } from '../../../commands/connectors/register-connector';
 import { decideReviewExposure } from '../../../commands/connectors/review-exposure';
 import { decideSetCredential } from '../../../commands/connectors/set-credential';
-import type { Decider } from '../../../src/command-handling/decider';
-import { Conflict, NotFound } from '../../../src/domain/errors';
+import type { Decider } from '../../../src/platform/command-handling/decider';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../../streams/connectors/connector';
 import { given } from '../../support/given';
 

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
-import { consoleRouter } from '../../../src/http/console';
+import { consoleRouter } from '../../../src/platform/http/console';
 
 describe('console static serving and SPA fallback', () => {
   let dir: string;

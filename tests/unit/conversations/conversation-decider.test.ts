@@ -6,7 +6,7 @@ import { decideDeleteConversation } from '../../../commands/conversations/delete
 import { decideRemoveAttachment } from '../../../commands/conversations/remove-attachment';
 import { decideUpdateConversation } from '../../../commands/conversations/update-conversation';
 import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
-import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import type { ConversationEvent } from '../../../streams/conversations/conversation';
 
 type AnyCommand = Parameters<typeof decideCreateConversation>[0] | Parameters<typeof decideUpdateConversation>[0] | Parameters<typeof decideDeleteConversation>[0] | Parameters<typeof decideAppendMessage>[0] | Parameters<typeof decideAddAttachment>[0] | Parameters<typeof decideRemoveAttachment>[0];

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import JSZip from 'jszip';
-import { extractText, UnreadableFile } from '../../../src/infra/extraction';
-import { countTokens } from '../../../src/infra/tokens';
+import { extractText, UnreadableFile } from '../../../src/platform/infra/extraction';
+import { countTokens } from '../../../src/platform/infra/tokens';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createExtractionPool, ExtractionPool, extractText, UnreadableFile } from '../../../src/infra/extraction';
-import { UnsupportedMediaType } from '../../../src/domain/errors';
+import { createExtractionPool, ExtractionPool, extractText, UnreadableFile } from '../../../src/platform/infra/extraction';
+import { UnsupportedMediaType } from '../../../src/platform/domain-errors';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';
 

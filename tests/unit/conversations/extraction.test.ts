@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import JSZip from 'jszip';
-import { extractText, headWithinTokens, inspectZip, sniff, UnreadableFile } from '../../../src/infra/extraction';
-import { countTokens } from '../../../src/infra/tokens';
-import { UnsupportedMediaType } from '../../../src/domain/errors';
+import { extractText, headWithinTokens, inspectZip, sniff, UnreadableFile } from '../../../src/platform/infra/extraction';
+import { countTokens } from '../../../src/platform/infra/tokens';
+import { UnsupportedMediaType } from '../../../src/platform/domain-errors';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';
 

@@ -3,7 +3,7 @@ import { decideCreateProject } from '../../../commands/conversations/create-proj
 import { decideDeleteProject } from '../../../commands/conversations/delete-project';
 import { decideRemoveKnowledgeFile } from '../../../commands/conversations/remove-knowledge-file';
 import { decideUpdateProject } from '../../../commands/conversations/update-project';
-import { Conflict, NotFound } from '../../../src/domain/errors';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { projectAggregate, ProjectEvent, ProjectState } from '../../../streams/conversations/project';
 import { dispatching, given } from '../../support/given';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createMemoryCache } from '../../../src/infra/cache';
-import { createMemoryBucketStore, MEMORY_BUCKETS_MAX } from '../../../src/http/token-bucket';
-import { rateLimitIdentity } from '../../../src/http/rate-limit';
-import { createIdentityResolver } from '../../../src/identity/resolver';
+import { createMemoryCache } from '../../../src/platform/infra/cache';
+import { createMemoryBucketStore, MEMORY_BUCKETS_MAX } from '../../../src/platform/http/token-bucket';
+import { rateLimitIdentity } from '../../../src/platform/http/rate-limit';
+import { createIdentityResolver } from '../../../src/contexts/identity/resolver';
 
 describe('bounded in-memory caches (lru-cache: max entries and TTL)', () => {
   it('the memory cache keeps at most its max entries, least recently used out first', async () => {

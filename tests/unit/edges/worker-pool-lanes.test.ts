@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createWorkerPool, WorkerPool } from '../../../src/infra/extraction/worker-pool';
+import { createWorkerPool, WorkerPool } from '../../../src/platform/infra/extraction/worker-pool';
 
 /**
  * Slow uploads do not queue small ones: heavy work runs at most `maxHeavy` at a time and

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../src/config';
+import { ConfigError, loadConfig } from '../../../src/platform/config';
 
 describe('evaluation config', () => {
   it('the Langfuse mirror is off unless all three variables are set; a partial set is an error', () => {

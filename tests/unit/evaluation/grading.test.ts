@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { tokenOverlap, tokenOverlapJudge, tokensOf } from '../../../src/evaluation/judge';
-import { shapeViolations } from '../../../src/evaluation/shape-check';
-import { planCases } from '../../../src/evaluation/runner';
+import { tokenOverlap, tokenOverlapJudge, tokensOf } from '../../../src/contexts/evaluation/judge';
+import { shapeViolations } from '../../../src/contexts/evaluation/shape-check';
+import { planCases } from '../../../src/contexts/evaluation/runner';
 import type { CaptureRow } from '../../../queries/evaluation/captures';
 
 describe('eval grading', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { randomUUID } from 'node:crypto';
-import { mirrorScore } from '../../../src/evaluation/langfuse-mirror';
+import { mirrorScore } from '../../../src/contexts/evaluation/langfuse-mirror';
 import { startFakeLangfuse } from '../../integration/evaluation/langfuse-fake';
 
 const config = { host: 'http://langfuse.invalid', publicKey: 'pk', secretKey: 'sk' };

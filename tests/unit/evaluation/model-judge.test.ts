@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { modelJudge, parseJudgeReply } from '../../../src/evaluation/judge';
-import { createModelRouter } from '../../../src/infra/llm/model-router';
+import { modelJudge, parseJudgeReply } from '../../../src/contexts/evaluation/judge';
+import { createModelRouter } from '../../../src/platform/infra/llm/model-router';
 import { ChatServer, startChatServer } from '../../integration/agents/chat-completions-server';
 
 describe('a model as the judge of expert cases', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { given } from '../../support/given';
-import { Conflict, NotFound } from '../../../src/domain/errors';
-import { fold } from '../../../src/command-handling/decider';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
+import { fold } from '../../../src/platform/command-handling/decider';
 import { startEvalRunDecider } from '../../../commands/evaluation/start-eval-run';
 import { gradeEvalCaseDecider } from '../../../commands/evaluation/grade-eval-case';
 import { completeEvalRunDecider } from '../../../commands/evaluation/complete-eval-run';

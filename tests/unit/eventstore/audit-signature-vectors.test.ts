@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AuditSigner, canonicalJson } from '../../../src/eventstore/audit-signature';
+import { AuditSigner, canonicalJson } from '../../../src/platform/eventstore/audit-signature';
 
 /**
  * Fixed vectors: a known key and event give a known signature, so a change to the canonical

@@ -8,16 +8,16 @@ import {
   WrongExpectedVersionError,
   type EventStoreDBClient,
 } from '@eventstore/db-client';
-import { AuditSigner, verifyStreamChain } from '../../../src/eventstore/audit-signature';
+import { AuditSigner, verifyStreamChain } from '../../../src/platform/eventstore/audit-signature';
 import { createFakeClient, FakeEvent, iterable } from '../../support/fake-esdb-client';
-import { createEsdbEventStore } from '../../../src/eventstore/esdb/esdb-event-store';
+import { createEsdbEventStore } from '../../../src/platform/eventstore/esdb/esdb-event-store';
 import {
   EventStoreUnavailableError,
   IdempotencyConflictError,
   START,
   WrongExpectedRevisionError,
   type NewEvent,
-} from '../../../src/eventstore/types';
+} from '../../../src/platform/eventstore/types';
 
 const signer = new AuditSigner('unit-test-key-'.padEnd(40, 'x'));
 const metadata = { tenantId: 'tenant-1', actorId: 'user-1', correlationId: 'corr-1', causationId: 'cause-1' };

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import { addRelationshipRuleDecider } from '../../../commands/graph/add-relationship-rule';
 import { changeEntityTypeDecider } from '../../../commands/graph/change-entity-type';
 import { CreateEdge, createEdgeDecider } from '../../../commands/graph/create-edge';
@@ -7,7 +7,7 @@ import { defineEntityTypeDecider } from '../../../commands/graph/define-entity-t
 import { planImport } from '../../../commands/graph/import-graph';
 import { installVerticalDecider } from '../../../commands/graph/install-vertical';
 import { removeEntityTypeDecider } from '../../../commands/graph/remove-entity-type';
-import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/graph/oilgas-vertical';
+import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
 import { given } from '../../support/given';
 
 const schema = { edgeLabelKnown: true, fromAllowed: true, toAllowed: true, pairAllowed: true, allowedFrom: ['Well'], allowedTo: ['Operator'] };

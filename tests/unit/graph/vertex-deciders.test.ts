@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import { createEntityDecider, CreateEntity } from '../../../commands/graph/create-entity';
 import { deleteEntityDecider } from '../../../commands/graph/delete-entity';
 import { updateEntityDecider } from '../../../commands/graph/update-entity';

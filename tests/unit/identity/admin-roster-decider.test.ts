@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { adminSeatDecider, AdminSeatCommand, decideAdminSeat } from '../../../commands/identity/admin-seats';
 import { removesActiveAdmin } from '../../../commands/identity/update-user';
-import { Conflict } from '../../../src/domain/errors';
+import { Conflict } from '../../../src/platform/domain-errors';
 import { AdminRosterEvent, evolveAdminRoster, initialAdminRosterState } from '../../../streams/identity/admin-roster';
 import { userEvolution, UserEvent } from '../../../streams/identity/user';
 import { given } from '../../support/given';

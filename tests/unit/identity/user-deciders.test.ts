@@ -1,5 +1,5 @@
-import { Conflict, NotFound } from '../../../src/domain/errors';
-import type { Decider } from '../../../src/command-handling/decider';
+import { Conflict, NotFound } from '../../../src/platform/domain-errors';
+import type { Decider } from '../../../src/platform/command-handling/decider';
 import { decideCompleteOneTimeToken } from '../../../commands/identity/redeem-onetime-token';
 import { decideIssuePasswordReset } from '../../../commands/identity/issue-password-reset';
 import { decideInviteUser } from '../../../commands/identity/invite-user';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { buildAuditRegistry } from '../../../src/audit/registry';
+import { buildAuditRegistry } from '../../../src/platform/audit/registry';
 import { contexts } from '../../../src/contexts';
 import { entityExtractionAggregate } from '../../../streams/ingestion/entity-extraction';
 import { operatorCsvImportAggregate } from '../../../streams/ingestion/operator-csv-import';

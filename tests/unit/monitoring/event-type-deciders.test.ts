@@ -4,7 +4,7 @@ import { changeFieldsDecider } from '../../../commands/monitoring/change-fields'
 import { conditionalRulesDecider } from '../../../commands/monitoring/change-conditional-rules';
 import { createEventTypeDecider } from '../../../commands/monitoring/create-event-type';
 import { guardRulesDecider } from '../../../commands/monitoring/change-guard-rules';
-import { Conflict, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import type { EventTypeEvent, FieldDef } from '../../../streams/monitoring/event-type';
 import { given } from '../../support/given';
 

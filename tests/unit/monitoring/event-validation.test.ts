@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { hiddenFields, validateEventFields } from '../../../commands/monitoring/event-validation';
-import { ValidationFailed } from '../../../src/domain/errors';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
 import type { ConditionalRule, FieldDef, GuardRule, LiveEventType } from '../../../streams/monitoring/event-type';
 
 const NOW = new Date('2026-03-01T12:00:00Z');

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { buildOpenApiDocument, standardErrors, z, type ApiDescription } from '../../../src/openapi/describe';
-import { contractOf } from '../../../src/openapi/contract';
+import { buildOpenApiDocument, standardErrors, z, type ApiDescription } from '../../../src/platform/openapi/describe';
+import { contractOf } from '../../../src/platform/openapi/contract';
 
 /** The document builder and the ajv response check the integration tests run on every response. */
 const Thing = z.object({ id: z.string().uuid(), count: z.number().int(), note: z.string().nullable() });

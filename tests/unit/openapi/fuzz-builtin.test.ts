@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import { contexts } from '../../../src/contexts';
-import { documentFor } from '../../../src/openapi/serve';
+import { documentFor } from '../../../src/platform/openapi/serve';
 import { generator } from '../../../ops/fuzz-builtin';
 
 /** The fallback fuzz engine's generator: its "valid" values really are valid for the document's schemas. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { given } from '../../support/given';
-import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/domain/errors';
+import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import { templateAggregate, TemplateEvent, Validation } from '../../../streams/prompts/template';
 import { decideCreateDraft } from '../../../commands/prompts/create-draft';
 import { decideSaveDraft } from '../../../commands/prompts/save-draft';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { analyseTemplate, renderTemplate, RenderFailed } from '../../../src/prompts/template-engine';
-import { validateTemplate, validatedForSave } from '../../../src/prompts/validate-template';
-import { ValidationFailed } from '../../../src/domain/errors';
-import { countTokens } from '../../../src/infra/tokens';
+import { analyseTemplate, renderTemplate, RenderFailed } from '../../../src/contexts/prompts/template-engine';
+import { validateTemplate, validatedForSave } from '../../../src/contexts/prompts/validate-template';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
+import { countTokens } from '../../../src/platform/infra/tokens';
 import { parsePromptRef, systemPromptRef } from '../../../queries/prompts/resolve-prompt';
 
 const subsetOf = (body: string) => analyseTemplate(body).subsetErrors.map((e) => e.message).join(' | ');

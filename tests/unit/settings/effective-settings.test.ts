@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import sinon from 'sinon';
-import { loadConfig } from '../../../src/config';
-import { ValidationFailed } from '../../../src/domain/errors';
-import { createMemoryCache } from '../../../src/infra/cache';
-import { effectiveTenantSettings, environmentDefaults, resolveEffectiveSettings, resolveTurnSettings } from '../../../src/settings/effective-settings';
-import { INHERIT_ALL, TenantSettingsValues } from '../../../src/settings/fields';
-import { MODEL_IDS, MODEL_OPTIONS } from '../../../src/settings/model-options';
-import { settingsCacheKey } from '../../../src/settings/settings-cache';
-import { clampThinkingMode } from '../../../src/settings/thinking-mode';
+import { loadConfig } from '../../../src/platform/config';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
+import { createMemoryCache } from '../../../src/platform/infra/cache';
+import { effectiveTenantSettings, environmentDefaults, resolveEffectiveSettings, resolveTurnSettings } from '../../../src/contexts/settings/effective-settings';
+import { INHERIT_ALL, TenantSettingsValues } from '../../../src/contexts/settings/fields';
+import { MODEL_IDS, MODEL_OPTIONS } from '../../../src/platform/infra/llm/model-options';
+import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
+import { clampThinkingMode } from '../../../src/contexts/settings/thinking-mode';
 
 const config = loadConfig({
   NODE_ENV: 'test',

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { tenantSettingsDecider, updateTenantSettingsCommand, UpdateTenantSettingsBody } from '../../../commands/settings/update-tenant-settings';
-import { ValidationFailed } from '../../../src/domain/errors';
-import { parse } from '../../../src/http/validation';
+import { ValidationFailed } from '../../../src/platform/domain-errors';
+import { parse } from '../../../src/platform/http/validation';
 import type { TenantSettingsEvent } from '../../../streams/settings/tenant-settings';
 import { given } from '../../support/given';
 

@@ -1,7 +1,0 @@
-import { assessmentAggregate } from '../../../streams/compliance/assessment';
-import { AuditCatalog } from '../catalog';
-
-/** Compliance assessments, folded and worded in actor/correlation timelines (no entity flag yet). */
-export const complianceAuditCatalog: AuditCatalog = {
-  aggregates: [{ kind: 'compliance-assessment', aggregate: assessmentAggregate }],
-};

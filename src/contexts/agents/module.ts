@@ -1,0 +1,17 @@
+import type { ContextModule } from '../../platform/context-module';
+import { agentsApi } from './openapi';
+import { agentsProjector } from '../../../projections/agents/agents-read-model';
+import { agentsAuditCatalog } from './audit';
+import { type AgentsOptions, createAgentsApi } from './http';
+
+export function createAgentsContext(options: AgentsOptions = {}): ContextModule {
+  return {
+    name: 'agents',
+    audit: agentsAuditCatalog,
+    projectors: [agentsProjector],
+    publicRouter: (deps) => createAgentsApi(deps, options),
+    openapi: agentsApi,
+  };
+}
+
+export const agentsContext = createAgentsContext();

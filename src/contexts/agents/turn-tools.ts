@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { AgentTool } from '../../platform/agent-tools';
+import type { SkillDefinition } from './builtin-skills';
+
+/**
+ * The agents context's own tools, built per turn because their effect is on the turn:
+ * `load_skill` injects a skill's instructions into the conversation the model sees (as the
+ * tool result, which every provider accepts mid-turn), `request_approval` marks the turn for
+ * the approval node, which opens the approval and pauses the turn.
+ */
+export interface ApprovalAsk {
+  checkpointType: string;
+  payload: Record<string, unknown>;
+}
+
+export interface TurnToolHooks {
+  skillLoaded(skill: SkillDefinition): void;
+  approvalAsked(ask: ApprovalAsk): void;
+}
+
+export function loadSkillTool(skills: SkillDefinition[], hooks: TurnToolHooks): AgentTool {
+  return {
+    name: 'load_skill',
+    description: `Loads a skill's instructions into this turn. Skills: ${skills.map((s) => s.key).join(', ') || 'none'}.`,
+    parameters: z.object({ skill_key: z.string().min(1).max(64) }).strict(),
+    async run(args) {
+      const { skill_key } = args as { skill_key: string };
+      const skill = skills.find((s) => s.key === skill_key);
+      if (!skill) throw new Error(`unknown skill ${skill_key}; known: ${skills.map((s) => s.key).join(', ')}`);
+      hooks.skillLoaded(skill);
+      return { content: `Skill loaded: ${skill.name} (${skill.key})\n${skill.instructions}`, result: { kind: 'skill', key: skill.key, name: skill.name, version: skill.version } };
+    },
+  };
+}
+
+export const RequestApprovalArgs = z
+  .object({
+    checkpoint_type: z.string().min(1).max(100).default('filing_submission'),
+    summary: z.string().min(1).max(2000),
+    filing_type: z.string().max(50).optional(),
+    entity_id: z.string().max(200).optional(),
+  })
+  .strict();
+
+export function requestApprovalTool(hooks: TurnToolHooks): AgentTool {
+  return {
+    name: 'request_approval',
+    description: 'Asks a human reviewer to approve before anything is filed or submitted. The turn pauses until the decision; say what will be submitted in `summary`.',
+    parameters: RequestApprovalArgs,
+    async run(args) {
+      const a = RequestApprovalArgs.parse(args);
+      const payload: Record<string, unknown> = { summary: a.summary };
+      if (a.filing_type) payload.filing_type = a.filing_type;
+      if (a.entity_id) payload.entity_id = a.entity_id;
+      hooks.approvalAsked({ checkpointType: a.checkpoint_type, payload });
+      return { content: `A ${a.checkpoint_type} approval will be requested from a reviewer when this turn ends; nothing is filed before the decision.`, result: { kind: 'approval_request', checkpoint_type: a.checkpoint_type, payload } };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { addArtifact } from '../../../../commands/checklists/add-artifact';
+import { recordFrames } from '../../../../commands/checklists/assessment-commands';
+import { getChecklist } from '../../../../queries/checklists/checklists';
+import type { AssessmentFrame } from '../../../../streams/checklists/assessment';
+import type { CommandContext } from '../../../platform/command-handling/command-handler';
+import { derivedUuid } from '../../../platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../../platform/context-module';
+import { assessFormPrItem, formPrFigures } from './form-pr';
+import { ItemFrames } from './frames';
+import { assessOtherItem } from './other-forms';
+import { num, loadWellFacts, WellFacts } from './well-facts';
+import { formPrDueDate, previousMonth } from './working-days';
+
+export const ASSESSOR = 'assessment-agent';
+
+type Deps = Pick<PlatformDeps, 'handle' | 'knex' | 'clock' | 'logger'>;
+
+/**
+ * Walks a checklist item by item against the knowledge graph and records every frame in
+ * the checklist's assessment stream as it goes (readers follow the stream live). The
+ * context carries no Idempotency-Key: each frame is its own event.
+ */
+export async function runAssessment(deps: Deps, context: CommandContext, checklistId: string, assessmentId: string, signal: AbortSignal): Promise<void> {
+  const ctx: CommandContext = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId, causationId: context.causationId };
+  const emitAll = (frames: AssessmentFrame[]) => recordFrames(deps, ctx, checklistId, assessmentId, frames);
+  const emit = (frame: AssessmentFrame) => emitAll([frame]);
+  const statusFrame = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null): AssessmentFrame => ({
+    type: 'AssessmentAgentStatusChanged',
+    data: { assessmentId, state, message, itemIndex },
+  });
+  const status = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null) => emit(statusFrame(state, message, itemIndex));
+  let passed = 0;
+  let failed = 0;
+  let assessed = 0;
+  const completeFrame = (outcome: 'completed' | 'failed', error: string | null): AssessmentFrame => ({
+    type: 'AssessmentCompleted',
+    data: { assessmentId, status: outcome, itemsAssessed: assessed, validationsPassed: passed, validationsFailed: failed, error, completedAt: deps.clock().toISOString() },
+  });
+  const complete = (outcome: 'completed' | 'failed', error: string | null) => emit(completeFrame(outcome, error));
+
+  try {
+    const checklist = await getChecklist(deps.knex, context.tenantId, checklistId);
+    if (!checklist) throw new Error('checklist not found');
+    await status('started', `Assessing ${checklist.title} for ${checklist.entity_id}`);
+    const facts = await loadWellFacts(deps.knex, context.tenantId, checklist.entity_id);
+    if (!facts) {
+      await status('failed', `${checklist.entity_id} is not in the knowledge graph`);
+      await complete('failed', `entity ${checklist.entity_id} not found in the knowledge graph`);
+      return;
+    }
+    const spatial = spatialFrame(assessmentId, facts);
+    if (spatial) await emit(spatial);
+    const today = deps.clock().toISOString().slice(0, 10);
+    const period = checklist.period ?? facts.well.properties.form_pr_period ?? previousMonth(deps.clock());
+
+    for (const item of checklist.items) {
+      if (signal.aborted) throw new Error('assessment stopped: the platform is shutting down');
+      await emitAll([
+        statusFrame('assessing', `Item ${item.index}: ${item.label}`, item.index),
+        { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: 'in_progress', summary: 'Assessing', completedBy: null } },
+      ]);
+      const frames = new ItemFrames(assessmentId, item.index);
+      const summary = checklist.template_id === 'form_pr' ? assessFormPrItem(item.key, frames, { facts, period, today }) : assessOtherItem(item.key, frames, facts, today);
+      const checks = frames.checks;
+      passed += checks.passed;
+      failed += checks.failed;
+      assessed++;
+      const outcome = frames.failed > 0 ? 'needs_review' : 'complete';
+      await emitAll([...frames.frames, { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: outcome, summary, completedBy: ASSESSOR } }]);
+    }
+
+    if (checklist.template_id === 'form_pr') await generateFormPrDraft(deps, ctx, checklist.status, checklistId, assessmentId, facts, period, emit);
+    await emitAll([statusFrame('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`), completeFrame('completed', null)]);
+  } catch (error) {
+    deps.logger.warn({ err: error, checklistId, assessmentId }, 'assessment failed');
+    await complete('failed', error instanceof Error ? error.message : String(error)).catch(() => undefined);
+  }
+}
+
+function spatialFrame(assessmentId: string, facts: WellFacts): AssessmentFrame | null {
+  const features: Extract<AssessmentFrame, { type: 'AssessmentSpatialUpdated' }>['data']['features'] = [];
+  const add = (entityId: string, label: string, name: string | null, lat: string | undefined, lon: string | undefined, role: string) => {
+    const latitude = num(lat);
+    const longitude = num(lon);
+    if (latitude !== null && longitude !== null) features.push({ entityId, label, name, latitude, longitude, role });
+  };
+  const p = facts.well.properties;
+  add(facts.well.entity_id, 'Well', p.name ?? null, p.latitude, p.longitude, 'subject');
+  for (const o of facts.offsets) add(o.vertex.entity_id, o.vertex.label, o.vertex.properties.name ?? null, o.vertex.properties.latitude, o.vertex.properties.longitude, 'offset');
+  if (features.length === 0) return null;
+  return { type: 'AssessmentSpatialUpdated', data: { assessmentId, entityId: facts.well.entity_id, features } };
+}
+
+/** The draft form as CSV, kept as an artifact of the first item while the checklist is being worked on. */
+async function generateFormPrDraft(
+  deps: Deps,
+  ctx: CommandContext,
+  checklistStatus: string,
+  checklistId: string,
+  assessmentId: string,
+  facts: WellFacts,
+  period: string,
+  emit: (frame: AssessmentFrame) => Promise<void>,
+): Promise<void> {
+  if (checklistStatus !== 'in_progress') return;
+  const f = formPrFigures(facts, period);
+  const p = facts.well.properties;
+  const lines = [
+    ['field', 'value'],
+    ['api_number', p.api_number ?? facts.well.entity_id],
+    ['operator', p.operator ?? ''],
+    ['lease', p.lease ?? ''],
+    ['district', p.district ?? ''],
+    ['production_month', period],
+    ['due_date', formPrDueDate(period)],
+    [f.wellType === 'oil' ? 'oil_bbl' : 'condensate_bbl', String((f.wellType === 'oil' ? f.oilBbl : f.condensateBbl) ?? '')],
+    [f.wellType === 'oil' ? 'casinghead_gas_mcf' : 'gas_well_gas_mcf', String((f.casingheadMcf ?? f.gasWellGasMcf) ?? '')],
+    ...Object.keys(f.dispositions).sort().map((code) => [`disposition_${code}_mcf`, String(f.dispositions[code])]),
+  ];
+  const bytes = Buffer.from(lines.map((l) => l.map(csvCell).join(',')).join('\n') + '\n', 'utf8');
+  const artifactId = derivedUuid('artifact', ctx.tenantId, assessmentId, 'form-pr-draft');
+  const filename = `form-pr-${(p.api_number ?? facts.well.entity_id).replace(/[^0-9A-Za-z-]/g, '')}-${period}.csv`;
+  const added = await addArtifact(deps, { ...ctx, actorId: ASSESSOR }, checklistId, { artifactId, itemIndex: 0, artifactType: 'form_draft', filename, contentType: 'text/csv', source: 'assessment', bytes }).catch((error) => {
+    deps.logger.warn({ err: error, checklistId }, 'form draft not attached');
+    return null;
+  });
+  if (!added) return;
+  await emit({ type: 'AssessmentArtifactGenerated', data: { assessmentId, itemIndex: 0, artifactId, artifactType: 'form_draft', filename, contentType: 'text/csv', sizeBytes: added.sizeBytes, sha256: added.sha256 } });
+}
+
+const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);

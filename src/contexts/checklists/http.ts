@@ -1,0 +1,277 @@
+import { randomUUID } from 'node:crypto';
+import { Request, Response, Router } from 'express';
+import { addArtifact } from '../../../commands/checklists/add-artifact';
+import { startAssessment } from '../../../commands/checklists/assessment-commands';
+import { createChecklist, CreateChecklistBody } from '../../../commands/checklists/create-checklist';
+import { rejectChecklist, RejectChecklistBody } from '../../../commands/checklists/reject-checklist';
+import { removeArtifact } from '../../../commands/checklists/remove-artifact';
+import { requestException, RequestExceptionBody } from '../../../commands/checklists/request-exception';
+import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
+import { updateChecklist, UpdateChecklistBody } from '../../../commands/checklists/update-checklist';
+import { updateChecklistItem, UpdateChecklistItemBody } from '../../../commands/checklists/update-checklist-item';
+import { decideApproval } from '../../../commands/approvals/decide-approval';
+import { assessmentFrame } from '../../../queries/checklists/assessment-frames';
+import { findArtifact, getChecklist, listArtifacts, listChecklists } from '../../../queries/checklists/checklists';
+import { assessmentAggregate } from '../../../streams/checklists/assessment';
+import { findVertex } from '../../../queries/graph/entities';
+import { namespaceOf } from '../../../streams/graph/names';
+import { getBlob } from '../../platform/infra/artifact-blobs';
+import { runAssessment } from './assessment/run-assessment';
+import { formPrDueDate, previousMonth } from './assessment/working-days';
+import { FILING_TEMPLATES, findTemplate } from './filing-templates';
+import type { PlatformDeps } from '../../platform/context-module';
+import { Conflict, DomainError, Forbidden, Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
+import { commandContext } from '../../platform/http/command-context';
+import { newId } from '../../platform/command-handling/idempotency';
+import { requireIdentity } from '../../platform/http/identity';
+import { readUpload } from '../../platform/http/multipart';
+import { lastEventIdOf, openSse } from '../../platform/http/sse';
+import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { requirePermission } from '../identity/require-permission';
+import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
+import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
+
+/**
+ * Filing checklists, their artifacts and the workspace assessment stream (spec 2 §4
+ * Checklists, §6 Workspace assessment stream). Submit and exception need `filings.submit`,
+ * reject needs `hitl.approve`; the rest needs an authenticated user of the tenant.
+ */
+export type Extract = (bytes: Buffer) => Promise<ExtractedText>;
+
+
+const invalidField = (field: string, msg: string) => new ValidationFailed([{ loc: ['body', field], msg, type: 'value_error' }]);
+
+async function visibleChecklist(deps: PlatformDeps, tenantId: string, checklistId: string) {
+  const checklist = await getChecklist(deps.knex, tenantId, checklistId);
+  if (!checklist) throw new NotFound('Checklist not found');
+  return checklist;
+}
+
+export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: AssessmentRuns): Router {
+  const { knex } = deps;
+  const router = Router();
+
+  router.get('/checklists/templates', (req, res) => {
+    requireIdentity(req);
+    res.json({
+      templates: FILING_TEMPLATES.map((t) => ({
+        template_id: t.templateId,
+        form: t.form,
+        title: t.title,
+        domain: t.domain,
+        entity_type: t.entityType,
+        description: t.description,
+        items: t.items.map((item, index) => ({ index, key: item.key, label: item.label, item_type: item.itemType, description: item.description })),
+      })),
+    });
+  });
+
+  router.get('/checklists', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    res.json(await listChecklists(knex, tenantId, parseQuery(req, ListQuery)));
+  });
+
+  router.post('/checklists', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    const body = parseBody(req, CreateChecklistBody);
+    const template = findTemplate(body.template_id);
+    if (!template) throw invalidField('template_id', `unknown template; one of ${FILING_TEMPLATES.map((t) => t.templateId).join(', ')}`);
+    if (body.entity_type !== template.entityType) throw invalidField('entity_type', `template ${template.templateId} is about a ${template.entityType}`);
+    if (body.domain !== undefined && body.domain !== template.domain) throw invalidField('domain', `template ${template.templateId} belongs to domain ${template.domain}`);
+    if (!(await findVertex(knex, namespaceOf(tenantId), 'Well', body.entity_id))) throw invalidField('entity_id', `no ${template.entityType} ${body.entity_id} in the knowledge graph`);
+    const period = body.period ?? (template.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
+    const dueDate = body.due_date ?? (template.templateId === 'form_pr' && period ? formPrDueDate(period) : null);
+    const id = await createChecklist(deps, commandContext(req), { template, entityId: body.entity_id, entityType: body.entity_type, title: body.title ?? null, period, dueDate });
+    res.status(201).json(await visibleChecklist(deps, tenantId, id));
+  });
+
+  router.get('/checklists/:id', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    res.json(await visibleChecklist(deps, tenantId, parseParams(req, IdParams).id));
+  });
+
+  router.patch('/checklists/:id', async (req, res) => {
+    const { id } = parseParams(req, IdParams);
+    const body = parseBody(req, UpdateChecklistBody);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    await updateChecklist(deps, context, id, body);
+    res.json(await visibleChecklist(deps, context.tenantId, id));
+  });
+
+  router.patch('/checklists/:id/items/:idx', async (req, res) => {
+    const { id, idx } = parseParams(req, ItemParams);
+    const body = parseBody(req, UpdateChecklistItemBody);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    await updateChecklistItem(deps, context, id, idx, body);
+    const checklist = await visibleChecklist(deps, context.tenantId, id);
+    res.json(checklist.items.find((i) => i.index === idx));
+  });
+
+  router.post('/checklists/:id/submit', async (req, res) => {
+    requirePermission(req, 'filings.submit', deps);
+    const { id } = parseParams(req, IdParams);
+    const body = parseBody(req, SubmitChecklistBody);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    const { approval } = await submitChecklist(deps, context, id, body);
+    res.json({ ...(await visibleChecklist(deps, context.tenantId, id)), approval });
+  });
+
+  router.post('/checklists/:id/exception', async (req, res) => {
+    requirePermission(req, 'filings.submit', deps);
+    const { id } = parseParams(req, IdParams);
+    const body = parseBody(req, RequestExceptionBody);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    const { approval } = await requestException(deps, context, id, body);
+    res.json({ ...(await visibleChecklist(deps, context.tenantId, id)), approval });
+  });
+
+  router.post('/checklists/:id/reject', async (req, res) => {
+    requirePermission(req, 'hitl.approve', deps);
+    const { id } = parseParams(req, IdParams);
+    const body = parseBody(req, RejectChecklistBody);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    const pendingApproval = await rejectChecklist(deps, context, id, body);
+    if (pendingApproval) {
+      // The approval the checklist was waiting on is closed with the same decision; one
+      // already decided (or named to another reviewer) keeps its own record.
+      await decideApproval(deps, { ...context, idempotencyKey: undefined }, pendingApproval, {
+        type: 'DecideApproval',
+        decision: 'rejected',
+        reviewerId: context.actorId,
+        reviewerIsAdmin: requireIdentity(req).permissions.includes('users.manage'),
+        comments: body.reason,
+        modifications: null,
+      }).catch((error) => {
+        if (!(error instanceof Conflict || error instanceof Forbidden)) throw error;
+      });
+    }
+    res.json(await visibleChecklist(deps, context.tenantId, id));
+  });
+
+  router.post('/checklists/:id/items/:idx/artifacts', async (req, res) => {
+    const { id, idx } = parseParams(req, ItemParams);
+    const context = commandContext(req);
+    const checklist = await visibleChecklist(deps, context.tenantId, id);
+    // Refuse before reading the upload when the item does not exist or the checklist is closed.
+    if (!checklist.items.some((i) => i.index === idx)) throw new NotFound(`Checklist item ${idx} not found`);
+    if (checklist.status !== 'in_progress') throw new Conflict(`Cannot add an artifact: the checklist is ${checklist.status}`);
+    let upload: { filename: string; bytes: Buffer; artifactType: string };
+    if (req.is('application/json')) {
+      const body = parseBody(req, ArtifactJsonBody);
+      upload = { filename: body.filename, bytes: Buffer.from(body.content, 'utf8'), artifactType: body.artifact_type };
+    } else {
+      const { artifact_type } = parseQuery(req, ArtifactQuery);
+      const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
+      upload = { filename: file.filename, bytes: file.bytes, artifactType: artifact_type };
+    }
+    if (upload.bytes.length > UPLOAD_LIMIT_BYTES) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content exceeds the upload limit', type: 'too_long' }]);
+    // Same type and readability rules as conversation attachments (415 / 422).
+    const extracted = await extract(upload.bytes);
+    const artifactId = newId(context, 'checklists.artifact');
+    await addArtifact(deps, context, id, { artifactId, itemIndex: idx, artifactType: upload.artifactType, filename: upload.filename, contentType: extracted.contentType, source: 'upload', bytes: upload.bytes });
+    res.status(201).json(await findArtifact(knex, context.tenantId, id, artifactId));
+  });
+
+  router.get('/checklists/:id/items/:idx/artifacts', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    const { id, idx } = parseParams(req, ItemParams);
+    const checklist = await visibleChecklist(deps, tenantId, id);
+    if (!checklist.items.some((i) => i.index === idx)) throw new NotFound(`Checklist item ${idx} not found`);
+    const artifacts = await listArtifacts(knex, tenantId, id, idx);
+    res.json({ artifacts, total: artifacts.length });
+  });
+
+  router.get('/checklists/:id/artifacts', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    const { id } = parseParams(req, IdParams);
+    await visibleChecklist(deps, tenantId, id);
+    const artifacts = await listArtifacts(knex, tenantId, id);
+    res.json({ artifacts, total: artifacts.length });
+  });
+
+  router.get('/checklists/:id/artifacts/:aid/content', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    const { id, aid } = parseParams(req, ChecklistArtifactParams);
+    const artifact = await findArtifact(knex, tenantId, id, aid);
+    if (!artifact) throw new NotFound('Artifact not found');
+    const blob = await getBlob(knex, tenantId, artifact.sha256);
+    if (!blob) throw new NotFound('Artifact content not found');
+    res.setHeader('Content-Type', artifact.content_type);
+    res.setHeader('Content-Disposition', `attachment; filename="${artifact.filename.replace(/["\\\r\n]/g, '_')}"`);
+    res.send(blob.content);
+  });
+
+  router.delete('/checklists/:id/items/:idx/artifacts/:aid', async (req, res) => {
+    const { id, idx, aid } = parseParams(req, ArtifactParams);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    await removeArtifact(deps, context, id, idx, aid);
+    res.json({ artifact_id: aid, status: 'deleted' });
+  });
+
+  router.get('/workspaces/:checklist_id/stream', (req, res) => workspaceStream(deps, runs, req, res));
+
+  return router;
+}
+
+/** Assessment runs of this process, so a stopping platform waits for them to record their end. */
+export interface AssessmentRuns {
+  controller: AbortController;
+  running: Set<Promise<void>>;
+}
+
+/**
+ * GET /workspaces/{checklist_id}/stream: replays the latest assessment run from its start
+ * (or everything after `Last-Event-ID`), then follows live. A reader that finds no run (or
+ * asks `?rerun=true` after a finished one) starts one; concurrent readers share the run the
+ * stream decided first. The response ends after the `assessment_complete` frame.
+ */
+async function workspaceStream(deps: PlatformDeps, runs: AssessmentRuns, req: Request, res: Response): Promise<void> {
+  const { tenantId } = requireIdentity(req);
+  const { checklist_id: checklistId } = parseParams(req, WorkspaceParams);
+  const query = parseQuery(req, StreamQuery);
+  const checklist = await visibleChecklist(deps, tenantId, checklistId);
+  const stream = assessmentAggregate.stream(tenantId, checklistId);
+  const resumeFrom = lastEventIdOf(req);
+  let after: bigint | null = null;
+  if (resumeFrom !== undefined) {
+    if (!/^\d{1,18}$/.test(resumeFrom)) throw new Invalid('Last-Event-ID must be an event id this stream sent');
+    after = BigInt(resumeFrom);
+  } else {
+    const context = { ...commandContext(req), idempotencyKey: undefined };
+    const assessmentId = randomUUID();
+    const started = await startAssessment(deps, context, {
+      type: 'StartAssessment',
+      assessmentId,
+      checklistId,
+      templateId: checklist.template_id,
+      entityId: checklist.entity_id,
+      startedBy: context.actorId,
+      rerun: query.rerun === 'true',
+    });
+    if (started) {
+      const run = runAssessment(deps, context, checklistId, assessmentId, runs.controller.signal).finally(() => runs.running.delete(run));
+      runs.running.add(run);
+    }
+    const recent = await deps.store.readStream(stream, { direction: 'backwards' });
+    const start = recent.find((e) => e.type === 'AssessmentStarted');
+    after = start && start.revision > 0n ? start.revision - 1n : null;
+  }
+  const sse = openSse(req, res);
+  try {
+    for await (const event of deps.streamTail.follow(stream, after, sse.closed)) {
+      const frame = assessmentFrame(event);
+      sse.send({ id: event.revision.toString(), event: frame.eventType, data: frame.data });
+      if (event.type === 'AssessmentCompleted') break;
+    }
+  } catch (error) {
+    if (!(error instanceof DomainError)) deps.logger.warn({ err: error, stream }, 'workspace stream failed');
+  } finally {
+    sse.end();
+  }
+}

@@ -1,0 +1,33 @@
+import { checklistsProjector } from '../../../projections/checklists/checklists-read-model';
+import type { ContextModule } from '../../platform/context-module';
+import { checklistsApi } from './openapi';
+import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
+import { checklistsAuditCatalog } from './audit';
+import { type Extract, checklistRoutes, type AssessmentRuns } from './http';
+
+export function createChecklistsContext(): ContextModule {
+  let pool: ExtractionPool | null = null;
+  const runs: AssessmentRuns = { controller: new AbortController(), running: new Set() };
+  return {
+    name: 'checklists',
+    audit: checklistsAuditCatalog,
+    projectors: [checklistsProjector],
+    openapi: checklistsApi,
+    publicRouter(deps) {
+      // The module object outlives a platform (tests start several in one process): each
+      // platform's routes get a fresh signal, aborted by that platform's stop.
+      runs.controller = new AbortController();
+      const extract: Extract = (bytes) => (pool ??= createExtractionPool(deps.config.extraction)).extract(bytes);
+      return checklistRoutes(deps, extract, runs);
+    },
+    async stop() {
+      runs.controller.abort();
+      await Promise.allSettled([...runs.running]);
+      const closing = pool;
+      pool = null;
+      await closing?.close();
+    },
+  };
+}
+
+export const checklistsContext: ContextModule = createChecklistsContext();

@@ -1,0 +1,7 @@
+import { assessmentAggregate } from '../../../streams/compliance/assessment';
+import { AuditCatalog } from '../../platform/audit/catalog';
+
+/** Compliance assessments, folded and worded in actor/correlation timelines (no entity flag yet). */
+export const complianceAuditCatalog: AuditCatalog = {
+  aggregates: [{ kind: 'compliance-assessment', aggregate: assessmentAggregate }],
+};

@@ -1,0 +1,25 @@
+import { z, type ApiDescription } from '../../platform/openapi/describe';
+import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
+
+/**
+ * Compliance dashboards and assessment (spec 2) in the API contract. Query and path schemas
+ * are the router's own; responses are open objects (first pass at the merge of issue 18, to be
+ * tightened here by the context's owners).
+ */
+const Obj = z.object({}).passthrough();
+const Chart = z.union([Obj, z.array(Obj)]);
+
+export const complianceApi: ApiDescription = {
+  tag: 'compliance',
+  public: () => [
+    { method: 'get', path: '/compliance/summary', summary: 'Compliance summary as of a date (dashboards.read)', query: SummaryQuery, responses: { 200: Obj } },
+    { method: 'get', path: '/compliance/matrix', summary: 'Entity × domain compliance matrix', query: MatrixQuery, responses: { 200: Chart } },
+    { method: 'get', path: '/compliance/domains', summary: 'The installed compliance domains', responses: { 200: Chart } },
+    { method: 'get', path: '/compliance/charts/deadlines', summary: 'Upcoming deadlines per week', query: DeadlinesQuery, responses: { 200: Chart } },
+    { method: 'get', path: '/compliance/charts/trend', summary: 'Compliance trend per day', query: TrendQuery, responses: { 200: Chart } },
+    { method: 'get', path: '/compliance/charts/filings', summary: 'Filings by status', responses: { 200: Chart } },
+    { method: 'get', path: '/compliance/charts/flaring', summary: 'Flaring volumes per month', query: FlaringQuery, responses: { 200: Chart } },
+    { method: 'post', path: '/compliance/assess', summary: 'Assess every entity now', responses: { 200: Chart } },
+    { method: 'post', path: '/compliance/assess/:entity_id', summary: 'Assess one entity now', params: EntityParams, responses: { 200: Chart } },
+  ],
+};

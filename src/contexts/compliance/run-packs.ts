@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import { graphFacts } from '../../../queries/compliance/graph-facts';
+import type { AssessedEntity } from '../../../streams/compliance/assessment';
+import { namespaceOf } from '../../../streams/graph/names';
+import type { AssessedVertex, DomainPack } from './packs/pack';
+
+export interface PackRun {
+  entities: AssessedEntity[];
+  domains: string[];
+  /** domain → why it failed; its cells are left out of the snapshot (the previous ones stay current). */
+  failedDomains: Record<string, string>;
+  /** How many entities the packs were asked about (0: nothing to assess). */
+  found: number;
+}
+
+/**
+ * Runs every pack over the tenant's graph (the whole portfolio, or one entity): each pack
+ * loads its facts in a few set-based queries, then assesses every entity in memory. A pack
+ * that throws is reported in `failedDomains`; the others still count.
+ */
+export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string, entityId?: string): Promise<PackRun> {
+  const graph = graphFacts(knex, namespaceOf(tenantId));
+  const byEntity = new Map<string, AssessedEntity>();
+  const failedDomains: Record<string, string> = {};
+  const labels = [...new Set(packs.map((p) => p.appliesTo))];
+  const vertices = new Map<string, AssessedVertex[]>();
+  for (const label of labels) {
+    const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo === label).flatMap((p) => p.entityFields)])];
+    const rows = await graph.vertices(label, fields, entityId === undefined ? {} : { entityId });
+    vertices.set(label, rows.map((r) => ({ vertexId: r.id, entityId: r.entity_id, label: r.label, properties: r.properties })));
+  }
+  const found = [...vertices.values()].reduce((n, list) => n + list.length, 0);
+  await Promise.all(
+    packs.map(async (pack) => {
+      const targets = vertices.get(pack.appliesTo) ?? [];
+      if (targets.length === 0) return;
+      try {
+        const facts = await pack.load(graph, entityId === undefined ? null : targets.map((t) => t.vertexId));
+        const cells = targets.map((target) => ({ target, verdict: pack.assess(target, facts, today) }));
+        for (const { target, verdict } of cells) {
+          let entity = byEntity.get(target.entityId);
+          if (!entity) {
+            const p = target.properties;
+            entity = { entityId: target.entityId, entityType: target.label, entityName: p.name ?? p.well_name ?? target.entityId, cells: [] };
+            byEntity.set(target.entityId, entity);
+          }
+          entity.cells.push({ domain: pack.domain, ...verdict });
+        }
+      } catch (error) {
+        failedDomains[pack.domain] = error instanceof Error ? error.message : String(error);
+      }
+    }),
+  );
+  // Cells in pack order whatever order the packs finished in.
+  const order = new Map(packs.map((p, i) => [p.domain, i]));
+  const entities = [...byEntity.values()];
+  for (const entity of entities) entity.cells.sort((a, b) => order.get(a.domain)! - order.get(b.domain)!);
+  return { entities, domains: packs.map((p) => p.domain), failedDomains, found };
+}

@@ -1,0 +1,213 @@
+import { newId } from '../../platform/command-handling/idempotency';
+import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
+import { Request, Router } from 'express';
+import { z } from 'zod';
+import type { PlatformDeps } from '../../platform/context-module';
+import { Forbidden, Unauthenticated } from '../../platform/domain-errors';
+import { identityOf } from '../../platform/http/identity';
+import { readUpload, UploadedFile } from '../../platform/http/multipart';
+import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
+import { addAttachment } from '../../../commands/conversations/add-attachment';
+import { createConversation, CreateConversationBody } from '../../../commands/conversations/create-conversation';
+import { deleteConversation } from '../../../commands/conversations/delete-conversation';
+import { removeAttachment } from '../../../commands/conversations/remove-attachment';
+import { updateConversation, UpdateConversationBody } from '../../../commands/conversations/update-conversation';
+import { addKnowledgeFile, knowledgeCapReached } from '../../../commands/conversations/add-knowledge-file';
+import { createProject, CreateProjectBody } from '../../../commands/conversations/create-project';
+import { deleteProject } from '../../../commands/conversations/delete-project';
+import { removeKnowledgeFile } from '../../../commands/conversations/remove-knowledge-file';
+import { updateProject, UpdateProjectBody } from '../../../commands/conversations/update-project';
+import { getAttachment, listAttachments } from '../../../queries/conversations/attachments';
+import { listConversations, visibleConversation } from '../../../queries/conversations/conversations';
+import { listMessages } from '../../../queries/conversations/messages';
+import { getKnowledgeFile, listProjects, ownedProjectView } from '../../../queries/conversations/projects';
+import { MAX_KNOWLEDGE_FILES } from '../../../streams/conversations/project';
+import { AttachmentParams, ConversationParams, KnowledgeParams, ListQuery, ProjectParams } from './schemas';
+
+/**
+ * Conversations, attachments and projects (spec 2 §4). The same routes serve both
+ * listeners: on the public one the gateway has stamped the caller; on the internal one a
+ * header-less local tool may name itself with `user_id` (and `tenant_id`), while stamped
+ * headers, when present, always win.
+ */
+export type Listener = 'public' | 'internal';
+
+interface Caller {
+  tenantId: string;
+  /** null: an internal tool that named no user; the owner guard then does not apply. */
+  userId: string | null;
+}
+
+const Fallback = z.object({ user_id: z.string().min(1).max(128).optional(), tenant_id: z.string().min(1).max(128).optional() });
+
+function callerOf(req: Request, listener: Listener): Caller {
+  const identity = identityOf(req);
+  if (identity) {
+    if (!identity.permissions.includes('conversations.use')) throw new Forbidden('Missing permission: conversations.use');
+    return { tenantId: identity.tenantId, userId: identity.userId };
+  }
+  if (listener === 'public') throw new Unauthenticated('Not authenticated');
+  const query = Fallback.safeParse(req.query);
+  const body = Fallback.safeParse(req.is('application/json') ? req.body : {});
+  const named = { ...(query.success ? query.data : {}), ...(body.success ? body.data : {}) };
+  return { tenantId: named.tenant_id ?? DEFAULT_TENANT_ID /* single-tenant local tools */, userId: named.user_id ?? null };
+}
+
+function userOf(req: Request, listener: Listener): Caller & { userId: string } {
+  const caller = callerOf(req, listener);
+  if (caller.userId === null) throw new Unauthenticated('Not authenticated: no identity and no user_id');
+  return caller as Caller & { userId: string };
+}
+
+
+/** Reads an upload's text off the request thread (the context's worker pool). */
+export type Extract = (file: UploadedFile) => Promise<ExtractedText>;
+
+export function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
+  const { knex } = deps;
+  const router = Router();
+
+  router.get('/conversations', async (req, res) => {
+    const caller = userOf(req, listener);
+    const query = parseQuery(req, ListQuery);
+    res.json(await listConversations(knex, { tenantId: caller.tenantId, userId: caller.userId, projectId: query.project_id, limit: query.limit }));
+  });
+
+  router.post('/conversations', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const body = parseBody(req, CreateConversationBody);
+    const id = body.id ?? newId(caller.tenantId, 'conversations.conversation');
+    await createConversation(deps, caller.tenantId, {
+      type: 'CreateConversation',
+      conversationId: id,
+      userId: caller.userId,
+      agentId: body.agent_id,
+      title: body.title ?? null,
+      conversationType: body.conversation_type ?? null,
+      projectId: body.project_id ?? null,
+      metadata: body.metadata ?? null,
+    });
+    res.json({ id, status: 'created' });
+  });
+
+  router.get('/conversations/:id/messages', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id } = parseParams(req, ConversationParams);
+    await visibleConversation(knex, caller.tenantId, id, caller.userId);
+    res.json(await listMessages(knex, caller.tenantId, id));
+  });
+
+  router.patch('/conversations/:id', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id } = parseParams(req, ConversationParams);
+    const body = parseBody(req, UpdateConversationBody);
+    await updateConversation(deps, caller.tenantId, id, { type: 'UpdateConversation', callerId: caller.userId, ...body });
+    res.json(await visibleConversation(knex, caller.tenantId, id, caller.userId));
+  });
+
+  router.delete('/conversations/:id', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id } = parseParams(req, ConversationParams);
+    await deleteConversation(deps, caller.tenantId, id, { type: 'DeleteConversation', callerId: caller.userId });
+    res.json({ id, status: 'deleted' });
+  });
+
+  router.post('/conversations/:id/attachments', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id } = parseParams(req, ConversationParams);
+    // Refuse before reading a byte of the upload when the conversation is not the caller's.
+    await visibleConversation(knex, caller.tenantId, id, caller.userId);
+    const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
+    const extracted = await extract(file);
+    const attachmentId = newId(caller.tenantId, 'conversations.attachment');
+    await addAttachment(deps, caller.tenantId, id, { type: 'AddAttachment', callerId: caller.userId, attachmentId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
+    res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
+  });
+
+  router.get('/conversations/:id/attachments', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id } = parseParams(req, ConversationParams);
+    await visibleConversation(knex, caller.tenantId, id, caller.userId);
+    res.json(await listAttachments(knex, caller.tenantId, id));
+  });
+
+  router.delete('/conversations/:id/attachments/:aid', async (req, res) => {
+    const caller = callerOf(req, listener);
+    const { id, aid } = parseParams(req, AttachmentParams);
+    await removeAttachment(deps, caller.tenantId, id, { type: 'RemoveAttachment', callerId: caller.userId, attachmentId: aid });
+    res.json({ id: aid, status: 'deleted' });
+  });
+
+  return router;
+}
+
+export function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
+  const { knex } = deps;
+  const router = Router();
+
+  router.get('/projects', async (req, res) => {
+    const caller = userOf(req, listener);
+    res.json(await listProjects(knex, caller.tenantId, caller.userId));
+  });
+
+  router.post('/projects', async (req, res) => {
+    const caller = userOf(req, listener);
+    const body = parseBody(req, CreateProjectBody);
+    const projectId = newId(caller.tenantId, 'conversations.project');
+    await createProject(deps, caller.tenantId, {
+      type: 'CreateProject',
+      projectId,
+      userId: caller.userId,
+      name: body.name,
+      description: body.description ?? null,
+      instructions: body.instructions ?? null,
+      defaults: body.defaults ?? {},
+    });
+    res.status(201).json(await ownedProjectView(knex, caller.tenantId, caller.userId, projectId));
+  });
+
+  router.get('/projects/:id', async (req, res) => {
+    const caller = userOf(req, listener);
+    const { id } = parseParams(req, ProjectParams);
+    res.json(await ownedProjectView(knex, caller.tenantId, caller.userId, id));
+  });
+
+  router.patch('/projects/:id', async (req, res) => {
+    const caller = userOf(req, listener);
+    const { id } = parseParams(req, ProjectParams);
+    const changes = parseBody(req, UpdateProjectBody);
+    await updateProject(deps, caller.tenantId, id, { type: 'UpdateProject', callerId: caller.userId, changes });
+    res.json(await ownedProjectView(knex, caller.tenantId, caller.userId, id));
+  });
+
+  router.delete('/projects/:id', async (req, res) => {
+    const caller = userOf(req, listener);
+    const { id } = parseParams(req, ProjectParams);
+    await deleteProject(deps, caller.tenantId, { type: 'DeleteProject', callerId: caller.userId, projectId: id });
+    res.json({ id, status: 'deleted' });
+  });
+
+  router.post('/projects/:id/knowledge', async (req, res) => {
+    const caller = userOf(req, listener);
+    const { id } = parseParams(req, ProjectParams);
+    // Not-found and a full project are answered before the upload is read; the decider
+    // re-checks the cap on the stream, where concurrent uploads meet.
+    const project = await ownedProjectView(knex, caller.tenantId, caller.userId, id);
+    if (project.knowledge_file_count >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
+    const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
+    const extracted = await extract(file);
+    const fileId = newId(caller.tenantId, 'conversations.knowledge-file');
+    await addKnowledgeFile(deps, caller.tenantId, id, { type: 'AddKnowledgeFile', callerId: caller.userId, fileId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
+    res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
+  });
+
+  router.delete('/projects/:id/knowledge/:fid', async (req, res) => {
+    const caller = userOf(req, listener);
+    const { id, fid } = parseParams(req, KnowledgeParams);
+    await removeKnowledgeFile(deps, caller.tenantId, id, { type: 'RemoveKnowledgeFile', callerId: caller.userId, fileId: fid });
+    res.json({ id: fid, status: 'deleted' });
+  });
+
+  return router;
+}

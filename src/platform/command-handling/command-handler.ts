@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Conflict } from '../domain-errors';
+import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import type { Decider, DomainEvent } from './decider';
+import { derivedUuid, idempotencyKeyFor } from './idempotency';
+import { currentScope, nextInScope } from '../http/request-scope';
+import { ReservationKey, reservationDecider, reservationStream } from './reservation';
+import type { SnapshotStore } from './snapshots';
+
+/** Who issues a command; becomes every appended event's metadata. */
+export interface CommandContext {
+  tenantId: string;
+  actorId: string;
+  correlationId?: string;
+  causationId?: string;
+  /**
+   * The request's `Idempotency-Key`: event ids derive from it, so a retried request
+   * appends nothing new and answers from the state the first one left.
+   */
+  idempotencyKey?: string;
+  /** Extra audit metadata on every appended event, e.g. `{action: 'platform_settings.update'}`. */
+  metadata?: Record<string, unknown>;
+}
+
+export interface ProjectionWaiter {
+  /** `eventTypes`: only the projectors handling one of them are waited for. */
+  waitFor(position: Position, timeoutMs: number, eventTypes?: readonly string[]): Promise<boolean>;
+}
+
+export interface CommandHandlerDeps {
+  store: EventStore;
+  projections: ProjectionWaiter;
+  logger: Logger;
+  snapshots?: SnapshotStore;
+  clock?: () => Date;
+  retries?: number;
+  projectionWaitMs?: number;
+}
+
+/**
+ * Uniqueness decided on the write side: values the command claims for its stream (or gives
+ * up), appended in the same atomic multi-stream write as the stream's own events.
+ */
+export interface CommandOptions {
+  reserve?: ReservationKey[];
+  release?: ReservationKey[];
+}
+
+export interface CommandResult<State, Event> {
+  state: State;
+  /** What this command appended (empty when it decided nothing or replayed a retry). */
+  events: Event[];
+  position: Position | null;
+  /** True when an Idempotency-Key matched a command already applied. */
+  replayed?: boolean;
+}
+
+export type CommandHandler = <Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+  stream: string,
+  command: Command,
+  context: CommandContext,
+  options?: CommandOptions,
+) => Promise<CommandResult<State, Event>>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Load (from the latest snapshot when the stream keeps them), fold, decide, append with the
+ * revision read together with any reservation streams; on a concurrent write, back off with
+ * jitter and try again from the top (bounded); then wait until the projectors that handle
+ * the appended types hold the write, so a GET right after the command sees it.
+ */
+export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
+  const { store, projections, logger, snapshots } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const retries = deps.retries ?? 3;
+  const waitMs = deps.projectionWaitMs ?? 5000;
+
+  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
+    const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
+    let state = decider.initialState;
+    let from: bigint | undefined;
+    let revision: bigint | null = null;
+    const policy = decider.snapshot;
+    if (policy && snapshots) {
+      const snapshot = await snapshots.load(stream);
+      if (snapshot && snapshot.version === policy.version) {
+        state = policy.fromJSON(snapshot.state);
+        revision = snapshot.revision;
+        from = snapshot.revision + 1n;
+      }
+    }
+    const stored = await store.readStream(stream, from === undefined ? {} : { from });
+    for (const event of stored) state = decider.evolve(state, read(event));
+    if (stored.length > 0) revision = stored[stored.length - 1].revision;
+    return { state, stored, revision };
+  }
+
+  return async function handle<Command, State, Event extends DomainEvent>(
+    decider: Decider<Command, State, Event>,
+    stream: string,
+    command: Command,
+    context: CommandContext,
+    options: CommandOptions = {},
+  ): Promise<CommandResult<State, Event>> {
+    // Every event one request appends shares its request id, so one query finds all it caused.
+    const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
+    const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
+    // The n-th command on this stream within the request: two commands on one stream in one
+    // request derive different ids, a retry of the request derives the same ones.
+    const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
+    const eventId = (target: string, index: number) =>
+      idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
+    const metadata = {
+      ...context.metadata,
+      tenantId: context.tenantId,
+      actorId: context.actorId,
+      correlationId,
+      causationId: context.causationId ?? correlationId,
+    };
+    for (let attempt = 0; ; attempt++) {
+      const { state, stored, revision } = await load(decider, stream);
+      if (idempotencyKey) {
+        const first = eventId(stream, 0);
+        const done = stored.find((e) => e.id === first);
+        if (done) {
+          // The first request may still be on its way to the read models: answer as it will.
+          await projections.waitFor(done.position, waitMs, [done.type]);
+          return { state, events: [], position: done.position, replayed: true };
+        }
+      }
+      const events = decider.decide(command, state, clock());
+      // Reservations first: where the store cannot write several streams atomically
+      // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
+      // second owner.
+      const writes: StreamWrite[] = [];
+      const claims = [
+        ...(options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
+        ...(options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
+      ];
+      for (const { key, command: claim } of claims) {
+        const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
+        const reservation = reservationDecider(key.label);
+        const held = await load(reservation, target);
+        const decided = reservation.decide(claim, held.state, clock());
+        if (decided.length === 0) continue;
+        writes.push({
+          stream: target,
+          expectedRevision: held.revision ?? 'no_stream',
+          events: decided.map((event, i) => ({ id: eventId(target, i), type: event.type, data: event.data, metadata })),
+        });
+      }
+      if (events.length > 0) {
+        writes.push({
+          stream,
+          expectedRevision: revision ?? 'no_stream',
+          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
+        });
+      }
+      if (writes.length === 0) return { state, events, position: null };
+      try {
+        const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
+        const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
+        const types = [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
+        const caughtUp = await projections.waitFor(position, waitMs, types);
+        if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
+        const next = events.reduce(decider.evolve, state);
+        if (events.length > 0) await saveSnapshot(decider, stream, next, results[results.length - 1].nextRevision, events.length);
+        return { state: next, events, position };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
+        await sleep(Math.random() * 10 * 2 ** attempt);
+      }
+    }
+  };
+
+  async function saveSnapshot<State, Event extends DomainEvent>(decider: Decider<any, State, Event>, stream: string, state: State, revision: bigint, appended: number): Promise<void> {
+    const policy = decider.snapshot;
+    if (!policy || !snapshots) return;
+    // The batch that crosses a multiple of `every` takes the snapshot.
+    const every = BigInt(policy.every);
+    if ((revision + 1n) / every === (revision + 1n - BigInt(appended)) / every) return;
+    await snapshots.save(stream, { revision, version: policy.version, state: policy.toJSON(state) }).catch((err) => logger.warn({ err, stream }, 'snapshot not saved; the next command folds from the previous one'));
+  }
+}

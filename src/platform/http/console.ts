@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router } from 'express';
+
+/** Where `npm install` (the `prepare` script) builds the console: console/dist. */
+export const CONSOLE_ROOT = path.resolve(__dirname, '../../../console/dist');
+
+/** Paths the console never answers: the API and health (a miss there stays the API's 404). */
+const RESERVED = /^\/(api(\/|$)|health(\/|$))/;
+
+/**
+ * The console's static assets, then an SPA fallback (GET/HEAD of any other path answers
+ * index.html) so a deep link such as /approvals/abc loads the app. Hashed assets are cached
+ * for a year; index.html is never cached, so a rebuild is picked up at once.
+ */
+export function consoleRouter(root: string): Router {
+  const router = Router();
+  const assets = express.static(root, {
+    index: false,
+    setHeaders: (res, file) => {
+      res.setHeader('Cache-Control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+  router.use((req, res, next) => (RESERVED.test(req.path) ? next() : assets(req, res, next)));
+  router.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || RESERVED.test(req.path)) return next();
+    const index = path.join(root, 'index.html');
+    if (!existsSync(index)) {
+      res.status(503).type('text/plain').send('The console is not built yet: run `npm install` (or `node console/build.js`).');
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+  return router;
+}
+
+/** Builds the console when its index.html is missing (a checkout whose install skipped scripts). */
+export async function ensureConsoleBuilt(root: string = CONSOLE_ROOT, log: (msg: string) => void = () => undefined): Promise<void> {
+  if (existsSync(path.join(root, 'index.html'))) return;
+  log('building the console (console/dist is missing)');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { buildConsole } = require('../../../console/build.js') as { buildConsole: (o?: { quiet?: boolean }) => Promise<void> };
+  await buildConsole({ quiet: true });
+}

@@ -1,0 +1,63 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config';
+import { AuditSigner } from '../eventstore/audit-signature';
+import { createEsdbEventStore } from '../eventstore/esdb/esdb-event-store';
+import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store';
+import type { EventStore } from '../eventstore/types';
+import { connectDatabase, Database } from './database';
+import { leastPrivilegeUrl } from './database-roles';
+import { EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
+import { migrateToLatest } from './migrations';
+
+/** Database (embedded unless DATABASE_URL), migrations and the configured event store. */
+export interface Infrastructure {
+  db: Database;
+  store: EventStore;
+  signer: AuditSigner;
+  close(): Promise<void>;
+}
+
+export async function openInfrastructure(config: Config, logger: Logger, { migrate = true } = {}): Promise<Infrastructure> {
+  let embedded: EmbeddedServer | null = null;
+  let db: Database | null = null;
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      databaseUrl = embedded.url('postgres');
+    }
+    // Migrations run on the configured connection; the platform then runs as its own
+    // least-privileged role when that connection is a superuser (src/platform/infra/database-roles.ts).
+    const admin = connectDatabase(databaseUrl, { poolSize: 1 });
+    try {
+      if (migrate) {
+        const applied = await migrateToLatest(admin.knex);
+        if (applied.length) logger.info({ applied }, 'migrations applied');
+      }
+      databaseUrl = await leastPrivilegeUrl(admin.knex, databaseUrl, { role: config.database.appRole, secret: config.secretStoreKey, logger });
+    } finally {
+      await admin.close();
+    }
+    db = connectDatabase(databaseUrl);
+    const signer = new AuditSigner(config.auditSigningKey);
+    const store =
+      config.eventStore.kind === 'esdb'
+        ? createEsdbEventStore({ url: config.eventStore.url, signer })
+        : createPostgresEventStore({ pool: db.pool, signer });
+    const opened = db;
+    return {
+      db: opened,
+      store,
+      signer,
+      async close() {
+        await store.close();
+        await opened.close();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await db?.close();
+    await embedded?.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,124 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { jsonSchema, ModelMessage, streamText, tool, ToolSet } from 'ai';
+import type { Config } from '../../config';
+import { Invalid } from '../../domain-errors';
+import { isModelId } from './model-options';
+import type { ThinkingMode } from '../../../contexts/settings/thinking-mode';
+import { builtinLanguageModel } from './builtin-model';
+
+/**
+ * Routes a curated `<provider>/<model>` id to an AI SDK language model: `builtin/*` to the
+ * offline deterministic model, `openai/*` and `anthropic/*` to their providers, `local/*`
+ * to an OpenAI-compatible chat-completions endpoint (LOCAL_LLM_BASE_URL). A missing API key
+ * surfaces as a model error at call time (so the fallback model can take over).
+ */
+export interface ModelRouter {
+  languageModel(modelId: string): LanguageModelV3;
+}
+
+export function createModelRouter(llm: Config['llm']): ModelRouter {
+  const openai = createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
+  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey });
+  const local = llm.localBaseUrl ? createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true }) : null;
+  return {
+    languageModel(modelId) {
+      if (!isModelId(modelId)) throw new Invalid(`"${modelId}" is not a model id from /settings/model-options`);
+      const slash = modelId.indexOf('/');
+      const provider = modelId.slice(0, slash);
+      const name = modelId.slice(slash + 1);
+      switch (provider) {
+        case 'builtin':
+          return builtinLanguageModel(name);
+        case 'openai':
+          return openai.chat(name) as LanguageModelV3;
+        case 'anthropic':
+          return anthropic(name) as LanguageModelV3;
+        case 'local':
+          if (!local) throw new Error('LOCAL_LLM_BASE_URL is not set: local/* models have no endpoint');
+          return local.chatModel(name) as LanguageModelV3;
+        default:
+          throw new Error(`no provider for ${modelId}`);
+      }
+    },
+  };
+}
+
+export interface ModelTool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelCall {
+  system: string;
+  messages: ModelMessage[];
+  tools: ModelTool[];
+  maxOutputTokens?: number;
+  thinkingMode: ThinkingMode;
+  signal?: AbortSignal;
+}
+
+export interface ModelReply {
+  text: string;
+  toolCalls: Array<{ toolCallId: string; toolName: string; input: Record<string, unknown> }>;
+  /** null: the provider reported no usage (unknown stays unknown). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+}
+
+/** Provider options for the thinking mode; `disabled` asks for none. */
+function thinkingOptions(modelId: string, mode: ThinkingMode): Record<string, Record<string, any>> | undefined {
+  if (mode !== 'adaptive') return undefined;
+  if (modelId.startsWith('anthropic/')) return { anthropic: { thinking: { type: 'enabled', budgetTokens: 4096 } } };
+  if (modelId === 'openai/o3-mini') return { openai: { reasoningEffort: 'medium' } };
+  return undefined;
+}
+
+/**
+ * One model call over the streaming protocol (the same path for every provider). The tools
+ * carry no `execute`: the turn's tool node runs them, so a call returns either text or the
+ * tool calls the model asked for.
+ */
+export async function callModel(router: ModelRouter, modelId: string, call: ModelCall): Promise<ModelReply> {
+  const model = router.languageModel(modelId);
+  const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
+  const result = streamText({
+    model,
+    system: call.system,
+    messages: call.messages,
+    tools: call.tools.length > 0 ? tools : undefined,
+    maxOutputTokens: call.maxOutputTokens,
+    providerOptions: thinkingOptions(modelId, call.thinkingMode),
+    abortSignal: call.signal,
+    maxRetries: 0,
+    // Errors arrive as `error` parts below; the SDK's default handler would print them.
+    onError: () => undefined,
+  });
+  let text = '';
+  const toolCalls: ModelReply['toolCalls'] = [];
+  let inputTokens: number | null = null;
+  let outputTokens: number | null = null;
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case 'error':
+        throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      case 'text-delta':
+        text += part.text;
+        break;
+      case 'tool-call':
+        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: (part.input ?? {}) as Record<string, unknown> });
+        break;
+      case 'finish':
+        inputTokens = part.totalUsage.inputTokens ?? null;
+        outputTokens = part.totalUsage.outputTokens ?? null;
+        break;
+      default:
+        break;
+    }
+  }
+  return { text, toolCalls, inputTokens, outputTokens };
+}

@@ -1,0 +1,50 @@
+import type { Knex } from 'knex';
+import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
+import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
+import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
+import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
+import { createAppendFunction, dropAppendFunction } from '../../eventstore/postgres/append-function';
+import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
+import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../artifact-blobs';
+
+/**
+ * Platform tables, in order. Read-model tables are not here: each projector creates its
+ * own (and the runner recreates them on a version change). Append new entries at the end.
+ */
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export const migrations: Migration[] = [
+  { name: '0001_event_store', up: createEventStoreSchema, down: dropEventStoreSchema },
+  {
+    name: '0002_projection_checkpoints',
+    up: createCheckpointsTable,
+    down: (knex) => knex.schema.dropTableIfExists(CHECKPOINTS_TABLE),
+  },
+  { name: '0003_secret_store', up: createSecretsTable, down: (knex) => knex.schema.dropTableIfExists(SECRETS_TABLE) },
+  { name: '0004_stream_snapshots', up: createSnapshotsTable, down: (knex) => knex.schema.dropTableIfExists(SNAPSHOTS_TABLE) },
+  { name: '0005_append_function', up: createAppendFunction, down: dropAppendFunction },
+  { name: '0006_projection_dead_letters', up: createDeadLettersTable, down: (knex) => knex.schema.dropTableIfExists(DEAD_LETTERS_TABLE) },
+  { name: '0007_checklist_artifact_blobs', up: createArtifactBlobsTable, down: (knex) => knex.schema.dropTableIfExists(ARTIFACT_BLOBS_TABLE) },
+];
+
+class ListMigrationSource implements Knex.MigrationSource<Migration> {
+  constructor(private readonly list: Migration[]) {}
+  async getMigrations() {
+    return this.list;
+  }
+  getMigrationName(migration: Migration) {
+    return migration.name;
+  }
+  async getMigration(migration: Migration) {
+    return migration;
+  }
+}
+
+export async function migrateToLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = await knex.migrate.latest({ migrationSource: new ListMigrationSource(migrations) });
+  return applied as string[];
+}

@@ -1,0 +1,221 @@
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z, ZodObject, ZodRawShape, ZodTypeAny } from 'zod';
+
+extendZodWithOpenApi(z);
+
+/**
+ * The API contract (issue 18): every context describes its routes in
+ * `src/contexts/<ctx>/openapi.ts` with the SAME zod schemas its router parses with, and the
+ * document for each listener is generated from those descriptions. Paths are written as the
+ * router writes them (express `:param` syntax, relative to /api/v1).
+ */
+export type Listener = 'public' | 'internal';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A response: a zod schema for a JSON body, `null` for no body, or the long form. */
+export type ResponseSpec =
+  | ZodTypeAny
+  | null
+  | {
+      description?: string;
+      schema?: ZodTypeAny;
+      contentType?: 'application/json' | 'text/event-stream' | 'text/html' | '*/*';
+      /** SSE routes: each named event's `data` (JSON) schema; the content type becomes text/event-stream. */
+      events?: Record<string, ZodTypeAny>;
+    };
+
+/** An SSE stream's frames as one schema: `{id?, event, data}` per named event (spec 2 §6). */
+export function sseFrames(events: Record<string, ZodTypeAny>): ZodTypeAny {
+  const frames = Object.entries(events).map(([event, data]) => z.object({ id: z.string().optional(), event: z.literal(event), data }).openapi({ title: event }));
+  const schema = frames.length === 1 ? frames[0] : z.union(frames as unknown as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
+  return schema.openapi({ description: 'Server-sent events: each frame is `id:` (resume with Last-Event-ID), `event:` and one JSON line of `data:`; `: heartbeat` comments keep it open.' });
+}
+
+export interface RouteDescription {
+  method: Method;
+  /** Express syntax, relative to /api/v1 (`/auth/admin/users/:id`); absolute when `root` is set. */
+  path: string;
+  summary: string;
+  description?: string;
+  /** `public`: no token needed (src/contexts/identity/public-paths.ts); `user` (default): bearer or cookie. */
+  auth?: 'public' | 'user';
+  params?: ZodObject<ZodRawShape>;
+  query?: ZodObject<ZodRawShape>;
+  headers?: ZodObject<ZodRawShape>;
+  /** JSON body schema, or `'multipart'` for a `file` upload. */
+  body?: ZodTypeAny | 'multipart';
+  /** A JSON body route that also takes a multipart `file` upload. */
+  alsoMultipart?: boolean;
+  /** Success responses by status. */
+  responses: { [status: number]: ResponseSpec | undefined };
+  /** Error statuses this route answers beyond the standard ones (see `standardErrors`). */
+  errors?: number[];
+  /** Extra error body shapes by status (accepted besides the standard body), e.g. a structured 422 refusal. */
+  errorBodies?: { [status: number]: ZodTypeAny };
+  /** Mounted outside /api/v1 (health, docs). */
+  root?: boolean;
+  tags?: string[];
+}
+
+/**
+ * What a context exports from `src/contexts/<ctx>/openapi.ts`. The route lists are functions so
+ * the description may import route-local schemas from its router while the router's module
+ * imports the description (the lists are read only when a document is built).
+ */
+export interface ApiDescription {
+  /** The tag its routes are grouped under. */
+  tag: string;
+  public?: () => RouteDescription[];
+  internal?: () => RouteDescription[];
+}
+
+// ---- error bodies (spec 1 §7) ---------------------------------------------------------
+
+export const ErrorDetail = z
+  .object({ detail: z.string() })
+  .passthrough()
+  .openapi('ErrorDetail', { description: 'A backend error: `{detail}` (extra fields may accompany some conflicts).' });
+
+export const ValidationIssue = z
+  .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
+  .openapi('ValidationIssue');
+
+export const ValidationError = z
+  .object({ detail: z.array(ValidationIssue) })
+  .openapi('ValidationError', { description: 'Request validation failed: one issue per field, `loc` = [part, field…].' });
+
+export const GatewayErrorBody = z
+  .object({ error: z.string() })
+  .openapi('GatewayError', { description: 'An error from the gateway (authentication, role gates, rate limit, start-up).' });
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Malformed request',
+  401: 'Not authenticated',
+  403: 'Forbidden',
+  404: 'Not found (another tenant\'s resource answers the same)',
+  409: 'Conflict',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  422: 'Validation failed',
+  429: 'Rate limited',
+  500: 'Internal server error',
+  503: 'Unavailable (starting, or a dependency is down)',
+};
+
+function errorSchema(status: number, extra?: ZodTypeAny): ZodTypeAny {
+  const standard: ZodTypeAny[] =
+    status === 422 ? [ValidationError, ErrorDetail] : status === 401 || status === 403 || status === 429 || status === 503 ? [GatewayErrorBody, ErrorDetail] : [ErrorDetail];
+  const all = extra ? [...standard, extra] : standard;
+  return all.length === 1 ? all[0] : z.union(all as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
+}
+
+/** The errors every route may answer, from how it is mounted and what it parses. */
+export function standardErrors(route: RouteDescription, listener: Listener): number[] {
+  // 400: the input-hygiene stage refuses a malformed URL (bad escape, control character) on any route.
+  const statuses = new Set<number>([400, 404, 500, 503, ...(route.errors ?? [])]);
+  if (!route.root && listener === 'public') {
+    statuses.add(429);
+    if (route.auth !== 'public') {
+      statuses.add(401);
+      statuses.add(403);
+    }
+  }
+  if (listener === 'internal' && !route.root) statuses.add(401).add(403);
+  if (route.params || route.query || route.body || route.headers) statuses.add(422);
+  if (route.body) statuses.add(413).add(415);
+  if (route.method !== 'get') statuses.add(409);
+  return [...statuses].sort();
+}
+
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
+  if (spec === null) return { description: status === 204 ? 'No content' : 'No body' };
+  if (spec instanceof z.ZodType) return { description: 'OK', content: { 'application/json': { schema: spec } } };
+  if (spec.events) return { description: spec.description ?? 'Event stream', content: { 'text/event-stream': { schema: sseFrames(spec.events) } } };
+  const contentType = spec.contentType ?? 'application/json';
+  return {
+    description: spec.description ?? 'OK',
+    ...(spec.schema || contentType !== 'application/json' ? { content: { [contentType]: { schema: spec.schema ?? z.string() } } } : {}),
+  };
+}
+
+function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, tag: string): void {
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
+  for (const status of new Set([...standardErrors(route, listener), ...Object.keys(route.errorBodies ?? {}).map(Number)])) {
+    responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status, route.errorBodies?.[status]) } } };
+  }
+  const body =
+    route.body === 'multipart'
+      ? { content: { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } }, required: true }
+      : route.body
+        ? {
+            content: {
+              'application/json': { schema: route.body },
+              ...(route.alsoMultipart ? { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } } : {}),
+            },
+            required: true,
+          }
+        : undefined;
+  const name = route.path.replace(/[:/{}-]+/g, '_').replace(/^_|_$/g, '');
+  registry.registerPath({
+    method: route.method,
+    path: (route.root ? '' : '/api/v1') + openApiPath(route.path),
+    operationId: `${listener === 'internal' ? 'internal_' : ''}${route.method}_${name || 'root'}`,
+    summary: route.summary,
+    description: route.description,
+    tags: route.tags ?? [tag],
+    security: listener === 'public' && !route.root && route.auth !== 'public' ? [{ bearer: [] }, { cookie: [] }] : [],
+    request: {
+      ...(route.params ? { params: route.params } : {}),
+      ...(route.query ? { query: route.query } : {}),
+      ...(route.headers ? { headers: route.headers } : {}),
+      ...(body ? { body } : {}),
+    },
+    responses,
+  });
+}
+
+export interface DocumentOptions {
+  listener: Listener;
+  version?: string;
+}
+
+/** The OpenAPI 3.1 document of one listener, built from the descriptions of the running contexts. */
+export function buildOpenApiDocument(descriptions: ApiDescription[], options: DocumentOptions) {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from POST /api/v1/auth/token' });
+  registry.registerComponent('securitySchemes', 'cookie', { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The HttpOnly session cookie set at login' });
+  registry.register('ErrorDetail', ErrorDetail);
+  registry.register('ValidationError', ValidationError);
+  registry.register('GatewayError', GatewayErrorBody);
+  for (const description of descriptions) {
+    for (const route of (options.listener === 'public' ? description.public : description.internal)?.() ?? []) register(registry, route, options.listener, description.tag);
+  }
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: {
+      title: options.listener === 'public' ? 'Compliance platform API' : 'Compliance platform internal API (127.0.0.1 only)',
+      version: options.version ?? '0.1.0',
+      description:
+        options.listener === 'public'
+          ? 'Every route of the public listener. Errors: backend `{detail: string}`, validation 422 `{detail: [{loc, msg, type}]}`, gateway `{error}`.'
+          : 'Routes of the internal listener: no gateway; local services name the tenant with `X-Tenant-Id` where a route needs one.',
+    },
+    servers: [{ url: '/' }],
+  });
+  // A path parameter is always required (a coercing schema such as `z.coerce.number()` reads as optional to the generator).
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>)) {
+      for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.required = true;
+    }
+  }
+  return document;
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** zod with `.openapi()` (names and examples): description files import `z` from here. */
+export { z };
