@@ -11,6 +11,7 @@ import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
+import type { Reactor } from './reactors/reactor';
 import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
@@ -38,6 +39,8 @@ export interface PlatformDeps {
 export interface ContextModule {
   name: string;
   projectors?: Projector[];
+  /** Its process managers: events of any context -> commands (src/platform/reactors/reactor.ts). */
+  reactors?: Reactor[];
   publicRouter?(deps: PlatformDeps): Router;
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */

@@ -1,0 +1,37 @@
+import type { CommandContext } from '../command-handling/command-handler';
+import type { PlatformDeps } from '../context-module';
+import type { RecordedEvent } from '../eventstore/types';
+
+/**
+ * A process manager on the log (DESIGN §4; Emmett's workflows, Wolverine's sagas): a named,
+ * fenced, checkpointed subscription, run like a projection lane on the leader, whose handler
+ * turns one event into commands on other aggregates. A route never writes a second aggregate
+ * after its own command: what must follow elsewhere is a reactor.
+ *
+ * Replays are safe because every command a reactor issues runs under `reactionContext`, whose
+ * idempotency key derives from the triggering event's id: after a crash between a command and
+ * the checkpoint, the replayed command derives the same event ids and appends nothing twice.
+ */
+export interface Reactor {
+  /** Checkpoint name, `<context>.<reaction>` (e.g. `connectors.secret-cleanup`). */
+  name: string;
+  /** Event types it reacts to; the runner skips every other event without calling it. */
+  handles: readonly string[];
+  react(event: RecordedEvent, deps: PlatformDeps): Promise<void>;
+}
+
+/**
+ * The command context of a reaction: the triggering event's tenant and correlation, the
+ * event as causation, and an idempotency key derived from the event id and the step (one
+ * event may cause several commands; each names its own step).
+ */
+export function reactionContext(event: RecordedEvent, step: string, actorId?: string): CommandContext {
+  const metadata = event.metadata as { tenantId?: string; actorId?: string; correlationId?: string };
+  return {
+    tenantId: String(metadata.tenantId ?? ''),
+    actorId: actorId ?? String(metadata.actorId ?? ''),
+    correlationId: metadata.correlationId ?? event.id,
+    causationId: event.id,
+    idempotencyKey: `reaction:${event.id}:${step}`,
+  };
+}
