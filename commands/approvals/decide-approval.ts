@@ -21,11 +21,26 @@ export interface DecideApproval {
   reviewerId: string;
   /** Admins may decide an approval named to someone else. */
   reviewerIsAdmin: boolean;
+  /**
+   * Whether this reviewer may decide an approval they opened themselves: only an admin, and
+   * only where `APPROVALS_ADMIN_SELF_DECIDE=true` allows it (off by default).
+   */
+  mayDecideOwn?: boolean;
   comments: string | null;
   modifications: Record<string, unknown> | null;
 }
 
 export const approvalNotFound = () => new NotFound('Approval not found');
+
+/**
+ * Four eyes: whoever opened an approval (the turn's user, the checklist's submitter, the
+ * caller of POST /approvals) does not decide it; a compliance filing approved by its own
+ * preparer is not reviewed at all. Null when the rule does not stand in the way.
+ */
+export function fourEyesRefusal(command: Pick<DecideApproval, 'reviewerId' | 'mayDecideOwn'>, state: ApprovalState): string | null {
+  if (state.status === 'none' || command.mayDecideOwn || command.reviewerId !== state.requestedBy) return null;
+  return 'You opened this approval, so another reviewer must decide it (four eyes)';
+}
 
 /**
  * One decision per approval: the second decider (or a concurrent one whose append lost the
@@ -35,6 +50,11 @@ export const approvalNotFound = () => new NotFound('Approval not found');
 export function decideDecideApproval(command: DecideApproval, state: ApprovalState, now: Date): ApprovalEvent[] {
   if (state.status === 'none') throw approvalNotFound();
   if (state.status !== 'pending') throw new Conflict(`Approval already decided (${state.status})`, { status: state.status });
+  // The refused attempt is itself recorded (the caller answers 403 after it is appended).
+  const refusal = fourEyesRefusal(command, state);
+  if (refusal) {
+    return [{ type: 'ApprovalDecisionRefused', data: { approvalId: state.approvalId, attemptedBy: command.reviewerId, decision: command.decision, reason: refusal, refusedAt: now.toISOString() } }];
+  }
   if (state.reviewerId && state.reviewerId !== command.reviewerId && !command.reviewerIsAdmin) {
     throw new Forbidden('This approval is assigned to another reviewer; escalate it to open it to every reviewer');
   }
@@ -62,7 +82,12 @@ export function decideDecideApproval(command: DecideApproval, state: ApprovalSta
 
 export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };
 
+/** Answers 403 once a four-eyes refusal is in the log (also for a retry of the refused request). */
 export async function decideApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: DecideApproval) {
-  const { state } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state, events, replayed } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const refused = events.find((e) => e.type === 'ApprovalDecisionRefused');
+  if (refused) throw new Forbidden(refused.data.reason);
+  const refusal = replayed ? fourEyesRefusal(command, state) : null;
+  if (refusal) throw new Forbidden(refusal);
   return state;
 }

@@ -77,6 +77,11 @@ const EnvSchema = z.object({
   LANGFUSE_PUBLIC_KEY: z.string().optional(),
   LANGFUSE_SECRET_KEY: z.string().optional(),
   LANGFUSE_HOST: z.string().url().optional(),
+  /**
+   * Four eyes: whether an admin may decide an approval (or reject a checklist) they opened
+   * themselves. Off by default; nobody else ever may.
+   */
+  APPROVALS_ADMIN_SELF_DECIDE: z.enum(['true', 'false']).default('false'),
   /** Delay before the one retry of an eval capture's snapshot check. */
   EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
 });
@@ -118,6 +123,8 @@ export interface Config {
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Evaluation: the Langfuse score mirror (null when not configured; the secret is never logged) and the snapshot re-check delay. */
   evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
+  /** Four eyes: `adminMayDecideOwn` lets an admin decide what they opened (APPROVALS_ADMIN_SELF_DECIDE). */
+  approvals: { adminMayDecideOwn: boolean };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -226,6 +233,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           : null,
       snapshotRetryMs: env.EVAL_SNAPSHOT_RETRY_MS,
     },
+    approvals: { adminMayDecideOwn: env.APPROVALS_ADMIN_SELF_DECIDE === 'true' },
     warnings,
   };
 }

@@ -46,6 +46,14 @@ export const ApprovalEventSchemas = {
     modifications: z.record(z.unknown()).nullable(),
     decidedAt: z.string(),
   }),
+  /** Four eyes: the one who opened the approval tried to decide it. Recorded, and nothing changes. */
+  ApprovalDecisionRefused: z.object({
+    approvalId: z.string(),
+    attemptedBy: z.string(),
+    decision: z.enum(DECISIONS),
+    reason: z.string(),
+    refusedAt: z.string(),
+  }),
 };
 
 export type ApprovalEvent = EventsOf<typeof ApprovalEventSchemas>;
@@ -103,6 +111,8 @@ export function evolveApproval(state: ApprovalState, event: ApprovalEvent): Appr
       const { decision, reviewerId, comments, modifications, decidedAt } = event.data;
       return { ...state, status: decision, decision: { decision, reviewerId, comments, modifications, decidedAt } };
     }
+    case 'ApprovalDecisionRefused':
+      return state;
   }
 }
 

@@ -67,6 +67,8 @@ export const ChecklistEventSchemas = {
   }),
   ChecklistReviewed: z.object({ approvalId: z.string(), decision: z.enum(DECISIONS), reviewerId: z.string(), comments: z.string().nullable(), reviewedAt: z.string() }),
   ChecklistRejected: z.object({ reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string(), approvalId: z.string().nullable() }),
+  /** Four eyes: the submitter tried to reject their own submission. Recorded, and nothing changes. */
+  ChecklistRejectionRefused: z.object({ attemptedBy: z.string(), reason: z.string(), refusedAt: z.string(), approvalId: z.string().nullable() }),
   ArtifactAdded: z.object({
     artifactId: z.string(),
     itemIndex: z.number().int(),
@@ -101,6 +103,8 @@ interface ChecklistFields {
   artifacts: Record<string, number>;
   /** The approval a submission or exception request waits on; null while none is pending. */
   pendingApprovalId: string | null;
+  /** Who submitted (or asked the exception) that the pending approval reviews; null while none is pending. */
+  submittedBy: string | null;
 }
 
 export type ChecklistState = { status: 'none' } | ({ status: ChecklistStatus } & ChecklistFields);
@@ -122,6 +126,7 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
       items: d.items.map((i) => ({ index: i.index, label: i.label, status: 'not_started' })),
       artifacts: {},
       pendingApprovalId: null,
+      submittedBy: null,
     };
   }
   if (state.status === 'none') return state;
@@ -134,13 +139,15 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
       return { ...state, items: state.items.map((i) => (i.index === index ? { ...i, status } : i)) };
     }
     case 'ChecklistSubmitted':
-      return { ...state, status: 'in_review', pendingApprovalId: event.data.approvalId };
+      return { ...state, status: 'in_review', pendingApprovalId: event.data.approvalId, submittedBy: event.data.submittedBy };
     case 'ChecklistExceptionRequested':
-      return { ...state, status: 'exception_requested', pendingApprovalId: event.data.approvalId };
+      return { ...state, status: 'exception_requested', pendingApprovalId: event.data.approvalId, submittedBy: event.data.requestedBy };
     case 'ChecklistReviewed':
-      return { ...state, status: reviewed(state, event.data.decision), pendingApprovalId: null };
+      return { ...state, status: reviewed(state, event.data.decision), pendingApprovalId: null, submittedBy: null };
     case 'ChecklistRejected':
-      return { ...state, status: 'rejected', pendingApprovalId: null };
+      return { ...state, status: 'rejected', pendingApprovalId: null, submittedBy: null };
+    case 'ChecklistRejectionRefused':
+      return state;
     case 'ArtifactAdded':
       return { ...state, artifacts: { ...state.artifacts, [event.data.artifactId]: event.data.itemIndex } };
     case 'ArtifactRemoved': {

@@ -17,6 +17,8 @@ export const approvalsAuditCatalog: AuditCatalog = {
             return `escalated to level ${d.level}: ${d.reason}`;
           case 'ApprovalDecided':
             return `decided: ${d.decision}${d.comments ? ` ("${d.comments}")` : ''}`;
+          case 'ApprovalDecisionRefused':
+            return `decision refused (four eyes): tried ${d.decision}`;
           default:
             return undefined;
         }

@@ -118,6 +118,7 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
       decision: body.decision,
       reviewerId: context.actorId,
       reviewerIsAdmin,
+      mayDecideOwn: reviewerIsAdmin && deps.config.approvals.adminMayDecideOwn,
       comments: body.comments ?? null,
       modifications: body.modifications ?? null,
     });

@@ -135,7 +135,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     const body = parseBody(req, RejectChecklistBody);
     const context = commandContext(req);
     await visibleChecklist(deps, context.tenantId, id);
-    const pendingApproval = await rejectChecklist(deps, context, id, body);
+    const isAdmin = requireIdentity(req).permissions.includes('users.manage');
+    const pendingApproval = await rejectChecklist(deps, context, id, body, isAdmin && deps.config.approvals.adminMayDecideOwn);
     if (pendingApproval) {
       // The approval the checklist was waiting on is closed with the same decision; one
       // already decided (or named to another reviewer) keeps its own record.
@@ -143,7 +144,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
         type: 'DecideApproval',
         decision: 'rejected',
         reviewerId: context.actorId,
-        reviewerIsAdmin: requireIdentity(req).permissions.includes('users.manage'),
+        reviewerIsAdmin: isAdmin,
+        mayDecideOwn: isAdmin && deps.config.approvals.adminMayDecideOwn,
         comments: body.reason,
         modifications: null,
       }).catch((error) => {

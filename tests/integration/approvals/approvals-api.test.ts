@@ -158,6 +158,31 @@ describe('approvals API', () => {
     expect(late.status).to.equal(409);
   });
 
+  it('four eyes: the one who opened an approval gets 403, the refused attempt is in the log, the approval stays pending', async () => {
+    const { approval_id } = (await create({}, admin)).body;
+    const refused = await t.api.post(`/approvals/${approval_id}/decide`, { decision: 'approved' }, admin.headers);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.detail).to.match(/another reviewer must decide it \(four eyes\)/);
+    const log = await t.deps.store.readStream(approvalAggregate.stream(tenantId, approval_id));
+    expect(log.map((e) => e.type)).to.deep.equal(['ApprovalRequested', 'ApprovalDecisionRefused']);
+    expect(log[1].data).to.include({ attemptedBy: admin.userId, decision: 'approved' });
+    expect((await t.api.get(`/approvals/${approval_id}`, reviewer.headers)).body).to.include({ status: 'pending', decision: null });
+    expect((await t.api.post(`/approvals/${approval_id}/decide`, { decision: 'approved' }, reviewer.headers)).status).to.equal(200);
+  });
+
+  it('four eyes: a retried refused decision (same Idempotency-Key) answers 403 again and records one attempt', async () => {
+    const { approval_id } = (await create({}, admin)).body;
+    const key = { 'idempotency-key': `key-${randomUUID()}` };
+    for (let i = 0; i < 2; i++) expect((await t.api.post(`/approvals/${approval_id}/decide`, { decision: 'rejected' }, { ...admin.headers, ...key })).status).to.equal(403);
+    expect((await t.deps.store.readStream(approvalAggregate.stream(tenantId, approval_id))).filter((e) => e.type === 'ApprovalDecisionRefused')).to.have.length(1);
+  });
+
+  it('four eyes on the internal listener: a header-less reviewer_id equal to the requester is refused', async () => {
+    const { approval_id } = (await create()).body;
+    const response = await t.internal.post(`/approvals/${approval_id}/decide?tenant_id=${tenantId}`, { decision: 'approved', reviewer_id: operator.userId });
+    expect(response.status).to.equal(403);
+  });
+
   it('another tenant\'s approval answers 404 exactly like a missing one', async () => {
     const { approval_id } = (await create()).body;
     const stranger = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
@@ -185,5 +210,25 @@ describe('approvals API', () => {
     expect(lines[1]).to.match(/escalated to level 1: needs a second look .*verified$/);
     expect(lines[2]).to.match(new RegExp(`${admin.email} \\[admin\\]\\s+approval ${approval_id}\\s+decided: approved \\("balanced"\\) .*verified$`));
     expect(lines[3]).to.equal('3 events; all 3 entries verified (each signature matches its event and its predecessor)');
+  });
+});
+
+describe('four eyes with APPROVALS_ADMIN_SELF_DECIDE=true', () => {
+  let t: TestPlatform;
+  let tenantId: string;
+  before(async () => {
+    t = await startTestPlatform({ env: { APPROVALS_ADMIN_SELF_DECIDE: 'true' } });
+    tenantId = randomUUID();
+  });
+  after(() => t.close());
+
+  it('an admin may decide an approval they opened; a reviewer who opened one still may not', async () => {
+    const admin = await signIn(t, { roles: ['admin'], tenantId });
+    const reviewer = await signIn(t, { roles: ['reviewer'], tenantId });
+    const open = async (who: Session) => (await t.api.post('/approvals', { checkpoint_type: 'filing_review', payload: {} }, who.headers)).body.approval_id as string;
+    const own = await open(admin);
+    expect((await t.api.post(`/approvals/${own}/decide`, { decision: 'approved' }, admin.headers)).status).to.equal(200);
+    const reviewers = await open(reviewer);
+    expect((await t.api.post(`/approvals/${reviewers}/decide`, { decision: 'approved' }, reviewer.headers)).status).to.equal(403);
   });
 });

@@ -149,6 +149,20 @@ describe('checklists API', () => {
     expect((await t.api.post(`/checklists/${checklist_id}/submit`, {}, operator.headers)).status).to.equal(409);
   });
 
+  it('four eyes: the submitter cannot reject their own submission (403, recorded); another reviewer can', async () => {
+    const { checklist_id } = (await t.api.post('/checklists', { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' }, admin.headers)).body;
+    for (let i = 0; i < 6; i++) await t.api.patch(`/checklists/${checklist_id}/items/${i}`, { status: 'complete' }, admin.headers);
+    const { approval } = (await t.api.post(`/checklists/${checklist_id}/submit`, {}, admin.headers)).body;
+    const refused = await t.api.post(`/checklists/${checklist_id}/reject`, { reason: 'my own' }, admin.headers);
+    expect(refused.status).to.equal(403);
+    expect(refused.body.detail).to.match(/four eyes/);
+    const log = await t.deps.store.readStream(checklistAggregate.stream(tenantId, checklist_id));
+    expect(log.map((e) => e.type)).to.include('ChecklistRejectionRefused');
+    expect((await t.api.get(`/checklists/${checklist_id}`, admin.headers)).body.status).to.equal('in_review');
+    expect((await t.api.post(`/approvals/${approval.approval_id}/decide`, { decision: 'approved' }, admin.headers)).status).to.equal(403);
+    expect((await t.api.post(`/checklists/${checklist_id}/reject`, { reason: 'wrong well' }, reviewer.headers)).status).to.equal(200);
+  });
+
   it('another tenant\'s checklist is 404', async () => {
     const { checklist_id } = (await create()).body;
     const stranger = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });

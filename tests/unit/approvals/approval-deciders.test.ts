@@ -54,6 +54,24 @@ describe('approval deciders', () => {
     given(decideApprovalDecider, [requested(ANN)]).when(decide('approved', BO, { reviewerIsAdmin: true })).then([decided('approved', BO)]);
   });
 
+  it('four eyes: the one who opened an approval cannot decide it; the attempt is recorded and changes nothing', () => {
+    const events = given(decideApprovalDecider, [requested()]).when(decide('approved', 'op-1')).events();
+    expect(events).to.deep.equal([
+      { type: 'ApprovalDecisionRefused', data: { approvalId: 'a1', attemptedBy: 'op-1', decision: 'approved', reason: 'You opened this approval, so another reviewer must decide it (four eyes)', refusedAt: NOW } },
+    ]);
+    expect([requested(), ...events].reduce(evolveApproval, approvalAggregate.initialState)).to.include({ status: 'pending' });
+  });
+
+  it('four eyes: an admin who opened the approval is refused too, unless the setting allows it', () => {
+    given(decideApprovalDecider, [requested()]).when(decide('approved', 'op-1', { reviewerIsAdmin: true })).events()
+      .forEach((e) => expect(e.type).to.equal('ApprovalDecisionRefused'));
+    given(decideApprovalDecider, [requested()]).when(decide('approved', 'op-1', { reviewerIsAdmin: true, mayDecideOwn: true })).then([decided('approved', 'op-1')]);
+  });
+
+  it('four eyes does not hide a decided approval: the requester still gets 409 there', () => {
+    given(decideApprovalDecider, [requested(), decided('approved')]).when(decide('rejected', 'op-1')).thenThrows(Conflict);
+  });
+
   it('escalation keeps the approval pending, lifts the named reviewer and counts levels', () => {
     const first = given(escalateApprovalDecider, [requested(ANN)]).when({ type: 'EscalateApproval', reason: 'on leave', escalatedBy: BO }).events();
     expect(first).to.deep.equal([{ type: 'ApprovalEscalated', data: { approvalId: 'a1', reason: 'on leave', escalatedBy: BO, fromReviewerId: ANN, level: 1, escalatedAt: NOW } }]);

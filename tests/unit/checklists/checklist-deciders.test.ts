@@ -84,6 +84,21 @@ describe('checklist deciders', () => {
     given(rejectChecklistDecider, [created, ...events]).when({ type: 'RejectChecklist', reason: 'again', rejectedBy: 'rev' }).thenThrows(Conflict);
   });
 
+  it('four eyes: the submitter cannot reject their own submission; the attempt is recorded and changes nothing', () => {
+    const events = given(rejectChecklistDecider, [created, ...allDone, submitted]).when({ type: 'RejectChecklist', reason: 'mine', rejectedBy: 'op' }).events();
+    expect(events).to.deep.equal([
+      { type: 'ChecklistRejectionRefused', data: { attemptedBy: 'op', reason: 'You submitted this checklist for review, so another reviewer must reject it (four eyes)', refusedAt: NOW, approvalId: 'ap1' } },
+    ]);
+    expect(state([created, ...allDone, submitted, ...events])).to.include({ status: 'in_review', pendingApprovalId: 'ap1', submittedBy: 'op' });
+    given(rejectChecklistDecider, [created, ...allDone, submitted]).when({ type: 'RejectChecklist', reason: 'mine', rejectedBy: 'op', mayDecideOwn: true }).events()
+      .forEach((e) => expect(e.type).to.equal('ChecklistRejected'));
+  });
+
+  it('four eyes applies to a submission under review only: an author may abandon a checklist in progress', () => {
+    const events = given(rejectChecklistDecider, [created]).when({ type: 'RejectChecklist', reason: 'duplicate', rejectedBy: 'op' }).events();
+    expect(events[0].type).to.equal('ChecklistRejected');
+  });
+
   it('artifacts: an item holds a bounded number; removing names the right item', () => {
     const add = (artifactId: string): AddArtifact => ({ type: 'AddArtifact', artifactId, itemIndex: 1, artifactType: 'doc', filename: 'a.csv', contentType: 'text/csv', sizeBytes: 3, sha256: 'abc', source: 'upload', addedBy: 'op' });
     const history: ChecklistEvent[] = [created];
