@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
 import { engineOf } from '../../src/contexts/connectors/destination';
-import { Conflict } from '../../src/platform/domain-errors';
+import { newId } from '../../src/platform/command-handling/idempotency';
 import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';
 
@@ -16,17 +16,26 @@ export const SetCredentialInput = z.object({ credential: z.record(z.unknown()) }
 export interface SetCredential {
   type: 'SetCredential';
   secretName: string;
-  /** The revision the secret was written under; another credential set meanwhile is a conflict. */
-  credentialRevision: number;
 }
 
+/**
+ * Concurrent PUTs each record their own credential, last writer wins: none is refused, and
+ * every event names the secret it replaces, so `connectors.secret-cleanup` deletes exactly
+ * the superseded one — never a secret an event still points at.
+ */
 export function decideSetCredential(command: SetCredential, state: ConnectorState, now: Date): ConnectorEvent[] {
   const live = requireLive(state);
-  if (command.credentialRevision !== live.credentialRevision + 1) throw new Conflict('the credential was changed concurrently; please retry');
-  return [{ type: 'CredentialSet', data: { secretName: command.secretName, credentialRevision: command.credentialRevision, at: now.toISOString() } }];
+  if (live.secretName === command.secretName) return [];
+  return [{ type: 'CredentialSet', data: { secretName: command.secretName, credentialRevision: live.credentialRevision + 1, at: now.toISOString(), supersedes: live.secretName } }];
 }
 
 const decider: Decider<SetCredential, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideSetCredential };
+
+/** Whether an event of the connector's log ever named this secret (a retry of a PUT that was recorded). */
+async function everRecorded(deps: Pick<ConnectorsDeps, 'store'>, stream: string, secretName: string): Promise<boolean> {
+  const events = await deps.store.readStream(stream);
+  return events.some((e) => e.type === 'CredentialSet' && (e.data as { secretName?: string }).secretName === secretName);
+}
 
 export async function setCredential(deps: ConnectorsDeps, key: string, input: z.infer<typeof SetCredentialInput>, context: CommandContext) {
   const id = await connectorIdOf(deps, context.tenantId, key);
@@ -41,17 +50,12 @@ export async function setCredential(deps: ConnectorsDeps, key: string, input: z.
     }
     throw connectorRefusal('credential_invalid', { fields: [...fields].sort(), expected: engine.credentialFields });
   }
-  // Each revision has its own secret, so runs keep using the verified one until the event
-  // that names the new one is recorded; a failed append leaves the old credential in force.
-  const credentialRevision = current.credentialRevision + 1;
-  const secretName = credentialSecretName(context.tenantId, id, key, credentialRevision);
-  await deps.secrets.put(secretName, JSON.stringify(parsed.data));
-  try {
-    const { state } = await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), { type: 'SetCredential', secretName, credentialRevision }, context);
-    if (current.secretName && current.secretName !== secretName) await deps.secrets.delete(current.secretName);
-    return { id, probe: state.status === 'probing' };
-  } catch (error) {
-    await deps.secrets.delete(secretName).catch(() => undefined);
-    throw error;
-  }
+  // The secret is written before the event that names it and nothing here deletes one: a
+  // retried, concurrent or failed PUT can leave an unreferenced secret behind, never a
+  // connector whose recorded secret is gone. The superseded secret goes by reaction.
+  const stream = connectorAggregate.stream(context.tenantId, id);
+  const secretName = credentialSecretName(context.tenantId, id, key, newId(context, 'connectors.credential'));
+  if (!(await everRecorded(deps, stream, secretName))) await deps.secrets.put(secretName, JSON.stringify(parsed.data));
+  const { state } = await deps.handle(decider, stream, { type: 'SetCredential', secretName }, context);
+  return { id, probe: state.status === 'probing' };
 }

@@ -53,7 +53,15 @@ export const ConnectorEventSchemas = {
   }),
   ConnectorDetailsChanged: z.object({ displayName: z.string().optional(), description: z.string().optional(), dataClassification: z.string().optional(), at: z.string() }),
   ConnectorConfigChanged: z.object({ config: z.record(z.unknown()), at: z.string() }),
-  CredentialSet: z.object({ secretName: z.string(), credentialRevision: z.number().int(), at: z.string() }),
+  CredentialSet: z.object({
+    secretName: z.string(),
+    credentialRevision: z.number().int(),
+    at: z.string(),
+    /** The secret this credential replaces; `connectors.secret-cleanup` deletes it once this event is committed. */
+    supersedes: z.string().nullable().optional(),
+  }),
+  /** A superseded credential's secret was deleted from the secret store (by `connectors.secret-cleanup`). */
+  CredentialSecretDeleted: z.object({ secretName: z.string(), at: z.string() }),
   ProbeSucceeded: z.object({ credentialRevision: z.number().int(), result: ProbeResult }),
   ProbeFailed: z.object({ credentialRevision: z.number().int(), result: ProbeResult }),
   SchemaDiscovered: z.object({
@@ -132,6 +140,7 @@ export function evolveConnector(state: ConnectorState, event: ConnectorEvent): C
     case 'ProbeFailed':
       return { ...state, status: 'probe_failed', readOnlyVerifiedAt: null };
     case 'SchemaDiscovered':
+    case 'CredentialSecretDeleted':
       return state;
     case 'ConnectorDisabled':
       return { ...state, status: 'disabled' };
@@ -171,8 +180,12 @@ export const connectorAggregate: Aggregate<ConnectorState, ConnectorEvent> = {
   snapshot: { every: 50, version: 1, toJSON: (s) => s, fromJSON: (j) => j as ConnectorState },
 };
 
-/** The secret's name: tenant, connector id and credential revision (keys are reusable after delete). */
-export const credentialSecretName = (tenantId: string, connectorId: string, connectorKey: string, revision: number) => `connectors/${tenantId}/${connectorKey}/${connectorId}/r${revision}`;
+/**
+ * The secret's name: tenant, connector id (keys are reusable after delete) and the id of the
+ * credential the `CredentialSet` event records, derived from the request's Idempotency-Key
+ * when it has one: a retried PUT names the same secret, a new PUT always a fresh one.
+ */
+export const credentialSecretName = (tenantId: string, connectorId: string, connectorKey: string, credentialId: string) => `connectors/${tenantId}/${connectorKey}/${connectorId}/${credentialId}`;
 
 /** `<connector_key>__<ekey>`: the agent tool an approved exposure becomes. */
 export const toolName = (connectorKey: string, ekey: string) => `${connectorKey}__${ekey}`;

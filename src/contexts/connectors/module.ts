@@ -1,4 +1,5 @@
 import { connectorsProjector } from '../../../projections/connectors/connectors-read-model';
+import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
 import type { ContextModule } from '../../platform/context-module';
 import { connectorsDeps } from './connectors-deps';
 import { exposureToolProvider } from './exposure-tools';
@@ -10,6 +11,7 @@ export const connectorsContext: ContextModule = {
   name: 'connectors',
   audit: connectorsAuditCatalog,
   projectors: [connectorsProjector],
+  reactors: [secretCleanupReactor],
   publicRouter: (deps) => createConnectorsApi(deps),
   internalRouter: (deps) => createConnectorsInternalApi(deps),
   agentTools: (deps) => exposureToolProvider(connectorsDeps(deps)),

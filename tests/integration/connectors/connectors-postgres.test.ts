@@ -1,5 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
+import { connectorAggregate } from '../../../streams/connectors/connector';
+import { CONNECTORS_TABLE } from '../../../projections/connectors/connectors-read-model';
 import { signIn, Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
 import { createSourceDatabase, SourceDatabase, startCapturingPlatform } from './support';
@@ -141,13 +144,57 @@ describe('connectors over PostgreSQL', function () {
     expect(stored.map((r) => r.ciphertext.toString('latin1')).join('')).not.to.contain(source.readOnly.password);
   });
 
-  it('a credential change clears read_only_verified_at and re-probes', async () => {
+  /** The connector's log as the secret-cleanup reactor sees it, and the secret its record names now. */
+  async function credentialLog(key: string) {
+    const id = (await t.deps.knex(CONNECTORS_TABLE).where({ tenant_id: tenantId, connector_key: key }).first('connector_id')).connector_id as string;
+    const events = await t.deps.store.readStream(connectorAggregate.stream(tenantId, id));
+    const sets = events.filter((e) => e.type === 'CredentialSet');
+    return { sets, recorded: (sets[sets.length - 1].data as { secretName: string }).secretName };
+  }
+  const secretNames = (key: string) => t.deps.knex('secrets').where('name', 'like', `connectors/${tenantId}/${key}/%`).pluck('name');
+  /** What the reactor runner does on the leader: every CredentialSet, in log order, through the reaction. */
+  async function runSecretCleanup(key: string) {
+    for (const event of (await credentialLog(key)).sets) await secretCleanupReactor.react(event, t.deps);
+  }
+
+  it('a credential change clears read_only_verified_at and re-probes; the replaced secret goes only by reaction', async () => {
     await activeConnector('switch-source');
     const response = await t.api.put('/connectors/switch-source/credential', { credential: source.readWrite }, admin.headers);
     expect(response.body).to.include({ status: 'probe_failed', read_only_verified_at: null });
-    const secrets = await t.deps.knex('secrets').where('name', 'like', `connectors/${tenantId}/switch-source/%`).pluck('name');
-    expect(secrets, 'the replaced credential is removed').to.have.length(1);
-    expect(secrets[0]).to.match(/\/r2$/);
+    const { recorded } = await credentialLog('switch-source');
+    expect(await secretNames('switch-source'), 'the PUT itself deletes nothing').to.have.length(2);
+    await runSecretCleanup('switch-source');
+    await runSecretCleanup('switch-source'); // a replay after a crash deletes nothing more and records nothing twice
+    expect(await secretNames('switch-source'), 'the replaced credential is removed').to.deep.equal([recorded]);
+    const { sets } = await credentialLog('switch-source');
+    expect((await t.deps.store.readStream(sets[0].stream)).filter((e) => e.type === 'CredentialSecretDeleted')).to.have.length(1);
+  });
+
+  it('the same PUT sent twice with one Idempotency-Key records one credential and keeps its secret', async () => {
+    expect((await register('retried-put')).status).to.equal(201);
+    const headers = { ...admin.headers, 'idempotency-key': `put-${randomUUID()}` };
+    const first = await t.api.put('/connectors/retried-put/credential', { credential: source.readOnly }, headers);
+    const second = await t.api.put('/connectors/retried-put/credential', { credential: source.readOnly }, headers);
+    expect([first.status, second.status]).to.deep.equal([200, 200]);
+    const { sets, recorded } = await credentialLog('retried-put');
+    expect(sets).to.have.length(1);
+    await runSecretCleanup('retried-put');
+    expect(await secretNames('retried-put')).to.deep.equal([recorded]);
+    const probe = await t.api.post('/connectors/retried-put/probe', {}, admin.headers);
+    expect(probe.body.probe.ok, JSON.stringify(probe.body)).to.equal(true);
+    expect(probe.body.status).to.equal('active');
+  });
+
+  it('concurrent PUTs never leave the connector without its recorded secret', async () => {
+    await activeConnector('raced-put');
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.api.put('/connectors/raced-put/credential', { credential: source.readOnly }, admin.headers)));
+    expect(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 409), 'each PUT records its credential or answers 409').to.deep.equal([]);
+    await runSecretCleanup('raced-put');
+    const { recorded } = await credentialLog('raced-put');
+    expect(await secretNames('raced-put')).to.include(recorded);
+    const probe = await t.api.post('/connectors/raced-put/probe', {}, admin.headers);
+    expect(probe.body.probe.ok, JSON.stringify(probe.body)).to.equal(true);
+    expect(probe.body.status).to.equal('active');
   });
 
   it('POST /connectors/validate answers errors with positions for editors', async () => {
