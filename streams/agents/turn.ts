@@ -55,6 +55,8 @@ export const TurnEventSchemas = {
     maxCostUsd: z.number().nullable(),
     userMessageId: z.string(),
     attachmentIds: z.array(z.string()),
+    /** The UTC day whose usage streams hold the turn's budget reservation (absent on turns before reservations). */
+    budgetDay: z.string().nullable().optional(),
     startedAt: z.string(),
   }),
   NodeCompleted: z.object({

@@ -1,6 +1,7 @@
 import type { ContextModule } from '../../platform/context-module';
 import { agentsApi } from './openapi';
 import { agentsProjector } from '../../../projections/agents/agents-read-model';
+import { budgetSettlementReactor } from '../../../commands/agents/budget-settlement';
 import { agentsAuditCatalog } from './audit';
 import { type AgentsOptions, createAgentsApi } from './http';
 
@@ -9,6 +10,7 @@ export function createAgentsContext(options: AgentsOptions = {}): ContextModule 
     name: 'agents',
     audit: agentsAuditCatalog,
     projectors: [agentsProjector],
+    reactors: [budgetSettlementReactor],
     publicRouter: (deps) => createAgentsApi(deps, options),
     openapi: agentsApi,
   };

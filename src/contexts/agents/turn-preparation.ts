@@ -1,7 +1,6 @@
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
-import { RateLimited } from '../../platform/domain-errors';
 import type { ModelRouter } from '../../platform/infra/llm/model-router';
 import { resolveEffectiveSettings, TurnSettings } from '../settings/effective-settings';
 import { appendMessage } from '../../../commands/conversations/append-message';
@@ -9,9 +8,9 @@ import { startTurn } from '../../../commands/agents/start-turn';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
 import { visibleConversation } from '../../../queries/conversations/conversations';
 import { projectContext } from '../../../queries/conversations/projects';
-import { dailyUsage } from '../../../queries/agents/usage';
 import type { TurnOutcome } from '../../../streams/agents/turn';
 import type { SystemPromptResolver } from './system-prompt';
+import { releaseTurn, reserveTurn } from './turn-budget';
 
 /**
  * The request side of an agent turn: what a turn is asked to do, and everything that may
@@ -66,24 +65,11 @@ export interface PreparedTurn {
   context: CommandContext;
 }
 
-const today = (now: Date) => now.toISOString().slice(0, 10);
-
-/** Daily caps (spec 1 §4 items 2–4): checked against the usage projection before the turn. */
-export async function checkDailyCaps(deps: Pick<PlatformDeps, 'knex' | 'clock'>, settings: TurnSettings): Promise<void> {
-  const usage = await dailyUsage(deps.knex, settings.tenantId, settings.userId, today(deps.clock()));
-  const over = (used: number, cap: number | null) => cap !== null && used >= cap;
-  const t = settings.tenantDailyCaps;
-  if (over(usage.tenant.tokensUsed, t.maxTokensPerDay)) throw new RateLimited(`daily token cap of the tenant exhausted (${usage.tenant.tokensUsed} of ${t.maxTokensPerDay})`);
-  if (over(usage.tenant.costUsd, t.maxCostUsdPerDay)) throw new RateLimited(`daily cost cap of the tenant exhausted ($${usage.tenant.costUsd.toFixed(4)} of $${t.maxCostUsdPerDay})`);
-  const u = settings.userDailyCaps;
-  if (u && over(usage.user.tokensUsed, u.maxTokensPerDay)) throw new RateLimited(`your daily token cap is exhausted (${usage.user.tokensUsed} of ${u.maxTokensPerDay})`);
-  if (u && over(usage.user.costUsd, u.maxCostUsdPerDay)) throw new RateLimited(`your daily cost cap is exhausted ($${usage.user.costUsd.toFixed(4)} of $${u.maxCostUsdPerDay})`);
-}
-
 /**
  * Everything that can refuse the turn, in the order the spec's errors imply: the
  * conversation (404, nothing appended), the settings (422 for an unknown model), the daily
- * caps (429), then the user's message (422 for a foreign attachment id) and TurnStarted.
+ * caps (429: the budget reservation, turn-budget.ts), then the user's message (422 for a
+ * foreign attachment id, which releases the reservation) and TurnStarted.
  */
 export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Promise<PreparedTurn> {
   const { deps } = engine;
@@ -95,29 +81,35 @@ export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Pro
     userId: request.userId,
     request: { model: request.model ?? null, maxTokens: request.maxTokens ?? null, maxCostUsd: request.maxCostUsd ?? null, thinkingMode: request.thinkingMode ?? null, projectThinkingMode: projectMode },
   });
-  await checkDailyCaps(deps, settings);
   const context: CommandContext = { tenantId: request.tenantId, actorId: request.userId, correlationId: request.correlationId };
-  const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
-  await appendMessage(
-    deps,
-    { tenantId: request.tenantId, conversationId: request.conversationId, callerId: request.userId },
-    { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } },
-  );
-  const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
-  await startTurn(deps, context, {
-    executionId: request.executionId,
-    conversationId: request.conversationId,
-    userId: request.userId,
-    agentId: request.agentId,
-    agentType: request.agentType,
-    model: settings.model,
-    fallbackModel: settings.fallbackModel,
-    thinkingMode: settings.thinkingMode,
-    maxTokens: settings.maxTokensPerExecution,
-    maxCostUsd: settings.maxCostUsdPerExecution,
-    userMessageId,
-    attachmentIds: request.attachmentIds,
-  });
-  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
+  const budgetDay = await reserveTurn(deps, context, settings, request.executionId, request.message);
+  try {
+    const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
+    await appendMessage(
+      deps,
+      { tenantId: request.tenantId, conversationId: request.conversationId, callerId: request.userId },
+      { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } },
+    );
+    const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
+    await startTurn(deps, context, {
+      executionId: request.executionId,
+      conversationId: request.conversationId,
+      userId: request.userId,
+      agentId: request.agentId,
+      agentType: request.agentType,
+      model: settings.model,
+      fallbackModel: settings.fallbackModel,
+      thinkingMode: settings.thinkingMode,
+      maxTokens: settings.maxTokensPerExecution,
+      maxCostUsd: settings.maxCostUsdPerExecution,
+      userMessageId,
+      attachmentIds: request.attachmentIds,
+      budgetDay,
+    });
+    return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
+  } catch (err) {
+    await releaseTurn(deps, context, request.userId, request.executionId, budgetDay);
+    throw err;
+  }
 }
 

@@ -43,12 +43,14 @@ export async function appendAtomically<Outcome>(
   deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>,
   context: CommandContext,
   decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
+  /** `retries`: for hot streams many writers race on (daily usage); defaults to COMMAND_RETRIES. */
+  options: { retries?: number } = {},
 ): Promise<{ outcome: Outcome; position: Position | null }> {
   const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
   const key = idempotencyKeyFor(context.idempotencyKey);
   const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
-  const retries = deps.config.commandRetries;
+  const retries = options.retries ?? deps.config.commandRetries;
   for (let attempt = 0; ; attempt++) {
     const { writes, outcome } = await decide(deps.clock());
     const planned = writes.filter((w) => w.events.length > 0);
