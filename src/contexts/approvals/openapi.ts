@@ -29,7 +29,7 @@ const routes = (internal: boolean): RouteDescription[] => [
   {
     method: 'post',
     path: '/approvals/:id/decide',
-    summary: 'Approve or reject (resumes a paused turn)',
+    summary: 'Approve or reject (resumes a paused turn); 403 for the one who opened the approval (four eyes)',
     params: IdParams,
     ...(internal ? { query: TenantQuery, description: 'Internal listener: the tenant from `tenant_id` (else the default tenant).' } : {}),
     body: DecideApprovalBody,

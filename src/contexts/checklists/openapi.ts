@@ -54,7 +54,7 @@ export const checklistsApi: ApiDescription = {
     { method: 'patch', path: '/checklists/:id/items/:idx', summary: 'Change one item', params: ItemParams, body: UpdateChecklistItemBody, responses: { 200: Item } },
     { method: 'post', path: '/checklists/:id/submit', summary: 'Submit for approval', params: IdParams, body: SubmitChecklistBody, responses: { 200: WithApproval } },
     { method: 'post', path: '/checklists/:id/exception', summary: 'Request an exception', params: IdParams, body: RequestExceptionBody, responses: { 200: WithApproval } },
-    { method: 'post', path: '/checklists/:id/reject', summary: 'Reject a submitted checklist', params: IdParams, body: RejectChecklistBody, responses: { 200: Checklist } },
+    { method: 'post', path: '/checklists/:id/reject', summary: 'Reject a submitted checklist; 403 for its submitter (four eyes)', params: IdParams, body: RejectChecklistBody, responses: { 200: Checklist } },
     {
       method: 'post',
       path: '/checklists/:id/items/:idx/artifacts',

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
 import { connectorAggregate } from '../../../streams/connectors/connector';
 import { CONNECTORS_TABLE } from '../../../projections/connectors/connectors-read-model';
@@ -195,6 +196,22 @@ describe('connectors over PostgreSQL', function () {
     const probe = await t.api.post('/connectors/raced-put/probe', {}, admin.headers);
     expect(probe.body.probe.ok, JSON.stringify(probe.body)).to.equal(true);
     expect(probe.body.status).to.equal('active');
+  });
+
+  it('a PUT whose append fails leaves the connector on its recorded secret', async () => {
+    await activeConnector('failed-put');
+    const { recorded } = await credentialLog('failed-put');
+    const append = t.deps.store.append.bind(t.deps.store);
+    sinon.stub(t.deps.store, 'append').callsFake((stream, events, options) => (stream.startsWith('connectors.connector-') ? Promise.reject(new Error('database gone')) : append(stream, events, options)));
+    try {
+      expect((await t.api.put('/connectors/failed-put/credential', { credential: source.readWrite }, admin.headers)).status).to.equal(500);
+    } finally {
+      sinon.restore();
+    }
+    expect((await credentialLog('failed-put')).recorded).to.equal(recorded);
+    expect(await secretNames('failed-put')).to.include(recorded);
+    const probe = await t.api.post('/connectors/failed-put/probe', {}, admin.headers);
+    expect(probe.body.probe.ok, JSON.stringify(probe.body)).to.equal(true);
   });
 
   it('POST /connectors/validate answers errors with positions for editors', async () => {
