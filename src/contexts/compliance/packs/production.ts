@@ -82,7 +82,15 @@ export function createProductionPack(rules: TexasRules = TEXAS_RULES): DomainPac
     const missing = figures.filter((x) => x.f === null).map((x) => x.well.entityId);
     const oil = figures.reduce((s, x) => s + (x.f?.oilBbl ?? 0), 0);
     const gas = figures.reduce((s, x) => s + (x.f?.gasMcf ?? 0), 0);
-    const anomalyWells = figures.filter((x) => NOT_PRODUCING.has(x.well.properties.status ?? '') && ((x.f?.oilBbl ?? 0) > 0 || (x.f?.gasMcf ?? 0) > 0)).map((x) => x.well.entityId);
+    // The anomaly reads the newest reported month on the dashboard (the owed month has no figures yet).
+    const anomalyMonth = period ?? filed;
+    const anomalyWells = reporting
+      .filter((w) => NOT_PRODUCING.has(w.properties.status ?? ''))
+      .filter((w) => {
+        const f = monthFigures(w.properties, anomalyMonth);
+        return (f?.oilBbl ?? 0) > 0 || (f?.gasMcf ?? 0) > 0;
+      })
+      .map((w) => w.entityId);
     const anomaly = anomalyWells.length > 0;
     const note = anomaly ? `; production reported for non-producing well ${anomalyWells.join(', ')}` : '';
     const facts = { ...base, filed_through: filed, period: month, due_date: dueDate, oil_bbl: missing.length === reporting.length ? null : oil, gas_mcf: missing.length === reporting.length ? null : gas, wells_without_figures: missing.join(', ') || null };
