@@ -35,6 +35,9 @@ export const NO_LEASE: ProductionFacts = { wellsOfLease: new Map(), leaseOfWell:
 
 const view = (v: AssessedVertex): VertexView => ({ id: v.vertexId, label: v.label, entity_id: v.entityId, properties: v.properties });
 
+/** The checklist's view of an entity with no neighbourhood (the rule facts travel separately). */
+export const wellFacts = (subject: AssessedVertex, extra: Partial<WellFacts> = {}): WellFacts => ({ well: view(subject), lease: null, field: null, operator: null, formations: [], permits: [], authorizations: [], flaringEvents: [], deadlines: [], offsets: [], regulations: [], ...extra });
+
 /** A Form PR checklist's context over in-memory facts: the unit (a lease or a well), the production facts, each well's authorizations and remarks. */
 export function formPrContext(options: {
   subject: AssessedVertex;
@@ -49,7 +52,7 @@ export function formPrContext(options: {
   const unit = formPrUnit(options.subject, options.production);
   if (!unit) throw new Error(`${options.subject.entityId} is not a Form PR unit`);
   const wells = options.wells ?? [options.subject];
-  const facts: WellFacts = { well: view(options.subject), lease: null, field: null, operator: null, formations: [], permits: [], authorizations: [], flaringEvents: [], deadlines: [], offsets: [], regulations: [], ...options.extra };
+  const facts = wellFacts(options.subject, options.extra);
   return {
     facts,
     unit,

@@ -101,7 +101,7 @@ export function createProductionPack(rules: TexasRules = TEXAS_RULES): DomainPac
       return verdict(today, { color: anomaly ? 'amber' : 'green', anomaly, reason: rule(`Form PR for ${month} filed: ${figuresText}${note}`), facts });
     }
     if (dueDate < today) return verdict(today, { color: 'red', dueDate, anomaly, reason: rule(`Form PR for ${month} not filed; it was due ${dueDate}${note}`), facts });
-    if (period === undefined && reporting.some((w) => monthFigures(w.properties, filed) === null)) {
+    if (reporting.some((w) => monthFigures(w.properties, filed) === null)) {
       return verdict(today, { color: 'grey', dueDate, anomaly, reason: rule(`filed through ${filed}, but no production figures for ${filed} in the graph; Form PR for ${month} due ${dueDate}${note}`), facts });
     }
     if (dueDate <= addDays(today, rules.dueSoonDays)) {
