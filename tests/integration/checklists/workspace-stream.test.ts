@@ -55,11 +55,14 @@ describe('workspace assessment stream', () => {
     expect(check(frames, 'authority_remark_present')).to.include({ passed: true });
     const due = formPrDueDate(well.period);
     expect(field(frames, 'due_date')).to.include({ field_value: due, confidence: 1 });
-    expect(check(frames, 'filed_before_due_date').passed).to.equal(new Date().toISOString().slice(0, 10) <= due);
+    // The well's `form_pr_period` is the checklist's month: the graph says it is filed through it.
+    expect(check(frames, 'filed_before_due_date')).to.include({ passed: true });
+    expect(check(frames, 'form_pr_status').message).to.contain(`16 TAC §3.58 (Statewide Rule 58, Form PR): Form PR for ${well.period} filed`);
 
     const table = of(frames, 'data_table_update').find((d) => d.item_index === 1);
-    expect(table.columns).to.deep.equal(['period', 'oil_bbls', 'gas_mcf']);
-    expect(table.total_rows).to.equal(12);
+    // The unit's wells with their figures for the month (an oil well without a lease in the graph is its own unit).
+    expect(table.columns).to.deep.equal(['well', 'oil_bbls', 'gas_mcf', 'basis']);
+    expect(table.rows).to.deep.equal([{ well: well.api, oil_bbls: 3110, gas_mcf: 9330, basis: 'current_month' }]);
     const items = of(frames, 'checklist_item_update').filter((d) => d.status !== 'in_progress');
     expect(items.map((d) => d.item_index)).to.deep.equal([0, 1, 2, 3, 4, 5]);
     expect(items[0]).to.include({ completed_by: 'assessment-agent' });
