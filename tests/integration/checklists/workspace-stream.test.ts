@@ -78,6 +78,35 @@ describe('workspace assessment stream', () => {
     expect(frames.map((f) => f.id)).to.deep.equal(events.map((e) => e.revision.toString()));
   });
 
+  // Issue 26: the dashboard said red ("flaring after authorization expired") while the month's checklist said compliant.
+  it('the dashboard and the Form PR checklist judge Rule 32 on the flared month with the same verdict and reason', async () => {
+    const monthsAgo = (n: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - n, 1)).toISOString().slice(0, 7);
+    const month = monthsAgo(10);
+    const api = `42-501-${Math.floor(Math.random() * 90000) + 10000}`;
+    const post = async (path: string, body: unknown) => expect((await t.api.post(path, body, admin.headers)).status, path).to.equal(201);
+    // 100 mcf/d flared in a month ten months ago under a 250 mcf/d authorization that expired later, before today.
+    await post('/graph/entities', { label: 'Well', properties: { entity_id: api, api_number: api, name: `HALEY ${api}`, well_type: 'oil', status: 'producing', form_pr_period: month, production_oil_bbls: 2000, production_gas_mcf: 6000, gas_sold_mcf: 2900, gas_flared_mcf: 3100, producing_days: 31 } });
+    const auth = `R32-${randomUUID().slice(0, 8)}`;
+    await post('/graph/entities', { label: 'FlaringAuthorization', properties: { entity_id: auth, authorized_mcf: 250, expiry_date: `${monthsAgo(5)}-15`, status: 'expired' } });
+    await post('/graph/edges', { from_label: 'FlaringAuthorization', from_id: auth, edge_label: 'FLARES_AT', to_label: 'Well', to_id: api });
+    const dashboard = (await t.api.post(`/compliance/assess/${api}`, {}, operator.headers)).body.results.rule_32;
+    expect(dashboard).to.include({ color: 'green' });
+    expect(dashboard.reason).to.equal(`16 TAC §3.32 (Statewide Rule 32): 3100 mcf flared or vented in ${month} (100 mcf/d over 31 days), within the 250 mcf/d authorized under ${auth}`);
+    const id = await newChecklist({ period: month }, { api, period: month, authorizedMcfPerDay: 250 });
+    const { frames } = await readSse(streamUrl(id), operator.headers);
+    expect(check(frames, 'flaring_within_authorization')).to.include({ passed: true, message: dashboard.reason });
+    expect(field(frames, 'flaring_within_authorization_verdict')).to.include({ field_value: 'green' });
+  });
+
+  it('a month the graph has no figures for is reported missing, never as 0', async () => {
+    const id = await newChecklist({ period: '2020-01' });
+    const { frames } = await readSse(streamUrl(id), operator.headers);
+    expect(check(frames, 'production_found')).to.include({ passed: false });
+    expect(check(frames, 'production_found').message).to.contain('no production figures for 2020-01');
+    expect(field(frames, 'oil_production_bbl')).to.include({ field_value: null });
+    expect(check(frames, 'flaring_within_authorization')).to.include({ passed: false, severity: 'warning' });
+  });
+
   it('flaring above the authorization fails the check', async () => {
     const heavy = await createWell(t, admin, { flaredMcf: 3000, authorizedMcf: 50, remark: '' });
     const id = await newChecklist({}, heavy);
