@@ -37,7 +37,8 @@ export async function run(): Promise<BenchRow[]> {
     };
     await post('/graph/seed', { wells: WELLS, as_of: new Date().toISOString().slice(0, 7) });
     const [first, firstMs] = await timed(() => post('/compliance/assess', {}));
-    if (first.entities !== WELLS) throw new Error(`assessed ${first.entities} of ${WELLS} wells`);
+    // Wells, oil leases and operators are assessed (issue 26): at least every well.
+    if (first.entities < WELLS) throw new Error(`assessed ${first.entities} entities for ${WELLS} wells`);
     const [, secondMs] = await timed(() => post('/compliance/assess', {}));
 
     // Where an assessment's time goes: the packs over the graph, the append, the projection.

@@ -256,12 +256,13 @@ const GRAPH_TYPES = ['GraphBatchImported', 'VertexCreated', 'VertexPropertiesUpd
  * entity versions from the graph events of the labels the packs assess, cell versions from
  * assessments, flagged anomalies from any stream, assessments and daily snapshots.
  */
-export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: string; appliesTo: string }>): Projector {
-  const labels = new Set(packs.map((p) => p.appliesTo));
+export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>): Projector {
+  const labels = new Set(packs.flatMap((p) => p.appliesTo));
   const domains = packs.map((p) => p.domain);
   return {
     name: 'compliance_dashboard',
-    version: 1,
+    // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
+    version: 2,
     tables: [DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],

@@ -18,8 +18,12 @@ export interface FilingTemplate {
   form: string;
   title: string;
   domain: string;
-  /** Graph label of the entity a checklist of this template is about. */
-  entityType: 'well';
+  /**
+   * Graph labels of the entities a checklist of this template may be about, as the graph names
+   * them (a request's `entity_type` matches case-insensitively). Form PR: an oil lease, or a
+   * well (an oil well's report is its lease's; a gas well reports on its own).
+   */
+  entityTypes: readonly string[];
   description: string;
   items: TemplateItem[];
 }
@@ -32,8 +36,8 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
     form: 'PR',
     title: 'Form PR monthly production report',
     domain: 'production',
-    entityType: 'well',
-    description: 'Monthly production report; due on the last working day of the month after the production month.',
+    entityTypes: ['Well', 'Lease'],
+    description: 'Monthly production report per oil lease (all its wells, allocated) or per gas well; due on the last working day of the month after the production month (Texas state holidays are not working days).',
     items: [
       item('well_identification', 'data_table', 'Operator, lease and well identification', 'API number, operator P-5 number, district, field, lease name and number, well number.'),
       item('oil_production', 'data_table', 'Oil / condensate production (bbl)', 'Beginning stock, produced and disposed barrels for the month, whole numbers.'),
@@ -48,7 +52,7 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
     form: 'R-32',
     title: 'R-32 application for a flaring/venting exception',
     domain: 'rule_32',
-    entityType: 'well',
+    entityTypes: ['Well'],
     description: 'Rule 32 exception to flare or vent beyond the drilling and 10-day post-completion allowance.',
     items: [
       item('flaring_site', 'data_table', 'Site: lease, well, field, district and location', 'Where gas will be released: lease and well identification, field, district, latitude and longitude.'),
@@ -63,7 +67,7 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
     form: 'W-1',
     title: 'W-1 application for a permit to drill',
     domain: 'drilling',
-    entityType: 'well',
+    entityTypes: ['Well'],
     description: 'Drilling permit; needs a current P-5; the permit expires 2 years after issuance.',
     items: [
       item('operator_p5', 'data_table', 'Operator P-5 organization report current', 'The operator\'s P-5 number and status; a permit needs an active P-5.'),
@@ -80,7 +84,7 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
     form: 'W-2/G-1',
     title: 'W-2 (oil) / G-1 (gas) well completion report',
     domain: 'drilling',
-    entityType: 'well',
+    entityTypes: ['Well'],
     description: 'Completion report; due within 90 days of completion or 150 days after drilling ends, whichever is earlier.',
     items: [
       item('well_record', 'data_table', 'Well record and completion type', 'API number, spud and completion dates; oil wells file W-2, gas wells G-1.'),
@@ -96,7 +100,7 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
     form: 'W-3X',
     title: 'W-3X application for a plugging extension',
     domain: 'inactive_wells',
-    entityType: 'well',
+    entityTypes: ['Well'],
     description: 'Rule 15: an inactive well (12 months without production) must be plugged unless a plugging extension is granted.',
     items: [
       item('inactive_status', 'data_table', 'Inactive well status and production history', 'Months since the last reported production; inactive after 12 consecutive months without production.'),
@@ -109,4 +113,22 @@ export const FILING_TEMPLATES: readonly FilingTemplate[] = [
 
 export function findTemplate(templateId: string): FilingTemplate | undefined {
   return FILING_TEMPLATES.find((t) => t.templateId === templateId);
+}
+
+/** The graph label a request's `entity_type` names for this template (`well`, `WELL` → `Well`), or null. */
+export function entityLabelOf(template: FilingTemplate, requested: string): string | null {
+  return template.entityTypes.find((t) => t.toLowerCase() === requested.trim().toLowerCase()) ?? null;
+}
+
+const article = (label: string) => (/^[AEIOU]/i.test(label) ? 'an' : 'a');
+
+export const entityTypeMismatch = (template: FilingTemplate, requested: string) => `template ${template.templateId} is about ${template.entityTypes.map((t) => `${article(t)} ${t}`).join(' or ')}, not ${requested}`;
+
+/** Why a template cannot be about this graph entity (null: it can). */
+export function entityMismatch(template: FilingTemplate, label: string, entityId: string, entity: { entity_id: string; properties: Record<string, string> } | null): string | null {
+  if (!entity) return `no ${label} ${entityId} in the knowledge graph`;
+  if (template.templateId === 'form_pr' && label === 'Lease' && (entity.properties.oil_gas_code ?? entity.entity_id[0]) === 'G') {
+    return `Form PR of gas lease ${entity.entity_id} is filed per gas well: create the checklist for one of its wells`;
+  }
+  return null;
 }

@@ -18,7 +18,7 @@ import { namespaceOf } from '../../../streams/graph/names';
 import { getBlob } from '../../platform/infra/artifact-blobs';
 import { runAssessment } from './assessment/run-assessment';
 import { formPrDueDate, previousMonth } from './assessment/working-days';
-import { FILING_TEMPLATES, findTemplate } from './filing-templates';
+import { entityLabelOf, entityMismatch, entityTypeMismatch, FILING_TEMPLATES, findTemplate } from './filing-templates';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
@@ -59,7 +59,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
         form: t.form,
         title: t.title,
         domain: t.domain,
-        entity_type: t.entityType,
+        entity_type: t.entityTypes[0],
+        entity_types: t.entityTypes,
         description: t.description,
         items: t.items.map((item, index) => ({ index, key: item.key, label: item.label, item_type: item.itemType, description: item.description })),
       })),
@@ -76,12 +77,14 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     const body = parseBody(req, CreateChecklistBody);
     const template = findTemplate(body.template_id);
     if (!template) throw invalidField('template_id', `unknown template; one of ${FILING_TEMPLATES.map((t) => t.templateId).join(', ')}`);
-    if (body.entity_type !== template.entityType) throw invalidField('entity_type', `template ${template.templateId} is about a ${template.entityType}`);
+    const label = entityLabelOf(template, body.entity_type);
+    if (!label) throw invalidField('entity_type', entityTypeMismatch(template, body.entity_type));
     if (body.domain !== undefined && body.domain !== template.domain) throw invalidField('domain', `template ${template.templateId} belongs to domain ${template.domain}`);
-    if (!(await findVertex(knex, namespaceOf(tenantId), 'Well', body.entity_id))) throw invalidField('entity_id', `no ${template.entityType} ${body.entity_id} in the knowledge graph`);
+    const entityError = entityMismatch(template, label, body.entity_id, await findVertex(knex, namespaceOf(tenantId), label, body.entity_id));
+    if (entityError) throw invalidField('entity_id', entityError);
     const period = body.period ?? (template.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
     const dueDate = body.due_date ?? (template.templateId === 'form_pr' && period ? formPrDueDate(period) : null);
-    const id = await createChecklist(deps, commandContext(req), { template, entityId: body.entity_id, entityType: body.entity_type, title: body.title ?? null, period, dueDate });
+    const id = await createChecklist(deps, commandContext(req), { template, entityId: body.entity_id, entityType: label, title: body.title ?? null, period, dueDate });
     res.status(201).json(await visibleChecklist(deps, tenantId, id));
   });
 

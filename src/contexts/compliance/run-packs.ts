@@ -22,22 +22,24 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   const graph = graphFacts(knex, namespaceOf(tenantId));
   const byEntity = new Map<string, AssessedEntity>();
   const failedDomains: Record<string, string> = {};
-  const labels = [...new Set(packs.map((p) => p.appliesTo))];
+  const labels = [...new Set(packs.flatMap((p) => p.appliesTo))];
   const vertices = new Map<string, AssessedVertex[]>();
   for (const label of labels) {
-    const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo === label).flatMap((p) => p.entityFields)])];
+    const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo.includes(label)).flatMap((p) => p.entityFields)])];
     const rows = await graph.vertices(label, fields, entityId === undefined ? {} : { entityId });
     vertices.set(label, rows.map((r) => ({ vertexId: r.id, entityId: r.entity_id, label: r.label, properties: r.properties })));
   }
   const found = [...vertices.values()].reduce((n, list) => n + list.length, 0);
   await Promise.all(
     packs.map(async (pack) => {
-      const targets = vertices.get(pack.appliesTo) ?? [];
+      const targets = pack.appliesTo.flatMap((label) => vertices.get(label) ?? []);
       if (targets.length === 0) return;
       try {
         const facts = await pack.load(graph, entityId === undefined ? null : targets.map((t) => t.vertexId));
         const cells = targets.map((target) => ({ target, verdict: pack.assess(target, facts, today) }));
         for (const { target, verdict } of cells) {
+          // null: the rule does not apply to this entity (an oil well's Form PR is its lease's).
+          if (verdict === null) continue;
           let entity = byEntity.get(target.entityId);
           if (!entity) {
             const p = target.properties;

@@ -64,6 +64,30 @@ describe('checklists API', () => {
     expect(domain.body.detail[0].loc).to.deep.equal(['body', 'domain']);
   });
 
+  // Issue 26: `entity_type: "Well"` (the graph's own label) was refused with "template form_pr is about a well".
+  it('entity types match the graph labels case-insensitively; a Form PR may be about a lease, not a gas lease', async () => {
+    for (const entity_type of ['Well', 'WELL', 'well']) {
+      const response = await create({ entity_type });
+      expect(response.status, entity_type).to.equal(201);
+      expect(response.body.entity_type).to.equal('Well');
+    }
+    const pad = await create({ entity_type: 'Wellpad' });
+    expect(pad.status).to.equal(422);
+    expect(pad.body.detail[0]).to.deep.include({ loc: ['body', 'entity_type'], msg: 'template form_pr is about a Well or a Lease, not Wellpad' });
+    const lease = async (id: string, code: string) => expect((await t.api.post('/graph/entities', { label: 'Lease', properties: { entity_id: id, name: 'JONES 97', oil_gas_code: code } }, admin.headers)).status).to.equal(201);
+    const oil = `O-08-${Math.floor(Math.random() * 90000) + 10000}`;
+    const gas = `G-08-${Math.floor(Math.random() * 90000) + 10000}`;
+    await lease(oil, 'O');
+    await lease(gas, 'G');
+    const onLease = await create({ entity_type: 'lease', entity_id: oil });
+    expect(onLease.status).to.equal(201);
+    expect(onLease.body).to.include({ entity_type: 'Lease', entity_id: oil });
+    const gasLease = await create({ entity_type: 'Lease', entity_id: gas });
+    expect(gasLease.status).to.equal(422);
+    expect(gasLease.body.detail[0].msg).to.contain('filed per gas well');
+    expect((await create({ entity_type: 'Lease', entity_id: well.api })).body.detail[0].msg).to.equal(`no Lease ${well.api} in the knowledge graph`);
+  });
+
   it('PATCH updates metadata and items (status, notes); an item index out of range is 404', async () => {
     const { checklist_id } = (await create()).body;
     const meta = await t.api.patch(`/checklists/${checklist_id}`, { title: 'PR for JONES 97', metadata: { preparer: 'ann' } }, operator.headers);

@@ -55,11 +55,14 @@ describe('workspace assessment stream', () => {
     expect(check(frames, 'authority_remark_present')).to.include({ passed: true });
     const due = formPrDueDate(well.period);
     expect(field(frames, 'due_date')).to.include({ field_value: due, confidence: 1 });
-    expect(check(frames, 'filed_before_due_date').passed).to.equal(new Date().toISOString().slice(0, 10) <= due);
+    // The well's `form_pr_period` is the checklist's month: the graph says it is filed through it.
+    expect(check(frames, 'filed_before_due_date')).to.include({ passed: true });
+    expect(check(frames, 'form_pr_status').message).to.contain(`16 TAC §3.58 (Statewide Rule 58, Form PR): Form PR for ${well.period} filed`);
 
     const table = of(frames, 'data_table_update').find((d) => d.item_index === 1);
-    expect(table.columns).to.deep.equal(['period', 'oil_bbls', 'gas_mcf']);
-    expect(table.total_rows).to.equal(12);
+    // The unit's wells with their figures for the month (an oil well without a lease in the graph is its own unit).
+    expect(table.columns).to.deep.equal(['well', 'oil_bbls', 'gas_mcf', 'basis']);
+    expect(table.rows).to.deep.equal([{ well: well.api, oil_bbls: 3110, gas_mcf: 9330, basis: 'current_month' }]);
     const items = of(frames, 'checklist_item_update').filter((d) => d.status !== 'in_progress');
     expect(items.map((d) => d.item_index)).to.deep.equal([0, 1, 2, 3, 4, 5]);
     expect(items[0]).to.include({ completed_by: 'assessment-agent' });
@@ -73,6 +76,35 @@ describe('workspace assessment stream', () => {
     // Every frame is an event of the assessment stream; the SSE id is its revision.
     const events = await t.deps.store.readStream(assessmentAggregate.stream(tenantId, id));
     expect(frames.map((f) => f.id)).to.deep.equal(events.map((e) => e.revision.toString()));
+  });
+
+  // Issue 26: the dashboard said red ("flaring after authorization expired") while the month's checklist said compliant.
+  it('the dashboard and the Form PR checklist judge Rule 32 on the flared month with the same verdict and reason', async () => {
+    const monthsAgo = (n: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - n, 1)).toISOString().slice(0, 7);
+    const month = monthsAgo(10);
+    const api = `42-501-${Math.floor(Math.random() * 90000) + 10000}`;
+    const post = async (path: string, body: unknown) => expect((await t.api.post(path, body, admin.headers)).status, path).to.equal(201);
+    // 100 mcf/d flared in a month ten months ago under a 250 mcf/d authorization that expired later, before today.
+    await post('/graph/entities', { label: 'Well', properties: { entity_id: api, api_number: api, name: `HALEY ${api}`, well_type: 'oil', status: 'producing', form_pr_period: month, production_oil_bbls: 2000, production_gas_mcf: 6000, gas_sold_mcf: 2900, gas_flared_mcf: 3100, producing_days: 31 } });
+    const auth = `R32-${randomUUID().slice(0, 8)}`;
+    await post('/graph/entities', { label: 'FlaringAuthorization', properties: { entity_id: auth, authorized_mcf: 250, expiry_date: `${monthsAgo(5)}-15`, status: 'expired' } });
+    await post('/graph/edges', { from_label: 'FlaringAuthorization', from_id: auth, edge_label: 'FLARES_AT', to_label: 'Well', to_id: api });
+    const dashboard = (await t.api.post(`/compliance/assess/${api}`, {}, operator.headers)).body.results.rule_32;
+    expect(dashboard).to.include({ color: 'green' });
+    expect(dashboard.reason).to.equal(`16 TAC §3.32 (Statewide Rule 32): 3100 mcf flared or vented in ${month} (100 mcf/d over 31 days), within the 250 mcf/d authorized under ${auth}`);
+    const id = await newChecklist({ period: month }, { api, period: month, authorizedMcfPerDay: 250 });
+    const { frames } = await readSse(streamUrl(id), operator.headers);
+    expect(check(frames, 'flaring_within_authorization')).to.include({ passed: true, message: dashboard.reason });
+    expect(field(frames, 'flaring_within_authorization_verdict')).to.include({ field_value: 'green' });
+  });
+
+  it('a month the graph has no figures for is reported missing, never as 0', async () => {
+    const id = await newChecklist({ period: '2020-01' });
+    const { frames } = await readSse(streamUrl(id), operator.headers);
+    expect(check(frames, 'production_found')).to.include({ passed: false });
+    expect(check(frames, 'production_found').message).to.contain('no production figures for 2020-01');
+    expect(field(frames, 'oil_production_bbl')).to.include({ field_value: null });
+    expect(check(frames, 'flaring_within_authorization')).to.include({ passed: false, severity: 'warning' });
   });
 
   it('flaring above the authorization fails the check', async () => {

@@ -12,7 +12,7 @@ import { startTestPlatform, TestPlatform } from '../../support/platform';
 const failingPack: DomainPack<null> = {
   domain: 'broken',
   title: 'A pack whose query fails',
-  appliesTo: 'Well',
+  appliesTo: ['Well'],
   entityFields: [],
   async load() {
     throw new Error('relation "missing_table" does not exist');
@@ -41,7 +41,11 @@ describe('assessing with failing domain packs, and retried assessments', () => {
   it('a failing pack makes the assessment partial, named in failed_domains; the others are recorded', async () => {
     const response = await t.api.post('/compliance/assess', {}, auth);
     expect(response.status).to.equal(200);
-    expect(response.body).to.include({ status: 'partial', entities: 10, cells: 20 });
+    // rule_37 judges every well; production the oil leases and the gas wells (an oil well files on its lease).
+    const all = async (label: string) => (await t.api.get(`/graph/entities/${label}?limit=200`, auth)).body.entities as Array<{ properties: Record<string, string> }>;
+    const oilLeases = (await all('Lease')).filter((l) => l.properties.oil_gas_code === 'O').length;
+    const gasWells = (await all('Well')).filter((w) => w.properties.well_type === 'gas').length;
+    expect(response.body).to.include({ status: 'partial', entities: 10 + oilLeases, cells: 10 + gasWells + oilLeases });
     expect(response.body.failed_domains).to.deep.equal({ broken: 'relation "missing_table" does not exist' });
     const matrix = await t.api.get('/compliance/matrix', auth);
     for (const row of matrix.body.rows) expect(row.domains.broken).to.equal('grey');
@@ -49,7 +53,7 @@ describe('assessing with failing domain packs, and retried assessments', () => {
 
   it('the domains list shows installed packs, short_title falling back to title', async () => {
     const domains = await t.api.get('/compliance/domains', auth);
-    expect(domains.body[0]).to.deep.equal({ domain: 'broken', title: 'A pack whose query fails', short_title: 'A pack whose query fails' });
+    expect(domains.body[0]).to.deep.equal({ domain: 'broken', title: 'A pack whose query fails', short_title: 'A pack whose query fails', applies_to: ['Well'] });
   });
 
   it('every pack failing answers 503 and records nothing', async () => {

@@ -60,7 +60,7 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
 
   before(async () => {
     await given([
-      recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellA, wellB, { ...vertex('L-1', 'LEASE'), label: 'Lease' }], edges: [] }, day('2026-03-01'), 'graph.import-x'),
+      recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellA, wellB, { ...vertex('FLD-1', 'SPRABERRY (TREND AREA)'), label: 'Field' }], edges: [] }, day('2026-03-01'), 'graph.import-x'),
     ]);
     await given(assessment(day('2026-03-02'), { [wellA.entity_id]: [cell('production', 'red', 'overdue')], [wellB.entity_id]: [cell('production', 'red', 'overdue')] }));
     await given(assessment(day('2026-03-12'), { [wellA.entity_id]: [cell('production', 'green')], [wellB.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'red', 'overdue', true)] }));

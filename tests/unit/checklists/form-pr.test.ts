@@ -1,17 +1,13 @@
 import { expect } from 'chai';
-import { assessFormPrItem, formPrFigures } from '../../../src/contexts/checklists/assessment/form-pr';
+import { assessFormPrItem, FormPrContext, formPrFigures } from '../../../src/contexts/checklists/assessment/form-pr';
 import { ItemFrames } from '../../../src/contexts/checklists/assessment/frames';
-import type { WellFacts } from '../../../src/contexts/checklists/assessment/well-facts';
-import { formPrDueDate, lastWorkingDayOfMonth, previousMonth } from '../../../src/contexts/checklists/assessment/working-days';
-import type { VertexView } from '../../../queries/graph/entities';
+import { formPrDueDate, previousMonth } from '../../../src/contexts/checklists/assessment/working-days';
+import { authorization, entity, formPrContext, leaseFacts, NO_LEASE } from '../../support/rule-fixtures';
 
-const vertex = (label: string, entity_id: string, properties: Record<string, string>): VertexView => ({ id: `${label}-${entity_id}`, label, entity_id, properties: { entity_id, ...properties } });
-
-function facts(props: Record<string, string>, extra: Partial<WellFacts> = {}): WellFacts {
-  return { well: vertex('Well', '42-501-10001', { api_number: '42-501-10001', ...props }), lease: null, field: null, operator: null, formations: [], permits: [], authorizations: [], flaringEvents: [], deadlines: [], offsets: [], regulations: [], ...extra };
-}
-
+const API = '42-501-10001';
 const oilWell = {
+  api_number: API,
+  status: 'producing',
   well_type: 'oil',
   form_pr_period: '2026-01',
   production_oil_bbls: '3110.4',
@@ -23,66 +19,98 @@ const oilWell = {
   producing_days: '30',
   production_history_12m: JSON.stringify([{ period: '2025-12', oil_bbls: 3200, gas_mcf: 9500 }]),
 };
+const well = (props: Record<string, string> = {}) => entity('Well', API, { ...oilWell, ...props });
+const event = { date: '2026-01-28', remark: 'AR' };
 
-const run = (key: string, f: WellFacts, period = '2026-01', today = '2026-02-10') => {
+function run(key: string, ctx: FormPrContext) {
   const frames = new ItemFrames('run-1', 0);
-  const summary = assessFormPrItem(key, frames, { facts: f, period, today });
+  const summary = assessFormPrItem(key, frames, ctx);
   const checks = frames.frames.filter((x) => x.type === 'AssessmentValidationRecorded').map((x) => x.data as any);
   const fields = frames.frames.filter((x) => x.type === 'AssessmentFormFieldUpdated').map((x) => x.data as any);
-  return { summary, checks, fields, check: (name: string) => checks.find((c) => c.checkName === name), field: (name: string) => fields.find((c) => c.fieldName === name) };
-};
+  return { summary, checks, check: (name: string) => checks.find((c) => c.checkName === name), field: (name: string) => fields.find((c) => c.fieldName === name) };
+}
+const alone = (w = well(), options: Partial<Parameters<typeof formPrContext>[0]> = {}) => formPrContext({ subject: w, production: NO_LEASE, period: '2026-01', today: '2026-02-10', ...options });
 
-describe('Form PR from the well\'s production', () => {
-  it('an oil well reports oil in whole bbl and casinghead gas in mcf', () => {
-    const figures = formPrFigures(facts(oilWell), '2026-01');
-    expect(figures).to.include({ wellType: 'oil', oilBbl: 3110, casingheadMcf: 9330, gasWellGasMcf: null, condensateBbl: null, basis: 'current_month' });
+describe('Form PR from the graph, per oil lease or gas well', () => {
+  it('an oil well reports oil in whole bbl and casinghead gas in mcf, with its dispositions', () => {
+    const figures = formPrFigures(alone().unit, '2026-01');
+    expect(figures).to.include({ wellType: 'oil', oilBbl: 3110, gasMcf: 9330 });
     expect(figures.dispositions).to.deep.equal({ '01': 280, '02': 8150, '10': 900, '11': 0 });
   });
 
-  it('a gas well reports gas-well gas and condensate', () => {
-    const figures = formPrFigures(facts({ ...oilWell, well_type: 'gas', production_condensate_bbls: '42' }), '2026-01');
-    expect(figures).to.include({ wellType: 'gas', oilBbl: null, condensateBbl: 42, casingheadMcf: null, gasWellGasMcf: 9330 });
+  it('a gas well is its own unit and reports gas-well gas', () => {
+    const ctx = alone(well({ well_type: 'gas' }));
+    expect(ctx.unit.kind).to.equal('gas_well');
+    expect(run('gas_production', ctx).field('gas_well_gas_mcf')).to.include({ fieldValue: 9330 });
+  });
+
+  it('an oil lease reports its wells together, with the allocation method', () => {
+    const lease = entity('Lease', 'O-08-12345', { oil_gas_code: 'O', allocation_method: 'lease_test', name: 'JONES 97' });
+    const second = entity('Well', '42-501-10002', { ...oilWell, api_number: '42-501-10002', production_oil_bbls: '1000', production_gas_mcf: '2000' });
+    const ctx = formPrContext({ subject: lease, production: leaseFacts(lease, [well(), second]), wells: [well(), second], period: '2026-01', today: '2026-02-10' });
+    expect(ctx.unit.kind).to.equal('oil_lease');
+    expect(run('oil_production', ctx).field('oil_production_bbl')).to.include({ fieldValue: 4110 });
+    expect(run('well_identification', ctx).check('allocation_method')).to.include({ passed: true });
   });
 
   it('an earlier month comes from the 12-month history with lower confidence', () => {
-    const r = run('oil_production', facts(oilWell), '2025-12');
-    expect(r.field('oil_production_bbl')).to.include({ fieldValue: 3200, confidence: 0.8 });
+    expect(run('oil_production', alone(well(), { period: '2025-12' })).field('oil_production_bbl')).to.include({ fieldValue: 3200, confidence: 0.8 });
+  });
+
+  // Issue 26: the old checklist passed production_found with "0 bbl" and flaring with "no gas flared" for a month the graph holds nothing for.
+  it('a month without figures is reported missing, never as 0', () => {
+    const r = run('oil_production', alone(well(), { period: '2025-10' }));
+    expect(r.check('production_found')).to.include({ passed: false });
+    expect(r.check('production_found').message).to.contain('no production figures for 2025-10');
+    expect(r.field('oil_production_bbl')).to.include({ fieldValue: null, confidence: 0 });
+    const flaring = run('flaring_authority', alone(well(), { period: '2025-10' })).check('flaring_within_authorization');
+    expect(flaring).to.include({ passed: false, severity: 'warning' });
+    expect(flaring.message).to.contain('no flared or vented (code 10/11) figures for 2025-10');
   });
 
   it('dispositions that do not add up to the gas produced fail the balance check', () => {
-    expect(run('gas_disposition', facts(oilWell)).check('dispositions_balance')).to.include({ passed: true });
-    expect(run('gas_disposition', facts({ ...oilWell, gas_sold_mcf: '7000' })).check('dispositions_balance')).to.include({ passed: false, severity: 'error' });
+    expect(run('gas_disposition', alone()).check('dispositions_balance')).to.include({ passed: true });
+    expect(run('gas_disposition', alone(well({ gas_sold_mcf: '7000' }))).check('dispositions_balance')).to.include({ passed: false, severity: 'error' });
   });
 
-  it('flared volume is checked against the active authorization in mcf/d over the producing days', () => {
-    const auth = vertex('FlaringAuthorization', 'R32-1', { authorized_mcf: '50', expiry_date: '2027-01-01', status: 'active' });
-    const event = vertex('FlaringEvent', 'FE-1', { disposition_code: '10', volume_mcf: '900', date: '2026-01-28', authority_remark: 'AR' });
-    const within = run('flaring_authority', facts(oilWell, { authorizations: [auth], flaringEvents: [event] }));
+  it('flared volume is judged by the Rule 32 evaluator against the authorizations in force during the month', () => {
+    const auth = authorization('R32-1', 50, '2027-01-01');
+    const within = run('flaring_authority', alone(well(), { authorizations: { [API]: [auth] }, remarks: { [API]: [event] } }));
     expect(within.check('flaring_within_authorization')).to.include({ passed: true });
+    expect(within.check('flaring_within_authorization').message).to.contain('16 TAC §3.32 (Statewide Rule 32)');
     expect(within.check('authority_remark_present')).to.include({ passed: true });
-    const above = run('flaring_authority', facts({ ...oilWell, gas_flared_mcf: '1800', producing_days: '20' }, { authorizations: [auth], flaringEvents: [event] }));
-    expect(above.check('flaring_within_authorization')).to.include({ passed: false });
+    const above = run('flaring_authority', alone(well({ gas_flared_mcf: '1800', producing_days: '20' }), { authorizations: { [API]: [auth] }, remarks: { [API]: [event] } }));
+    expect(above.check('flaring_within_authorization')).to.include({ passed: false, severity: 'error' });
     expect(above.check('flaring_within_authorization').message).to.contain('90 mcf/d');
-    const none = run('flaring_authority', facts(oilWell));
-    expect(none.check('flaring_within_authorization')).to.include({ passed: false });
-    const expired = vertex('FlaringAuthorization', 'R32-2', { authorized_mcf: '500', expiry_date: '2025-06-30', status: 'expired' });
-    expect(run('flaring_authority', facts(oilWell, { authorizations: [expired], flaringEvents: [event] })).check('flaring_within_authorization')).to.include({ passed: false });
+    expect(run('flaring_authority', alone()).check('flaring_within_authorization')).to.include({ passed: false });
+    const expired = authorization('R32-2', 500, '2025-06-30', { status: 'expired' });
+    expect(run('flaring_authority', alone(well(), { authorizations: { [API]: [expired] } })).check('flaring_within_authorization')).to.include({ passed: false });
+  });
+
+  // Issue 26: an authorization that expired 40 days ago was reported as "expires within 30 days".
+  it('an authorization that covered the month and has since expired is compliant for the month and not "expiring"', () => {
+    const auth = authorization('R32-3', 500, '2026-02-01');
+    const r = run('flaring_authority', alone(well(), { authorizations: { [API]: [auth] }, today: '2026-03-13' }));
+    expect(r.check('flaring_within_authorization')).to.include({ passed: true, severity: 'info' });
+    expect(r.checks.map((c) => c.message).join(' ')).not.to.contain('expires');
   });
 
   it('volumes under codes 10/11 without an authority remark fail', () => {
-    const auth = vertex('FlaringAuthorization', 'R32-1', { authorized_mcf: '50', expiry_date: '2027-01-01' });
-    const event = vertex('FlaringEvent', 'FE-1', { disposition_code: '10', volume_mcf: '900', date: '2026-01-28', authority_remark: '' });
-    expect(run('flaring_authority', facts(oilWell, { authorizations: [auth], flaringEvents: [event] })).check('authority_remark_present')).to.include({ passed: false });
+    const auth = authorization('R32-1', 50, '2027-01-01');
+    expect(run('flaring_authority', alone(well(), { authorizations: { [API]: [auth] }, remarks: { [API]: [{ date: '2026-01-28', remark: '' }] } })).check('authority_remark_present')).to.include({ passed: false });
   });
 
-  it('the due date is the last working day of the following month', () => {
+  it('the due date is the last working day of the following month, Texas state holidays excluded', () => {
     expect(formPrDueDate('2026-01')).to.equal('2026-02-27'); // Feb 28 2026 is a Saturday
     expect(formPrDueDate('2025-12')).to.equal('2026-01-30'); // Jan 31 2026 is a Saturday
     expect(formPrDueDate('2026-04')).to.equal('2026-05-29'); // May 31 is a Sunday, 30 a Saturday
-    expect(lastWorkingDayOfMonth(2026, 3)).to.equal('2026-03-31');
+    expect(formPrDueDate('2027-04')).to.equal('2027-05-28'); // May 31 2027 is Memorial Day
     expect(previousMonth(new Date('2026-01-05T00:00:00Z'))).to.equal('2025-12');
-    expect(run('filing_deadline', facts(oilWell), '2026-01', '2026-02-10').check('filed_before_due_date')).to.include({ passed: true });
-    expect(run('filing_deadline', facts(oilWell), '2026-01', '2026-03-02').check('filed_before_due_date')).to.include({ passed: false, severity: 'error' });
-    expect(run('filing_deadline', facts(oilWell), '2026-01', '2026-02-24').check('filed_before_due_date')).to.include({ passed: true, severity: 'warning' });
+    const unfiled = well({ form_pr_period: '2025-12', production_history_12m: JSON.stringify([{ period: '2026-01', oil_bbls: 3000, gas_mcf: 9000 }]) });
+    expect(run('filing_deadline', alone(unfiled, { today: '2026-02-10' })).check('filed_before_due_date')).to.include({ passed: true });
+    expect(run('filing_deadline', alone(unfiled, { today: '2026-03-02' })).check('filed_before_due_date')).to.include({ passed: false, severity: 'error' });
+    expect(run('filing_deadline', alone(unfiled, { today: '2026-03-02' })).check('form_pr_status')).to.include({ passed: false, severity: 'error' });
+    expect(run('filing_deadline', alone(unfiled, { today: '2026-02-24' })).check('filed_before_due_date')).to.include({ passed: true, severity: 'warning' });
+    expect(run('filing_deadline', alone(well(), { today: '2026-03-02' })).check('filed_before_due_date')).to.include({ passed: true });
   });
 });

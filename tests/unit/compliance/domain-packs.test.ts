@@ -13,7 +13,7 @@ const well = (properties: Record<string, string | number>): AssessedVertex => ({
   vertexId: 'w',
   entityId: '42-501-30001',
   label: 'Well',
-  properties: Object.fromEntries(Object.entries({ status: 'producing', ...properties }).map(([k, v]) => [k, String(v)])),
+  properties: Object.fromEntries(Object.entries({ status: 'producing', form_pr_period: '2026-02', ...properties }).map(([k, v]) => [k, String(v)])),
 });
 const near = (label: string, properties: Record<string, string | number>, edge: Record<string, string> = {}): Neighbor => ({
   vertexId: `${label}-1`,
@@ -25,9 +25,10 @@ const near = (label: string, properties: Record<string, string | number>, edge: 
 const at = (...list: Neighbor[]) => new Map([['w', list]]);
 
 describe('compliance domain packs', () => {
-  it('the registry lists five packs; short_title falls back to title', () => {
-    expect(DEFAULT_PACKS.map((p) => p.domain)).to.deep.equal(['rule_32', 'rule_37', 'production', 'drilling', 'inactive_wells']);
-    expect(domainList([{ ...rule32Pack, short_title: undefined }])).to.deep.equal([{ domain: 'rule_32', title: rule32Pack.title, short_title: rule32Pack.title }]);
+  it('the registry lists seven packs with the labels they assess; short_title falls back to title', () => {
+    expect(DEFAULT_PACKS.map((p) => p.domain)).to.deep.equal(['rule_32', 'rule_37', 'production', 'drilling', 'inactive_wells', 'well_tests', 'operators']);
+    expect(domainList([{ ...rule32Pack, short_title: undefined }])).to.deep.equal([{ domain: 'rule_32', title: rule32Pack.title, short_title: rule32Pack.title, applies_to: ['Well'] }]);
+    expect(domainList(DEFAULT_PACKS).find((d) => d.domain === 'production')!.applies_to).to.deep.equal(['Lease', 'Well']);
   });
 
   describe('rule_32 flaring', () => {
@@ -38,11 +39,17 @@ describe('compliance domain packs', () => {
     it('flaring without an authorization is red, overdue and an anomaly', () => {
       expect(rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: new Map() }, TODAY)).to.include({ color: 'red', bucket: 'overdue', anomaly: true });
     });
-    it('flaring after the authorization expired is red with the expiry as due date', () => {
-      expect(rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: at(auth(500, '2026-03-01')) }, TODAY)).to.include({ color: 'red', dueDate: '2026-03-01', anomaly: false });
+    // Issue 26: the old pack judged against today and called this red; Rule 32 judges the month the gas was flared.
+    it('an authorization that covered the flared month and expired later is compliant for that month', () => {
+      expect(rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: at(auth(500, '2026-03-01')) }, TODAY)).to.include({ color: 'green', dueDate: null });
+    });
+    it('flaring after the authorization expired is red', () => {
+      const v = rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: at(auth(500, '2026-01-15')) }, TODAY)!;
+      expect(v).to.include({ color: 'red', anomaly: false });
+      expect(v.reason).to.contain('expired on 2026-01-15');
     });
     it('an average daily volume above the authorized mcf/d is red with the anomaly flag', () => {
-      const v = rule32Pack.assess(well({ gas_flared_mcf: 3100, producing_days: 31 }), { authorizations: at(auth(50, '2026-12-31')) }, TODAY);
+      const v = rule32Pack.assess(well({ gas_flared_mcf: 3100, producing_days: 31 }), { authorizations: at(auth(50, '2026-12-31')) }, TODAY)!;
       expect(v).to.include({ color: 'red', anomaly: true });
       expect(v.facts).to.include({ flared_mcf_per_day: 100, authorized_mcf_per_day: 50 });
     });
@@ -58,7 +65,7 @@ describe('compliance domain packs', () => {
   describe('rule_37 spacing', () => {
     const offset = (ft: number, sameHorizon = 'true') => near('Well', {}, { distance_ft: String(ft), same_horizon: sameHorizon });
     it('an offset closer than 1,200 ft in the same horizon without an exception is red', () => {
-      const v = rule37Pack.assess(well({}), { offsets: at(offset(850)), permits: new Map() }, TODAY);
+      const v = rule37Pack.assess(well({}), { offsets: at(offset(850)), permits: new Map() }, TODAY)!;
       expect(v).to.include({ color: 'red', bucket: 'overdue' });
       expect(v.facts.nearest_offset_ft).to.equal(850);
     });
@@ -73,21 +80,29 @@ describe('compliance domain packs', () => {
   });
 
   describe('production (Form PR)', () => {
-    it('is due on the last working day of the month after the production month', () => {
+    const none = { wellsOfLease: new Map(), leaseOfWell: new Map() };
+    const reported = (month: string, extra: Record<string, string | number> = {}) => well({ form_pr_period: month, production_oil_bbls: 3000, production_gas_mcf: 9000, ...extra });
+    it('is due on the last working day of the month after the production month, state holidays excluded', () => {
       expect(formPrDue('2026-01')).to.equal('2026-02-27'); // 28 Feb 2026 is a Saturday
       expect(formPrDue('2026-02')).to.equal('2026-03-31');
+      expect(formPrDue('2027-04')).to.equal('2027-05-28'); // 31 May 2027 is Memorial Day, 29-30 a weekend
     });
     it('a report past its due date is red and overdue', () => {
-      expect(productionPack.assess(well({ form_pr_period: '2025-12' }), null, TODAY)).to.include({ color: 'red', bucket: 'overdue', dueDate: '2026-02-27' });
+      expect(productionPack.assess(reported('2025-12'), none, TODAY)).to.include({ color: 'red', bucket: 'overdue', dueDate: '2026-02-27' });
     });
-    it('a report due within 7 days is amber; one due later is green with its due date', () => {
-      expect(productionPack.assess(well({ form_pr_period: '2026-01' }), null, '2026-03-26')).to.include({ color: 'amber', bucket: 'due_7d', dueDate: '2026-03-31' });
-      expect(productionPack.assess(well({ form_pr_period: '2026-01' }), null, TODAY)).to.include({ color: 'green', bucket: 'due_30d', dueDate: '2026-03-31' });
-      expect(productionPack.assess(well({ form_pr_period: '2026-02' }), null, TODAY)).to.include({ color: 'green', bucket: null, dueDate: '2026-04-30' });
+    it('a report due within 7 days is amber; one for a month not yet over is green with its due date', () => {
+      expect(productionPack.assess(reported('2026-01'), none, '2026-03-26')).to.include({ color: 'amber', bucket: 'due_7d', dueDate: '2026-03-31' });
+      expect(productionPack.assess(reported('2026-02'), none, TODAY)).to.include({ color: 'green', bucket: null, dueDate: '2026-04-30' });
+    });
+    // Issue 26: the old pack was green here ("Form PR filed through 2026-01") with no figures for February in the graph.
+    it('a month that ended without production figures in the graph is grey, never green', () => {
+      const v = productionPack.assess(reported('2026-01'), none, TODAY)!;
+      expect(v).to.include({ color: 'grey', bucket: 'due_30d', dueDate: '2026-03-31' });
+      expect(v.reason).to.contain('no production figures for 2026-02');
     });
     it('production reported for a shut-in well carries the anomaly flag; a permitted well is grey', () => {
-      expect(productionPack.assess(well({ status: 'shut_in', form_pr_period: '2026-01', production_oil_bbls: 40 }), null, TODAY)).to.include({ anomaly: true });
-      expect(productionPack.assess(well({ status: 'permitted' }), null, TODAY)).to.include({ color: 'grey' });
+      expect(productionPack.assess(reported('2026-02', { status: 'shut_in', production_oil_bbls: 40 }), none, TODAY)).to.include({ anomaly: true });
+      expect(productionPack.assess(well({ status: 'permitted' }), none, TODAY)).to.include({ color: 'grey' });
     });
   });
 

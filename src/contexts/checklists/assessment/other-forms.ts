@@ -1,7 +1,26 @@
+import type { Knex } from 'knex';
 import type { VertexView } from '../../../../queries/graph/entities';
+import { completionReportDue } from '../../compliance/packs/drilling';
+import { TEXAS_RULES } from '../../compliance/rules/texas-rules';
 import { ItemFrames } from './frames';
+import { loadRuleSubject, recordVerdict, RuleSubject } from './rule-verdicts';
 import { num, productionHistory, WellFacts } from './well-facts';
 import { addDays } from './working-days';
+
+/** The compliance packs' subjects a well's R-32, W-1, W-2/G-1 and W-3X items are judged with. */
+export type OtherSubjects = Partial<Record<'rule_32' | 'rule_37' | 'drilling' | 'inactive_wells' | 'well_tests' | 'operators', RuleSubject | null>>;
+
+export async function loadOtherSubjects(knex: Knex, tenantId: string, facts: WellFacts): Promise<OtherSubjects> {
+  const id = facts.well.entity_id;
+  const domains = ['rule_32', 'rule_37', 'drilling', 'inactive_wells', 'well_tests'] as const;
+  const loaded = await Promise.all(domains.map((d) => loadRuleSubject(knex, tenantId, d, 'Well', id)));
+  const operatorId = facts.operator?.entity_id;
+  const operators = operatorId ? await loadRuleSubject(knex, tenantId, 'operators', 'Operator', operatorId) : null;
+  return { ...Object.fromEntries(domains.map((d, i) => [d, loaded[i]])), operators };
+}
+
+/** Records the pack's verdict as the item's check when the graph has the subject. */
+const judged = (frames: ItemFrames, check: string, subject: RuleSubject | null | undefined, today: string) => (subject ? recordVerdict(frames, check, subject, today) : null);
 
 /**
  * R-32, W-1, W-2/G-1 and W-3X items, assessed against the graph with the Rule 32, 37, 38,
@@ -12,7 +31,7 @@ const source = (v: VertexView) => `graph:${v.label}/${v.entity_id}`;
 const date = (v: string | undefined) => (v ? v.slice(0, 10) : null);
 const yearsBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / (365.25 * 86_400_000);
 
-export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFacts, today: string): string {
+export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFacts, today: string, subjects: OtherSubjects = {}): string {
   const well = facts.well;
   const p = well.properties;
   switch (key) {
@@ -44,10 +63,12 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
     }
     case 'existing_authorizations': {
       frames.table(['auth_number', 'authorized_mcf_per_day', 'expiry_date', 'status'], facts.authorizations.map((a) => ({ auth_number: a.properties.auth_number ?? a.entity_id, authorized_mcf_per_day: num(a.properties.authorized_mcf), expiry_date: date(a.properties.expiry_date), status: a.properties.status ?? null })));
-      const active = facts.authorizations.filter((a) => (date(a.properties.expiry_date) ?? '9999-12-31') >= today);
+      const active = facts.authorizations.filter((a) => (date(a.properties.expiry_date) ?? '9999-12-31') >= today && a.properties.status !== 'revoked');
       const soon = active.map((a) => date(a.properties.expiry_date)).filter((d): d is string => !!d).sort()[0];
-      frames.check('authorization_in_force', active.length > 0, active.length > 0 ? `${active.length} authorization(s) in force` : facts.authorizations.length > 0 ? 'every authorization has expired' : 'no authorization on record', active.length > 0 ? 'info' : 'warning');
-      if (soon) frames.check('authorization_expiry', soon > addDays(today, 30), `earliest expiry ${soon}`, soon > addDays(today, 30) ? 'info' : 'warning');
+      frames.check('authorization_in_force', active.length > 0, active.length > 0 ? `${active.length} authorization(s) in force today` : facts.authorizations.length > 0 ? 'every authorization has expired' : 'no authorization on record', active.length > 0 ? 'info' : 'warning');
+      // "Expires soon" only for an authorization still valid today (an expired one is not "expiring").
+      if (soon) frames.check('authorization_expiry', soon > addDays(today, TEXAS_RULES.expiresSoonDays), soon > addDays(today, TEXAS_RULES.expiresSoonDays) ? `earliest expiry ${soon}` : `authorization expires on ${soon}, within ${TEXAS_RULES.expiresSoonDays} days`, soon > addDays(today, TEXAS_RULES.expiresSoonDays) ? 'info' : 'warning');
+      judged(frames, 'rule_32', subjects.rule_32, today);
       return `${facts.authorizations.length} authorization(s) on record`;
     }
     case 'volume_and_duration': {
@@ -80,6 +101,7 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
     case 'spacing_rule_37': {
       frames.table(['offset_well', 'distance_ft', 'same_horizon'], facts.offsets.map((o) => ({ offset_well: o.vertex.entity_id, distance_ft: o.distanceFt, same_horizon: o.sameHorizon })));
       const close = facts.offsets.filter((o) => o.sameHorizon && o.distanceFt !== null && o.distanceFt < 1200);
+      judged(frames, 'rule_37', subjects.rule_37, today);
       frames.check('between_well_spacing_1200_ft', close.length === 0, close.length === 0 ? 'no same-horizon well closer than 1,200 ft' : `closer than 1,200 ft: ${close.map((o) => `${o.vertex.entity_id} (${o.distanceFt} ft)`).join(', ')}; a Rule 37 exception is needed`);
       frames.check('lease_line_467_ft', true, 'lease-line distance (467 ft) is taken from the plat', 'info');
       return close.length === 0 ? 'Spacing met' : `${close.length} offset(s) inside 1,200 ft`;
@@ -102,6 +124,7 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
         if (expires) frames.check('permit_not_expired', expires >= today, `permit ${permit.entity_id} expires ${expires}`, expires >= today ? 'info' : 'error');
       }
       if (facts.permits.length === 0) frames.check('permit_on_record', true, 'no permit on record yet: this application creates it', 'info');
+      else judged(frames, 'drilling', subjects.drilling, today);
       return `${facts.permits.length} permit(s) on record`;
     }
     // W-2 / G-1
@@ -118,9 +141,8 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
         frames.check('report_due', false, 'completion date unknown: due 90 days after completion or 150 days after drilling ends, whichever is earlier', 'warning');
         return 'Deadline unknown';
       }
-      const drillingEnded = date(p.drilling_end_date) ?? completed;
-      const due = [addDays(completed, 90), addDays(drillingEnded, 150)].sort()[0];
-      frames.field('due_date', due, p.drilling_end_date ? 1 : 0.8, 'rule: 90 days after completion or 150 days after drilling, earlier');
+      const due = completionReportDue(TEXAS_RULES, completed, date(p.drilling_end_date))!;
+      frames.field('due_date', due, p.drilling_end_date ? 1 : 0.8, 'rule: 16 TAC §3.16, 90 days after completion or 150 days after drilling, earlier, on a working day');
       frames.check('filed_before_due_date', today <= due, today <= due ? `due ${due}` : `overdue since ${due}`);
       return `Due ${due}`;
     }
@@ -155,6 +177,7 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
         idle++;
       }
       frames.field('months_without_production', idle, history.length > 0 ? 0.9 : 0.3, source(well));
+      judged(frames, 'inactive_wells', subjects.inactive_wells, today);
       frames.check('inactive_12_months', idle >= 12 || p.status === 'inactive', idle >= 12 ? `${idle} months without production: inactive, plugging or an extension is required` : `${idle} months without production in the last 12`, 'info');
       return `${idle} idle months (status ${p.status ?? '?'})`;
     }
@@ -166,12 +189,14 @@ export function assessOtherItem(key: string, frames: ItemFrames, facts: WellFact
       if (h15?.properties.deadline_date) frames.field('h15_due_date', date(h15.properties.deadline_date), 1, source(h15));
       const needed = age !== null && age > 25;
       frames.check('h15_required', true, needed ? `well is ${age} years old: an annual H-15 fluid level test is required` : `well is ${age ?? '?'} years old: no H-15 needed`, needed ? 'warning' : 'info');
+      judged(frames, 'well_tests', subjects.well_tests, today);
       if (h15?.properties.deadline_date) frames.check('h15_not_overdue', date(h15.properties.deadline_date)! >= today, `H-15 due ${date(h15.properties.deadline_date)}`);
       return needed ? 'H-15 required' : 'H-15 not required';
     }
     case 'extension_basis': {
       const op = facts.operator;
       frames.check('p5_current', (op?.p5_status ?? '').toLowerCase() === 'active', `P-5 status ${op?.p5_status ?? 'unknown'}; renewal is denied while Rule 15 requirements are unmet`);
+      judged(frames, 'p5_renewal', subjects.operators, today);
       return 'Extension basis and P-5 standing';
     }
     case 'return_to_active': {

@@ -5,9 +5,10 @@ import type { AssessmentFrame } from '../../../../streams/checklists/assessment'
 import type { CommandContext } from '../../../platform/command-handling/command-handler';
 import { derivedUuid } from '../../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../../platform/context-module';
-import { assessFormPrItem, formPrFigures } from './form-pr';
+import { assessFormPrItem, FormPrContext, formPrFigures } from './form-pr';
+import { loadFormPrContext } from './form-pr-subjects';
 import { ItemFrames } from './frames';
-import { assessOtherItem } from './other-forms';
+import { assessOtherItem, loadOtherSubjects } from './other-forms';
 import { num, loadWellFacts, WellFacts } from './well-facts';
 import { formPrDueDate, previousMonth } from './working-days';
 
@@ -42,7 +43,8 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
     const checklist = await getChecklist(deps.knex, context.tenantId, checklistId);
     if (!checklist) throw new Error('checklist not found');
     await status('started', `Assessing ${checklist.title} for ${checklist.entity_id}`);
-    const facts = await loadWellFacts(deps.knex, context.tenantId, checklist.entity_id);
+    const label = /^lease$/i.test(checklist.entity_type) ? 'Lease' : 'Well';
+    const facts = await loadWellFacts(deps.knex, context.tenantId, checklist.entity_id, label);
     if (!facts) {
       await status('failed', `${checklist.entity_id} is not in the knowledge graph`);
       await complete('failed', `entity ${checklist.entity_id} not found in the knowledge graph`);
@@ -52,6 +54,8 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
     if (spatial) await emit(spatial);
     const today = deps.clock().toISOString().slice(0, 10);
     const period = checklist.period ?? facts.well.properties.form_pr_period ?? previousMonth(deps.clock());
+    const formPr = checklist.template_id === 'form_pr' ? await loadFormPrContext(deps.knex, context.tenantId, facts, period, today) : null;
+    const subjects = formPr ? null : await loadOtherSubjects(deps.knex, context.tenantId, facts);
 
     for (const item of checklist.items) {
       if (signal.aborted) throw new Error('assessment stopped: the platform is shutting down');
@@ -60,7 +64,7 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
         { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: 'in_progress', summary: 'Assessing', completedBy: null } },
       ]);
       const frames = new ItemFrames(assessmentId, item.index);
-      const summary = checklist.template_id === 'form_pr' ? assessFormPrItem(item.key, frames, { facts, period, today }) : assessOtherItem(item.key, frames, facts, today);
+      const summary = formPr ? assessFormPrItem(item.key, frames, formPr) : assessOtherItem(item.key, frames, facts, today, subjects!);
       const checks = frames.checks;
       passed += checks.passed;
       failed += checks.failed;
@@ -69,7 +73,7 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
       await emitAll([...frames.frames, { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: outcome, summary, completedBy: ASSESSOR } }]);
     }
 
-    if (checklist.template_id === 'form_pr') await generateFormPrDraft(deps, ctx, checklist.status, checklistId, assessmentId, facts, period, emit);
+    if (formPr) await generateFormPrDraft(deps, ctx, checklist.status, checklistId, assessmentId, formPr, emit);
     await emitAll([statusFrame('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`), completeFrame('completed', null)]);
   } catch (error) {
     deps.logger.warn({ err: error, checklistId, assessmentId }, 'assessment failed');
@@ -98,28 +102,31 @@ async function generateFormPrDraft(
   checklistStatus: string,
   checklistId: string,
   assessmentId: string,
-  facts: WellFacts,
-  period: string,
+  formPr: FormPrContext,
   emit: (frame: AssessmentFrame) => Promise<void>,
 ): Promise<void> {
   if (checklistStatus !== 'in_progress') return;
-  const f = formPrFigures(facts, period);
+  const { facts, unit, period } = formPr;
+  const f = formPrFigures(unit, period);
   const p = facts.well.properties;
+  const cell = (v: number | null) => (v === null ? '' : String(v));
   const lines = [
     ['field', 'value'],
-    ['api_number', p.api_number ?? facts.well.entity_id],
-    ['operator', p.operator ?? ''],
-    ['lease', p.lease ?? ''],
-    ['district', p.district ?? ''],
+    ['reporting_unit', `${unit.entity.label} ${unit.entity.entityId}`],
+    ['operator', p.operator ?? facts.operator?.name ?? ''],
+    ['lease', unit.entity.label === 'Lease' ? unit.entity.properties.name ?? unit.entity.entityId : p.lease ?? ''],
+    ['district', p.district ?? facts.lease?.district ?? ''],
     ['production_month', period],
     ['due_date', formPrDueDate(period)],
-    [f.wellType === 'oil' ? 'oil_bbl' : 'condensate_bbl', String((f.wellType === 'oil' ? f.oilBbl : f.condensateBbl) ?? '')],
-    [f.wellType === 'oil' ? 'casinghead_gas_mcf' : 'gas_well_gas_mcf', String((f.casingheadMcf ?? f.gasWellGasMcf) ?? '')],
-    ...Object.keys(f.dispositions).sort().map((code) => [`disposition_${code}_mcf`, String(f.dispositions[code])]),
+    ['allocation_method', unit.kind === 'oil_lease' ? f.allocationMethod ?? '' : ''],
+    [f.wellType === 'oil' ? 'oil_bbl' : 'condensate_bbl', cell(f.oilBbl)],
+    [f.wellType === 'oil' ? 'casinghead_gas_mcf' : 'gas_well_gas_mcf', cell(f.gasMcf)],
+    ...Object.keys(f.dispositions ?? {}).sort().map((code) => [`disposition_${code}_mcf`, String(f.dispositions![code])]),
+    ...f.wells.map((w) => [`well_${w.entityId}_oil_bbl_gas_mcf`, `${cell(w.oilBbl)}/${cell(w.gasMcf)}`]),
   ];
   const bytes = Buffer.from(lines.map((l) => l.map(csvCell).join(',')).join('\n') + '\n', 'utf8');
   const artifactId = derivedUuid('artifact', ctx.tenantId, assessmentId, 'form-pr-draft');
-  const filename = `form-pr-${(p.api_number ?? facts.well.entity_id).replace(/[^0-9A-Za-z-]/g, '')}-${period}.csv`;
+  const filename = `form-pr-${unit.entity.entityId.replace(/[^0-9A-Za-z-]/g, '')}-${period}.csv`;
   const added = await addArtifact(deps, { ...ctx, actorId: ASSESSOR }, checklistId, { artifactId, itemIndex: 0, artifactType: 'form_draft', filename, contentType: 'text/csv', source: 'assessment', bytes }).catch((error) => {
     deps.logger.warn({ err: error, checklistId }, 'form draft not attached');
     return null;

@@ -57,9 +57,10 @@ export function productionHistory(well: Properties): MonthlyProduction[] {
   }
 }
 
-export async function loadWellFacts(knex: Knex, tenantId: string, entityId: string): Promise<WellFacts | null> {
+/** The checklist entity (a Well, or a Lease for a lease's Form PR) and its neighbourhood; `well` holds the entity. */
+export async function loadWellFacts(knex: Knex, tenantId: string, entityId: string, label = 'Well'): Promise<WellFacts | null> {
   const namespace = namespaceOf(tenantId);
-  const well = await findVertex(knex, namespace, 'Well', entityId);
+  const well = await findVertex(knex, namespace, label, entityId);
   if (!well) return null;
   const walk = await walkFrom(knex, namespace, well, 1);
   const hops = Object.values(walk.relationships).flat();

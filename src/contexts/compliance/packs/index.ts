@@ -1,12 +1,29 @@
-import { drillingPack } from './drilling';
-import { inactiveWellsPack } from './inactive-wells';
+import { createDrillingPack } from './drilling';
+import { createInactiveWellsPack } from './inactive-wells';
+import { createOperatorsPack } from './operators';
 import type { DomainPack } from './pack';
-import { productionPack } from './production';
-import { rule32Pack } from './rule-32';
+import { createProductionPack } from './production';
+import { createRule32Pack } from './rule-32';
 import { rule37Pack } from './rule-37';
+import { createWellTestsPack } from './well-tests';
+import { TEXAS_RULES, TexasRules } from '../rules/texas-rules';
+
+/** The Texas packs built on one configuration, in dashboard column order; a tenant installs the ones it needs. */
+export const texasPacks = (rules: TexasRules = TEXAS_RULES): DomainPack<any>[] => [
+  createRule32Pack(rules),
+  rule37Pack,
+  createProductionPack(rules),
+  createDrillingPack(rules),
+  createInactiveWellsPack(rules),
+  createWellTestsPack(rules),
+  createOperatorsPack(rules),
+];
 
 /** The installed compliance domain packs, in dashboard column order. */
-export const DEFAULT_PACKS: DomainPack<any>[] = [rule32Pack, rule37Pack, productionPack, drillingPack, inactiveWellsPack];
+export const DEFAULT_PACKS: DomainPack<any>[] = texasPacks();
 
-/** GET /compliance/domains: `short_title` falls back to `title` (spec 2 §4). */
-export const domainList = (packs: DomainPack<any>[]) => packs.map((p) => ({ domain: p.domain, title: p.title, short_title: p.short_title ?? p.title }));
+/** The pack of a domain among the installed ones (a checklist assesses with its domain's evaluator). */
+export const packOf = (domain: string, packs: DomainPack<any>[] = DEFAULT_PACKS): DomainPack<any> | undefined => packs.find((p) => p.domain === domain);
+
+/** GET /compliance/domains: `short_title` falls back to `title` (spec 2 §4); `applies_to` names the entity labels. */
+export const domainList = (packs: DomainPack<any>[]) => packs.map((p) => ({ domain: p.domain, title: p.title, short_title: p.short_title ?? p.title, applies_to: [...p.appliesTo] }));

@@ -1,8 +1,9 @@
 import type { Properties } from '../../../../streams/graph/properties';
 import type { AssessedCell, Bucket, Color } from '../../../../streams/compliance/assessment';
 import type { GraphFacts, Neighbor } from '../../../../queries/compliance/graph-facts';
+import { addDays } from '../rules/calendar';
 
-/** A graph entity a pack assesses (a Well vertex of the tenant's graph). */
+/** A graph entity a pack assesses (a Well, Lease or Operator vertex of the tenant's graph). */
 export interface AssessedVertex {
   vertexId: string;
   entityId: string;
@@ -13,30 +14,39 @@ export interface AssessedVertex {
 export type Verdict = Omit<AssessedCell, 'domain'>;
 
 /**
- * A compliance domain pack (issue 12): registered data (`domain`, titles, the entity label it
+ * A compliance domain pack (issue 12): registered data (`domain`, titles, the entity labels it
  * applies to) plus two functions — `load` gathers the pack's facts from the knowledge graph's
  * read model for a set of vertices (null: the whole portfolio) in a few set-based queries,
  * and the pure `assess` turns one entity's facts into a verdict for `today` (YYYY-MM-DD).
+ *
+ * `assess` is the rule's one evaluator (issue 26): the dashboard calls it without `period`
+ * (the rule judges the latest reported period, or the filing currently owed, and names it);
+ * a checklist calls it with the checklist's period. It answers null where the rule does not
+ * apply to that entity (an oil well's Form PR is filed on its lease).
  */
 export interface DomainPack<Facts = unknown> {
   domain: string;
   title: string;
   short_title?: string;
-  appliesTo: string;
+  appliesTo: readonly string[];
   /** The entity's properties `assess` reads (only these are loaded). */
   entityFields: readonly string[];
   load(graph: GraphFacts, vertexIds: string[] | null): Promise<Facts>;
-  assess(entity: AssessedVertex, facts: Facts, today: string): Verdict;
+  assess(entity: AssessedVertex, facts: Facts, today: string, period?: string): Verdict | null;
 }
 
-export const DAY_MS = 86_400_000;
-export const addDays = (isoDate: string, days: number) => new Date(Date.parse(isoDate.slice(0, 10)) + days * DAY_MS).toISOString().slice(0, 10);
+/** `graph:Well/42-501-30001`: how a verdict names the entity whose facts it used. */
+export const sourceOf = (entity: { label: string; entityId: string }) => `graph:${entity.label}/${entity.entityId}`;
+
+export { addDays } from '../rules/calendar';
 export const isDate = (value: string | undefined): value is string => !!value && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value.slice(0, 10)));
 export const dateOf = (value: string | undefined): string | null => (isDate(value) ? value.slice(0, 10) : null);
 
-export function num(value: string | undefined): number {
-  const n = value === undefined || value === '' ? NaN : Number(value);
-  return Number.isFinite(n) ? n : 0;
+/** A figure of the graph, or null when it holds none: a missing figure is unknown, never 0. */
+export function num(value: string | undefined | null): number | null {
+  if (value === undefined || value === null || value.trim() === '') return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
 }
 
 /**

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportedEdge, ImportedVertex } from '../../../../streams/graph/graph-import';
 import type { Properties } from '../../../../streams/graph/properties';
+import { addDays, nextMonth } from '../../compliance/rules/calendar';
+import { TEXAS_RULES } from '../../compliance/rules/texas-rules';
 import { COUNTIES, FIELDS, FORMATIONS, LEASE_NAMES, OPERATOR_WORDS, REGULATIONS } from './texas-facts';
 
 /**
@@ -45,14 +47,8 @@ const monthsBack = (asOf: string, back: number) => {
   const d = new Date(Date.UTC(y, m - 1 - back, 1));
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1, 2)}`;
 };
-const addDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString().slice(0, 10);
-/** Form PR is due on the last working day of the month after the production month. */
-function formPrDue(period: string): string {
-  const [y, m] = period.split('-').map(Number);
-  const d = new Date(Date.UTC(y, m + 1, 0));
-  while (d.getUTCDay() === 0 || d.getUTCDay() === 6) d.setUTCDate(d.getUTCDate() - 1);
-  return d.toISOString().slice(0, 10);
-}
+/** Form PR is due on the last working day of the month after the production month, on the regulator's calendar. */
+const formPrDue = (period: string) => TEXAS_RULES.calendar.lastWorkingDayOfMonth(nextMonth(period));
 
 export function generatePortfolio(options: PortfolioOptions): Portfolio {
   const r = prng(options.seed ?? 42);
@@ -71,6 +67,21 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
     edges.push({ id: randomUUID(), label, from_id: from.id, from_label: from.label, to_id: to.id, to_label: to.label, properties });
   };
 
+  /**
+   * Completion, inactivity and the last periodic tests (W-10 oil / G-10 gas for wells that
+   * produce or are shut in, H-15 for inactive ones): most tested within the year, some late.
+   */
+  const wellTests = (status: string, wellType: 'oil' | 'gas', spud: string): Record<string, string> => {
+    if (status === 'permitted') return {};
+    const tests: Record<string, string> = { completion_date: addDays(spud, r.int(20, 60)) };
+    const lastTest = addDays(today, -r.int(20, r.chance(0.1) ? 500 : 340));
+    if (status === 'inactive') {
+      tests.inactive_since = addDays(today, -r.int(200, 900));
+      if (r.chance(0.7)) tests.last_h15_test_date = lastTest;
+    } else tests[wellType === 'oil' ? 'last_w10_test_date' : 'last_g10_test_date'] = lastTest;
+    return tests;
+  };
+
   const wellCount = Math.max(1, Math.floor(options.wells));
   const regulations = Object.fromEntries(
     REGULATIONS.map((g) => [g.rule_number, vertex('Regulation', g.entity_id, { name: g.name, rule_number: g.rule_number, source: 'Texas Railroad Commission, 16 TAC chapter 3', citation: `16 TAC §${g.entity_id.slice(7)}` })]),
@@ -80,7 +91,12 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
   const operators = Array.from({ length: Math.max(3, Math.ceil(wellCount / 400)) }, (_, i) => {
     const name = `${r.pick(OPERATOR_WORDS.first)} ${r.pick(OPERATOR_WORDS.second)} ${r.pick(OPERATOR_WORDS.suffix)}`;
     const p5 = pad(100000 + ((i * 7919 + 12345) % 899999), 6);
-    return vertex('Operator', `P5-${p5}`, { name: `${name} #${i + 1}`.replace(/ #1$/, ''), p5_number: p5, p5_status: r.chance(0.95) ? 'active' : 'delinquent', p5_renewal_month: pad(r.int(1, 12), 2), contact_email: `regulatory${i + 1}@operator.example` });
+    // The last renewal fell in the renewal month of the past twelve months (a few operators are behind a year).
+    const renewalMonth = r.int(1, 12);
+    const [y, m] = asOf.split('-').map(Number);
+    const lastYear = renewalMonth <= m ? y : y - 1;
+    const renewed = addDays(`${lastYear - (r.chance(0.05) ? 1 : 0)}-${pad(renewalMonth, 2)}-01`, r.int(0, 20));
+    return vertex('Operator', `P5-${p5}`, { name: `${name} #${i + 1}`.replace(/ #1$/, ''), p5_number: p5, p5_status: r.chance(0.95) ? 'active' : 'delinquent', p5_renewal_month: pad(renewalMonth, 2), p5_last_renewed: renewed, contact_email: `regulatory${i + 1}@operator.example` });
   });
 
   const totalWeight = FIELDS.reduce((s, f) => s + f.weight, 0);
@@ -107,7 +123,17 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
     leaseNo++;
     const leaseName = `${r.pick(LEASE_NAMES)} ${r.int(1, 120)}`;
     const leaseNumber = pad(10000 + ((leaseNo * 37) % 89999), 5);
-    const lease = vertex('Lease', `${field.fact.wellType === 'oil' ? 'O' : 'G'}-${county.district}-${leaseNumber}`, { name: leaseName, lease_number: leaseNumber, district: county.district, county: county.name, oil_gas_code: field.fact.wellType === 'oil' ? 'O' : 'G', acres: r.int(160, 1280) });
+    // An oil lease files one Form PR for its wells (allocated by the lease's method); gas wells file their own.
+    const oilLease = field.fact.wellType === 'oil';
+    const lease = vertex('Lease', `${oilLease ? 'O' : 'G'}-${county.district}-${leaseNumber}`, {
+      name: leaseName,
+      lease_number: leaseNumber,
+      district: county.district,
+      county: county.name,
+      oil_gas_code: oilLease ? 'O' : 'G',
+      acres: r.int(160, 1280),
+      ...(oilLease ? { allocation_method: r.pick(['lease_test', 'lease_test', 'well_test_ratio', 'metered']), form_pr_period: monthsBack(asOf, r.chance(0.04) ? 3 : 1) } : {}),
+    });
     edge('OPERATED_BY', lease, operator);
     const wellpad = vertex('Wellpad', `PAD-${leaseNumber}`, { name: `${leaseName} PAD`, wells_count: 0 });
     const battery = vertex('Facility', `FAC-${leaseNumber}`, { name: `${leaseName} TANK BATTERY`, type: r.chance(0.15) ? 'cpf' : 'tank_battery', capacity: `${r.int(2, 12) * 500} bbl/d` });
@@ -179,6 +205,7 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
         allocation_method: 'lease_test',
         form_pr_period: monthsBack(asOf, 1),
         production_history_12m: JSON.stringify(history),
+        ...wellTests(status, field.fact.wellType, spud),
       });
       edge('LOCATED_IN', well, field.v);
       edge('LOCATED_IN', well, lease);
@@ -207,6 +234,11 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
       }
       if (status === 'inactive') {
         edge('GOVERNED_BY', well, regulations['Rule 15']);
+        if (r.chance(0.6)) {
+          const extension = vertex('Permit', `W3X-${api}`, { permit_number: `W3X-${pad(vertices.length, 6)}`, type: 'W-3X plugging extension', form: 'W-3X', status: 'approved', issued_date: addDays(today, -r.int(30, 300)), expiration_date: addDays(today, r.int(-20, 330)) });
+          edge('PART_OF', extension, well);
+          edge('GOVERNED_BY', extension, regulations['Rule 15']);
+        }
         const due = vertex('ComplianceDeadline', `DL-H15-${api}`, { deadline_date: addDays(today, r.int(-20, 90)), type: 'H-15 fluid level test', form: 'H-15', status: 'open' });
         edge('HAS_DEADLINE', well, due);
       } else if (r.chance(0.05)) {
