@@ -16,6 +16,7 @@ import type { PlatformDeps } from '../src/platform/context-module';
 import { createMemoryCache } from '../src/platform/infra/cache';
 import { openInfrastructure } from '../src/platform/infra/infrastructure';
 import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-deps';
+import { ensureDefaultTenant } from '../src/contexts/identity/bootstrap';
 import { passwordTooLong } from '../src/contexts/identity/passwords';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
@@ -55,7 +56,10 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       contexts: [identityContext],
       clock: () => new Date(),
     };
-    return await work(identityDeps(platform));
+    const deps = identityDeps(platform);
+    // Any order on a fresh database: the default tenant and system accounts a first start would create.
+    await ensureDefaultTenant(deps);
+    return await work(deps);
   } finally {
     await runner.stop();
     await infrastructure.close();

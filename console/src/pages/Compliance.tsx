@@ -49,7 +49,8 @@ const COLOR_MEANING: Record<string, string> = { green: 'compliant', amber: 'atte
 
 export function CompliancePage() {
   const [asOf, setAsOf] = useState('');
-  const [bucket, setBucket] = useState('');
+  // The start page links here with `?bucket=overdue` or `?bucket=due_7d`.
+  const [bucket, setBucket] = useState(() => new URLSearchParams(location.search).get('bucket') ?? '');
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
