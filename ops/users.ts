@@ -115,8 +115,7 @@ export function registerUserCommands(program: Command): void {
         }
         const { password, generated } = choosePassword(o.password);
         const { userId } = await registerUser(deps, { tenantId: o.tenant, email: o.email, displayName: o.name ?? null, roles, password }, actor);
-        console.log(`created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}`);
-        if (generated) console.log(`generated password (shown once): ${password}`);
+        console.log(`created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}${generated ? `; generated password (shown once): ${password}` : ''}`);
       });
     });
 
@@ -129,8 +128,7 @@ export function registerUserCommands(program: Command): void {
         const user = await userByEmail(deps, email);
         const { password, generated } = choosePassword(o.password);
         await rotatePassword(deps, user.id, password, { ...actor, tenantId: user.tenant_id });
-        console.log(`password of ${user.email} rotated; its sessions are revoked`);
-        if (generated) console.log(`generated password (shown once): ${password}`);
+        console.log(`password of ${user.email} rotated; its sessions are revoked${generated ? `; generated password (shown once): ${password}` : ''}`);
       });
     });
 

@@ -459,7 +459,9 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
   const [reason, setReason] = useState('');
   const [params, setParams] = useState('{}');
   const [run, setRun] = useState<unknown>();
-  const validation = useValidation(open || e.status === 'pending_review' ? e.sql : '', e.connector_key);
+  // Drafts and exposures under review are open (their author or reviewer acts on them); the rest fold.
+  const unfolded = open || e.status === 'pending_review' || e.status === 'draft';
+  const validation = useValidation(unfolded ? e.sql : '', e.connector_key);
   const base = path(e.connector_key, `/exposures/${encodeURIComponent(e.ekey)}`);
   const post = (rest: string, body?: unknown) =>
     action.run(async () => {
@@ -468,7 +470,7 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
     });
   const changed = e.approved_sql != null && e.approved_sql !== e.sql;
   return (
-    <details className="tool-call" open={open || e.status === 'pending_review'}>
+    <details className="tool-call" open={unfolded}>
       <summary>
         {e.display_name} <span className="muted small">({e.ekey})</span> <StatusBadge status={e.status} />
       </summary>

@@ -52,18 +52,22 @@ export function HomePage() {
   return (
     <Page title={`Good day, ${me.display_name ?? me.email}`}>
       {summary.data && (
-        <div className="cards" role="list" aria-label="Deadlines">
-          <Link role="listitem" className="summary-card bucket-overdue" to="/compliance?bucket=overdue">
-            <span className="count">{summary.data.overdue_count}</span>
-            <span>Overdue</span>
-            <span className="delta">Open in the compliance matrix</span>
-          </Link>
-          <Link role="listitem" className="summary-card bucket-due_7d" to="/compliance?bucket=due_7d">
-            <span className="count">{summary.data.due_7_days_count}</span>
-            <span>Due this week</span>
-            <span className="delta">Open in the compliance matrix</span>
-          </Link>
-        </div>
+        <ul className="cards plain-cards" aria-label="Deadlines">
+          <li>
+            <Link className="summary-card bucket-overdue" to="/compliance?bucket=overdue">
+              <span className="count">{summary.data.overdue_count}</span>
+              <span>Overdue</span>
+              <span className="delta">Open in the compliance matrix</span>
+            </Link>
+          </li>
+          <li>
+            <Link className="summary-card bucket-due_7d" to="/compliance?bucket=due_7d">
+              <span className="count">{summary.data.due_7_days_count}</span>
+              <span>Due this week</span>
+              <span className="delta">Open in the compliance matrix</span>
+            </Link>
+          </li>
+        </ul>
       )}
       <ErrorText error={summary.error} />
       <div className="home-grid">
