@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createTestDatabase } from '../../support/database';
+import { startTestPlatform } from '../../support/platform';
 import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 
 const run = promisify(execFile);
@@ -68,5 +69,18 @@ describe('ops: the command line in any order on a fresh database', function () {
     expect(again.code).to.equal(1);
     expect(again.stderr.trim().split('\n')).to.have.length(1);
     expect(again.stderr).to.match(/^ops: /);
+  });
+
+  it('seed beside a running platform (which projects; the command follows its checkpoints) returns once the import is projected', async () => {
+    const t = await startTestPlatform();
+    try {
+      env = { ...env, DATABASE_URL: t.platform.db.url };
+      const seeded = await ops('seed', '--wells', '5', '--tenant', '7a0e0b5e-0000-4000-8000-0000000000aa');
+      expect(seeded.code, seeded.stderr).to.equal(0);
+      expect(seeded.lines.at(-1)).to.match(/^seeded .*\(5 wells\)/);
+      expect(seeded.seconds).to.be.lessThan(120);
+    } finally {
+      await t.close();
+    }
   });
 });
