@@ -155,3 +155,13 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
   return value as Record<string, unknown>;
 }
+
+/** A labelled one-line text input (the label's text is its accessible name). */
+export function TextField({ label, value, onChange, required, placeholder }: { label: string; value: string; onChange: (value: string) => void; required?: boolean; placeholder?: string }) {
+  return (
+    <label>
+      {label}
+      <input value={value} required={required} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+    </label>
+  );
+}

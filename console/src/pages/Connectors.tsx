@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { diffLines } from '../diff';
 import { can, Link, navigate, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, useAction, useLoad, When } from '../ui';
+import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, TextField, useAction, useLoad, When } from '../ui';
 import { StatusBadge } from './Approvals';
 
 interface Connector {
@@ -171,10 +171,7 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
             lowercase letters, digits, _ and -
           </span>
         </label>
-        <label>
-          Display name
-          <input value={name} required onChange={(e) => setName(e.target.value)} />
-        </label>
+        <TextField label="Display name" value={name} onChange={setName} required />
         <label>
           Engine
           <select value={chosen?.key ?? ''} onChange={(e) => setEngine(e.target.value)}>
@@ -185,10 +182,7 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
             ))}
           </select>
         </label>
-        <label>
-          Data classification
-          <input value={classification} onChange={(e) => setClassification(e.target.value)} placeholder="e.g. internal" />
-        </label>
+        <TextField label="Data classification" value={classification} onChange={setClassification} placeholder="e.g. internal" />
       </div>
       <label>
         Config (JSON)
@@ -425,14 +419,8 @@ function DraftForm({ connectorKey, onDone }: { connectorKey: string; onDone: () 
     <form className="card" onSubmit={submit} aria-labelledby="draft-title">
       <h2 id="draft-title">Draft an exposure</h2>
       <div className="grid-form">
-        <label>
-          Exposure key
-          <input value={ekey} required onChange={(e) => setEkey(e.target.value)} />
-        </label>
-        <label>
-          Display name
-          <input value={name} onChange={(e) => setName(e.target.value)} />
-        </label>
+        <TextField label="Exposure key" value={ekey} onChange={setEkey} required />
+        <TextField label="Display name" value={name} onChange={setName} />
       </div>
       <label>
         SQL

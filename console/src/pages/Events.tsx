@@ -3,7 +3,7 @@ import { api, ApiError, qs } from '../api';
 import { hiddenFields } from '../../../commands/monitoring/event-validation';
 import type { LiveEventType } from '../../../streams/monitoring/event-type';
 import { can, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, useAction, useLoad, When } from '../ui';
+import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, TextField, useAction, useLoad, When } from '../ui';
 import { Pager, StatusBadge } from './Approvals';
 
 interface Field {
@@ -405,14 +405,8 @@ function TypeEditor({ types, onChanged }: { types: EventType[]; onChanged: () =>
       >
         <h2 id="new-type-title">New event type</h2>
         <div className="grid-form">
-          <label>
-            Name
-            <input value={name} required onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label>
-            Category
-            <input value={category} onChange={(e) => setCategory(e.target.value)} />
-          </label>
+          <TextField label="Name" value={name} onChange={setName} required />
+          <TextField label="Category" value={category} onChange={setCategory} />
         </div>
         <label>
           Fields (JSON list)

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, request } from '../api';
 import { Link, navigate } from '../router';
-import { ErrorText, fieldError, Loading, Page, useAction, useLoad, When } from '../ui';
+import { ErrorText, fieldError, Loading, Page, TextField, useAction, useLoad, When } from '../ui';
 
 interface ProjectSummary {
   id: string;
@@ -74,14 +74,8 @@ export function ProjectsPage() {
       <form className="card secondary-form" onSubmit={submit} aria-labelledby="new-project-title">
         <h2 id="new-project-title">New project</h2>
         <div className="grid-form">
-          <label>
-            Name
-            <input value={name} required onChange={(e) => setName(e.target.value)} />
-          </label>
-          <label>
-            Description
-            <input value={description} onChange={(e) => setDescription(e.target.value)} />
-          </label>
+          <TextField label="Name" value={name} onChange={setName} required />
+          <TextField label="Description" value={description} onChange={setDescription} />
         </div>
         <ErrorText error={create.error} />
         <button type="submit" disabled={create.busy}>
@@ -147,14 +141,8 @@ export function ProjectPage({ id }: { id: string }) {
         <div className="columns">
           <form className="card" onSubmit={submit} aria-labelledby="project-edit-title">
             <h2 id="project-edit-title">Instructions and defaults</h2>
-            <label>
-              Name
-              <input value={name} required onChange={(e) => setName(e.target.value)} />
-            </label>
-            <label>
-              Description
-              <input value={description} onChange={(e) => setDescription(e.target.value)} />
-            </label>
+            <TextField label="Name" value={name} onChange={setName} required />
+            <TextField label="Description" value={description} onChange={setDescription} />
             <label>
               Instructions (given to the agent in every conversation of the project)
               <textarea rows={8} value={instructions} onChange={(e) => setInstructions(e.target.value)} aria-invalid={!!fieldError(save.error, 'instructions')} />

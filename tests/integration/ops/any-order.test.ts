@@ -1,13 +1,7 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { createTestDatabase } from '../../support/database';
+import { opsEnv, runOps } from '../../support/ops-cli';
 import { startTestPlatform } from '../../support/platform';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
-
-const run = promisify(execFile);
-const root = path.resolve(__dirname, '../../..');
 
 /**
  * The operator's command line on a database no platform has started on: `users create` first
@@ -19,33 +13,12 @@ describe('ops: the command line in any order on a fresh database', function () {
   let env: NodeJS.ProcessEnv;
 
   before(async () => {
-    const { url } = await createTestDatabase();
-    env = {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: url,
-      AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
-      JWT_SECRET: TEST_JWT_SECRET,
-      SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
-      BCRYPT_COST: '10',
-      BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-      BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-      LOG_LEVEL: 'silent',
-    };
+    env = opsEnv((await createTestDatabase()).url);
   });
 
   async function ops(...args: string[]): Promise<{ lines: string[]; stderr: string; code: number; seconds: number }> {
-    const started = Date.now();
-    let stdout: string;
-    let stderr: string;
-    let code = 0;
-    try {
-      ({ stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', ...args], { cwd: root, env }));
-    } catch (error) {
-      const e = error as { stdout: string; stderr: string; code: number };
-      ({ stdout, stderr, code } = e);
-    }
-    return { lines: stdout.trimEnd().split('\n'), stderr, code, seconds: (Date.now() - started) / 1000 };
+    const { stdout, ...rest } = await runOps(env, ...args);
+    return { lines: stdout.trimEnd().split('\n'), ...rest };
   }
 
   it('users create before any start, then seed, then tenants list: each exits 0 and ends with its one-line result', async () => {
@@ -74,7 +47,7 @@ describe('ops: the command line in any order on a fresh database', function () {
   it('seed beside a running platform (which projects; the command follows its checkpoints) returns once the import is projected', async () => {
     const t = await startTestPlatform();
     try {
-      env = { ...env, DATABASE_URL: t.platform.db.url };
+      env = opsEnv(t.platform.db.url);
       const seeded = await ops('seed', '--wells', '5', '--tenant', '7a0e0b5e-0000-4000-8000-0000000000aa');
       expect(seeded.code, seeded.stderr).to.equal(0);
       expect(seeded.lines.at(-1)).to.match(/^seeded .*\(5 wells\)/);
