@@ -41,9 +41,9 @@ export function registerAuditCommands(program: Command): void {
         }
         if (options.json) console.log(JSON.stringify({ ...report, anchor_valid: anchorValid }, null, 2));
         else {
-          console.log(`${report.total} events in ${report.streams} streams: ${report.verified} verified, ${report.tampered.length} tampered`);
-          if (anchorValid !== null) console.log(anchorValid ? `anchor ${options.anchor}: its digest and signature are intact` : `anchor ${options.anchor}: FORGED or damaged (digest or signature does not match)`);
           for (const t of report.tampered) console.log(`  TAMPERED ${t.stream} #${t.revision} ${t.type} (${t.eventId}): ${t.reason}`);
+          if (anchorValid !== null) console.log(anchorValid ? `anchor ${options.anchor}: its digest and signature are intact` : `anchor ${options.anchor}: FORGED or damaged (digest or signature does not match)`);
+          console.log(`${report.total} events in ${report.streams} streams: ${report.verified} verified, ${report.tampered.length} tampered`);
         }
         process.exitCode = report.tampered.length > 0 || anchorValid === false ? 2 : 0;
       } finally {

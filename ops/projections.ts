@@ -65,7 +65,9 @@ export function registerProjectionCommands(program: Command): void {
       if (unknown.length) throw new Error(`unknown projector ${unknown.join(', ')}; known: ${projectors.map((p) => p.name).join(', ') || '(none)'}`);
       const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
       try {
-        await rebuildProjections(infrastructure, projectors, names);
+        const results = await rebuildProjections(infrastructure, projectors, names);
+        const events = results.reduce((sum, r) => sum + r.events, 0);
+        console.log(`rebuilt ${results.length} projector${results.length === 1 ? '' : 's'}: ${events} events in ${results.reduce((sum, r) => sum + r.seconds, 0).toFixed(2)} s`);
       } finally {
         await infrastructure.close();
       }
@@ -113,6 +115,9 @@ export function registerProjectionCommands(program: Command): void {
             console.log(`  ${l.projector.padEnd(28)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} in ${l.stream} after ${l.attempts} attempts: ${l.error}`);
           }
         }
+        const failing = rows.filter((r) => r.status === 'failed').length;
+        console.log(`${known.size} projectors, ${failing} failing, ${letters.length} dead letter${letters.length === 1 ? '' : 's'}`);
+        process.exitCode = letters.length > 0 || failing > 0 ? 2 : 0;
       } finally {
         await infrastructure.close();
       }

@@ -48,8 +48,8 @@ export function registerSeedCommand(program: Command): void {
           { tenantId: options.tenant, userId: SYSTEM_USER_ID },
           seed,
         );
-        console.log(`seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`);
         console.log(Object.entries(result.by_label).map(([label, n]) => `  ${label}: ${n}`).join('\n'));
+        console.log(`seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`);
       } finally {
         await runner.stop();
         await infrastructure.close();

@@ -16,6 +16,7 @@ import type { PlatformDeps } from '../src/platform/context-module';
 import { createMemoryCache } from '../src/platform/infra/cache';
 import { openInfrastructure } from '../src/platform/infra/infrastructure';
 import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-deps';
+import { ensureDefaultTenant } from '../src/contexts/identity/bootstrap';
 import { passwordTooLong } from '../src/contexts/identity/passwords';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
@@ -55,7 +56,10 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       contexts: [identityContext],
       clock: () => new Date(),
     };
-    return await work(identityDeps(platform));
+    const deps = identityDeps(platform);
+    // Any order on a fresh database: the default tenant and system accounts a first start would create.
+    await ensureDefaultTenant(deps);
+    return await work(deps);
   } finally {
     await runner.stop();
     await infrastructure.close();
@@ -111,8 +115,7 @@ export function registerUserCommands(program: Command): void {
         }
         const { password, generated } = choosePassword(o.password);
         const { userId } = await registerUser(deps, { tenantId: o.tenant, email: o.email, displayName: o.name ?? null, roles, password }, actor);
-        console.log(`created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}`);
-        if (generated) console.log(`generated password (shown once): ${password}`);
+        console.log(`created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}${generated ? `; generated password (shown once): ${password}` : ''}`);
       });
     });
 
@@ -125,8 +128,7 @@ export function registerUserCommands(program: Command): void {
         const user = await userByEmail(deps, email);
         const { password, generated } = choosePassword(o.password);
         await rotatePassword(deps, user.id, password, { ...actor, tenantId: user.tenant_id });
-        console.log(`password of ${user.email} rotated; its sessions are revoked`);
-        if (generated) console.log(`generated password (shown once): ${password}`);
+        console.log(`password of ${user.email} rotated; its sessions are revoked${generated ? `; generated password (shown once): ${password}` : ''}`);
       });
     });
 

@@ -34,6 +34,21 @@ function describe(status: number, body: unknown): { message: string; fields: Rec
       return { message: parts.join('; ') || `Request failed (${status})`, fields };
     }
     if (typeof b.detail === 'string') return { message: b.detail, fields };
+    if (b.detail && typeof b.detail === 'object') {
+      // Spec 3 §7 refusals: `{detail: {error, reason?, fields?: {name: msg} | [names], errors?: [{message}]}}`.
+      const d = b.detail as { error?: unknown; reason?: unknown; fields?: unknown; errors?: unknown; expected?: unknown };
+      const parts = [typeof d.error === 'string' ? d.error.replace(/_/g, ' ') : `Request failed (${status})`];
+      if (typeof d.reason === 'string') parts.push(d.reason);
+      if (d.fields && typeof d.fields === 'object' && !Array.isArray(d.fields)) {
+        for (const [k, v] of Object.entries(d.fields as Record<string, unknown>)) {
+          fields[k] = String(v);
+          parts.push(`${k}: ${String(v)}`);
+        }
+      } else if (Array.isArray(d.fields)) parts.push(`fields: ${d.fields.join(', ')}`);
+      if (Array.isArray(d.expected)) parts.push(`expected: ${d.expected.join(', ')}`);
+      if (Array.isArray(d.errors)) for (const e of d.errors as Array<{ message?: string }>) if (e?.message) parts.push(e.message);
+      return { message: parts.join(' — '), fields };
+    }
     if (typeof b.error === 'string') return { message: b.error, fields };
   }
   const generic: Record<number, string> = {
@@ -98,4 +113,31 @@ export interface Me {
   tenant_id: string;
   roles: string[];
   permissions: string[];
+}
+
+/**
+ * A multipart upload that reports its progress (fetch cannot): `onProgress(sent, total)` as the
+ * browser sends the body; the answer and errors as `request` gives them.
+ */
+export function upload<T = unknown>(path: string, form: FormData, onProgress: (sent: number, total: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `/api/v1${path}`);
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
+    xhr.onerror = () => reject(new ApiError(0, 'The server could not be reached. Check your connection and try again.'));
+    xhr.onload = () => {
+      let parsed: unknown = undefined;
+      try {
+        parsed = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
+      } catch {
+        parsed = xhr.responseText;
+      }
+      if (xhr.status >= 200 && xhr.status < 300) return resolve(parsed as T);
+      if (xhr.status === 401) for (const l of unauthorizedListeners) l();
+      const { message, fields } = describe(xhr.status, parsed);
+      reject(new ApiError(xhr.status, message, fields, parsed));
+    };
+    xhr.send(form);
+  });
 }

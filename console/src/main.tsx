@@ -9,6 +9,13 @@ import { CompliancePage } from './pages/Compliance';
 import { ChecklistsPage, ChecklistPage } from './pages/Checklists';
 import { GraphPage } from './pages/Graph';
 import { AdminPage } from './pages/Admin';
+import { HomePage } from './pages/Home';
+import { ConnectorsPage, ConnectorPage } from './pages/Connectors';
+import { EventsPage } from './pages/Events';
+import { IngestionPage } from './pages/Ingestion';
+import { EvaluationPage, EvaluationRunPage } from './pages/Evaluation';
+import { ProjectsPage, ProjectPage } from './pages/Projects';
+import { SkillsPage } from './pages/Skills';
 import './styles.css';
 
 function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired: boolean }) {
@@ -59,23 +66,25 @@ function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired:
 }
 
 const NAV: Array<{ to: string; label: string; permission?: string }> = [
+  { to: '/', label: 'Today' },
   { to: '/chat', label: 'Chat', permission: 'conversations.use' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/compliance', label: 'Compliance', permission: 'dashboards.read' },
   { to: '/checklists', label: 'Checklists' },
   { to: '/graph', label: 'Graph', permission: 'dashboards.read' },
+  { to: '/events', label: 'Events' },
+  { to: '/projects', label: 'Projects', permission: 'conversations.use' },
+  { to: '/connectors', label: 'Connectors', permission: 'exposures.propose' },
+  { to: '/ingestion', label: 'Ingestion', permission: 'ingest.run' },
+  { to: '/evaluation', label: 'Evaluation' },
+  { to: '/skills', label: 'Skills', permission: 'skills.author' },
   { to: '/admin', label: 'Administration', permission: 'users.manage' },
 ];
 
-function Routes({ me }: { me: Me }) {
+function Routes() {
   const { path } = useLocation();
   let m: Record<string, string> | null;
-  if (path === '/' || path === '') {
-    // Reviewers start at their queue, everyone else in chat.
-    const start = can(me, 'hitl.approve') && !can(me, 'users.manage') ? '/approvals' : '/chat';
-    history.replaceState(null, '', start);
-    return <Routes me={me} />;
-  }
+  if (path === '/' || path === '') return <HomePage />;
   if ((m = match('/approvals/:id', path))) return <ApprovalDetailPage id={m.id} />;
   if (match('/approvals', path)) return <ApprovalsPage />;
   if ((m = match('/chat/:id', path))) return <ChatPage id={m.id} />;
@@ -86,6 +95,15 @@ function Routes({ me }: { me: Me }) {
   if ((m = match('/graph/:label/:id', path))) return <GraphPage label={m.label} id={m.id} />;
   if (match('/graph', path)) return <GraphPage />;
   if (match('/admin', path)) return <AdminPage />;
+  if ((m = match('/connectors/:key', path))) return <ConnectorPage connectorKey={m.key} />;
+  if (match('/connectors', path)) return <ConnectorsPage />;
+  if (match('/events', path)) return <EventsPage />;
+  if (match('/ingestion', path)) return <IngestionPage />;
+  if ((m = match('/evaluation/runs/:id', path))) return <EvaluationRunPage id={m.id} />;
+  if (match('/evaluation', path)) return <EvaluationPage />;
+  if ((m = match('/projects/:id', path))) return <ProjectPage id={m.id} />;
+  if (match('/projects', path)) return <ProjectsPage />;
+  if (match('/skills', path)) return <SkillsPage />;
   return (
     <section className="page">
       <h1>Not found</h1>
@@ -152,7 +170,7 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       </header>
       <main id="main">
         <ErrorBoundary path={path}>
-          <Routes me={me} />
+          <Routes />
         </ErrorBoundary>
       </main>
     </MeContext.Provider>

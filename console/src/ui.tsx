@@ -123,3 +123,45 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
     </div>
   );
 }
+
+/** Runs a user action: busy while it runs, its error kept for display next to the control. */
+export function useAction(): { busy: boolean; error: unknown; run: (work: () => Promise<unknown>) => Promise<boolean>; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const run = async (work: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await work();
+      return true;
+    } catch (err) {
+      setError(err);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
+/** Parses a JSON object typed into a textarea; a readable error otherwise. */
+export function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = text.trim() ? JSON.parse(text) : {};
+  } catch {
+    throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
+  return value as Record<string, unknown>;
+}
+
+/** A labelled one-line text input (the label's text is its accessible name). */
+export function TextField({ label, value, onChange, required, placeholder }: { label: string; value: string; onChange: (value: string) => void; required?: boolean; placeholder?: string }) {
+  return (
+    <label>
+      {label}
+      <input value={value} required={required} placeholder={placeholder} onChange={(e) => onChange(e.target.value)} />
+    </label>
+  );
+}

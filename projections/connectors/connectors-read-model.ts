@@ -17,7 +17,7 @@ const connectorIdOf = (event: RecordedEvent) => event.stream.slice(-36);
 
 export const connectorsProjector: Projector = {
   name: 'connectors_read_model',
-  version: 1,
+  version: 2,
   tables: [EXPOSURES_TABLE, SCHEMAS_TABLE, CONNECTORS_TABLE],
   eventTypes: connectorAggregate.eventTypes,
   async createTables(knex) {
@@ -58,6 +58,8 @@ export const connectorsProjector: Projector = {
       t.integer('max_rows');
       t.text('status').notNullable();
       t.text('approved_sql_hash');
+      // The SQL as last approved, kept through later edits so a reviewer sees what changed since.
+      t.text('approved_sql');
       t.text('author_id').notNullable();
       t.text('last_editor_id').notNullable();
       t.text('submitted_by');
@@ -187,7 +189,7 @@ export const connectorsProjector: Projector = {
         await exposure(parsed.data.ekey).update({ status: 'pending_review', submitted_by: parsed.data.by, updated_at: parsed.data.at });
         break;
       case 'ExposureApproved':
-        await exposure(parsed.data.ekey).update({ status: 'approved', approved_sql_hash: parsed.data.approvedSqlHash, approved_by: parsed.data.by, approved_at: parsed.data.at, updated_at: parsed.data.at });
+        await exposure(parsed.data.ekey).update({ status: 'approved', approved_sql_hash: parsed.data.approvedSqlHash, approved_sql: trx.ref('sql'), approved_by: parsed.data.by, approved_at: parsed.data.at, updated_at: parsed.data.at });
         break;
       case 'ExposureRejected':
         await exposure(parsed.data.ekey).update({ status: 'rejected', rejected_by: parsed.data.by, rejection_reason: parsed.data.reason, updated_at: parsed.data.at });

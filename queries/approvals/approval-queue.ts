@@ -22,6 +22,25 @@ function summary(row: Record<string, any>) {
     reviewer_id: row.reviewer_id,
     escalated: row.escalation_level > 0,
     escalation_level: row.escalation_level,
+    subject: subjectOf(row.payload),
+  };
+}
+
+/**
+ * What a filing approval is about (the payload contract of `kind: "filing"`), so a queue row
+ * can name the entity, form and period without opening the approval; null for other payloads.
+ */
+function subjectOf(payload: unknown) {
+  const p = payload && typeof payload === 'object' ? (payload as Record<string, any>) : null;
+  if (!p || p.kind !== 'filing') return null;
+  const entity = p.entity && typeof p.entity === 'object' ? p.entity : null;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    summary: text(p.summary),
+    entity: entity ? { id: text(entity.id), type: text(entity.type), name: text(entity.name), api_number: text(entity.api_number) } : null,
+    form: text(p.form),
+    form_label: text(p.form_label),
+    period: text(p.period),
   };
 }
 

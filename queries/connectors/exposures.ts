@@ -18,6 +18,7 @@ export interface ExposureRow {
   max_rows: number | null;
   status: string;
   approved_sql_hash: string | null;
+  approved_sql: string | null;
   author_id: string;
   last_editor_id: string;
   submitted_by: string | null;
@@ -44,6 +45,8 @@ export function exposureView(row: ExposureRow) {
     max_rows: row.max_rows,
     status: row.status,
     approved_sql_hash: row.approved_sql_hash,
+    /** The last approved SQL (kept after edits, for the review diff); null if never approved. */
+    approved_sql: row.approved_sql ?? null,
     author_id: row.author_id,
     last_editor_id: row.last_editor_id,
     submitted_by: row.submitted_by,

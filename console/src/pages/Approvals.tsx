@@ -12,7 +12,26 @@ interface ApprovalSummary {
   reviewer_id: string | null;
   escalated: boolean;
   escalation_level: number;
+  /** Entity, form and period of a filing approval (payload `kind: "filing"`); null otherwise. */
+  subject?: null | { summary: string | null; entity: null | { id: string | null; type: string | null; name: string | null; api_number: string | null }; form: string | null; form_label: string | null; period: string | null };
 }
+
+/** The payload of an approval that asks to let something be filed (the shared contract). */
+interface FilingPayload {
+  kind: 'filing';
+  summary?: string;
+  entity?: { id?: string; type?: string; name?: string; api_number?: string | null } | null;
+  form?: string;
+  form_label?: string;
+  period?: string | null;
+  figures?: Array<{ label: string; value: number | string | null; unit?: string | null; source?: string | null }>;
+  validations?: Array<{ key: string; label: string; status: 'pass' | 'fail' | 'warn' | 'unknown'; message?: string | null }>;
+  checklist_id?: string | null;
+  conversation_id?: string | null;
+  execution_id?: string | null;
+}
+
+const isFiling = (p: unknown): p is FilingPayload => !!p && typeof p === 'object' && (p as { kind?: unknown }).kind === 'filing';
 
 interface ApprovalDetail extends ApprovalSummary {
   conversation_id: string | null;
@@ -79,6 +98,9 @@ export function ApprovalsPage() {
               <thead>
                 <tr>
                   <th scope="col">Checkpoint</th>
+                  <th scope="col">Entity</th>
+                  <th scope="col">Form</th>
+                  <th scope="col">Period</th>
                   <th scope="col">Status</th>
                   <th scope="col">Agent</th>
                   <th scope="col">Requested</th>
@@ -92,6 +114,9 @@ export function ApprovalsPage() {
                     <td>
                       <Link to={`/approvals/${a.approval_id}`}>{a.checkpoint_type.replace(/_/g, ' ')}</Link>
                     </td>
+                    <td>{a.subject?.entity ? <EntityName entity={a.subject.entity} /> : <span className="muted">—</span>}</td>
+                    <td>{a.subject?.form_label ?? a.subject?.form ?? <span className="muted">—</span>}</td>
+                    <td>{a.subject?.period ?? <span className="muted">—</span>}</td>
                     <td>
                       <StatusBadge status={a.status} />
                     </td>
@@ -171,8 +196,14 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                 </>
               )}
             </dl>
-            <h3>Payload</h3>
-            <Payload value={data.payload} />
+            {isFiling(data.payload) ? (
+              <Filing payload={data.payload} />
+            ) : (
+              <>
+                <h3>Payload</h3>
+                <Payload value={data.payload} />
+              </>
+            )}
           </div>
           <div className="card">
             {data.decision ? (
@@ -191,6 +222,11 @@ export function ApprovalDetailPage({ id }: { id: string }) {
               </section>
             ) : can(me, 'hitl.approve') ? (
               <>
+                {data.requested_by === me.user_id && (
+                  <p className="notice" role="note">
+                    You asked for this approval. The four-eyes rule lets another reviewer decide it.
+                  </p>
+                )}
                 <DecideForm id={data.approval_id} onDone={reload} />
                 <EscalateForm id={data.approval_id} onDone={reload} />
               </>
@@ -202,6 +238,127 @@ export function ApprovalDetailPage({ id }: { id: string }) {
       )}
     </Page>
   );
+}
+
+function EntityName({ entity }: { entity: { id?: string | null; type?: string | null; name?: string | null; api_number?: string | null } }) {
+  const name = entity.name ?? entity.id ?? 'unnamed';
+  return (
+    <>
+      {entity.type && <span className="muted">{entity.type} </span>}
+      {name}
+      {entity.api_number && <span className="muted"> (API {entity.api_number})</span>}
+    </>
+  );
+}
+
+const VALIDATION_MARK: Record<string, string> = { pass: '✓', fail: '✗', warn: '!', unknown: '?' };
+
+/** A filing approval: what would be filed, its figures with their sources, and the checks run on them. */
+function Filing({ payload }: { payload: FilingPayload }) {
+  const entity = payload.entity;
+  const figures = payload.figures ?? [];
+  const validations = payload.validations ?? [];
+  return (
+    <section aria-labelledby="filing-title">
+      <h3 id="filing-title">What would be filed</h3>
+      {payload.summary && <p className="filing-summary">{payload.summary}</p>}
+      <dl className="facts">
+        <dt>Entity</dt>
+        <dd>
+          {entity ? (
+            entity.id && entity.type ? (
+              <Link to={`/graph/${encodeURIComponent(entity.type)}/${encodeURIComponent(entity.id)}`}>
+                <EntityName entity={entity} />
+              </Link>
+            ) : (
+              <EntityName entity={entity} />
+            )
+          ) : (
+            <span className="muted">—</span>
+          )}
+        </dd>
+        <dt>Form</dt>
+        <dd>{payload.form_label ?? payload.form ?? '—'}</dd>
+        <dt>Period</dt>
+        <dd>{payload.period ?? '—'}</dd>
+        {payload.checklist_id && (
+          <>
+            <dt>Checklist</dt>
+            <dd>
+              <Link to={`/checklists/${encodeURIComponent(payload.checklist_id)}`}>Open the checklist</Link>
+            </dd>
+          </>
+        )}
+        {payload.conversation_id && (
+          <>
+            <dt>Conversation</dt>
+            <dd>
+              <Link to={`/chat/${encodeURIComponent(payload.conversation_id)}`}>Open the conversation that asked</Link>
+            </dd>
+          </>
+        )}
+      </dl>
+      <div className="table-wrap">
+        <table>
+          <caption>Figures</caption>
+          <thead>
+            <tr>
+              <th scope="col">Figure</th>
+              <th scope="col" className="num">
+                Value
+              </th>
+              <th scope="col">Unit</th>
+              <th scope="col">Source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {figures.length === 0 && (
+              <tr>
+                <td colSpan={4} className="muted">
+                  No figures were given.
+                </td>
+              </tr>
+            )}
+            {figures.map((f, i) => (
+              <tr key={`${f.label}-${i}`}>
+                <th scope="row">{f.label}</th>
+                <td className="num">{f.value === null || f.value === undefined ? <span className="muted">missing</span> : typeof f.value === 'number' ? f.value.toLocaleString() : String(f.value)}</td>
+                <td>{f.unit ?? ''}</td>
+                <td>
+                  <SourceRef source={f.source} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h3>Validations</h3>
+      {validations.length === 0 ? (
+        <p className="muted">No validations were run.</p>
+      ) : (
+        <ul className="validations" aria-label="Validations">
+          {validations.map((v) => (
+            <li key={v.key} className={`validation validation-${v.status}`}>
+              <span className={`badge badge-${v.status}`}>
+                <span aria-hidden="true">{VALIDATION_MARK[v.status] ?? '?'} </span>
+                {v.status}
+              </span>{' '}
+              <strong>{v.label}</strong>
+              {v.message && <span>: {v.message}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** `graph:Well/<id>` links to the entity page; other sources are shown as written. */
+function SourceRef({ source }: { source: string | null | undefined }) {
+  if (!source) return <span className="muted">—</span>;
+  const m = /^graph:([^/]+)\/(.+)$/.exec(source);
+  if (m) return <Link to={`/graph/${encodeURIComponent(m[1])}/${encodeURIComponent(m[2])}`}>{source}</Link>;
+  return <code>{source}</code>;
 }
 
 function Payload({ value }: { value: unknown }) {

@@ -26,11 +26,23 @@ interface Attachment {
   filename: string;
   size_bytes?: number;
 }
+interface ToolCall {
+  id?: string;
+  name?: string;
+  toolName?: string;
+  args?: unknown;
+  input?: unknown;
+  arguments?: unknown;
+  ok?: boolean;
+}
 interface Frame {
   id: string;
   node: string;
   status?: string;
   content?: string;
+  toolCalls: ToolCall[];
+  /** Rich tool output carried by the frame (`tool_result` or `tool_results`), when the node sends it. */
+  toolResults: Array<Record<string, unknown>>;
 }
 interface TurnEnd {
   status: string;
@@ -38,6 +50,78 @@ interface TurnEnd {
   hitl_approval_id?: string | null;
   hitl_checkpoint_type?: string | null;
   tokens_used?: number | null;
+}
+
+type FrameData = {
+  status?: string;
+  message?: { content?: string; tool_calls?: ToolCall[] | null };
+  tools?: ToolCall[];
+  tool_result?: Record<string, unknown>;
+  tool_results?: Array<Record<string, unknown>>;
+};
+
+function toFrame(id: string, node: string, data: FrameData | undefined): Frame {
+  const results = [...(data?.tool_results ?? []), ...(data?.tool_result ? [data.tool_result] : [])].filter((r) => r && typeof r === 'object');
+  return {
+    id,
+    node,
+    status: data?.status,
+    content: data?.message?.content || undefined,
+    toolCalls: [...(data?.message?.tool_calls ?? []), ...(node === 'tool_node' ? (data?.tools ?? []) : [])],
+    toolResults: results,
+  };
+}
+
+const FOLD_CHARS = 1200;
+const FOLD_LINES = 16;
+
+/** Long text is folded to its first lines with a button to read the rest. */
+export function Folded({ text, mono = false }: { text: string; mono?: boolean }) {
+  const [open, setOpen] = useState(false);
+  const long = text.length > FOLD_CHARS || text.split('\n').length > FOLD_LINES;
+  const shown = !long || open ? text : `${text.slice(0, FOLD_CHARS).split('\n').slice(0, FOLD_LINES).join('\n')}…`;
+  return (
+    <>
+      {mono ? <pre className="json">{shown}</pre> : <p>{shown}</p>}
+      {long && (
+        <button type="button" className="secondary small" aria-expanded={open} onClick={() => setOpen((o) => !o)}>
+          {open ? 'Show less' : `Show all (${text.length.toLocaleString()} characters)`}
+        </button>
+      )}
+    </>
+  );
+}
+
+/** The turn's tool calls, collapsed: what was called, whether it worked, and any table or chart it returned. */
+function ToolCalls({ frames }: { frames: Frame[] }) {
+  const calls = frames.flatMap((f) => f.toolCalls.map((c, i) => ({ key: `${f.id}-${i}`, node: f.node, call: c })));
+  const results = frames.flatMap((f) => f.toolResults.map((r, i) => ({ key: `${f.id}-r${i}`, result: r })));
+  if (calls.length === 0 && results.length === 0) return null;
+  const requested = calls.filter((c) => c.node !== 'tool_node');
+  const ran = calls.filter((c) => c.node === 'tool_node');
+  return (
+    <details className="tool-call">
+      <summary>
+        Tool calls ({ran.length || requested.length}
+        {ran.some((c) => c.call.ok === false) ? ', some failed' : ''})
+      </summary>
+      <ul className="plain-list">
+        {(ran.length ? ran : requested).map(({ key, call }) => {
+          const args = call.args ?? call.input ?? call.arguments;
+          return (
+            <li key={key}>
+              <code>{call.name ?? call.toolName ?? 'tool'}</code>
+              {call.ok === false ? <span className="error"> failed</span> : call.ok ? <span className="muted"> ok</span> : null}
+              {args !== undefined && <Folded text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)} mono />}
+            </li>
+          );
+        })}
+      </ul>
+      {results.map(({ key, result }) => (
+        <RichResult key={key} value={result} />
+      ))}
+    </details>
+  );
 }
 
 const NODES = ['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'approval_node', 'output_format'];
@@ -103,6 +187,8 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
   const bottom = useRef<HTMLDivElement>(null);
 
   useEffect(() => () => source.current?.close(), []);
+  // The answer is shown once: in the message list, provisionally while the turn streams, then as the stored message.
+  const liveAnswer = [...frames].reverse().find((f) => f.content && f.toolCalls.length === 0)?.content ?? null;
   useEffect(() => {
     // Braces matter: Chromium's scrollIntoView returns a promise, which an effect must not return.
     void bottom.current?.scrollIntoView?.({ block: 'end' });
@@ -153,8 +239,8 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
     es.addEventListener('node_end', (ev) => {
       const m = ev as MessageEvent;
       if (!fresh(m)) return;
-      const frame = JSON.parse(m.data) as { node: string; data: { status?: string; message?: { content?: string } } };
-      setFrames((f) => [...f, { id: m.lastEventId, node: frame.node, status: frame.data?.status, content: frame.data?.message?.content }]);
+      const frame = JSON.parse(m.data) as { node: string; data: FrameData };
+      setFrames((f) => [...f, toFrame(m.lastEventId, frame.node, frame.data)]);
     });
     es.addEventListener('done', (ev) => {
       const m = ev as MessageEvent;
@@ -231,6 +317,12 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
       <ErrorText error={messages.error} />
       <ol className="messages" aria-live="polite">
         {messages.data?.messages.map((m) => <MessageView key={m.id} message={m} />)}
+        {streaming && liveAnswer && (
+          <li className="message assistant provisional">
+            <span className="sr-only">Agent (writing):</span>
+            <Folded text={liveAnswer} />
+          </li>
+        )}
       </ol>
       {(streaming || frames.length > 0) && (
         <div className="turn card" aria-live="polite">
@@ -248,13 +340,7 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
             })}
           </ol>
           {connection === 'reconnecting' && <p className="notice" role="status">Connection dropped; resuming…</p>}
-          {frames
-            .filter((f) => f.content)
-            .map((f) => (
-              <p key={f.id} className="streamed">
-                {f.content}
-              </p>
-            ))}
+          <ToolCalls frames={frames} />
           {end?.status === 'awaiting_hitl' && end.hitl_approval_id && (
             <p className="notice paused" role="status">
               Awaiting review ({end.hitl_checkpoint_type?.replace(/_/g, ' ')}). <Link to={`/approvals/${end.hitl_approval_id}`}>Open the approval</Link>
@@ -310,7 +396,7 @@ function MessageView({ message }: { message: Message }) {
       <li className="message tool">
         <details open={!!rich}>
           <summary>Tool result: {message.tool_name}</summary>
-          {rich ? <RichResult value={rich} /> : <pre className="json">{message.content}</pre>}
+          {rich ? <RichResult value={rich} /> : <Folded text={message.content} mono />}
         </details>
       </li>
     );
@@ -318,7 +404,7 @@ function MessageView({ message }: { message: Message }) {
   return (
     <li className={`message ${message.role}`}>
       <span className="sr-only">{message.role === 'user' ? 'You' : 'Agent'}:</span>
-      <p>{message.content}</p>
+      <Folded text={message.content} />
       <span className="muted small">
         <When at={message.created_at} />
       </span>

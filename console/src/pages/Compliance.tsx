@@ -49,7 +49,8 @@ const COLOR_MEANING: Record<string, string> = { green: 'compliant', amber: 'atte
 
 export function CompliancePage() {
   const [asOf, setAsOf] = useState('');
-  const [bucket, setBucket] = useState('');
+  // The start page links here with `?bucket=overdue` or `?bucket=due_7d`.
+  const [bucket, setBucket] = useState(() => new URLSearchParams(location.search).get('bucket') ?? '');
   const [status, setStatus] = useState('');
   const [search, setSearch] = useState('');
   const [page, setPage] = useState(1);
@@ -80,18 +81,19 @@ export function CompliancePage() {
           const count = summary.data?.[`${b.key}_count` as keyof Summary];
           const delta = summary.data?.[`${b.key}_delta` as keyof Summary];
           return (
-            <button
-              type="button"
-              role="listitem"
-              key={b.value}
-              className={`summary-card ${bucket === b.value ? 'active' : ''} bucket-${b.value}`}
-              aria-pressed={bucket === b.value}
-              onClick={() => { setBucket(bucket === b.value ? '' : b.value); reset(); }}
-            >
-              <span className="label">{b.label}</span>
-              <span className="count">{count ?? '…'}</span>
-              <span className="delta">{delta == null ? 'no change data' : `${delta > 0 ? '+' : ''}${delta} this week`}</span>
-            </button>
+            // A toggle button inside a list item: a button with role="listitem" could not be pressed (axe: aria-allowed-attr).
+            <div role="listitem" key={b.value}>
+              <button
+                type="button"
+                className={`summary-card ${bucket === b.value ? 'active' : ''} bucket-${b.value}`}
+                aria-pressed={bucket === b.value}
+                onClick={() => { setBucket(bucket === b.value ? '' : b.value); reset(); }}
+              >
+                <span className="label">{b.label}</span>
+                <span className="count">{count ?? '…'}</span>
+                <span className="delta">{delta == null ? 'no change data' : `${delta > 0 ? '+' : ''}${delta} this week`}</span>
+              </button>
+            </div>
           );
         })}
       </div>

@@ -41,6 +41,7 @@ const Exposure = z
     max_rows: z.number().int().nullable(),
     status: z.string(),
     approved_sql_hash: ts,
+    approved_sql: ts.describe('the SQL as last approved (kept after later edits, for the review diff); null when never approved'),
     author_id: ts,
     last_editor_id: ts,
     submitted_by: ts,

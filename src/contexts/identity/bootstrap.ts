@@ -7,6 +7,8 @@ import { Conflict } from '../../platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { passwordTooLong } from './passwords';
 
+const actor = { actorId: SYSTEM_USER_ID };
+
 export const BOOTSTRAP_ADMIN_ROLES = ['admin', 'operator', 'reviewer'] as const;
 
 /**
@@ -14,14 +16,20 @@ export const BOOTSTRAP_ADMIN_ROLES = ['admin', 'operator', 'reviewer'] as const;
  * default tenant, the four system accounts, and the bootstrap administrator when no user
  * holds its e-mail yet. Development defaults are refused in production by src/platform/config.ts.
  */
-export async function bootstrapIdentity(deps: IdentityDeps): Promise<void> {
-  const actor = { actorId: SYSTEM_USER_ID };
+/**
+ * The default tenant and the system accounts, without the bootstrap administrator: what the
+ * operator's command line needs on a database no platform has started on yet.
+ */
+export async function ensureDefaultTenant(deps: IdentityDeps): Promise<void> {
   await createTenant(deps.handle, { tenantId: DEFAULT_TENANT_ID, name: 'Default tenant' }, actor);
   for (const account of SYSTEM_ACCOUNTS) {
     if (await findUserById(deps.knex, account.userId)) continue;
     await registerUser(deps, { tenantId: SYSTEM_ACCOUNTS_TENANT, ...account, roles: [], kind: 'system', ifAbsent: true }, actor);
   }
+}
 
+export async function bootstrapIdentity(deps: IdentityDeps): Promise<void> {
+  await ensureDefaultTenant(deps);
   const { email, password, fromDefaults } = deps.config.bootstrapAdmin;
   if (await findUserByEmail(deps.knex, email)) return;
   if (passwordTooLong(password)) throw new Error('BOOTSTRAP_ADMIN_PASSWORD is longer than 72 bytes; bcrypt would truncate it');

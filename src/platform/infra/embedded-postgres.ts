@@ -354,6 +354,8 @@ function startServer(native: string, clusterDir: string, port: number, flags: st
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
+  // An exit asked for is no news: only an unexpected one is logged (an ops command's last line is its result).
+  child.removeAllListeners('exit');
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill('SIGINT');
   const timer = setTimeout(() => child.kill('SIGQUIT'), 30_000);

@@ -1,24 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/platform/http/console';
+import type { Browser, Page } from 'playwright-core';
 import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import type { TestPlatform } from '../../support/platform';
+import { ConsoleBrowser, pager, startConsoleBrowser } from './browser';
 
 /**
- * The console in a real browser: Playwright (playwright-core) drives Debian's Chromium
- * against the real platform. Skipped when /usr/bin/chromium is absent (`.ci/run` installs it).
- * `CONSOLE_SCREENSHOTS=1` also writes the README's screenshots to docs/screenshots/.
+ * The console in a real browser (see ./browser.ts). Skipped when /usr/bin/chromium is absent
+ * (`.ci/run` installs it). `CONSOLE_SCREENSHOTS=1` also writes the screenshots to docs/screenshots/.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../docs/screenshots') : null;
-
 describe('console in a real browser (Chromium)', function () {
   this.timeout(120_000);
+  let c: ConsoleBrowser;
   let t: TestPlatform;
   let browser: Browser;
   let base: string;
@@ -28,36 +23,22 @@ describe('console in a real browser (Chromium)', function () {
   let admin: Session;
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) this.skip();
-    await ensureConsoleBuilt(CONSOLE_ROOT);
-    const { chromium } = await import('playwright-core');
-    t = await startTestPlatform();
-    // localhost, not 127.0.0.1: the session cookie is Secure, which browsers honour over http on localhost.
-    base = t.publicUrl.replace('127.0.0.1', 'localhost');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const started = await startConsoleBrowser();
+    if (!started) this.skip();
+    c = started!;
+    ({ t, browser, base } = c);
     tenantId = randomUUID();
     reviewer = await signIn(t, { roles: ['reviewer'], tenantId });
     operator = await signIn(t, { roles: ['operator'], tenantId });
     admin = await signIn(t, { roles: ['admin'], tenantId });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     expect((await t.api.post('/graph/seed', { wells: 30 }, admin.headers)).status).to.equal(201);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await c?.close();
   });
 
-  async function as(session: Session | null, width = 1280): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width, height: 860 } });
-    if (session) await context.addCookies([{ name: 'svc_token', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
-    const page = await context.newPage();
-    return { context, page };
-  }
-  /** The pager reads `a–b of total` once the page for the current filters has loaded. */
-  const pager = (page: Page, total: number) => page.getByRole('navigation', { name: 'Pages' }).getByText(new RegExp(`of ${total}$`)).waitFor();
-  const shot = async (page: Page, name: string) => {
-    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: false });
-  };
+  const as = (session: Session | null, width = 1280) => c.as(session, width);
+  const shot = (page: Page, name: string) => c.shot(page, name);
 
   it('serves the app at / and deep links, while /api/v1 and /health keep their JSON answers', async () => {
     const root = await fetch(`${base}/`);
@@ -102,10 +83,10 @@ describe('console in a real browser (Chromium)', function () {
     expect((await context.cookies()).find((c) => c.name === 'svc_token')).to.equal(undefined);
     await context.close();
 
-    // A reviewer sees no Administration link (the API would refuse it too).
+    // A reviewer starts on their day's page and sees no Administration link (the API would refuse it too).
     const r = await as(reviewer);
     await r.page.goto(`${base}/`);
-    await r.page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    await r.page.getByRole('heading', { name: /Approvals waiting for you/ }).waitFor();
     expect(await r.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count()).to.equal(0);
     await r.context.close();
   });

@@ -1,43 +1,18 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
+import { opsEnv, runOps } from '../../support/ops-cli';
 import { sessionCookie, uniqueEmail } from './helpers';
 
-const run = promisify(execFile);
-const root = path.resolve(__dirname, '../../..');
-
 describe('identity: the operator command line (npm run ops -- users|tenants)', function () {
-  this.timeout(60000);
+  this.timeout(600_000);
   let t: TestPlatform;
   let ops: (...args: string[]) => Promise<{ stdout: string; stderr: string; code: number }>;
 
   before(async () => {
     t = await startTestPlatform();
-    const env = {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATABASE_URL: t.platform.db.url,
-      AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
-      JWT_SECRET: TEST_JWT_SECRET,
-      SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
-      BCRYPT_COST: '10',
-      BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-      BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-      LOG_LEVEL: 'silent',
-    };
-    ops = async (...args) => {
-      try {
-        const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', ...args], { cwd: root, env });
-        return { stdout, stderr, code: 0 };
-      } catch (error) {
-        const e = error as { stdout: string; stderr: string; code: number };
-        return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-      }
-    };
+    const env = opsEnv(t.platform.db.url);
+    ops = (...args) => runOps(env, ...args);
   });
   after(() => t.close());
 

@@ -1,14 +1,8 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { contexts } from '../../../src/contexts';
 import { signIn } from '../../support/auth';
 import { startTestPlatform } from '../../support/platform';
-import { TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
-
-const run = promisify(execFile);
-const tsx = path.resolve('node_modules/.bin/tsx');
+import { opsEnv, runOps } from '../../support/ops-cli';
 
 describe('ops projections status / rebuild', function () {
   this.timeout(120_000);
@@ -24,21 +18,22 @@ describe('ops projections status / rebuild', function () {
     await t.close();
   });
 
-  const ops = (...args: string[]) =>
-    run(tsx, ['ops/cli.ts', ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, NODE_ENV: 'test', LOG_LEVEL: 'silent' },
-    });
+  const ops = (...args: string[]) => runOps(opsEnv(databaseUrl), ...args);
 
   it('status lists every projector with its version, checkpoint and state', async () => {
-    const { stdout } = await ops('projections', 'status');
+    const { stdout, code } = await ops('projections', 'status');
+    expect(code).to.equal(0);
     expect(stdout).to.match(/^head of the log: \d+\/\d+/);
+    expect(stdout.trimEnd().split('\n').at(-1)).to.match(/^\d+ projectors, 0 failing, 0 dead letters$/);
     for (const projector of contexts.flatMap((c) => c.projectors ?? [])) {
       expect(stdout).to.match(new RegExp(`^${projector.name}\\s+${projector.version}\\s+\\d+/\\d+\\s+\\d+\\s+running`, 'm'));
     }
   });
 
   it('rebuild --all replays every read model to the same content and reports events/s', async () => {
-    const { stdout } = await ops('projections', 'rebuild', '--all');
+    const { stdout, code } = await ops('projections', 'rebuild', '--all');
+    expect(code).to.equal(0);
+    expect(stdout.trimEnd().split('\n').at(-1)).to.match(/^rebuilt \d+ projectors: \d+ events in [\d.]+ s$/);
     for (const projector of contexts.flatMap((c) => c.projectors ?? [])) {
       expect(stdout).to.match(new RegExp(`${projector.name}: \\d+ events in [\\d.]+ s \\(\\d+ events/s\\)`));
     }
@@ -60,7 +55,10 @@ describe('ops projections status / rebuild', function () {
         projector: 'identity_user_directory', commit_position: event.transaction_id, prepare_position: event.position, event_id: event.event_id,
         stream_id: event.stream_id, event_type: event.type, error: 'column "x" does not exist', attempts: 5,
       });
-      const { stdout } = await ops('projections', 'status');
+      const { stdout, code } = await ops('projections', 'status');
+      // Done, but look: exit 2 while a dead letter is open.
+      expect(code).to.equal(2);
+      expect(stdout.trimEnd().split('\n').at(-1)).to.match(/, 1 dead letter$/);
       expect(stdout).to.match(/dead letters \(1\): .*ops projections retry <name>/);
       expect(stdout).to.include(`${event.type} ${event.event_id} in ${event.stream_id} after 5 attempts: column "x" does not exist`);
     } finally {
@@ -70,7 +68,7 @@ describe('ops projections status / rebuild', function () {
   });
 
   it('refuses an unknown projector name and names the known ones', async () => {
-    const error = await ops('projections', 'rebuild', 'no_such_projection').catch((e) => e);
+    const error = await ops('projections', 'rebuild', 'no_such_projection');
     expect(error.code).to.equal(1);
     expect(error.stderr).to.match(/unknown projector no_such_projection; known: /);
   });
