@@ -18,6 +18,7 @@ import { openInfrastructure } from '../src/platform/infra/infrastructure';
 import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-deps';
 import { passwordTooLong } from '../src/contexts/identity/passwords';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
+import { ReactorRunner } from '../src/platform/reactors/runner';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { ROLES, Role } from '../streams/identity/permissions';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
@@ -49,6 +50,8 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       store: infrastructure.store,
       handle: createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
       projections: runner,
+      // The identity commands trigger no reaction of their own; the platform's leader runs them.
+      reactors: new ReactorRunner({ knex: infrastructure.db.knex, store: infrastructure.store, reactors: [], deps: () => platform, logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) }),
       cache: createMemoryCache(),
       agentTools: createToolRegistry(),
       streamTail: createStreamTail(infrastructure.store, logger),

@@ -12,6 +12,7 @@ import type { Cache } from './infra/cache';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
 import type { Reactor } from './reactors/reactor';
+import type { ReactorRunner } from './reactors/runner';
 import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
@@ -22,6 +23,8 @@ export interface PlatformDeps {
   store: EventStore;
   handle: CommandHandler;
   projections: ProjectionRunner;
+  /** Process managers on the log; routes wait on them when their answer shows a follow-up. */
+  reactors: ReactorRunner;
   cache: Cache;
   clock: () => Date;
   /** Tools for agent turns, filled from every context's `agentTools`. */
