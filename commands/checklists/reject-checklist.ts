@@ -25,9 +25,7 @@ export function decideRejectChecklist(command: RejectChecklist, state: Checklist
 
 export const rejectChecklistDecider: Decider<RejectChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRejectChecklist };
 
-/** Returns the approval the rejection left undecided (the caller closes it), or null. */
+/** One write; the approval the checklist waited on is closed by the `checklists.close-rejected-approval` reactor. */
 export async function rejectChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RejectChecklistBody>) {
-  const { events } = await deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId }, context);
-  const rejected = events.find((e) => e.type === 'ChecklistRejected');
-  return rejected?.type === 'ChecklistRejected' ? rejected.data.approvalId : null;
+  return deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId }, context);
 }
