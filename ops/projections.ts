@@ -10,6 +10,7 @@ import { openDeadLetters } from '../src/platform/projection-runner/dead-letters'
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../src/platform/projection-runner/projector';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
+import { scheduleProjector } from '../src/platform/scheduling/schedule';
 import { REACTOR_PREFIX } from '../src/platform/reactors/runner';
 
 async function countEvents(infrastructure: Infrastructure): Promise<number | null> {
@@ -52,7 +53,7 @@ export async function rebuildProjections(infrastructure: Infrastructure, project
 
 export function registerProjectionCommands(program: Command): void {
   const projections = program.command('projections').description('read models built from events');
-  const all = () => contexts.flatMap((c) => c.projectors ?? []);
+  const all = () => [scheduleProjector, ...contexts.flatMap((c) => c.projectors ?? [])];
 
   projections
     .command('rebuild [name]')

@@ -13,6 +13,7 @@ import { readCheckpoints } from '../src/platform/projection-runner/checkpoints';
 import { openDeadLetters } from '../src/platform/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock, LeaderLock } from '../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
+import { scheduleProjector } from '../src/platform/scheduling/schedule';
 import { REACTOR_PREFIX, ReactorRunner } from '../src/platform/reactors/runner';
 import { createStreamTail } from '../src/platform/subscriptions/stream-tail';
 
@@ -66,7 +67,7 @@ export function registerReactorCommands(program: Command): void {
       const infrastructure = await openInfrastructure(config, logger);
       const { store } = infrastructure;
       const knex = infrastructure.db.knex;
-      const projections = new ProjectionRunner({ knex, store, projectors: contexts.flatMap((c) => c.projectors ?? []), logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
+      const projections = new ProjectionRunner({ knex, store, projectors: [scheduleProjector, ...contexts.flatMap((c) => c.projectors ?? [])], logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
       const runner: ReactorRunner = new ReactorRunner({ knex, store, reactors: list, deps: () => deps, logger, leaderLock: never });
       const deps: PlatformDeps = {
         config,

@@ -13,6 +13,7 @@ import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
 import type { Reactor } from './reactors/reactor';
 import type { ReactorRunner } from './reactors/runner';
+import type { ScheduledHandler } from './scheduling/due-lane';
 import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
@@ -44,6 +45,8 @@ export interface ContextModule {
   projectors?: Projector[];
   /** Its process managers: events of any context -> commands (src/platform/reactors/reactor.ts). */
   reactors?: Reactor[];
+  /** What it does when a message it scheduled falls due (src/platform/scheduling/). */
+  scheduledHandlers?: ScheduledHandler[];
   publicRouter?(deps: PlatformDeps): Router;
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */

@@ -23,6 +23,8 @@ import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
 import { ReactorRunner } from './reactors/runner';
 import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
+import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
+import { scheduleProjector } from './scheduling/schedule';
 import { openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
@@ -81,6 +83,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let redis: Redis | null = null;
   let runner: ProjectionRunner | null = null;
   let reactors: ReactorRunner | null = null;
+  let scheduler: DueMessageLane | null = null;
   let platformDeps: PlatformDeps | null = null;
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
@@ -104,6 +107,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await Promise.all([closeServer(publicServer, 5000), closeServer(internalServer, 5000)]);
     for (const context of [...contextModules].reverse()) await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
     await platformDeps?.streamTail.stop();
+    await scheduler?.stop();
     await reactors?.stop();
     await runner?.stop();
     await redis?.quit().catch(() => undefined);
@@ -155,7 +159,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     runner = new ProjectionRunner({
       knex: db.knex,
       store,
-      projectors: contextModules.flatMap((c) => c.projectors ?? []),
+      projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
       leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url),
     });
@@ -167,6 +171,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       deps: () => deps,
       logger: logger.child({ component: 'reactors' }),
       leaderLock: leads ? createAdvisoryLeaderLock(db.url, REACTOR_LOCK_KEY) : neverLead,
+    });
+    scheduler = new DueMessageLane({
+      deps: () => deps,
+      handlers: contextModules.flatMap((c) => c.scheduledHandlers ?? []),
+      leaderLock: leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY) : neverLead,
+      logger: logger.child({ component: 'scheduler' }),
     });
     const deps: PlatformDeps = {
       config,
@@ -196,6 +206,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // Reactions issue commands that read the read models: they start once those are current.
     await reactors.start();
     for (const context of contextModules) await context.start?.(deps);
+    scheduler.start();
     ready = true;
     logger.info({ ms: Date.now() - started }, 'platform ready');
 

@@ -1,3 +1,4 @@
+import { scheduleTurnDeadlineReactor, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
 import type { ContextModule } from '../../platform/context-module';
 import { agentsApi } from './openapi';
 import { agentsProjector } from '../../../projections/agents/agents-read-model';
@@ -9,6 +10,8 @@ export function createAgentsContext(options: AgentsOptions = {}): ContextModule 
     name: 'agents',
     audit: agentsAuditCatalog,
     projectors: [agentsProjector],
+    reactors: [scheduleTurnDeadlineReactor],
+    scheduledHandlers: [turnDeadlineHandler],
     publicRouter: (deps) => createAgentsApi(deps, options),
     openapi: agentsApi,
   };
