@@ -4,17 +4,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { createWell, WellFixture } from '../checklists/graph-fixture';
 import { filingEntityId } from '../../../commands/checklists/record-filing';
-
-/** Polls `probe` until it answers something truthy (reactions are asynchronous), at most `ms`. */
-export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { eventually } from '../../support/eventually';
 
 /** Issue 24 §3: checklist → submit → approval → decision → filing in the graph → the dashboard cell. */
 describe('the filing loop (reactors over HTTP)', () => {
