@@ -36,8 +36,11 @@ describe('scheduling and recovery', () => {
       const usage = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).find((e) => e.type === 'UsageRecorded');
       expect(usage?.data).to.include({ tokensUsed: null, costUsd: null });
       // Fired once: the message is marked, and firing again appends nothing.
-      const row = await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).first();
-      expect(row.fired_at).to.not.equal(null);
+      await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).whereNotNull('fired_at').first()) ?? null);
+      const fired = (await t.deps.store.readAll({ limit: 100_000, filter: { eventTypes: ['ScheduledMessageFired'] } })).filter((e) => (e.data as { messageId: string }).messageId === `turn-deadline-${executionId}`);
+      expect(fired).to.have.length(1);
+      const ends = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).filter((e) => e.type === 'TurnFailed');
+      expect(ends).to.have.length(1);
     });
 
     it('the next daily assessment is scheduled at COMPLIANCE_ASSESS_AT; when due, every tenant is assessed and the following one scheduled', async () => {
