@@ -6,6 +6,7 @@ import { registerKafkaCommands } from './kafka';
 import { registerEvalCommands } from './eval';
 import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
+import { registerReactorCommands } from './reactors';
 import { registerSeedCommand } from './seed';
 import { registerStartCommand } from './start';
 import { registerTenantCommands } from './tenants';
@@ -30,6 +31,7 @@ program
   });
 
 registerProjectionCommands(program);
+registerReactorCommands(program);
 
 program
   .command('reservations-sweep')

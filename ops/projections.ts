@@ -10,6 +10,8 @@ import { openDeadLetters } from '../src/platform/projection-runner/dead-letters'
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../src/platform/projection-runner/projector';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
+import { scheduleProjector } from '../src/platform/scheduling/schedule';
+import { REACTOR_PREFIX } from '../src/platform/reactors/runner';
 
 async function countEvents(infrastructure: Infrastructure): Promise<number | null> {
   if (infrastructure.store.kind !== 'postgres') return null;
@@ -51,7 +53,7 @@ export async function rebuildProjections(infrastructure: Infrastructure, project
 
 export function registerProjectionCommands(program: Command): void {
   const projections = program.command('projections').description('read models built from events');
-  const all = () => contexts.flatMap((c) => c.projectors ?? []);
+  const all = () => [scheduleProjector, ...contexts.flatMap((c) => c.projectors ?? [])];
 
   projections
     .command('rebuild [name]')
@@ -97,7 +99,8 @@ export function registerProjectionCommands(program: Command): void {
       const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
       try {
         const head = await infrastructure.store.headPosition();
-        const rows = await readCheckpoints(infrastructure.db.knex);
+        // Reactor lanes share the table; `ops reactors status` lists them.
+        const rows = (await readCheckpoints(infrastructure.db.knex)).filter((r) => !r.name.startsWith(REACTOR_PREFIX));
         const known = new Map(all().map((p) => [p.name, p]));
         console.log(`head of the log: ${positionToString(head)}`);
         console.log(['projector'.padEnd(28), 'version', 'checkpoint'.padEnd(20), 'applied'.padStart(10), 'status'].join('  '));
@@ -108,7 +111,7 @@ export function registerProjectionCommands(program: Command): void {
           const status = !projector ? 'retired (not in code)' : row ? row.status + (row.lastError ? `: ${row.lastError}` : '') : 'not started';
           console.log([name.padEnd(28), version.padEnd(7), (row ? positionToString(row.position) : '-').padEnd(20), String(row?.eventsApplied ?? 0).padStart(10), status].join('  '));
         }
-        const letters = await openDeadLetters(infrastructure.db.knex);
+        const letters = (await openDeadLetters(infrastructure.db.knex)).filter((l) => !l.projector.startsWith(REACTOR_PREFIX));
         if (letters.length > 0) {
           console.log(`\ndead letters (${letters.length}): events a projector kept failing on; fix the cause, then \`ops projections retry <name>\``);
           for (const l of letters) {

@@ -19,6 +19,7 @@ import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-de
 import { ensureDefaultTenant } from '../src/contexts/identity/bootstrap';
 import { passwordTooLong } from '../src/contexts/identity/passwords';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
+import { ReactorRunner } from '../src/platform/reactors/runner';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { ROLES, Role } from '../streams/identity/permissions';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
@@ -50,6 +51,8 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
       store: infrastructure.store,
       handle: createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
       projections: runner,
+      // The identity commands trigger no reaction of their own; the platform's leader runs them.
+      reactors: new ReactorRunner({ knex: infrastructure.db.knex, store: infrastructure.store, reactors: [], deps: () => platform, logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) }),
       cache: createMemoryCache(),
       agentTools: createToolRegistry(),
       streamTail: createStreamTail(infrastructure.store, logger),

@@ -36,16 +36,15 @@ export function decideRejectChecklist(command: RejectChecklist, state: Checklist
 export const rejectChecklistDecider: Decider<RejectChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRejectChecklist };
 
 /**
- * Returns the approval the rejection left undecided (the caller closes it), or null; answers
- * 403 once a four-eyes refusal is in the log (also for a retry of the refused request).
+ * One write; the approval the checklist waited on is closed by the `checklists.close-rejected-approval`
+ * reactor. Answers 403 once a four-eyes refusal is in the log (also for a retry of the refused request).
  */
 export async function rejectChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RejectChecklistBody>, mayDecideOwn = false) {
   const command: RejectChecklist = { type: 'RejectChecklist', reason: body.reason, rejectedBy: context.actorId, mayDecideOwn };
-  const { events, state, replayed } = await deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
-  const refused = events.find((e) => e.type === 'ChecklistRejectionRefused');
+  const result = await deps.handle(rejectChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  const refused = result.events.find((e) => e.type === 'ChecklistRejectionRefused');
   if (refused?.type === 'ChecklistRejectionRefused') throw new Forbidden(refused.data.reason);
-  const refusal = replayed ? rejectionRefusal(command, state) : null;
+  const refusal = result.replayed ? rejectionRefusal(command, result.state) : null;
   if (refusal) throw new Forbidden(refusal);
-  const rejected = events.find((e) => e.type === 'ChecklistRejected');
-  return rejected?.type === 'ChecklistRejected' ? rejected.data.approvalId : null;
+  return result;
 }

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { requestApproval } from '../approvals/request-approval';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { checklistAggregate, ChecklistEvent, ChecklistState, ExistingChecklist } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
-import { reviewPayload } from './submit-checklist';
 
 /**
  * POST /checklists/{id}/exception: the filing cannot be completed as the template asks (a
@@ -29,6 +27,7 @@ export interface RequestException {
   itemIndexes: number[];
   requestedUntil: string | null;
   requestedBy: string;
+  reviewerId: string | null;
 }
 
 export function decideRequestException(command: RequestException, state: ChecklistState, now: Date): ChecklistEvent[] {
@@ -44,6 +43,7 @@ export function decideRequestException(command: RequestException, state: Checkli
         requestedUntil: command.requestedUntil,
         requestedBy: command.requestedBy,
         requestedAt: now.toISOString(),
+        reviewerId: command.reviewerId,
       },
     },
   ];
@@ -51,7 +51,8 @@ export function decideRequestException(command: RequestException, state: Checkli
 
 export const requestExceptionDecider: Decider<RequestException, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRequestException };
 
-export async function requestException(deps: Pick<PlatformDeps, 'handle' | 'clock'>, context: CommandContext, checklistId: string, body: z.infer<typeof RequestExceptionBody>) {
+/** Like a submit: one write here; the `checklists.open-review-approval` reactor opens the approval. */
+export async function requestException(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RequestExceptionBody>) {
   const command: RequestException = {
     type: 'RequestException',
     approvalId: newId(context, 'checklists.review'),
@@ -59,17 +60,9 @@ export async function requestException(deps: Pick<PlatformDeps, 'handle' | 'cloc
     itemIndexes: body.item_indexes,
     requestedUntil: body.requested_until ?? null,
     requestedBy: context.actorId,
-  };
-  const { state } = await deps.handle(requestExceptionDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
-  const checklist = state as ExistingChecklist;
-  const approval = await requestApproval(deps, context, {
-    approvalId: checklist.pendingApprovalId ?? command.approvalId,
-    conversationId: null,
-    agentType: 'checklists',
-    checkpointType: 'checklist_exception',
-    payload: reviewPayload(checklist, `Exception requested: ${body.reason}`, { item_indexes: command.itemIndexes, requested_until: command.requestedUntil }),
-    reviewerStrategy: body.reviewer_id ? 'named_individual' : 'any_reviewer',
     reviewerId: body.reviewer_id ?? null,
-  });
-  return { checklist, approval };
+  };
+  const { state, position } = await deps.handle(requestExceptionDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  const checklist = state as ExistingChecklist;
+  return { checklist, approvalId: checklist.pendingApprovalId ?? command.approvalId, position };
 }

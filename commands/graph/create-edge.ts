@@ -87,7 +87,9 @@ export async function createEdge(deps: GraphCommandDeps, actor: GraphActor, body
     fromId: from?.id ?? null,
     toId: to?.id ?? null,
   };
-  const { events } = await deps.handle(createEdgeDecider, edgeStream(actor.tenantId, edgeId), command, commandContext(actor));
-  const e = events[0].data;
+  const { state } = await deps.handle(createEdgeDecider, edgeStream(actor.tenantId, edgeId), command, commandContext(actor));
+  // From the state, not the appended events: a replayed command (Idempotency-Key, reaction) appends none.
+  if (state.status === 'none') throw new Error('edge creation appended nothing');
+  const e = state.edge;
   return { id: e.edgeId, edge_label: e.edgeLabel, from_id: e.fromId, from_label: e.fromLabel, to_id: e.toId, to_label: e.toLabel, properties: e.properties };
 }

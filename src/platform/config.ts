@@ -65,6 +65,8 @@ const EnvSchema = z.object({
   LOCAL_LLM_API_KEY: z.string().optional(),
   /** Longest one agent turn may run before it fails with status `error`. */
   AGENT_TURN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
+  /** When (HH:MM, UTC) the leader assesses every tenant's portfolio each day. */
+  COMPLIANCE_ASSESS_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (UTC)').default('02:00'),
   /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
   CONNECTOR_EGRESS_ALLOW: z.string().default(''),
   CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
@@ -120,6 +122,8 @@ export interface Config {
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
   llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
+  /** The daily portfolio assessment's time of day, `HH:MM` UTC. */
+  compliance: { assessAt: string };
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
   /** Evaluation: the Langfuse score mirror (null when not configured; the secret is never logged) and the snapshot re-check delay. */
   evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
@@ -219,6 +223,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
     },
     extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
+    compliance: { assessAt: env.COMPLIANCE_ASSESS_AT },
     connectors: {
       egressAllow,
       statementTimeoutMs: env.CONNECTOR_STATEMENT_TIMEOUT_MS,

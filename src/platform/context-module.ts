@@ -12,6 +12,8 @@ import type { Cache } from './infra/cache';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
 import type { Reactor } from './reactors/reactor';
+import type { ReactorRunner } from './reactors/runner';
+import type { ScheduledHandler } from './scheduling/due-lane';
 import type { ApiDescription } from './openapi/describe';
 
 /** What every context receives from the composition root; passed explicitly, never global. */
@@ -22,6 +24,8 @@ export interface PlatformDeps {
   store: EventStore;
   handle: CommandHandler;
   projections: ProjectionRunner;
+  /** Process managers on the log; routes wait on them when their answer shows a follow-up. */
+  reactors: ReactorRunner;
   cache: Cache;
   clock: () => Date;
   /** Tools for agent turns, filled from every context's `agentTools`. */
@@ -41,6 +45,8 @@ export interface ContextModule {
   projectors?: Projector[];
   /** Its process managers: events of any context -> commands (src/platform/reactors/reactor.ts). */
   reactors?: Reactor[];
+  /** What it does when a message it scheduled falls due (src/platform/scheduling/). */
+  scheduledHandlers?: ScheduledHandler[];
   publicRouter?(deps: PlatformDeps): Router;
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */

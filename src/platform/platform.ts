@@ -21,6 +21,10 @@ import { createLogger } from './infra/logger';
 import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
+import { ReactorRunner } from './reactors/runner';
+import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
+import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
+import { scheduleProjector } from './scheduling/schedule';
 import { openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
@@ -78,6 +82,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let infrastructure: Infrastructure | null = null;
   let redis: Redis | null = null;
   let runner: ProjectionRunner | null = null;
+  let reactors: ReactorRunner | null = null;
+  let scheduler: DueMessageLane | null = null;
   let platformDeps: PlatformDeps | null = null;
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
@@ -90,6 +96,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,
       projections: runner ? { leader: runner.isLeader, caught_up: runner.caughtUp } : null,
+      reactors: reactors ? { leader: reactors.isLeader, names: reactors.names } : null,
     }),
   });
 
@@ -100,6 +107,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await Promise.all([closeServer(publicServer, 5000), closeServer(internalServer, 5000)]);
     for (const context of [...contextModules].reverse()) await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
     await platformDeps?.streamTail.stop();
+    await scheduler?.stop();
+    await reactors?.stop();
     await runner?.stop();
     await redis?.quit().catch(() => undefined);
     await infrastructure?.close();
@@ -150,9 +159,24 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     runner = new ProjectionRunner({
       knex: db.knex,
       store,
-      projectors: contextModules.flatMap((c) => c.projectors ?? []),
+      projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
       leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url),
+    });
+    const leads = !(config.role === 'api' || config.role === 'bridge');
+    reactors = new ReactorRunner({
+      knex: db.knex,
+      store,
+      reactors: contextModules.flatMap((c) => c.reactors ?? []),
+      deps: () => deps,
+      logger: logger.child({ component: 'reactors' }),
+      leaderLock: leads ? createAdvisoryLeaderLock(db.url, REACTOR_LOCK_KEY) : neverLead,
+    });
+    scheduler = new DueMessageLane({
+      deps: () => deps,
+      handlers: contextModules.flatMap((c) => c.scheduledHandlers ?? []),
+      leaderLock: leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY) : neverLead,
+      logger: logger.child({ component: 'scheduler' }),
     });
     const deps: PlatformDeps = {
       config,
@@ -161,6 +185,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       store,
       handle: createCommandHandler({ store, projections: runner, logger, snapshots: createSnapshotStore(db.knex), retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
       projections: runner,
+      reactors,
       cache,
       clock: () => new Date(),
       agentTools: createToolRegistry(),
@@ -178,7 +203,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
     await runner.start();
     while (!runner.caughtUp && !stopping) await new Promise((r) => setTimeout(r, 20));
+    // Reactions issue commands that read the read models: they start once those are current.
+    await reactors.start();
     for (const context of contextModules) await context.start?.(deps);
+    scheduler.start();
     ready = true;
     logger.info({ ms: Date.now() - started }, 'platform ready');
 

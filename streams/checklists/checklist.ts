@@ -56,7 +56,8 @@ export const ChecklistEventSchemas = {
     updatedBy: z.string(),
     updatedAt: z.string(),
   }),
-  ChecklistSubmitted: z.object({ approvalId: z.string(), submittedBy: z.string(), submittedAt: z.string() }),
+  /** `reviewerId`/`summary`: what the submitter asked of the review; the approval reactor opens it with them. */
+  ChecklistSubmitted: z.object({ approvalId: z.string(), submittedBy: z.string(), submittedAt: z.string(), reviewerId: z.string().nullable().optional(), summary: z.string().nullable().optional() }),
   ChecklistExceptionRequested: z.object({
     approvalId: z.string(),
     reason: z.string(),
@@ -64,6 +65,7 @@ export const ChecklistEventSchemas = {
     requestedUntil: z.string().nullable(),
     requestedBy: z.string(),
     requestedAt: z.string(),
+    reviewerId: z.string().nullable().optional(),
   }),
   ChecklistReviewed: z.object({ approvalId: z.string(), decision: z.enum(DECISIONS), reviewerId: z.string(), comments: z.string().nullable(), reviewedAt: z.string() }),
   ChecklistRejected: z.object({ reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string(), approvalId: z.string().nullable() }),

@@ -71,6 +71,15 @@ export async function createTestDatabase(): Promise<{ url: string; name: string 
   return { url: withDatabase(adminUrl, name), name };
 }
 
+/** A fresh database with nothing in it, not even the platform's tables (migration tests). */
+export async function createEmptyDatabase(): Promise<{ url: string; name: string }> {
+  const name = `platform_empty_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  created.push(name);
+  const { adminUrl } = await server!;
+  return { url: withDatabase(adminUrl, name), name };
+}
+
 export async function connectTestDatabase(poolSize = 10): Promise<Database> {
   const { url } = await createTestDatabase();
   return connectDatabase(url, { poolSize });

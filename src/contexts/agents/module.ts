@@ -1,3 +1,4 @@
+import { scheduleTurnDeadlineReactor, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
 import type { ContextModule } from '../../platform/context-module';
 import { agentsApi } from './openapi';
 import { agentsProjector } from '../../../projections/agents/agents-read-model';
@@ -10,7 +11,8 @@ export function createAgentsContext(options: AgentsOptions = {}): ContextModule 
     name: 'agents',
     audit: agentsAuditCatalog,
     projectors: [agentsProjector],
-    reactors: [budgetSettlementReactor],
+    reactors: [budgetSettlementReactor, scheduleTurnDeadlineReactor],
+    scheduledHandlers: [turnDeadlineHandler],
     publicRouter: (deps) => createAgentsApi(deps, options),
     openapi: agentsApi,
   };

@@ -2,7 +2,6 @@ import { Router } from 'express';
 import { decideApproval, DecideApprovalBody } from '../../../commands/approvals/decide-approval';
 import { escalateApproval, EscalateApprovalBody } from '../../../commands/approvals/escalate-approval';
 import { requestApproval, RequestApprovalBody } from '../../../commands/approvals/request-approval';
-import { recordReview } from '../../../commands/checklists/record-review';
 import { findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
 import { ApprovalState } from '../../../streams/approvals/approval';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
@@ -122,10 +121,9 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
       comments: body.comments ?? null,
       modifications: body.modifications ?? null,
     });
-    // A checklist waiting on this approval learns the decision (a no-op for any other approval).
-    if (state.status !== 'none' && state.status !== 'pending' && state.checklistId) {
-      await recordReview(deps, { ...context, causationId: context.correlationId }, state.checklistId, { type: 'RecordReview', approvalId: id, decision: state.decision });
-    }
+    // What follows a decision (the checklist's review, the paused conversation) is done by
+    // reactors; the answer waits for them, bounded, so a GET right after shows it.
+    await deps.reactors.waitFor(await deps.store.headPosition(), deps.config.projectionWaitMs, ['ApprovalDecided']);
     res.json(await afterWrite(deps, context.tenantId, state));
   });
 

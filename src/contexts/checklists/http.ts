@@ -9,7 +9,8 @@ import { requestException, RequestExceptionBody } from '../../../commands/checkl
 import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
 import { updateChecklist, UpdateChecklistBody } from '../../../commands/checklists/update-checklist';
 import { updateChecklistItem, UpdateChecklistItemBody } from '../../../commands/checklists/update-checklist-item';
-import { decideApproval } from '../../../commands/approvals/decide-approval';
+import { findApproval } from '../../../queries/approvals/approval-queue';
+import type { Position } from '../../platform/eventstore/types';
 import { assessmentFrame } from '../../../queries/checklists/assessment-frames';
 import { findArtifact, getChecklist, listArtifacts, listChecklists } from '../../../queries/checklists/checklists';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
@@ -112,14 +113,28 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     res.json(checklist.items.find((i) => i.index === idx));
   });
 
+  /**
+   * The answer to a submit or an exception request: the checklist and the approval it waits
+   * on. The approval is opened by a reactor; the route waits (bounded) for it so the answer
+   * usually shows it, and otherwise answers with what the approval will be.
+   */
+  async function withApproval(tenantId: string, id: string, opened: { approvalId: string; position: Position | null }, eventType: string, checkpointType: string) {
+    if (opened.position) await deps.reactors.waitFor(opened.position, deps.config.projectionWaitMs, [eventType]);
+    const row = await findApproval(deps.knex, tenantId, opened.approvalId);
+    const approval = row
+      ? { approval_id: row.approval_id, status: row.status, checkpoint_type: row.checkpoint_type, created_at: row.created_at, reviewer_id: row.reviewer_id }
+      : { approval_id: opened.approvalId, status: 'pending', checkpoint_type: checkpointType, created_at: deps.clock().toISOString(), reviewer_id: null };
+    return { ...(await visibleChecklist(deps, tenantId, id)), approval };
+  }
+
   router.post('/checklists/:id/submit', async (req, res) => {
     requirePermission(req, 'filings.submit', deps);
     const { id } = parseParams(req, IdParams);
     const body = parseBody(req, SubmitChecklistBody);
     const context = commandContext(req);
     await visibleChecklist(deps, context.tenantId, id);
-    const { approval } = await submitChecklist(deps, context, id, body);
-    res.json({ ...(await visibleChecklist(deps, context.tenantId, id)), approval });
+    const submitted = await submitChecklist(deps, context, id, body);
+    res.json(await withApproval(context.tenantId, id, submitted, 'ChecklistSubmitted', 'filing_submission'));
   });
 
   router.post('/checklists/:id/exception', async (req, res) => {
@@ -128,8 +143,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     const body = parseBody(req, RequestExceptionBody);
     const context = commandContext(req);
     await visibleChecklist(deps, context.tenantId, id);
-    const { approval } = await requestException(deps, context, id, body);
-    res.json({ ...(await visibleChecklist(deps, context.tenantId, id)), approval });
+    const requested = await requestException(deps, context, id, body);
+    res.json(await withApproval(context.tenantId, id, requested, 'ChecklistExceptionRequested', 'checklist_exception'));
   });
 
   router.post('/checklists/:id/reject', async (req, res) => {
@@ -139,22 +154,9 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     const context = commandContext(req);
     await visibleChecklist(deps, context.tenantId, id);
     const isAdmin = requireIdentity(req).permissions.includes('users.manage');
-    const pendingApproval = await rejectChecklist(deps, context, id, body, isAdmin && deps.config.approvals.adminMayDecideOwn);
-    if (pendingApproval) {
-      // The approval the checklist was waiting on is closed with the same decision; one
-      // already decided (or named to another reviewer) keeps its own record.
-      await decideApproval(deps, { ...context, idempotencyKey: undefined }, pendingApproval, {
-        type: 'DecideApproval',
-        decision: 'rejected',
-        reviewerId: context.actorId,
-        reviewerIsAdmin: isAdmin,
-        mayDecideOwn: isAdmin && deps.config.approvals.adminMayDecideOwn,
-        comments: body.reason,
-        modifications: null,
-      }).catch((error) => {
-        if (!(error instanceof Conflict || error instanceof Forbidden)) throw error;
-      });
-    }
+    // The approval it waited on is closed by the `checklists.close-rejected-approval` reactor.
+    const { position } = await rejectChecklist(deps, context, id, body, isAdmin && deps.config.approvals.adminMayDecideOwn);
+    if (position) await deps.reactors.waitFor(position, deps.config.projectionWaitMs, ['ChecklistRejected']);
     res.json(await visibleChecklist(deps, context.tenantId, id));
   });
 

@@ -1,4 +1,7 @@
 import { checklistsProjector } from '../../../projections/checklists/checklists-read-model';
+import { openReviewApprovalReactor } from '../../../commands/checklists/open-review-approval';
+import { recordFilingReactor } from '../../../commands/checklists/record-filing';
+import { closeRejectedApprovalReactor, recordReviewReactor } from '../../../commands/checklists/review-reactors';
 import type { ContextModule } from '../../platform/context-module';
 import { checklistsApi } from './openapi';
 import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
@@ -12,6 +15,7 @@ export function createChecklistsContext(): ContextModule {
     name: 'checklists',
     audit: checklistsAuditCatalog,
     projectors: [checklistsProjector],
+    reactors: [openReviewApprovalReactor, recordReviewReactor, closeRejectedApprovalReactor, recordFilingReactor],
     openapi: checklistsApi,
     publicRouter(deps) {
       // The module object outlives a platform (tests start several in one process): each

@@ -1,6 +1,7 @@
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
 import { DEFAULT_PACKS } from './packs';
 import type { DomainPack } from './packs/pack';
+import { dailyAssessmentHandler, scheduleDailyAssessment } from '../../../commands/compliance/daily-assessment';
 import type { ContextModule } from '../../platform/context-module';
 import { complianceApi } from './openapi';
 import { complianceAuditCatalog } from './audit';
@@ -13,6 +14,9 @@ export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS
     audit: complianceAuditCatalog,
     projectors: [complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
+    scheduledHandlers: [dailyAssessmentHandler(packs)],
+    // Every instance schedules the next daily assessment; the message id makes it one.
+    start: (deps) => scheduleDailyAssessment(deps),
     openapi: complianceApi,
   };
 }

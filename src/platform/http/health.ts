@@ -1,16 +1,17 @@
 import { Router } from 'express';
+import { REACTOR_PREFIX } from '../reactors/runner';
 
 export interface HealthSource {
   /** Migrations ran and projections reached the head of the log. */
   ready(): boolean;
-  /** Projectors with unresolved dead letters: the platform serves, but those read models miss events. */
+  /** Projectors (and `reactor:`-prefixed reactors) with unresolved dead letters: the platform serves, but those miss events. */
   degraded(): Promise<string[]>;
   details(): Record<string, unknown>;
 }
 
 /**
  * `GET /health` (outside /api/v1): 503 while starting or stopping; 200 once ready, with
- * `status: 'degraded'` and the projector names while any projector has dead letters.
+ * `status: 'degraded'` and the projector (or reactor) names while any has dead letters.
  */
 export function createHealthApi(source: HealthSource): Router {
   const router = Router();
@@ -21,7 +22,15 @@ export function createHealthApi(source: HealthSource): Router {
       return;
     }
     const degraded = await source.degraded().catch(() => []);
-    res.status(200).json({ status: degraded.length > 0 ? 'degraded' : 'ok', ...(degraded.length > 0 ? { degraded_projectors: degraded } : {}), ...source.details() });
+    // Reactor lanes keep their dead letters beside the projectors', under a prefix.
+    const reactors = degraded.filter((n) => n.startsWith(REACTOR_PREFIX)).map((n) => n.slice(REACTOR_PREFIX.length));
+    const projectors = degraded.filter((n) => !n.startsWith(REACTOR_PREFIX));
+    res.status(200).json({
+      status: degraded.length > 0 ? 'degraded' : 'ok',
+      ...(projectors.length > 0 ? { degraded_projectors: projectors } : {}),
+      ...(reactors.length > 0 ? { degraded_reactors: reactors } : {}),
+      ...source.details(),
+    });
   });
   return router;
 }

@@ -6,9 +6,12 @@ const Health = z
   .object({
     status: z.enum(['ok', 'degraded', 'starting']),
     degraded_projectors: z.array(z.string()).optional(),
+    /** Reactors with unresolved dead letters: some follow-ups did not happen (`ops reactors status`). */
+    degraded_reactors: z.array(z.string()).optional(),
     uptime_s: z.number(),
     event_store: z.string(),
     projections: z.object({ leader: z.boolean(), caught_up: z.boolean() }).nullable(),
+    reactors: z.object({ leader: z.boolean(), names: z.array(z.string()) }).nullable().optional(),
   })
   .openapi('Health');
 

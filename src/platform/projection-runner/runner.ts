@@ -28,12 +28,25 @@ interface Lane {
   caughtUp: boolean;
   /** Wakes the lane's loop early (new events, stop). */
   wake: () => void;
-  /** Consecutive failures; while > 0 the lane reads one event at a time to isolate the bad one. */
+  /** Consecutive failures of `apply`; while > 0 the lane reads one event at a time to isolate the bad one. */
   failures: number;
+  /** Consecutive failures to read the log or reach the database: retried with backoff, never dead-lettered. */
+  stalls: number;
   /** When the checkpoint was last written (ms). */
   savedAt: number;
   /** Where the stored checkpoint stands: `position` may run ahead over skipped stretches. */
   saved: Position;
+}
+
+/**
+ * An error thrown by a projector's own `apply`: only these count toward dead-lettering, so a
+ * database or connection outage retries with backoff and never dead-letters good events.
+ */
+class ApplyFailed extends Error {
+  readonly name = 'ApplyFailed';
+  constructor(readonly cause: unknown) {
+    super(String((cause as Error)?.message ?? cause));
+  }
 }
 
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
@@ -115,7 +128,7 @@ export class ProjectionRunner {
     this.lanes.clear();
     for (const projector of this.options.projectors) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
+      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
     this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
@@ -203,9 +216,10 @@ export class ProjectionRunner {
           if (!this.options.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
           continue;
         }
-        lane.failures++;
-        const delay = Math.min(30_000, this.retryBaseMs * 2 ** Math.min(lane.failures - 1, 7));
-        logger.error({ err: error, projector: name, at: positionToString(lane.position), attempt: lane.failures, retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
+        if (error instanceof ApplyFailed) lane.failures++;
+        else lane.stalls++;
+        const delay = Math.min(30_000, this.retryBaseMs * 2 ** Math.min(Math.max(lane.failures, lane.stalls) - 1, 7));
+        logger.error({ err: error instanceof ApplyFailed ? error.cause : error, projector: name, at: positionToString(lane.position), attempt: lane.failures, retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
         await markCheckpoint(this.options.knex, name, 'failed', String((error as Error).message ?? error)).catch(() => undefined);
         await this.sleep(lane, delay);
       }
@@ -248,14 +262,15 @@ export class ProjectionRunner {
       try {
         await this.applyBatch(projector, events, lane.saved, next);
       } catch (error) {
-        if (events.length === 1 && !(error instanceof CheckpointMoved) && lane.failures + 1 >= this.deadLetterAfter) {
+        if (events.length === 1 && error instanceof ApplyFailed && lane.failures + 1 >= this.deadLetterAfter) {
           lane.failures++;
-          await this.deadLetter(lane, events[0], error);
+          await this.deadLetter(lane, events[0], error.cause);
           return 1;
         }
         throw error;
       }
       lane.failures = 0;
+      lane.stalls = 0;
       lane.saved = next;
       lane.savedAt = Date.now();
     } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > 1000) {
@@ -282,8 +297,12 @@ export class ProjectionRunner {
       await trx.raw('SET LOCAL synchronous_commit = off');
       // First: the compare-and-set takes the checkpoint's row lock, fencing a stale leader.
       await advanceCheckpoint(trx, projector.name, { version: projector.version, from, to, applied: events.length });
-      if (projector.applyBatch) await projector.applyBatch(trx, events);
-      else for (const event of events) await projector.apply(trx, event);
+      try {
+        if (projector.applyBatch) await projector.applyBatch(trx, events);
+        else for (const event of events) await projector.apply(trx, event);
+      } catch (error) {
+        throw new ApplyFailed(error);
+      }
     });
   }
 
@@ -422,6 +441,9 @@ export class ProjectionRunner {
       await knex.transaction(async (trx) => {
         await trx(CHECKPOINTS_TABLE).where({ name }).forUpdate().first();
         await inShadow(trx);
+        // The head before the final read: an event committed after it is read by the live
+        // lane from the moved checkpoint; taken after the read, it would be skipped for good.
+        const head = await store.headPosition();
         for (;;) {
           const events = await store.readAll({ from: position, limit: this.batchSize, filter });
           if (events.length === 0) break;
@@ -430,7 +452,6 @@ export class ProjectionRunner {
           applied += events.length;
         }
         // Past every event the filter skipped too, so the live lane does not rescan them.
-        const head = await store.headPosition();
         if (comparePositions(head, position) > 0) position = head;
         for (const table of projector.tables) {
           await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);

@@ -26,7 +26,7 @@ const created: ChecklistEvent = {
 };
 const itemDone = (index: number): ChecklistEvent => ({ type: 'ChecklistItemUpdated', data: { index, status: 'complete', updatedBy: 'op', updatedAt: NOW } });
 const allDone = template.items.map((_, i) => itemDone(i));
-const submitted: ChecklistEvent = { type: 'ChecklistSubmitted', data: { approvalId: 'ap1', submittedBy: 'op', submittedAt: NOW } };
+const submitted: ChecklistEvent = { type: 'ChecklistSubmitted', data: { approvalId: 'ap1', submittedBy: 'op', submittedAt: NOW, reviewerId: null, summary: null } };
 const review = (decision: 'approved' | 'rejected' | 'modified', approvalId = 'ap1') => ({ type: 'RecordReview' as const, approvalId, decision: { decision, reviewerId: 'rev', comments: null, modifications: null, decidedAt: NOW } });
 const state = (events: ChecklistEvent[]) => events.reduce(checklistAggregate.evolve, checklistAggregate.initialState);
 
@@ -41,7 +41,7 @@ describe('checklist deciders', () => {
   });
 
   it('submit with incomplete items is a conflict that names them', () => {
-    const run = () => submitChecklistDecider.decide({ type: 'SubmitChecklist', approvalId: 'ap1', submittedBy: 'op' }, state([created, itemDone(0), itemDone(1)]), new Date(NOW));
+    const run = () => submitChecklistDecider.decide({ type: 'SubmitChecklist', approvalId: 'ap1', submittedBy: 'op', reviewerId: null, summary: null }, state([created, itemDone(0), itemDone(1)]), new Date(NOW));
     expect(run).to.throw(Conflict, /#2 .*#3 .*#4 .*#5/);
     try {
       run();
@@ -51,7 +51,7 @@ describe('checklist deciders', () => {
   });
 
   it('submit with every item complete moves to in_review waiting on the approval', () => {
-    given(submitChecklistDecider, [created, ...allDone]).when({ type: 'SubmitChecklist', approvalId: 'ap1', submittedBy: 'op' }).then([submitted]);
+    given(submitChecklistDecider, [created, ...allDone]).when({ type: 'SubmitChecklist', approvalId: 'ap1', submittedBy: 'op', reviewerId: null, summary: null }).then([submitted]);
     expect(state([created, ...allDone, submitted])).to.include({ status: 'in_review', pendingApprovalId: 'ap1' });
   });
 
@@ -71,8 +71,8 @@ describe('checklist deciders', () => {
   });
 
   it('an exception names existing items and, granted, ends in exception_granted', () => {
-    given(requestExceptionDecider, [created]).when({ type: 'RequestException', approvalId: 'ap2', reason: 'shut in', itemIndexes: [8], requestedUntil: null, requestedBy: 'op' }).thenThrows(NotFound);
-    const asked = given(requestExceptionDecider, [created]).when({ type: 'RequestException', approvalId: 'ap2', reason: 'shut in', itemIndexes: [1, 1, 2], requestedUntil: null, requestedBy: 'op' }).events();
+    given(requestExceptionDecider, [created]).when({ type: 'RequestException', approvalId: 'ap2', reason: 'shut in', itemIndexes: [8], requestedUntil: null, requestedBy: 'op', reviewerId: null }).thenThrows(NotFound);
+    const asked = given(requestExceptionDecider, [created]).when({ type: 'RequestException', approvalId: 'ap2', reason: 'shut in', itemIndexes: [1, 1, 2], requestedUntil: null, requestedBy: 'op', reviewerId: null }).events();
     expect(asked[0].data).to.include({ approvalId: 'ap2' });
     const granted = recordReviewDecider.decide(review('modified', 'ap2'), state([created, ...asked]), new Date(NOW));
     expect(state([created, ...asked, ...granted]).status).to.equal('exception_granted');

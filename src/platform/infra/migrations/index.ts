@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Client, ClientConfig } from 'pg';
 import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
@@ -44,7 +45,25 @@ class ListMigrationSource implements Knex.MigrationSource<Migration> {
   }
 }
 
+// Arbitrary but fixed, distinct from the leader locks: every instance must agree on it.
+const MIGRATION_LOCK_KEY = 72_114_000;
+
+/**
+ * Applies pending migrations under a session-level advisory lock held on a connection of its
+ * own: two instances starting at once on an empty database would otherwise both create
+ * knex's bookkeeping tables (`relation "knex_migrations" already exists`). The second waits,
+ * then finds nothing left to apply.
+ */
 export async function migrateToLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = await knex.migrate.latest({ migrationSource: new ListMigrationSource(migrations) });
-  return applied as string[];
+  const connection = (knex.client as { config: { connection: string | ClientConfig } }).config.connection;
+  const lock = new Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    const [, applied] = await knex.migrate.latest({ migrationSource: new ListMigrationSource(migrations) });
+    return applied as string[];
+  } finally {
+    // Ending the session releases the lock, also when the unlock itself cannot be sent.
+    await lock.end().catch(() => undefined);
+  }
 }

@@ -1,0 +1,64 @@
+import type { PlatformDeps } from '../../src/platform/context-module';
+import { Conflict } from '../../src/platform/domain-errors';
+import type { Reactor } from '../../src/platform/reactors/reactor';
+import { reactionContext } from '../../src/platform/reactors/reactor';
+import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
+import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
+import { turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+import { FinishTurn, finishTurn } from './finish-turn';
+
+type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
+
+export const TURN_DEADLINE_HANDLER = 'agents.turn-deadline';
+
+/** Given a turn that started, then the message that ends it if it is still running at its deadline. */
+export function deadlineMessage(started: Started, timeoutMs: number): Omit<ScheduledMessage, 'tenantId'> {
+  return {
+    messageId: `turn-deadline-${started.executionId}`,
+    dueAt: new Date(Date.parse(started.startedAt) + timeoutMs).toISOString(),
+    handler: TURN_DEADLINE_HANDLER,
+    payload: { execution_id: started.executionId },
+  };
+}
+
+/**
+ * Given the turn at its deadline, then how it is finished: a turn still running ends as
+ * `error` through the normal finish (so its readers get the terminal frame and every
+ * reaction to a finished turn happens); a turn that ended on its own is left alone. Its usage
+ * is unknown (the process that ran it is gone or stuck), and stays unknown, never 0.
+ */
+export function deadlineFinish(state: TurnState, started: Started, timeoutMs: number): Omit<FinishTurn, 'type'> | null {
+  if (state.status !== 'running') return null;
+  const error = `the turn passed its deadline (${Math.round(timeoutMs / 1000)} s, AGENT_TURN_TIMEOUT_MS) without finishing`;
+  return {
+    outcome: { status: 'error', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: started.thinkingMode, referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error },
+    usage: { userId: started.userId, model: started.model, inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
+  };
+}
+
+/** Turn started → its deadline is scheduled (the due-message lane fires it on the leader). */
+export const scheduleTurnDeadlineReactor: Reactor = {
+  name: 'agents.schedule-turn-deadline',
+  handles: ['TurnStarted'],
+  async react(recorded, deps) {
+    const started = turnAggregate.read(recorded);
+    if (started.type !== 'TurnStarted') return;
+    await scheduleMessage(deps.handle, reactionContext(recorded, 'deadline'), deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
+  },
+};
+
+async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Promise<void> {
+  const executionId = String(message.payload.execution_id);
+  const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(turnAggregate.read);
+  const first = events[0];
+  if (first?.type !== 'TurnStarted') return;
+  const state = events.reduce(turnAggregate.evolve, turnAggregate.initialState);
+  const finish = deadlineFinish(state, first.data, deps.config.llm.turnTimeoutMs);
+  if (!finish) return;
+  await finishTurn(deps, { tenantId: message.tenantId, actorId: first.data.userId }, executionId, finish).catch((error) => {
+    // The turn finished on its own between the read and the write: nothing to end.
+    if (!(error instanceof Conflict)) throw error;
+  });
+}
+
+export const turnDeadlineHandler: ScheduledHandler = { name: TURN_DEADLINE_HANDLER, fire: endAtDeadline };

@@ -1,0 +1,65 @@
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { EventStore } from '../../src/platform/eventstore/types';
+import { Conflict, Forbidden } from '../../src/platform/domain-errors';
+import type { Reactor } from '../../src/platform/reactors/reactor';
+import { reactionContext } from '../../src/platform/reactors/reactor';
+import { approvalAggregate, ApprovalState } from '../../streams/approvals/approval';
+import { readChecklistEvent } from '../../streams/checklists/checklist';
+import { DecideApproval, decideApproval } from '../approvals/decide-approval';
+import { recordReview, RecordReview } from './record-review';
+
+/** An approval's state as written (the reactor's fact, never a lagging read model). */
+export async function approvalState(store: EventStore, stream: string): Promise<ApprovalState> {
+  return (await store.readStream(stream)).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState);
+}
+
+/**
+ * Given a decided approval, then the review its checklist records (none for an approval
+ * that is not about a checklist). The checklist's own decider ignores a decision on an
+ * approval it no longer waits on.
+ */
+export function reviewForDecision(approval: ApprovalState): { checklistId: string; command: RecordReview } | null {
+  if (approval.status === 'none' || approval.status === 'pending' || !approval.checklistId) return null;
+  return { checklistId: approval.checklistId, command: { type: 'RecordReview', approvalId: approval.approvalId, decision: approval.decision } };
+}
+
+/** Approval decided → the checklist waiting on it records the review (approved, rejected, modified). */
+export const recordReviewReactor: Reactor = {
+  name: 'checklists.record-review',
+  handles: ['ApprovalDecided'],
+  async react(recorded, deps) {
+    const review = reviewForDecision(await approvalState(deps.store, recorded.stream));
+    if (!review) return;
+    const context = reactionContext(recorded, 'record-review', review.command.decision.reviewerId);
+    await recordReview(deps, context, review.checklistId, review.command);
+  },
+};
+
+/**
+ * Given a checklist rejected outright while an approval was pending, then that approval is
+ * closed as rejected with the same reason, by the same person.
+ */
+export function closingDecision(recorded: RecordedEvent): { approvalId: string; command: DecideApproval } | null {
+  const event = readChecklistEvent(recorded);
+  if (event.type !== 'ChecklistRejected' || !event.data.approvalId) return null;
+  const { approvalId, rejectedBy, reason } = event.data;
+  return { approvalId, command: { type: 'DecideApproval', decision: 'rejected', reviewerId: rejectedBy, reviewerIsAdmin: false, comments: reason, modifications: null } };
+}
+
+/**
+ * Checklist rejected → its pending approval is closed. An approval decided meanwhile, or
+ * named to another reviewer, keeps its own record (the refusal is the expected outcome, not
+ * a failure to retry).
+ */
+export const closeRejectedApprovalReactor: Reactor = {
+  name: 'checklists.close-rejected-approval',
+  handles: ['ChecklistRejected'],
+  async react(recorded, deps) {
+    const closing = closingDecision(recorded);
+    if (!closing) return;
+    const context = reactionContext(recorded, 'close-approval');
+    await decideApproval(deps, context, closing.approvalId, closing.command).catch((error) => {
+      if (!(error instanceof Conflict || error instanceof Forbidden)) throw error;
+    });
+  },
+};

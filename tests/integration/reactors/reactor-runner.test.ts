@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pino from 'pino';
+import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
+import { newId } from '../../../src/platform/command-handling/idempotency';
+import type { PlatformDeps } from '../../../src/platform/context-module';
+import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
+import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoints';
+import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
+import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
+import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
+import { Reactor, reactionContext } from '../../../src/platform/reactors/reactor';
+import { reactorCheckpoint, ReactorRunner } from '../../../src/platform/reactors/runner';
+import { createTestEventStore } from '../../support/event-store';
+import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
+
+/** Issue 24 §1 and §9: reactor lanes, and the projection runner's failure accounting. */
+describe('reactor runner', () => {
+  let db: Database;
+  let store: EventStore;
+  let cleanup: () => Promise<void>;
+  const tenantId = 'tenant-r';
+  const meta = { tenantId, actorId: 'tester', correlationId: 'c', causationId: 'c' };
+
+  beforeEach(async () => {
+    ({ db, store, cleanup } = await createTestEventStore());
+  });
+  afterEach(() => cleanup());
+
+  function depsOf(projections: ProjectionRunner): PlatformDeps {
+    const handle = createCommandHandler({ store, projections, logger: pino({ level: 'silent' }), projectionWaitMs: 2000 });
+    return { store, knex: db.knex, handle, projections } as unknown as PlatformDeps;
+  }
+
+  /** Reacts to every new note by creating its "echo" note, whose id derives from the reaction's scope. */
+  function echoReactor(fail: (event: RecordedEvent, attempt: number) => boolean): Reactor & { attempts: Map<string, number> } {
+    const attempts = new Map<string, number>();
+    return {
+      name: 'toy.echo',
+      handles: ['NoteCreated'],
+      attempts,
+      async react(event, deps) {
+        const data = event.data as { noteId: string; title: string };
+        if (data.title.startsWith('echo')) return;
+        const attempt = (attempts.get(event.id) ?? 0) + 1;
+        attempts.set(event.id, attempt);
+        const context = reactionContext(event, 'echo');
+        const echoId = newId(context, 'toy.echo');
+        await deps.handle(noteDecider, noteStream(tenantId, echoId), { type: 'CreateNote', noteId: echoId, title: `echo ${data.title}` }, context);
+        // Fails after its command committed: the replay must append nothing twice.
+        if (fail(event, attempt)) throw new Error('failure injected after the command');
+      },
+    };
+  }
+
+  async function note(title: string) {
+    const id = randomUUID();
+    await store.append(noteStream(tenantId, id), [{ type: 'NoteCreated', data: { noteId: id, title }, metadata: meta }]);
+    return id;
+  }
+
+  async function echoes(): Promise<string[]> {
+    const events = await store.readAll({ limit: 1000 });
+    return events.filter((e) => e.type === 'NoteCreated' && String((e.data as { title: string }).title).startsWith('echo')).map((e) => (e.data as { title: string }).title).sort();
+  }
+
+  it('reacts once to each new event, from the head it first saw; a replay after a failure appends nothing twice', async () => {
+    await note('before the reactor');
+    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await projections.start();
+    const reactor = echoReactor((_e, attempt) => attempt < 3);
+    const deps = depsOf(projections);
+    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_001), idleMs: 50, retryBaseMs: 5 });
+    await runner.start();
+    await note('a');
+    await note('b');
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b']);
+    expect([...reactor.attempts.values()]).to.deep.equal([3, 3]);
+    const checkpoint = await readCheckpoint(db.knex, reactorCheckpoint('toy.echo'));
+    expect(checkpoint?.status).to.equal('running');
+    await runner.stop();
+    await projections.stop();
+  });
+
+  it('a reaction that keeps failing goes to the dead letters (health names it); retry after a fix reacts once more without duplicating', async () => {
+    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await projections.start();
+    let broken = true;
+    const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
+    const deps = depsOf(projections);
+    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_002), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 3 });
+    await runner.start();
+    await note('poison');
+    await note('fine');
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    const letters = await openDeadLetters(db.knex, reactorCheckpoint('toy.echo'));
+    expect(letters.map((l) => [l.type, l.attempts])).to.deep.equal([['NoteCreated', 3]]);
+    expect(await degradedProjectors(db.knex)).to.deep.equal([reactorCheckpoint('toy.echo')]);
+    broken = false;
+    expect(await runner.retryDeadLetters('toy.echo')).to.deep.equal({ resolved: 1, remaining: 0 });
+    expect(await echoes()).to.deep.equal(['echo fine', 'echo poison']);
+    expect(await degradedProjectors(db.knex)).to.deep.equal([]);
+    await runner.stop();
+    await projections.stop();
+  });
+
+  it('projection runner: failures to read the log retry with backoff and never dead-letter a good event', async () => {
+    const id = await note('x');
+    let outages = 6;
+    const flaky: EventStore = Object.create(store);
+    flaky.readAll = async (options) => {
+      if (outages-- > 0) throw new Error('connection terminated unexpectedly');
+      return store.readAll(options);
+    };
+    const r = new ProjectionRunner({ knex: db.knex, store: flaky, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 2 });
+    await r.start();
+    expect(await r.waitFor(await store.headPosition(), 10_000)).to.equal(true);
+    expect(await db.knex('toy_notes').where({ id }).first()).to.include({ id });
+    expect(await openDeadLetters(db.knex, 'toy_notes')).to.deep.equal([]);
+    await r.stop();
+  });
+});

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { dailyAssessmentMessage } from '../../../commands/compliance/daily-assessment';
+import { startTurn } from '../../../commands/agents/start-turn';
+import { scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
+import { frameOf } from '../../../src/contexts/agents/turn-frames';
+import { turnAggregate } from '../../../streams/agents/turn';
+import { signIn } from '../../support/auth';
+import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { createWell } from '../checklists/graph-fixture';
+import { eventually } from '../../support/eventually';
+
+/** Issue 24 §2, §6, §8: scheduled messages on the leader, and work that survives a stop between steps. */
+describe('scheduling and recovery', () => {
+  describe('turn deadlines and the daily assessment', () => {
+    let t: TestPlatform;
+    before(async () => {
+      t = await startTestPlatform({ env: { AGENT_TURN_TIMEOUT_MS: '1000', COMPLIANCE_ASSESS_AT: '02:00' } });
+    });
+    after(() => t.close());
+
+    it('a turn still running past AGENT_TURN_TIMEOUT_MS is finished as error by the scheduler, with a terminal frame', async () => {
+      const tenantId = randomUUID();
+      const executionId = randomUUID();
+      // A turn whose process died right after it started: nothing else will ever finish it.
+      await startTurn(t.deps, { tenantId, actorId: 'u1' }, {
+        executionId, conversationId: randomUUID(), userId: 'u1', agentId: 'a', agentType: 'general', model: 'builtin/deterministic', fallbackModel: null,
+        thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: randomUUID(), attachmentIds: [],
+      });
+      const failed = await eventually(async () => {
+        const events = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId));
+        return events.find((e) => e.type === 'TurnFailed') ?? null;
+      }, 30_000);
+      expect((failed.data as { error: string }).error).to.match(/deadline/);
+      expect(frameOf(executionId, failed)).to.include({ event: 'error', terminal: true });
+      const usage = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).find((e) => e.type === 'UsageRecorded');
+      expect(usage?.data).to.include({ tokensUsed: null, costUsd: null });
+      // Fired once: the message is marked, and firing again appends nothing.
+      await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).whereNotNull('fired_at').first()) ?? null);
+      const fired = (await t.deps.store.readAll({ limit: 100_000, filter: { eventTypes: ['ScheduledMessageFired'] } })).filter((e) => (e.data as { messageId: string }).messageId === `turn-deadline-${executionId}`);
+      expect(fired).to.have.length(1);
+      const ends = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).filter((e) => e.type === 'TurnFailed');
+      expect(ends).to.have.length(1);
+    });
+
+    it('the next daily assessment is scheduled at COMPLIANCE_ASSESS_AT; when due, every tenant is assessed and the following one scheduled', async () => {
+      const pending = await t.deps.knex(SCHEDULE_TABLE).where({ handler: 'compliance.daily-assessment' }).whereNull('fired_at');
+      expect(pending).to.have.length(1);
+      expect(new Date(pending[0].due_at).toISOString()).to.match(/T02:00:00\.000Z$/);
+
+      const tenantId = randomUUID();
+      const admin = await signIn(t, { roles: ['admin'], tenantId });
+      await createWell(t, admin);
+      const due = new Date(Date.now() - 1000);
+      await scheduleMessage(t.deps.handle, { tenantId: 'platform', actorId: 'test' }, dailyAssessmentMessage(due));
+      await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ message_id: dailyAssessmentMessage(due).messageId }).whereNotNull('fired_at').first()) ?? null, 30_000);
+      const matrix = await t.api.get('/compliance/matrix?page_size=200', admin.headers);
+      expect(matrix.body.rows.length).to.be.greaterThan(0);
+      expect(Object.values(matrix.body.rows[0].domains)).to.not.deep.equal(['grey', 'grey', 'grey', 'grey', 'grey']);
+    });
+  });
+
+  it('a submit whose reaction never ran (the platform stopped between the steps) opens its approval after a restart on the same database', async () => {
+    const first = await startTestPlatform();
+    const url = first.deps.config.databaseUrl!;
+    const tenantId = randomUUID();
+    const operator = await signIn(first, { roles: ['operator'], tenantId });
+    const admin = await signIn(first, { roles: ['admin'], tenantId });
+    const well = await createWell(first, admin);
+    const created = (await first.api.post('/checklists', { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' }, operator.headers)).body;
+    for (let i = 0; i < created.items.length; i++) await first.api.patch(`/checklists/${created.checklist_id}/items/${i}`, { status: 'complete' }, operator.headers);
+    // The crash: the reactors stop before the submission reaches them.
+    await first.deps.reactors.stop();
+    const submitted = await first.api.post(`/checklists/${created.checklist_id}/submit`, {}, operator.headers);
+    const approvalId = submitted.body.pending_approval_id;
+    expect((await first.api.get(`/approvals/${approvalId}`, admin.headers)).status).to.equal(404);
+    await first.close();
+
+    const second = await startTestPlatform({ env: { DATABASE_URL: url } });
+    try {
+      const again = await signIn(second, { roles: ['reviewer'], tenantId });
+      const approval = await eventually(async () => {
+        const got = await second.api.get(`/approvals/${approvalId}`, again.headers);
+        return got.status === 200 ? got.body : null;
+      });
+      expect(approval).to.include({ status: 'pending', checkpoint_type: 'filing_submission' });
+      expect(approval.payload).to.include({ kind: 'filing', checklist_id: created.checklist_id });
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,155 @@
+import { expect } from 'chai';
+import { reviewApprovalFor, ReviewFacts } from '../../../commands/checklists/open-review-approval';
+import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
+import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
+import { deadlineFinish, deadlineMessage } from '../../../commands/agents/turn-deadline';
+import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
+import type { RecordedEvent } from '../../../src/platform/eventstore/types';
+import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
+import type { ApprovalState } from '../../../streams/approvals/approval';
+import { given } from '../../support/given';
+
+/** Issue 24: each reactor's mapping, given an event (and the facts it reads), then the command it issues. */
+const NOW = '2026-11-26T08:00:00.000Z';
+
+const checklist = {
+  checklistId: 'cl1',
+  templateId: 'form_pr',
+  entityId: '42-501-12345',
+  entityType: 'well',
+  period: '2026-10',
+  items: [
+    { index: 0, key: 'well_identification', label: 'Identification' },
+    { index: 1, key: 'oil_production', label: 'Oil' },
+  ],
+};
+const well = { id: 'v-well', label: 'Well', entity_id: '42-501-12345', properties: { name: 'JONES 97', api_number: '42-501-12345', production_oil_bbls: '3110', production_gas_mcf: '9330', form_pr_period: '2025-10' } };
+const facts: ReviewFacts = { checklist, entity: well, checks: [{ checkName: 'production_found', passed: true, message: 'production for 2026-10', severity: 'info' }] };
+
+function recorded(type: string, data: unknown): RecordedEvent {
+  return { id: 'e1', stream: 'checklists.checklist-t1-cl1', revision: 3n, type, data, metadata: { tenantId: 't1', actorId: 'op', correlationId: 'c', causationId: 'c' }, position: { commit: 1n, prepare: 1n }, recordedAt: new Date(NOW) } as unknown as RecordedEvent;
+}
+
+describe('reactor specs (given an event, then the command)', () => {
+  describe('checklists.open-review-approval', () => {
+    it('given ChecklistSubmitted, then RequestApproval with the checklist\'s approval id and the shared filing payload', () => {
+      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null }, facts);
+      expect(command).to.include({ approvalId: 'ap1', checkpointType: 'filing_submission', agentType: 'checklists', reviewerStrategy: 'any_reviewer', reviewerId: null, conversationId: null });
+      expect(command.payload).to.include({ kind: 'filing', form: 'form_pr', period: '2026-10', checklist_id: 'cl1', conversation_id: null, execution_id: null, summary: 'All 2 items complete; ready to file' });
+      expect(command.payload.entity).to.deep.equal({ id: 'v-well', type: 'Well', name: 'JONES 97', api_number: '42-501-12345' });
+      expect((command.payload.figures as any[])[0]).to.deep.equal({ label: 'Oil produced', value: 3110, unit: 'bbl', source: 'graph:Well/v-well#production_oil_bbls' });
+      expect((command.payload.figures as any[]).find((f) => f.label === 'Gas sold')).to.include({ value: null });
+      expect(command.payload.validations).to.deep.equal([{ key: 'production_found', label: 'production found', status: 'pass', message: 'production for 2026-10' }]);
+    });
+
+    it('given a submission naming a reviewer and never assessed, then the approval is named to them and the items are listed unverified', () => {
+      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: 'rev', summary: 'PR Oct' }, { ...facts, checks: [] });
+      expect(command).to.include({ reviewerStrategy: 'named_individual', reviewerId: 'rev' });
+      expect(command.payload.summary).to.equal('PR Oct');
+      expect((command.payload.validations as any[]).map((v) => v.status)).to.deep.equal(['unknown', 'unknown']);
+    });
+
+    it('given ChecklistExceptionRequested, then a checklist_exception approval with the reason and items', () => {
+      const command = reviewApprovalFor({ type: 'ChecklistExceptionRequested', approvalId: 'ap2', reviewerId: null, reason: 'shut in', itemIndexes: [1], requestedUntil: null }, facts);
+      expect(command).to.include({ approvalId: 'ap2', checkpointType: 'checklist_exception' });
+      expect(command.payload).to.include({ checklist_id: 'cl1', summary: 'Exception requested: shut in' });
+      expect(command.payload.item_indexes).to.deep.equal([1]);
+    });
+  });
+
+  describe('checklists.record-review', () => {
+    const decided = (over: Partial<Record<string, unknown>> = {}) =>
+      ({ status: 'approved', approvalId: 'ap1', conversationId: null, agentType: 'checklists', checkpointType: 'filing_submission', reviewerId: null, requestedBy: 'op', requestedAt: NOW, checklistId: 'cl1', escalationLevel: 0, decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW }, ...over }) as ApprovalState;
+
+    it('given ApprovalDecided on a checklist\'s approval, then RecordReview on that checklist with the decision', () => {
+      expect(reviewForDecision(decided())).to.deep.equal({ checklistId: 'cl1', command: { type: 'RecordReview', approvalId: 'ap1', decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW } } });
+    });
+
+    it('given ApprovalDecided on an approval about no checklist, then nothing', () => {
+      expect(reviewForDecision(decided({ checklistId: null }))).to.equal(null);
+    });
+  });
+
+  describe('checklists.close-rejected-approval', () => {
+    it('given ChecklistRejected while an approval was pending, then DecideApproval rejected by the same person with the reason', () => {
+      const closing = closingDecision(recorded('ChecklistRejected', { reason: 'wrong well', rejectedBy: 'rev', rejectedAt: NOW, approvalId: 'ap1' }));
+      expect(closing).to.deep.equal({ approvalId: 'ap1', command: { type: 'DecideApproval', decision: 'rejected', reviewerId: 'rev', reviewerIsAdmin: false, comments: 'wrong well', modifications: null } });
+    });
+
+    it('given ChecklistRejected with nothing pending, then nothing', () => {
+      expect(closingDecision(recorded('ChecklistRejected', { reason: 'x', rejectedBy: 'rev', rejectedAt: NOW, approvalId: null }))).to.equal(null);
+    });
+  });
+
+  describe('checklists.record-filing', () => {
+    const filing: FilingFacts = {
+      checklist,
+      approvalId: 'ap1',
+      submittedBy: 'op',
+      submittedAt: NOW,
+      decision: { decision: 'approved', reviewerId: 'rev', comments: null, modifications: null, decidedAt: NOW },
+      payload: { form_label: 'Form PR', figures: [{ label: 'Oil produced', value: 3110 }] },
+      entity: well,
+    };
+
+    it('given an approved Form PR checklist, then a FilingPackage, HAS_FILING from the well and form_pr_period advanced', () => {
+      const plan = filingFor(filing);
+      expect(plan.filing.properties).to.include({ entity_id: 'filing-cl1', form: 'form_pr', period: '2026-10', status: 'filed', approval_id: 'ap1', approved_by: 'rev', submitted_by: 'op' });
+      expect(plan.filing.properties.figures).to.deep.equal([{ label: 'Oil produced', value: 3110 }]);
+      expect(plan.edge).to.deep.equal({ from_label: 'Well', from_id: 'v-well', to_label: 'FilingPackage', to_id: 'filing-cl1', edge_label: 'HAS_FILING' });
+      expect(plan.advance).to.deep.equal({ form_pr_period: '2026-10' });
+    });
+
+    it('given a late filing of an older period, then the last filed period does not move back', () => {
+      const plan = filingFor({ ...filing, entity: { ...well, properties: { ...well.properties, form_pr_period: '2026-11' } } });
+      expect(plan.advance).to.equal(null);
+    });
+
+    it('given approval with modifications, then the filing records them', () => {
+      const plan = filingFor({ ...filing, decision: { ...filing.decision, decision: 'modified', modifications: { oil: 3100 } } });
+      expect(plan.filing.properties).to.include({ decision: 'modified' });
+      expect(plan.filing.properties.modifications).to.deep.equal({ oil: 3100 });
+    });
+  });
+
+  describe('agents.schedule-turn-deadline and its handler', () => {
+    const started = { executionId: 'x1', conversationId: 'c1', userId: 'u1', agentId: 'a', agentType: 'general', model: 'm', fallbackModel: null, thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: 'm1', attachmentIds: [], startedAt: NOW };
+
+    it('given TurnStarted, then a message due at start + AGENT_TURN_TIMEOUT_MS, one per turn', () => {
+      expect(deadlineMessage(started, 300_000)).to.deep.equal({ messageId: 'turn-deadline-x1', dueAt: '2026-11-26T08:05:00.000Z', handler: 'agents.turn-deadline', payload: { execution_id: 'x1' } });
+    });
+
+    it('given the turn still running at its deadline, then FinishTurn as error with unknown usage; given it ended, then nothing', () => {
+      const fields = { executionId: 'x1', conversationId: 'c1', userId: 'u1', nodesCompleted: 2, lastNode: null };
+      const finish = deadlineFinish({ status: 'running', ...fields }, started, 300_000);
+      expect(finish?.outcome).to.include({ status: 'error', tokensUsed: null, costUsd: null });
+      expect(finish?.outcome.error).to.match(/deadline/);
+      expect(finish?.usage).to.deep.equal({ userId: 'u1', model: 'm', inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null });
+      expect(deadlineFinish({ status: 'completed', ...fields }, started, 300_000)).to.equal(null);
+    });
+  });
+
+  describe('compliance.daily-assessment', () => {
+    it('the next run is the first COMPLIANCE_ASSESS_AT strictly after now, one message id per instant', () => {
+      expect(nextAssessmentAt(new Date('2026-11-26T01:59:00Z'), '02:00').toISOString()).to.equal('2026-11-26T02:00:00.000Z');
+      expect(nextAssessmentAt(new Date('2026-11-26T02:00:00Z'), '02:00').toISOString()).to.equal('2026-11-27T02:00:00.000Z');
+      expect(dailyAssessmentMessage(new Date('2026-11-27T02:00:00Z')).messageId).to.equal('daily-assessment-2026-11-27T02:00');
+    });
+  });
+
+  describe('scheduled messages', () => {
+    const schedule = { type: 'Schedule' as const, messageId: 'm1', dueAt: NOW, handler: 'h', payload: {} };
+    const scheduled = { type: 'MessageScheduled' as const, data: { messageId: 'm1', dueAt: NOW, handler: 'h', payload: {} } };
+    const fired = { type: 'ScheduledMessageFired' as const, data: { messageId: 'm1', firedAt: NOW } };
+
+    it('scheduling the same message twice appends nothing the second time', () => {
+      given(scheduleDecider, []).when(schedule).then([scheduled]);
+      given(scheduleDecider, [scheduled]).when(schedule).thenNothing();
+    });
+
+    it('firing twice records the firing once', () => {
+      given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'Fire' }).then([fired]);
+      given(scheduleDecider, [scheduled, fired]).when({ type: 'Fire' }).thenNothing();
+    });
+  });
+});
