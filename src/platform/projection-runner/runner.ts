@@ -4,6 +4,7 @@ import { comparePositions, EventStore, Position, positionToString, RecordedEvent
 import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
+import { LogTail } from './log-tail';
 import type { Projector } from './projector';
 
 export interface RunnerOptions {
@@ -57,6 +58,8 @@ export class ProjectionRunner {
   private running = false;
   private leader = false;
   private wakeSubscription: Subscription | null = null;
+  /** What the wake-up subscription read, shared by the lanes at the head of the log. */
+  private tail: LogTail | null = null;
   private loops: Promise<void>[] = [];
   private leadershipTimer: NodeJS.Timeout | null = null;
   private readonly batchSize: number;
@@ -118,7 +121,11 @@ export class ProjectionRunner {
       const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
-    this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
+    if (!this.wakeSubscription) {
+      const head = await this.options.store.headPosition();
+      this.tail = new LogTail(head, Math.max(2000, this.batchSize * 2));
+      this.wakeSubscription = this.options.store.subscribeToAll({ from: head });
+    }
     void this.consumeWakeUps(this.wakeSubscription);
     this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
   }
@@ -161,12 +168,22 @@ export class ProjectionRunner {
     if (this.consuming) return;
     this.consuming = true;
     try {
-      for await (const _event of subscription) {
+      let pushed = 0;
+      for await (const event of subscription) {
+        this.tail?.push(event);
         for (const lane of this.lanes.values()) lane.wake();
+        if (++pushed % 256 === 0) this.releaseTail();
       }
     } catch (error) {
       if (this.running) this.options.logger.warn({ err: error }, 'wake-up subscription ended; lanes fall back to polling');
     }
+  }
+
+  /** Lets the tail forget what every lane has passed. */
+  private releaseTail(): void {
+    let slowest: Position | null = null;
+    for (const lane of this.lanes.values()) if (!slowest || comparePositions(lane.position, slowest) < 0) slowest = lane.position;
+    if (slowest) this.tail?.release(slowest);
   }
 
   private sleep(lane: Lane, ms: number): Promise<void> {
@@ -230,19 +247,17 @@ export class ProjectionRunner {
   }
 
   /**
-   * Reads and applies one batch of the events the projector wants; returns how many. The
-   * database filters by type; when the read comes back short, the lane has seen the log up
-   * to the head taken just before it, so its checkpoint moves there even if nothing matched.
+   * Reads and applies one batch of the events the projector wants; returns how many. At the
+   * head of the log the batch comes from the shared tail; behind it, the database filters by
+   * type, and when the read comes back short the lane has seen the log up to the head taken
+   * just before it, so its checkpoint moves there even if nothing matched.
    */
   private async step(lane: Lane): Promise<number> {
-    const { store, knex } = this.options;
+    const { knex } = this.options;
     const { projector } = lane;
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const limit = lane.failures > 0 ? 1 : this.batchSize;
-    const head = filter ? await store.headPosition() : null;
-    const events = await store.readAll({ from: lane.position, limit, filter });
-    let next = events.length > 0 ? events[events.length - 1].position : lane.position;
-    if (head && events.length < limit && comparePositions(head, next) > 0) next = head;
+    const { events, next } = this.tail?.slice(lane.position, projector.eventTypes, limit) ?? (await this.readStore(lane.position, limit, filter));
     if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
       try {
@@ -268,6 +283,16 @@ export class ProjectionRunner {
     lane.position = next;
     if (moved) this.notifyWaiters();
     return events.length;
+  }
+
+  /** A lane behind the tail reads the log itself, filtered by the database. */
+  private async readStore(from: Position, limit: number, filter: { eventTypes: string[] } | undefined): Promise<{ events: RecordedEvent[]; next: Position }> {
+    const { store } = this.options;
+    const head = filter ? await store.headPosition() : null;
+    const events = await store.readAll({ from, limit, filter });
+    let next = events.length > 0 ? events[events.length - 1].position : from;
+    if (head && events.length < limit && comparePositions(head, next) > 0) next = head;
+    return { events, next };
   }
 
   /** A lane may apply only while its instance's lock session lives. */
