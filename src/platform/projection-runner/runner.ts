@@ -360,9 +360,23 @@ export class ProjectionRunner {
    * command), false when `timeoutMs` passes first.
    */
   async waitFor(position: Position, timeoutMs: number, eventTypes?: readonly string[]): Promise<boolean> {
+    // A stuck projector elsewhere never delays a command that wrote nothing it reads, and
+    // an eventual one (the audit index) never delays a command at all.
+    const concerned = (projector: Projector) =>
+      projector.consistency !== 'eventual' && (!eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t)));
+    return this.waitUntil(position, timeoutMs, concerned);
+  }
+
+  /**
+   * For the readers of an eventual projector: resolves true once it holds everything in the
+   * log now, false when `timeoutMs` passes first.
+   */
+  async catchUp(name: string, timeoutMs: number): Promise<boolean> {
+    return this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
+  }
+
+  private async waitUntil(position: Position, timeoutMs: number, concerned: (projector: Projector) => boolean): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    // A stuck projector elsewhere never delays a command that wrote nothing it reads.
-    const concerned = (projector: Projector) => !eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t));
     if (!this.leader) {
       while (Date.now() < deadline) {
         if (await this.followerReached(position, concerned)) return true;
