@@ -12,9 +12,24 @@ import { startEmmettPeer } from './emmett-peer';
  * whole platform on a fresh bench database plus the Emmett peer on the same PostgreSQL server,
  * with the fixtures the routes need. Prints one JSON line describing both, then serves until
  * its standard input closes, profiling its CPU between the parent's `profile-start` and
- * `profile-stop <file>` lines.
+ * `profile-stop <file>` lines and answering `queries` with the number of queries sent so far.
  */
+/**
+ * Counts every query any pool of this process sends (the platform's and the peer's): round
+ * trips are what a command costs on a busy machine, and unlike timings the count is exact.
+ */
+function countQueries(): () => number {
+  let sent = 0;
+  const query = Client.prototype.query as (...args: unknown[]) => unknown;
+  (Client.prototype as unknown as { query: typeof query }).query = function (this: Client, ...args: unknown[]) {
+    sent++;
+    return query.apply(this, args);
+  };
+  return () => sent;
+}
+
 async function main(): Promise<void> {
+  const queries = countQueries();
   const bench = await startBenchPlatform();
   const tenantId = randomUUID();
   const admin = await bench.session({ tenantId, roles: ['admin'] });
@@ -54,6 +69,8 @@ async function main(): Promise<void> {
     if (command === 'profile-start') {
       await inspect('Profiler.enable');
       await inspect('Profiler.start');
+    } else if (command === 'queries') {
+      process.stdout.write(`queries ${queries()}\n`);
     } else if (command === 'profile-stop') {
       const { profile } = await inspect('Profiler.stop');
       await writeFile(file, JSON.stringify(profile));

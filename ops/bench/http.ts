@@ -92,6 +92,7 @@ interface Figures {
   rps: number;
   p50: number;
   p99: number;
+  total: number;
 }
 
 async function load(route: Route, target: HttpTarget, seconds: number): Promise<Figures> {
@@ -99,7 +100,7 @@ async function load(route: Route, target: HttpTarget, seconds: number): Promise<
   const result = await autocannon({ url, connections: 8, duration: seconds, requests: [request] });
   const failed = result.non2xx + result.errors + result.timeouts;
   if (failed > result.requests.total / 100) throw new Error(`${route.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
-  return { rps: result.requests.total / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99 };
+  return { rps: result.requests.total / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
 
 /** Starts the server side and answers its description; stdin closing stops it. */
@@ -123,6 +124,11 @@ async function startTarget() {
     profileStart() {
       child.stdin!.write('profile-start\n');
     },
+    async queries(): Promise<number> {
+      const answer = nextLine('queries ');
+      child.stdin!.write('queries\n');
+      return Number((await answer).slice('queries '.length));
+    },
     async profileStop(file: string) {
       const written = nextLine('profile-written');
       child.stdin!.write(`profile-stop ${file}\n`);
@@ -145,6 +151,7 @@ export async function run(): Promise<BenchRow[]> {
   const { target } = server;
   const profile = process.env.BENCH_CPU_PROF;
   const best = new Map<string, Figures>();
+  const queriesPerRequest = new Map<string, number>();
   const keep = (name: string, figures: Figures) => {
     const before = best.get(name);
     if (!before || figures.rps > before.rps) best.set(name, figures);
@@ -155,8 +162,18 @@ export async function run(): Promise<BenchRow[]> {
     if (withPeer) await load(PEER, target, 1);
     for (let round = 0; round < rounds; round++) {
       for (const route of routes) {
-        keep(route.name, await load(route, target, seconds));
-        if (route.name === 'POST /conversations') keep(PEER.name, await load(PEER, target, seconds));
+        const before = await server.queries();
+        const figures = await load(route, target, seconds);
+        // Exact where timings are not: what the route costs in PostgreSQL round trips.
+        const sent = (await server.queries()) - before;
+        queriesPerRequest.set(route.name, sent / Math.max(1, figures.total));
+        keep(route.name, figures);
+        if (route.name === 'POST /conversations') {
+          const beforePeer = await server.queries();
+          const figures = await load(PEER, target, seconds);
+          queriesPerRequest.set(PEER.name, ((await server.queries()) - beforePeer) / Math.max(1, figures.total));
+          keep(PEER.name, figures);
+        }
       }
     }
     if (profile) {
@@ -178,6 +195,7 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: `${route.name}: p50`, value: f.p50, unit: 'ms' });
     rows.push({ name: `${route.name}: p99`, value: f.p99, unit: 'ms' });
     if (route.name !== 'health') rows.push({ name: `${route.name}: / health`, value: f.rps / health, unit: 'ratio', target: route.target });
+    if (queriesPerRequest.has(route.name)) rows.push({ name: `${route.name}: queries per request`, value: queriesPerRequest.get(route.name)!, unit: 'queries' });
   }
   if (withPeer) {
     const ours = best.get('POST /conversations')!;
