@@ -356,11 +356,6 @@ export class ProjectionRunner {
     for (const waiter of [...this.waiters]) waiter();
   }
 
-  private reached(position: Position, checkpoints: Iterable<Position>): boolean {
-    for (const checkpoint of checkpoints) if (comparePositions(checkpoint, position) < 0) return false;
-    return true;
-  }
-
   /**
    * Resolves true once every projector has applied `position` (read-your-writes after a
    * command), false when `timeoutMs` passes first.
@@ -390,11 +385,16 @@ export class ProjectionRunner {
       }
       return false;
     }
-    const current = () => [...this.lanes.values()].filter((l) => concerned(l.projector)).map((l) => l.position);
-    if (this.reached(position, current())) return true;
+    // Every lane move runs every waiter's check: decide once which projectors it waits for.
+    const waitedFor = new Set(this.options.projectors.filter(concerned).map((p) => p.name));
+    const reachedNow = () => {
+      for (const lane of this.lanes.values()) if (waitedFor.has(lane.projector.name) && comparePositions(lane.position, position) < 0) return false;
+      return true;
+    };
+    if (reachedNow()) return true;
     return new Promise((resolve) => {
       const check = () => {
-        if (this.reached(position, current())) finish(true);
+        if (reachedNow()) finish(true);
       };
       const finish = (value: boolean) => {
         clearTimeout(timer);
