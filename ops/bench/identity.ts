@@ -1,19 +1,13 @@
 import { BenchRow, startBenchPlatform } from './support';
-
-interface CannonResult {
-  requests: { average: number };
-  latency: { p99: number };
-  non2xx: number;
-  errors: number;
-}
-// autocannon ships no type declarations; only this call shape is used.
-const autocannon = require('autocannon') as (options: { url: string; connections: number; duration: number; headers?: Record<string, string> }) => Promise<CannonResult>;
+import { autocannon, CannonResult } from './cannon';
 
 const CONNECTIONS = 64;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const ROUNDS = 3;
 
-function summarize(rounds: CannonResult[]): CannonResult {
+type Summary = { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number };
+
+function summarize(rounds: CannonResult[]): Summary {
   const p99s = rounds.map((r) => r.latency.p99).sort((a, b) => a - b);
   return {
     requests: { average: rounds.reduce((sum, r) => sum + r.requests.average, 0) / rounds.length },

@@ -102,6 +102,7 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
   const deps = identityDeps(platform.deps);
   return {
     platform,
+    databaseUrl: database.url,
     api: `${platform.publicUrl}/api/v1`,
     async session({ tenantId = DEFAULT_TENANT_ID, roles = ['operator'] }: { tenantId?: string; roles?: string[] } = {}) {
       if (tenantId !== DEFAULT_TENANT_ID) await createTenant(deps.handle, { tenantId, name: 'Bench operator' }, { actorId: SYSTEM_USER_ID });

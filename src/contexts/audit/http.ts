@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { recordAuditExport } from '../../../commands/audit/record-export';
 import { auditExportAggregate } from '../../../streams/audit/audit-export';
+import { auditEventIndexProjector } from '../../../projections/audit/event-index';
 import { AuditCatalog } from '../../platform/audit/catalog';
 import { findUsers } from '../identity/audit';
 import { exportText, exportXlsx } from './export';
@@ -73,6 +74,11 @@ export function reviewDepsOf(deps: PlatformDeps, registry: AuditRegistry): Revie
   return { knex: deps.knex, store: deps.store, signer: new AuditSigner(deps.config.auditSigningKey), registry };
 }
 
+/** The index is eventual (commands do not wait for it): a review reads the log as it stands now. */
+async function catchUpIndex(deps: PlatformDeps): Promise<void> {
+  if (!(await deps.projections.catchUp(auditEventIndexProjector.name, deps.config.projectionWaitMs))) deps.logger.warn('the audit index did not reach the head of the log in time; the review may miss the newest events');
+}
+
 export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Router {
   const review = reviewDepsOf(deps, registry);
   const router = Router();
@@ -81,6 +87,7 @@ export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Rou
     requirePermission(req, PERMISSION, deps);
     const { tenantId } = requireIdentity(req);
     const q = parseQuery(req, EventsQuery);
+    await catchUpIndex(deps);
     const { query } = await resolved(review, filtersOf(tenantId, q));
     const rows = await indexPage(deps.knex, { ...query, after: q.cursor }, q.limit + 1);
     const page = rows.slice(0, q.limit);
@@ -99,6 +106,7 @@ export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Rou
     requirePermission(req, PERMISSION, deps);
     const identity = requireIdentity(req);
     const q = parseQuery(req, ExportQuery);
+    await catchUpIndex(deps);
     const r = await resolved(review, filtersOf(identity.tenantId, q));
     const exportId = await recordAuditExport(deps, commandContext(req), { format: q.format, filters: r.described, via: 'http' });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -14,6 +14,12 @@ export interface Projector {
   createTables(knex: Knex): Promise<void>;
   /** The event types `apply` cares about; others only advance the checkpoint. Absent: all. */
   eventTypes?: readonly string[];
+  /**
+   * `eventual`: nobody reads it in the same breath as the write (the audit index): commands
+   * never wait for it, and its readers call `ProjectionRunner.catchUp` when they want the
+   * latest. Default `read-your-writes`: a command waits until it holds what it appended.
+   */
+  consistency?: 'read-your-writes' | 'eventual';
   apply(trx: Knex.Transaction, event: RecordedEvent): Promise<void>;
   /**
    * Optional: applies a whole batch (already filtered to `eventTypes`, in log order) at once,

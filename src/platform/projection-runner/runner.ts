@@ -4,6 +4,7 @@ import { comparePositions, EventStore, Position, positionToString, RecordedEvent
 import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
+import { LogTail } from './log-tail';
 import type { Projector } from './projector';
 
 export interface RunnerOptions {
@@ -49,6 +50,12 @@ class ApplyFailed extends Error {
   }
 }
 
+/**
+ * How often an idle lane persists a skip over events it ignores: each save is a transaction,
+ * and ~20 lanes saving every second cost more than a restart rescanning a few seconds of log.
+ */
+const SKIP_SAVE_MS = 5000;
+
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
 class LeadershipLost extends Error {
   readonly name = 'LeadershipLost';
@@ -70,6 +77,8 @@ export class ProjectionRunner {
   private running = false;
   private leader = false;
   private wakeSubscription: Subscription | null = null;
+  /** What the wake-up subscription read, shared by the lanes at the head of the log. */
+  private tail: LogTail | null = null;
   private loops: Promise<void>[] = [];
   private leadershipTimer: NodeJS.Timeout | null = null;
   private readonly batchSize: number;
@@ -131,7 +140,11 @@ export class ProjectionRunner {
       const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
     }
-    this.wakeSubscription ??= this.options.store.subscribeToAll({ from: await this.options.store.headPosition() });
+    if (!this.wakeSubscription) {
+      const head = await this.options.store.headPosition();
+      this.tail = new LogTail(head, Math.max(2000, this.batchSize * 2));
+      this.wakeSubscription = this.options.store.subscribeToAll({ from: head });
+    }
     void this.consumeWakeUps(this.wakeSubscription);
     this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
   }
@@ -174,12 +187,22 @@ export class ProjectionRunner {
     if (this.consuming) return;
     this.consuming = true;
     try {
-      for await (const _event of subscription) {
+      let pushed = 0;
+      for await (const event of subscription) {
+        this.tail?.push(event);
         for (const lane of this.lanes.values()) lane.wake();
+        if (++pushed % 256 === 0) this.releaseTail();
       }
     } catch (error) {
       if (this.running) this.options.logger.warn({ err: error }, 'wake-up subscription ended; lanes fall back to polling');
     }
+  }
+
+  /** Lets the tail forget what every lane has passed. */
+  private releaseTail(): void {
+    let slowest: Position | null = null;
+    for (const lane of this.lanes.values()) if (!slowest || comparePositions(lane.position, slowest) < 0) slowest = lane.position;
+    if (slowest) this.tail?.release(slowest);
   }
 
   private sleep(lane: Lane, ms: number): Promise<void> {
@@ -244,19 +267,17 @@ export class ProjectionRunner {
   }
 
   /**
-   * Reads and applies one batch of the events the projector wants; returns how many. The
-   * database filters by type; when the read comes back short, the lane has seen the log up
-   * to the head taken just before it, so its checkpoint moves there even if nothing matched.
+   * Reads and applies one batch of the events the projector wants; returns how many. At the
+   * head of the log the batch comes from the shared tail; behind it, the database filters by
+   * type, and when the read comes back short the lane has seen the log up to the head taken
+   * just before it, so its checkpoint moves there even if nothing matched.
    */
   private async step(lane: Lane): Promise<number> {
-    const { store, knex } = this.options;
+    const { knex } = this.options;
     const { projector } = lane;
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const limit = lane.failures > 0 ? 1 : this.batchSize;
-    const head = filter ? await store.headPosition() : null;
-    const events = await store.readAll({ from: lane.position, limit, filter });
-    let next = events.length > 0 ? events[events.length - 1].position : lane.position;
-    if (head && events.length < limit && comparePositions(head, next) > 0) next = head;
+    const { events, next } = this.tail?.slice(lane.position, projector.eventTypes, limit) ?? (await this.readStore(lane.position, limit, filter));
     if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
       try {
@@ -273,7 +294,7 @@ export class ProjectionRunner {
       lane.stalls = 0;
       lane.saved = next;
       lane.savedAt = Date.now();
-    } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > 1000) {
+    } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > SKIP_SAVE_MS) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
       await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 }));
       lane.saved = next;
@@ -283,6 +304,16 @@ export class ProjectionRunner {
     lane.position = next;
     if (moved) this.notifyWaiters();
     return events.length;
+  }
+
+  /** A lane behind the tail reads the log itself, filtered by the database. */
+  private async readStore(from: Position, limit: number, filter: { eventTypes: string[] } | undefined): Promise<{ events: RecordedEvent[]; next: Position }> {
+    const { store } = this.options;
+    const head = filter ? await store.headPosition() : null;
+    const events = await store.readAll({ from, limit, filter });
+    let next = events.length > 0 ? events[events.length - 1].position : from;
+    if (head && events.length < limit && comparePositions(head, next) > 0) next = head;
+    return { events, next };
   }
 
   /** A lane may apply only while its instance's lock session lives. */
@@ -344,19 +375,28 @@ export class ProjectionRunner {
     for (const waiter of [...this.waiters]) waiter();
   }
 
-  private reached(position: Position, checkpoints: Iterable<Position>): boolean {
-    for (const checkpoint of checkpoints) if (comparePositions(checkpoint, position) < 0) return false;
-    return true;
-  }
-
   /**
    * Resolves true once every projector has applied `position` (read-your-writes after a
    * command), false when `timeoutMs` passes first.
    */
   async waitFor(position: Position, timeoutMs: number, eventTypes?: readonly string[]): Promise<boolean> {
+    // A stuck projector elsewhere never delays a command that wrote nothing it reads, and
+    // an eventual one (the audit index) never delays a command at all.
+    const concerned = (projector: Projector) =>
+      projector.consistency !== 'eventual' && (!eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t)));
+    return this.waitUntil(position, timeoutMs, concerned);
+  }
+
+  /**
+   * For the readers of an eventual projector: resolves true once it holds everything in the
+   * log now, false when `timeoutMs` passes first.
+   */
+  async catchUp(name: string, timeoutMs: number): Promise<boolean> {
+    return this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
+  }
+
+  private async waitUntil(position: Position, timeoutMs: number, concerned: (projector: Projector) => boolean): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
-    // A stuck projector elsewhere never delays a command that wrote nothing it reads.
-    const concerned = (projector: Projector) => !eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t));
     if (!this.leader) {
       while (Date.now() < deadline) {
         if (await this.followerReached(position, concerned)) return true;
@@ -364,11 +404,16 @@ export class ProjectionRunner {
       }
       return false;
     }
-    const current = () => [...this.lanes.values()].filter((l) => concerned(l.projector)).map((l) => l.position);
-    if (this.reached(position, current())) return true;
+    // Every lane move runs every waiter's check: decide once which projectors it waits for.
+    const waitedFor = new Set(this.options.projectors.filter(concerned).map((p) => p.name));
+    const reachedNow = () => {
+      for (const lane of this.lanes.values()) if (waitedFor.has(lane.projector.name) && comparePositions(lane.position, position) < 0) return false;
+      return true;
+    };
+    if (reachedNow()) return true;
     return new Promise((resolve) => {
       const check = () => {
-        if (this.reached(position, current())) finish(true);
+        if (reachedNow()) finish(true);
       };
       const finish = (value: boolean) => {
         clearTimeout(timer);

@@ -32,12 +32,15 @@ export class AppendNotifier {
   }
 
   /**
-   * Tells every listener (in any process) that events were appended: one NOTIFY at a time
+   * Tells every listener that events were appended, this process's at once and the others'
+   * through the server: one NOTIFY at a time
    * on this connection, appends that land meanwhile share the next one. Never on an
    * appending connection, so appends neither wait for it nor take the notify queue lock.
    */
   poke(): void {
     if (this.closed) return;
+    // This process's own readers need no round trip through the server to learn of it.
+    this.wake();
     if (this.sending) {
       this.pending = true;
       return;
@@ -83,7 +86,11 @@ export class AppendNotifier {
     this.connecting = (async () => {
       try {
         const client = await this.pool.connect();
-        client.on('notification', () => this.wake());
+        // Our own NOTIFY woke this process's readers already, when it was sent.
+        const ownBackend = (client as unknown as { processID?: number }).processID;
+        client.on('notification', (message) => {
+          if (message.processId !== ownBackend) this.wake();
+        });
         client.on('error', () => this.drop(client));
         await client.query(`LISTEN ${APPEND_CHANNEL}`);
         if (this.closed) {

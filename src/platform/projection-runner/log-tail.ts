@@ -1,0 +1,80 @@
+import { comparePositions, Position, RecordedEvent } from '../eventstore/types';
+
+/** What a lane gets from the tail: the events it handles after its position, and where it now stands. */
+export interface TailSlice {
+  events: RecordedEvent[];
+  next: Position;
+}
+
+/**
+ * The newest stretch of the global log, read once for every lane (DESIGN §5, "one wake-up
+ * serves every waiter"). Before it, each of the ~25 lanes answered every append's wake-up with
+ * its own head query and filtered read: ~50 queries per command, most finding nothing. Now the
+ * runner's one live subscription, which reads every new event anyway, fills the tail, and lanes
+ * at the head take their events from memory; a lane with nothing to do in the new stretch just
+ * moves its position, with no query at all. Lanes behind the tail (catching up after a start,
+ * a rebuild or a failure) read the store themselves. The tail holds every event after `start`
+ * in log order, so a lane standing anywhere in it has seen exactly the events up to its position.
+ */
+export class LogTail {
+  private start: Position;
+  private events: RecordedEvent[] = [];
+
+  constructor(
+    from: Position,
+    private readonly maxEvents: number,
+  ) {
+    this.start = from;
+  }
+
+  get end(): Position {
+    return this.events.length > 0 ? this.events[this.events.length - 1].position : this.start;
+  }
+
+  /** The subscription's next event (in log order, after `end`). */
+  push(event: RecordedEvent): void {
+    if (comparePositions(event.position, this.end) <= 0) return;
+    this.events.push(event);
+    this.trimTo(this.maxEvents);
+  }
+
+  /** Keeps at most `max` events, forgetting the oldest; lanes behind `start` read the store. */
+  private trimTo(max: number): void {
+    if (this.events.length <= max) return;
+    const drop = this.events.length - Math.floor(max / 2);
+    this.start = this.events[drop - 1].position;
+    this.events = this.events.slice(drop);
+  }
+
+  /** Forgets what every lane has passed (`slowest`: the position of the lane furthest behind). */
+  release(slowest: Position): void {
+    let drop = 0;
+    while (drop < this.events.length && comparePositions(this.events[drop].position, slowest) <= 0) drop++;
+    if (drop === 0) return;
+    this.start = this.events[drop - 1].position;
+    this.events = this.events.slice(drop);
+  }
+
+  /**
+   * The events of `types` (all when absent) after `from`, at most `limit`; null when `from`
+   * lies before the tail (the lane must read the store). A lane at or past the end gets
+   * nothing and stays where it is.
+   */
+  slice(from: Position, types: readonly string[] | undefined, limit: number): TailSlice | null {
+    if (comparePositions(from, this.start) < 0) return null;
+    const end = this.end;
+    if (comparePositions(from, end) >= 0) return { events: [], next: from };
+    let i = this.events.length;
+    while (i > 0 && comparePositions(this.events[i - 1].position, from) > 0) i--;
+    const wanted = types ? new Set(types) : null;
+    const events: RecordedEvent[] = [];
+    for (; i < this.events.length; i++) {
+      const event = this.events[i];
+      if (wanted && !wanted.has(event.type)) continue;
+      events.push(event);
+      if (events.length === limit) return { events, next: event.position };
+    }
+    return { events, next: end };
+  }
+
+}
