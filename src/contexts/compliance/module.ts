@@ -5,6 +5,7 @@ import type { ContextModule } from '../../platform/context-module';
 import { complianceApi } from './openapi';
 import { complianceAuditCatalog } from './audit';
 import { createComplianceApi } from './http';
+import { complianceAgentTools } from './agent-tools';
 
 /** The compliance context with a given set of domain packs (tests install failing ones). */
 export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS): ContextModule {
@@ -14,6 +15,7 @@ export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS
     projectors: [complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
     openapi: complianceApi,
+    agentTools: (deps) => complianceAgentTools(deps, packs),
   };
 }
 
