@@ -96,13 +96,16 @@ export function wellTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): AgentTool
       const latest = String(well.form_pr_period ?? months.at(-1)?.period ?? '');
       const asked = a.period ?? latest;
       const current = asked === latest;
-      const month = current ? { period: latest, oil_bbl: numberOr(well.production_oil_bbls), gas_mcf: numberOr(well.production_gas_mcf) } : months.find((m) => m.period === asked);
+      const latestMonth = latest ? { period: latest, oil_bbl: numberOr(well.production_oil_bbls), gas_mcf: numberOr(well.production_gas_mcf) } : undefined;
+      const found = current ? latestMonth : months.find((m) => m.period === asked);
       const lines: string[] = [];
-      if (!month) {
-        lines.push(`No production is recorded for ${wellLabel(well)} in ${asked}; the latest reported month is ${latest || 'none'}.`);
-      } else {
-        lines.push(`Production of ${wellLabel(well)}, ${String(well.well_type ?? '')} well${well.status ? ` (${String(well.status)})` : ''}, in ${month.period}: ${amount(month.oil_bbl, 'bbl')} of oil and ${amount(month.gas_mcf, 'mcf')} of gas${current && numberOr(well.production_water_bbls) !== null ? `, ${amount(well.production_water_bbls, 'bbl')} of water` : ''}${current && numberOr(well.producing_days) !== null ? ` over ${well.producing_days} producing days` : ''}.`);
-        if (current) lines.push(`Gas disposition: ${amount(well.gas_sold_mcf, 'mcf')} sold, ${amount(well.gas_used_on_lease_mcf, 'mcf')} used on the lease, ${amount(well.gas_flared_mcf, 'mcf')} flared, ${amount(well.gas_vented_mcf, 'mcf')} vented.`);
+      // A month with nothing recorded answers with the latest reported one, saying so.
+      if (!found) lines.push(`No production is recorded for ${wellLabel(well)} in ${asked}; the latest reported month is ${latest || 'none'}.`);
+      const month = found ?? latestMonth;
+      const isLatest = month?.period === latest;
+      if (month) {
+        lines.push(`Production of ${wellLabel(well)}, ${String(well.well_type ?? '')} well${well.status ? ` (${String(well.status)})` : ''}, in ${month.period}: ${amount(month.oil_bbl, 'bbl')} of oil and ${amount(month.gas_mcf, 'mcf')} of gas${isLatest && numberOr(well.production_water_bbls) !== null ? `, ${amount(well.production_water_bbls, 'bbl')} of water` : ''}${isLatest && numberOr(well.producing_days) !== null ? ` over ${well.producing_days} producing days` : ''}.`);
+        if (isLatest) lines.push(`Gas disposition: ${amount(well.gas_sold_mcf, 'mcf')} sold, ${amount(well.gas_used_on_lease_mcf, 'mcf')} used on the lease, ${amount(well.gas_flared_mcf, 'mcf')} flared, ${amount(well.gas_vented_mcf, 'mcf')} vented.`);
       }
       if (months.length > 0) {
         const oil = months.reduce((s, m) => s + (m.oil_bbl ?? 0), 0);

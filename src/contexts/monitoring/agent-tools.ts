@@ -45,7 +45,8 @@ export function monitoringAgentTools(deps: PlatformDeps): ToolProvider {
         return { content: `Not logged: it duplicates event ${outcome.duplicateOf} of ${outcome.duplicateOccurredAt} (duplication rule "${outcome.rule.name}", ${outcome.rule.windowSeconds} s window).`, result: { kind: 'operational_event', suppressed: true, duplicate_of: outcome.duplicateOf } };
       }
       const e = outcome.state;
-      const values = Object.entries(e.fields).map(([k, v]) => `${k} ${fieldValue(v)}`).join(', ');
+      const labelOf = new Map(type.fields.map((f) => [f.name, f.label ?? f.name]));
+      const values = Object.entries(e.fields).filter(([k]) => k !== 'description').map(([k, v]) => `${labelOf.get(k) ?? k}: ${fieldValue(v)}`).join(', ');
       return {
         content: `Logged ${type.name} ${e.eventId} for ${a.entity_type} ${e.entityId} at ${e.occurredAt}${values ? `: ${values}` : ''}.${e.anomalyFlagged ? ' It is flagged as a compliance anomaly on the dashboard.' : ''}`,
         result: { kind: 'operational_event', suppressed: false, event_id: e.eventId, event_type: type.name, entity_id: e.entityId, occurred_at: e.occurredAt, fields: e.fields, anomaly_flagged: e.anomalyFlagged, entities: [{ entity_id: e.entityId, name: e.entityId, entity_type: a.entity_type }] },

@@ -7,7 +7,7 @@ import type { Config } from '../../config';
 import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
 import type { ThinkingMode } from '../../../contexts/settings/thinking-mode';
-import { builtinLanguageModel } from './builtin-model';
+import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
 
 /**
  * Routes a curated `<provider>/<model>` id to an AI SDK language model: `builtin/*` to the
@@ -19,7 +19,8 @@ export interface ModelRouter {
   languageModel(modelId: string): LanguageModelV3;
 }
 
-export function createModelRouter(llm: Config['llm']): ModelRouter {
+/** `assistant`: the domain knowledge of the `builtin/*` models (default: the kernel's generic one). */
+export function createModelRouter(llm: Config['llm'], options: { assistant?: BuiltinAssistant } = {}): ModelRouter {
   const openai = createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
   const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey });
   const local = llm.localBaseUrl ? createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true }) : null;
@@ -31,7 +32,7 @@ export function createModelRouter(llm: Config['llm']): ModelRouter {
       const name = modelId.slice(slash + 1);
       switch (provider) {
         case 'builtin':
-          return builtinLanguageModel(name);
+          return builtinLanguageModel(name, options.assistant);
         case 'openai':
           return openai.chat(name) as LanguageModelV3;
         case 'anthropic':
