@@ -59,6 +59,11 @@ function formPrFigureRows(facts: WellFacts, period: string): FilingPayload['figu
   return rows;
 }
 
+function entityOf(facts: WellFacts): FilingPayload['entity'] {
+  const p = facts.well.properties;
+  return { id: facts.well.entity_id, vertex_id: facts.well.id, type: facts.well.label, name: p.name ?? p.well_name ?? facts.well.entity_id, api_number: p.api_number ?? null };
+}
+
 const statusOf = (v: { passed: boolean; severity: string }): FilingPayload['validations'][number]['status'] => (v.passed ? 'pass' : v.severity === 'error' ? 'fail' : 'warn');
 
 function validationsOf(digest: AssessmentDigest): FilingPayload['validations'] {
@@ -80,11 +85,28 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
   const checklist = request.checklist_id ? await getChecklist(deps.knex, tenantId, request.checklist_id) : null;
   if (request.checklist_id && !checklist) throw new NotFound(`checklist ${request.checklist_id} not found`);
   const template = checklist ? FILING_TEMPLATES.find((t) => t.templateId === checklist.template_id) : request.form ? templateOfForm(request.form) : undefined;
-  if (!template) throw new ValidationFailed([{ loc: ['args', 'form'], msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`, type: 'value_error' }]);
+  if (!template && !request.form) throw new ValidationFailed([{ loc: ['args', 'form'], msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`, type: 'missing' }]);
   const entityId = checklist?.entity_id ?? request.entity_id;
   if (!entityId) throw new ValidationFailed([{ loc: ['args', 'entity_id'], msg: 'name the well the filing is about (its API number)', type: 'missing' }]);
   const facts = await loadWellFacts(deps.knex, tenantId, entityId);
   if (!facts) throw new NotFound(`no well ${entityId} in the knowledge graph`);
+  if (!template) {
+    // A form without a checklist template (W-10, G-10…): the reviewer sees what was asked, and that nothing was checked.
+    const form = normalized(request.form!);
+    return {
+      kind: 'filing',
+      summary: request.summary,
+      entity: entityOf(facts),
+      form,
+      form_label: `Form ${form}`,
+      period: request.period ?? null,
+      figures: [],
+      validations: [{ key: 'checklist_template', label: 'Checklist template', status: 'unknown', message: `no checklist template for Form ${form}: nothing was validated before review` }],
+      checklist_id: null,
+      conversation_id: ids.conversationId ?? null,
+      execution_id: ids.executionId ?? null,
+    };
+  }
   const period = checklist?.period ?? request.period ?? (template.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
   const digest = checklist ? await assessmentDigest(deps.store, tenantId, checklist.checklist_id) : null;
   const today = deps.clock().toISOString().slice(0, 10);
@@ -92,7 +114,7 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
   return {
     kind: 'filing',
     summary: request.summary,
-    entity: { id: facts.well.entity_id, vertex_id: facts.well.id, type: facts.well.label, name: p.name ?? p.well_name ?? facts.well.entity_id, api_number: p.api_number ?? null },
+    entity: entityOf(facts),
     form: template.templateId,
     form_label: template.title,
     period,

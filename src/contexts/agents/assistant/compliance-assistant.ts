@@ -41,11 +41,14 @@ function graphSentence(text: string): string {
   return `${title[1]} ${title[2]} (${title[3]}) is in the knowledge graph${related.length ? `, related to ${related.join(', ')}` : ''}.`;
 }
 
-function linesOf(result: BuiltinTurn['results'][number]): string[] {
+/** `alone`: no other tool answered, so a loaded skill's own guidance is the answer. */
+function linesOf(result: BuiltinTurn['results'][number], alone: boolean): string[] {
   if (result.text.startsWith('Error: ')) return [`I could not get ${WHAT[result.toolName] ?? result.toolName}: ${result.text.slice(7).replace(/\.?$/, '.')}`];
   switch (result.toolName) {
-    case 'load_skill':
-      return [];
+    case 'load_skill': {
+      const loaded = /^Skill loaded: (.+?) \([a-z0-9_-]+\)\n?([^\n]*)/.exec(result.text);
+      return loaded ? [`Following the ${loaded[1]} skill.`, ...(alone ? [loaded[2]] : [])] : [];
+    }
     case 'request_approval':
       return ['I asked a reviewer to approve the submission, with the figures and validations above; nothing is filed before the decision.'];
     case 'graph_context':
@@ -101,8 +104,11 @@ function compose(turn: BuiltinTurn, intent: Intent): string {
   const direct = lead(turn.userText, intent, turn.results);
   if (direct) lines.push(direct);
   if (intent.assumed) lines.push(`(${intent.assumed}.)`);
-  for (const result of turn.results) lines.push(...linesOf(result));
-  if (lines.length === 0 || (turn.results.length === 0 && !decided)) {
+  const alone = turn.results.every((r) => r.toolName === 'load_skill');
+  for (const result of turn.results) lines.push(...linesOf(result, alone));
+  const attachments = (turn.userText.match(/^--- attachment: /gm) ?? []).length;
+  if (attachments > 0) lines.push(`I read ${attachments} attached file${attachments === 1 ? '' : 's'}.`);
+  if (turn.results.length === 0 && !decided) {
     if (intent.askBack) lines.push(intent.askBack);
     else lines.push(`I cannot answer that from the tools I have. ${CAN_ANSWER}`);
   }

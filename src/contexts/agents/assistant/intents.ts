@@ -58,12 +58,13 @@ export function periodIn(text: string, today: string): string | null {
   return null;
 }
 
-/** The form a request names, as the checklist templates spell it. */
-export function formIn(text: string): string | null {
-  const m = /\b(?:form\s+)?(PR|R-?32|W-?1|W-?2|G-?1|W-?3X)\b/i.exec(text);
+/** The form a request names: a checklist template id (`form_pr`, `R-32`…) when one exists, else the form as written (`W-10`). */
+export function formIn(text: string): { form: string; template: boolean } | null {
+  const m = /\b(?:form\s+)?(PR|R-?32|W-?10|G-?10|W-?1|W-?2|G-?1|W-?3X|P-?5|H-?10|H-?15)\b/i.exec(text);
   if (!m) return null;
   const f = m[1].toUpperCase().replace(/^([A-Z])-?(\d.*)$/, '$1-$2');
-  return f === 'PR' ? 'form_pr' : f;
+  if (f === 'PR') return { form: 'form_pr', template: true };
+  return { form: f, template: ['R-32', 'W-1', 'W-2', 'G-1', 'W-3X'].includes(f) };
 }
 
 const EVENT_TYPES: Array<[RegExp, string]> = [
@@ -103,15 +104,24 @@ export function intentOf(userText: string, tools: ReadonlySet<string>, today: st
   const others = entitiesIn(text).filter((e) => e.type !== 'well');
   const well = wells[0]?.id ?? null;
   const checklistId = UUID.exec(text)?.[0] ?? null;
-  const intent = (topic: Topic, calls: PlannedCall[], assumed: string | null = null, askBack: string | null = null): Intent => ({ topic, calls: calls.filter((c) => tools.has(c.toolName)), assumed, askBack });
+  const intent = (topic: Topic, calls: PlannedCall[], assumed: string | null = null, askBack: string | null = null): Intent => {
+    const offered = calls.filter((c) => tools.has(c.toolName));
+    // An agent without the tool the question needs still reads the graph about the entities named.
+    if (offered.length === 0 && calls.length > 0 && tools.has('graph_context')) {
+      offered.push(...entitiesIn(text).map((e) => ({ toolName: 'graph_context', input: { entity_type_key: e.type, id: e.id } })));
+    }
+    return { topic, calls: offered, assumed, askBack };
+  };
 
   // A filing needs an intent to submit or file a form, never the word "file" alone.
   if (FILING_INTENT.test(text) && tools.has('request_approval')) {
-    const form = formIn(text) ?? 'form_pr';
-    const assumed = formIn(text) ? null : 'I took the filing to be the Form PR (monthly production report)';
+    const named = formIn(text);
     if (!well) return intent('filing', [], null, 'Which well is the filing for? Give its API number (42-CCC-UUUUU).');
+    if (!named) return intent('filing', [], null, `Which form should I file for well ${well}: Form PR, R-32, W-1, W-2/G-1 or W-3X?`);
     const period = periodIn(text, today);
-    return intent('filing', [{ toolName: 'start_checklist', input: { form, entity_id: well, ...(period && form === 'form_pr' ? { period } : {}) } }], assumed);
+    // A form with a checklist template is prepared (and validated) first; another goes to the reviewer as named.
+    if (named.template && tools.has('start_checklist')) return intent('filing', [{ toolName: 'start_checklist', input: { form: named.form, entity_id: well, ...(period && named.form === 'form_pr' ? { period } : {}) } }]);
+    return intent('filing', [{ toolName: 'request_approval', input: { checkpoint_type: 'filing_submission', summary: text.trim().slice(0, 300), form: named.form, entity_id: well, ...(period ? { period } : {}) } }]);
   }
   if (checklistId && has(text, W.checklist)) {
     const note = /\bnote\b[:\s]+(.+)$/i.exec(text)?.[1];
@@ -119,9 +129,9 @@ export function intentOf(userText: string, tools: ReadonlySet<string>, today: st
     if (note && item !== undefined) return intent('checklist', [{ toolName: 'add_checklist_note', input: { checklist_id: checklistId, item_index: Number(item), notes: note.trim() } }]);
     return intent('checklist', [{ toolName: 'checklist_assessment', input: { checklist_id: checklistId } }]);
   }
-  if (well && has(text, W.prepare) && formIn(text)) {
+  if (well && has(text, W.prepare) && formIn(text)?.template) {
     const period = periodIn(text, today);
-    const form = formIn(text)!;
+    const form = formIn(text)!.form;
     return intent('prepare', [{ toolName: 'start_checklist', input: { form, entity_id: well, ...(period && form === 'form_pr' ? { period } : {}) } }]);
   }
   if (has(text, W.log) && tools.has('log_operational_event')) {
