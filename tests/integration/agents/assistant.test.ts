@@ -86,6 +86,6 @@ describe('the builtin compliance assistant over POST /execute', function () {
     expect(recent).to.contain(`Flare upset at Well ${overdueWell}`);
     // The guard rule refuses a non-positive volume, as POST /events does.
     const { answer: refused } = await ask(`Log a flare upset at well ${overdueWell}: 0 mcf over 1 hours`, 'field_event');
-    expect(refused).to.match(/^I could not get the event logged: /);
+    expect(refused).to.match(/^I could not get the event logged: .*volume/m);
   });
 });
