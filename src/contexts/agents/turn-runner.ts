@@ -260,7 +260,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
         produced.push({ role: 'tool', content, tool_calls: [] });
         results.push({ id: call.id, name: call.name, ok: error === null, content });
       }
-      messages.push({ role: 'assistant', content: [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args }))] });
+      // The provider's own assistant message keeps its reasoning parts (thinking blocks and their signatures).
+      messages.push(reply.assistantMessage ?? { role: 'assistant', content: [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args }))] });
       messages.push({ role: 'tool', content: results.map((r) => ({ type: 'tool-result' as const, toolCallId: r.id, toolName: r.name, output: { type: 'text' as const, value: r.content } })) });
       await nodeDone('tool_node', results.every((r) => r.ok) ? 'ok' : 'partial', {
         message: { role: 'tool', content: results.map((r) => `${r.name}: ${r.ok ? 'ok' : r.content}`).join('\n'), toolCalls: [] },

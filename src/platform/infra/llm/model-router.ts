@@ -22,7 +22,7 @@ export interface ModelRouter {
 /** `assistant`: the domain knowledge of the `builtin/*` models (default: the kernel's generic one). */
 export function createModelRouter(llm: Config['llm'], options: { assistant?: BuiltinAssistant } = {}): ModelRouter {
   const openai = createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
-  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey });
+  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey, baseURL: llm.anthropicBaseUrl });
   const local = llm.localBaseUrl ? createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true }) : null;
   return {
     languageModel(modelId) {
@@ -69,6 +69,12 @@ export interface ModelReply {
   /** null: the provider reported no usage (unknown stays unknown). */
   inputTokens: number | null;
   outputTokens: number | null;
+  /**
+   * The assistant message as the provider must see it again with the tool results: its
+   * reasoning parts (with their signatures) before the text and tool calls. Anthropic refuses a
+   * tool-use turn with extended thinking whose thinking blocks were dropped.
+   */
+  assistantMessage: ModelMessage | null;
 }
 
 /** Provider options for the thinking mode; `disabled` asks for none. */
@@ -121,5 +127,6 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
         break;
     }
   }
-  return { text, toolCalls, inputTokens, outputTokens };
+  const assistantMessage = (await result.response).messages.find((m) => m.role === 'assistant') ?? null;
+  return { text, toolCalls, inputTokens, outputTokens, assistantMessage };
 }
