@@ -125,8 +125,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
     const body = parseBody(req, SeedBody);
     const actor = actorOf(req);
     const seeded = await seedGraph(deps, actor, body);
-    // The sample portfolio comes with the operational event types field staff log against it.
-    await seedEventTypes(deps, { tenantId: actor.tenantId, actorId: actor.userId });
+    // The sample portfolio comes with the operational event types field staff log against it (where monitoring runs).
+    if (deps.contexts.some((c) => c.name === 'monitoring')) await seedEventTypes(deps, { tenantId: actor.tenantId, actorId: actor.userId });
     res.status(201).json(seeded);
   });
 
