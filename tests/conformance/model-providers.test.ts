@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { generateText, jsonSchema, ModelMessage, tool } from 'ai';
+import { createModelRouter } from '../../src/platform/infra/llm/model-router';
 import { costOf } from '../../src/platform/infra/llm/model-prices';
 import { readTurnEvent, turnAggregate } from '../../streams/agents/turn';
 import { Session, signIn } from '../support/auth';
@@ -107,6 +109,40 @@ describe('model providers over their wire formats', function () {
       expect((call.data as any).detail).to.deep.include({ model: 'builtin/deterministic', fallback_used: true });
     } finally {
       await t.api.put('/settings', { fallback_model: null }, admin.headers);
+    }
+  });
+
+  it('the non-streamed path (doGenerate) of each provider carries the same two tool rounds, thinking blocks included', async () => {
+    const router = createModelRouter({ anthropicApiKey: 'sk-ant-test', anthropicBaseUrl: wire.baseUrl, openaiApiKey: 'sk-test', openaiBaseUrl: wire.baseUrl, localBaseUrl: wire.baseUrl, turnTimeoutMs: 5000 });
+    const schema = jsonSchema({ type: 'object', properties: { id: { type: 'string' } } });
+    const tools = { graph_context: tool({ description: 'facts', inputSchema: schema }), impact_analysis: tool({ description: 'impact', inputSchema: schema }) };
+    for (const [modelId, providerOptions] of [
+      ['anthropic/claude-sonnet-4-5', { anthropic: { thinking: { type: 'enabled', budgetTokens: 4096 } } }],
+      ['openai/gpt-4.1-mini', undefined],
+      ['local/llama-3.1-8b-instruct', undefined],
+    ] as const) {
+      wire.requests.length = 0;
+      wire.script.push(...twoToolRounds({ thinking: modelId.startsWith('anthropic/') ? (n) => `Round ${n}.` : undefined }));
+      const messages: ModelMessage[] = [{ role: 'user', content: `What is the impact if well ${wellApi} goes down?` }];
+      let answer = '';
+      for (let round = 0; round < 3 && !answer; round++) {
+        const reply = await generateText({ model: router.languageModel(modelId), messages, tools, providerOptions: providerOptions as any, maxRetries: 0 });
+        messages.push(...reply.response.messages);
+        if (reply.toolCalls.length === 0) answer = reply.text;
+        else messages.push({ role: 'tool', content: reply.toolCalls.map((c) => ({ type: 'tool-result' as const, toolCallId: c.toolCallId, toolName: c.toolName, output: { type: 'text' as const, value: `facts for ${c.toolName}` } })) });
+      }
+      expect(answer, modelId).to.equal(`Shutting in ${wellApi} affects its facilities.`);
+      expect(wire.requests.map((r) => r.body.stream ?? false), modelId).to.deep.equal([false, false, false]);
+      const last = wire.requests[2].body.messages;
+      if (modelId.startsWith('anthropic/')) {
+        const assistants = last.filter((m: any) => m.role === 'assistant');
+        expect(assistants.map((m: any) => m.content.map((b: any) => b.type))).to.deep.equal([['thinking', 'tool_use'], ['thinking', 'tool_use']]);
+        expect(assistants[1].content[0]).to.deep.include({ signature: signatureOf('Round 2.') });
+        expect(last.at(-1).content[0]).to.deep.include({ type: 'tool_result', tool_use_id: 'toolu_2' });
+      } else {
+        expect(last.filter((m: any) => m.role === 'assistant').map((m: any) => m.tool_calls[0].id)).to.deep.equal(['toolu_1', 'toolu_2']);
+        expect(last.at(-1)).to.deep.include({ role: 'tool', tool_call_id: 'toolu_2', content: 'facts for impact_analysis' });
+      }
     }
   });
 

@@ -55,6 +55,27 @@ function openaiChunks(reply: Exclude<WireReply, { status: number }>, model: stri
   return chunks;
 }
 
+/** The non-streamed replies: one Messages object, one `chat.completion`. */
+function anthropicMessage(reply: Exclude<WireReply, { status: number }>, model: string) {
+  const content: unknown[] = [];
+  if (reply.thinking) content.push({ type: 'thinking', thinking: reply.thinking, signature: signatureOf(reply.thinking) });
+  if (reply.text) content.push({ type: 'text', text: reply.text });
+  for (const call of reply.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
+  return { id: 'msg_test', type: 'message', role: 'assistant', model, content, stop_reason: reply.toolCalls?.length ? 'tool_use' : 'end_turn', stop_sequence: null, usage: { input_tokens: reply.usage?.input ?? 10, output_tokens: reply.usage?.output ?? 5 } };
+}
+
+function openaiCompletion(reply: Exclude<WireReply, { status: number }>, model: string) {
+  const toolCalls = (reply.toolCalls ?? []).map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.input) } }));
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: 1_764_000_000,
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: reply.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: toolCalls.length ? 'tool_calls' : 'stop' }],
+    usage: { prompt_tokens: reply.usage?.input ?? 10, completion_tokens: reply.usage?.output ?? 5, total_tokens: (reply.usage?.input ?? 10) + (reply.usage?.output ?? 5) },
+  };
+}
+
 export async function startWireServer(): Promise<WireServer> {
   const state = { requests: [] as WireServer['requests'], script: [] as WireReply[], aborted: 0 };
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
@@ -83,6 +104,10 @@ export async function startWireServer(): Promise<WireServer> {
     });
     if (reply.delayMs) await sleep(reply.delayMs);
     if (gone) return;
+    if (body.stream !== true) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(anthropic ? anthropicMessage(reply, body.model) : openaiCompletion(reply, body.model)));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     if (anthropic) {
       for (const [event, data] of anthropicEvents(reply, body.model)) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
