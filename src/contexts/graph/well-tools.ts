@@ -118,8 +118,12 @@ export function wellTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): AgentTool
           kind: 'chart',
           chart_type: 'bar',
           title: `Monthly production of ${String(well.name ?? well.entity_id)}`,
+          // The console draws `x`/`y` over `data` (oil); `series` names both measures, `rows` is the table.
           x: 'period',
+          y: 'oil_bbl',
+          data: months,
           series: [{ key: 'oil_bbl', label: 'Oil (bbl)' }, { key: 'gas_mcf', label: 'Gas (mcf)' }],
+          columns: ['period', 'oil_bbl', 'gas_mcf'],
           rows: months,
           period: month?.period ?? null,
           month: month ?? null,
