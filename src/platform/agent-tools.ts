@@ -1,4 +1,6 @@
 import type { ZodTypeAny } from 'zod';
+import type { Config } from './config';
+import { Forbidden } from './domain-errors';
 
 /**
  * The tools an agent turn may call. Contexts contribute them (the graph its templates and
@@ -63,4 +65,13 @@ export function createToolRegistry(): ToolRegistry {
       return [...byName.values()];
     },
   };
+}
+
+/**
+ * The permission check of a tool, the same as its HTTP route's: a caller without the
+ * permission is refused, except in SVC_AUTH_MODE=log (rollout), where routes only log too.
+ */
+export function requireToolPermission(caller: ToolCaller, permission: string, config: Pick<Config, 'authMode'>): void {
+  if (caller.permissions.includes(permission) || config.authMode === 'log') return;
+  throw new Forbidden(`this tool needs the ${permission} permission`);
 }

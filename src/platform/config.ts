@@ -60,6 +60,8 @@ const EnvSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
+  /** The Anthropic Messages API base, e.g. a gateway or proxy (default https://api.anthropic.com/v1). */
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
   /** An OpenAI-compatible chat-completions endpoint serving the `local/*` models, e.g. http://gpu-box:8000/v1. */
   LOCAL_LLM_BASE_URL: z.string().url().optional(),
   LOCAL_LLM_API_KEY: z.string().optional(),
@@ -120,7 +122,7 @@ export interface Config {
   /** The worker-thread pool that extracts text from uploads off the request thread. */
   extraction: { workers: number; timeLimitMs: number };
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
-  llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
+  llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; anthropicBaseUrl?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
   /** The daily portfolio assessment's time of day, `HH:MM` UTC. */
   compliance: { assessAt: string };
@@ -218,6 +220,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       openaiApiKey: env.OPENAI_API_KEY || undefined,
       openaiBaseUrl: env.OPENAI_BASE_URL,
       anthropicApiKey: env.ANTHROPIC_API_KEY || undefined,
+      anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
       localBaseUrl: env.LOCAL_LLM_BASE_URL,
       localApiKey: env.LOCAL_LLM_API_KEY || undefined,
       turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,

@@ -31,7 +31,7 @@ const DEFINITIONS: Record<string, Omit<AgentDefinition, 'key' | 'known'>> = {
   },
   field_event: {
     prompt: `${PREAMBLE} You help field staff record and assess operational events (spills, flaring, shut-ins): find the affected wells and facilities and what must be reported, by when.`,
-    tools: [...CORE_TOOLS, 'graph_query_template', 'impact_analysis'],
+    tools: [...CORE_TOOLS, 'graph_query_template', 'impact_analysis', 'log_operational_event', 'recent_operational_events', 'compliance_status', 'flaring_authorizations', 'production_summary'],
   },
 };
 

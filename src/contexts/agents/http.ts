@@ -8,6 +8,7 @@ import { parseBody, parseParams, parseQuery } from '../../platform/http/validati
 import { newId } from '../../platform/command-handling/idempotency';
 import { requirePermission } from '../identity/require-permission';
 import { createModelRouter } from '../../platform/infra/llm/model-router';
+import { complianceAssistant } from './assistant/compliance-assistant';
 import { BUILTIN_SKILLS } from './builtin-skills';
 import { recentExecutionIds } from './conversation-turns';
 import { frameOf, parseFrameId } from './turn-frames';
@@ -36,7 +37,7 @@ export interface AgentsOptions {
 }
 
 export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
-  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm), resolveSystemPrompt: options.resolveSystemPrompt ?? promptsSystemPrompt(deps) };
+  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }), resolveSystemPrompt: options.resolveSystemPrompt ?? promptsSystemPrompt(deps) };
   const router = Router();
 
   const execute = async (req: Request, res: Response) => {

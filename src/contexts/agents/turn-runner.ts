@@ -11,7 +11,8 @@ import type { SkillDefinition } from './builtin-skills';
 import { recentExecutionIds, turnEnding } from './conversation-turns';
 import { outcomeWire } from './turn-frames';
 import type { ExecutionResult, PreparedTurn, TurnEngine } from './turn-preparation';
-import { ApprovalAsk, loadSkillTool, requestApprovalTool } from './turn-tools';
+import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from './turn-tools';
+import { filingPayload } from '../checklists/filing-payload';
 import { appendMessage } from '../../../commands/conversations/append-message';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { finishTurn } from '../../../commands/agents/finish-turn';
@@ -171,7 +172,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     // What the turn's own tools did during the current tool call.
     let skillsOfCall: SkillDefinition[] = [];
     const hooks = { skillLoaded: (skill: SkillDefinition) => void skillsOfCall.push(skill), approvalAsked: (ask: ApprovalAsk) => (approvalAsk = ask) };
-    const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks)];
+    const prepareFiling: PrepareFiling = async (filing) => ({ ...(await filingPayload(deps, tenantId, filing, { conversationId, executionId })) });
+    const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks, prepareFiling)];
     const tools = new Map<string, AgentTool>();
     for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
     const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: zodSchema(t.parameters).jsonSchema as Record<string, unknown> }));
@@ -258,7 +260,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
         produced.push({ role: 'tool', content, tool_calls: [] });
         results.push({ id: call.id, name: call.name, ok: error === null, content });
       }
-      messages.push({ role: 'assistant', content: [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args }))] });
+      // The provider's own assistant message keeps its reasoning parts (thinking blocks and their signatures).
+      messages.push(reply.assistantMessage ?? { role: 'assistant', content: [...(reply.text ? [{ type: 'text' as const, text: reply.text }] : []), ...toolCalls.map((c) => ({ type: 'tool-call' as const, toolCallId: c.id, toolName: c.name, input: c.args }))] });
       messages.push({ role: 'tool', content: results.map((r) => ({ type: 'tool-result' as const, toolCallId: r.id, toolName: r.name, output: { type: 'text' as const, value: r.content } })) });
       await nodeDone('tool_node', results.every((r) => r.ok) ? 'ok' : 'partial', {
         message: { role: 'tool', content: results.map((r) => `${r.name}: ${r.ok ? 'ok' : r.content}`).join('\n'), toolCalls: [] },
@@ -275,7 +278,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
         conversationId,
         agentType: request.agentType,
         checkpointType: ask.checkpointType,
-        payload: { ...ask.payload, execution_id: executionId },
+        payload: { ...ask.payload, conversation_id: conversationId, execution_id: executionId },
       });
       approval = { id: receipt.approval_id, checkpointType: receipt.checkpoint_type };
       await nodeDone('approval_node', 'awaiting_hitl', { detail: { approval_id: receipt.approval_id, checkpoint_type: receipt.checkpoint_type } });

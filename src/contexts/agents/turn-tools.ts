@@ -37,21 +37,31 @@ export const RequestApprovalArgs = z
   .object({
     checkpoint_type: z.string().min(1).max(100).default('filing_submission'),
     summary: z.string().min(1).max(2000),
-    filing_type: z.string().max(50).optional(),
-    entity_id: z.string().max(200).optional(),
+    form: z.string().max(50).optional().describe('the form to file: form_pr, r_32, w_1, w_2_g_1, w_3x (or PR, R-32…)'),
+    filing_type: z.string().max(50).optional().describe('the same as form (older name)'),
+    entity_id: z.string().max(200).optional().describe('API number of the well'),
+    period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').optional(),
+    checklist_id: z.string().uuid().optional().describe('the prepared checklist, when there is one'),
   })
   .strict();
+export type RequestApprovalArgs = z.infer<typeof RequestApprovalArgs>;
 
-export function requestApprovalTool(hooks: TurnToolHooks): AgentTool {
+/** Builds a filing approval's payload (the shared contract: entity, form, period, figures, validations). */
+export type PrepareFiling = (request: { summary: string; form?: string; entity_id?: string; period?: string; checklist_id?: string }) => Promise<Record<string, unknown>>;
+
+const FILING_CHECKPOINTS = new Set(['filing_submission', 'filing']);
+
+export function requestApprovalTool(hooks: TurnToolHooks, prepareFiling: PrepareFiling): AgentTool {
   return {
     name: 'request_approval',
-    description: 'Asks a human reviewer to approve before anything is filed or submitted. The turn pauses until the decision; say what will be submitted in `summary`.',
+    description: 'Asks a human reviewer to approve before anything is filed or submitted. The turn pauses until the decision. For a filing, name the form, the well (entity_id), the period and the checklist when one was prepared: the reviewer sees its figures and validations.',
     parameters: RequestApprovalArgs,
     async run(args) {
       const a = RequestApprovalArgs.parse(args);
-      const payload: Record<string, unknown> = { summary: a.summary };
-      if (a.filing_type) payload.filing_type = a.filing_type;
-      if (a.entity_id) payload.entity_id = a.entity_id;
+      const form = a.form ?? a.filing_type;
+      const payload: Record<string, unknown> = FILING_CHECKPOINTS.has(a.checkpoint_type)
+        ? await prepareFiling({ summary: a.summary, form, entity_id: a.entity_id, period: a.period, checklist_id: a.checklist_id })
+        : { summary: a.summary, ...(form ? { form } : {}), ...(a.entity_id ? { entity_id: a.entity_id } : {}) };
       hooks.approvalAsked({ checkpointType: a.checkpoint_type, payload });
       return { content: `A ${a.checkpoint_type} approval will be requested from a reviewer when this turn ends; nothing is filed before the decision.`, result: { kind: 'approval_request', checkpoint_type: a.checkpoint_type, payload } };
     },

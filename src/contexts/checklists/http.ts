@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Request, Response, Router } from 'express';
 import { addArtifact } from '../../../commands/checklists/add-artifact';
 import { startAssessment } from '../../../commands/checklists/assessment-commands';
-import { createChecklist, CreateChecklistBody } from '../../../commands/checklists/create-checklist';
+import { CreateChecklistBody } from '../../../commands/checklists/create-checklist';
+import { openChecklist } from './open-checklist';
 import { rejectChecklist, RejectChecklistBody } from '../../../commands/checklists/reject-checklist';
 import { removeArtifact } from '../../../commands/checklists/remove-artifact';
 import { requestException, RequestExceptionBody } from '../../../commands/checklists/request-exception';
@@ -14,12 +15,9 @@ import type { Position } from '../../platform/eventstore/types';
 import { assessmentFrame } from '../../../queries/checklists/assessment-frames';
 import { findArtifact, getChecklist, listArtifacts, listChecklists } from '../../../queries/checklists/checklists';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
-import { findVertex } from '../../../queries/graph/entities';
-import { namespaceOf } from '../../../streams/graph/names';
 import { getBlob } from '../../platform/infra/artifact-blobs';
 import { runAssessment } from './assessment/run-assessment';
-import { formPrDueDate, previousMonth } from './assessment/working-days';
-import { entityLabelOf, entityMismatch, entityTypeMismatch, FILING_TEMPLATES, findTemplate } from './filing-templates';
+import { FILING_TEMPLATES } from './filing-templates';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
@@ -39,8 +37,6 @@ import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParam
  */
 export type Extract = (bytes: Buffer) => Promise<ExtractedText>;
 
-
-const invalidField = (field: string, msg: string) => new ValidationFailed([{ loc: ['body', field], msg, type: 'value_error' }]);
 
 async function visibleChecklist(deps: PlatformDeps, tenantId: string, checklistId: string) {
   const checklist = await getChecklist(deps.knex, tenantId, checklistId);
@@ -75,17 +71,7 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
 
   router.post('/checklists', async (req, res) => {
     const { tenantId } = requireIdentity(req);
-    const body = parseBody(req, CreateChecklistBody);
-    const template = findTemplate(body.template_id);
-    if (!template) throw invalidField('template_id', `unknown template; one of ${FILING_TEMPLATES.map((t) => t.templateId).join(', ')}`);
-    const label = entityLabelOf(template, body.entity_type);
-    if (!label) throw invalidField('entity_type', entityTypeMismatch(template, body.entity_type));
-    if (body.domain !== undefined && body.domain !== template.domain) throw invalidField('domain', `template ${template.templateId} belongs to domain ${template.domain}`);
-    const entityError = entityMismatch(template, label, body.entity_id, await findVertex(knex, namespaceOf(tenantId), label, body.entity_id));
-    if (entityError) throw invalidField('entity_id', entityError);
-    const period = body.period ?? (template.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
-    const dueDate = body.due_date ?? (template.templateId === 'form_pr' && period ? formPrDueDate(period) : null);
-    const id = await createChecklist(deps, commandContext(req), { template, entityId: body.entity_id, entityType: label, title: body.title ?? null, period, dueDate });
+    const id = await openChecklist(deps, commandContext(req), parseBody(req, CreateChecklistBody));
     res.status(201).json(await visibleChecklist(deps, tenantId, id));
   });
 

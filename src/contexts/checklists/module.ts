@@ -7,6 +7,7 @@ import { checklistsApi } from './openapi';
 import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
 import { checklistsAuditCatalog } from './audit';
 import { type Extract, checklistRoutes, type AssessmentRuns } from './http';
+import { checklistAgentTools } from './agent-tools';
 
 export function createChecklistsContext(): ContextModule {
   let pool: ExtractionPool | null = null;
@@ -24,6 +25,7 @@ export function createChecklistsContext(): ContextModule {
       const extract: Extract = (bytes) => (pool ??= createExtractionPool(deps.config.extraction)).extract(bytes);
       return checklistRoutes(deps, extract, runs);
     },
+    agentTools: (deps) => checklistAgentTools(deps, () => runs.controller.signal),
     async stop() {
       runs.controller.abort();
       await Promise.allSettled([...runs.running]);

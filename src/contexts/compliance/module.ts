@@ -6,6 +6,7 @@ import type { ContextModule } from '../../platform/context-module';
 import { complianceApi } from './openapi';
 import { complianceAuditCatalog } from './audit';
 import { createComplianceApi } from './http';
+import { complianceAgentTools } from './agent-tools';
 
 /** The compliance context with a given set of domain packs (tests install failing ones). */
 export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS): ContextModule {
@@ -18,6 +19,7 @@ export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS
     // Every instance schedules the next daily assessment; the message id makes it one.
     start: (deps) => scheduleDailyAssessment(deps),
     openapi: complianceApi,
+    agentTools: (deps) => complianceAgentTools(deps, packs),
   };
 }
 

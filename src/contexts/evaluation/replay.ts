@@ -2,6 +2,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import { DomainError } from '../../platform/domain-errors';
 import { createModelRouter } from '../../platform/infra/llm/model-router';
+import { complianceAssistant } from '../agents/assistant/compliance-assistant';
 import { promptsSystemPrompt } from '../agents/system-prompt';
 import { prepareTurn, TurnEngine } from '../agents/turn-preparation';
 import { runTurn } from '../agents/turn-runner';
@@ -75,7 +76,7 @@ async function frozenInput(deps: Pick<PlatformDeps, 'store'>, tenantId: string, 
  * conversation with their extracted text as it was; the turn's metadata names what it replays.
  */
 export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
-  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm), resolveSystemPrompt: promptsSystemPrompt(deps) };
+  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }), resolveSystemPrompt: promptsSystemPrompt(deps) };
   return {
     mode: 'live',
     async replay(tenantId, frozen, model, caseKey) {

@@ -8,6 +8,7 @@ import { impactOf } from '../../../queries/graph/impact';
 import { managedContext } from '../../../queries/graph/managed-context';
 import { runTemplate, TEMPLATES } from '../../../queries/graph/query-templates';
 import { namespaceOf } from '../../../streams/graph/names';
+import { wellTools } from './well-tools';
 
 /**
  * The knowledge graph's tools for agent turns: context assembly around one entity, the
@@ -18,7 +19,7 @@ import { namespaceOf } from '../../../streams/graph/names';
 const nameOf = (v: Pick<VertexView, 'entity_id' | 'properties'>) => String(v.properties.name ?? v.properties.well_name ?? v.properties.api_number ?? v.entity_id);
 const entityOf = (v: Pick<VertexView, 'entity_id' | 'label' | 'properties'>) => ({ entity_id: v.entity_id, name: nameOf(v), entity_type: v.label });
 
-export function graphAgentTools(deps: Pick<PlatformDeps, 'knex'>): ToolProvider {
+export function graphAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): ToolProvider {
   const { knex } = deps;
   const settings = cachedSchemaSettings(knex);
 
@@ -102,6 +103,6 @@ export function graphAgentTools(deps: Pick<PlatformDeps, 'knex'>): ToolProvider 
     },
   };
 
-  const tools = [graphContextTool, templateTool, impactTool];
+  const tools = [graphContextTool, templateTool, impactTool, ...wellTools(deps)];
   return { tools: async () => tools };
 }

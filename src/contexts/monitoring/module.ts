@@ -6,6 +6,7 @@ import type { ContextModule } from '../../platform/context-module';
 import { monitoringApi } from './openapi';
 import { monitoringAuditCatalog } from './audit';
 import { eventTypeRoutes, eventRoutes, duplicationRuleRoutes } from './http';
+import { monitoringAgentTools } from './agent-tools';
 
 export const monitoringContext: ContextModule = {
   name: 'monitoring',
@@ -14,4 +15,5 @@ export const monitoringContext: ContextModule = {
   publicRouter: (deps) => Router().use(eventTypeRoutes(deps), eventRoutes(deps)),
   internalRouter: duplicationRuleRoutes,
   openapi: monitoringApi,
+  agentTools: monitoringAgentTools,
 };

@@ -41,7 +41,8 @@ describe('agent turns over POST /execute', function () {
   const nodesOf = async (tenantId: string, executionId: string) => (await turnEvents(tenantId, executionId)).flatMap((e) => (e.type === 'NodeCompleted' ? [e.data.node] : []));
   const setSettings = async (admin: Session, body: Record<string, unknown>) => expect((await t.api.put('/settings', body, admin.headers)).status).to.equal(200);
 
-  it('a question about a well calls the graph tool and answers from it, with the spec\'s nodes in order and every result field', async () => {
+  it('a question about a well calls the compliance tool and answers from it, with the spec\'s nodes in order and every result field', async () => {
+    expect((await t.api.post('/compliance/assess', {}, alice.headers)).status).to.equal(200);
     const conversationId = await newConversation(alice);
     const response = await execute(alice, { conversation_id: conversationId, message: `What is the status of well ${wellApi}?` });
     expect(response.status).to.equal(200);
@@ -50,9 +51,11 @@ describe('agent turns over POST /execute', function () {
     expect(result).to.include({ conversation_id: conversationId, status: 'completed', cost_usd: 0, thinking_mode: 'adaptive', hitl_approval_id: null, hitl_checkpoint_type: null, error: null });
     expect(result.messages.map((m: any) => m.role)).to.deep.equal(['assistant', 'tool', 'assistant']);
     expect(result.messages[0].tool_calls).to.have.length(1);
-    expect(result.messages[0].tool_calls[0]).to.deep.include({ name: 'graph_context', args: { entity_type_key: 'well', id: wellApi } });
+    expect(result.messages[0].tool_calls[0]).to.deep.include({ name: 'compliance_status', args: { entity_id: wellApi } });
     expect(result.messages[1].content).to.contain(wellApi);
-    expect(result.messages[2].content).to.match(/^graph_context: /);
+    // The answer is the tool's sentences (the rules by name, the reasons), not a dump of fields.
+    expect(result.messages[2].content.split('\n')[0]).to.match(new RegExp(`^Well .+ \\(${wellApi}\\) (is|has)`));
+    expect(result.messages[2].content).to.not.match(/\w+_\w+: /);
     expect(result.referenced_entities).to.deep.equal([{ entity_id: wellApi, name: result.referenced_entities[0].name, entity_type: 'Well' }]);
     expect(result.tokens_used).to.be.a('number').greaterThan(0);
 
@@ -69,8 +72,8 @@ describe('agent turns over POST /execute', function () {
     expect(body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'tool', 'assistant']);
     for (const m of body.messages) expect(m.metadata.execution_id).to.equal(result.execution_id);
     const tool = body.messages[1];
-    expect(tool.tool_name).to.equal('graph_context');
-    expect(tool.metadata.tool_result).to.deep.include({ kind: 'graph_context', entity_type: 'well' });
+    expect(tool.tool_name).to.equal('compliance_status');
+    expect(tool.metadata.tool_result).to.deep.include({ kind: 'table', columns: ['rule', 'status', 'reason', 'due_date'] });
   });
 
   it('POST /agents/{agent_id}/execute is the same turn; an operator question also runs the operator_wells template as a table', async () => {
@@ -107,13 +110,13 @@ describe('agent turns over POST /execute', function () {
     }
     const { body: result } = await execute(alice, { conversation_id: conversationId, agent_type: 'mystery_agent', message: `What is the impact if well ${wellApi} goes down?` });
     expect(result.status).to.equal('completed');
-    // impact_analysis is not a core tool: only graph_context runs.
+    // impact_analysis is not a core tool: the graph context about the well runs instead.
     expect(result.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['graph_context']);
     const events = await turnEvents(alice.tenantId, result.execution_id);
     const system = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'system_prompt_node');
     expect((system!.data as any).detail).to.deep.include({ agent_type: 'mystery_agent', agent_type_known: false });
     const general = (await execute(alice, { conversation_id: conversationId, message: `What is the impact if well ${wellApi} goes down?` })).body;
-    expect(general.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['graph_context', 'impact_analysis']);
+    expect(general.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['impact_analysis']);
   });
 
   it('an unknown conversation or another user\'s answers 404 and appends nothing', async () => {
@@ -133,7 +136,11 @@ describe('agent turns over POST /execute', function () {
     const [requested] = await t.deps.store.readStream(approvalStream);
     expect(requested.type).to.equal('ApprovalRequested');
     expect(requested.data).to.deep.include({ conversationId, agentType: 'filing_prep', checkpointType: 'filing_submission' });
-    expect((requested.data as any).payload).to.deep.include({ filing_type: 'W-10', entity_id: wellApi, execution_id: paused.execution_id });
+    // The shared filing payload: W-10 has no checklist template, so the reviewer is told nothing was validated.
+    const payload = (requested.data as any).payload;
+    expect(payload).to.deep.include({ kind: 'filing', form: 'W-10', form_label: 'Form W-10', figures: [], checklist_id: null, conversation_id: conversationId, execution_id: paused.execution_id });
+    expect(payload.entity).to.deep.include({ id: wellApi, type: 'Well', api_number: wellApi });
+    expect(payload.validations).to.deep.equal([{ key: 'checklist_template', label: 'Checklist template', status: 'unknown', message: 'no checklist template for Form W-10: nothing was validated before review' }]);
     expect((await turnEvents(alice.tenantId, paused.execution_id)).at(-1)!.type).to.equal('TurnPaused');
 
     // Still pending: the guard says so and the model does not ask again.

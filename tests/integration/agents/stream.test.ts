@@ -106,7 +106,7 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     const call = frames[3].data.data;
     expect(call).to.include({ status: 'ok' });
     expect(call.tokens_used).to.be.a('number');
-    expect(call.message.tool_calls[0]).to.deep.include({ name: 'graph_context' });
+    expect(call.message.tool_calls[0]).to.deep.include({ name: 'compliance_status' });
     const done = frames.at(-1)!.data.data;
     expect(done).to.include({ status: 'completed', hitl_approval_id: null, hitl_checkpoint_type: null, thinking_mode: 'adaptive' });
     expect(done).to.have.keys('execution_id', 'status', 'tokens_used', 'cost_usd', 'skills_injected', 'thinking_mode', 'referenced_entities', 'hitl_approval_id', 'hitl_checkpoint_type', 'error');

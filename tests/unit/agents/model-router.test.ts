@@ -36,7 +36,9 @@ describe('model routing', () => {
     );
     const router = createModelRouter({ openaiApiKey: 'sk-test', turnTimeoutMs: 1000 });
     const reply = await callModel(router, 'openai/gpt-4o-mini', ask);
-    expect(reply).to.deep.equal({ text: 'Hello', toolCalls: [], inputTokens: 9, outputTokens: 1 });
+    const { assistantMessage, ...rest } = reply;
+    expect(rest).to.deep.equal({ text: 'Hello', toolCalls: [], inputTokens: 9, outputTokens: 1 });
+    expect(assistantMessage).to.deep.include({ role: 'assistant' });
     const [url, init] = fetch.firstCall.args as [string, RequestInit];
     expect(url).to.equal('https://api.openai.com/v1/chat/completions');
     expect(new Headers(init.headers).get('authorization')).to.equal('Bearer sk-test');

@@ -3,27 +3,51 @@ import { countTokens } from '../tokens';
 
 /**
  * The `builtin/*` models: deterministic and offline, implemented as a real AI SDK language
- * model so a turn on them runs the same code path as one on a hosted provider. It plans the
- * way the system prompt and the user's words ask:
+ * model so a turn on them runs the same code path as one on a hosted provider. Each step asks
+ * a `BuiltinAssistant` for the next tool calls or the answer; the kernel's generic one plans:
  *  - a well (API number), lease or operator named → the graph tools on that entity;
  *  - a skill's trigger word → `load_skill` (the catalogue is read from the system prompt);
- *  - "file" or "submit" → `request_approval` (unless a reviewer already decided);
+ *  - a filing intent (submit or file a form) → `request_approval` (unless a reviewer already decided);
  * and, once tool results are back, answers from them. Usage is the true token count (the
  * project's tokenizer) of what it read and what it wrote.
  */
 export const BUILTIN_MODELS = ['deterministic', 'deterministic-fast'] as const;
 
+/** What the builtin model knows of the turn when it decides its next step. */
+export interface BuiltinTurn {
+  userText: string;
+  systemText: string;
+  /** The tools the turn offers, by name. */
+  tools: ReadonlySet<string>;
+  /** Results of the tools called since the user's message, in order, with the arguments they were called with. */
+  results: ReadonlyArray<{ toolName: string; input: Record<string, unknown>; text: string }>;
+  /** The `deterministic-fast` variant: shorter answers. */
+  short: boolean;
+}
+
+export type BuiltinStep = { calls: PlannedCall[] } | { text: string };
+
+/**
+ * The part of the builtin model that knows a domain: from the turn so far, the next tool
+ * calls or the answer. The kernel's own (`genericAssistant`) knows entities and skills only;
+ * a context hands a richer one to the model router (the agents context's compliance assistant).
+ */
+export interface BuiltinAssistant {
+  next(turn: BuiltinTurn): BuiltinStep;
+}
+
 const WELL_API = /\b\d{2}-\d{3}-\d{5}\b/g;
 const LEASE_ID = /\b[OG]-\d{1,2}[A-Z]{0,2}-\d+\b/g;
 const OPERATOR_ID = /\bP5-\d+\b/g;
 const NAMED = /\b(well|lease|operator)\s+(?:#\s*)?([A-Za-z0-9][A-Za-z0-9-]*\d[A-Za-z0-9-]*)/gi;
-const FILE_OR_SUBMIT = /\b(file|submit)\b/i;
 const SKILL_LINE = /^- skill ([a-z0-9][a-z0-9_-]*):.*?Triggers: (.+)$/gm;
 const LOADED = /^Skill loaded: (.+?) \(([a-z0-9_-]+)\)/m;
-const DECISION = /Reviewer decision on approval (\S+) \(([^)]+)\): (approved|rejected|modified|pending)/;
+export const DECISION = /Reviewer decision on approval (\S+) \(([^)]+)\): (approved|rejected|modified|pending)/;
 const FORMS = /\b(W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10)\b/i;
+/** A filing intent: to submit or file a form or a filing, never the word "file" alone ("what file formats…"). */
+export const FILING_INTENT = /\b(submit|file)\b(?=.*\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b)|\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b.*\b(submit|file)\b/i;
 
-interface PlannedCall {
+export interface PlannedCall {
   toolName: string;
   input: Record<string, unknown>;
 }
@@ -68,16 +92,21 @@ export function entitiesIn(text: string): Entity[] {
   return [...found.values()].slice(0, 3);
 }
 
-function plan(userText: string, systemText: string, tools: Set<string>): PlannedCall[] {
+/** `load_skill` calls for the skills of the system prompt's catalogue whose trigger words the user used. */
+export function skillCalls(userText: string, systemText: string, tools: ReadonlySet<string>): PlannedCall[] {
+  if (!tools.has('load_skill')) return [];
   const calls: PlannedCall[] = [];
-  if (tools.has('load_skill')) {
-    for (const m of systemText.matchAll(SKILL_LINE)) {
-      const triggers = m[2].split(',').map((t) => t.trim()).filter(Boolean);
-      if (triggers.some((t) => new RegExp(`(^|[^a-z0-9])${escapeRegExp(t.toLowerCase())}($|[^a-z0-9])`).test(userText.toLowerCase()))) {
-        calls.push({ toolName: 'load_skill', input: { skill_key: m[1] } });
-      }
+  for (const m of systemText.matchAll(SKILL_LINE)) {
+    const triggers = m[2].split(',').map((t) => t.trim()).filter(Boolean);
+    if (triggers.some((t) => new RegExp(`(^|[^a-z0-9])${escapeRegExp(t.toLowerCase())}($|[^a-z0-9])`).test(userText.toLowerCase()))) {
+      calls.push({ toolName: 'load_skill', input: { skill_key: m[1] } });
     }
   }
+  return calls;
+}
+
+function plan(userText: string, systemText: string, tools: Set<string>): PlannedCall[] {
+  const calls: PlannedCall[] = skillCalls(userText, systemText, tools);
   const entities = entitiesIn(userText);
   for (const entity of entities) {
     if (tools.has('graph_context')) calls.push({ toolName: 'graph_context', input: { entity_type_key: entity.type, id: entity.id } });
@@ -89,7 +118,7 @@ function plan(userText: string, systemText: string, tools: Set<string>): Planned
     }
   }
   const decided = DECISION.exec(systemText);
-  if (FILE_OR_SUBMIT.test(userText) && tools.has('request_approval') && !(decided && decided[3] !== 'pending')) {
+  if (FILING_INTENT.test(userText) && tools.has('request_approval') && !(decided && decided[3] !== 'pending')) {
     const form = FORMS.exec(userText)?.[1]?.toUpperCase();
     calls.push({
       toolName: 'request_approval',
@@ -118,7 +147,7 @@ function answer(userText: string, systemText: string, results: Array<{ toolName:
       continue;
     }
     const firstLines = result.text.split('\n').filter(Boolean).slice(0, short ? 1 : 4).join(' ');
-    lines.push(`${result.toolName}: ${firstLines.slice(0, short ? 160 : 600)}`);
+    lines.push(`${result.toolName}: ${clipToTokens(firstLines, short ? 40 : 150)}`);
   }
   if (lines.length === 0) {
     const attachments = (userText.match(/^--- attachment: /gm) ?? []).length;
@@ -136,29 +165,52 @@ function usage(input: number, output: number): LanguageModelV3Usage {
   };
 }
 
+/** The kernel's assistant: graph tools on named entities, skills by trigger word, approval on a filing intent. */
+export const genericAssistant: BuiltinAssistant = {
+  next(turn) {
+    if (turn.results.length === 0) {
+      const calls = plan(turn.userText, turn.systemText, new Set(turn.tools));
+      if (calls.length > 0) return { calls };
+    }
+    return { text: answer(turn.userText, turn.systemText, [...turn.results], turn.short) };
+  },
+};
+
+/** At most `tokens` tokens of `text`, cut after a whole word. */
+export function clipToTokens(text: string, tokens: number): string {
+  if (countTokens(text) <= tokens) return text;
+  const words = text.match(/\S+\s*/g) ?? [];
+  let out = '';
+  for (const word of words) {
+    if (countTokens(out + word) > tokens) break;
+    out += word;
+  }
+  return out.trimEnd();
+}
+
 /** One deterministic step: tool calls when the turn needs them, else the answer. */
-function respond(modelId: string, options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; usage: LanguageModelV3Usage; finish: 'stop' | 'tool-calls' } {
+function respond(modelId: string, assistant: BuiltinAssistant, options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; usage: LanguageModelV3Usage; finish: 'stop' | 'tool-calls' } {
   const prompt = options.prompt;
   const lastUser = prompt.map((m) => m.role).lastIndexOf('user');
   const userText = lastUser >= 0 ? textOf(prompt[lastUser]) : '';
   const systemText = prompt.filter((m) => m.role === 'system').map(textOf).join('\n');
   const after = lastUser >= 0 ? prompt.slice(lastUser + 1) : [];
-  const results = after.flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [{ toolName: p.toolName, text: resultText(p.output) }] : [])) : []));
+  const inputs = new Map<string, Record<string, unknown>>();
+  for (const m of after) if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') inputs.set(p.toolCallId, (typeof p.input === 'string' ? JSON.parse(p.input) : p.input) as Record<string, unknown>);
+  const results = after.flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [{ toolName: p.toolName, input: inputs.get(p.toolCallId) ?? {}, text: resultText(p.output) }] : [])) : []));
   const tools = new Set((options.tools ?? []).map((t) => t.name));
   const read = countTokens(prompt.map(textOf).join('\n')) + countTokens(JSON.stringify((options.tools ?? []).map((t) => t.name)));
-  if (results.length === 0) {
-    const calls = plan(userText, systemText, tools);
-    if (calls.length > 0) {
-      const content: LanguageModelV3Content[] = calls.map((call, i) => ({ type: 'tool-call', toolCallId: `call_${lastUser}_${after.length}_${i}`, toolName: call.toolName, input: JSON.stringify(call.input) }));
-      return { content, usage: usage(read, countTokens(calls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`).join('\n'))), finish: 'tool-calls' };
-    }
+  const step = assistant.next({ userText, systemText, tools, results, short: modelId === 'deterministic-fast' });
+  if ('calls' in step && step.calls.length > 0) {
+    const content: LanguageModelV3Content[] = step.calls.map((call, i) => ({ type: 'tool-call', toolCallId: `call_${lastUser}_${after.length}_${i}`, toolName: call.toolName, input: JSON.stringify(call.input) }));
+    return { content, usage: usage(read, countTokens(step.calls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`).join('\n'))), finish: 'tool-calls' };
   }
-  let text = answer(userText, systemText, results, modelId === 'deterministic-fast');
-  if (options.maxOutputTokens !== undefined && countTokens(text) > options.maxOutputTokens) text = text.slice(0, Math.max(0, options.maxOutputTokens * 3));
+  let text = 'text' in step ? step.text : '';
+  if (options.maxOutputTokens !== undefined) text = clipToTokens(text, options.maxOutputTokens);
   return { content: [{ type: 'text', text }], usage: usage(read, countTokens(text)), finish: 'stop' };
 }
 
-export function builtinLanguageModel(modelId: string): LanguageModelV3 {
+export function builtinLanguageModel(modelId: string, assistant: BuiltinAssistant = genericAssistant): LanguageModelV3 {
   if (!(BUILTIN_MODELS as readonly string[]).includes(modelId)) throw new Error(`unknown builtin model ${modelId}`);
   return {
     specificationVersion: 'v3',
@@ -166,11 +218,11 @@ export function builtinLanguageModel(modelId: string): LanguageModelV3 {
     modelId,
     supportedUrls: {},
     async doGenerate(options) {
-      const { content, usage: used, finish } = respond(modelId, options);
+      const { content, usage: used, finish } = respond(modelId, assistant, options);
       return { content, usage: used, finishReason: { unified: finish, raw: finish }, warnings: [] };
     },
     async doStream(options) {
-      const { content, usage: used, finish } = respond(modelId, options);
+      const { content, usage: used, finish } = respond(modelId, assistant, options);
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: `builtin-${Date.now()}`, modelId, timestamp: new Date() }];
       content.forEach((item, i) => {
         if (item.type === 'text') {

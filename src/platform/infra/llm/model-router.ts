@@ -7,7 +7,7 @@ import type { Config } from '../../config';
 import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
 import type { ThinkingMode } from '../../../contexts/settings/thinking-mode';
-import { builtinLanguageModel } from './builtin-model';
+import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
 
 /**
  * Routes a curated `<provider>/<model>` id to an AI SDK language model: `builtin/*` to the
@@ -19,9 +19,10 @@ export interface ModelRouter {
   languageModel(modelId: string): LanguageModelV3;
 }
 
-export function createModelRouter(llm: Config['llm']): ModelRouter {
+/** `assistant`: the domain knowledge of the `builtin/*` models (default: the kernel's generic one). */
+export function createModelRouter(llm: Config['llm'], options: { assistant?: BuiltinAssistant } = {}): ModelRouter {
   const openai = createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
-  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey });
+  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey, baseURL: llm.anthropicBaseUrl });
   const local = llm.localBaseUrl ? createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true }) : null;
   return {
     languageModel(modelId) {
@@ -31,7 +32,7 @@ export function createModelRouter(llm: Config['llm']): ModelRouter {
       const name = modelId.slice(slash + 1);
       switch (provider) {
         case 'builtin':
-          return builtinLanguageModel(name);
+          return builtinLanguageModel(name, options.assistant);
         case 'openai':
           return openai.chat(name) as LanguageModelV3;
         case 'anthropic':
@@ -68,6 +69,12 @@ export interface ModelReply {
   /** null: the provider reported no usage (unknown stays unknown). */
   inputTokens: number | null;
   outputTokens: number | null;
+  /**
+   * The assistant message as the provider must see it again with the tool results: its
+   * reasoning parts (with their signatures) before the text and tool calls. Anthropic refuses a
+   * tool-use turn with extended thinking whose thinking blocks were dropped.
+   */
+  assistantMessage: ModelMessage | null;
 }
 
 /** Provider options for the thinking mode; `disabled` asks for none. */
@@ -120,5 +127,6 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
         break;
     }
   }
-  return { text, toolCalls, inputTokens, outputTokens };
+  const assistantMessage = (await result.response).messages.find((m) => m.role === 'assistant') ?? null;
+  return { text, toolCalls, inputTokens, outputTokens, assistantMessage };
 }

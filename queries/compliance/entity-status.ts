@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+import { VERTICES } from '../../projections/graph/property-graph';
+import { dashboardRows } from '../../projections/compliance/selectors';
+import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from '../../projections/compliance/tables';
+import { namespaceOf } from '../../streams/graph/names';
+import { isoDate, MATRIX_BUCKETS } from './dashboard';
+
+/**
+ * What an assistant asks of the compliance dashboard beyond the matrix: one entity's verdicts
+ * with their reasons, and the entities of one bucket with the cells that put them there,
+ * grouped by operator, lease or domain. Same read model and selector as the dashboard.
+ */
+export type Bucket = (typeof MATRIX_BUCKETS)[number];
+export const GROUPINGS = ['operator', 'lease', 'domain'] as const;
+export type Grouping = (typeof GROUPINGS)[number];
+
+export interface CellView {
+  domain: string;
+  color: string;
+  bucket: string | null;
+  due_date: string | null;
+  anomaly: boolean;
+  reason: string;
+  facts: Record<string, unknown>;
+}
+
+const cellView = (r: any): CellView => ({ domain: r.domain, color: r.color, bucket: r.bucket, due_date: r.due_date ? isoDate(r.due_date) : null, anomaly: r.anomaly, reason: r.reason, facts: r.facts ?? {} });
+
+/** The entity as the dashboard knows it now (by entity id or, for a well, its API number), with its current cells; null when unknown. */
+export async function entityStatus(knex: Knex, tenantId: string, entityId: string, domains: readonly string[]) {
+  const entity = await knex(ENTITIES).where({ tenant_id: tenantId, entity_id: entityId }).whereNull('valid_to').first();
+  if (!entity) return null;
+  const [cells, anomalies] = await Promise.all([
+    knex(CELLS).where({ tenant_id: tenantId, entity_id: entityId }).whereNull('valid_to').whereIn('domain', [...domains]).orderBy('domain'),
+    knex(ANOMALIES).where({ tenant_id: tenantId, entity_id: entityId }).andWhere('observed_at', '>', knex.raw(`now() - interval '${ANOMALY_OPEN_DAYS} days'`)).orderBy('observed_at', 'desc').limit(10),
+  ]);
+  return {
+    entity_id: entity.entity_id as string,
+    entity_type: entity.entity_type as string,
+    entity_name: (entity.name_prop ?? entity.well_name_prop ?? entity.entity_id) as string,
+    cells: cells.map(cellView),
+    anomalies: anomalies.map((a) => ({ domain: a.domain as string, kind: a.kind as string, detail: a.detail as string, observed_at: new Date(a.observed_at).toISOString() })),
+  };
+}
+
+export interface BucketRow {
+  entity_id: string;
+  entity_type: string;
+  entity_name: string;
+  operator: string | null;
+  lease: string | null;
+  next_due: string | null;
+  cells: Array<Pick<CellView, 'domain' | 'reason' | 'due_date'>>;
+}
+
+/**
+ * Entities in `bucket` at `at` (most urgent first), the cells of that bucket for the first
+ * `limit` of them, and counts per group over all of them.
+ */
+export async function bucketEntities(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, groupBy: Grouping, limit: number) {
+  const rows = dashboardRows(tenantId, at, domains, { colors: false });
+  const { rows: found } = await knex.raw(
+    `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due, v.properties->>'operator' AS operator, v.properties->>'lease' AS lease
+       FROM (${rows.sql}) AS d
+       LEFT JOIN ${VERTICES} v ON v.namespace = :namespace AND v.entity_id = d.entity_id AND v.label = d.entity_type
+      WHERE d.in_${bucket}
+      ORDER BY d.next_due NULLS LAST, d.entity_name, d.entity_id`,
+    { ...rows.bindings, namespace: namespaceOf(tenantId) },
+  );
+  const all = found as Array<{ entity_id: string; entity_type: string; entity_name: string; next_due: Date | string | null; operator: string | null; lease: string | null }>;
+  const shown = all.slice(0, limit);
+  const ids = shown.map((r) => r.entity_id);
+  const cells = ids.length === 0 ? [] : await bucketCells(knex, tenantId, at, domains, bucket, ids);
+  const byEntity = new Map<string, BucketRow['cells']>();
+  for (const c of cells) byEntity.set(c.entity_id, [...(byEntity.get(c.entity_id) ?? []), { domain: c.domain, reason: c.reason, due_date: c.due_date }]);
+  const groups = new Map<string, number>();
+  if (groupBy === 'domain') {
+    for (const c of await bucketCells(knex, tenantId, at, domains, bucket, null)) groups.set(c.domain, (groups.get(c.domain) ?? 0) + 1);
+  } else {
+    for (const r of all) groups.set(r[groupBy] ?? '(none)', (groups.get(r[groupBy] ?? '(none)') ?? 0) + 1);
+  }
+  return {
+    bucket,
+    total: all.length,
+    group_by: groupBy,
+    groups: [...groups.entries()].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)),
+    rows: shown.map((r): BucketRow => ({ ...r, next_due: r.next_due ? isoDate(r.next_due) : null, cells: byEntity.get(r.entity_id) ?? [] })),
+  };
+}
+
+/** The cells (or open anomalies) that put entities in `bucket`, one row per entity and domain. */
+async function bucketCells(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, only: string[] | null) {
+  if (bucket === 'anomalies') {
+    const q = knex(ANOMALIES)
+      .where({ tenant_id: tenantId })
+      .andWhere('flagged_at', '<=', at)
+      .andWhere('observed_at', '>', new Date(at.getTime() - ANOMALY_OPEN_DAYS * 86_400_000))
+      .select('entity_id', 'domain', knex.raw('detail AS reason'), knex.raw('NULL::date AS due_date'));
+    const cells = knex(CELLS).where({ tenant_id: tenantId, anomaly: true }).whereIn('domain', [...domains]).andWhere('valid_from', '<=', at).andWhere((w) => w.whereNull('valid_to').orWhere('valid_to', '>', at)).select('entity_id', 'domain', 'reason', 'due_date');
+    if (only) {
+      q.whereIn('entity_id', only);
+      cells.whereIn('entity_id', only);
+    }
+    const rows = await knex.unionAll([cells, q], true);
+    return dedupe(rows);
+  }
+  const q = knex(CELLS)
+    .where({ tenant_id: tenantId, bucket })
+    .whereIn('domain', [...domains])
+    .andWhere('valid_from', '<=', at)
+    .andWhere((w) => w.whereNull('valid_to').orWhere('valid_to', '>', at))
+    .whereExists(knex(ENTITIES).whereRaw(`${ENTITIES}.tenant_id = ${CELLS}.tenant_id AND ${ENTITIES}.entity_id = ${CELLS}.entity_id AND ${ENTITIES}.valid_to IS NULL`))
+    .select('entity_id', 'domain', 'reason', 'due_date')
+    .orderBy('due_date');
+  if (only) q.whereIn('entity_id', only);
+  return dedupe(await q);
+}
+
+function dedupe(rows: Array<{ entity_id: string; domain: string; reason: string; due_date: Date | string | null }>) {
+  const seen = new Set<string>();
+  return rows.flatMap((r) => {
+    const key = `${r.entity_id}\u001f${r.domain}`;
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ entity_id: r.entity_id, domain: r.domain, reason: r.reason, due_date: r.due_date ? isoDate(r.due_date) : null }];
+  });
+}
