@@ -4,6 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, ApprovalState, Decision, DECISIONS } from '../../streams/approvals/approval';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /approvals/{id}/decide body (spec 2 §4). `reviewer_id` only counts for header-less internal callers. */
 export const DecideApprovalBody = z
@@ -11,7 +12,7 @@ export const DecideApprovalBody = z
     decision: z.enum(DECISIONS),
     reviewer_id: z.string().trim().min(1).max(200).optional(),
     comments: z.string().max(10_000).nullable().optional(),
-    modifications: z.record(z.unknown()).nullable().optional(),
+    modifications: boundedRecord(z.unknown()).nullable().optional(),
   })
   .strict();
 

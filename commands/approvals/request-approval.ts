@@ -5,6 +5,7 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /approvals body (spec 2 §4 Approvals). */
 export const RequestApprovalBody = z
@@ -12,7 +13,7 @@ export const RequestApprovalBody = z
     conversation_id: z.string().trim().min(1).max(200).nullable().optional(),
     agent_type: z.string().trim().min(1).max(100).default('general'),
     checkpoint_type: z.string().trim().min(1).max(100),
-    payload: z.record(z.unknown()).default({}),
+    payload: boundedRecord(z.unknown()).default({}),
     reviewer_strategy: z.string().trim().min(1).max(100).optional(),
     reviewer_id: z.string().trim().min(1).max(200).nullable().optional(),
   })

@@ -4,6 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
 import { inProgress } from './guards';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** PATCH /checklists/{id}: metadata only (title, reporting period, due date, free metadata object). */
 export const UpdateChecklistBody = z
@@ -11,7 +12,7 @@ export const UpdateChecklistBody = z
     title: z.string().trim().min(1).max(300).optional(),
     period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').nullable().optional(),
     due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').nullable().optional(),
-    metadata: z.record(z.unknown()).optional(),
+    metadata: boundedRecord(z.unknown()).optional(),
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });

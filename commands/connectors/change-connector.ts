@@ -5,6 +5,7 @@ import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-de
 import { checkDestination, engineOf, parseConfig } from '../../src/contexts/connectors/destination';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** PATCH /connectors/{key}: details, and config (merged, re-validated, re-checked, re-probed). */
 export const ChangeConnectorInput = z
@@ -12,7 +13,7 @@ export const ChangeConnectorInput = z
     display_name: z.string().trim().min(1).max(200).optional(),
     description: z.string().max(4000).optional(),
     data_classification: z.string().max(200).optional(),
-    config: z.record(z.unknown()).optional(),
+    config: boundedRecord(z.unknown()).optional(),
   })
   .strict();
 

@@ -7,6 +7,7 @@ import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-de
 import { checkDestination, engineOf, parseConfig } from '../../src/contexts/connectors/destination';
 import { connectorAggregate, ConnectorEvent, ConnectorState, EngineKey } from '../../streams/connectors/connector';
 import { connectorKeyReservation } from './connector-refs';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /connectors: validated config, checked destination, then the record and its key. */
 export const RegisterConnectorInput = z
@@ -15,7 +16,7 @@ export const RegisterConnectorInput = z
     display_name: z.string().trim().min(1).max(200),
     description: z.string().max(4000).default(''),
     connector_type: z.string(),
-    config: z.record(z.unknown()).default({}),
+    config: boundedRecord(z.unknown()).default({}),
     data_classification: z.string().max(200).default(''),
   })
   .strict();

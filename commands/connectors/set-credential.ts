@@ -6,12 +6,13 @@ import { engineOf } from '../../src/contexts/connectors/destination';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
  * PUT /connectors/{key}/credential: the credential goes to the secret store, the event only
  * names the secret. Validation errors list field names, never values or value-bearing messages.
  */
-export const SetCredentialInput = z.object({ credential: z.record(z.unknown()) }).strict();
+export const SetCredentialInput = z.object({ credential: boundedRecord(z.unknown()) }).strict();
 
 export interface SetCredential {
   type: 'SetCredential';

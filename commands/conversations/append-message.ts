@@ -5,6 +5,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { parse } from '../../src/platform/http/validation';
 import { sequenceOf, accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, MessageRole } from '../../streams/conversations/conversation';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
  * Appends one message to a conversation's stream. There is no public route for it in this
@@ -17,7 +18,7 @@ export const AppendMessageInput = z.object({
   // NUL cannot be stored in Postgres text or jsonb.
   content: z.string().max(2_000_000).transform((text) => text.replace(/\u0000/g, '')),
   tool_name: z.string().min(1).max(200).nullable().optional(),
-  metadata: z.record(z.unknown()).nullable().optional(),
+  metadata: boundedRecord(z.unknown()).nullable().optional(),
   attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).optional(),
 });
 export type AppendMessageInput = z.input<typeof AppendMessageInput>;

@@ -4,6 +4,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ConversationType } from '../../streams/conversations/conversation';
 import { findProjectOwner } from '../../queries/conversations/projects';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /conversations (spec 2 §4). `user_id` is the header-less fallback owner. */
 export const CreateConversationBody = z.object({
@@ -13,7 +14,7 @@ export const CreateConversationBody = z.object({
   conversation_type: z.enum(CONVERSATION_TYPES).nullable().optional(),
   user_id: z.string().min(1).max(128).optional(),
   project_id: z.string().min(1).max(128).nullable().optional(),
-  metadata: z.record(z.unknown()).nullable().optional(),
+  metadata: boundedRecord(z.unknown()).nullable().optional(),
 });
 
 export interface CreateConversation {

@@ -7,6 +7,7 @@ import { edgeAggregate, EdgeEvent, EdgeState } from '../../streams/graph/edge';
 import { edgeStream, namespaceOf } from '../../streams/graph/names';
 import { Properties, toStoredProperties } from '../../streams/graph/properties';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 export const CreateEdgeBody = z.object({
   from_label: z.string().min(1).max(64),
@@ -14,7 +15,7 @@ export const CreateEdgeBody = z.object({
   to_label: z.string().min(1).max(64),
   to_id: z.string().min(1).max(200),
   edge_label: z.string().min(1).max(64),
-  properties: z.record(z.unknown()).default({}),
+  properties: boundedRecord(z.unknown()).default({}),
 });
 
 export interface CreateEdge {

@@ -8,10 +8,11 @@ import { Properties, toStoredProperties } from '../../streams/graph/properties';
 import { vertexAggregate, VertexEvent, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { entityIdReservation } from './entity-id-reservation';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 export const CreateEntityBody = z.object({
   label: z.string().min(1).max(64),
-  properties: z.record(z.unknown()).default({}),
+  properties: boundedRecord(z.unknown()).default({}),
 });
 
 export interface CreateEntity {

@@ -10,8 +10,8 @@ import { importGraph } from './import-graph';
 export const SeedBody = z
   .object({
     wells: z.number().int().min(1).max(100_000).default(200),
-    seed: z.number().int().min(0).default(42),
-    as_of: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM').default('2026-01'),
+    seed: z.number().int().min(0).max(2_147_483_647).default(42),
+    as_of: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM').default('2026-01'),
   })
   .strict();
 export type SeedOptions = z.infer<typeof SeedBody>;

@@ -7,9 +7,10 @@ import { applyChanges, Properties, toStoredProperties } from '../../streams/grap
 import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** Sets the given properties and keeps the others; `null` removes one. */
-export const UpdateEntityBody = z.object({ properties: z.record(z.unknown()) });
+export const UpdateEntityBody = z.object({ properties: boundedRecord(z.unknown()) });
 
 export interface UpdateEntity {
   type: 'UpdateEntity';

@@ -8,12 +8,12 @@ import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState }
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 
-/** Form PR figures are whole numbers: barrels of oil and water, mcf of gas (DOMAIN.md). */
-const volume = z.number().int().nonnegative();
+/** Form PR figures are whole numbers: barrels of oil and water, mcf of gas (DOMAIN.md); a billion is far past any well's month. */
+const volume = z.number().int().nonnegative().max(1_000_000_000);
 
 export const WellProductionBody = z
   .object({
-    reporting_month: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM'),
+    reporting_month: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM'),
     oil_bbls: volume.optional(),
     gas_mcf: volume.optional(),
     water_bbls: volume.optional(),

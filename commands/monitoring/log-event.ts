@@ -15,6 +15,7 @@ import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventTy
 import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
 import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
  * POST /events: validate against the type (active only), its conditional and published
@@ -32,7 +33,7 @@ export const LogEventBody = z
     entity_id: z.string().trim().min(1).max(200),
     entity_type: z.string().trim().min(1).max(64),
     occurred_at: OCCURRED_AT,
-    fields: z.record(z.unknown()).default({}),
+    fields: boundedRecord(z.unknown()).default({}),
   })
   .strict();
 export type LogEventBody = z.infer<typeof LogEventBody>;

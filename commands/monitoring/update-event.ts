@@ -8,6 +8,7 @@ import { EventChange, FieldValues, operationalEventAggregate, OperationalEventEv
 import { loadAggregate } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { OCCURRED_AT } from './log-event';
+import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
  * PATCH /events/{id}: a correction. `fields` merges into the stored values (null removes
@@ -22,7 +23,7 @@ export const UpdateEventBody = z
     occurred_at: OCCURRED_AT.optional(),
     entity_id: z.string().trim().min(1).max(200).optional(),
     entity_type: z.string().trim().min(1).max(64).optional(),
-    fields: z.record(z.unknown()).optional(),
+    fields: boundedRecord(z.unknown()).optional(),
   })
   .strict();
 export type UpdateEventBody = z.infer<typeof UpdateEventBody>;

@@ -12,6 +12,7 @@ import type { Config } from './config';
 import type { ContextModule, PlatformDeps } from './context-module';
 import { createInternalApp, createPublicApp } from './http/app';
 import { CONSOLE_ROOT } from './http/console';
+import { outlastClientIdle } from './http/keep-alive';
 import { defaultGatewayStages, GatewayStages } from './http/gateway';
 import { createRateLimitStage } from './http/rate-limit';
 import { Cache, connectRedis, createMemoryCache, createRedisCache } from './infra/cache';
@@ -48,6 +49,7 @@ export interface Platform {
 const neverLead: LeaderLock = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
 
 function listen(server: Server, port: number, host: string): Promise<number> {
+  outlastClientIdle(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve((server.address() as AddressInfo).port));

@@ -21,7 +21,7 @@ export type ConversationStatus = (typeof SETTABLE_STATUSES)[number] | 'deleted';
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 /** Caller-supplied ids: short, printable, safe inside a stream name. */
-export const CONVERSATION_ID = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
+export const CONVERSATION_ID = z.string().max(128).regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
 export const DEFAULT_TITLE = 'New conversation';
 export const MAX_ATTACHMENTS_PER_MESSAGE = 3;
 

@@ -10,6 +10,7 @@ export const PERMISSIONS = {
   'conversations.use': 'chat with agents, own conversations and projects',
   'dashboards.read': 'read compliance dashboards and the knowledge graph',
   'filings.submit': 'submit filing checklists',
+  'compliance.assess': 'record a compliance assessment of the portfolio or of one entity',
   'hitl.approve': 'decide and escalate human-in-the-loop approvals',
   'skills.author': 'edit agent skills',
   'exposures.propose': 'read connectors and propose guarded queries',
@@ -32,7 +33,7 @@ const EVERYONE: Permission[] = ['conversations.use', 'dashboards.read'];
 
 export const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
   admin: Object.keys(PERMISSIONS) as Permission[],
-  operator: [...EVERYONE, 'filings.submit'],
+  operator: [...EVERYONE, 'filings.submit', 'compliance.assess'],
   reviewer: [...EVERYONE, 'hitl.approve'],
   power_user: [...EVERYONE, 'skills.author', 'exposures.propose', 'graph.configure', 'ingest.run', 'prompts.author', 'events.configure'],
 };

@@ -10,14 +10,14 @@ export const FilterQuery = z.object({
   ...entityFields,
   actor: z.string().min(1).max(320).optional(),
   correlation: z.string().min(1).max(200).optional(),
-  from: z.string().optional(),
-  to: z.string().optional(),
+  from: z.string().max(40).optional(),
+  to: z.string().max(40).optional(),
 });
 
 /** Request schemas of the audit routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const EventsQuery = FilterQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().refine((c) => parseCursor(c) !== null, 'must be a next_cursor this endpoint returned').optional(),
+  cursor: z.string().max(512).refine((c) => parseCursor(c) !== null, 'must be a next_cursor this endpoint returned').optional(),
 });
 
 export const ExportQuery = FilterQuery.extend({ format: z.enum(['json', 'csv', 'xlsx']).default('xlsx') });

@@ -12,7 +12,7 @@ export const ChecklistArtifactParams = z.object({ id: z.string().min(1).max(200)
 
 export const WorkspaceParams = z.object({ checklist_id: z.string().min(1).max(200) });
 
-export const StreamQuery = z.object({ rerun: z.enum(['true', 'false']).optional(), last_event_id: z.string().optional() });
+export const StreamQuery = z.object({ rerun: z.enum(['true', 'false']).optional(), last_event_id: z.string().max(200).optional() });
 
 export const ListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),

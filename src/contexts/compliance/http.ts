@@ -11,9 +11,13 @@ import { parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity/require-permission';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
-/** Compliance dashboard (spec 2 §4 "Compliance dashboard"); every route needs `dashboards.read`. */
+/**
+ * Compliance dashboard (spec 2 §4 "Compliance dashboard"): reads need `dashboards.read`;
+ * an assessment writes events for the whole portfolio, so it needs `compliance.assess`.
+ */
 
 const READ = 'dashboards.read';
+const ASSESS = 'compliance.assess';
 
 /** `as_of`: an ISO 8601 instant; the dashboard as the log stood then. */
 
@@ -76,12 +80,12 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
   });
 
   router.post('/compliance/assess', async (req, res) => {
-    reader(req);
+    requirePermission(req, ASSESS, deps);
     res.json(await assess(deps, packs, commandContext(req)));
   });
 
   router.post('/compliance/assess/:entity_id', async (req, res) => {
-    reader(req);
+    requirePermission(req, ASSESS, deps);
     const { entity_id } = parseParams(req, EntityParams);
     res.json(await assess(deps, packs, commandContext(req), entity_id));
   });

@@ -19,7 +19,7 @@ export const complianceApi: ApiDescription = {
     { method: 'get', path: '/compliance/charts/trend', summary: 'Compliance trend per day', query: TrendQuery, responses: { 200: Chart } },
     { method: 'get', path: '/compliance/charts/filings', summary: 'Filings by status', responses: { 200: Chart } },
     { method: 'get', path: '/compliance/charts/flaring', summary: 'Flaring volumes per month', query: FlaringQuery, responses: { 200: Chart } },
-    { method: 'post', path: '/compliance/assess', summary: 'Assess every entity now', responses: { 200: Chart } },
-    { method: 'post', path: '/compliance/assess/:entity_id', summary: 'Assess one entity now', params: EntityParams, responses: { 200: Chart } },
+    { method: 'post', path: '/compliance/assess', summary: 'Assess every entity now (compliance.assess)', responses: { 200: Chart } },
+    { method: 'post', path: '/compliance/assess/:entity_id', summary: 'Assess one entity now (compliance.assess)', params: EntityParams, responses: { 200: Chart } },
   ],
 };

@@ -21,7 +21,7 @@ const COMMON = [
 const SNOWFLAKE_ONLY = [
   'iff', 'nvl', 'nvl2', 'zeroifnull', 'nullifzero', 'ifnull', 'decode', 'div0', 'to_varchar', 'to_decimal', 'to_double', 'to_boolean', 'to_timestamp_ntz', 'to_timestamp_tz',
   'try_to_number', 'try_to_date', 'try_to_timestamp', 'dateadd', 'datediff', 'timestampadd', 'timestampdiff', 'year', 'month', 'day', 'dayofweek', 'week', 'quarter', 'hour',
-  'last_day', 'contains', 'endswith', 'startswith', 'len', 'charindex', 'split', 'array_size', 'parse_json', 'get', 'get_path', 'object_construct', 'flatten', 'any_value', 'count_if', 'sum_if',
+  'last_day', 'contains', 'endswith', 'startswith', 'len', 'charindex', 'split', 'array_size', 'parse_json', 'get', 'get_path', 'object_construct', 'any_value', 'count_if', 'sum_if',
 ];
 
 export const ALLOWED_FUNCTIONS = {
@@ -43,6 +43,8 @@ const NAMED_REFUSALS: [RegExp, string][] = [
   [/^(query_to_xml|query_to_json|table_to_xml|cursor_to_xml|database_to_xml|schema_to_xml)/, 'runs a nested query given as text'],
   [/^txid_|^pg_current_xact_id|^pg_export_snapshot$/, 'reads or assigns transaction ids'],
   [/^system\$|\$/, 'is a Snowflake system function'],
+  [/^(table|generator|flatten|result_scan|identifier|external_table_files|infer_schema|validate|split_to_table|query_history.*|login_history.*)$/, 'is a table function (rows from outside the query\'s tables, or without a bound)'],
+  [/^(xml|xpath|xmltable|json_table|json_populate|jsonb_populate|json_to_record|jsonb_to_record)/, 'parses documents into rows or values outside the allowlist'],
 ];
 
 export function functionRefusal(name: string, dialect: 'postgresql' | 'snowflake'): string | null {

@@ -1,5 +1,6 @@
 import { loadModule, parseSync } from 'libpg-query';
 import { Parser } from 'node-sql-parser';
+import { POSTGRES_NODE_KINDS, POSTGRES_OPERATORS, POSTGRES_TYPES } from './sql-expressions';
 import { functionRefusal } from './sql-functions';
 import { Dialect, scanParameters } from './sql-parameters';
 
@@ -9,6 +10,12 @@ import { Dialect, scanParameters } from './sql-parameters';
  * node-sql-parser's Snowflake grammar), then rules on the tree: exactly one top-level
  * SELECT, no data-modifying statement anywhere (CTEs included), no SELECT INTO, no locking
  * clause, functions on an allowlist, parameters named and bound.
+ *
+ * Names are checked as the server resolves them (issue 28): PostgreSQL folds unquoted names to
+ * lower case and keeps quoted ones, so `"LOWER"(x)` is a different function from `lower(x)` —
+ * one the source may have defined — and is refused; every node kind, operator and cast type
+ * is on an allowlist too (sql-expressions.ts). The warehouse refuses table functions
+ * (`TABLE(GENERATOR(…))`, `FLATTEN`) and quoted function names outright.
  */
 
 export interface SqlIssue {
@@ -29,6 +36,8 @@ export interface SqlValidation {
 }
 
 const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
+/** Kinds refused by a rule of their own (a more specific message than "not allowed"). */
+const OWN_RULE = new Set([...WRITES, 'IntoClause', 'LockingClause']);
 
 function at(sql: string, offset: number, code: string, message: string): SqlIssue {
   const before = sql.slice(0, offset);
@@ -70,16 +79,41 @@ function postgresIssues(sql: string, bound: string, map: (o: number) => number):
     if (WRITES.has(type)) issues.push(at(sql, location, 'data_modifying', `${type.replace(/Stmt$/, '').toUpperCase()} is not allowed (data-modifying statement inside the query)`));
     if (type === 'SelectStmt' && node.intoClause) issues.push(at(sql, location, 'select_into', 'SELECT INTO creates a table and is not allowed'));
     if (type === 'SelectStmt' && node.lockingClause) issues.push(at(sql, location, 'locking_clause', 'locking clauses (FOR UPDATE / FOR SHARE) are not allowed'));
+    if (!POSTGRES_NODE_KINDS.has(type) && !OWN_RULE.has(type)) issues.push(at(sql, location, 'expression_refused', `${kindName(type)} is not allowed in an exposure`));
     if (type === 'FuncCall') {
-      const parts = ((node.funcname as { String: { sval: string } }[]) ?? []).map((p) => p.String.sval);
+      const parts = names(node.funcname);
       const name = parts[parts.length - 1] ?? '';
       const schema = parts.length > 1 ? parts[0] : null;
-      const refusal = schema && schema !== 'pg_catalog' ? `function ${parts.join('.')} is not on the allowlist` : functionRefusal(name, 'postgresql');
+      const refusal =
+        schema && schema !== 'pg_catalog'
+          ? `function ${parts.join('.')} is not on the allowlist`
+          : name !== name.toLowerCase()
+            ? `function "${name}" is not on the allowlist (a quoted name keeps its case and resolves to no built-in)`
+            : functionRefusal(name, 'postgresql');
       if (refusal) issues.push(at(sql, location, 'function_refused', refusal));
+    }
+    if (type === 'A_Expr' || type === 'SortBy') {
+      const operator = names(type === 'A_Expr' ? node.name : node.useOp);
+      const symbol = operator[operator.length - 1] ?? '';
+      if (operator.length > 1) issues.push(at(sql, location, 'operator_refused', `OPERATOR(${operator.join('.')}) is not allowed: operators are written as plain built-in symbols`));
+      else if (/^[-+*/<>=~!@#%^&|`?]+$/.test(symbol) && !POSTGRES_OPERATORS.has(symbol)) issues.push(at(sql, location, 'operator_refused', `operator ${symbol} is not a built-in operator`));
+    }
+    if (type === 'TypeCast') {
+      const typeName = names((node.typeName as { names?: unknown } | undefined)?.names);
+      const name = typeName[typeName.length - 1] ?? '';
+      const builtin = (typeName.length === 1 || (typeName.length === 2 && typeName[0] === 'pg_catalog')) && POSTGRES_TYPES.has(name);
+      if (!builtin) issues.push(at(sql, location, 'type_refused', `a cast to ${typeName.join('.')} is not allowed: only built-in types`));
     }
   });
   return issues;
 }
+
+/** `[{String: {sval}}]` name lists of libpg-query (functions, operators, types) as strings. */
+function names(list: unknown): string[] {
+  return Array.isArray(list) ? list.map((p) => (p as { String?: { sval?: string } }).String?.sval ?? '') : [];
+}
+
+const kindName = (type: string) => type.replace(/Stmt$|Expr$/, '').replace(/^Range/, '').toUpperCase();
 
 const snowflakeParser = new Parser();
 
@@ -108,11 +142,15 @@ function snowflakeIssues(sql: string, bound: string, map: (o: number) => number)
       issues.push(at(sql, 0, 'data_modifying', `${n.type.toUpperCase()} is not allowed`));
     }
     if (n.type === 'select' && (n.into as { position?: unknown } | undefined)?.position) issues.push(at(sql, 0, 'select_into', 'SELECT INTO is not allowed'));
+    // `TABLE(GENERATOR(ROWCOUNT => 1e12))` makes rows from nothing: a cost without a bound.
+    if (n.keyword === 'table' || n.type === 'generator') issues.push(at(sql, 0, 'function_refused', `table functions (${String(n.type).toUpperCase()}) are not allowed in an exposure`));
     if (n.type === 'function' || n.type === 'aggr_func') {
-      const raw = n.name as string | { name?: { value: string }[] };
+      const raw = n.name as string | { name?: { value: string; type?: string }[] };
       const parts = typeof raw === 'string' ? [raw] : (raw?.name ?? []).map((p) => p.value);
+      const quoted = typeof raw !== 'string' && (raw?.name ?? []).some((p) => /quote/.test(p.type ?? ''));
       const name = parts[parts.length - 1] ?? '';
-      const refusal = parts.length > 1 ? `function ${parts.join('.')} is not on the allowlist` : functionRefusal(name, 'snowflake');
+      const refusal =
+        parts.length > 1 ? `function ${parts.join('.')} is not on the allowlist` : quoted ? `function "${name}" is not on the allowlist (a quoted name resolves to no built-in)` : functionRefusal(name, 'snowflake');
       const found = sql.toLowerCase().indexOf(name.toLowerCase());
       if (refusal) issues.push(at(sql, Math.max(0, found), 'function_refused', refusal));
     }

@@ -22,14 +22,19 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-/** The presented token: `Authorization: Bearer …` first, else the `svc_token` cookie. */
-export function presentedToken(req: Request): string | undefined {
+/** The presented token and how it came: `Authorization: Bearer …` first, else the `svc_token` cookie. */
+export function presentedCredential(req: Request): { token: string; via: 'bearer' | 'cookie' } | undefined {
   const authorization = req.headers.authorization;
   if (authorization) {
     const match = /^bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
+    if (match) return { token: match[1], via: 'bearer' };
   }
-  return readCookie(req, SESSION_COOKIE) || undefined;
+  const cookie = readCookie(req, SESSION_COOKIE);
+  return cookie ? { token: cookie, via: 'cookie' } : undefined;
+}
+
+export function presentedToken(req: Request): string | undefined {
+  return presentedCredential(req)?.token;
 }
 
 export function setSessionCookie(res: Response, token: string): void {

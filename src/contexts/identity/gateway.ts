@@ -2,20 +2,23 @@ import type { RequestHandler } from 'express';
 import type { GatewayStages } from '../../platform/http/gateway';
 import { GatewayError } from '../../platform/http/errors';
 import { stampIdentity, stripIdentityHeaders } from '../../platform/http/identity';
-import { presentedToken } from './cookies';
+import { presentedCredential } from './cookies';
 import type { IdentityDeps } from './identity-deps';
 import { isInternalOnlyPath, isPublicPath } from './public-paths';
 import type { ResolvedIdentity } from './resolver';
 import { passesGate, roleGateFor } from './role-gates';
+import { changesState, isCrossSite } from './same-site';
 
 /**
  * Authentication and role gates (spec 1 §5). Identity headers sent by the client are
  * dropped first, whatever their letter case or count; they are stamped only from a token
  * that verifies locally (HS256, exp) and resolves to an active user of the current token
- * version. A resolve failure is 503, never a pass-through.
+ * version. A resolve failure is 503, never a pass-through. A state change authenticated by the
+ * session cookie from another site is refused 403 (see same-site.ts).
  */
 export function identityGateway(deps: IdentityDeps): Pick<GatewayStages, 'authenticate' | 'authorize'> {
   const { tokens, resolver, clock } = deps;
+  const ownOrigin = originOf(deps.config.http.publicBaseUrl);
 
   const authenticate: RequestHandler = async (req, res, next) => {
     stripIdentityHeaders(req);
@@ -25,8 +28,13 @@ export function identityGateway(deps: IdentityDeps): Pick<GatewayStages, 'authen
     }
     // Public paths still get an identity when a good token comes along; a bad one is ignored.
     const optional = isPublicPath(req.method, req.path);
-    const token = presentedToken(req);
-    if (!token) return optional ? next() : next(new GatewayError(401, 'missing authentication'));
+    const credential = presentedCredential(req);
+    if (!credential) return optional ? next() : next(new GatewayError(401, 'missing authentication'));
+    if (credential.via === 'cookie' && changesState(req) && isCrossSite(req, ownOrigin)) {
+      // A public write (log in, redeem an invite) goes on without the cookie's identity.
+      return optional ? next() : next(new GatewayError(403, 'cross-site request refused'));
+    }
+    const { token } = credential;
     const verified = await tokens.verify(token, clock());
     if (!verified.ok) return optional ? next() : next(new GatewayError(401, `invalid token: ${verified.reason}`));
     let resolution;
@@ -52,4 +60,13 @@ export function identityGateway(deps: IdentityDeps): Pick<GatewayStages, 'authen
   };
 
   return { authenticate, authorize };
+}
+
+/** PUBLIC_BASE_URL's origin; a value that is no URL names no origin (the Host check still applies). */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
 }

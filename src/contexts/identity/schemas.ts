@@ -5,4 +5,4 @@ export const UserIdParam = z.object({ id: z.string().uuid() });
 
 export const InviteTokenParam = z.object({ token: z.string().min(1).max(512) });
 
-export const ValidateQuery = z.object({ authorization: z.string().optional() });
+export const ValidateQuery = z.object({ authorization: z.string().max(8192).optional() });

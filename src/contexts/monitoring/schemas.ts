@@ -3,7 +3,7 @@ import { EVENT_TYPE_STATUSES, isLive, LiveEventType } from '../../../streams/mon
 
 export const ID = z.string().min(1).max(128);
 
-export const DATETIME = z.string().datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
+export const DATETIME = z.string().max(40).datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
 
 /** Request schemas of the monitoring routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const TypeParams = z.object({ id: ID });

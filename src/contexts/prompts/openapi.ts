@@ -8,7 +8,7 @@ import { RejectVersionBody } from '../../../commands/prompts/reject-version';
 import { SaveDraftBody } from '../../../commands/prompts/save-draft';
 import { UpdateNamespaceBody } from '../../../commands/prompts/update-namespace';
 import { UpdateTemplateBody } from '../../../commands/prompts/update-template';
-import { AuditQuery, Id, RefParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
+import { AuditQuery, Id, RefPathParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
 
 /** Prompt management (spec 3 §4 "Prompts") in the API contract; schemas are the router's own. */
 const ts = z.string().nullable();
@@ -103,8 +103,8 @@ const hotPath = (internal: boolean): RouteDescription[] => {
   const headers = internal ? z.object({ 'x-tenant-id': z.string().optional(), 'x-user-id': z.string().optional() }) : undefined;
   const note = internal ? 'Internal listener: the tenant from `X-Tenant-Id` (else the default tenant), the user from `X-User-Id` or `user_id`.' : undefined;
   return [
-    { method: 'get', path: '/prompts/resolve/:ref', summary: 'The caller\'s serveable version of `namespace:slug`', description: note, params: RefParams, query: UserQuery, headers, responses: { 200: Resolved } },
-    { method: 'post', path: '/prompts/render/:ref', summary: 'Render the caller\'s version with variables (sandboxed)', description: note, params: RefParams, headers, body: RenderBody, responses: { 200: Rendered } },
+    { method: 'get', path: '/prompts/resolve/:ns::slug', summary: 'The caller\'s serveable version of `namespace:slug`', description: note, params: RefPathParams, query: UserQuery, headers, responses: { 200: Resolved } },
+    { method: 'post', path: '/prompts/render/:ns::slug', summary: 'Render the caller\'s version with variables (sandboxed)', description: note, params: RefPathParams, headers, body: RenderBody, responses: { 200: Rendered } },
   ];
 };
 

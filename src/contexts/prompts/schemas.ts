@@ -7,6 +7,15 @@ export const TierParams = z.object({ id: z.string().uuid(), tid: z.string().uuid
 
 export const RefParams = z.object({ ref: z.string().min(3).max(130) });
 
+/**
+ * The same path segment as the contract writes it (spec 3: `{ns}:{slug}`): the router takes
+ * the segment whole (`:ref`) and splits it, the document names its two halves.
+ */
+export const RefPathParams = z.object({
+  ns: z.string().max(64).regex(/^[a-z][a-z0-9_-]{0,63}$/).describe('Namespace name'),
+  slug: z.string().max(64).regex(/^[a-z][a-z0-9_-]{0,63}$/).describe('Template slug'),
+});
+
 export const TemplatesQuery = z.object({ namespace_id: z.string().uuid().optional() });
 
 export const AuditQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.string().uuid().optional() });

@@ -5,6 +5,7 @@ import { consoleRouter } from './console';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
 import { bodyHygiene, urlHygiene } from './input-hygiene';
+import { announceKeepAlive } from './keep-alive';
 import { requestContext } from './request-context';
 import { requestScope } from './request-scope';
 
@@ -26,6 +27,7 @@ function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boole
   // TRUST_PROXY=true means one proxy in front: Express's own `true` would trust every hop and
   // take the left-most X-Forwarded-For entry, which the client writes, as its address.
   app.set('trust proxy', trustProxy === true ? 1 : trustProxy);
+  app.use(announceKeepAlive);
   app.use(requestContext(logger, listener));
   // Before CORS, health and the gateway: a target no route could decode is refused here.
   app.use(urlHygiene);

@@ -6,7 +6,27 @@ import express, { Router } from 'express';
 export const CONSOLE_ROOT = path.resolve(__dirname, '../../../console/dist');
 
 /** Paths the console never answers: the API and health (a miss there stays the API's 404). */
-const RESERVED = /^\/(api(\/|$)|health(\/|$))/;
+const RESERVED = /^\/(api|health)(\/|$)/;
+
+/**
+ * Whether a path looks like the API to anyone: `//api/v1/auth//resolve`, `/API/v1`, `/%2Fapi`,
+ * `/api%2Fv1` or a backslash reach no route, and answering them with the SPA's HTML would make
+ * an API client read a 200 for a request that did nothing (issue 28). The path is decoded
+ * (twice-encoded slashes too), backslashes read as slashes, runs of slashes collapsed and the
+ * letter case ignored before the reserved prefixes are tested.
+ */
+export function isApiLookingPath(path: string): boolean {
+  let decoded = path;
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      return true;
+    }
+  }
+  const normalized = decoded.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+  return RESERVED.test(normalized.startsWith('/') ? normalized : `/${normalized}`);
+}
 
 /**
  * The console's static assets, then an SPA fallback (GET/HEAD of any other path answers
@@ -21,9 +41,9 @@ export function consoleRouter(root: string): Router {
       res.setHeader('Cache-Control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-  router.use((req, res, next) => (RESERVED.test(req.path) ? next() : assets(req, res, next)));
+  router.use((req, res, next) => (isApiLookingPath(req.path) ? next() : assets(req, res, next)));
   router.use((req, res, next) => {
-    if ((req.method !== 'GET' && req.method !== 'HEAD') || RESERVED.test(req.path)) return next();
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiLookingPath(req.path)) return next();
     const index = path.join(root, 'index.html');
     if (!existsSync(index)) {
       res.status(503).type('text/plain').send('The console is not built yet: run `npm install` (or `node console/build.js`).');

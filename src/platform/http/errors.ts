@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { DomainError } from '../domain-errors';
 import { EventStoreUnavailableError } from '../eventstore/types';
+import { isConnectionLoss } from '../infra/connection-loss';
 import { issuesOf } from './validation';
 
 const STATUS: Record<DomainError['kind'], number> = {
@@ -84,9 +85,9 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(400).json({ detail: 'Malformed request: a value is not acceptable here' });
     return;
   }
-  if (error instanceof EventStoreUnavailableError) {
-    req.log?.error({ err: error }, 'event store unavailable');
-    res.status(503).json({ detail: 'Service temporarily unavailable' });
+  if (error instanceof EventStoreUnavailableError || isConnectionLoss(error)) {
+    req.log?.error({ err: error }, 'a dependency is unavailable');
+    res.status(503).json({ error: 'service unavailable' });
     return;
   }
   req.log?.error({ err: error }, 'unhandled error');

@@ -140,6 +140,17 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
   };
 }
 
+/**
+ * Who may call: the session token by header or cookie; on a public path also nobody (`{}`),
+ * while a good token there is still resolved (spec 1 §4). The internal listener and the root
+ * routes (health, docs) have no gateway.
+ */
+function security(route: RouteDescription, listener: Listener): Record<string, string[]>[] {
+  if (listener !== 'public' || route.root) return [];
+  const session: Record<string, string[]>[] = [{ bearer: [] }, { cookie: [] }];
+  return route.auth === 'public' ? [{}, ...session] : session;
+}
+
 function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, tag: string): void {
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
@@ -159,14 +170,16 @@ function register(registry: OpenAPIRegistry, route: RouteDescription, listener: 
           }
         : undefined;
   const name = route.path.replace(/[:/{}-]+/g, '_').replace(/^_|_$/g, '');
+  // Every operation says what it does and, for a write without a body, that it takes none.
+  const description = [route.description ?? `${route.summary}.`, route.method !== 'get' && !route.body ? 'No request body: a body sent is ignored.' : null].filter(Boolean).join('\n\n');
   registry.registerPath({
     method: route.method,
     path: (route.root ? '' : '/api/v1') + openApiPath(route.path),
     operationId: `${listener === 'internal' ? 'internal_' : ''}${route.method}_${name || 'root'}`,
     summary: route.summary,
-    description: route.description,
+    description,
     tags: route.tags ?? [tag],
-    security: listener === 'public' && !route.root && route.auth !== 'public' ? [{ bearer: [] }, { cookie: [] }] : [],
+    security: security(route, listener),
     request: {
       ...(route.params ? { params: route.params } : {}),
       ...(route.query ? { query: route.query } : {}),
@@ -177,6 +190,8 @@ function register(registry: OpenAPIRegistry, route: RouteDescription, listener: 
   });
 }
 
+const routesOf = (description: ApiDescription, listener: Listener) => (listener === 'public' ? description.public : description.internal)?.() ?? [];
+
 export interface DocumentOptions {
   listener: Listener;
   version?: string;
@@ -185,17 +200,19 @@ export interface DocumentOptions {
 /** The OpenAPI 3.1 document of one listener, built from the descriptions of the running contexts. */
 export function buildOpenApiDocument(descriptions: ApiDescription[], options: DocumentOptions) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from POST /api/v1/auth/token' });
+  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from POST /api/v1/auth/token: a JWT handled per RFC8725 (HS256 only, `exp`, `iat` and issuer required, no `kid`/`jku`/`jwk`/`x5u` headers).' });
   registry.registerComponent('securitySchemes', 'cookie', { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The HttpOnly session cookie set at login' });
   registry.register('ErrorDetail', ErrorDetail);
   registry.register('ValidationError', ValidationError);
   registry.register('GatewayError', GatewayErrorBody);
   for (const description of descriptions) {
-    for (const route of (options.listener === 'public' ? description.public : description.internal)?.() ?? []) register(registry, route, options.listener, description.tag);
+    for (const route of routesOf(description, options.listener)) register(registry, route, options.listener, description.tag);
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
+  const tags = [...new Map(descriptions.flatMap((d) => routesOf(d, options.listener).flatMap((r) => r.tags ?? [d.tag])).map((tag) => [tag, { name: tag, description: `Routes of the ${tag} context` }])).values()];
   const document = generator.generateDocument({
     openapi: '3.1.0',
+    tags,
     info: {
       title: options.listener === 'public' ? 'Compliance platform API' : 'Compliance platform internal API (127.0.0.1 only)',
       version: options.version ?? '0.1.0',
@@ -204,8 +221,9 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
           ? 'Every route of the public listener. Errors: backend `{detail: string}`, validation 422 `{detail: [{loc, msg, type}]}`, gateway `{error}`.'
           : 'Routes of the internal listener: no gateway; local services name the tenant with `X-Tenant-Id` where a route needs one.',
     },
-    servers: [{ url: '/' }],
+    servers: [{ url: '/', 'x-internal': options.listener === 'internal' } as { url: string }],
   });
+  impliedBounds(document);
   // A path parameter is always required (a coercing schema such as `z.coerce.number()` reads as optional to the generator).
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>)) {
@@ -216,6 +234,28 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** Lengths a format's own check already fixes (zod's uuid and date patterns match exactly this many characters). */
+const FORMAT_LENGTH: Record<string, number> = { uuid: 36, date: 10 };
+const INT32 = 2 ** 31;
+
+/**
+ * Writes into the document the bounds the checks already enforce but the generator leaves
+ * out (issue 28): a uuid or date string's length, and an integer's format when its range
+ * fits int32 or int64. Nothing is added that the zod schema does not check.
+ */
+function impliedBounds(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(impliedBounds);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'string' && typeof schema.format === 'string' && FORMAT_LENGTH[schema.format] && schema.maxLength === undefined) schema.maxLength = FORMAT_LENGTH[schema.format];
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : null;
+    const high = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : null;
+    if (low !== null && high !== null) schema.format = low >= -INT32 && high < INT32 ? 'int32' : 'int64';
+  }
+  for (const value of Object.values(schema)) impliedBounds(value);
+}
 
 /** zod with `.openapi()` (names and examples): description files import `z` from here. */
 export { z };

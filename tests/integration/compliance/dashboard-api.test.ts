@@ -231,4 +231,14 @@ describe('compliance dashboard over a seeded Texas portfolio (spec 2 §4)', () =
     expect((await get('/compliance/matrix', none.headers)).status).to.equal(403);
     expect((await t.api.post('/compliance/assess', {}, none.headers)).status).to.equal(403);
   });
+
+  it('an assessment writes, so it needs compliance.assess: a reviewer reads the dashboard but is refused 403', async () => {
+    const reviewer = await signIn(t, { roles: ['reviewer'], tenantId });
+    expect((await get('/compliance/summary', reviewer.headers)).status).to.equal(200);
+    const refused = await t.api.post('/compliance/assess', {}, reviewer.headers);
+    expect(refused.status).to.equal(403);
+    expect(refused.body).to.deep.equal({ detail: 'Insufficient permissions' });
+    const wells = (await t.api.get('/graph/entities/Well?limit=1', auth)).body.entities;
+    expect((await t.api.post(`/compliance/assess/${encodeURIComponent(wells[0].entity_id)}`, {}, reviewer.headers)).status).to.equal(403);
+  });
 });

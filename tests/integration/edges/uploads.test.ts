@@ -100,6 +100,26 @@ describe('uploads every client can read', function () {
     }
   });
 
+  it('8 concurrent 11 MB uploads with a Content-Length while other requests run: every client reads its 413, none sees EPIPE', async function () {
+    this.timeout(120_000);
+    let reads = 0;
+    let busy = true;
+    const background = (async () => {
+      while (busy) {
+        expect((await t.api.get('/conversations', alice.headers)).status).to.equal(200);
+        reads++;
+      }
+    })();
+    const uploads = await Promise.allSettled(
+      Array.from({ length: 8 }, () => files.upload(url(), { bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' }, { headers: alice.headers })),
+    );
+    busy = false;
+    await background;
+    const outcomes = uploads.map((u) => (u.status === 'fulfilled' ? `${u.value.status} ${u.value.body.detail}` : `${u.reason} ${(u.reason as { cause?: unknown }).cause}`));
+    expect(outcomes).to.deep.equal(Array(8).fill('413 The file exceeds the 10 MB limit'));
+    expect(reads).to.be.greaterThan(0);
+  });
+
   it(`a body declared beyond the drain bound (${DRAIN_BOUND_BYTES / 1024 / 1024} MB) is answered at once and the connection closed`, async () => {
     const target = new URL(url());
     const result = await new Promise<{ status: number; connection: string | undefined; closed: boolean }>((resolve, reject) => {

@@ -129,7 +129,7 @@ describe('identity: the gateway against forged and malformed tokens (spec 1 §5)
     for (let i = 0; i < forged.length; i += 2) headers.append(forged[i], forged[i + 1]);
     headers.set('authorization', `Bearer ${user.token}`);
     const withToken = await (await fetch(`${t.publicUrl}/api/v1/anything`, { headers })).json();
-    expect(withToken.identity).to.deep.equal({ userId: user.userId, tenantId: user.tenantId, permissions: ['conversations.use', 'dashboards.read', 'filings.submit'] });
+    expect(withToken.identity).to.deep.equal({ userId: user.userId, tenantId: user.tenantId, permissions: ['compliance.assess', 'conversations.use', 'dashboards.read', 'filings.submit'] });
     headers.delete('authorization');
     const publicPath = await (await fetch(`${t.publicUrl}/api/v1/entity-types`, { headers })).json();
     expect(publicPath.identity).to.equal(null);

@@ -12,8 +12,10 @@ describe('the API contract', function () {
   });
   after(() => t?.close());
 
+  // One path segment may hold several parameters (`{ns}:{slug}`, spec 3) where the router takes it whole (`:ref`).
+  const shape = (path: string) => path.replace(/\{[^}/]+\}(:\{[^}/]+\})*/g, '{}');
   const operations = (doc: OpenApiDocument) =>
-    Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
+    Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${shape(path)}`));
 
   for (const listener of ['public', 'internal'] as const) {
     it(`describes every route the ${listener} listener serves, and nothing it does not`, async () => {
@@ -22,7 +24,7 @@ describe('the API contract', function () {
       expect(status).to.equal(200);
       const documented = new Set(operations(body));
       const app = listener === 'public' ? t.platform.apps.public! : t.platform.apps.internal;
-      const served = servedRoutes(app);
+      const served = servedRoutes(app).map((r) => ({ ...r, path: shape(r.path) }));
       const undescribed = served
         .filter((r) => (r.method === 'all' ? !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => documented.has(`${m} ${r.path}`)) : !documented.has(`${r.method.toUpperCase()} ${r.path}`)))
         .map((r) => `${r.method.toUpperCase()} ${r.path}`);
@@ -42,7 +44,7 @@ describe('the API contract', function () {
     const me = (body.paths as any)['/api/v1/auth/me'].get;
     expect(me.security).to.deep.equal([{ bearer: [] }, { cookie: [] }]);
     expect(me.responses['401'].content['application/json'].schema).to.be.an('object');
-    expect((body.paths as any)['/api/v1/auth/token'].post.security).to.deep.equal([]);
+    expect((body.paths as any)['/api/v1/auth/token'].post.security).to.deep.equal([{}, { bearer: [] }, { cookie: [] }]);
   });
 
   it('serves documents that are valid OpenAPI 3.1 on both listeners', async () => {
@@ -70,5 +72,24 @@ describe('the API contract', function () {
     expect(Object.keys(body.paths ?? {})).to.include('/api/v1/auth/resolve');
     const publicDoc = (await t.api.get<OpenApiDocument>('/openapi.json')).body;
     expect(Object.keys(publicDoc.paths ?? {})).not.to.include('/api/v1/auth/resolve');
+  });
+
+  it('writes the prompts hot path as spec 3 does (`{ns}:{slug}`), both halves as path parameters', async () => {
+    const paths = (await t.api.get<OpenApiDocument>('/openapi.json')).body.paths as any;
+    for (const [path, method] of [['/api/v1/prompts/resolve/{ns}:{slug}', 'get'], ['/api/v1/prompts/render/{ns}:{slug}', 'post']]) {
+      expect(paths[path]?.[method]?.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name), path).to.deep.equal(['ns', 'slug']);
+    }
+  });
+
+  it('every write operation describes its request body or says it takes none', async () => {
+    for (const client of [t.api, t.internal]) {
+      const paths = (await client.get<OpenApiDocument>('/openapi.json')).body.paths as any;
+      const silent = Object.entries<any>(paths).flatMap(([path, item]) =>
+        Object.entries<any>(item)
+          .filter(([method, op]) => method !== 'get' && !op.requestBody && !/No request body/.test(op.description ?? ''))
+          .map(([method]) => `${method.toUpperCase()} ${path}`),
+      );
+      expect(silent).to.deep.equal([]);
+    }
   });
 });

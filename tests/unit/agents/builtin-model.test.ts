@@ -3,7 +3,7 @@ import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-
 import { builtinLanguageModel, entitiesIn } from '../../../src/platform/infra/llm/builtin-model';
 import { countTokens } from '../../../src/platform/infra/tokens';
 
-const tool = (name: string) => ({ type: 'function' as const, name, description: name, inputSchema: { type: 'object' } });
+const tool = (name: string) => ({ type: 'function' as const, name, description: name, inputSchema: { type: 'object' as const } });
 const TOOLS = ['graph_context', 'graph_query_template', 'impact_analysis', 'load_skill', 'request_approval'].map(tool);
 const SYSTEM = 'You are a compliance assistant.\n\nSkills:\n- skill flaring_authorization: Flaring. Rule 32. Triggers: flare, flaring, rule 32';
 

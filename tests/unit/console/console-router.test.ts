@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import express from 'express';
-import { consoleRouter } from '../../../src/platform/http/console';
+import { consoleRouter, isApiLookingPath } from '../../../src/platform/http/console';
+import http from 'node:http';
 
 describe('console static serving and SPA fallback', () => {
   let dir: string;
@@ -57,5 +58,29 @@ describe('console static serving and SPA fallback', () => {
     expect((await fetch(`${base}/health`)).headers.get('content-type')).to.include('application/json');
     const post = await fetch(`${base}/approvals`, { method: 'POST' });
     expect(post.status).to.equal(404);
+  });
+
+  it('never answers an API-looking path with the page: doubled slashes, letter case, encoded slashes and backslashes keep the JSON 404', async () => {
+    writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
+    const raw = (target: string) =>
+      new Promise<{ status: number; type: string }>((resolve, reject) => {
+        http.get(`${base}${target}`, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) });
+        }).on('error', reject);
+      });
+    for (const target of ['//api/v1/auth//resolve', '//api', '/api//v1/auth/resolve', '///api/v1', '/API/v1/x', '/%2Fapi/v1/x', '/%2fapi', '/api%2Fv1%2Fauth', '/%252Fapi/v1', '/%5Capi/v1', '//health']) {
+      const answer = await raw(target);
+      expect(answer, target).to.deep.equal({ status: 404, type: 'application/json; charset=utf-8' });
+    }
+    expect((await raw('/approvals//abc')).status).to.equal(200);
+    expect((await raw('/apiary')).status).to.equal(200);
+  });
+
+  it('reads a path as the API after decoding, collapsing slashes and ignoring case', () => {
+    expect(['/api', '//api/', '/api//x', '/%2Fapi', '/%252fapi', '/ApI/v1', '\\api', '/health']).to.satisfy((all: string[]) => all.every(isApiLookingPath));
+    expect(['/', '/approvals', '/apiary', '/healthy', '/docs/api'].filter(isApiLookingPath)).to.deep.equal([]);
+    // A path that cannot be decoded is no page of the console either.
+    expect(isApiLookingPath('/%E0%A4%A')).to.equal(true);
   });
 });

@@ -37,7 +37,7 @@ describe('identity resolver: per-user cache, stale-while-revalidate', () => {
     const result = await resolver.resolve(claims);
     expect(result).to.deep.include({ valid: true });
     expect(result.valid && result.identity.roles).to.deep.equal(['operator']);
-    expect(result.valid && result.identity.permissions).to.deep.equal(['conversations.use', 'dashboards.read', 'filings.submit']);
+    expect(result.valid && result.identity.permissions).to.deep.equal(['compliance.assess', 'conversations.use', 'dashboards.read', 'filings.submit']);
   });
 
   it('reads the directory once per user within the fresh window', async () => {

@@ -23,7 +23,7 @@ const paths = document.paths as Record<string, Record<string, any>>;
 describe('the API contract builder', () => {
   it('writes express paths as OpenAPI templates under /api/v1 with their parameters', () => {
     expect(paths).to.have.keys('/api/v1/things/{id}', '/api/v1/things/special', '/api/v1/things', '/api/v1/things/{id}/file', '/api/v1/things/{id}/events', '/api/v1/open');
-    expect(paths['/api/v1/things/{id}'].get.parameters).to.deep.include({ schema: { type: 'string', format: 'uuid' }, required: true, name: 'id', in: 'path' });
+    expect(paths['/api/v1/things/{id}'].get.parameters).to.deep.include({ schema: { type: 'string', format: 'uuid', maxLength: 36 }, required: true, name: 'id', in: 'path' });
   });
 
   it('adds the error bodies a route can answer: gateway statuses, 422 for what it parses, 400/413 for a body', () => {
@@ -31,7 +31,7 @@ describe('the API contract builder', () => {
     expect(Object.keys(post.responses)).to.include.members(['201', '400', '401', '403', '404', '409', '413', '422', '429', '500', '503']);
     expect(post.responses['422'].content['application/json'].schema).to.deep.equal({ anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/ErrorDetail' }] });
     expect(standardErrors({ method: 'get', path: '/open', auth: 'public', summary: '', responses: {} }, 'public')).to.not.include(401);
-    expect(paths['/api/v1/open'].get.security).to.deep.equal([]);
+    expect(paths['/api/v1/open'].get.security).to.deep.equal([{}, { bearer: [] }, { cookie: [] }]);
     expect(paths['/api/v1/things/{id}'].get.security).to.deep.equal([{ bearer: [] }, { cookie: [] }]);
   });
 

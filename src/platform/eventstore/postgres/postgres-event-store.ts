@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { isConnectionLoss } from '../../infra/connection-loss';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
@@ -55,11 +56,8 @@ function positionParams(p: Position): [string, string] {
   return p.commit < 0n ? ['0', '-1'] : [p.commit.toString(), p.prepare.toString()];
 }
 
-const CONNECTION_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001']);
-
 function mapInfraError(error: unknown): never {
-  const code = (error as { code?: string }).code;
-  if (code && CONNECTION_ERRORS.has(code)) throw new EventStoreUnavailableError(String((error as Error).message));
+  if (isConnectionLoss(error)) throw new EventStoreUnavailableError(String((error as Error).message));
   throw error;
 }
 

@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { IRuleResult } from '@stoplight/spectral-core';
+import { contexts } from '../../../src/contexts';
+import { lintOpenApi, RULES_OFF } from '../../../src/platform/openapi/lint';
+import { documentFor } from '../../../src/platform/openapi/serve';
+
+/**
+ * The OWASP API Security Top 10 ruleset and Spectral's OpenAPI rules on the document the
+ * platform serves (issue 28), with only the rules `.spectral.yaml` turns off.
+ */
+describe('the served OpenAPI document under the API security rules', function () {
+  this.timeout(300_000);
+  let results: IRuleResult[];
+  const where = (r: IRuleResult) => `${r.code} at ${r.path.join('.')}`;
+  const errors = () => results.filter((r) => r.severity === 0);
+  const onRequests = (r: IRuleResult) => r.path.includes('parameters') || r.path.includes('requestBody');
+
+  let authenticated: Set<string>;
+
+  before(async () => {
+    const document = documentFor(contexts, 'public');
+    results = await lintOpenApi(document);
+    // Operations that need a session: security set, and no `{}` (anonymous) alternative.
+    authenticated = new Set(
+      Object.entries<Record<string, { security?: object[] }>>(document.paths as never).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([, op]) => (op.security ?? []).length > 0 && !(op.security ?? []).some((s) => Object.keys(s).length === 0))
+          .map(([method, op]) => {
+            const documented = Object.keys((op as { responses?: object }).responses ?? {});
+            if (!documented.includes('401') || !documented.includes('403')) throw new Error(`${method.toUpperCase()} ${path} needs a session but does not document 401 and 403`);
+            return `${path}.${method}`;
+          }),
+      ),
+    );
+  });
+
+  it('turns off only the rules .spectral.yaml turns off, each with its reason', () => {
+    const yaml = readFileSync(path.join(__dirname, '../../../.spectral.yaml'), 'utf8');
+    const off = [...yaml.matchAll(/^\s+(\S+): off$/gm)].map((m) => m[1]);
+    expect(off).to.have.members(Object.keys(RULES_OFF));
+  });
+
+  // Issue 28 is not done here: inputs not yet bounded with src/platform/http/bounded.ts. The
+  // ceiling only goes down; at 0 this becomes `deep.equal([])`.
+  const UNBOUNDED_INPUT_CEILING = 93;
+  it(`bounds inputs: at most ${UNBOUNDED_INPUT_CEILING} errors left on parameters and request bodies, and none on free-form objects`, () => {
+    const open = errors().filter(onRequests);
+    expect(open.length, open.map(where).join('\n')).to.be.at.most(UNBOUNDED_INPUT_CEILING);
+    expect(open.filter((r) => r.path.includes('properties') && /^(properties|metadata|payload|config|credential|fields|modifications)$/.test(String(r.path[r.path.length - 1]))).map(where)).to.deep.equal([]);
+  });
+
+  it('has no error outside the schemas: security schemes, servers, write protection', () => {
+    const schemaRules = /^owasp:api4:2023-(string-limit|array-limit|integer-limit|integer-format)$/;
+    expect(errors().filter((r) => !schemaRules.test(String(r.code))).map(where)).to.deep.equal([]);
+  });
+
+  it('describes and tags every operation; every authenticated one documents 401 and 403, every rate-limited one 429', () => {
+    const warnings = results.filter((r) => r.severity === 1);
+    expect(warnings.filter((r) => /^operation-(description|tag-defined)$/.test(String(r.code))).map(where)).to.deep.equal([]);
+    const operation = (r: IRuleResult) => `${r.path[1]}.${r.path[2]}`;
+    expect(authenticated.size).to.be.greaterThan(100);
+    expect(warnings.filter((r) => r.code === 'owasp:api8:2023-define-error-responses-401' && authenticated.has(operation(r))).map(where)).to.deep.equal([]);
+    // Health and the reference page sit outside the gateway and its rate limit.
+    expect(warnings.filter((r) => r.code === 'owasp:api4:2023-rate-limit-responses-429' && !/^paths\.\/(health|docs)\b/.test(r.path.join('.'))).map(where)).to.deep.equal([]);
+  });
+});
