@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { APPROVALS_TABLE } from '../../../projections/approvals/approval-queue';
+import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
+import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
 import { conversationStream } from '../../../streams/conversations/conversation';
 import { Session, signIn } from '../../support/auth';
@@ -103,5 +105,23 @@ describe('a reviewer\'s decision reaches its paused turn (issue 24 §2)', functi
     expect((await guardOf(resumed.execution_id)).detail).to.deep.include({ approval_id: approvalId, decision: 'rejected', comments: 'test date is wrong' });
     expect(resumed.messages.at(-1).content).to.contain('Nothing will be filed');
     expect(await approvalsOf(conversationId)).to.have.length(1);
+  });
+
+  it('a replayed reaction delivers nothing twice, and of two concurrent "go ahead" turns exactly one resumes', async () => {
+    const conversationId = await newConversation();
+    const approvalId = (await say(conversationId, `Please submit the W-10 for well ${wellApi}.`)).hitl_approval_id as string;
+    expect((await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'modified', modifications: { test_date: '2026-01-12' } }, reviewer.headers)).status).to.equal(200);
+    await delivered(conversationId, approvalId);
+
+    // The runner replays the event after a crash before its checkpoint: the same delivery appends nothing.
+    const decision = (await t.deps.store.readStream(approvalAggregate.stream(alice.tenantId, approvalId))).find((e) => e.type === 'ApprovalDecided')!;
+    const before = (await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).length;
+    await routeDecisionReactor.react(decision, t.deps);
+    expect(await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).to.have.length(before);
+
+    const turns = await Promise.all([say(conversationId, 'Go ahead and submit it.'), say(conversationId, 'Go ahead and submit it.')]);
+    const guards = await Promise.all(turns.map((turn) => guardOf(turn.execution_id)));
+    expect(guards.map((g) => g.status).sort()).to.deep.equal(['nothing_to_resume', 'resumed']);
+    expect(guards.find((g) => g.status === 'resumed')!.detail).to.deep.include({ approval_id: approvalId, decision: 'modified', modifications: { test_date: '2026-01-12' } });
   });
 });
