@@ -3,7 +3,7 @@ import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import { DEFAULT_PACKS } from '../../src/contexts/compliance/packs';
-import { approvalAggregate, ApprovalDecisionRecord } from '../../streams/approvals/approval';
+import { approvalAggregate, ApprovalDecisionRecord, approvalState } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
 import { namespaceOf } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
@@ -13,7 +13,6 @@ import { createEntity } from '../graph/create-entity';
 import { updateEntity } from '../graph/update-entity';
 import { checklistFacts, checklistHistory } from './checklist-history';
 import { ChecklistFacts, graphLabelOf } from './filing-payload';
-import { approvalState } from './review-reactors';
 
 export interface FilingFacts {
   checklist: ChecklistFacts;

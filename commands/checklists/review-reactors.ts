@@ -1,17 +1,11 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import type { EventStore } from '../../src/platform/eventstore/types';
 import { Conflict, Forbidden } from '../../src/platform/domain-errors';
 import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
-import { approvalAggregate, ApprovalState } from '../../streams/approvals/approval';
+import { ApprovalState, approvalState } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
 import { DecideApproval, decideApproval } from '../approvals/decide-approval';
 import { recordReview, RecordReview } from './record-review';
-
-/** An approval's state as written (the reactor's fact, never a lagging read model). */
-export async function approvalState(store: EventStore, stream: string): Promise<ApprovalState> {
-  return (await store.readStream(stream)).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState);
-}
 
 /**
  * Given a decided approval, then the review its checklist records (none for an approval

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
+import type { EventStore } from '../../src/platform/eventstore/types';
 
 /**
  * A human-in-the-loop approval (spec 2 §3 Approval): requested by an agent turn or a
@@ -123,3 +124,8 @@ export const approvalAggregate: Aggregate<ApprovalState, ApprovalEvent> = {
   evolve: evolveApproval,
   read: readApprovalEvent,
 };
+
+/** An approval's state as written (a reaction's or a turn's fact, never a lagging read model). */
+export async function approvalState(store: EventStore, stream: string): Promise<ApprovalState> {
+  return (await store.readStream(stream)).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState);
+}

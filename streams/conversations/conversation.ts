@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Aggregate } from '../../src/platform/command-handling/aggregate';
 import { NotFound } from '../../src/platform/domain-errors';
+import { DECISIONS } from '../approvals/approval';
 import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**
@@ -60,6 +61,19 @@ function upcastMessage(data: unknown): unknown {
 }
 const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentId: z.string(), ...ExtractedFileFields }));
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
+/** A turn of this conversation paused on an approval (issue 24 §2): the conversation waits on it. */
+const ApprovalAwaited = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string() });
+const ReviewerDecision = z.object({
+  decision: z.enum(DECISIONS),
+  reviewerId: z.string(),
+  comments: z.string().nullable(),
+  modifications: json.nullable(),
+  decidedAt: z.string(),
+});
+/** The reviewer's decision on an awaited approval reached the conversation (routed by a reactor, or read by the resuming turn first). */
+const ApprovalDecisionDelivered = z.object({ approvalId: z.string(), checkpointType: z.string(), ...ReviewerDecision.shape });
+/** A turn resumed from the decision: no later turn resumes from it again. */
+const ApprovalDecisionConsumed = z.object({ approvalId: z.string(), executionId: z.string() });
 
 export type ConversationEvent =
   | { type: 'ConversationCreated'; data: z.infer<typeof ConversationCreated> }
@@ -68,7 +82,12 @@ export type ConversationEvent =
   | { type: 'ConversationDeleted'; data: z.infer<typeof ConversationDeleted> }
   | { type: 'MessageAppended'; data: z.infer<typeof MessageAppended> }
   | { type: 'AttachmentAdded'; data: z.infer<typeof AttachmentAdded> }
-  | { type: 'AttachmentRemoved'; data: z.infer<typeof AttachmentRemoved> };
+  | { type: 'AttachmentRemoved'; data: z.infer<typeof AttachmentRemoved> }
+  | { type: 'ApprovalAwaited'; data: z.infer<typeof ApprovalAwaited> }
+  | { type: 'ApprovalDecisionDelivered'; data: z.infer<typeof ApprovalDecisionDelivered> }
+  | { type: 'ApprovalDecisionConsumed'; data: z.infer<typeof ApprovalDecisionConsumed> };
+
+export type ReviewerDecision = z.infer<typeof ReviewerDecision>;
 
 export type MessageAppendedData = z.infer<typeof MessageAppended>;
 export type AttachmentAddedData = z.infer<typeof AttachmentAdded>;
@@ -81,6 +100,9 @@ const schemas: Record<ConversationEvent['type'], z.ZodTypeAny> = {
   MessageAppended,
   AttachmentAdded,
   AttachmentRemoved,
+  ApprovalAwaited,
+  ApprovalDecisionDelivered,
+  ApprovalDecisionConsumed,
 };
 export const CONVERSATION_EVENT_TYPES = Object.keys(schemas) as ConversationEvent['type'][];
 
@@ -107,7 +129,24 @@ interface Live {
   recentMessages: ReadonlyArray<readonly [id: string, sequence: number]>;
   /** Attachments present now, id → filename. */
   attachments: Readonly<Record<string, string>>;
+  /**
+   * Approvals its paused turns wait on, oldest first, until a turn resumes from the decision
+   * (then they move to `settledApprovals`). `decision` is null while none has reached it.
+   */
+  awaitedApprovals: ReadonlyArray<AwaitedApproval>;
+  /** The latest approvals a turn resumed from, so a late or replayed delivery cannot revive one. */
+  settledApprovals: readonly string[];
 }
+
+export interface AwaitedApproval {
+  approvalId: string;
+  executionId: string;
+  checkpointType: string;
+  decision: ReviewerDecision | null;
+}
+
+/** Settled approval ids the state remembers (a delivery arrives within seconds of its decision). */
+export const REMEMBERED_SETTLED_APPROVALS = 50;
 
 export type ConversationState = { status: 'none' } | ({ status: 'open' } & Live) | ({ status: 'deleted' } & Live);
 
@@ -115,7 +154,7 @@ export const initialConversationState: ConversationState = { status: 'none' };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationCreated') {
-    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {} };
+    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {}, awaitedApprovals: [], settledApprovals: [] };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -139,7 +178,32 @@ export function evolveConversation(state: ConversationState, event: Conversation
       const { [event.data.attachmentId]: _removed, ...attachments } = state.attachments;
       return { ...state, attachments };
     }
+    case 'ApprovalAwaited': {
+      const { approvalId, executionId, checkpointType } = event.data;
+      return { ...state, awaitedApprovals: [...state.awaitedApprovals, { approvalId, executionId, checkpointType, decision: null }] };
+    }
+    case 'ApprovalDecisionDelivered': {
+      const { approvalId, checkpointType, ...decision } = event.data;
+      const known = state.awaitedApprovals.some((a) => a.approvalId === approvalId);
+      // A decision may arrive for an approval whose awaiting was never recorded (a turn paused before issue 24 §2).
+      const awaited = known ? state.awaitedApprovals : [...state.awaitedApprovals, { approvalId, executionId: '', checkpointType, decision: null }];
+      return { ...state, awaitedApprovals: awaited.map((a) => (a.approvalId === approvalId ? { ...a, decision } : a)) };
+    }
+    case 'ApprovalDecisionConsumed':
+      return {
+        ...state,
+        awaitedApprovals: state.awaitedApprovals.filter((a) => a.approvalId !== event.data.approvalId),
+        settledApprovals: [...state.settledApprovals.slice(-(REMEMBERED_SETTLED_APPROVALS - 1)), event.data.approvalId],
+      };
   }
+}
+
+/** Where an approval stands for this conversation: not known, awaited (decided or not), or already resumed from. */
+export function approvalStanding(state: ConversationState, approvalId: string): { kind: 'unknown' } | { kind: 'awaited'; awaited: AwaitedApproval } | { kind: 'settled' } {
+  if (state.status === 'none') return { kind: 'unknown' };
+  if (state.settledApprovals.includes(approvalId)) return { kind: 'settled' };
+  const awaited = state.awaitedApprovals.find((a) => a.approvalId === approvalId);
+  return awaited ? { kind: 'awaited', awaited } : { kind: 'unknown' };
 }
 
 /** The sequence number a remembered message id got, if it is among the latest ones. */
@@ -155,7 +219,8 @@ export const conversationAggregate: Aggregate<ConversationState, ConversationEve
   evolve: evolveConversation,
   read: readConversationEvent,
   // Agent turns append several messages per turn: long conversations fold from a snapshot.
-  snapshot: { every: 100, version: 1, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
+  // Version 2: the state gained the awaited and settled approvals; older snapshots are refolded.
+  snapshot: { every: 100, version: 2, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
 };
 
 /** Owner guard (spec 2 §4): with a caller known, only the owner, or anyone on an unowned row. */

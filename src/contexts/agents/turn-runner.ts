@@ -8,19 +8,19 @@ import { countTokens, truncateToTokens } from '../../platform/infra/tokens';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
 import { agentAllows, resolveAgent } from './agent-definitions';
 import type { SkillDefinition } from './builtin-skills';
-import { recentExecutionIds, turnEnding } from './conversation-turns';
+import { openApprovalFor, resumeGuard } from './resume-guard';
 import { outcomeWire } from './turn-frames';
 import type { ExecutionResult, PreparedTurn, TurnEngine } from './turn-preparation';
 import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from './turn-tools';
 import { filingPayload } from '../checklists/filing-payload';
 import { appendMessage } from '../../../commands/conversations/append-message';
+import { awaitApproval } from '../../../commands/conversations/await-approval';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { finishTurn } from '../../../commands/agents/finish-turn';
 import { recordTurnProgress } from '../../../commands/agents/record-turn-progress';
 import { projectContext } from '../../../queries/conversations/projects';
 import { projectInjected, recentMessages } from '../../../queries/agents/memory';
 import { effectiveSkills } from '../../../queries/agents/skills';
-import { approvalAggregate, ApprovalState } from '../../../streams/approvals/approval';
 import { NodeMessage, PipelineNode, ProgressEvent, ReferencedEntity, TurnOutcome, TurnToolCall } from '../../../streams/agents/turn';
 
 const MAX_TOOL_ROUNDS = 6;
@@ -141,28 +141,23 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       detail: { messages_loaded: history.length, project_context_injected: projectInjectedNow, attachments: prepared.attachments.map((a) => a.filename) },
     });
 
-    // resume_guard: reconcile the approval the previous turn paused on, by its id.
-    const previousId = (await recentExecutionIds(deps.store, tenantId, conversationId)).find((id) => id !== executionId);
-    const ending = previousId ? await turnEnding(deps.store, tenantId, previousId) : null;
-    const previous = ending?.type === 'TurnPaused' ? { approval_id: ending.approvalId } : null;
-    if (previous) {
-      const state = (await deps.store.readStream(approvalAggregate.stream(tenantId, previous.approval_id))).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState as ApprovalState);
-      if (state.status === 'none') {
-        await nodeDone('resume_guard', 'approval_missing', { detail: { approval_id: previous.approval_id } });
-      } else if (state.status === 'pending') {
-        systemParts.push(`Reviewer decision on approval ${previous.approval_id} (${state.checkpointType}): pending. Do not file or submit until it is decided.`);
-        await nodeDone('resume_guard', 'pending', { detail: { approval_id: previous.approval_id, checkpoint_type: state.checkpointType, decision: null } });
-      } else {
-        const d = state.decision;
-        systemParts.push(
-          `Reviewer decision on approval ${previous.approval_id} (${state.checkpointType}): ${d.decision}.` +
-            (d.comments ? ` Comments: ${d.comments}.` : '') +
-            (d.modifications ? ` Modifications to apply: ${JSON.stringify(d.modifications)}.` : ''),
-        );
-        await nodeDone('resume_guard', 'resumed', {
-          detail: { approval_id: previous.approval_id, checkpoint_type: state.checkpointType, decision: d.decision, reviewer_id: d.reviewerId, comments: d.comments, modifications: d.modifications, decided_at: d.decidedAt },
-        });
-      }
+    // resume_guard: resume from the first decided approval this conversation waits on.
+    const guard = await resumeGuard(deps, context, conversationId, executionId);
+    if (guard.status === 'approval_missing') {
+      await nodeDone('resume_guard', 'approval_missing', { detail: { approval_id: guard.approvalId } });
+    } else if (guard.status === 'pending') {
+      systemParts.push(`Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): pending. Do not file or submit until it is decided.`);
+      await nodeDone('resume_guard', 'pending', { detail: { approval_id: guard.approvalId, checkpoint_type: guard.checkpointType, decision: null } });
+    } else if (guard.status === 'resumed') {
+      const d = guard.decision;
+      systemParts.push(
+        `Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): ${d.decision}.` +
+          (d.comments ? ` Comments: ${d.comments}.` : '') +
+          (d.modifications ? ` Modifications to apply: ${JSON.stringify(d.modifications)}.` : ''),
+      );
+      await nodeDone('resume_guard', 'resumed', {
+        detail: { approval_id: guard.approvalId, checkpoint_type: guard.checkpointType, decision: d.decision, reviewer_id: d.reviewerId, comments: d.comments, modifications: d.modifications, decided_at: d.decidedAt },
+      });
     } else {
       await nodeDone('resume_guard', 'nothing_to_resume');
     }
@@ -270,9 +265,14 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       });
     }
 
-    // approval_node: a checkpoint the model asked for opens an approval and pauses the turn.
+    // approval_node: a checkpoint the model asked for opens an approval and pauses the turn;
+    // while the conversation already waits on one for the same request, the turn pauses on it.
     const ask = approvalAsk as ApprovalAsk | null;
-    if (ask) {
+    const open = ask ? await openApprovalFor(deps, context, conversationId, ask.checkpointType) : null;
+    if (ask && open) {
+      approval = { id: open.approvalId, checkpointType: open.checkpointType };
+      await nodeDone('approval_node', 'awaiting_hitl', { detail: { approval_id: open.approvalId, checkpoint_type: open.checkpointType, already_open: true } });
+    } else if (ask) {
       const receipt = await requestApproval(deps, { ...context }, {
         approvalId: derivedUuid('agents.approval', tenantId, executionId),
         conversationId,
@@ -281,6 +281,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
         payload: { ...ask.payload, conversation_id: conversationId, execution_id: executionId },
       });
       approval = { id: receipt.approval_id, checkpointType: receipt.checkpoint_type };
+      await awaitApproval(deps, context, conversationId, { type: 'AwaitApproval', approvalId: receipt.approval_id, executionId, checkpointType: receipt.checkpoint_type });
       await nodeDone('approval_node', 'awaiting_hitl', { detail: { approval_id: receipt.approval_id, checkpoint_type: receipt.checkpoint_type } });
     } else {
       await nodeDone('approval_node', 'not_required');

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { ContextModule, PlatformDeps } from '../../platform/context-module';
 import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
 import { conversationsProjector } from '../../../projections/conversations/conversations-read-model';
+import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
 import { conversationsApi } from './openapi';
 import { conversationsAuditCatalog } from './audit';
 import { type Listener, type Extract, conversationRoutes, projectRoutes } from './http';
@@ -22,6 +23,7 @@ export function createConversationsContext(): ContextModule {
     name: 'conversations',
     audit: conversationsAuditCatalog,
     projectors: [conversationsProjector],
+    reactors: [routeDecisionReactor],
     publicRouter: routes('public'),
     internalRouter: routes('internal'),
     openapi: conversationsApi,

@@ -149,9 +149,11 @@ describe('agent turns over POST /execute', function () {
     expect(pendingGuard!.data).to.deep.include({ status: 'pending' });
     expect(waiting.messages.at(-1).content).to.contain('still waiting for a reviewer');
 
-    // A reviewer decides (the approvals context's decide appends this event).
     const reviewer = randomUUID();
     const { body: again } = await execute(alice, { conversation_id: conversationId, message: `Please submit the W-10 for well ${wellApi} again.`, agent_type: 'filing_prep' });
+    // Asked again while it is pending: the turn pauses on the same approval, no second one opens.
+    expect(again).to.include({ status: 'awaiting_hitl', hitl_approval_id: paused.hitl_approval_id });
+    // A reviewer decides (the approvals context's decide appends this event).
     await t.deps.store.append(approvalAggregate.stream(alice.tenantId, again.hitl_approval_id), [
       {
         type: 'ApprovalDecided',

@@ -1,0 +1,63 @@
+import type { CommandContext } from '../../platform/command-handling/command-handler';
+import type { Decider } from '../../platform/command-handling/decider';
+import type { PlatformDeps } from '../../platform/context-module';
+import { recentExecutionIds, turnEnding } from './conversation-turns';
+import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
+import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
+import { approvalStanding, AwaitedApproval, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ReviewerDecision } from '../../../streams/conversations/conversation';
+
+export type ResumeOutcome =
+  | { status: 'nothing_to_resume' }
+  | { status: 'approval_missing'; approvalId: string }
+  | { status: 'pending'; approvalId: string; checkpointType: string }
+  | { status: 'resumed'; approvalId: string; checkpointType: string; decision: ReviewerDecision };
+
+/** Reads the conversation's decision state (from its snapshot when it has one) without writing. */
+const reading: Decider<null, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: () => [] };
+
+async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string): Promise<ConversationState> {
+  return (await deps.handle(reading, conversationStream(context.tenantId, conversationId), null, context)).state;
+}
+
+/**
+ * `resume_guard` (issue 24 §2): the approvals this conversation's paused turns wait on, oldest
+ * first, whatever turns ran since. The first one decided is resumed from, exactly once (the
+ * conversation records the consumption; a turn that loses that race looks further). The
+ * decision is read from the approval's own stream, so a turn right after the decision does not
+ * depend on the routing reactor having run. A turn paused before the conversation recorded
+ * its awaited approvals is found as the previous turn's pause.
+ */
+export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, conversationId: string, executionId: string): Promise<ResumeOutcome> {
+  const state = await conversationState(deps, context, conversationId);
+  const candidates = state.status === 'none' ? [] : state.awaitedApprovals.map((a) => a.approvalId);
+  const previousId = (await recentExecutionIds(deps.store, context.tenantId, conversationId)).find((id) => id !== executionId);
+  const previous = previousId ? await turnEnding(deps.store, context.tenantId, previousId) : null;
+  if (previous?.type === 'TurnPaused' && approvalStanding(state, previous.approvalId).kind === 'unknown') candidates.push(previous.approvalId);
+
+  let waiting: ResumeOutcome = { status: 'nothing_to_resume' };
+  for (const approvalId of candidates) {
+    const approval = await approvalState(deps.store, approvalAggregate.stream(context.tenantId, approvalId));
+    if (approval.status === 'none') {
+      if (waiting.status === 'nothing_to_resume') waiting = { status: 'approval_missing', approvalId };
+      continue;
+    }
+    if (approval.status === 'pending') {
+      if (waiting.status !== 'pending') waiting = { status: 'pending', approvalId, checkpointType: approval.checkpointType };
+      continue;
+    }
+    const resumed = await consumeApprovalDecision(deps, context, conversationId, { type: 'ConsumeApprovalDecision', approvalId, checkpointType: approval.checkpointType, executionId, decision: approval.decision });
+    if (resumed) return { status: 'resumed', approvalId, checkpointType: approval.checkpointType, decision: approval.decision };
+  }
+  return waiting;
+}
+
+/**
+ * The approval this conversation already waits on for the same request (same checkpoint
+ * type), pending or decided but not yet resumed from: `approval_node` pauses on it again
+ * instead of opening a second one.
+ */
+export async function openApprovalFor(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string, checkpointType: string): Promise<AwaitedApproval | null> {
+  const state = await conversationState(deps, context, conversationId);
+  if (state.status === 'none') return null;
+  return state.awaitedApprovals.find((a) => a.checkpointType === checkpointType) ?? null;
+}

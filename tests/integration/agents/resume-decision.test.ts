@@ -1,0 +1,127 @@
+import { expect } from 'chai';
+import { APPROVALS_TABLE } from '../../../projections/approvals/approval-queue';
+import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
+import { approvalAggregate } from '../../../streams/approvals/approval';
+import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
+import { conversationStream } from '../../../streams/conversations/conversation';
+import { Session, signIn } from '../../support/auth';
+import { eventually } from '../../support/eventually';
+import { TestPlatform } from '../../support/platform';
+import { ChatServer } from './chat-completions-server';
+import { startSeededPlatform } from './seeded-platform';
+
+/**
+ * Issue 24 §2 over HTTP on the builtin model: a reviewer's decision reaches the turn that
+ * paused on it whatever turns ran in between, exactly once, and no second approval is opened
+ * for the same request.
+ */
+describe('a reviewer\'s decision reaches its paused turn (issue 24 §2)', function () {
+  this.timeout(60_000);
+  let t: TestPlatform;
+  let chat: ChatServer;
+  let alice: Session;
+  let reviewer: Session;
+  let wellApi: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    ({ t, chat, alice, wellApi } = await startSeededPlatform({ wells: 6, seed: 11 }));
+    reviewer = await signIn(t, { tenantId: alice.tenantId, roles: ['reviewer'] });
+  });
+  after(async () => {
+    await t.close();
+    await chat.close();
+  });
+
+  const newConversation = async () => (await t.api.post('/conversations', { agent_id: 'compliance' }, alice.headers)).body.id as string;
+  const say = async (conversationId: string, message: string) => {
+    const response = await t.api.post('/execute', { conversation_id: conversationId, message, agent_type: 'filing_prep' }, alice.headers);
+    expect(response.status, response.text).to.equal(200);
+    return response.body;
+  };
+  const guardOf = async (executionId: string) => {
+    const events = (await t.deps.store.readStream(turnAggregate.stream(alice.tenantId, executionId))).map(readTurnEvent);
+    const guard = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'resume_guard');
+    return guard!.data as { status: string; detail: Record<string, unknown> | null };
+  };
+  // The approval queue's rows for the conversation (every approval a turn opened is projected there before /execute answers).
+  const approvalsOf = async (conversationId: string) => (await t.deps.knex(APPROVALS_TABLE).where({ tenant_id: alice.tenantId, conversation_id: conversationId }).select('approval_id')) as Array<{ approval_id: string }>;
+  const delivered = (conversationId: string, approvalId: string) =>
+    eventually(async () => (await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).find((e) => e.type === 'ApprovalDecisionDelivered' && (e.data as any).approvalId === approvalId));
+
+  it('pause on A, another question, A approved by another user, "go ahead" resumes from A once and opens no second approval', async () => {
+    const conversationId = await newConversation();
+    const paused = await say(conversationId, `Please submit the W-10 for well ${wellApi}.`);
+    expect(paused).to.include({ status: 'awaiting_hitl', hitl_checkpoint_type: 'filing_submission' });
+    const approvalId = paused.hitl_approval_id as string;
+
+    const other = await say(conversationId, `What is the status of well ${wellApi}?`);
+    expect(other).to.include({ status: 'completed', hitl_approval_id: null });
+    expect(await guardOf(other.execution_id)).to.deep.include({ status: 'pending' });
+
+    // Four eyes: the turn's user cannot approve it; another reviewer does.
+    expect((await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'approved' }, alice.headers)).status).to.equal(403);
+    const decided = await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'approved', comments: 'figures match the lease report' }, reviewer.headers);
+    expect(decided.status, decided.text).to.equal(200);
+
+    // The reactor routes the decision to the conversation, and its readers see it at once.
+    const delivery = await delivered(conversationId, approvalId);
+    expect(delivery.data).to.deep.include({ decision: 'approved', reviewerId: reviewer.userId, comments: 'figures match the lease report', modifications: null });
+    const { body: messages } = await t.api.get(`/conversations/${conversationId}/messages`, alice.headers);
+    const notice = (messages.messages ?? messages).find((m: any) => m.role === 'system' && m.metadata?.approval_id === approvalId);
+    expect(notice.content).to.equal(`Approval ${approvalId} (filing_submission) approved by ${reviewer.userId}. Comments: figures match the lease report. Say 'go ahead' to continue.`);
+
+    const resumed = await say(conversationId, 'Go ahead and submit it.');
+    expect(resumed).to.include({ status: 'completed', hitl_approval_id: null });
+    expect(await guardOf(resumed.execution_id)).to.deep.include({
+      status: 'resumed',
+      detail: { approval_id: approvalId, checkpoint_type: 'filing_submission', decision: 'approved', reviewer_id: reviewer.userId, comments: 'figures match the lease report', modifications: null, decided_at: (delivery.data as any).decidedAt },
+    });
+    expect(resumed.messages.at(-1).content).to.contain(`The reviewer approved approval ${approvalId}`);
+    expect((await approvalsOf(conversationId)).map((a) => a.approval_id)).to.deep.equal([approvalId]);
+
+    // Exactly once: the next turn has nothing to resume.
+    const later = await say(conversationId, 'Go ahead.');
+    expect(await guardOf(later.execution_id)).to.deep.include({ status: 'nothing_to_resume' });
+    const consumed = (await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).filter((e) => e.type === 'ApprovalDecisionConsumed');
+    expect(consumed.map((e) => e.data)).to.deep.equal([{ approvalId, executionId: resumed.execution_id }]);
+  });
+
+  it('asking again while A is pending pauses on A again; a rejection reaches the next turn the same way and nothing is filed', async () => {
+    const conversationId = await newConversation();
+    const paused = await say(conversationId, `Please submit the W-10 for well ${wellApi}.`);
+    const approvalId = paused.hitl_approval_id as string;
+    const again = await say(conversationId, `Please submit the W-10 for well ${wellApi} now.`);
+    expect(again).to.include({ status: 'awaiting_hitl', hitl_approval_id: approvalId });
+    expect(await approvalsOf(conversationId)).to.have.length(1);
+
+    const decided = await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'rejected', comments: 'test date is wrong' }, reviewer.headers);
+    expect(decided.status, decided.text).to.equal(200);
+    await delivered(conversationId, approvalId);
+
+    const resumed = await say(conversationId, 'Go ahead and submit it.');
+    expect(resumed).to.include({ status: 'completed', hitl_approval_id: null });
+    expect(await guardOf(resumed.execution_id)).to.deep.include({ status: 'resumed' });
+    expect((await guardOf(resumed.execution_id)).detail).to.deep.include({ approval_id: approvalId, decision: 'rejected', comments: 'test date is wrong' });
+    expect(resumed.messages.at(-1).content).to.contain('Nothing will be filed');
+    expect(await approvalsOf(conversationId)).to.have.length(1);
+  });
+
+  it('a replayed reaction delivers nothing twice, and of two concurrent "go ahead" turns exactly one resumes', async () => {
+    const conversationId = await newConversation();
+    const approvalId = (await say(conversationId, `Please submit the W-10 for well ${wellApi}.`)).hitl_approval_id as string;
+    expect((await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'modified', modifications: { test_date: '2026-01-12' } }, reviewer.headers)).status).to.equal(200);
+    await delivered(conversationId, approvalId);
+
+    // The runner replays the event after a crash before its checkpoint: the same delivery appends nothing.
+    const decision = (await t.deps.store.readStream(approvalAggregate.stream(alice.tenantId, approvalId))).find((e) => e.type === 'ApprovalDecided')!;
+    const before = (await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).length;
+    await routeDecisionReactor.react(decision, t.deps);
+    expect(await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).to.have.length(before);
+
+    const turns = await Promise.all([say(conversationId, 'Go ahead and submit it.'), say(conversationId, 'Go ahead and submit it.')]);
+    const guards = await Promise.all(turns.map((turn) => guardOf(turn.execution_id)));
+    expect(guards.map((g) => g.status).sort()).to.deep.equal(['nothing_to_resume', 'resumed']);
+    expect(guards.find((g) => g.status === 'resumed')!.detail).to.deep.include({ approval_id: approvalId, decision: 'modified', modifications: { test_date: '2026-01-12' } });
+  });
+});
