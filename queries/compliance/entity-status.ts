@@ -73,6 +73,8 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
   const cells = ids.length === 0 ? [] : await bucketCells(knex, tenantId, at, domains, bucket, ids);
   const byEntity = new Map<string, BucketRow['cells']>();
   for (const c of cells) byEntity.set(c.entity_id, [...(byEntity.get(c.entity_id) ?? []), { domain: c.domain, reason: c.reason, due_date: c.due_date }]);
+  const types = new Map<string, number>();
+  for (const r of all) types.set(r.entity_type, (types.get(r.entity_type) ?? 0) + 1);
   const groups = new Map<string, number>();
   if (groupBy === 'domain') {
     for (const c of await bucketCells(knex, tenantId, at, domains, bucket, null)) groups.set(c.domain, (groups.get(c.domain) ?? 0) + 1);
@@ -82,6 +84,8 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
   return {
     bucket,
     total: all.length,
+    /** How many of each entity type (Lease, Well, Operator…), most first. */
+    types: [...types.entries()].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
     group_by: groupBy,
     groups: [...groups.entries()].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)),
     rows: shown.map((r): BucketRow => ({ ...r, next_due: r.next_due ? isoDate(r.next_due) : null, cells: byEntity.get(r.entity_id) ?? [] })),
