@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { VERTICES } from '../../projections/graph/property-graph';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { dashboardRows } from '../../projections/compliance/selectors';
 import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from '../../projections/compliance/tables';
 import { namespaceOf } from '../../streams/graph/names';
@@ -60,9 +60,16 @@ export interface BucketRow {
 export async function bucketEntities(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, groupBy: Grouping, limit: number) {
   const rows = dashboardRows(tenantId, at, domains, { colors: false });
   const { rows: found } = await knex.raw(
-    `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due, v.properties->>'operator' AS operator, v.properties->>'lease' AS lease
+    // A lease or an operator row groups under its own operator (OPERATED_BY) and a lease under itself, as a well under its properties.
+    `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due,
+            COALESCE(v.properties->>'operator', CASE WHEN d.entity_type = 'Operator' THEN d.entity_name END, op.name) AS operator,
+            COALESCE(v.properties->>'lease', CASE WHEN d.entity_type = 'Lease' THEN d.entity_name END) AS lease
        FROM (${rows.sql}) AS d
        LEFT JOIN ${VERTICES} v ON v.namespace = :namespace AND v.entity_id = d.entity_id AND v.label = d.entity_type
+       LEFT JOIN LATERAL (
+         SELECT o.properties->>'name' AS name FROM ${EDGES} e JOIN ${VERTICES} o ON o.id = e.to_id AND o.label = 'Operator'
+          WHERE e.namespace = :namespace AND e.from_id = v.id AND e.label = 'OPERATED_BY' ORDER BY o.entity_id LIMIT 1
+       ) op ON true
       WHERE d.in_${bucket}
       ORDER BY d.next_due NULLS LAST, d.entity_name, d.entity_id`,
     { ...rows.bindings, namespace: namespaceOf(tenantId) },
