@@ -35,6 +35,7 @@ const TYPE_NOTES: Record<string, string> = { Lease: ' (Form PR is filed per oil 
 /** "31 overdue: 20 leases (Form PR is filed per oil lease), 9 wells, 2 operators." — or "9 wells are overdue." when they are all of one type. */
 export function bucketCount(total: number, bucket: string, types: ReadonlyArray<{ type: string; count: number }>): string {
   const noun = (type: string, n: number) => plural(n, type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+  if (types.length === 1 && bucket === 'anomalies') return `${noun(types[0].type, total)} ${total === 1 ? 'has' : 'have'} open anomalies.`;
   if (types.length === 1) return `${noun(types[0].type, total)} ${total === 1 ? 'is' : 'are'} ${BUCKET_WORDS[bucket]}.`;
   return `${total} ${BUCKET_WORDS[bucket]}: ${types.map((t) => `${noun(t.type, t.count)}${TYPE_NOTES[t.type] ?? ''}`).join(', ')}.`;
 }

@@ -90,6 +90,8 @@ describe('the builtin compliance assistant', () => {
     const answer = textOf(assistant.next(turn('Which operator has the most overdue wells?', [{ toolName: 'compliance_portfolio', input: {}, text }])));
     expect(answer.split('\n')[0]).to.equal('ACME OPERATING has the most: 12 of the 31 overdue.');
     expect(answer).to.contain('20 leases (Form PR is filed per oil lease), 9 wells, 2 operators.');
+    const anomalies = ['Portfolio on 2026-11-26: 0 overdue, 0 due within 7 days, 0 due within 30 days, 9 with anomalies.', '9 wells have open anomalies.', 'By operator: ZETA LLC (6); ACME OPERATING (3).'].join('\n');
+    expect(textOf(assistant.next(turn('Which operator has the most anomalies?', [{ toolName: 'compliance_portfolio', input: {}, text: anomalies }]))).split('\n')[0]).to.equal('ZETA LLC has the most: 6 of the 9 wells with open anomalies.');
   });
 
   it('a lease is asked about and filed for like a well: its compliance, its Form PR checklist', () => {

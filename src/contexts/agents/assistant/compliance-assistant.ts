@@ -84,8 +84,8 @@ function lead(question: string, intent: Intent, results: BuiltinTurn['results'])
     const groups = /^By (operator|lease|rule): (.+?) \((\d+)\)/m.exec(first.text);
     const count = first.text.split('\n')[1];
     // "9 wells are overdue." or "31 overdue: 20 leases …, 9 wells, 2 operators."
-    const total = /^(\d+) (?:([\w ]+?) (?:is|are) )?(overdue|due within \d+ days|with open anomalies)[.:]/.exec(count ?? '');
-    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3]}.`;
+    const total = /^(\d+) (?:([\w ]+?) (?:is|are|has|have) )?(overdue|due within \d+ days|(?:with )?open anomalies)[.:]/.exec(count ?? '');
+    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3].replace(/^open/, 'with open')}.`;
     if (/\bhow many\b/i.test(question) && count) return count;
   }
   if (intent.topic === 'filing' && results.some((r) => r.toolName === 'request_approval' && !r.text.startsWith('Error: '))) return 'I prepared the filing and sent it for review.';
