@@ -8,6 +8,7 @@ import type { AgentTool, ToolCaller, ToolProvider } from '../../platform/agent-t
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
+import { loadFormPrUnit } from './assessment/form-pr-subjects';
 import { runAssessment } from './assessment/run-assessment';
 import { FILING_TEMPLATES } from './filing-templates';
 import { templateOfForm } from './filing-payload';
@@ -57,6 +58,14 @@ export function checklistAgentTools(deps: PlatformDeps, signal: () => AbortSigna
     return assessmentDigest(deps.store, caller.tenantId, checklist.checklist_id);
   };
 
+  /** The oil lease a well's Form PR checklist is assessed on (Statewide Rule 58 files oil per lease); null when the checklist is its own unit. */
+  const formPrLeaseOf = async (tenantId: string, checklist: ChecklistView) => {
+    if (checklist.template_id !== 'form_pr' || !/^well$/i.test(checklist.entity_type)) return null;
+    // A well with no Form PR unit at all (an oil well on a gas lease) was already said so by its assessment.
+    const { unit } = await loadFormPrUnit(deps.knex, tenantId, 'Well', checklist.entity_id).catch(() => ({ unit: null }));
+    return unit?.kind === 'oil_lease' ? `${unit.entity.properties.name ?? unit.entity.entityId} (${unit.entity.entityId})` : null;
+  };
+
   const StartArgs = z
     .object({
       form: z.string().min(1).max(40).describe(`the filing: ${FILING_TEMPLATES.map((t) => `${t.templateId} (Form ${t.form})`).join(', ')}`),
@@ -75,7 +84,9 @@ export function checklistAgentTools(deps: PlatformDeps, signal: () => AbortSigna
       const id = await openChecklist(deps, contextOf(caller), { template_id: template?.templateId ?? a.form, entity_id: a.entity_id, entity_type: a.entity_type, period: a.period });
       const checklist = await visible(caller.tenantId, id);
       const digest = await assess(caller, checklist, false);
-      return { content: describe(checklist, digest), result: resultOf(checklist, digest) };
+      const lease = await formPrLeaseOf(caller.tenantId, checklist);
+      const filedOn = lease ? `Form PR of well ${checklist.entity_id} is filed with its oil lease ${lease}: the checklist is assessed on the lease's wells and volumes.` : null;
+      return { content: [describe(checklist, digest), ...(filedOn ? [filedOn] : [])].join('\n'), result: resultOf(checklist, digest) };
     },
   };
 

@@ -85,8 +85,9 @@ describe('the builtin compliance assistant over POST /execute', function () {
   });
 
   it('a Form PR filing request for a well of an oil lease prepares the checklist assessed on the lease, then pauses on an approval carrying the figures and validations', async () => {
-    const { result, tools } = await ask(`Prepare the Form PR for well ${leasedWell.id} for 2025-12 and submit it for review`);
+    const { result, tools, answer } = await ask(`Prepare the Form PR for well ${leasedWell.id} for 2025-12 and submit it for review`);
     expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(answer).to.match(new RegExp(`^Form PR of well ${leasedWell.id} is filed with its oil lease .+ \\(${leasedWell.lease}\\): the checklist is assessed on the lease's wells and volumes\\.$`, 'm'));
     expect(result.status).to.equal('awaiting_hitl');
     const p = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body.payload;
     expect(p).to.include({ kind: 'filing', form: 'form_pr', form_label: 'Form PR monthly production report', period: '2025-12', conversation_id: result.conversation_id, execution_id: result.execution_id });
@@ -102,8 +103,10 @@ describe('the builtin compliance assistant over POST /execute', function () {
   });
 
   it('a Form PR filing request for a lease opens the checklist on the lease', async () => {
-    const { result, tools } = await ask(`Prepare the Form PR for lease ${overdueLease} for 2025-12 and submit it for review`);
+    const { result, tools, answer } = await ask(`Prepare the Form PR for lease ${overdueLease} for 2025-12 and submit it for review`);
     expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(answer).to.match(new RegExp(`^Checklist \\S+: Form PR monthly production report for lease ${overdueLease}, period 2025-12`, 'm'));
+    expect(answer).not.to.contain('is filed with its oil lease');
     expect(result.status).to.equal('awaiting_hitl');
     const p = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body.payload;
     expect(p).to.include({ form: 'form_pr', period: '2025-12' });
