@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { VERTICES } from '../../projections/graph/property-graph';
+import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { dashboardRows } from '../../projections/compliance/selectors';
 import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from '../../projections/compliance/tables';
 import { namespaceOf } from '../../streams/graph/names';
@@ -60,9 +60,16 @@ export interface BucketRow {
 export async function bucketEntities(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, groupBy: Grouping, limit: number) {
   const rows = dashboardRows(tenantId, at, domains, { colors: false });
   const { rows: found } = await knex.raw(
-    `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due, v.properties->>'operator' AS operator, v.properties->>'lease' AS lease
+    // A lease or an operator row groups under its own operator (OPERATED_BY) and a lease under itself, as a well under its properties.
+    `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due,
+            COALESCE(v.properties->>'operator', CASE WHEN d.entity_type = 'Operator' THEN d.entity_name END, op.name) AS operator,
+            COALESCE(v.properties->>'lease', CASE WHEN d.entity_type = 'Lease' THEN d.entity_name END) AS lease
        FROM (${rows.sql}) AS d
        LEFT JOIN ${VERTICES} v ON v.namespace = :namespace AND v.entity_id = d.entity_id AND v.label = d.entity_type
+       LEFT JOIN LATERAL (
+         SELECT o.properties->>'name' AS name FROM ${EDGES} e JOIN ${VERTICES} o ON o.id = e.to_id AND o.label = 'Operator'
+          WHERE e.namespace = :namespace AND e.from_id = v.id AND e.label = 'OPERATED_BY' ORDER BY o.entity_id LIMIT 1
+       ) op ON true
       WHERE d.in_${bucket}
       ORDER BY d.next_due NULLS LAST, d.entity_name, d.entity_id`,
     { ...rows.bindings, namespace: namespaceOf(tenantId) },
@@ -73,6 +80,8 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
   const cells = ids.length === 0 ? [] : await bucketCells(knex, tenantId, at, domains, bucket, ids);
   const byEntity = new Map<string, BucketRow['cells']>();
   for (const c of cells) byEntity.set(c.entity_id, [...(byEntity.get(c.entity_id) ?? []), { domain: c.domain, reason: c.reason, due_date: c.due_date }]);
+  const types = new Map<string, number>();
+  for (const r of all) types.set(r.entity_type, (types.get(r.entity_type) ?? 0) + 1);
   const groups = new Map<string, number>();
   if (groupBy === 'domain') {
     for (const c of await bucketCells(knex, tenantId, at, domains, bucket, null)) groups.set(c.domain, (groups.get(c.domain) ?? 0) + 1);
@@ -82,6 +91,8 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
   return {
     bucket,
     total: all.length,
+    /** How many of each entity type (Lease, Well, Operator…), most first. */
+    types: [...types.entries()].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
     group_by: groupBy,
     groups: [...groups.entries()].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)),
     rows: shown.map((r): BucketRow => ({ ...r, next_due: r.next_due ? isoDate(r.next_due) : null, cells: byEntity.get(r.entity_id) ?? [] })),

@@ -8,6 +8,7 @@ import type { AgentTool, ToolCaller, ToolProvider } from '../../platform/agent-t
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
+import { loadFormPrUnit } from './assessment/form-pr-subjects';
 import { runAssessment } from './assessment/run-assessment';
 import { FILING_TEMPLATES } from './filing-templates';
 import { templateOfForm } from './filing-payload';
@@ -21,7 +22,7 @@ import { openChecklist } from './open-checklist';
 const contextOf = (caller: ToolCaller): CommandContext => ({ tenantId: caller.tenantId, actorId: caller.userId });
 
 function describe(checklist: ChecklistView, digest: AssessmentDigest | null): string {
-  const lines = [`Checklist ${checklist.checklist_id}: ${checklist.title} for well ${checklist.entity_id}${checklist.period ? `, period ${checklist.period}` : ''}${checklist.due_date ? `, due ${checklist.due_date}` : ''}; status ${checklist.status.replace(/_/g, ' ')}.`];
+  const lines = [`Checklist ${checklist.checklist_id}: ${checklist.title} for ${checklist.entity_type.toLowerCase()} ${checklist.entity_id}${checklist.period ? `, period ${checklist.period}` : ''}${checklist.due_date ? `, due ${checklist.due_date}` : ''}; status ${checklist.status.replace(/_/g, ' ')}.`];
   if (!digest) return [...lines, 'It has not been assessed yet.'].join('\n');
   const failed = digest.validations.filter((v) => !v.passed);
   lines.push(`Assessment ${digest.status}: ${digest.validations.length - failed.length} of ${digest.validations.length} checks passed${failed.length ? `, ${failed.length} need attention` : ''}.`);
@@ -39,7 +40,7 @@ const resultOf = (checklist: ChecklistView, digest: AssessmentDigest | null) => 
   rows: (digest?.items ?? checklist.items.map((i) => ({ index: i.index, name: i.label, status: i.status, summary: i.notes ?? '' }))).map((i) => ({ index: i.index, item: i.name, status: i.status, summary: i.summary })),
   total_rows: checklist.items.length,
   validations: digest?.validations ?? [],
-  entities: [{ entity_id: checklist.entity_id, name: checklist.entity_id, entity_type: 'Well' }],
+  entities: [{ entity_id: checklist.entity_id, name: checklist.entity_id, entity_type: checklist.entity_type }],
 });
 
 export function checklistAgentTools(deps: PlatformDeps, signal: () => AbortSignal): ToolProvider {
@@ -57,24 +58,35 @@ export function checklistAgentTools(deps: PlatformDeps, signal: () => AbortSigna
     return assessmentDigest(deps.store, caller.tenantId, checklist.checklist_id);
   };
 
+  /** The oil lease a well's Form PR checklist is assessed on (Statewide Rule 58 files oil per lease); null when the checklist is its own unit. */
+  const formPrLeaseOf = async (tenantId: string, checklist: ChecklistView) => {
+    if (checklist.template_id !== 'form_pr' || !/^well$/i.test(checklist.entity_type)) return null;
+    // A well with no Form PR unit at all (an oil well on a gas lease) was already said so by its assessment.
+    const { unit } = await loadFormPrUnit(deps.knex, tenantId, 'Well', checklist.entity_id).catch(() => ({ unit: null }));
+    return unit?.kind === 'oil_lease' ? `${unit.entity.properties.name ?? unit.entity.entityId} (${unit.entity.entityId})` : null;
+  };
+
   const StartArgs = z
     .object({
       form: z.string().min(1).max(40).describe(`the filing: ${FILING_TEMPLATES.map((t) => `${t.templateId} (Form ${t.form})`).join(', ')}`),
-      entity_id: z.string().min(1).max(200).describe('API number of the well'),
+      entity_id: z.string().min(1).max(200).describe('API number of the well, or the lease id (Form PR of an oil lease)'),
+      entity_type: z.enum(['Well', 'Lease']).default('Well').describe('Lease for a Form PR filed per oil lease'),
       period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').optional().describe('reporting month of a Form PR; default last month'),
     })
     .strict();
   const startTool: AgentTool = {
     name: 'start_checklist',
-    description: 'Starts a filing checklist (Form PR, R-32, W-1, W-2/G-1, W-3X) for a well and assesses it against the knowledge graph: items, figures and validations.',
+    description: 'Starts a filing checklist (Form PR, R-32, W-1, W-2/G-1, W-3X) for a well (or, Form PR, an oil lease) and assesses it against the knowledge graph: items, figures and validations.',
     parameters: StartArgs,
     async run(args, caller) {
       const a = args as z.infer<typeof StartArgs>;
       const template = templateOfForm(a.form);
-      const id = await openChecklist(deps, contextOf(caller), { template_id: template?.templateId ?? a.form, entity_id: a.entity_id, entity_type: 'well', period: a.period });
+      const id = await openChecklist(deps, contextOf(caller), { template_id: template?.templateId ?? a.form, entity_id: a.entity_id, entity_type: a.entity_type, period: a.period });
       const checklist = await visible(caller.tenantId, id);
       const digest = await assess(caller, checklist, false);
-      return { content: describe(checklist, digest), result: resultOf(checklist, digest) };
+      const lease = await formPrLeaseOf(caller.tenantId, checklist);
+      const filedOn = lease ? `Form PR of well ${checklist.entity_id} is filed with its oil lease ${lease}: the checklist is assessed on the lease's wells and volumes.` : null;
+      return { content: [describe(checklist, digest), ...(filedOn ? [filedOn] : [])].join('\n'), result: resultOf(checklist, digest) };
     },
   };
 

@@ -91,8 +91,9 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
   if (!template && !request.form) throw new ValidationFailed([{ loc: ['args', 'form'], msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`, type: 'missing' }]);
   const entityId = checklist?.entity_id ?? request.entity_id;
   if (!entityId) throw new ValidationFailed([{ loc: ['args', 'entity_id'], msg: 'name the well the filing is about (its API number)', type: 'missing' }]);
-  const facts = await loadWellFacts(deps.knex, tenantId, entityId);
-  if (!facts) throw new NotFound(`no well ${entityId} in the knowledge graph`);
+  const label = /^lease$/i.test(checklist?.entity_type ?? '') ? 'Lease' : 'Well';
+  const facts = await loadWellFacts(deps.knex, tenantId, entityId, label);
+  if (!facts) throw new NotFound(`no ${label.toLowerCase()} ${entityId} in the knowledge graph`);
   if (!template) {
     // A form without a checklist template (W-10, G-10…): the reviewer sees what was asked, and that nothing was checked.
     const form = normalized(request.form!);

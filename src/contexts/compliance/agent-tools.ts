@@ -8,6 +8,8 @@ import { bucketEntities, CellView, entityStatus, GROUPINGS } from '../../../quer
 import { MATRIX_BUCKETS } from '../../../queries/compliance/dashboard';
 import { wellContext } from '../../../queries/graph/well-context';
 import { namespaceOf } from '../../../streams/graph/names';
+import { graphFacts } from '../../../queries/compliance/graph-facts';
+import { formPrUnit, ProductionFacts } from './packs/production';
 import type { DomainPack } from './packs/pack';
 
 /**
@@ -27,11 +29,36 @@ const DAY_MS = 86_400_000;
 const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / DAY_MS);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** Rows of the dashboard by what they are: a lease files Form PR for its oil wells, an operator its P-5. */
+const TYPE_NOTES: Record<string, string> = { Lease: ' (Form PR is filed per oil lease)' };
+
+/** "31 overdue: 20 leases (Form PR is filed per oil lease), 9 wells, 2 operators." — or "9 wells are overdue." when they are all of one type. */
+export function bucketCount(total: number, bucket: string, types: ReadonlyArray<{ type: string; count: number }>): string {
+  const noun = (type: string, n: number) => plural(n, type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+  if (types.length === 1 && bucket === 'anomalies') return `${noun(types[0].type, total)} ${total === 1 ? 'has' : 'have'} open anomalies.`;
+  if (types.length === 1) return `${noun(types[0].type, total)} ${total === 1 ? 'is' : 'are'} ${BUCKET_WORDS[bucket]}.`;
+  return `${total} ${BUCKET_WORDS[bucket]}: ${types.map((t) => `${noun(t.type, t.count)}${TYPE_NOTES[t.type] ?? ''}`).join(', ')}.`;
+}
+
 export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' | 'config'>, packs: DomainPack<any>[]): ToolProvider {
   const { knex } = deps;
   const domains = packs.map((p) => p.domain);
   const titleOf = (domain: string) => packs.find((p) => p.domain === domain)?.title ?? domain;
   const today = () => deps.clock().toISOString().slice(0, 10);
+
+  const production = packs.find((p) => p.domain === 'production');
+  /** A well with no Form PR verdict of its own whose oil lease files it (Statewide Rule 58): the lease and its Form PR verdict. */
+  const formPrLeaseOf = async (tenantId: string, status: { entity_id: string; entity_type: string; cells: CellView[] }) => {
+    if (!production || status.entity_type !== 'Well' || status.cells.some((c) => c.domain === 'production')) return null;
+    const graph = graphFacts(knex, namespaceOf(tenantId));
+    const [row] = await graph.vertices('Well', ['name', ...production.entityFields], { entityId: status.entity_id });
+    if (!row) return null;
+    const facts = (await production.load(graph, [row.id])) as ProductionFacts;
+    if (formPrUnit({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties }, facts)) return null;
+    const lease = facts.leaseOfWell.get(row.id)?.[0];
+    const leaseStatus = lease ? await entityStatus(knex, tenantId, lease.entityId, domains) : null;
+    return leaseStatus ? { ...leaseStatus, cell: leaseStatus.cells.find((c) => c.domain === 'production') ?? null } : null;
+  };
 
   const statusTool: AgentTool = {
     name: 'compliance_status',
@@ -55,6 +82,8 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
               ? `${label} has not been assessed against any rule yet.`
               : `${label} is compliant with all ${plural(cells.length, 'assessed rule')}.`;
       const lines = cells.map((c) => `- ${titleOf(c.domain)}: ${STATUS_WORDS[c.color] ?? c.color} — ${c.reason}${c.due_date && !c.reason.includes(c.due_date) ? ` (due ${c.due_date})` : ''}.`);
+      const onLease = await formPrLeaseOf(caller.tenantId, status);
+      if (onLease) lines.push(`- ${titleOf('production')}: filed per oil lease, on ${onLease.entity_type} ${onLease.entity_name} (${onLease.entity_id})${onLease.cell ? ` — ${STATUS_WORDS[onLease.cell.color] ?? onLease.cell.color}: ${onLease.cell.reason}` : ''}.`);
       const anomalies = status.anomalies.map((a) => `- Open anomaly (${titleOf(a.domain)}): ${a.detail}, observed ${a.observed_at.slice(0, 10)}.`);
       return {
         content: [headline, ...lines, ...anomalies].join('\n'),
@@ -86,12 +115,9 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
       const a = args as { bucket: (typeof MATRIX_BUCKETS)[number]; group_by: (typeof GROUPINGS)[number]; limit: number };
       const at = deps.clock();
       const [counts, found] = await Promise.all([summary(knex, caller.tenantId, at, domains), bucketEntities(knex, caller.tenantId, at, domains, a.bucket, a.group_by, a.limit)]);
-      const kinds = new Set(found.rows.map((r) => r.entity_type));
-      const noun = kinds.size === 1 && kinds.has('Well') ? 'well' : 'entity';
-      const nouns = noun === 'well' ? 'wells' : 'entities';
       const lines = [
         `Portfolio on ${today()}: ${counts.overdue_count} overdue, ${counts.due_7_days_count} due within 7 days, ${counts.due_30_days_count} due within 30 days, ${counts.anomaly_count} with anomalies.`,
-        found.total === 0 ? `No ${nouns} are ${BUCKET_WORDS[a.bucket]}.` : `${plural(found.total, noun, nouns)} ${found.total === 1 ? 'is' : 'are'} ${BUCKET_WORDS[a.bucket]}.`,
+        found.total === 0 ? `Nothing is ${BUCKET_WORDS[a.bucket]}.` : bucketCount(found.total, a.bucket, found.types),
       ];
       if (found.total > 0) {
         const groupWord = a.group_by === 'domain' ? 'rule' : a.group_by;
@@ -107,7 +133,8 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
         content: lines.join('\n'),
         result: {
           kind: 'table',
-          title: `${nouns[0].toUpperCase()}${nouns.slice(1)} ${BUCKET_WORDS[a.bucket]}`,
+          title: `${found.types.length === 1 ? `${found.types[0].type}s` : 'Entities'} ${BUCKET_WORDS[a.bucket]}`,
+          types: found.types,
           bucket: a.bucket,
           counts: { overdue: counts.overdue_count, due_7d: counts.due_7_days_count, due_30d: counts.due_30_days_count, anomalies: counts.anomaly_count },
           group_by: a.group_by,

@@ -11,6 +11,8 @@ describe('the builtin compliance assistant over POST /execute', function () {
   let t: TestPlatform;
   let alice: Session;
   let overdueWell: string;
+  let overdueLease: string;
+  let leasedWell: { id: string; lease: string };
 
   before(async function () {
     this.timeout(180_000);
@@ -19,7 +21,12 @@ describe('the builtin compliance assistant over POST /execute', function () {
     await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
     expect((await t.api.post('/graph/seed', { wells: 24, seed: 11, as_of: '2026-01' }, alice.headers)).status).to.equal(201);
     expect((await t.api.post('/compliance/assess', {}, alice.headers)).status).to.equal(200);
-    overdueWell = (await t.api.get('/compliance/matrix?bucket=overdue&page_size=1', alice.headers)).body.rows[0].entity_id;
+    const first = async (query: string) => (await t.api.get(`/compliance/matrix?${query}&page_size=1`, alice.headers)).body.rows[0].entity_id as string;
+    overdueWell = await first('entity_type=Well&bucket=overdue');
+    overdueLease = await first('entity_type=Lease&bucket=overdue');
+    // An oil well of the overdue lease: its Form PR is the lease's (Statewide Rule 58 files oil per lease).
+    const located = (await t.api.get(`/graph/edges/Lease/${overdueLease}?edge_label=LOCATED_IN&direction=in`, alice.headers)).body.edges;
+    leasedWell = { id: located.find((e: any) => e.neighbor.label === 'Well').neighbor.entity_id, lease: overdueLease };
   });
   after(() => t.close());
 
@@ -30,25 +37,44 @@ describe('the builtin compliance assistant over POST /execute', function () {
     const answer: string = body.messages.at(-1).content;
     expect(answer.split(/\s+/).length, answer).to.be.at.most(320);
     expect(new Set(answer.split('\n')).size, answer).to.equal(answer.split('\n').length);
+    if (process.env.SHOW_ANSWERS) console.log(`\n>> ${message}\n${answer}`);
     return { result: body, answer, tools: body.messages.flatMap((m: any) => m.tool_calls.map((c: any) => c.name)) as string[] };
   };
 
-  it('answers the overdue question with the count, the wells and the rule each is late on', async () => {
+  it('answers the overdue question with the count by what is overdue (leases, wells, operators) and the rule each is late on', async () => {
     const summary = (await t.api.get('/compliance/summary', alice.headers)).body;
+    const countOf = async (type: string) => (await t.api.get(`/compliance/matrix?entity_type=${type}&bucket=overdue&page_size=1`, alice.headers)).body.total;
+    const [leases, wells, operators] = [await countOf('Lease'), await countOf('Well'), await countOf('Operator')];
+    expect(leases + wells + operators).to.equal(summary.overdue_count);
     const { answer, tools } = await ask('Which of my wells have overdue filings?');
     expect(tools).to.deep.equal(['compliance_portfolio']);
-    expect(answer).to.contain(`${summary.overdue_count} well${summary.overdue_count === 1 ? ' is' : 's are'} overdue.`);
-    expect(answer).to.match(/^- .+ \(42-\d{3}-\d{5}\), .+ — .+: .+\.$/m);
+    const parts = [[leases, 'lease', ' (Form PR is filed per oil lease)'], [wells, 'well', ''], [operators, 'operator', '']].filter(([n]) => n as number > 0).sort((a, b) => (b[0] as number) - (a[0] as number) || String(a[1]).localeCompare(String(b[1])));
+    expect(answer).to.contain(`${summary.overdue_count} overdue: ${parts.map(([n, noun, note]) => `${n} ${noun}${n === 1 ? '' : 's'}${note}`).join(', ')}.`);
+    expect(answer).to.match(/^- .+ \((42-\d{3}-\d{5}|[OG]-\d+-\d+|P5-\d+)\)(, .+)? — .+: 16 TAC §[\d.]+ .+\.$/m);
     const { answer: most } = await ask('Which operator has the most overdue wells?');
-    expect(most.split('\n')[0]).to.match(/^.+ has the most: \d+ of the \d+ wells overdue\.$/);
+    expect(most.split('\n')[0]).to.match(new RegExp(`^.+ has the most: \\d+ of the ${summary.overdue_count} overdue\\.$`));
   });
 
   it('says whether a well is compliant, rule by rule with the reason', async () => {
     const { answer, result } = await ask(`Is well ${overdueWell} compliant?`);
     expect(answer.split('\n')[0]).to.equal('No.');
     expect(answer).to.match(new RegExp(`\\(${overdueWell}\\) is not compliant: \\d+ rules? violated or overdue`));
-    expect(answer).to.match(/^- (Rule 32|Rule 37|Form PR|Drilling|Inactive)[^:]*: (not compliant|compliant|action needed|not assessed|in review) — /m);
+    expect(answer).to.match(/^- (Rule 32|Rule 37|Form PR|Drilling|Inactive|Well tests)[^:]*: (not compliant|compliant|action needed|not assessed|in review) — 16 TAC §/m);
     expect(result.referenced_entities[0]).to.include({ entity_id: overdueWell, entity_type: 'Well' });
+  });
+
+  it('says whether a lease is compliant from its own rows, Form PR first among them', async () => {
+    const { answer, result, tools } = await ask(`Is lease ${overdueLease} compliant?`);
+    expect(tools).to.deep.equal(['compliance_status']);
+    expect(answer.split('\n')[0]).to.equal('No.');
+    expect(answer).to.match(new RegExp(`^Lease .+ \\(${overdueLease}\\) is not compliant: \\d+ rules? violated or overdue`, 'm'));
+    expect(answer).to.match(/^- Form PR[^:]*: not compliant — 16 TAC §3\.58 /m);
+    expect(result.referenced_entities[0]).to.include({ entity_id: overdueLease, entity_type: 'Lease' });
+  });
+
+  it('for a well of an oil lease, says its Form PR is filed on the lease, with the lease\'s verdict', async () => {
+    const { answer } = await ask(`Is well ${leasedWell.id} compliant?`);
+    expect(answer).to.match(new RegExp(`^- Form PR[^:]*: filed per oil lease, on Lease .+ \\(${leasedWell.lease}\\) — not compliant: 16 TAC §3\\.58 `, 'm'));
   });
 
   it('the word "file" alone opens no approval; it says what it can answer', async () => {
@@ -58,22 +84,36 @@ describe('the builtin compliance assistant over POST /execute', function () {
     expect(answer).to.contain('I can answer:');
   });
 
-  it('a filing request prepares the checklist, then pauses on an approval carrying the entity, figures and validations', async () => {
-    const { result, tools } = await ask(`Prepare the Form PR for well ${overdueWell} for 2025-12 and submit it for review`);
+  it('a Form PR filing request for a well of an oil lease prepares the checklist assessed on the lease, then pauses on an approval carrying the figures and validations', async () => {
+    const { result, tools, answer } = await ask(`Prepare the Form PR for well ${leasedWell.id} for 2025-12 and submit it for review`);
     expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(answer).to.match(new RegExp(`^Form PR of well ${leasedWell.id} is filed with its oil lease .+ \\(${leasedWell.lease}\\): the checklist is assessed on the lease's wells and volumes\\.$`, 'm'));
     expect(result.status).to.equal('awaiting_hitl');
-    const approval = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body;
-    const p = approval.payload;
+    const p = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body.payload;
     expect(p).to.include({ kind: 'filing', form: 'form_pr', form_label: 'Form PR monthly production report', period: '2025-12', conversation_id: result.conversation_id, execution_id: result.execution_id });
-    expect(p.entity).to.include({ id: overdueWell, type: 'Well', api_number: overdueWell });
-    expect(p.checklist_id).to.be.a('string');
+    expect(p.entity).to.include({ id: leasedWell.id, type: 'Well', api_number: leasedWell.id });
+    // The regulator files the lease's volumes, every well of it together: the figures are the lease's.
     expect(p.figures.length).to.be.greaterThan(1);
-    for (const f of p.figures) expect(f.source).to.equal(`graph:Well/${overdueWell}`);
+    for (const f of p.figures) expect(f.source).to.equal(`graph:Lease/${leasedWell.lease}`);
     expect(p.figures.map((f: any) => f.unit)).to.include.members(['bbl', 'mcf']);
     expect(p.validations.length).to.be.greaterThan(0);
     for (const v of p.validations) expect(['pass', 'fail', 'warn', 'unknown']).to.include(v.status);
     const checklist = (await t.api.get(`/checklists/${p.checklist_id}`, alice.headers)).body;
-    expect(checklist).to.include({ entity_id: overdueWell, period: '2025-12', template_id: 'form_pr' });
+    expect(checklist).to.include({ entity_id: leasedWell.id, period: '2025-12', template_id: 'form_pr' });
+  });
+
+  it('a Form PR filing request for a lease opens the checklist on the lease', async () => {
+    const { result, tools, answer } = await ask(`Prepare the Form PR for lease ${overdueLease} for 2025-12 and submit it for review`);
+    expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(answer).to.match(new RegExp(`^Checklist \\S+: Form PR monthly production report for lease ${overdueLease}, period 2025-12`, 'm'));
+    expect(answer).not.to.contain('is filed with its oil lease');
+    expect(result.status).to.equal('awaiting_hitl');
+    const p = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body.payload;
+    expect(p).to.include({ form: 'form_pr', period: '2025-12' });
+    expect(p.entity).to.include({ id: overdueLease, type: 'Lease' });
+    for (const f of p.figures) expect(f.source).to.equal(`graph:Lease/${overdueLease}`);
+    const checklist = (await t.api.get(`/checklists/${p.checklist_id}`, alice.headers)).body;
+    expect(checklist).to.include({ entity_id: overdueLease, entity_type: 'Lease', period: '2025-12', template_id: 'form_pr' });
   });
 
   it('a field_event agent logs a flare upset against the seeded event type; it shows among the recent events', async () => {

@@ -85,6 +85,24 @@ describe('the builtin compliance assistant', () => {
     expect(answer.split(/\s+/).length).to.be.lessThan(300);
   });
 
+  it('counts a mixed bucket by what its rows are and names the operator with the most of them', () => {
+    const text = ['Portfolio on 2026-11-26: 31 overdue, 0 due within 7 days, 0 due within 30 days, 0 with anomalies.', '31 overdue: 20 leases (Form PR is filed per oil lease), 9 wells, 2 operators.', 'By operator: ACME OPERATING (12); ZETA LLC (10).'].join('\n');
+    const answer = textOf(assistant.next(turn('Which operator has the most overdue wells?', [{ toolName: 'compliance_portfolio', input: {}, text }])));
+    expect(answer.split('\n')[0]).to.equal('ACME OPERATING has the most: 12 of the 31 overdue.');
+    expect(answer).to.contain('20 leases (Form PR is filed per oil lease), 9 wells, 2 operators.');
+    const anomalies = ['Portfolio on 2026-11-26: 0 overdue, 0 due within 7 days, 0 due within 30 days, 9 with anomalies.', '9 wells have open anomalies.', 'By operator: ZETA LLC (6); ACME OPERATING (3).'].join('\n');
+    expect(textOf(assistant.next(turn('Which operator has the most anomalies?', [{ toolName: 'compliance_portfolio', input: {}, text: anomalies }]))).split('\n')[0]).to.equal('ZETA LLC has the most: 6 of the 9 wells with open anomalies.');
+  });
+
+  it('a lease is asked about and filed for like a well: its compliance, its Form PR checklist', () => {
+    const LEASE = 'O-01-10074';
+    expect(calls(`Is lease ${LEASE} compliant?`)).to.deep.equal([{ toolName: 'compliance_status', input: { entity_id: LEASE } }]);
+    expect(calls(`Is well ${LEASE} compliant?`)).to.deep.equal([{ toolName: 'compliance_status', input: { entity_id: LEASE } }]);
+    expect(calls(`What do we know about lease ${LEASE}?`)).to.deep.equal([{ toolName: 'graph_context', input: { entity_type_key: 'lease', id: LEASE } }]);
+    expect(calls(`Prepare the Form PR for lease ${LEASE} for 2025-12 and submit it for review`)).to.deep.equal([{ toolName: 'start_checklist', input: { form: 'form_pr', entity_id: LEASE, entity_type: 'Lease', period: '2025-12' } }]);
+    expect(calls(`Log a flare upset at lease ${LEASE}: 350 mcf`)[0].input).to.deep.include({ entity_id: LEASE, entity_type: 'Lease' });
+  });
+
   it('after the checklist is prepared, asks for the approval with its id; then says what happened', () => {
     const question = `Prepare the Form PR for well ${WELL} for last month and submit it for review`;
     const checklist = `Checklist 0a0b0c0d-0000-4000-8000-000000000001: Form PR monthly production report for well ${WELL}, period 2026-10, due 2026-11-30; status in progress.\nAssessment completed: 7 of 7 checks passed.`;
@@ -99,7 +117,7 @@ describe('the builtin compliance assistant', () => {
   });
 
   it('a question it cannot answer gets what it can answer; a failed tool is said in words', () => {
-    expect(textOf(assistant.next(turn('What file formats can I attach?')))).to.match(/^I cannot answer that from the tools I have\. I can answer: whether a well is compliant/);
+    expect(textOf(assistant.next(turn('What file formats can I attach?')))).to.match(/^I cannot answer that from the tools I have\. I can answer: whether a well or a lease is compliant/);
     const failed = textOf(assistant.next(turn(`Is well ${WELL} compliant?`, [{ toolName: 'compliance_status', input: {}, text: `Error: ${WELL} has no compliance assessment` }])));
     expect(failed).to.equal(`I could not get the compliance status: ${WELL} has no compliance assessment.`);
   });

@@ -11,7 +11,7 @@ import { Intent, intentOf } from './intents';
 const MAX_WORDS = 300;
 
 const CAN_ANSWER =
-  'I can answer: whether a well is compliant (give its API number, e.g. 42-255-32810) and why; which wells are overdue, due within 7 or 30 days or have anomalies, by operator, lease or rule; a well\'s deadlines, flaring authorizations, production and offset wells; recent operational events. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.';
+  'I can answer: whether a well or a lease is compliant (give its API number, e.g. 42-255-32810, or lease id, e.g. O-01-10074) and why; what is overdue, due within 7 or 30 days or have anomalies, by operator, lease or rule; a well\'s deadlines, flaring authorizations, production and offset wells; recent operational events. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.';
 
 const WHAT: Record<string, string> = {
   compliance_status: 'the compliance status',
@@ -83,8 +83,9 @@ function lead(question: string, intent: Intent, results: BuiltinTurn['results'])
   if (first.toolName === 'compliance_portfolio') {
     const groups = /^By (operator|lease|rule): (.+?) \((\d+)\)/m.exec(first.text);
     const count = first.text.split('\n')[1];
-    const total = /^(\d+) (\w+) (?:is|are) (.+)\.$/.exec(count ?? '');
-    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2]} ${total[3]}.`;
+    // "9 wells are overdue." or "31 overdue: 20 leases …, 9 wells, 2 operators."
+    const total = /^(\d+) (?:([\w ]+?) (?:is|are|has|have) )?(overdue|due within \d+ days|(?:with )?open anomalies)[.:]/.exec(count ?? '');
+    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3].replace(/^open/, 'with open')}.`;
     if (/\bhow many\b/i.test(question) && count) return count;
   }
   if (intent.topic === 'filing' && results.some((r) => r.toolName === 'request_approval' && !r.text.startsWith('Error: '))) return 'I prepared the filing and sent it for review.';

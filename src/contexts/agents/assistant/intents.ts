@@ -98,11 +98,19 @@ const SUBSTANCES: Array<[RegExp, string]> = [
   [/\boil\b|crude/i, 'crude oil'],
 ];
 
+/** A checklist is opened on a well or a lease (Form PR of an oil well is assessed on its lease either way); a Form PR names its month. */
+function checklistInput(form: string, subject: { type: string; id: string }, period: string | null): Record<string, unknown> {
+  return { form, entity_id: subject.id, ...(subject.type === 'lease' ? { entity_type: 'Lease' } : {}), ...(period && form === 'form_pr' ? { period } : {}) };
+}
+
 export function intentOf(userText: string, tools: ReadonlySet<string>, today: string): Intent {
   const text = userText.split(/\n--- attachment: /)[0];
   const wells = entitiesIn(text).filter((e) => e.type === 'well');
   const others = entitiesIn(text).filter((e) => e.type !== 'well');
   const well = wells[0]?.id ?? null;
+  // What a filing or a status question can be about: a well, or the lease that files Form PR for its oil wells.
+  const subject = entitiesIn(text).find((e) => e.type === 'well' || e.type === 'lease') ?? null;
+  const labelOf = (e: { type: string }) => `${e.type[0].toUpperCase()}${e.type.slice(1)}`;
   const checklistId = UUID.exec(text)?.[0] ?? null;
   const intent = (topic: Topic, calls: PlannedCall[], assumed: string | null = null, askBack: string | null = null): Intent => {
     const offered = calls.filter((c) => tools.has(c.toolName));
@@ -116,12 +124,12 @@ export function intentOf(userText: string, tools: ReadonlySet<string>, today: st
   // A filing needs an intent to submit or file a form, never the word "file" alone.
   if (FILING_INTENT.test(text) && tools.has('request_approval')) {
     const named = formIn(text);
-    if (!well) return intent('filing', [], null, 'Which well is the filing for? Give its API number (42-CCC-UUUUU).');
-    if (!named) return intent('filing', [], null, `Which form should I file for well ${well}: Form PR, R-32, W-1, W-2/G-1 or W-3X?`);
+    if (!subject) return intent('filing', [], null, 'Which well or lease is the filing for? Give a well\'s API number (42-CCC-UUUUU) or a lease id (O-DD-NNNNN).');
+    if (!named) return intent('filing', [], null, `Which form should I file for ${subject.type} ${subject.id}: Form PR, R-32, W-1, W-2/G-1 or W-3X?`);
     const period = periodIn(text, today);
     // A form with a checklist template is prepared (and validated) first; another goes to the reviewer as named.
-    if (named.template && tools.has('start_checklist')) return intent('filing', [{ toolName: 'start_checklist', input: { form: named.form, entity_id: well, ...(period && named.form === 'form_pr' ? { period } : {}) } }]);
-    return intent('filing', [{ toolName: 'request_approval', input: { checkpoint_type: 'filing_submission', summary: text.trim().slice(0, 300), form: named.form, entity_id: well, ...(period ? { period } : {}) } }]);
+    if (named.template && tools.has('start_checklist')) return intent('filing', [{ toolName: 'start_checklist', input: checklistInput(named.form, subject, period) }]);
+    return intent('filing', [{ toolName: 'request_approval', input: { checkpoint_type: 'filing_submission', summary: text.trim().slice(0, 300), form: named.form, entity_id: subject.id, ...(period ? { period } : {}) } }]);
   }
   if (checklistId && has(text, W.checklist)) {
     const note = /\bnote\b[:\s]+(.+)$/i.exec(text)?.[1];
@@ -129,17 +137,16 @@ export function intentOf(userText: string, tools: ReadonlySet<string>, today: st
     if (note && item !== undefined) return intent('checklist', [{ toolName: 'add_checklist_note', input: { checklist_id: checklistId, item_index: Number(item), notes: note.trim() } }]);
     return intent('checklist', [{ toolName: 'checklist_assessment', input: { checklist_id: checklistId } }]);
   }
-  if (well && has(text, W.prepare) && formIn(text)?.template) {
-    const period = periodIn(text, today);
-    const form = formIn(text)!.form;
-    return intent('prepare', [{ toolName: 'start_checklist', input: { form, entity_id: well, ...(period && form === 'form_pr' ? { period } : {}) } }]);
+  if (subject && has(text, W.prepare) && formIn(text)?.template) {
+    return intent('prepare', [{ toolName: 'start_checklist', input: checklistInput(formIn(text)!.form, subject, periodIn(text, today)) }]);
   }
   if (has(text, W.log) && tools.has('log_operational_event')) {
     const type = EVENT_TYPES.find(([pattern]) => pattern.test(text))?.[1];
-    const entity = well ?? others[0]?.id;
+    const at = wells[0] ?? others[0];
+    const entity = at?.id;
     if (!type) return intent('log_event', [{ toolName: 'recent_operational_events', input: { limit: 5 } }], null, 'Which kind of event is it: a flare upset, an H2S release, a spill or an equipment failure?');
     if (!entity) return intent('log_event', [], null, `Which well or facility did the ${type.toLowerCase()} happen at? Give its API number or id.`);
-    return intent('log_event', [{ toolName: 'log_operational_event', input: { event_type: type, entity_id: entity, entity_type: well ? 'Well' : 'Facility', fields: eventFieldsIn(type, text) } }]);
+    return intent('log_event', [{ toolName: 'log_operational_event', input: { event_type: type, entity_id: entity, entity_type: at.type === 'operator' ? 'Facility' : labelOf(at), fields: eventFieldsIn(type, text) } }]);
   }
 
   if (well) {
@@ -162,7 +169,10 @@ export function intentOf(userText: string, tools: ReadonlySet<string>, today: st
     return intent(topics[0], calls, specific ? null : 'I took this as a question about the well\'s compliance status');
   }
   if (others.length > 0) {
-    const calls: PlannedCall[] = others.map((e) => ({ toolName: 'graph_context', input: { entity_type_key: e.type, id: e.id } }));
+    // The dashboard has Lease and Operator rows too: their compliance comes from the same verdicts; anything else from the graph.
+    const asked = has(text, W.status) || has(text, W.deadlines);
+    const calls: PlannedCall[] = others.map((e) => (asked ? { toolName: 'compliance_status', input: { entity_id: e.id } } : { toolName: 'graph_context', input: { entity_type_key: e.type, id: e.id } }));
+    if (asked) return intent('status', calls);
     for (const e of others) if (e.type === 'operator') calls.push({ toolName: 'graph_query_template', input: { template_id: 'operator_wells', params: { operator_id: e.id } } });
     return intent('entity', calls);
   }
