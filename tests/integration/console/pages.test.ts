@@ -255,6 +255,8 @@ describe('console pages for every role (Chromium)', function () {
     const { context, page } = await c.as(operator);
     await page.goto(`${base}/events`);
     const form = page.getByRole('form', { name: 'Log an event' });
+    // The seed ships its own event types (flare upset, spill…): pick the one made here.
+    await form.getByLabel('Event type').selectOption(typeId);
     await form.getByLabel('Entity id').fill(wellId);
     expect(await form.getByLabel('flare_reason').count()).to.equal(0);
     await form.getByLabel('kind (required)').selectOption('flaring');
