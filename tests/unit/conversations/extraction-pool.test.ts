@@ -79,7 +79,9 @@ describe('the extraction worker pool', () => {
 
   describe('limits', () => {
     it('terminates a worker past the time limit, answers "took too long" and serves the next file with a fresh worker', async () => {
-      const pool = createExtractionPool({ workers: 1, timeLimitMs: 300, script: SPINNING_WORKER });
+      // The limit also covers a fresh worker's start-up (tsx compiling it), which takes a second on a
+      // busy machine: 3 s keeps 'hello' inside it, and the spinning task still runs past it.
+      const pool = createExtractionPool({ workers: 1, timeLimitMs: 3000, script: SPINNING_WORKER });
       try {
         expect((await pool.extract(Buffer.from('hello'))).text).to.equal('hello');
         const queued = pool.extract(Buffer.from('after the spin'));
