@@ -1,14 +1,12 @@
 import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { findVertex } from '../../queries/graph/entities';
 import { approvalAggregate } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
-import { namespaceOf } from '../../streams/graph/names';
-import type { Properties } from '../../streams/graph/properties';
 import { requestApproval, RequestApprovalInput } from '../approvals/request-approval';
-import { checklistFacts, checklistHistory, lastAssessmentChecks } from './checklist-history';
-import { AssessmentCheck, ChecklistFacts, filingPayload, graphLabelOf } from './filing-payload';
+import { filingPayload, FilingPayload } from '../../src/contexts/checklists/filing-payload';
+import { checklistFacts, checklistHistory } from './checklist-history';
+import type { ChecklistFacts } from './checklist-facts';
 
 type Asked =
   | { type: 'ChecklistSubmitted'; approvalId: string; reviewerId: string | null; summary: string | null }
@@ -16,9 +14,12 @@ type Asked =
 
 export interface ReviewFacts {
   checklist: ChecklistFacts;
-  entity: { id: string; label: string; properties: Properties } | null;
-  checks: AssessmentCheck[];
+  /** The shared filing payload (built with `submissionSummary`); null for an exception request. */
+  filing: FilingPayload | null;
 }
+
+/** What a submission's approval says when the submitter wrote nothing. */
+export const submissionSummary = (summary: string | null, checklist: ChecklistFacts) => summary ?? `All ${checklist.items.length} items complete; ready to file`;
 
 /**
  * Given a submission (or an exception request) of a checklist, then the approval to open:
@@ -30,8 +31,8 @@ export function reviewApprovalFor(asked: Asked, facts: ReviewFacts): RequestAppr
   const { checklist } = facts;
   const reviewer = { reviewerStrategy: asked.reviewerId ? 'named_individual' : 'any_reviewer', reviewerId: asked.reviewerId };
   if (asked.type === 'ChecklistSubmitted') {
-    const summary = asked.summary ?? `All ${checklist.items.length} items complete; ready to file`;
-    return { approvalId: asked.approvalId, conversationId: null, agentType: 'checklists', checkpointType: 'filing_submission', payload: filingPayload(checklist, facts.entity, facts.checks, summary), ...reviewer };
+    if (!facts.filing) throw new Error(`submission of checklist ${checklist.checklistId} without its filing payload`);
+    return { approvalId: asked.approvalId, conversationId: null, agentType: 'checklists', checkpointType: 'filing_submission', payload: { ...facts.filing }, ...reviewer };
   }
   return {
     approvalId: asked.approvalId,
@@ -74,10 +75,13 @@ export const openReviewApprovalReactor: Reactor = {
     if (existing.length > 0) return;
     const { created } = await checklistHistory(deps.store, recorded.stream);
     const checklist = checklistFacts(created);
-    const [vertex, checks] = await Promise.all([
-      findVertex(deps.knex, namespaceOf(context.tenantId), graphLabelOf(created.entityType), created.entityId),
-      lastAssessmentChecks(deps.store, context.tenantId, created.checklistId),
-    ]);
-    await requestApproval(deps, context, reviewApprovalFor(asked, { checklist, entity: vertex, checks }));
+    const filing =
+      asked.type === 'ChecklistSubmitted'
+        ? await filingPayload(deps, context.tenantId, {
+            summary: submissionSummary(asked.summary, checklist),
+            checklist: { checklist_id: created.checklistId, template_id: created.templateId, entity_id: created.entityId, entity_type: created.entityType, period: created.period },
+          })
+        : null;
+    await requestApproval(deps, context, reviewApprovalFor(asked, { checklist, filing }));
   },
 };

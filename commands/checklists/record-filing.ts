@@ -12,7 +12,7 @@ import { createEdge } from '../graph/create-edge';
 import { createEntity } from '../graph/create-entity';
 import { updateEntity } from '../graph/update-entity';
 import { checklistFacts, checklistHistory } from './checklist-history';
-import { ChecklistFacts, graphLabelOf } from './filing-payload';
+import { ChecklistFacts, graphLabelOf } from './checklist-facts';
 
 export interface FilingFacts {
   checklist: ChecklistFacts;

@@ -11,15 +11,16 @@ import { previousMonth } from './assessment/working-days';
 import { FILING_TEMPLATES, FilingTemplate } from './filing-templates';
 
 /**
- * The payload of a filing approval (the contract shared by the assistant, workflows and
- * console): what would be filed, for which entity and period, the figures with their graph
- * source, and the validations — from the checklist's latest assessment when there is one,
- * else from the same item assessors run in memory (nothing is recorded).
+ * The payload of a filing approval (the contract shared by the assistant, the checklist
+ * workflow and the console): what would be filed, for which entity and period, the figures
+ * with their graph source, and the validations — from the checklist's latest assessment when
+ * there is one, else from the same item assessors run in memory (nothing is recorded). One
+ * builder for every path, so a reviewer sees the same figures whoever asked.
  */
 export interface FilingPayload {
   kind: 'filing';
   summary: string;
-  entity: { id: string; vertex_id: string; type: string; name: string; api_number: string | null };
+  entity: { id: string; vertex_id: string | null; type: string; name: string; api_number: string | null };
   form: string;
   form_label: string;
   period: string | null;
@@ -28,6 +29,19 @@ export interface FilingPayload {
   checklist_id: string | null;
   conversation_id: string | null;
   execution_id: string | null;
+  /** The keys reviewers and older clients already read (spec 2 §4: `filing_type`, `entity_id`). */
+  filing_type: string;
+  entity_id: string;
+  template_id: string | null;
+}
+
+/** The checklist a filing is about, as its own stream or the read model gives it. */
+export interface ChecklistRef {
+  checklist_id: string;
+  template_id: string;
+  entity_id: string;
+  entity_type: string;
+  period: string | null;
 }
 
 export interface FilingRequest {
@@ -37,6 +51,11 @@ export interface FilingRequest {
   entity_id?: string;
   period?: string | null;
   checklist_id?: string | null;
+  /**
+   * The checklist itself when the caller already read it from its stream (the workflow's
+   * reactor reads the write side, never a lagging read model); wins over `checklist_id`.
+   */
+  checklist?: ChecklistRef;
 }
 
 const normalized = (form: string) => form.toUpperCase().replace(/^FORM\s+/, '').replace(/[\s_]/g, '-');
@@ -84,16 +103,43 @@ async function dryValidations(deps: Pick<PlatformDeps, 'knex'>, tenantId: string
   });
 }
 
+/** The checklist's template, or the form the request names; undefined for a form without one (W-10, G-10…). */
+function templateOf(checklist: ChecklistRef | null, form: string | undefined): FilingTemplate | undefined {
+  if (checklist) return FILING_TEMPLATES.find((t) => t.templateId === checklist.template_id);
+  return form ? templateOfForm(form) : undefined;
+}
+
 export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 'clock'>, tenantId: string, request: FilingRequest, ids: { conversationId?: string; executionId?: string } = {}): Promise<FilingPayload> {
-  const checklist = request.checklist_id ? await getChecklist(deps.knex, tenantId, request.checklist_id) : null;
+  const checklist: ChecklistRef | null = request.checklist ?? (request.checklist_id ? await getChecklist(deps.knex, tenantId, request.checklist_id) : null);
   if (request.checklist_id && !checklist) throw new NotFound(`checklist ${request.checklist_id} not found`);
-  const template = checklist ? FILING_TEMPLATES.find((t) => t.templateId === checklist.template_id) : request.form ? templateOfForm(request.form) : undefined;
+  const template = templateOf(checklist, request.form);
   if (!template && !request.form) throw new ValidationFailed([{ loc: ['args', 'form'], msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`, type: 'missing' }]);
   const entityId = checklist?.entity_id ?? request.entity_id;
   if (!entityId) throw new ValidationFailed([{ loc: ['args', 'entity_id'], msg: 'name the well the filing is about (its API number)', type: 'missing' }]);
   const label = /^lease$/i.test(checklist?.entity_type ?? '') ? 'Lease' : 'Well';
   const facts = await loadWellFacts(deps.knex, tenantId, entityId, label);
-  if (!facts) throw new NotFound(`no ${label.toLowerCase()} ${entityId} in the knowledge graph`);
+  const ref = { conversation_id: ids.conversationId ?? null, execution_id: ids.executionId ?? null };
+  const period = checklist?.period ?? request.period ?? (template?.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
+  const digest = checklist ? await assessmentDigest(deps.store, tenantId, checklist.checklist_id) : null;
+  if (!facts) {
+    // A checklist's entity deleted since: the reviewer still gets the request, with what its assessment said.
+    if (!checklist || !template) throw new NotFound(`no ${label.toLowerCase()} ${entityId} in the knowledge graph`);
+    return {
+      kind: 'filing',
+      summary: request.summary,
+      entity: { id: entityId, vertex_id: null, type: label, name: entityId, api_number: null },
+      form: template.templateId,
+      form_label: template.title,
+      period,
+      figures: [],
+      validations: [...(digest ? validationsOf(digest) : []), { key: 'entity_in_graph', label: 'Entity in the knowledge graph', status: 'fail', message: `no ${label.toLowerCase()} ${entityId} in the knowledge graph: nothing to read the figures from` }],
+      checklist_id: checklist.checklist_id,
+      ...ref,
+      filing_type: template.form,
+      entity_id: entityId,
+      template_id: template.templateId,
+    };
+  }
   if (!template) {
     // A form without a checklist template (W-10, G-10…): the reviewer sees what was asked, and that nothing was checked.
     const form = normalized(request.form!);
@@ -107,12 +153,12 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
       figures: [],
       validations: [{ key: 'checklist_template', label: 'Checklist template', status: 'unknown', message: `no checklist template for Form ${form}: nothing was validated before review` }],
       checklist_id: null,
-      conversation_id: ids.conversationId ?? null,
-      execution_id: ids.executionId ?? null,
+      ...ref,
+      filing_type: form,
+      entity_id: facts.well.entity_id,
+      template_id: null,
     };
   }
-  const period = checklist?.period ?? request.period ?? (template.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
-  const digest = checklist ? await assessmentDigest(deps.store, tenantId, checklist.checklist_id) : null;
   const today = deps.clock().toISOString().slice(0, 10);
   const p = facts.well.properties;
   return {
@@ -125,7 +171,9 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
     figures: template.templateId === 'form_pr' && period ? formPrFigureRows(await loadFormPrContext(deps.knex, tenantId, facts, period, today), period) : [],
     validations: digest ? validationsOf(digest) : await dryValidations(deps, tenantId, template, facts, period ?? p.form_pr_period ?? previousMonth(deps.clock()), today),
     checklist_id: checklist?.checklist_id ?? null,
-    conversation_id: ids.conversationId ?? null,
-    execution_id: ids.executionId ?? null,
+    ...ref,
+    filing_type: template.form,
+    entity_id: facts.well.entity_id,
+    template_id: template.templateId,
   };
 }

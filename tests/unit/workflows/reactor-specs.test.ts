@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { reviewApprovalFor, ReviewFacts } from '../../../commands/checklists/open-review-approval';
+import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../commands/checklists/open-review-approval';
+import type { FilingPayload } from '../../../src/contexts/checklists/filing-payload';
 import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
 import { deadlineFinish, deadlineMessage } from '../../../commands/agents/turn-deadline';
@@ -24,7 +25,23 @@ const checklist = {
   ],
 };
 const well = { id: 'v-well', label: 'Well', entity_id: '42-501-12345', properties: { name: 'JONES 97', api_number: '42-501-12345', production_oil_bbls: '3110', production_gas_mcf: '9330', form_pr_period: '2025-10' } };
-const facts: ReviewFacts = { checklist, entity: well, checks: [{ checkName: 'production_found', passed: true, message: 'production for 2026-10', severity: 'info' }] };
+const filing: FilingPayload = {
+  kind: 'filing',
+  summary: 'All 2 items complete; ready to file',
+  entity: { id: '42-501-12345', vertex_id: 'v-well', type: 'Well', name: 'JONES 97', api_number: '42-501-12345' },
+  form: 'form_pr',
+  form_label: 'Form PR monthly production report',
+  period: '2026-10',
+  figures: [{ label: 'Oil produced', value: 3110, unit: 'bbl', source: 'graph:Well/42-501-12345' }],
+  validations: [{ key: 'production_found', label: 'Production', status: 'pass', message: 'production for 2026-10' }],
+  checklist_id: 'cl1',
+  conversation_id: null,
+  execution_id: null,
+  filing_type: 'PR',
+  entity_id: '42-501-12345',
+  template_id: 'form_pr',
+};
+const facts: ReviewFacts = { checklist, filing };
 
 function recorded(type: string, data: unknown): RecordedEvent {
   return { id: 'e1', stream: 'checklists.checklist-t1-cl1', revision: 3n, type, data, metadata: { tenantId: 't1', actorId: 'op', correlationId: 'c', causationId: 'c' }, position: { commit: 1n, prepare: 1n }, recordedAt: new Date(NOW) } as unknown as RecordedEvent;
@@ -35,22 +52,22 @@ describe('reactor specs (given an event, then the command)', () => {
     it('given ChecklistSubmitted, then RequestApproval with the checklist\'s approval id and the shared filing payload', () => {
       const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null }, facts);
       expect(command).to.include({ approvalId: 'ap1', checkpointType: 'filing_submission', agentType: 'checklists', reviewerStrategy: 'any_reviewer', reviewerId: null, conversationId: null });
-      expect(command.payload).to.include({ kind: 'filing', form: 'form_pr', period: '2026-10', checklist_id: 'cl1', conversation_id: null, execution_id: null, summary: 'All 2 items complete; ready to file' });
-      expect(command.payload.entity).to.deep.equal({ id: 'v-well', type: 'Well', name: 'JONES 97', api_number: '42-501-12345' });
-      expect((command.payload.figures as any[])[0]).to.deep.equal({ label: 'Oil produced', value: 3110, unit: 'bbl', source: 'graph:Well/v-well#production_oil_bbls' });
-      expect((command.payload.figures as any[]).find((f) => f.label === 'Gas sold')).to.include({ value: null });
-      expect(command.payload.validations).to.deep.equal([{ key: 'production_found', label: 'production found', status: 'pass', message: 'production for 2026-10' }]);
+      expect(command.payload).to.deep.equal(filing);
     });
 
-    it('given a submission naming a reviewer and never assessed, then the approval is named to them and the items are listed unverified', () => {
-      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: 'rev', summary: 'PR Oct' }, { ...facts, checks: [] });
+    it('given a submission naming a reviewer, then the approval is named to them; the summary is the submitter\'s, or says the items are complete', () => {
+      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: 'rev', summary: 'PR Oct' }, facts);
       expect(command).to.include({ reviewerStrategy: 'named_individual', reviewerId: 'rev' });
-      expect(command.payload.summary).to.equal('PR Oct');
-      expect((command.payload.validations as any[]).map((v) => v.status)).to.deep.equal(['unknown', 'unknown']);
+      expect(submissionSummary('PR Oct', checklist)).to.equal('PR Oct');
+      expect(submissionSummary(null, checklist)).to.equal('All 2 items complete; ready to file');
+    });
+
+    it('given a submission whose filing payload could not be built, then no approval is asked for', () => {
+      expect(() => reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null }, { checklist, filing: null })).to.throw(/without its filing payload/);
     });
 
     it('given ChecklistExceptionRequested, then a checklist_exception approval with the reason and items', () => {
-      const command = reviewApprovalFor({ type: 'ChecklistExceptionRequested', approvalId: 'ap2', reviewerId: null, reason: 'shut in', itemIndexes: [1], requestedUntil: null }, facts);
+      const command = reviewApprovalFor({ type: 'ChecklistExceptionRequested', approvalId: 'ap2', reviewerId: null, reason: 'shut in', itemIndexes: [1], requestedUntil: null }, { checklist, filing: null });
       expect(command).to.include({ approvalId: 'ap2', checkpointType: 'checklist_exception' });
       expect(command.payload).to.include({ checklist_id: 'cl1', summary: 'Exception requested: shut in' });
       expect(command.payload.item_indexes).to.deep.equal([1]);
