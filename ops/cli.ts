@@ -7,6 +7,7 @@ import { registerEvalCommands } from './eval';
 import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
 import { registerReactorCommands } from './reactors';
+import { registerScheduleCommands } from './schedule';
 import { registerSeedCommand } from './seed';
 import { registerStartCommand } from './start';
 import { registerTenantCommands } from './tenants';
@@ -32,6 +33,7 @@ program
 
 registerProjectionCommands(program);
 registerReactorCommands(program);
+registerScheduleCommands(program);
 
 program
   .command('reservations-sweep')

@@ -25,7 +25,7 @@ import { degradedProjectors } from './projection-runner/dead-letters';
 import { ReactorRunner } from './reactors/runner';
 import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
 import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
-import { scheduleProjector } from './scheduling/schedule';
+import { degradedScheduledHandlers, scheduleProjector } from './scheduling/schedule';
 import { openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
@@ -93,7 +93,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   const health = createHealthApi({
     ready: () => ready && !stopping,
-    degraded: () => (infrastructure ? degradedProjectors(infrastructure.db.knex) : Promise.resolve([])),
+    degraded: async () => {
+      if (!infrastructure) return [];
+      const knex = infrastructure.db.knex;
+      return (await Promise.all([degradedProjectors(knex), degradedScheduledHandlers(knex)])).flat();
+    },
     details: () => ({
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,

@@ -8,6 +8,8 @@ const Health = z
     degraded_projectors: z.array(z.string()).optional(),
     /** Reactors with unresolved dead letters: some follow-ups did not happen (`ops reactors status`). */
     degraded_reactors: z.array(z.string()).optional(),
+    /** Scheduled-message handlers with dead-lettered messages (`ops schedule status`). */
+    degraded_scheduled_handlers: z.array(z.string()).optional(),
     uptime_s: z.number(),
     event_store: z.string(),
     projections: z.object({ leader: z.boolean(), caught_up: z.boolean() }).nullable(),

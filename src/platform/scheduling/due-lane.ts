@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PlatformDeps } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
-import { dueMessages, markFired, ScheduledMessage } from './schedule';
+import { dueMessages, markDeadLettered, markFired, ScheduledMessage } from './schedule';
 
 /** What a context does when one of its scheduled messages falls due. */
 export interface ScheduledHandler {
@@ -20,7 +20,9 @@ const SCHEDULER_ACTOR = 'system:scheduler';
  * and runs their handler in a scope keyed by the message, so the commands a handler issues
  * derive the same ids if it runs again (a crash before `ScheduledMessageFired`, a second
  * leader after a fence); then records the firing, which the stream appends only once. A
- * handler that throws is retried on later ticks with backoff.
+ * handler that throws is retried on later ticks with backoff; after `deadLetterAfter`
+ * failures (about four minutes with the default 8) the message is dead-lettered: parked,
+ * reported by /health, and made due again by `ops schedule retry`.
  */
 export class DueMessageLane {
   private timer: NodeJS.Timeout | null = null;
@@ -28,10 +30,13 @@ export class DueMessageLane {
   private readonly retryAt = new Map<string, { at: number; attempts: number }>();
   private readonly handlers: Map<string, ScheduledHandler>;
 
+  private readonly deadLetterAfter: number;
+
   constructor(
-    private readonly options: { deps: () => PlatformDeps; handlers: ScheduledHandler[]; leaderLock: LeaderLock; logger: Logger; tickMs?: number },
+    private readonly options: { deps: () => PlatformDeps; handlers: ScheduledHandler[]; leaderLock: LeaderLock; logger: Logger; tickMs?: number; deadLetterAfter?: number },
   ) {
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
+    this.deadLetterAfter = options.deadLetterAfter ?? 8;
   }
 
   start(): void {
@@ -58,22 +63,34 @@ export class DueMessageLane {
       const retry = this.retryAt.get(key);
       if (retry && retry.at > Date.now()) continue;
       const handler = this.handlers.get(message.handler);
-      if (!handler) {
-        logger.error({ handler: message.handler, messageId: message.messageId }, 'no handler for a scheduled message; it stays due');
-        this.retryAt.set(key, { at: Date.now() + 60_000, attempts: (retry?.attempts ?? 0) + 1 });
-        continue;
-      }
       try {
+        // A message whose handler this build does not know (retired, or a newer instance's) fails like a throwing one.
+        if (!handler) throw new Error(`no handler ${message.handler} is registered`);
         await withScope({ idempotencyKey: `scheduled:${key}` }, () => handler.fire(message, deps));
         await markFired(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId);
         this.retryAt.delete(key);
       } catch (err) {
-        const attempts = (retry?.attempts ?? 0) + 1;
-        const delay = Math.min(300_000, 1000 * 2 ** Math.min(attempts - 1, 8));
-        this.retryAt.set(key, { at: Date.now() + delay, attempts });
-        logger.error({ err, handler: message.handler, messageId: message.messageId, attempts, retryInMs: delay }, 'scheduled message failed; retried later');
+        await this.failed(message, key, (retry?.attempts ?? 0) + 1, err, deps);
       }
     }
+  }
+
+  private async failed(message: ScheduledMessage, key: string, attempts: number, err: unknown, deps: PlatformDeps): Promise<void> {
+    const { logger } = this.options;
+    const fields = { err, handler: message.handler, messageId: message.messageId, attempts };
+    if (attempts >= this.deadLetterAfter) {
+      try {
+        await markDeadLettered(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId, attempts, String((err as Error)?.message ?? err));
+        this.retryAt.delete(key);
+        logger.error(fields, 'scheduled message dead-lettered after repeated failures; `ops schedule retry` makes it due again');
+        return;
+      } catch (recordErr) {
+        logger.error({ ...fields, err: recordErr }, 'dead letter of a scheduled message not recorded; retried later');
+      }
+    }
+    const delay = Math.min(300_000, 1000 * 2 ** Math.min(attempts - 1, 8));
+    this.retryAt.set(key, { at: Date.now() + delay, attempts });
+    logger.error({ ...fields, retryInMs: delay }, 'scheduled message failed; retried later');
   }
 
   async stop(): Promise<void> {

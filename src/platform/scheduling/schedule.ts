@@ -9,7 +9,9 @@ import type { RecordedEvent } from '../eventstore/types';
  * its own, `platform.schedule-<tenant>-<messageId>`, with `MessageScheduled` and, once its
  * handler ran, `ScheduledMessageFired`. The id is chosen by the scheduler (derived from what
  * the message is about), so scheduling the same thing twice appends nothing, and firing
- * twice appends nothing twice.
+ * twice appends nothing twice. A message whose handler keeps failing is parked with
+ * `ScheduledMessageDeadLettered` (like a projector's dead letter: visible in /health and
+ * `ops schedule status`, never lost) until `ScheduledMessageRetried` makes it due again.
  */
 export interface ScheduledMessage {
   messageId: string;
@@ -22,11 +24,19 @@ export interface ScheduledMessage {
 
 export type ScheduleEvent =
   | { type: 'MessageScheduled'; data: { messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> } }
-  | { type: 'ScheduledMessageFired'; data: { messageId: string; firedAt: string } };
+  | { type: 'ScheduledMessageFired'; data: { messageId: string; firedAt: string } }
+  | { type: 'ScheduledMessageDeadLettered'; data: { messageId: string; attempts: number; error: string; deadLetteredAt: string } }
+  | { type: 'ScheduledMessageRetried'; data: { messageId: string; retriedAt: string } };
 
-export type ScheduleState = { status: 'none' } | { status: 'scheduled' | 'fired'; messageId: string };
+export type ScheduleState = { status: 'none' } | { status: 'scheduled' | 'fired' | 'dead_lettered'; messageId: string };
 
-export type ScheduleCommand = { type: 'Schedule'; messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> } | { type: 'Fire' };
+export type ScheduleCommand =
+  | { type: 'Schedule'; messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> }
+  | { type: 'Fire' }
+  | { type: 'DeadLetter'; attempts: number; error: string }
+  | { type: 'Retry' };
+
+export const SCHEDULE_EVENT_TYPES = ['MessageScheduled', 'ScheduledMessageFired', 'ScheduledMessageDeadLettered', 'ScheduledMessageRetried'] as const;
 
 export const scheduleStream = (tenantId: string, messageId: string) => `platform.schedule-${tenantId}-${messageId}`;
 
@@ -34,7 +44,9 @@ export const scheduleDecider: Decider<ScheduleCommand, ScheduleState, ScheduleEv
   initialState: { status: 'none' },
   evolve(state, event) {
     if (event.type === 'MessageScheduled') return { status: 'scheduled', messageId: event.data.messageId };
-    return state.status === 'none' ? state : { ...state, status: 'fired' };
+    if (state.status === 'none') return state;
+    const status = event.type === 'ScheduledMessageFired' ? 'fired' : event.type === 'ScheduledMessageDeadLettered' ? 'dead_lettered' : 'scheduled';
+    return { ...state, status };
   },
   decide(command, state, now) {
     if (command.type === 'Schedule') {
@@ -42,8 +54,13 @@ export const scheduleDecider: Decider<ScheduleCommand, ScheduleState, ScheduleEv
       const { messageId, dueAt, handler, payload } = command;
       return [{ type: 'MessageScheduled', data: { messageId, dueAt, handler, payload } }];
     }
+    if (state.status === 'none') return [];
+    const at = now.toISOString();
+    // Each transition happens once: a second lane, a replay or a retried ops call appends nothing.
+    if (command.type === 'Retry') return state.status === 'dead_lettered' ? [{ type: 'ScheduledMessageRetried', data: { messageId: state.messageId, retriedAt: at } }] : [];
     if (state.status !== 'scheduled') return [];
-    return [{ type: 'ScheduledMessageFired', data: { messageId: state.messageId, firedAt: now.toISOString() } }];
+    if (command.type === 'DeadLetter') return [{ type: 'ScheduledMessageDeadLettered', data: { messageId: state.messageId, attempts: command.attempts, error: command.error.slice(0, 2000), deadLetteredAt: at } }];
+    return [{ type: 'ScheduledMessageFired', data: { messageId: state.messageId, firedAt: at } }];
   },
 };
 
@@ -55,14 +72,24 @@ export async function markFired(handle: CommandHandler, context: CommandContext,
   await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Fire' }, context);
 }
 
+export async function markDeadLettered(handle: CommandHandler, context: CommandContext, messageId: string, attempts: number, error: string): Promise<void> {
+  await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'DeadLetter', attempts, error }, context);
+}
+
+/** Makes a dead-lettered message due again (the lane fires it on its next tick). */
+export async function retryScheduled(handle: CommandHandler, context: CommandContext, messageId: string): Promise<boolean> {
+  const result = await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Retry' }, context);
+  return result.events.length > 0;
+}
+
 export const SCHEDULE_TABLE = 'platform_scheduled_messages';
 
 /** The messages still to fire, by due time: what the due-message lane polls. */
 export const scheduleProjector: Projector = {
   name: 'platform.scheduled-messages',
-  version: 1,
+  version: 2,
   tables: [SCHEDULE_TABLE],
-  eventTypes: ['MessageScheduled', 'ScheduledMessageFired'],
+  eventTypes: SCHEDULE_EVENT_TYPES,
   async createTables(knex: Knex) {
     await knex.schema.createTable(SCHEDULE_TABLE, (t) => {
       t.text('tenant_id').notNullable();
@@ -71,6 +98,9 @@ export const scheduleProjector: Projector = {
       t.text('handler').notNullable();
       t.jsonb('payload').notNullable();
       t.timestamp('fired_at', { useTz: true });
+      t.timestamp('dead_lettered_at', { useTz: true });
+      t.integer('attempts');
+      t.text('last_error');
       t.primary(['tenant_id', 'message_id']);
       t.index(['fired_at', 'due_at']);
     });
@@ -83,11 +113,44 @@ export const scheduleProjector: Projector = {
     } else if (event.type === 'ScheduledMessageFired') {
       const d = event.data as { messageId: string; firedAt: string };
       await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ fired_at: d.firedAt });
+    } else if (event.type === 'ScheduledMessageDeadLettered') {
+      const d = event.data as { messageId: string; attempts: number; error: string; deadLetteredAt: string };
+      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: d.deadLetteredAt, attempts: d.attempts, last_error: d.error });
+    } else if (event.type === 'ScheduledMessageRetried') {
+      const d = event.data as { messageId: string };
+      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: null });
     }
   },
 };
 
+const messageOf = (r: Record<string, any>): ScheduledMessage => ({
+  messageId: r.message_id,
+  tenantId: r.tenant_id,
+  dueAt: new Date(r.due_at).toISOString(),
+  handler: r.handler,
+  payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+});
+
 export async function dueMessages(knex: Knex, now: Date, limit: number): Promise<ScheduledMessage[]> {
-  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').andWhere('due_at', '<=', now).orderBy('due_at').limit(limit);
-  return rows.map((r) => ({ messageId: r.message_id, tenantId: r.tenant_id, dueAt: new Date(r.due_at).toISOString(), handler: r.handler, payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload }));
+  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNull('dead_lettered_at').andWhere('due_at', '<=', now).orderBy('due_at').limit(limit);
+  return rows.map(messageOf);
+}
+
+export interface DeadLetteredMessage extends ScheduledMessage {
+  attempts: number;
+  error: string;
+  deadLetteredAt: string;
+}
+
+/** Messages parked after their handler kept failing (for /health and `ops schedule`). */
+export async function deadLetteredMessages(knex: Knex): Promise<DeadLetteredMessage[]> {
+  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNotNull('dead_lettered_at').orderBy('dead_lettered_at');
+  return rows.map((r) => ({ ...messageOf(r), attempts: Number(r.attempts), error: String(r.last_error ?? ''), deadLetteredAt: new Date(r.dead_lettered_at).toISOString() }));
+}
+
+/** Handler names with parked messages, prefixed for /health's `degraded_scheduled_handlers`. */
+export const SCHEDULED_PREFIX = 'scheduled:';
+export async function degradedScheduledHandlers(knex: Knex): Promise<string[]> {
+  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNotNull('dead_lettered_at').distinct('handler').orderBy('handler');
+  return rows.map((r) => `${SCHEDULED_PREFIX}${r.handler}`);
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { dailyAssessmentMessage } from '../../../commands/compliance/daily-assessment';
 import { startTurn } from '../../../commands/agents/start-turn';
-import { scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
+import { DueMessageLane } from '../../../src/platform/scheduling/due-lane';
+import { deadLetteredMessages, retryScheduled, scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
 import { frameOf } from '../../../src/contexts/agents/turn-frames';
 import { turnAggregate } from '../../../streams/agents/turn';
 import { signIn } from '../../support/auth';
@@ -57,6 +58,45 @@ describe('scheduling and recovery', () => {
       const matrix = await t.api.get('/compliance/matrix?page_size=200', admin.headers);
       expect(matrix.body.rows.length).to.be.greaterThan(0);
       expect(Object.values(matrix.body.rows[0].domains)).to.not.deep.equal(['grey', 'grey', 'grey', 'grey', 'grey']);
+    });
+
+    it('a message whose handler keeps failing is dead-lettered: it stops firing, /health says degraded, and a retry after the fix fires it once', async () => {
+      const tenantId = randomUUID();
+      const messageId = `flaky-${randomUUID()}`;
+      let broken = true;
+      const calls: string[] = [];
+      // A lane of its own with a handler of the test's (the platform's lane does not know it and leaves it alone for a minute).
+      const lane = new DueMessageLane({
+        deps: () => t.deps,
+        handlers: [{ name: 'test.flaky', fire: async (m) => { calls.push(m.messageId); if (broken) throw new Error('the service it calls is down'); } }],
+        leaderLock: { tryAcquire: async () => true, isHeld: () => true, release: async () => undefined },
+        logger: t.deps.logger,
+        deadLetterAfter: 2,
+      });
+      await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.flaky', payload: {} });
+      await lane.tick();
+      expect(calls).to.have.length(1);
+      await new Promise((r) => setTimeout(r, 1100)); // the first retry waits 1 s
+      await lane.tick();
+      expect(calls).to.have.length(2);
+      const parked = (await deadLetteredMessages(t.deps.knex)).find((m) => m.messageId === messageId);
+      expect(parked).to.include({ handler: 'test.flaky', attempts: 2, error: 'the service it calls is down' });
+      const health = await (await fetch(`${t.publicUrl}/health`)).json();
+      expect(health).to.include({ status: 'degraded' });
+      expect(health.degraded_scheduled_handlers).to.deep.equal(['test.flaky']);
+      // Parked: later ticks leave it alone.
+      await lane.tick();
+      expect(calls).to.have.length(2);
+
+      broken = false;
+      expect(await retryScheduled(t.deps.handle, { tenantId, actorId: 'ops' }, messageId)).to.equal(true);
+      await lane.tick();
+      expect(calls).to.have.length(3);
+      const row = await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: messageId }).first();
+      expect(row.fired_at).to.not.equal(null);
+      expect(row.dead_lettered_at).to.equal(null);
+      expect((await (await fetch(`${t.publicUrl}/health`)).json()).degraded_scheduled_handlers).to.equal(undefined);
+      await lane.stop();
     });
   });
 

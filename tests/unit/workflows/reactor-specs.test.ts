@@ -168,5 +168,22 @@ describe('reactor specs (given an event, then the command)', () => {
       given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'Fire' }).then([fired]);
       given(scheduleDecider, [scheduled, fired]).when({ type: 'Fire' }).thenNothing();
     });
+
+    const parked = { type: 'ScheduledMessageDeadLettered' as const, data: { messageId: 'm1', attempts: 8, error: 'boom', deadLetteredAt: NOW } };
+    const retried = { type: 'ScheduledMessageRetried' as const, data: { messageId: 'm1', retriedAt: NOW } };
+
+    it('a message whose handler kept failing is parked once; a parked message does not fire', () => {
+      given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'DeadLetter', attempts: 8, error: 'boom' }).then([parked]);
+      given(scheduleDecider, [scheduled, parked]).when({ type: 'DeadLetter', attempts: 9, error: 'boom' }).thenNothing();
+      given(scheduleDecider, [scheduled, fired]).when({ type: 'DeadLetter', attempts: 8, error: 'boom' }).thenNothing();
+      given(scheduleDecider, [scheduled, parked]).when({ type: 'Fire' }).thenNothing();
+    });
+
+    it('retry makes a parked message due again (once), and it can then fire; retrying a message that is not parked appends nothing', () => {
+      given(scheduleDecider, [scheduled, parked], new Date(NOW)).when({ type: 'Retry' }).then([retried]);
+      given(scheduleDecider, [scheduled, parked, retried]).when({ type: 'Retry' }).thenNothing();
+      given(scheduleDecider, [scheduled, parked, retried], new Date(NOW)).when({ type: 'Fire' }).then([fired]);
+      given(scheduleDecider, [scheduled]).when({ type: 'Retry' }).thenNothing();
+    });
   });
 });
