@@ -37,4 +37,5 @@ const routes = (internal: boolean): RouteDescription[] => [
   },
 ];
 
-export const approvalsApi: ApiDescription = { tag: 'approvals', public: () => routes(false), internal: () => routes(true) };
+// A payload and its modifications are free-form objects of at most 256 KB each (bounded.ts).
+export const approvalsApi: ApiDescription = { tag: 'approvals', bodyLimit: 1024 * 1024, public: () => routes(false), internal: () => routes(true) };

@@ -62,6 +62,8 @@ export const checklistsApi: ApiDescription = {
       params: ItemParams,
       query: ArtifactQuery,
       body: ArtifactJsonBody,
+      // An artifact pasted whole: up to a million characters of text, escaped as JSON.
+      bodyLimit: 4 * 1024 * 1024,
       alsoMultipart: true,
       responses: { 201: Artifact },
     },

@@ -35,6 +35,8 @@ const AuditEntry = z
 
 export const settingsApi: ApiDescription = {
   tag: 'settings',
+  // A handful of model ids and numbers.
+  bodyLimit: 64 * 1024,
   public: () => [
     { method: 'get', path: '/settings', summary: 'The tenant\'s settings: stored, effective, sources and the caller\'s override', responses: { 200: TenantSettings } },
     { method: 'put', path: '/settings', summary: 'Change tenant settings (settings.manage); null inherits the environment default', body: UpdateTenantSettingsBody, responses: { 200: TenantSettings } },
