@@ -40,7 +40,7 @@ export const graphApi: ApiDescription = {
   tag: 'graph',
   public: () => [
     { method: 'post', path: '/graph/entities', summary: 'Create an entity (a vertex of a configured label)', body: CreateEntityBody, responses: { 201: Vertex } },
-    { method: 'get', path: '/graph/entities/:label', summary: 'Entities of one label', params: LabelParams, query: EntityListQuery, responses: { 200: z.object({ entities: z.array(Vertex) }) } },
+    { method: 'get', path: '/graph/entities/:label', summary: 'Entities of one label', params: LabelParams, query: EntityListQuery, responses: { 200: z.object({ entities: z.array(Vertex).max(1000) }) } },
     { method: 'get', path: '/graph/entities/:label/:id', summary: 'One entity by vertex id or entity id', params: VertexPath, responses: { 200: Vertex } },
     { method: 'put', path: '/graph/entities/Well/:id/production', summary: 'Record a well\'s production figures', params: IdParams, body: WellProductionBody, responses: { 200: Vertex } },
     { method: 'put', path: '/graph/entities/:label/:id', summary: 'Change an entity\'s properties', params: VertexPath, body: UpdateEntityBody, responses: { 200: Vertex } },

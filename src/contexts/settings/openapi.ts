@@ -44,6 +44,6 @@ export const settingsApi: ApiDescription = {
     { method: 'get', path: '/settings/user-overrides', summary: 'Per-user budget overrides (settings.manage)', responses: { 200: z.array(UserOverride) } },
     { method: 'put', path: '/settings/user-overrides/:user_id', summary: 'Set a user\'s budget override', params: UserIdParams, body: UpsertUserBudgetOverrideBody, responses: { 200: UserOverride } },
     { method: 'delete', path: '/settings/user-overrides/:user_id', summary: 'Remove a user\'s budget override', params: UserIdParams, responses: { 204: null } },
-    { method: 'get', path: '/settings/audit-log', summary: 'Settings changes, newest first (`before` = last id of the previous page)', query: AuditQuery, responses: { 200: z.array(AuditEntry) } },
+    { method: 'get', path: '/settings/audit-log', summary: 'Settings changes, newest first (`before` = last id of the previous page)', query: AuditQuery, responses: { 200: z.array(AuditEntry).max(500) } },
   ],
 };
