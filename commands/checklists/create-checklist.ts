@@ -18,8 +18,8 @@ export const CreateChecklistBody = z
     entity_type: z.string().trim().min(1).max(100).default('well'),
     domain: z.string().trim().min(1).max(100).optional(),
     title: z.string().trim().min(1).max(300).optional(),
-    period: z.string().regex(PERIOD, 'expected YYYY-MM').optional(),
-    due_date: z.string().regex(DATE, 'expected YYYY-MM-DD').optional(),
+    period: z.string().max(7).regex(PERIOD, 'expected YYYY-MM').optional(),
+    due_date: z.string().max(10).regex(DATE, 'expected YYYY-MM-DD').optional(),
   })
   .strict();
 

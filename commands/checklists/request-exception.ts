@@ -14,8 +14,8 @@ import { inProgress, itemAt } from './guards';
 export const RequestExceptionBody = z
   .object({
     reason: z.string().trim().min(1).max(4000),
-    item_indexes: z.array(z.number().int().min(0)).max(100).default([]),
-    requested_until: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
+    item_indexes: z.array(z.number().int().min(0).max(1000)).max(100).default([]),
+    requested_until: z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
     reviewer_id: z.string().trim().min(1).max(200).optional(),
   })
   .strict();

@@ -10,8 +10,8 @@ import { boundedRecord } from '../../src/platform/http/bounded';
 export const UpdateChecklistBody = z
   .object({
     title: z.string().trim().min(1).max(300).optional(),
-    period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').nullable().optional(),
-    due_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').nullable().optional(),
+    period: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').nullable().optional(),
+    due_date: z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').nullable().optional(),
     metadata: boundedRecord(z.unknown()).optional(),
   })
   .strict()

@@ -12,10 +12,10 @@ import { boundedRecord } from '../../src/platform/http/bounded';
 /** POST /connectors: validated config, checked destination, then the record and its key. */
 export const RegisterConnectorInput = z
   .object({
-    connector_key: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'a slug: lower-case letter, then letters, digits, _ or -, at most 64 characters'),
+    connector_key: z.string().max(64).regex(/^[a-z][a-z0-9_-]{0,63}$/, 'a slug: lower-case letter, then letters, digits, _ or -, at most 64 characters'),
     display_name: z.string().trim().min(1).max(200),
     description: z.string().max(4000).default(''),
-    connector_type: z.string(),
+    connector_type: z.string().max(64),
     config: boundedRecord(z.unknown()).default({}),
     data_classification: z.string().max(200).default(''),
   })

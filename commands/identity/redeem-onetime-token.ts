@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import { z } from '../../src/platform/openapi/describe';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
@@ -15,7 +15,9 @@ import { runOneTimeTokenCommand, TOKEN_NOT_FOUND } from './onetime-token-command
 export const NewPassword = z
   .string()
   .min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`)
-  .refine((p) => !passwordTooLong(p), `password must be at most ${MAX_PASSWORD_BYTES} bytes`);
+  .refine((p) => !passwordTooLong(p), `password must be at most ${MAX_PASSWORD_BYTES} bytes`)
+  // The byte check bounds the length too (a character is at least one byte).
+  .openapi({ maxLength: MAX_PASSWORD_BYTES });
 
 export const RedeemInput = z.object({ token: z.string().min(1).max(512), password: NewPassword });
 

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { boundedRecord } from '../../src/platform/http/bounded';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
@@ -25,8 +26,8 @@ export const ScadaBody = z
         z
           .object({
             well_api: z.string().min(1).max(40),
-            timestamp: z.string().datetime({ offset: true }),
-            metrics: z.record(z.number().finite()).refine((m) => Object.keys(m).length > 0, 'at least one metric'),
+            timestamp: z.string().max(40).datetime({ offset: true }),
+            metrics: boundedRecord(z.number().finite()).refine((m) => Object.keys(m).length > 0, 'at least one metric'),
           })
           .strict()
           .superRefine((reading, ctx) => {

@@ -8,13 +8,14 @@ import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, si
 import { rrcScrapeAggregate, RrcScrapeEvent, RrcScrapeState } from '../../streams/ingestion/rrc-scrape';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 
-const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a calendar date');
+const isoDate = z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a calendar date');
 
 export const RrcScrapeBody = z
   .object({
     data_types: z.array(z.enum(RRC_DATA_TYPES)).min(1).max(RRC_DATA_TYPES.length),
     district: z
       .string()
+      .max(8)
       .transform((d) => d.toUpperCase().replace(/^(\d)([A-Z]?)$/, '0$1$2').replace(/^0(\d[A-Z])$/, '$1'))
       .refine((d) => (RRC_DISTRICTS as readonly string[]).includes(d), `one of ${RRC_DISTRICTS.join(', ')}`)
       .default('08'),

@@ -9,7 +9,7 @@ import { fieldDefOf, FieldInput } from './field-input';
 
 /** POST /event-types: a new type in `draft` with its initial fields. */
 
-export const COMPLIANCE_DOMAIN = z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a domain key such as rule_32 or production');
+export const COMPLIANCE_DOMAIN = z.string().max(64).regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a domain key such as rule_32 or production');
 
 export const CreateEventTypeBody = z
   .object({

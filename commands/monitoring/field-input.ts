@@ -3,7 +3,7 @@ import { FieldDef, FIELD_TYPES, LIMITS } from '../../streams/monitoring/event-ty
 
 /** A field as a request gives it (event type create, field add and update). */
 
-export const FIELD_NAME = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must start with a letter and hold only letters, digits and _ (at most 64)');
+export const FIELD_NAME = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must start with a letter and hold only letters, digits and _ (at most 64)');
 const OptionList = z
   .array(z.string().trim().min(1).max(200))
   .min(1)

@@ -25,7 +25,7 @@ import { boundedRecord } from '../../src/platform/http/bounded';
  * `ComplianceAnomalyFlagged` the compliance dashboard's anomaly bucket reads.
  */
 
-export const OCCURRED_AT = z.string().datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
+export const OCCURRED_AT = z.string().max(40).datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
 
 export const LogEventBody = z
   .object({

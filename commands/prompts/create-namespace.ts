@@ -7,7 +7,7 @@ import { Conflict } from '../../src/platform/domain-errors';
 import { NAMESPACE_NAME, namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
 
 export const CreateNamespaceBody = z.object({
-  name: z.string().regex(NAMESPACE_NAME, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
+  name: z.string().max(64).regex(NAMESPACE_NAME, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
   description: z.string().max(2000).default(''),
 }).strict();
 

@@ -8,11 +8,11 @@ import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
 import { findNamespace, findTier } from '../../queries/prompts/namespaces';
 import { TEMPLATE_SLUG, templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 
-const variableName = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a variable name: a letter, then letters, digits or _');
+const variableName = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a variable name: a letter, then letters, digits or _');
 
 export const CreateTemplateBody = z.object({
   namespace_id: z.string().uuid(),
-  slug: z.string().regex(TEMPLATE_SLUG, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
+  slug: z.string().max(64).regex(TEMPLATE_SLUG, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
   name: z.string().min(1).max(200).optional(),
   description: z.string().max(2000).default(''),
   budget_tier_id: z.string().uuid().nullable().default(null),

@@ -7,7 +7,7 @@ import { THINKING_MODES } from '../../src/contexts/settings/thinking-mode';
  * a per-execution budget of 0 would make every turn fail, so it is at least 1 token / a
  * positive cost; a daily cap of 0 is allowed and blocks usage for the day.
  */
-export const modelId = z.string().superRefine((id, ctx) => {
+export const modelId = z.string().max(200).superRefine((id, ctx) => {
   if (!isModelId(id)) {
     ctx.addIssue({ code: 'custom', message: `"${id}" is not a model id from /settings/model-options`, params: { type: 'unknown_model' } });
   }

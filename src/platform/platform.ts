@@ -26,7 +26,8 @@ import { ReactorRunner } from './reactors/runner';
 import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
 import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
 import { degradedScheduledHandlers, scheduleProjector } from './scheduling/schedule';
-import { openApiRouters } from './openapi/serve';
+import { bodyLimitsOf } from './openapi/describe';
+import { descriptionsOf, openApiRouters } from './openapi/serve';
 
 export interface PlatformOptions {
   config: Config;
@@ -144,9 +145,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     let publicApp: Express | null = null;
     // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
     if (config.role === 'all' || config.role === 'api') {
-      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes], staticRoot: CONSOLE_ROOT })));
+      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'), staticRoot: CONSOLE_ROOT })));
     }
-    const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes] });
+    const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'internal') });
     internalServer = createServer(internalApp);
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
     const internalPort = await listen(internalServer, config.http.internalPort, '127.0.0.1');

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * type brings its prompt and tool set; an unknown but well-formed one runs as a general
  * agent limited to the core tools; a malformed slug is refused (422).
  */
-export const AGENT_TYPE = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: 1 to 64 characters of a-z, 0-9, "_" or "-"');
+export const AGENT_TYPE = z.string().max(64).regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: 1 to 64 characters of a-z, 0-9, "_" or "-"');
 export const DEFAULT_AGENT_TYPE = 'general';
 
 /** Tools every agent type has, whatever the registry offers besides. */

@@ -21,7 +21,7 @@ import { retireSkill } from '../../../commands/agents/retire-skill';
 import { effectiveSkills, skillView } from '../../../queries/agents/skills';
 import { visibleConversation } from '../../../queries/conversations/conversations';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
-import { ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
+import { AgentPathParams, ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
 
 
 
@@ -42,6 +42,7 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
 
   const execute = async (req: Request, res: Response) => {
     const identity = chatter(req);
+    if (req.params.agent_id !== undefined) parseParams(req, AgentPathParams);
     const body = parseBody(req, ExecuteBody);
     const idempotencyKey = idempotencyKeyOf(req);
     const executionId = newId({ tenantId: identity.tenantId, idempotencyKey }, 'agents.execution');

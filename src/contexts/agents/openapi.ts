@@ -1,6 +1,6 @@
 import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { DefineSkillBody } from '../../../commands/agents/define-skill';
-import { ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
+import { AgentPathParams, ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
 
 /**
  * Agents (spec 2 §4-§6) in the API contract. Request schemas are the router's own; response
@@ -16,7 +16,7 @@ export const agentsApi: ApiDescription = {
   tag: 'agents',
   public: () => [
     { method: 'post', path: '/execute', summary: 'Run one agent turn on a conversation (blocking; the result of the turn)', body: ExecuteBody, responses: { 200: Turn }, errors: [402] },
-    { method: 'post', path: '/agents/:agent_id/execute', summary: 'Run one agent turn with the agent named in the path', params: z.object({ agent_id: z.string() }), body: ExecuteBody, responses: { 200: Turn }, errors: [402] },
+    { method: 'post', path: '/agents/:agent_id/execute', summary: 'Run one agent turn with the agent named in the path', params: AgentPathParams, body: ExecuteBody, responses: { 200: Turn }, errors: [402] },
     {
       method: 'get',
       path: '/conversations/:id/stream',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord } from '../../platform/http/bounded';
 import { AGENT_TYPE, DEFAULT_AGENT_TYPE } from './agent-definitions';
 import { SKILL_KEY } from '../../../streams/agents/skill';
 import { CONVERSATION_ID, MAX_ATTACHMENTS_PER_MESSAGE } from '../../../streams/conversations/conversation';
@@ -18,13 +19,16 @@ export const ExecuteBody = z.object({
   tenant_id: z.string().max(64).optional(),
   model: z.string().min(1).max(200).optional(),
   system_prompt: z.string().min(1).max(50_000).optional(),
-  max_tokens: z.number().int().positive().optional(),
+  max_tokens: z.number().int().positive().max(100_000_000).optional(),
   max_cost_usd: z.number().positive().optional(),
   // Any value is accepted and clamped to the tenant ceiling (spec 1 §4 item 5), never rejected.
   thinking_mode: z.string().max(64).optional(),
   attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).default([]),
-  metadata: z.record(z.unknown()).optional(),
+  metadata: boundedRecord(z.unknown()).optional(),
 });
+
+/** `POST /agents/{agent_id}/execute`: the path names the agent as `agent_id` in the body does. */
+export const AgentPathParams = z.object({ agent_id: z.string().min(1).max(128) });
 
 export const StreamParams = z.object({ id: CONVERSATION_ID });
 

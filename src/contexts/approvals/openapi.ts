@@ -23,7 +23,7 @@ const Receipt = z.object({}).passthrough().openapi('ApprovalReceipt');
 
 const routes = (internal: boolean): RouteDescription[] => [
   { method: 'post', path: '/approvals', summary: 'Request an approval', body: RequestApprovalBody, responses: { 201: Receipt } },
-  { method: 'get', path: '/approvals', summary: 'Approvals, filtered and paged', query: ListQuery, responses: { 200: z.object({ approvals: z.array(ApprovalSummary), total: z.number().int() }) } },
+  { method: 'get', path: '/approvals', summary: 'Approvals, filtered and paged', query: ListQuery, responses: { 200: z.object({ approvals: z.array(ApprovalSummary).max(200), total: z.number().int() }) } },
   { method: 'post', path: '/approvals/escalate', summary: 'Escalate an approval', body: EscalateApprovalBody, responses: { 200: Approval } },
   { method: 'get', path: '/approvals/:id', summary: 'One approval with its history', params: IdParams, responses: { 200: Approval } },
   {
@@ -37,4 +37,5 @@ const routes = (internal: boolean): RouteDescription[] => [
   },
 ];
 
-export const approvalsApi: ApiDescription = { tag: 'approvals', public: () => routes(false), internal: () => routes(true) };
+// A payload and its modifications are free-form objects of at most 256 KB each (bounded.ts).
+export const approvalsApi: ApiDescription = { tag: 'approvals', bodyLimit: 1024 * 1024, public: () => routes(false), internal: () => routes(true) };

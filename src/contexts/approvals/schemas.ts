@@ -8,7 +8,7 @@ export const ListQuery = z.object({
   escalated: z.enum(['true', 'false']).transform((v) => v === 'true').optional(),
   reviewer_id: z.string().min(1).max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(20),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
 });
 
 export const IdParams = z.object({ id: z.string().min(1).max(200) });

@@ -47,7 +47,7 @@ export const checklistsApi: ApiDescription = {
   tag: 'checklists',
   public: () => [
     { method: 'get', path: '/checklists/templates', summary: 'Checklist templates', responses: { 200: z.object({}).passthrough() } },
-    { method: 'get', path: '/checklists', summary: 'Checklists, filtered and paged', query: ListQuery, responses: { 200: z.object({ checklists: z.array(ChecklistSummary), total: z.number().int() }) } },
+    { method: 'get', path: '/checklists', summary: 'Checklists, filtered and paged', query: ListQuery, responses: { 200: z.object({ checklists: z.array(ChecklistSummary).max(200), total: z.number().int() }) } },
     { method: 'post', path: '/checklists', summary: 'Create a checklist from a template', body: CreateChecklistBody, responses: { 201: Checklist } },
     { method: 'get', path: '/checklists/:id', summary: 'One checklist with its items', params: IdParams, responses: { 200: Checklist } },
     { method: 'patch', path: '/checklists/:id', summary: 'Change a checklist', params: IdParams, body: UpdateChecklistBody, responses: { 200: Checklist } },
@@ -62,6 +62,8 @@ export const checklistsApi: ApiDescription = {
       params: ItemParams,
       query: ArtifactQuery,
       body: ArtifactJsonBody,
+      // An artifact pasted whole: up to a million characters of text, escaped as JSON.
+      bodyLimit: 4 * 1024 * 1024,
       alsoMultipart: true,
       responses: { 201: Artifact },
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS } from '../../platform/http/bounded';
 import { CHECKLIST_STATUSES } from '../../../streams/checklists/checklist';
 
 /** Request schemas of the checklists routes, shared by http.ts (parsing) and openapi.ts (the contract). */
@@ -19,12 +20,12 @@ export const ListQuery = z.object({
   status: z.enum(CHECKLIST_STATUSES).optional(),
   template_id: z.string().min(1).max(100).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
 });
 
 export const ArtifactQuery = z.object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i).default('supporting_document') });
 
 /** JSON form of an artifact (spec 2 §2: created with `artifact_type`, `content`, `filename`). */
 export const ArtifactJsonBody = z
-  .object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i), content: z.string().min(1), filename: z.string().trim().min(1).max(255) })
+  .object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i), content: z.string().min(1).max(LIMITS.documentText), filename: z.string().trim().min(1).max(255) })
   .strict();

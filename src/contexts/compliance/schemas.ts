@@ -3,12 +3,14 @@ import { MATRIX_BUCKETS, MATRIX_STATUSES, matrix, SORT_COLUMNS, SortColumn, summ
 
 export const AsOf = z
   .string()
+  .max(40)
   .regex(/^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/, 'an ISO 8601 timestamp')
   .refine((s) => !Number.isNaN(Date.parse(s)), 'an ISO 8601 timestamp')
   .optional();
 
 export const SortBy = z
   .string()
+  .max(64)
   .default('entity_name')
   .refine((s) => (SORT_COLUMNS as readonly string[]).includes(s.replace(/^-/, '')), { message: `one of ${SORT_COLUMNS.join(', ')}, optionally prefixed with - for descending` });
 
@@ -22,7 +24,7 @@ export const MatrixQuery = z.object({
   bucket: z.enum(MATRIX_BUCKETS).optional(),
   search: z.string().max(200).optional(),
   sort_by: SortBy,
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   page_size: z.coerce.number().int().min(1).max(200).default(50),
 });
 

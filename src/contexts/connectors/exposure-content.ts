@@ -10,7 +10,7 @@ import { validateSql } from './sql-validator';
  */
 export const ParameterInput = z
   .object({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/),
+    name: z.string().max(63).regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/),
     type: z.enum(['string', 'integer', 'number', 'boolean', 'date', 'timestamp']).default('string'),
     description: z.string().max(1000).default(''),
     required: z.boolean().default(true),
@@ -25,7 +25,7 @@ export const ExposureContentInput = z.object({
   max_rows: z.number().int().min(1).max(100_000).nullable().default(null),
 });
 
-export const EKEY = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/, 'a slug: lower-case letter, then letters, digits or _');
+export const EKEY = z.string().max(63).regex(/^[a-z][a-z0-9_]{0,62}$/, 'a slug: lower-case letter, then letters, digits or _');
 
 export interface ExposureContent {
   ekey: string;

@@ -36,6 +36,18 @@ export interface SqlValidation {
 }
 
 const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
+
+/**
+ * An exposure reads the source's data, never the server's own bookkeeping: the system catalogs
+ * name its users and roles (`pg_user`, `pg_shadow`, `pg_roles`), databases, settings and large
+ * objects, and the information schema maps every table (PayloadsAllTheThings' enumeration
+ * steps). An unqualified `pg_*` name resolves to pg_catalog first, whatever the search path.
+ */
+const POSTGRES_SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema', 'pg_toast']);
+/** Who is asking and where (`user`, `current_user`, `current_schema` …): fingerprinting, not data. Dates and times stay. */
+const POSTGRES_IDENTITY_VALUES = new Set(['SVFOP_USER', 'SVFOP_CURRENT_USER', 'SVFOP_SESSION_USER', 'SVFOP_CURRENT_ROLE', 'SVFOP_CURRENT_CATALOG', 'SVFOP_CURRENT_SCHEMA']);
+/** The warehouse's own: account usage, the information schema, and the shared SNOWFLAKE database. */
+const SNOWFLAKE_SYSTEM_NAMES = new Set(['snowflake', 'information_schema', 'account_usage', 'organization_usage', 'data_sharing_usage']);
 /** Kinds refused by a rule of their own (a more specific message than "not allowed"). */
 const OWN_RULE = new Set([...WRITES, 'IntoClause', 'LockingClause']);
 
@@ -98,6 +110,16 @@ function postgresIssues(sql: string, bound: string, map: (o: number) => number):
       if (operator.length > 1) issues.push(at(sql, location, 'operator_refused', `OPERATOR(${operator.join('.')}) is not allowed: operators are written as plain built-in symbols`));
       else if (/^[-+*/<>=~!@#%^&|`?]+$/.test(symbol) && !POSTGRES_OPERATORS.has(symbol)) issues.push(at(sql, location, 'operator_refused', `operator ${symbol} is not a built-in operator`));
     }
+    if (type === 'RangeVar') {
+      const schema = typeof node.schemaname === 'string' ? node.schemaname : null;
+      const relation = String(node.relname ?? '');
+      if ((schema && POSTGRES_SYSTEM_SCHEMAS.has(schema)) || (!schema && relation.startsWith('pg_'))) {
+        issues.push(at(sql, location, 'catalog_refused', `${schema ? `${schema}.` : ''}${relation} is a system catalog: an exposure reads the source's tables, not its users, settings or schema`));
+      }
+    }
+    if (type === 'SQLValueFunction' && POSTGRES_IDENTITY_VALUES.has(String(node.op))) {
+      issues.push(at(sql, location, 'function_refused', `${String(node.op).replace('SVFOP_', '')} names the database session (user, role, schema) and is not allowed`));
+    }
     if (type === 'TypeCast') {
       const typeName = names((node.typeName as { names?: unknown } | undefined)?.names);
       const name = typeName[typeName.length - 1] ?? '';
@@ -142,6 +164,12 @@ function snowflakeIssues(sql: string, bound: string, map: (o: number) => number)
       issues.push(at(sql, 0, 'data_modifying', `${n.type.toUpperCase()} is not allowed`));
     }
     if (n.type === 'select' && (n.into as { position?: unknown } | undefined)?.position) issues.push(at(sql, 0, 'select_into', 'SELECT INTO is not allowed'));
+    // A FROM item (`{db, schema, table}`, no `type`): the warehouse's own views are not the source's data.
+    if (n.type === undefined && typeof n.table === 'string') {
+      const qualifiers = [n.catalog, n.db, n.schema].filter((q): q is string => typeof q === 'string');
+      const system = qualifiers.find((q) => SNOWFLAKE_SYSTEM_NAMES.has(q.toLowerCase()));
+      if (system) issues.push(at(sql, Math.max(0, sql.toLowerCase().indexOf(system.toLowerCase())), 'catalog_refused', `${[...new Set(qualifiers)].join('.')}.${n.table} is a system view: an exposure reads the source's tables, not its account or schema`));
+    }
     // `TABLE(GENERATOR(ROWCOUNT => 1e12))` makes rows from nothing: a cost without a bound.
     if (n.keyword === 'table' || n.type === 'generator') issues.push(at(sql, 0, 'function_refused', `table functions (${String(n.type).toUpperCase()}) are not allowed in an exposure`));
     if (n.type === 'function' || n.type === 'aggr_func') {

@@ -57,7 +57,7 @@ const Project = ProjectSummary.extend({ knowledge_files: z.array(Attachment) }).
 const Deleted = z.object({ id: z.string(), status: z.literal('deleted') });
 
 const routes = (): RouteDescription[] => [
-  { method: 'get', path: '/conversations', summary: 'The caller\'s conversations, most recent first', query: ListQuery, responses: { 200: z.object({ conversations: z.array(Conversation), total: z.number().int() }) } },
+  { method: 'get', path: '/conversations', summary: 'The caller\'s conversations, most recent first', query: ListQuery, responses: { 200: z.object({ conversations: z.array(Conversation).max(200), total: z.number().int() }) } },
   { method: 'post', path: '/conversations', summary: 'Create a conversation', body: CreateConversationBody, responses: { 200: z.object({ id: z.string(), status: z.literal('created') }) } },
   { method: 'get', path: '/conversations/:id/messages', summary: 'A conversation\'s messages in order', params: ConversationParams, responses: { 200: z.object({ messages: z.array(Message), total: z.number().int() }) } },
   { method: 'patch', path: '/conversations/:id', summary: 'Rename, retag or move a conversation', params: ConversationParams, body: UpdateConversationBody, responses: { 200: Conversation } },

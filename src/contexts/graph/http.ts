@@ -28,7 +28,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, VertexPath, WellApiParams } from './schemas';
+import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams } from './schemas';
 
 /** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
 
@@ -152,8 +152,9 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.json({ entity_types: await listEntityTypes(knex) });
   });
   router.get('/entity-types/:key', async (req, res) => {
-    const type = await findEntityType(knex, req.params.key as string);
-    if (!type) throw new NotFound(`entity type '${req.params.key}' not found`);
+    const { key } = parseParams(req, TypeKeyParams);
+    const type = await findEntityType(knex, key);
+    if (!type) throw new NotFound(`entity type '${key}' not found`);
     res.json(type);
   });
   router.post('/entity-types', async (req, res) => {
@@ -163,15 +164,15 @@ export function createGraphApi(deps: PlatformDeps): Router {
   for (const method of ['put', 'patch'] as const) {
     router[method]('/entity-types/:key', async (req, res) => {
       const actor = configurer(req);
-      res.json(await changeEntityType(deps, actor, req.params.key as string, parseBody(req, ChangeEntityTypeBody)));
+      res.json(await changeEntityType(deps, actor, parseParams(req, TypeKeyParams).key, parseBody(req, ChangeEntityTypeBody)));
     });
     router[method]('/relationship-types/:key', async (req, res) => {
       const actor = configurer(req);
-      res.json(await changeRelationshipType(deps, actor, req.params.key as string, parseBody(req, ChangeRelationshipTypeBody)));
+      res.json(await changeRelationshipType(deps, actor, parseParams(req, TypeKeyParams).key, parseBody(req, ChangeRelationshipTypeBody)));
     });
   }
   router.delete('/entity-types/:key', async (req, res) => {
-    await removeEntityType(deps, configurer(req), req.params.key as string);
+    await removeEntityType(deps, configurer(req), parseParams(req, TypeKeyParams).key);
     res.status(204).end();
   });
 
@@ -179,8 +180,9 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.json({ relationship_types: await listRelationshipTypes(knex) });
   });
   router.get('/relationship-types/:key', async (req, res) => {
-    const type = await findRelationshipType(knex, req.params.key as string);
-    if (!type) throw new NotFound(`relationship type '${req.params.key}' not found`);
+    const { key } = parseParams(req, TypeKeyParams);
+    const type = await findRelationshipType(knex, key);
+    if (!type) throw new NotFound(`relationship type '${key}' not found`);
     res.json(type);
   });
   router.post('/relationship-types', async (req, res) => {
@@ -188,7 +190,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.status(201).json(await defineRelationshipType(deps, actor, parseBody(req, DefineRelationshipTypeBody)));
   });
   router.delete('/relationship-types/:key', async (req, res) => {
-    await removeRelationshipType(deps, configurer(req), req.params.key as string);
+    await removeRelationshipType(deps, configurer(req), parseParams(req, TypeKeyParams).key);
     res.status(204).end();
   });
 
@@ -197,8 +199,9 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.json({ relationship_rules: await listRelationshipRules(knex, filter) });
   });
   router.get('/relationship-rules/:id', async (req, res) => {
-    const rule = await findRelationshipRule(knex, req.params.id as string);
-    if (!rule) throw new NotFound(`relationship rule '${req.params.id}' not found`);
+    const { id } = parseParams(req, RuleIdParams);
+    const rule = await findRelationshipRule(knex, id);
+    if (!rule) throw new NotFound(`relationship rule '${id}' not found`);
     res.json(rule);
   });
   router.post('/relationship-rules', async (req, res) => {
@@ -206,7 +209,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
     res.status(201).json(await addRelationshipRule(deps, actor, parseBody(req, AddRelationshipRuleBody), newId(actor.tenantId, 'graph.relationship-rule')));
   });
   router.delete('/relationship-rules/:id', async (req, res) => {
-    await removeRelationshipRule(deps, configurer(req), req.params.id as string);
+    await removeRelationshipRule(deps, configurer(req), parseParams(req, RuleIdParams).id);
     res.status(204).end();
   });
 

@@ -11,7 +11,7 @@ import { UpdateEntityBody } from '../../../commands/graph/update-entity';
 import { WellProductionBody } from '../../../commands/graph/update-well-production';
 import { EntityTypeDefinition, RelationshipRuleDefinition, RelationshipTypeDefinition } from '../../../streams/graph/schema';
 import {
-  ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, VertexPath, WellApiParams,
+  ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams,
 } from './schemas';
 
 /** The knowledge graph, impact analysis and the entity schema (spec 3 §4 "Graph") in the API contract. */
@@ -22,8 +22,6 @@ const Edge = z
 const EntityType = EntityTypeDefinition.extend({ source: z.string(), updated_at: z.string() }).openapi('EntityType');
 const RelationshipType = RelationshipTypeDefinition.extend({ source: z.string(), updated_at: z.string() }).openapi('RelationshipType');
 const RelationshipRule = RelationshipRuleDefinition.extend({ source: z.string() }).openapi('RelationshipRule');
-const KeyParams = z.object({ key: z.string() });
-const RuleIdParams = z.object({ id: z.string() });
 const Impact = z
   .object({
     root: z.object({ id: z.string(), label: z.string(), entity_id: z.string(), name: z.string().nullable().optional() }),
@@ -42,7 +40,7 @@ export const graphApi: ApiDescription = {
   tag: 'graph',
   public: () => [
     { method: 'post', path: '/graph/entities', summary: 'Create an entity (a vertex of a configured label)', body: CreateEntityBody, responses: { 201: Vertex } },
-    { method: 'get', path: '/graph/entities/:label', summary: 'Entities of one label', params: LabelParams, query: EntityListQuery, responses: { 200: z.object({ entities: z.array(Vertex) }) } },
+    { method: 'get', path: '/graph/entities/:label', summary: 'Entities of one label', params: LabelParams, query: EntityListQuery, responses: { 200: z.object({ entities: z.array(Vertex).max(1000) }) } },
     { method: 'get', path: '/graph/entities/:label/:id', summary: 'One entity by vertex id or entity id', params: VertexPath, responses: { 200: Vertex } },
     { method: 'put', path: '/graph/entities/Well/:id/production', summary: 'Record a well\'s production figures', params: IdParams, body: WellProductionBody, responses: { 200: Vertex } },
     { method: 'put', path: '/graph/entities/:label/:id', summary: 'Change an entity\'s properties', params: VertexPath, body: UpdateEntityBody, responses: { 200: Vertex } },
@@ -128,17 +126,17 @@ export const graphApi: ApiDescription = {
     { method: 'get', path: '/impact/inward/:label/:id', summary: 'What an entity depends on upstream', params: VertexPath, query: ImpactQuery, responses: { 200: Impact } },
     { method: 'get', path: '/impact/:label/:id', summary: 'Impact in both directions', params: VertexPath, query: ImpactQuery, responses: { 200: Impact } },
     { method: 'get', path: '/entity-types', ...schemaRead, summary: 'Configured entity types', responses: { 200: z.object({ entity_types: z.array(EntityType) }) } },
-    { method: 'get', path: '/entity-types/:key', ...schemaRead, summary: 'One entity type', params: KeyParams, responses: { 200: EntityType } },
+    { method: 'get', path: '/entity-types/:key', ...schemaRead, summary: 'One entity type', params: TypeKeyParams, responses: { 200: EntityType } },
     { method: 'post', path: '/entity-types', summary: 'Define an entity type (graph.configure)', body: DefineEntityTypeBody, responses: { 201: EntityTypeDefinition } },
-    { method: 'put', path: '/entity-types/:key', summary: 'Change an entity type (graph.configure)', params: KeyParams, body: ChangeEntityTypeBody, responses: { 200: EntityTypeDefinition } },
-    { method: 'patch', path: '/entity-types/:key', summary: 'Change an entity type (graph.configure)', params: KeyParams, body: ChangeEntityTypeBody, responses: { 200: EntityTypeDefinition } },
-    { method: 'delete', path: '/entity-types/:key', summary: 'Remove an entity type (graph.configure)', params: KeyParams, responses: { 204: null } },
+    { method: 'put', path: '/entity-types/:key', summary: 'Change an entity type (graph.configure)', params: TypeKeyParams, body: ChangeEntityTypeBody, responses: { 200: EntityTypeDefinition } },
+    { method: 'patch', path: '/entity-types/:key', summary: 'Change an entity type (graph.configure)', params: TypeKeyParams, body: ChangeEntityTypeBody, responses: { 200: EntityTypeDefinition } },
+    { method: 'delete', path: '/entity-types/:key', summary: 'Remove an entity type (graph.configure)', params: TypeKeyParams, responses: { 204: null } },
     { method: 'get', path: '/relationship-types', ...schemaRead, summary: 'Configured relationship types', responses: { 200: z.object({ relationship_types: z.array(RelationshipType) }) } },
-    { method: 'get', path: '/relationship-types/:key', ...schemaRead, summary: 'One relationship type', params: KeyParams, responses: { 200: RelationshipType } },
+    { method: 'get', path: '/relationship-types/:key', ...schemaRead, summary: 'One relationship type', params: TypeKeyParams, responses: { 200: RelationshipType } },
     { method: 'post', path: '/relationship-types', summary: 'Define a relationship type (graph.configure)', body: DefineRelationshipTypeBody, responses: { 201: RelationshipTypeDefinition } },
-    { method: 'put', path: '/relationship-types/:key', summary: 'Change a relationship type (graph.configure)', params: KeyParams, body: ChangeRelationshipTypeBody, responses: { 200: RelationshipTypeDefinition } },
-    { method: 'patch', path: '/relationship-types/:key', summary: 'Change a relationship type (graph.configure)', params: KeyParams, body: ChangeRelationshipTypeBody, responses: { 200: RelationshipTypeDefinition } },
-    { method: 'delete', path: '/relationship-types/:key', summary: 'Remove a relationship type (graph.configure)', params: KeyParams, responses: { 204: null } },
+    { method: 'put', path: '/relationship-types/:key', summary: 'Change a relationship type (graph.configure)', params: TypeKeyParams, body: ChangeRelationshipTypeBody, responses: { 200: RelationshipTypeDefinition } },
+    { method: 'patch', path: '/relationship-types/:key', summary: 'Change a relationship type (graph.configure)', params: TypeKeyParams, body: ChangeRelationshipTypeBody, responses: { 200: RelationshipTypeDefinition } },
+    { method: 'delete', path: '/relationship-types/:key', summary: 'Remove a relationship type (graph.configure)', params: TypeKeyParams, responses: { 204: null } },
     { method: 'get', path: '/relationship-rules', ...schemaRead, summary: 'Which labels an edge label may connect', query: RulesQuery, responses: { 200: z.object({ relationship_rules: z.array(RelationshipRule) }) } },
     { method: 'get', path: '/relationship-rules/:id', ...schemaRead, summary: 'One relationship rule', params: RuleIdParams, responses: { 200: RelationshipRule } },
     { method: 'post', path: '/relationship-rules', summary: 'Add a relationship rule (graph.configure)', body: AddRelationshipRuleBody, responses: { 201: RelationshipRuleDefinition } },

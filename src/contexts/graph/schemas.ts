@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord } from '../../platform/http/bounded';
 
 export const int = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -30,11 +31,16 @@ export const EntityListQuery = z.object({ limit: int(1, 1000, 100), offset: int(
 
 export const IdParams = z.object({ id: z.string().min(1).max(200) });
 
+/** An entity or relationship type's key (64 characters at most, streams/graph/schema.ts). */
+export const TypeKeyParams = z.object({ key: z.string().min(1).max(64) });
+
+export const RuleIdParams = z.object({ id: z.string().min(1).max(100) });
+
 export const EdgesQuery = z.object({ edge_label: z.string().min(1).max(64).optional(), direction: z.enum(['out', 'in', 'both']).default('both'), limit: int(1, 10_000, 1000) });
 
 export const TenantOnlyQuery = z.object(TenantQuery);
 
-export const TemplateBody = z.object({ template_id: z.string().min(1).max(100), params: z.record(z.unknown()).default({}) });
+export const TemplateBody = z.object({ template_id: z.string().min(1).max(100), params: boundedRecord(z.unknown()).default({}) });
 
 export const WellApiParams = z.object({ well_api: z.string().min(1).max(200) });
 

@@ -18,6 +18,8 @@ const iso = z.union([z.string(), z.date()]);
 
 export const identityApi: ApiDescription = {
   tag: 'identity',
+  // Credentials, names, roles: a few hundred bytes; 64 KB is far past any of them.
+  bodyLimit: 64 * 1024,
   public: () => [
     { method: 'post', path: '/auth/token', auth: 'public', summary: 'Log in with e-mail and password; sets the svc_token cookie', body: LogInInput, responses: { 200: Session }, errors: [401] },
     { method: 'get', path: '/auth/me', summary: 'The caller: identity, roles and permissions', responses: { 200: Me } },

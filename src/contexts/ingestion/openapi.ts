@@ -3,6 +3,7 @@ import { ExtractBody } from '../../../commands/ingestion/extract-from-text';
 import { ScadaBody } from '../../../commands/ingestion/record-scada-readings';
 import { RrcScrapeBody } from '../../../commands/ingestion/run-rrc-scrape';
 import { RRC_DATA_TYPES } from './rrc-simulator';
+import { CSV_MAX_BYTES } from './csv-upload';
 import { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entity-extraction';
 
 /**
@@ -90,6 +91,7 @@ export const ingestionApi: ApiDescription = {
       summary: 'Import an operator well CSV (ingest.run)',
       description: 'Multipart part `file`, UTF-8 CSV up to 64 MB. Rows that fail alone are reported and left out; a file that fails as a whole answers 422 and appends nothing.',
       body: 'multipart',
+      uploadLimit: CSV_MAX_BYTES,
       responses: { 200: CsvImportResult },
       errorBodies: { 422: CsvNoRows },
     },

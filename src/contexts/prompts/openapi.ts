@@ -144,8 +144,8 @@ export const promptsApi: ApiDescription = {
       summary: 'Versions in pre-production awaiting approval',
       responses: { 200: z.array(Version.extend({ template_ref: z.string(), template_name: z.string() })) },
     },
-    { method: 'get', path: '/prompts/templates/:id/audit-log', summary: 'A template\'s audit trail, newest first', params: Id, query: AuditQuery, responses: { 200: z.array(AuditEntry) } },
-    { method: 'get', path: '/prompts/namespaces/:id/audit-log', summary: 'A namespace\'s audit trail, newest first', params: Id, query: AuditQuery, responses: { 200: z.array(AuditEntry) } },
+    { method: 'get', path: '/prompts/templates/:id/audit-log', summary: 'A template\'s audit trail, newest first', params: Id, query: AuditQuery, responses: { 200: z.array(AuditEntry).max(500) } },
+    { method: 'get', path: '/prompts/namespaces/:id/audit-log', summary: 'A namespace\'s audit trail, newest first', params: Id, query: AuditQuery, responses: { 200: z.array(AuditEntry).max(500) } },
     {
       method: 'post',
       path: '/prompts/audit/verify',

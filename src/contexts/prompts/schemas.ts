@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedRecord, LIMITS } from '../../platform/http/bounded';
 
 /** Request schemas of the prompts routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const Id = z.object({ id: z.string().uuid() });
@@ -22,6 +23,7 @@ export const AuditQuery = z.object({ limit: z.coerce.number().int().min(1).max(5
 
 export const VerifyQuery = z.object({ template_id: z.string().uuid().optional() });
 
-export const RenderBody = z.object({ variables: z.record(z.unknown()).default({}), user_id: z.string().min(1).max(128).optional() }).strict();
+// Variables may carry a document whole (a filing, a report): up to a document's length in all.
+export const RenderBody = z.object({ variables: boundedRecord(z.unknown(), { bytes: LIMITS.documentText }).default({}), user_id: z.string().min(1).max(128).optional() }).strict();
 
 export const UserQuery = z.object({ user_id: z.string().min(1).max(128).optional() });

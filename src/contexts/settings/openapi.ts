@@ -35,6 +35,8 @@ const AuditEntry = z
 
 export const settingsApi: ApiDescription = {
   tag: 'settings',
+  // A handful of model ids and numbers.
+  bodyLimit: 64 * 1024,
   public: () => [
     { method: 'get', path: '/settings', summary: 'The tenant\'s settings: stored, effective, sources and the caller\'s override', responses: { 200: TenantSettings } },
     { method: 'put', path: '/settings', summary: 'Change tenant settings (settings.manage); null inherits the environment default', body: UpdateTenantSettingsBody, responses: { 200: TenantSettings } },
@@ -42,6 +44,6 @@ export const settingsApi: ApiDescription = {
     { method: 'get', path: '/settings/user-overrides', summary: 'Per-user budget overrides (settings.manage)', responses: { 200: z.array(UserOverride) } },
     { method: 'put', path: '/settings/user-overrides/:user_id', summary: 'Set a user\'s budget override', params: UserIdParams, body: UpsertUserBudgetOverrideBody, responses: { 200: UserOverride } },
     { method: 'delete', path: '/settings/user-overrides/:user_id', summary: 'Remove a user\'s budget override', params: UserIdParams, responses: { 204: null } },
-    { method: 'get', path: '/settings/audit-log', summary: 'Settings changes, newest first (`before` = last id of the previous page)', query: AuditQuery, responses: { 200: z.array(AuditEntry) } },
+    { method: 'get', path: '/settings/audit-log', summary: 'Settings changes, newest first (`before` = last id of the previous page)', query: AuditQuery, responses: { 200: z.array(AuditEntry).max(500) } },
   ],
 };

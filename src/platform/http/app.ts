@@ -2,6 +2,7 @@ import cors from 'cors';
 import express, { Express, Router } from 'express';
 import type { Logger } from 'pino';
 import { consoleRouter } from './console';
+import { BodyLimit, jsonBodies } from './body-limits';
 import { errorHandler, notFoundHandler } from './errors';
 import type { GatewayStages } from './gateway';
 import { bodyHygiene, urlHygiene } from './input-hygiene';
@@ -16,7 +17,8 @@ export interface PublicAppOptions {
   gateway: GatewayStages;
   /** Context routers, mounted under /api/v1 after the gateway stages. */
   routers: Router[];
-  jsonLimit?: string;
+  /** JSON body limits by route (from the API descriptions); a route not listed takes 2 MB. */
+  bodyLimits?: BodyLimit[];
   /** The built console (console/dist): served at `/` with an SPA fallback that never shadows /api or /health. */
   staticRoot?: string;
 }
@@ -45,7 +47,7 @@ export function createPublicApp(options: PublicAppOptions): Express {
   app.use(options.health);
   const api = Router();
   api.use(options.gateway.authenticate, options.gateway.authorize, options.gateway.rateLimit, requestScope());
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
+  api.use(jsonBodies(options.bodyLimits ?? []), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   if (options.staticRoot) app.use(consoleRouter(options.staticRoot));
@@ -55,12 +57,12 @@ export function createPublicApp(options: PublicAppOptions): Express {
 }
 
 /** The internal listener (127.0.0.1): routes that the public gateway answers 404 for. */
-export function createInternalApp(options: { logger: Logger; routers: Router[]; health: Router; jsonLimit?: string }): Express {
+export function createInternalApp(options: { logger: Logger; routers: Router[]; health: Router; bodyLimits?: BodyLimit[] }): Express {
   const app = base(options.logger, 'internal', false);
   app.use(options.health);
   const api = Router();
   api.use(requestScope());
-  api.use(express.json({ limit: options.jsonLimit ?? '2mb' }), bodyHygiene());
+  api.use(jsonBodies(options.bodyLimits ?? []), bodyHygiene());
   for (const router of options.routers) api.use(router);
   app.use('/api/v1', api);
   app.use(notFoundHandler);

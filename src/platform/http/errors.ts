@@ -3,6 +3,7 @@ import { ZodError } from 'zod';
 import { DomainError } from '../domain-errors';
 import { EventStoreUnavailableError } from '../eventstore/types';
 import { isConnectionLoss } from '../infra/connection-loss';
+import { readableBytes } from './body-limits';
 import { issuesOf } from './validation';
 
 const STATUS: Record<DomainError['kind'], number> = {
@@ -52,13 +53,13 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     return;
   }
   // body-parser's own errors carry an http status and a type.
-  const typed = error as { type?: string; status?: number; expose?: boolean };
+  const typed = error as { type?: string; status?: number; expose?: boolean; limit?: number };
   if (typed.type === 'entity.parse.failed') {
     res.status(400).json({ detail: 'Malformed JSON body' });
     return;
   }
   if (typed.type === 'entity.too.large') {
-    res.status(413).json({ detail: 'Request body too large' });
+    res.status(413).json({ detail: typed.limit ? `Request body too large: this route takes at most ${readableBytes(typed.limit)}` : 'Request body too large' });
     return;
   }
   if (typed.expose && typed.status && typed.status >= 400 && typed.status < 500) {

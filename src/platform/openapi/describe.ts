@@ -1,5 +1,8 @@
 import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z, ZodObject, ZodRawShape, ZodTypeAny } from 'zod';
+import { UPLOAD_LIMIT_BYTES } from '../infra/extraction/extract';
+import { BodyLimit, DEFAULT_JSON_LIMIT_BYTES, readableBytes } from '../http/body-limits';
+import { outputBounds } from './output-bounds';
 
 extendZodWithOpenApi(z);
 
@@ -46,6 +49,10 @@ export interface RouteDescription {
   body?: ZodTypeAny | 'multipart';
   /** A JSON body route that also takes a multipart `file` upload. */
   alsoMultipart?: boolean;
+  /** The largest upload a multipart route takes, in bytes (default `UPLOAD_LIMIT_BYTES`, 10 MB). */
+  uploadLimit?: number;
+  /** The largest JSON body this route takes, in bytes, when it differs from its context's `bodyLimit`. */
+  bodyLimit?: number;
   /** Success responses by status. */
   responses: { [status: number]: ResponseSpec | undefined };
   /** Error statuses this route answers beyond the standard ones (see `standardErrors`). */
@@ -65,6 +72,8 @@ export interface RouteDescription {
 export interface ApiDescription {
   /** The tag its routes are grouped under. */
   tag: string;
+  /** The largest JSON body its routes take, in bytes (default `DEFAULT_JSON_LIMIT_BYTES`, 2 MB); a route may name its own. */
+  bodyLimit?: number;
   public?: () => RouteDescription[];
   internal?: () => RouteDescription[];
 }
@@ -151,33 +160,54 @@ function security(route: RouteDescription, listener: Listener): Record<string, s
   return route.auth === 'public' ? [{}, ...session] : session;
 }
 
-function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, tag: string): void {
+/** A multipart `file` upload: its length is the route's byte limit (the parser answers 413 past it). */
+const uploadSchema = (maxBytes: number) =>
+  z.object({ file: z.string().openapi({ format: 'binary', maxLength: maxBytes, description: `At most ${Math.round(maxBytes / (1024 * 1024))} MB (413 past it).` }) });
+
+/** A JSON body route's limit: its own, else its context's, else the platform's (413 past it). */
+const jsonLimitOf = (route: RouteDescription, description: ApiDescription) => route.bodyLimit ?? description.bodyLimit ?? DEFAULT_JSON_LIMIT_BYTES;
+
+/** The body limit of every JSON body route of a listener, for the parser (src/platform/http/body-limits.ts). */
+export function bodyLimitsOf(descriptions: ApiDescription[], listener: Listener): BodyLimit[] {
+  return descriptions.flatMap((description) =>
+    routesOf(description, listener)
+      .filter((route) => route.body && route.body !== 'multipart' && !route.root)
+      .map((route) => ({ method: route.method, path: route.path, bytes: jsonLimitOf(route, description) })),
+  );
+}
+
+function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, description: ApiDescription): void {
+  const tag = description.tag;
   const responses: RouteConfig['responses'] = {};
   for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
   for (const status of new Set([...standardErrors(route, listener), ...Object.keys(route.errorBodies ?? {}).map(Number)])) {
     responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status, route.errorBodies?.[status]) } } };
   }
+  const upload = { 'multipart/form-data': { schema: uploadSchema(route.uploadLimit ?? UPLOAD_LIMIT_BYTES) } };
   const body =
     route.body === 'multipart'
-      ? { content: { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } }, required: true }
+      ? { content: upload, required: true }
       : route.body
         ? {
             content: {
               'application/json': { schema: route.body },
-              ...(route.alsoMultipart ? { 'multipart/form-data': { schema: z.object({ file: z.string().openapi({ format: 'binary' }) }) } } : {}),
+              ...(route.alsoMultipart ? upload : {}),
             },
             required: true,
           }
         : undefined;
   const name = route.path.replace(/[:/{}-]+/g, '_').replace(/^_|_$/g, '');
-  // Every operation says what it does and, for a write without a body, that it takes none.
-  const description = [route.description ?? `${route.summary}.`, route.method !== 'get' && !route.body ? 'No request body: a body sent is ignored.' : null].filter(Boolean).join('\n\n');
+  // Every operation says what it does, how large a body it takes, and, for a write without a body, that it takes none.
+  const limit = route.body === 'multipart' ? (route.uploadLimit ?? UPLOAD_LIMIT_BYTES) : route.body ? jsonLimitOf(route, description) : null;
+  const limitText = limit === null ? null : route.body === 'multipart' ? `Upload: at most ${readableBytes(limit)} (413 past it).` : `Request body: at most ${readableBytes(limit)} of JSON (413 past it).`;
+  const text = [route.description ?? `${route.summary}.`, limitText, route.method !== 'get' && !route.body ? 'No request body: a body sent is ignored.' : null].filter(Boolean).join('\n\n');
   registry.registerPath({
     method: route.method,
     path: (route.root ? '' : '/api/v1') + openApiPath(route.path),
     operationId: `${listener === 'internal' ? 'internal_' : ''}${route.method}_${name || 'root'}`,
     summary: route.summary,
-    description,
+    description: text,
+    ...(limit === null ? {} : { 'x-body-limit': limit }),
     tags: route.tags ?? [tag],
     security: security(route, listener),
     request: {
@@ -206,7 +236,7 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
   registry.register('ValidationError', ValidationError);
   registry.register('GatewayError', GatewayErrorBody);
   for (const description of descriptions) {
-    for (const route of routesOf(description, options.listener)) register(registry, route, options.listener, description.tag);
+    for (const route of routesOf(description, options.listener)) register(registry, route, options.listener, description);
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
   const tags = [...new Map(descriptions.flatMap((d) => routesOf(d, options.listener).flatMap((r) => r.tags ?? [d.tag])).map((tag) => [tag, { name: tag, description: `Routes of the ${tag} context` }])).values()];
@@ -224,6 +254,7 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
     servers: [{ url: '/', 'x-internal': options.listener === 'internal' } as { url: string }],
   });
   impliedBounds(document);
+  outputBounds(document);
   // A path parameter is always required (a coercing schema such as `z.coerce.number()` reads as optional to the generator).
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>)) {
@@ -234,6 +265,9 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** `type: 'integer'`, or `type: ['integer', 'null']` for a nullable one. */
+const isType = (schema: Record<string, unknown>, type: string) => schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
 
 /** Lengths a format's own check already fixes (zod's uuid and date patterns match exactly this many characters). */
 const FORMAT_LENGTH: Record<string, number> = { uuid: 36, date: 10 };
@@ -248,8 +282,8 @@ function impliedBounds(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(impliedBounds);
   if (!node || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  if (schema.type === 'string' && typeof schema.format === 'string' && FORMAT_LENGTH[schema.format] && schema.maxLength === undefined) schema.maxLength = FORMAT_LENGTH[schema.format];
-  if (schema.type === 'integer' && schema.format === undefined) {
+  if (isType(schema, 'string') && typeof schema.format === 'string' && FORMAT_LENGTH[schema.format] && schema.maxLength === undefined) schema.maxLength = FORMAT_LENGTH[schema.format];
+  if (isType(schema, 'integer') && schema.format === undefined) {
     const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : null;
     const high = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : null;
     if (low !== null && high !== null) schema.format = low >= -INT32 && high < INT32 ? 'int32' : 'int64';

