@@ -28,7 +28,7 @@ export interface Summary {
  * a week before `at` (0 until one exists).
  */
 export async function summary(knex: Knex, tenantId: string, at: Date, domains: readonly string[]): Promise<Summary> {
-  const now: BucketCounts = await bucketCounts(knex, tenantId, at, domains);
+  const now: BucketCounts = await bucketCounts(knex, tenantId, at);
   const week = await knex(DAILY)
     .where('tenant_id', tenantId)
     .andWhere('recorded_at', '<=', new Date(at.getTime() - WEEK_MS))
@@ -70,10 +70,11 @@ const ORDER: Record<SortColumn, (dir: 'ASC' | 'DESC') => string> = {
 /**
  * Entity × domain matrix at `at`. `status` and `bucket` combine with AND; `bucket` selects
  * entities with at least one cell in it and returns all their cells. Domains without a cell
- * are `grey` (unassessed).
+ * are `grey` (unassessed). The page and the total are two reads of the projector's rows
+ * (each walks an index), run side by side.
  */
 export async function matrix(knex: Knex, tenantId: string, at: Date, domains: readonly string[], q: MatrixQuery) {
-  const rows = dashboardRows(tenantId, at, domains, { colors: false });
+  const rows = dashboardRows(tenantId, at);
   const where: string[] = [];
   const bindings: Record<string, unknown> = { ...rows.bindings };
   if (q.entity_type) {
@@ -90,24 +91,18 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
   }
   const filtered = `SELECT * FROM (${rows.sql}) AS d ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
   const offset = (q.page - 1) * q.page_size;
-  // One pass computes the page and the total; only a page past the end needs a count of its own.
-  const { rows: page } = await knex.raw(
-    `SELECT *, count(*) OVER () AS total FROM (${filtered}) AS f ORDER BY ${ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC')} LIMIT ${q.page_size} OFFSET ${offset}`,
-    bindings,
-  );
-  const total = page.length > 0 ? Number(page[0].total) : offset === 0 ? 0 : (await knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings)).rows[0].total;
-  // Colors only for the page's entities.
-  const colored = dashboardRows(tenantId, at, domains, { only: (page as Array<{ entity_id: string }>).map((r) => r.entity_id) });
-  const colors = new Map<string, Record<string, string>>();
-  if (page.length > 0) for (const r of (await knex.raw(colored.sql, colored.bindings)).rows) colors.set(r.entity_id, r.domains);
+  const [{ rows: page }, { rows: counted }] = await Promise.all([
+    knex.raw(`${filtered} ORDER BY ${ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC')} LIMIT ${q.page_size} OFFSET ${offset}`, bindings),
+    knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings),
+  ]);
   return {
-    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string }>).map((r) => ({
+    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>).map((r) => ({
       entity_id: r.entity_id,
       entity_name: r.entity_name,
       entity_type: r.entity_type,
-      domains: Object.fromEntries(domains.map((d) => [d, colors.get(r.entity_id)?.[d] ?? 'grey'])),
+      domains: Object.fromEntries(domains.map((d) => [d, r.domains[d] ?? 'grey'])),
     })),
-    total: total as number,
+    total: counted[0].total as number,
     limit: q.page_size,
     offset,
     page: q.page,
