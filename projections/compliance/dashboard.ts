@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
 import { createRowsTables, refreshRows } from './dashboard-rows';
@@ -35,7 +34,7 @@ async function createTables(knex: Knex): Promise<void> {
     t.boolean('anomaly').notNullable();
     t.text('reason').notNullable();
     t.jsonb('facts').notNullable();
-    /** md5 of the verdict's JSON: a new version opens only when it changes. */
+    /** `cellFingerprint` of the verdict: a new version opens only when it changes. */
     t.text('fingerprint').notNullable();
     t.uuid('assessment_id').notNullable();
     t.timestamp('valid_from', { useTz: true }).notNullable();
@@ -71,6 +70,8 @@ async function createTables(knex: Knex): Promise<void> {
     t.integer('entities').notNullable();
     t.integer('cells').notNullable();
     t.jsonb('colors').notNullable().defaultTo('{}');
+    /** The graph the packs read (GraphMark), for the next assessment's "what changed since". */
+    t.jsonb('graph');
     t.index(['tenant_id', 'recorded_at'], 'compliance_assessments_tenant');
   });
   await knex.schema.createTable(DAILY, (t) => {
@@ -148,7 +149,6 @@ interface CellRun {
 }
 
 const SEP = '\u001f';
-const fingerprintOf = (cell: AssessedCell) => createHash('md5').update(JSON.stringify(cell)).digest('hex');
 
 /**
  * Writes a run of assessed cells (a whole assessment, however many batch events it took) in
@@ -217,6 +217,7 @@ async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent): Promi
       entities: d.entities,
       cells: d.cells,
       colors: JSON.stringify(counts.colors),
+      graph: d.graph ? JSON.stringify(d.graph) : null,
     })
     .onConflict('assessment_id')
     .ignore();
@@ -287,7 +288,7 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
         const tenantId = event.metadata.tenantId;
         if (run && (run.assessmentId !== data.assessmentId || run.tenantId !== tenantId)) await flush();
         run ??= { assessmentId: data.assessmentId, tenantId, at: event.recordedAt, cells: [] };
-        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: fingerprintOf(cell) });
+        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
         continue;
       }
       await flush();
