@@ -75,29 +75,30 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
   const {
     rows: [delta],
   } = await trx.raw(
-    `WITH ids AS (SELECT DISTINCT unnest(CAST(:ids AS text[])) AS entity_id),
-      alive AS (
+    // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
+    // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
+    `WITH alive AS (
         SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
-          FROM ${ENTITIES} e JOIN ids USING (entity_id)
-         WHERE e.tenant_id = :tenant AND e.valid_to IS NULL
+          FROM ${ENTITIES} e
+         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
          ORDER BY e.entity_id, e.id DESC),
-      cells AS (
-        SELECT c.entity_id, c.domain, c.color, ${SEVERITY_SQL('c.color')} AS severity, c.bucket, c.anomaly, c.due_date
-          FROM ${CELLS} c JOIN ids USING (entity_id)
-         WHERE c.tenant_id = :tenant AND c.valid_to IS NULL AND c.domain = ANY(CAST(:domains AS text[]))),
       fresh AS (
-        SELECT a.entity_id, a.entity_type, a.entity_name,
-               coalesce(jsonb_object_agg(p.domain, p.color) FILTER (WHERE p.domain IS NOT NULL), '{}'::jsonb) AS domains,
-               coalesce(max(p.severity), 0)::smallint AS severity,
-               coalesce(bool_or(p.bucket = 'overdue'), false) AS in_overdue, coalesce(bool_or(p.bucket = 'due_7d'), false) AS in_due_7d,
-               coalesce(bool_or(p.bucket = 'due_30d'), false) AS in_due_30d, coalesce(bool_or(p.anomaly), false) AS in_anomalies,
-               min(p.due_date) AS next_due
-          FROM alive a LEFT JOIN cells p USING (entity_id)
-         GROUP BY a.entity_id, a.entity_type, a.entity_name),
-      cur AS (SELECT r.* FROM ${ROWS} r JOIN ids USING (entity_id) WHERE r.tenant_id = :tenant AND r.valid_to IS NULL),
+        SELECT a.entity_id, a.entity_type, a.entity_name, p.*
+          FROM alive a
+          -- Each entity's few current cells through the index: a join of the two sets, which the
+          -- planner cannot size, looped over every cell of every entity.
+          CROSS JOIN LATERAL (
+            SELECT coalesce(jsonb_object_agg(c.domain, c.color), '{}'::jsonb) AS domains,
+                   coalesce(max(${SEVERITY_SQL('c.color')}), 0)::smallint AS severity,
+                   coalesce(bool_or(c.bucket = 'overdue'), false) AS in_overdue, coalesce(bool_or(c.bucket = 'due_7d'), false) AS in_due_7d,
+                   coalesce(bool_or(c.bucket = 'due_30d'), false) AS in_due_30d, coalesce(bool_or(c.anomaly), false) AS in_anomalies,
+                   min(c.due_date) AS next_due
+              FROM ${CELLS} c
+             WHERE c.tenant_id = :tenant AND c.entity_id = a.entity_id AND c.valid_to IS NULL AND c.domain = ANY(CAST(:domains AS text[]))) p),
+      cur AS (SELECT r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
       changed AS (
-        SELECT coalesce(f.entity_id, c.entity_id) AS entity_id, c.id AS previous, f.entity_id IS NOT NULL AS reopen
-          FROM fresh f FULL JOIN cur c USING (entity_id)
+        SELECT f.*, c.id AS previous
+          FROM fresh f FULL JOIN cur c ON c.entity_id = f.entity_id
          WHERE c.id IS NULL OR f.entity_id IS NULL
             OR (f.entity_type, f.entity_name, f.domains, f.severity, f.in_overdue, f.in_due_7d, f.in_due_30d, f.in_anomalies, f.next_due)
                IS DISTINCT FROM (c.entity_type, c.entity_name, c.domains, c.severity, c.in_overdue, c.in_due_7d, c.in_due_30d, c.in_anomalies, c.next_due)),
@@ -105,8 +106,8 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
         UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.id = ch.previous RETURNING r.*),
       opened AS (
         INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
-        SELECT :tenant, f.entity_id, f.entity_type, f.entity_name, f.domains, f.severity, f.in_overdue, f.in_due_7d, f.in_due_30d, f.in_anomalies, f.next_due, :at
-          FROM fresh f JOIN changed ch ON ch.entity_id = f.entity_id AND ch.reopen
+        SELECT :tenant, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, :at
+          FROM changed WHERE entity_id IS NOT NULL
         RETURNING *)
      SELECT ${COUNT_COLUMNS.map((column, i) => `(SELECT ${after[i]} FROM opened o) - (SELECT ${before[i]} FROM closed c) AS ${column}`).join(', ')}`,
     { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
