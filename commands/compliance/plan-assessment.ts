@@ -41,7 +41,7 @@ export async function planPortfolioAssessment(knex: Knex, tenantId: string, pack
   const [graph, last] = await Promise.all([graphMark(knex, namespace), lastPortfolioAssessment(knex, tenantId)]);
   let scope: PackScope = {};
   if (last && last.assessedOn === today && last.status === 'complete' && sameList(last.domains, domains)) {
-    const changed = await changedSince(knex, namespace, last.graph, labels);
+    const changed = await changedSince(knex, namespace, last.graph, graph, labels);
     if (!changed.deleted && changed.vertexIds.length <= graph.vertices * INCREMENTAL_SHARE) scope = { vertexIds: changed.vertexIds };
   }
   if (last && scope.vertexIds?.length === 0) return { entities: [], domains, failedDomains: {}, totals: { entities: last.entities, cells: last.cells }, graph, reassessed: 0 };

@@ -38,9 +38,13 @@ export async function createRowsTables(knex: Knex): Promise<void> {
   const current = (name: string, columns: string, where = '') => knex.raw(`CREATE INDEX ${name} ON ${ROWS} (${columns}) WHERE valid_to IS NULL ${where}`);
   await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
   await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
-  await current('compliance_rows_by_type', 'tenant_id, lower(entity_type), entity_name, entity_id');
+  await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
+  await current('compliance_rows_of_type', 'tenant_id, lower(entity_type), entity_name, entity_id');
+  // Status ascending is the most severe first, names ascending either way: one index per direction.
   await current('compliance_rows_by_severity', 'tenant_id, severity, entity_name, entity_id');
+  await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, entity_name, entity_id');
   await current('compliance_rows_by_due', 'tenant_id, next_due, entity_name, entity_id');
+  await current('compliance_rows_by_due_desc', 'tenant_id, next_due DESC NULLS LAST, entity_name, entity_id');
   for (const bucket of ['overdue', 'due_7d', 'due_30d', 'anomalies']) await current(`compliance_rows_${bucket}`, 'tenant_id, entity_name, entity_id', `AND in_${bucket}`);
   await knex.schema.createTable(COUNTS, (t) => {
     t.bigIncrements('id');

@@ -24,29 +24,41 @@ export interface RowsSql {
   bindings: { tenant: string; at: Date; only?: string[] };
 }
 
-const flaggedSql = (restrict: string) =>
+export const flaggedSql = (restrict: string) =>
   `SELECT entity_id, min(entity_type) AS entity_type, array_agg(DISTINCT domain) AS flagged
      FROM ${ANOMALIES}
     WHERE tenant_id = :tenant AND flagged_at <= :at AND observed_at > (CAST(:at AS timestamptz) - interval '${ANOMALY_OPEN_DAYS} days') ${restrict}
     GROUP BY entity_id`;
 
-const validAt = `tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at)`;
+export const validAt = `tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at)`;
+export const ROW_COLUMNS = 'entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due';
+
+/** The rows of the entities of a `flagged` CTE (`flaggedSql`), with their open anomalies laid over. */
+export const overlaidSql = (restrict: string) =>
+  `SELECT f.entity_id, coalesce(b.entity_type, f.entity_type) AS entity_type, coalesce(b.entity_name, f.entity_id) AS entity_name,
+          coalesce(b.domains, '{}'::jsonb) || (SELECT coalesce(jsonb_object_agg(d, 'amber'), '{}'::jsonb) FROM unnest(f.flagged) AS d WHERE ${SEVERITY_SQL('b.domains->>d')} < 3) AS domains,
+          greatest(coalesce(b.severity, 0), 3)::smallint AS severity, coalesce(b.in_overdue, false) AS in_overdue, coalesce(b.in_due_7d, false) AS in_due_7d,
+          coalesce(b.in_due_30d, false) AS in_due_30d, true AS in_anomalies, b.next_due
+     FROM flagged f LEFT JOIN (SELECT * FROM ${ROWS} WHERE ${validAt} ${restrict}) b ON b.entity_id = f.entity_id`;
 
 /** `only` restricts the rows to some entities. */
 export function dashboardRows(tenantId: string, at: Date, { only }: { only?: string[] } = {}): RowsSql {
   const restrict = only ? 'AND entity_id = ANY(CAST(:only AS text[]))' : '';
   return {
     sql: `WITH flagged AS (${flaggedSql(restrict)})
-     SELECT entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due
+     SELECT ${ROW_COLUMNS}
        FROM ${ROWS} b
       WHERE ${validAt} ${restrict} AND NOT EXISTS (SELECT 1 FROM flagged f WHERE f.entity_id = b.entity_id)
      UNION ALL
-     SELECT f.entity_id, coalesce(b.entity_type, f.entity_type), coalesce(b.entity_name, f.entity_id),
-            coalesce(b.domains, '{}'::jsonb) || (SELECT coalesce(jsonb_object_agg(d, 'amber'), '{}'::jsonb) FROM unnest(f.flagged) AS d WHERE ${SEVERITY_SQL("b.domains->>d")} < 3),
-            greatest(coalesce(b.severity, 0), 3)::smallint, coalesce(b.in_overdue, false), coalesce(b.in_due_7d, false), coalesce(b.in_due_30d, false), true, b.next_due
-       FROM flagged f LEFT JOIN (SELECT * FROM ${ROWS} WHERE ${validAt} ${restrict}) b ON b.entity_id = f.entity_id`,
+     ${overlaidSql(restrict)}`,
     bindings: { tenant: tenantId, at, ...(only ? { only } : {}) },
   };
+}
+
+/** The entities with an anomaly open at `at` (few: the part of the dashboard laid over the rows per request). */
+export async function openAnomalyEntities(knex: Knex, tenantId: string, at: Date): Promise<string[]> {
+  const { rows } = await knex.raw(`SELECT entity_id FROM (${flaggedSql('')}) AS f`, { tenant: tenantId, at });
+  return (rows as Array<{ entity_id: string }>).map((r) => r.entity_id);
 }
 
 export interface BucketCounts {

@@ -11,10 +11,9 @@ export async function graphMark(knex: Knex, namespace: string): Promise<GraphMar
   const {
     rows: [m],
   } = await knex.raw(
-    `SELECT (SELECT count(*)::int FROM ${VERTICES} WHERE namespace = :namespace) AS vertices,
-            (SELECT ${iso('max(updated_at)')} FROM ${VERTICES} WHERE namespace = :namespace) AS "verticesAt",
-            (SELECT count(*)::int FROM ${EDGES} WHERE namespace = :namespace) AS edges,
-            (SELECT ${iso('max(created_at)')} FROM ${EDGES} WHERE namespace = :namespace) AS "edgesAt"`,
+    `SELECT v.vertices, v."verticesAt", e.edges, e."edgesAt"
+       FROM (SELECT count(*)::int AS vertices, ${iso('max(updated_at)')} AS "verticesAt" FROM ${VERTICES} WHERE namespace = :namespace) v,
+            (SELECT count(*)::int AS edges, ${iso('max(created_at)')} AS "edgesAt" FROM ${EDGES} WHERE namespace = :namespace) e`,
     { namespace },
   );
   return { vertices: m.vertices, edges: m.edges, verticesAt: m.verticesAt, edgesAt: m.edgesAt };
@@ -46,18 +45,21 @@ export async function lastPortfolioAssessment(knex: Knex, tenantId: string): Pro
  * was removed since (the graph has fewer than `mark` plus what was added), which only a whole
  * re-assessment judges.
  */
-export async function changedSince(knex: Knex, namespace: string, mark: GraphMark, labels: readonly string[]): Promise<{ deleted: boolean; vertexIds: string[] }> {
+export async function changedSince(knex: Knex, namespace: string, mark: GraphMark, now: GraphMark, labels: readonly string[]): Promise<{ deleted: boolean; vertexIds: string[] }> {
+  // Equal marks: any creation or change would have moved a newest time, an edge is only deleted with its vertex.
+  if (now.vertices === mark.vertices && now.edges === mark.edges && now.verticesAt === mark.verticesAt && now.edgesAt === mark.edgesAt) return { deleted: false, vertexIds: [] };
   const bindings = { namespace, vat: mark.verticesAt, eat: mark.edgesAt, labels: [...labels] };
   const vChanged = `(CAST(:vat AS timestamptz) IS NULL OR v.updated_at > CAST(:vat AS timestamptz))`;
   const eNew = `(CAST(:eat AS timestamptz) IS NULL OR e.created_at > CAST(:eat AS timestamptz))`;
   const {
     rows: [added],
   } = await knex.raw(
-    `SELECT (SELECT count(*)::int FROM ${VERTICES} v WHERE v.namespace = :namespace) - (SELECT count(*)::int FROM ${VERTICES} v WHERE v.namespace = :namespace AND ${vChanged.replace('v.updated_at', 'v.created_at')}) AS vertices,
-            (SELECT count(*)::int FROM ${EDGES} e WHERE e.namespace = :namespace) - (SELECT count(*)::int FROM ${EDGES} e WHERE e.namespace = :namespace AND ${eNew}) AS edges`,
+    `SELECT (SELECT count(*)::int FROM ${VERTICES} v WHERE v.namespace = :namespace AND ${vChanged.replace('v.updated_at', 'v.created_at')}) AS vertices,
+            (SELECT count(*)::int FROM ${EDGES} e WHERE e.namespace = :namespace AND ${eNew}) AS edges`,
     bindings,
   );
-  if (added.vertices < mark.vertices || added.edges < mark.edges) return { deleted: true, vertexIds: [] };
+  if (now.vertices - added.vertices < mark.vertices || now.edges - added.edges < mark.edges) return { deleted: true, vertexIds: [] };
+  if (added.edges === 0 && now.verticesAt === mark.verticesAt) return { deleted: false, vertexIds: [] };
   const neighbors = (from: string) =>
     `SELECT e.to_id AS id FROM ${EDGES} e JOIN ${from} s ON e.from_id = s.id WHERE e.namespace = :namespace
      UNION SELECT e.from_id FROM ${EDGES} e JOIN ${from} s ON e.to_id = s.id WHERE e.namespace = :namespace`;
