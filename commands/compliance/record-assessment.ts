@@ -5,7 +5,8 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import type { DomainPack } from '../../src/contexts/compliance/packs/pack';
 import { runPacks } from '../../src/contexts/compliance/run-packs';
 import { Conflict, NotFound, Unavailable } from '../../src/platform/domain-errors';
-import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, GraphMark, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { planPortfolioAssessment } from './plan-assessment';
 
 export interface RecordAssessment {
   type: 'RecordAssessment';
@@ -14,7 +15,12 @@ export interface RecordAssessment {
   entityId: string | null;
   domains: string[];
   failedDomains: Record<string, string>;
+  /** The verdicts to record: all of them, or (a portfolio re-assessed) only those that changed. */
   entities: AssessedEntity[];
+  /** The portfolio's counts when `entities` holds only the changed verdicts. */
+  totals?: { entities: number; cells: number };
+  graph?: GraphMark;
+  reassessed?: number;
 }
 
 /**
@@ -45,8 +51,10 @@ export function decideRecordAssessment(command: RecordAssessment, state: Assessm
           domains: command.domains,
           failedDomains: command.failedDomains,
           status: failed.length > 0 ? 'partial' : 'complete',
-          entities: command.entities.length,
-          cells: command.entities.reduce((n, e) => n + e.cells.length, 0),
+          entities: command.totals?.entities ?? command.entities.length,
+          cells: command.totals?.cells ?? command.entities.reduce((n, e) => n + e.cells.length, 0),
+          ...(command.graph ? { graph: command.graph } : {}),
+          ...(command.reassessed !== undefined ? { reassessed: command.reassessed } : {}),
         },
       });
       return events;
@@ -82,8 +90,9 @@ export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
 }
 
 /**
- * POST /compliance/assess[/{entity_id}]: run the packs over the graph as it is now (reads),
- * then record the verdicts (the one write). The assessment id derives from the
+ * POST /compliance/assess[/{entity_id}]: run the packs over the graph as it is now (reads;
+ * for the portfolio, only where it changed: `planPortfolioAssessment`), then record the
+ * verdicts (the one write). The assessment id derives from the
  * Idempotency-Key, so a retried request records nothing new and answers from the events
  * the first one recorded (never from a read model that may still be catching up).
  */
@@ -91,10 +100,16 @@ export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock
   const assessmentId = newId(context, 'compliance.assessment');
   const stream = assessmentAggregate.stream(context.tenantId, assessmentId);
   const today = deps.clock().toISOString().slice(0, 10);
-  const run = await runPacks(deps.knex, context.tenantId, packs, today, entityId);
-  if (entityId !== undefined && run.found === 0) throw new NotFound('No such entity');
-  const { entities, domains, failedDomains } = run;
-  const command: RecordAssessment = { type: 'RecordAssessment', assessmentId, scope: entityId === undefined ? 'portfolio' : 'entity', entityId: entityId ?? null, entities, domains, failedDomains };
+  let command: RecordAssessment;
+  if (entityId === undefined) {
+    const plan = await planPortfolioAssessment(deps.knex, context.tenantId, packs, today);
+    command = { type: 'RecordAssessment', assessmentId, scope: 'portfolio', entityId: null, ...plan };
+  } else {
+    const run = await runPacks(deps.knex, context.tenantId, packs, today, { entityId });
+    if (run.found === 0) throw new NotFound('No such entity');
+    command = { type: 'RecordAssessment', assessmentId, scope: 'entity', entityId, entities: run.entities, domains: run.domains, failedDomains: run.failedDomains };
+  }
+  const { entities } = command;
   const result = await deps.handle(decider, stream, command, context);
   const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
   if (appended?.type === 'AssessmentRecorded') return assessmentView(appended.data, entities);

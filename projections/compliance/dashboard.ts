@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
+import { createRowsTables, refreshRows } from './dashboard-rows';
 import { bucketCounts } from './selectors';
-import { ANOMALIES, ASSESSMENTS, CELLS, DAILY, ENTITIES } from './tables';
+import { ANOMALIES, ASSESSMENTS, CELLS, COUNTS, DAILY, ENTITIES, ROWS } from './tables';
 
 async function createTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(ENTITIES, (t) => {
@@ -34,7 +34,7 @@ async function createTables(knex: Knex): Promise<void> {
     t.boolean('anomaly').notNullable();
     t.text('reason').notNullable();
     t.jsonb('facts').notNullable();
-    /** md5 of the verdict's JSON: a new version opens only when it changes. */
+    /** `cellFingerprint` of the verdict: a new version opens only when it changes. */
     t.text('fingerprint').notNullable();
     t.uuid('assessment_id').notNullable();
     t.timestamp('valid_from', { useTz: true }).notNullable();
@@ -70,6 +70,8 @@ async function createTables(knex: Knex): Promise<void> {
     t.integer('entities').notNullable();
     t.integer('cells').notNullable();
     t.jsonb('colors').notNullable().defaultTo('{}');
+    /** The graph the packs read (GraphMark), for the next assessment's "what changed since". */
+    t.jsonb('graph');
     t.index(['tenant_id', 'recorded_at'], 'compliance_assessments_tenant');
   });
   await knex.schema.createTable(DAILY, (t) => {
@@ -85,17 +87,22 @@ async function createTables(knex: Knex): Promise<void> {
     t.jsonb('colors').notNullable();
     t.primary(['tenant_id', 'day']);
   });
+  await createRowsTables(knex);
 }
 
-async function openEntities(trx: Knex.Transaction, tenantId: string, at: Date, rows: Array<{ vertexId: string; entityId: string; label: string; name?: string; wellName?: string }>) {
-  if (rows.length === 0) return;
+async function openEntities(trx: Knex.Transaction, tenantId: string, at: Date, rows: Array<{ vertexId: string; entityId: string; label: string; name?: string; wellName?: string }>): Promise<string[]> {
+  if (rows.length === 0) return [];
   await trx(ENTITIES).insert(
     rows.map((r) => ({ tenant_id: tenantId, vertex_id: r.vertexId, entity_id: r.entityId, entity_type: r.label, name_prop: r.name ?? null, well_name_prop: r.wellName ?? null, valid_from: at })),
   );
+  return rows.map((r) => r.entityId);
 }
 
-/** Graph facts the dashboard keeps history of: which assessable entities existed, under which name, when. */
-async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: ReadonlySet<string>): Promise<void> {
+/**
+ * Graph facts the dashboard keeps history of: which assessable entities existed, under which
+ * name, when. Answers the entities whose version changed (their dashboard rows follow).
+ */
+async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: ReadonlySet<string>): Promise<string[]> {
   const tenantId = event.metadata.tenantId;
   const at = event.recordedAt;
   if (event.type === 'GraphBatchImported') {
@@ -103,33 +110,33 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: R
     const rows = data.vertices
       .filter((v) => labels.has(v.label))
       .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name }));
-    await openEntities(trx, tenantId, at, rows);
-    return;
+    return openEntities(trx, tenantId, at, rows);
   }
   const vertex = readVertexEvent(event);
   switch (vertex.type) {
     case 'VertexCreated': {
       const d = vertex.data;
-      if (labels.has(d.label)) await openEntities(trx, tenantId, at, [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name }]);
-      return;
+      if (!labels.has(d.label)) return [];
+      return openEntities(trx, tenantId, at, [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name }]);
     }
     case 'VertexPropertiesUpdated':
     case 'WellProductionReported': {
       const removed = vertex.type === 'VertexPropertiesUpdated' ? vertex.data.removed : [];
       const { set } = vertex.data;
-      if (!('name' in set) && !('well_name' in set) && !removed.includes('name') && !removed.includes('well_name')) return;
+      if (!('name' in set) && !('well_name' in set) && !removed.includes('name') && !removed.includes('well_name')) return [];
       const current = await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').first();
-      if (!current) return;
+      if (!current) return [];
       const name = 'name' in set ? set.name : removed.includes('name') ? null : current.name_prop;
       const wellName = 'well_name' in set ? set.well_name : removed.includes('well_name') ? null : current.well_name_prop;
-      if (name === current.name_prop && wellName === current.well_name_prop) return;
+      if (name === current.name_prop && wellName === current.well_name_prop) return [];
       await trx(ENTITIES).where({ id: current.id }).update({ valid_to: at });
       await trx(ENTITIES).insert({ tenant_id: tenantId, vertex_id: current.vertex_id, entity_id: current.entity_id, entity_type: current.entity_type, name_prop: name, well_name_prop: wellName, valid_from: at });
-      return;
+      return [current.entity_id];
     }
-    case 'VertexDeleted':
-      await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').update({ valid_to: at });
-      return;
+    case 'VertexDeleted': {
+      const closed: Array<{ entity_id: string }> = await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').update({ valid_to: at }, ['entity_id']);
+      return closed.map((r) => r.entity_id);
+    }
   }
 }
 
@@ -142,7 +149,6 @@ interface CellRun {
 }
 
 const SEP = '\u001f';
-const fingerprintOf = (cell: AssessedCell) => createHash('md5').update(JSON.stringify(cell)).digest('hex');
 
 /**
  * Writes a run of assessed cells (a whole assessment, however many batch events it took) in
@@ -152,8 +158,8 @@ const fingerprintOf = (cell: AssessedCell) => createHash('md5').update(JSON.stri
  * Then the changed cells go as one JSON document (unnesting in Postgres is far cheaper than
  * binding 100,000-element arrays from Node): their previous versions close, new ones open.
  */
-async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<void> {
-  if (!run || run.cells.length === 0) return;
+async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<string[]> {
+  if (!run || run.cells.length === 0) return [];
   // The planner cannot size the unnested input and picks a nested loop over the current
   // cells, which is quadratic (minutes for 20,000 wells); hash joins are linear.
   await trx.raw('SET LOCAL enable_nestloop = off');
@@ -186,15 +192,16 @@ async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<v
     );
   }
   await trx.raw('SET LOCAL enable_nestloop = on');
+  return [...new Set((changedRows as Array<{ n: number }>).map(({ n }) => run.cells[n - 1].entityId))];
 }
 
 /** The assessment row, and the day's snapshot: the bucket counts as the dashboard stood right after it. */
-async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent, domains: readonly string[]): Promise<void> {
+async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
   const e = readAssessmentEvent(event);
   if (e.type !== 'AssessmentRecorded') return;
   const d = e.data;
   const tenantId = event.metadata.tenantId;
-  const counts = await bucketCounts(trx, tenantId, event.recordedAt, domains);
+  const counts = await bucketCounts(trx, tenantId, event.recordedAt);
   await trx(ASSESSMENTS)
     .insert({
       assessment_id: d.assessmentId,
@@ -210,6 +217,7 @@ async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent, domain
       entities: d.entities,
       cells: d.cells,
       colors: JSON.stringify(counts.colors),
+      graph: d.graph ? JSON.stringify(d.graph) : null,
     })
     .onConflict('assessment_id')
     .ignore();
@@ -262,8 +270,9 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
   return {
     name: 'compliance_dashboard',
     // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
-    version: 2,
-    tables: [DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
+    // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
+    version: 3,
+    tables: [COUNTS, ROWS, DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
     apply: (trx, event) => applyBatch(trx, [event]),
@@ -277,20 +286,23 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
       if (event.type === 'EntitiesAssessed') {
         const { data } = readAssessmentEvent(event) as Extract<AssessmentEvent, { type: 'EntitiesAssessed' }>;
         const tenantId = event.metadata.tenantId;
-        if (run && (run.assessmentId !== data.assessmentId || run.tenantId !== tenantId)) {
-          await writeCells(trx, run);
-          run = null;
-        }
+        if (run && (run.assessmentId !== data.assessmentId || run.tenantId !== tenantId)) await flush();
         run ??= { assessmentId: data.assessmentId, tenantId, at: event.recordedAt, cells: [] };
-        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: fingerprintOf(cell) });
+        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
         continue;
       }
-      await writeCells(trx, run);
-      run = null;
+      await flush();
       if (event.type === COMPLIANCE_ANOMALY_FLAGGED) await applyAnomaly(trx, event);
-      else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event, domains);
-      else await applyGraph(trx, event, labels);
+      else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event);
+      else await refreshRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
     }
-    await writeCells(trx, run);
+    await flush();
+
+    async function flush() {
+      if (!run) return;
+      const { tenantId, at } = run;
+      await refreshRows(trx, tenantId, at, await writeCells(trx, run), domains);
+      run = null;
+    }
   }
 }

@@ -1,73 +1,64 @@
 import type { Knex } from 'knex';
-import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from './tables';
+import { COUNT_COLUMNS, SEVERITY_SQL } from './dashboard-rows';
+import { ANOMALIES, ANOMALY_OPEN_DAYS, COUNTS, ROWS } from './tables';
 
-export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
+export { SEVERITY_SQL } from './dashboard-rows';
 
 /**
  * A flagged anomaly counts whatever its domain (another context may name one no pack
  * installs); its cell shows only under an installed domain.
  *
- * One row per entity of the dashboard as it stood at `at`: the graph entities alive then
- * (plus entities known only from an open flagged anomaly), their cells valid then merged with
- * open anomalies (worst color per domain), and per bucket whether the entity has a cell in it.
- * The summary counts and the matrix filters use these same columns (spec 2 §4: "the same
- * selector the matrix uses"), and the projector uses them for the daily snapshot.
+ * One row per entity of the dashboard as it stood at `at`: the projector's entity rows valid
+ * then (graph entities alive then, their cells valid then, worst color per domain), with the
+ * anomalies open at `at` laid over them (an open anomaly makes its domain at least amber and
+ * its entity an anomaly; an entity known only from an open anomaly is a row of its own). The
+ * overlay is the only part done per request: anomalies expire with time, not with an event,
+ * and the open ones are few. The summary counts and the matrix filters use these same columns
+ * (spec 2 §4: "the same selector the matrix uses").
  *
  * Columns: entity_id, entity_type, entity_name, domains (jsonb domain → color), severity
  * (0 grey … 4 red), in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due (date).
  */
 export interface RowsSql {
   sql: string;
-  bindings: { tenant: string; at: Date; domains: string[]; only?: string[] };
+  bindings: { tenant: string; at: Date; only?: string[] };
 }
 
-/**
- * `colors: false` leaves `domains` empty (counts and paging do not need the color map);
- * `only` restricts the rows to some entities (the colors of one matrix page).
- */
-export function dashboardRows(tenantId: string, at: Date, domains: readonly string[], { colors = true, only }: { colors?: boolean; only?: string[] } = {}): RowsSql {
+export const flaggedSql = (restrict: string) =>
+  `SELECT entity_id, min(entity_type) AS entity_type, array_agg(DISTINCT domain) AS flagged
+     FROM ${ANOMALIES}
+    WHERE tenant_id = :tenant AND flagged_at <= :at AND observed_at > (CAST(:at AS timestamptz) - interval '${ANOMALY_OPEN_DAYS} days') ${restrict}
+    GROUP BY entity_id`;
+
+export const validAt = `tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at)`;
+export const ROW_COLUMNS = 'entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due';
+
+/** The rows of the entities of a `flagged` CTE (`flaggedSql`), with their open anomalies laid over. */
+export const overlaidSql = (restrict: string) =>
+  `SELECT f.entity_id, coalesce(b.entity_type, f.entity_type) AS entity_type, coalesce(b.entity_name, f.entity_id) AS entity_name,
+          coalesce(b.domains, '{}'::jsonb) || (SELECT coalesce(jsonb_object_agg(d, 'amber'), '{}'::jsonb) FROM unnest(f.flagged) AS d WHERE ${SEVERITY_SQL('b.domains->>d')} < 3) AS domains,
+          greatest(coalesce(b.severity, 0), 3)::smallint AS severity, coalesce(b.in_overdue, false) AS in_overdue, coalesce(b.in_due_7d, false) AS in_due_7d,
+          coalesce(b.in_due_30d, false) AS in_due_30d, true AS in_anomalies, b.next_due
+     FROM flagged f LEFT JOIN (SELECT * FROM ${ROWS} WHERE ${validAt} ${restrict}) b ON b.entity_id = f.entity_id`;
+
+/** `only` restricts the rows to some entities. */
+export function dashboardRows(tenantId: string, at: Date, { only }: { only?: string[] } = {}): RowsSql {
   const restrict = only ? 'AND entity_id = ANY(CAST(:only AS text[]))' : '';
-  const colorMap = colors
-    ? `coalesce(jsonb_object_agg(p.domain, CASE p.severity WHEN 4 THEN 'red' WHEN 3 THEN 'amber' WHEN 2 THEN 'blue' WHEN 1 THEN 'green' ELSE 'grey' END)
-                     FILTER (WHERE p.domain IS NOT NULL), '{}'::jsonb)`
-    : `'{}'::jsonb`;
   return {
-    sql:
-    `WITH alive AS (
-        SELECT entity_id, entity_type, coalesce(name_prop, well_name_prop, entity_id) AS entity_name
-          FROM ${ENTITIES}
-         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at) ${restrict}),
-      flagged AS (
-        SELECT DISTINCT entity_id, entity_type, domain
-          FROM ${ANOMALIES}
-         WHERE tenant_id = :tenant AND flagged_at <= :at AND observed_at > (CAST(:at AS timestamptz) - interval '${ANOMALY_OPEN_DAYS} days')
-           ${restrict}),
-      ents AS (
-        SELECT * FROM alive
-        UNION ALL
-        SELECT DISTINCT ON (f.entity_id) f.entity_id, f.entity_type, f.entity_id
-          FROM flagged f WHERE NOT EXISTS (SELECT 1 FROM alive a WHERE a.entity_id = f.entity_id)),
-      cells AS (
-        SELECT entity_id, domain, color, bucket, anomaly, due_date
-          FROM ${CELLS}
-         WHERE tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at) AND domain = ANY(CAST(:domains AS text[])) ${restrict}
-        UNION ALL
-        SELECT entity_id, domain, 'amber', 'anomalies', true, NULL::date FROM flagged),
-      per_cell AS (
-        SELECT entity_id, domain, max(${SEVERITY_SQL('color')}) AS severity,
-               bool_or(bucket = 'overdue') AS ov, bool_or(bucket = 'due_7d') AS d7, bool_or(bucket = 'due_30d') AS d30,
-               bool_or(anomaly) AS an, min(due_date) AS due
-          FROM cells GROUP BY entity_id, domain)
-     SELECT e.entity_id, e.entity_type, e.entity_name,
-            ${colorMap} AS domains,
-            coalesce(max(p.severity), 0) AS severity,
-            coalesce(bool_or(p.ov), false) AS in_overdue, coalesce(bool_or(p.d7), false) AS in_due_7d,
-            coalesce(bool_or(p.d30), false) AS in_due_30d, coalesce(bool_or(p.an), false) AS in_anomalies,
-            min(p.due) AS next_due
-       FROM ents e LEFT JOIN per_cell p ON p.entity_id = e.entity_id
-      GROUP BY e.entity_id, e.entity_type, e.entity_name`,
-    bindings: { tenant: tenantId, at, domains: [...domains], ...(only ? { only } : {}) },
+    sql: `WITH flagged AS (${flaggedSql(restrict)})
+     SELECT ${ROW_COLUMNS}
+       FROM ${ROWS} b
+      WHERE ${validAt} ${restrict} AND NOT EXISTS (SELECT 1 FROM flagged f WHERE f.entity_id = b.entity_id)
+     UNION ALL
+     ${overlaidSql(restrict)}`,
+    bindings: { tenant: tenantId, at, ...(only ? { only } : {}) },
   };
+}
+
+/** The entities with an anomaly open at `at` (few: the part of the dashboard laid over the rows per request). */
+export async function openAnomalyEntities(knex: Knex, tenantId: string, at: Date): Promise<string[]> {
+  const { rows } = await knex.raw(`SELECT entity_id FROM (${flaggedSql('')}) AS f`, { tenant: tenantId, at });
+  return (rows as Array<{ entity_id: string }>).map((r) => r.entity_id);
 }
 
 export interface BucketCounts {
@@ -79,20 +70,27 @@ export interface BucketCounts {
   colors: Record<string, number>;
 }
 
-/** Distinct entities per bucket (and entities by worst color) at `at`. */
-export async function bucketCounts(knex: Knex | Knex.Transaction, tenantId: string, at: Date, domains: readonly string[]): Promise<BucketCounts> {
-  const rows = dashboardRows(tenantId, at, domains, { colors: false });
+/**
+ * Distinct entities per bucket (and entities by worst color) at `at`: the projector's counts
+ * version valid then, corrected for the anomalies open then (each one's entity joins the
+ * anomalies bucket, turns at least amber, and is counted if the graph does not know it).
+ */
+export async function bucketCounts(knex: Knex | Knex.Transaction, tenantId: string, at: Date): Promise<BucketCounts> {
   const {
     rows: [r],
   } = await knex.raw(
-    `SELECT count(*) FILTER (WHERE in_overdue)::int AS overdue, count(*) FILTER (WHERE in_due_7d)::int AS due_7d,
-            count(*) FILTER (WHERE in_due_30d)::int AS due_30d, count(*) FILTER (WHERE in_anomalies)::int AS anomalies,
-            count(*)::int AS entities,
-            count(*) FILTER (WHERE severity = 4)::int AS red, count(*) FILTER (WHERE severity = 3)::int AS amber,
-            count(*) FILTER (WHERE severity = 2)::int AS blue, count(*) FILTER (WHERE severity = 1)::int AS green,
-            count(*) FILTER (WHERE severity = 0)::int AS grey
-       FROM (${rows.sql}) AS d`,
-    rows.bindings,
+    `WITH flagged AS (${flaggedSql('')}),
+      counted AS (
+        SELECT * FROM ${COUNTS} WHERE tenant_id = :tenant AND valid_from <= :at ORDER BY valid_from DESC, id DESC LIMIT 1),
+      overlay AS (
+        SELECT count(*) FILTER (WHERE NOT coalesce(b.in_anomalies, false)) AS anomalies,
+               count(*) FILTER (WHERE b.entity_id IS NULL) AS entities,
+               count(*) FILTER (WHERE coalesce(b.severity, 0) < 3) AS amber,
+               count(*) FILTER (WHERE b.severity = 2) AS blue, count(*) FILTER (WHERE b.severity = 1) AS green, count(*) FILTER (WHERE b.severity = 0) AS grey
+          FROM flagged f LEFT JOIN (SELECT entity_id, severity, in_anomalies FROM ${ROWS} WHERE ${validAt}) b ON b.entity_id = f.entity_id)
+     SELECT ${COUNT_COLUMNS.map((c) => `coalesce((SELECT ${c} FROM counted), 0)${['anomalies', 'entities', 'amber'].includes(c) ? ` + (SELECT ${c} FROM overlay)` : ['blue', 'green', 'grey'].includes(c) ? ` - (SELECT ${c} FROM overlay)` : ''} AS ${c}`).join(', ')}`,
+    { tenant: tenantId, at },
   );
-  return { overdue: r.overdue, due_7d: r.due_7d, due_30d: r.due_30d, anomalies: r.anomalies, entities: r.entities, colors: { red: r.red, amber: r.amber, blue: r.blue, green: r.green, grey: r.grey } };
+  const n = (column: string) => Number(r[column]);
+  return { overdue: n('overdue'), due_7d: n('due_7d'), due_30d: n('due_30d'), anomalies: n('anomalies'), entities: n('entities'), colors: { red: n('red'), amber: n('amber'), blue: n('blue'), green: n('green'), grey: n('grey') } };
 }

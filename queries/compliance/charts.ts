@@ -56,7 +56,7 @@ export async function trendChart(knex: Knex, tenantId: string, domains: readonly
   const from = addDays(today, -(days - 1));
   const any = await knex(DAILY).where('tenant_id', tenantId).first('day');
   if (!any) {
-    const c = await bucketCounts(knex, tenantId, now, domains);
+    const c = await bucketCounts(knex, tenantId, now);
     return { days, points: [{ date: today, overdue_count: c.overdue, due_7_days_count: c.due_7d, due_30_days_count: c.due_30d, anomaly_count: c.anomalies, entities: c.entities, colors: c.colors, recorded: false }] };
   }
   const rows = await knex(DAILY).where('tenant_id', tenantId).andWhere('day', '>=', from).andWhere('day', '<=', today).orderBy('day');
@@ -78,7 +78,7 @@ export async function trendChart(knex: Knex, tenantId: string, domains: readonly
 /** Filing status distribution: per domain, live entities by their cell's color (grey = unassessed). */
 export async function filingsChart(knex: Knex, tenantId: string, packs: ReadonlyArray<{ domain: string; title: string }>, now: Date) {
   const domains = packs.map((p) => p.domain);
-  const rows = dashboardRows(tenantId, now, domains);
+  const rows = dashboardRows(tenantId, now);
   const { rows: counted } = await knex.raw(
     `SELECT c.key AS domain, c.value AS color, count(*)::int AS n FROM (${rows.sql}) AS d, jsonb_each_text(d.domains) AS c GROUP BY c.key, c.value`,
     rows.bindings,

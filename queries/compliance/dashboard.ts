@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { bucketCounts, BucketCounts, dashboardRows } from '../../projections/compliance/selectors';
-import { DAILY } from '../../projections/compliance/tables';
+import { bucketCounts, BucketCounts, flaggedSql, openAnomalyEntities, overlaidSql, ROW_COLUMNS, validAt } from '../../projections/compliance/selectors';
+import { DAILY, ROWS } from '../../projections/compliance/tables';
 
 export const MATRIX_STATUSES = ['overdue', 'action_needed', 'compliant', 'in_review'] as const;
 export type MatrixStatus = (typeof MATRIX_STATUSES)[number];
@@ -28,7 +28,7 @@ export interface Summary {
  * a week before `at` (0 until one exists).
  */
 export async function summary(knex: Knex, tenantId: string, at: Date, domains: readonly string[]): Promise<Summary> {
-  const now: BucketCounts = await bucketCounts(knex, tenantId, at, domains);
+  const now: BucketCounts = await bucketCounts(knex, tenantId, at);
   const week = await knex(DAILY)
     .where('tenant_id', tenantId)
     .andWhere('recorded_at', '<=', new Date(at.getTime() - WEEK_MS))
@@ -56,26 +56,49 @@ export interface MatrixQuery {
   descending: boolean;
   page: number;
   page_size: number;
+  /** The dashboard now (no `as_of`): the current rows, along their partial indexes. */
+  current?: boolean;
 }
 
-const ORDER: Record<SortColumn, (dir: 'ASC' | 'DESC') => string> = {
-  entity_name: (dir) => `entity_name ${dir}, entity_id ${dir}`,
-  entity_id: (dir) => `entity_id ${dir}`,
-  entity_type: (dir) => `entity_type ${dir}, entity_name ${dir}, entity_id ${dir}`,
+type Dir = 'ASC' | 'DESC';
+const flip = (dir: Dir): Dir => (dir === 'ASC' ? 'DESC' : 'ASC');
+/** Sort keys as [column, direction, nulls last?]; each order has a partial index (dashboard-rows.ts). */
+const ORDER: Record<SortColumn, (dir: Dir) => Array<[string, Dir, boolean?]>> = {
+  entity_name: (dir) => [['entity_name', dir], ['entity_id', dir]],
+  entity_id: (dir) => [['entity_id', dir]],
+  entity_type: (dir) => [['entity_type', dir], ['entity_name', dir], ['entity_id', dir]],
   // Ascending status means the most severe first: the order a compliance officer works in.
-  status: (dir) => `severity ${dir === 'ASC' ? 'DESC' : 'ASC'}, entity_name, entity_id`,
-  due_date: (dir) => `next_due ${dir} NULLS LAST, entity_name, entity_id`,
+  status: (dir) => [['severity', flip(dir)], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
+  due_date: (dir) => [['next_due', dir, true], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
 };
+/** The SQL of an order, or of its exact reverse (every direction and the nulls' place flipped). */
+const orderSql = (keys: Array<[string, Dir, boolean?]>, reversed: boolean) =>
+  keys.map(([column, dir, nullsLast]) => `${column} ${reversed ? flip(dir) : dir}${nullsLast ? (reversed ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+
+/** Totals the projector's counts already hold: no filter, or a bucket or a status alone. */
+function countedTotal(counts: BucketCounts, q: MatrixQuery): number | null {
+  if (q.entity_type || q.search || (q.bucket && q.status)) return null;
+  if (q.bucket) return counts[q.bucket];
+  if (q.status) return counts.colors[STATUS_COLOR[q.status]];
+  return counts.entities;
+}
+const STATUS_COLOR: Record<MatrixStatus, string> = { overdue: 'red', action_needed: 'amber', in_review: 'blue', compliant: 'green' };
 
 /**
  * Entity × domain matrix at `at`. `status` and `bucket` combine with AND; `bucket` selects
  * entities with at least one cell in it and returns all their cells. Domains without a cell
  * are `grey` (unassessed).
+ *
+ * The rows come from the projector's table, walked in the page's order along a partial index
+ * (current rows) and cut after the page; the few entities with an open anomaly are left out
+ * of that walk and merged back overlaid. The total comes from the projector's counts when the
+ * filter is one they hold, else from a count; a page in the second half is read from the end
+ * in the reverse order (a last page walks 50 index entries, not the portfolio).
  */
 export async function matrix(knex: Knex, tenantId: string, at: Date, domains: readonly string[], q: MatrixQuery) {
-  const rows = dashboardRows(tenantId, at, domains, { colors: false });
+  const flagged = await openAnomalyEntities(knex, tenantId, at);
   const where: string[] = [];
-  const bindings: Record<string, unknown> = { ...rows.bindings };
+  const bindings: Record<string, unknown> = { tenant: tenantId, at, flagged };
   if (q.entity_type) {
     // The graph label (`Well`) or the entity type key (`well`, `flaring_authorization`).
     where.push(`lower(entity_type) = lower(replace(:entity_type, '_', ''))`);
@@ -88,24 +111,30 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
     where.push(`(entity_id ILIKE :search OR entity_name ILIKE :search)`);
     bindings.search = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   }
-  const filtered = `SELECT * FROM (${rows.sql}) AS d ${where.length ? `WHERE ${where.join(' AND ')}` : ''}`;
+  const filter = where.map((w) => ` AND ${w}`).join('');
+  const keys = ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC');
   const offset = (q.page - 1) * q.page_size;
-  // One pass computes the page and the total; only a page past the end needs a count of its own.
-  const { rows: page } = await knex.raw(
-    `SELECT *, count(*) OVER () AS total FROM (${filtered}) AS f ORDER BY ${ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC')} LIMIT ${q.page_size} OFFSET ${offset}`,
-    bindings,
-  );
-  const total = page.length > 0 ? Number(page[0].total) : offset === 0 ? 0 : (await knex.raw(`SELECT count(*)::int AS total FROM (${filtered}) AS f`, bindings)).rows[0].total;
-  // Colors only for the page's entities.
-  const colored = dashboardRows(tenantId, at, domains, { only: (page as Array<{ entity_id: string }>).map((r) => r.entity_id) });
-  const colors = new Map<string, Record<string, string>>();
-  if (page.length > 0) for (const r of (await knex.raw(colored.sql, colored.bindings)).rows) colors.set(r.entity_id, r.domains);
+  const valid = q.current ? 'tenant_id = :tenant AND valid_to IS NULL' : validAt;
+  const base = `SELECT ${ROW_COLUMNS} FROM ${ROWS} WHERE ${valid} AND NOT (entity_id = ANY(CAST(:flagged AS text[])))${filter}`;
+  const overlaid = `WITH flagged AS (${flaggedSql('AND entity_id = ANY(CAST(:flagged AS text[]))')}) SELECT * FROM (${overlaidSql('')}) AS o WHERE true${filter}`;
+  const countSql = `SELECT (SELECT count(*) FROM (${base}) AS b)::int${flagged.length === 0 ? '' : ` + (SELECT count(*) FROM (${overlaid}) AS o)::int`} AS total`;
+  const total = countedTotal(await bucketCounts(knex, tenantId, at), q) ?? (await knex.raw(countSql, bindings)).rows[0].total;
+  const reversed = offset + q.page_size / 2 > total / 2;
+  const skip = reversed ? Math.max(0, total - offset - q.page_size) : offset;
+  const take = reversed ? Math.max(0, Math.min(q.page_size, total - offset)) : q.page_size;
+  const order = orderSql(keys, reversed);
+  const pageSql =
+    flagged.length === 0
+      ? `${base} ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`
+      : `SELECT * FROM ((${base} ORDER BY ${order} LIMIT ${skip + take}) UNION ALL (${overlaid})) AS u ORDER BY ${order} LIMIT ${take} OFFSET ${skip}`;
+  const { rows: read } = take === 0 ? { rows: [] } : await knex.raw(pageSql, bindings);
+  const page = reversed ? [...read].reverse() : read;
   return {
-    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string }>).map((r) => ({
+    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>).map((r) => ({
       entity_id: r.entity_id,
       entity_name: r.entity_name,
       entity_type: r.entity_type,
-      domains: Object.fromEntries(domains.map((d) => [d, colors.get(r.entity_id)?.[d] ?? 'grey'])),
+      domains: Object.fromEntries(domains.map((d) => [d, r.domains[d] ?? 'grey'])),
     })),
     total: total as number,
     limit: q.page_size,

@@ -58,7 +58,7 @@ export interface BucketRow {
  * `limit` of them, and counts per group over all of them.
  */
 export async function bucketEntities(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, groupBy: Grouping, limit: number) {
-  const rows = dashboardRows(tenantId, at, domains, { colors: false });
+  const rows = dashboardRows(tenantId, at);
   const { rows: found } = await knex.raw(
     // A lease or an operator row groups under its own operator (OPERATED_BY) and a lease under itself, as a well under its properties.
     `SELECT d.entity_id, d.entity_type, d.entity_name, d.next_due,

@@ -24,8 +24,8 @@ export interface GraphVertexRow {
  */
 export interface GraphFacts {
   namespace: string;
-  /** Vertices of a label (all, or the one with this entity_id), with only the named properties. */
-  vertices(label: string, fields: readonly string[], only?: { entityId?: string }): Promise<GraphVertexRow[]>;
+  /** Vertices of a label (all, the one with this entity_id, or those of these ids), with only the named properties. */
+  vertices(label: string, fields: readonly string[], only?: { entityId?: string; vertexIds?: readonly string[] }): Promise<GraphVertexRow[]>;
   /**
    * Neighbors keyed by the assessed vertex id: `in` follows edges pointing at the vertex
    * (FlaringAuthorization -FLARES_AT-> Well), `out` edges leaving it, `both` either way.
@@ -50,6 +50,7 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
         .select('id', 'entity_id', 'label', knex.raw('? AS properties', [pick(knex, 'properties', fields)]))
         .where({ namespace, label });
       if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
+      if (only.vertexIds !== undefined) query.andWhere(knex.raw('id = ANY(?::uuid[])', [[...only.vertexIds]]));
       return (await query) as GraphVertexRow[];
     },
     async neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction, fields) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
@@ -35,6 +36,24 @@ export const AssessedEntity = z.object({
 });
 export type AssessedEntity = z.infer<typeof AssessedEntity>;
 
+/**
+ * The tenant's graph read model as an assessment found it: how many vertices and edges, and
+ * the newest vertex change and edge. The next assessment of the same day re-evaluates only
+ * the entities near what changed since (timestamps as ISO strings, microseconds kept).
+ */
+export const GraphMark = z.object({ vertices: z.number().int(), edges: z.number().int(), verticesAt: z.string().nullable(), edgesAt: z.string().nullable() });
+export type GraphMark = z.infer<typeof GraphMark>;
+
+/**
+ * A verdict's identity: equal verdicts, equal fingerprints, whatever the key order (events
+ * come back from jsonb with their keys reordered). The projector opens a cell version only
+ * when it changes; an assessment appends only the cells whose fingerprint changed.
+ */
+export function cellFingerprint(cell: AssessedCell): string {
+  const facts = Object.keys(cell.facts).sort().map((k) => [k, cell.facts[k]]);
+  return createHash('md5').update(JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts])).digest('hex');
+}
+
 export const AssessmentEventSchemas = {
   EntitiesAssessed: z.object({
     assessmentId: z.string(),
@@ -51,8 +70,13 @@ export const AssessmentEventSchemas = {
     domains: z.array(z.string()),
     failedDomains: z.record(z.string()),
     status: z.enum(['complete', 'partial']),
+    /** Entities and verdicts of the portfolio after this assessment (re-evaluated or carried over). */
     entities: z.number().int(),
     cells: z.number().int(),
+    /** The graph as the packs read it (portfolio assessments since issue 27). */
+    graph: GraphMark.optional(),
+    /** How many entities the packs re-evaluated (absent: all); only changed verdicts are in the batches. */
+    reassessed: z.number().int().optional(),
   }),
 };
 export type AssessmentEvent = EventsOf<typeof AssessmentEventSchemas>;

@@ -48,7 +48,10 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     const tenantId = reader(req);
     const { as_of, sort_by, ...q } = parseQuery(req, MatrixQuery);
     const sort = { sort_by: sort_by.replace(/^-/, '') as SortColumn, descending: sort_by.startsWith('-') };
-    res.json(await matrix(knex, tenantId, instant(as_of), domains, { ...q, ...sort }));
+    const at = instant(as_of);
+    // No as_of, or one in the future: the current rows.
+    const current = as_of === undefined || new Date(as_of) > at;
+    res.json(await matrix(knex, tenantId, at, domains, { ...q, ...sort, current }));
   });
 
   router.get('/compliance/domains', async (req, res) => {

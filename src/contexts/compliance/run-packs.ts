@@ -11,14 +11,20 @@ export interface PackRun {
   failedDomains: Record<string, string>;
   /** How many entities the packs were asked about (0: nothing to assess). */
   found: number;
+  /** Those entities (some have no verdict: no rule applies to them). */
+  entityIds: string[];
 }
 
+/** What to assess: the whole portfolio, one entity, or some vertices (those whose facts changed). */
+export type PackScope = { entityId?: string; vertexIds?: readonly string[] };
+
 /**
- * Runs every pack over the tenant's graph (the whole portfolio, or one entity): each pack
- * loads its facts in a few set-based queries, then assesses every entity in memory. A pack
- * that throws is reported in `failedDomains`; the others still count.
+ * Runs every pack over the tenant's graph (the whole portfolio, one entity, or some
+ * vertices): each pack loads its facts in a few set-based queries, then assesses every entity
+ * in memory. A pack that throws is reported in `failedDomains`; the others still count.
  */
-export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string, entityId?: string): Promise<PackRun> {
+export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string, scope: PackScope = {}): Promise<PackRun> {
+  const whole = scope.entityId === undefined && scope.vertexIds === undefined;
   const graph = graphFacts(knex, namespaceOf(tenantId));
   const byEntity = new Map<string, AssessedEntity>();
   const failedDomains: Record<string, string> = {};
@@ -26,7 +32,7 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   const vertices = new Map<string, AssessedVertex[]>();
   for (const label of labels) {
     const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo.includes(label)).flatMap((p) => p.entityFields)])];
-    const rows = await graph.vertices(label, fields, entityId === undefined ? {} : { entityId });
+    const rows = await graph.vertices(label, fields, scope);
     vertices.set(label, rows.map((r) => ({ vertexId: r.id, entityId: r.entity_id, label: r.label, properties: r.properties })));
   }
   const found = [...vertices.values()].reduce((n, list) => n + list.length, 0);
@@ -35,7 +41,7 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
       const targets = pack.appliesTo.flatMap((label) => vertices.get(label) ?? []);
       if (targets.length === 0) return;
       try {
-        const facts = await pack.load(graph, entityId === undefined ? null : targets.map((t) => t.vertexId));
+        const facts = await pack.load(graph, whole ? null : targets.map((t) => t.vertexId));
         const cells = targets.map((target) => ({ target, verdict: pack.assess(target, facts, today) }));
         for (const { target, verdict } of cells) {
           // null: the rule does not apply to this entity (an oil well's Form PR is its lease's).
@@ -57,5 +63,6 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   const order = new Map(packs.map((p, i) => [p.domain, i]));
   const entities = [...byEntity.values()];
   for (const entity of entities) entity.cells.sort((a, b) => order.get(a.domain)! - order.get(b.domain)!);
-  return { entities, domains: packs.map((p) => p.domain), failedDomains, found };
+  const entityIds = [...new Set([...vertices.values()].flatMap((list) => list.map((v) => v.entityId)))];
+  return { entities, domains: packs.map((p) => p.domain), failedDomains, found, entityIds };
 }

@@ -1,0 +1,126 @@
+import type { Knex } from 'knex';
+import { CELLS, COUNTS, ENTITIES, ROWS } from './tables';
+
+export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
+
+/** The per-bucket and per-worst-color tallies a `COUNTS` version holds. */
+export const COUNT_COLUMNS = ['overdue', 'due_7d', 'due_30d', 'anomalies', 'entities', 'red', 'amber', 'blue', 'green', 'grey'] as const;
+export type CountColumn = (typeof COUNT_COLUMNS)[number];
+
+/**
+ * The matrix is filtered by type, status (worst severity), bucket and searched; sorted by
+ * name, id, type, status or next due date and paged deep. Every current row is served by a
+ * partial index (`valid_to IS NULL`) in the sort order of the documented `sort_by`s, and each
+ * bucket has its own, so a filtered page walks an index instead of sorting the portfolio.
+ * As-of reads walk all versions by name (or a bucket's).
+ */
+export async function createRowsTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable(ROWS, (t) => {
+    t.bigIncrements('id');
+    t.text('tenant_id').notNullable();
+    t.text('entity_id').notNullable();
+    t.text('entity_type').notNullable();
+    t.text('entity_name').notNullable();
+    /** domain → color of the entity's current cells (installed domains only; absent = grey). */
+    t.jsonb('domains').notNullable();
+    /** Worst cell: 4 red, 3 amber, 2 blue, 1 green, 0 grey. */
+    t.smallint('severity').notNullable();
+    t.boolean('in_overdue').notNullable();
+    t.boolean('in_due_7d').notNullable();
+    t.boolean('in_due_30d').notNullable();
+    /** A cell's explicit anomaly flag; flagged anomalies are laid over at read time (they expire). */
+    t.boolean('in_anomalies').notNullable();
+    t.date('next_due');
+    t.timestamp('valid_from', { useTz: true }).notNullable();
+    t.timestamp('valid_to', { useTz: true });
+    t.index(['tenant_id', 'entity_name', 'entity_id'], 'compliance_rows_versions_by_name');
+  });
+  const current = (name: string, columns: string, where = '') => knex.raw(`CREATE INDEX ${name} ON ${ROWS} (${columns}) WHERE valid_to IS NULL ${where}`);
+  await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
+  await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
+  await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
+  await current('compliance_rows_of_type', 'tenant_id, lower(entity_type), entity_name, entity_id');
+  // Status ascending is the most severe first, names ascending either way: one index per direction.
+  await current('compliance_rows_by_severity', 'tenant_id, severity, entity_name, entity_id');
+  await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, entity_name, entity_id');
+  await current('compliance_rows_by_due', 'tenant_id, next_due, entity_name, entity_id');
+  await current('compliance_rows_by_due_desc', 'tenant_id, next_due DESC NULLS LAST, entity_name, entity_id');
+  // Bucket indexes hold every version (not only current ones): an as-of page of a bucket walks
+  // them too, and the closed versions a current page skips are few.
+  for (const bucket of ['overdue', 'due_7d', 'due_30d', 'anomalies']) await knex.raw(`CREATE INDEX compliance_rows_${bucket} ON ${ROWS} (tenant_id, entity_name, entity_id) WHERE in_${bucket}`);
+  await knex.schema.createTable(COUNTS, (t) => {
+    t.bigIncrements('id');
+    t.text('tenant_id').notNullable();
+    t.timestamp('valid_from', { useTz: true }).notNullable();
+    for (const column of COUNT_COLUMNS) t.integer(column).notNullable();
+    t.index(['tenant_id', 'valid_from', 'id'], 'compliance_bucket_counts_tenant');
+  });
+}
+
+const tally = (alias: string) =>
+  [
+    `count(*) FILTER (WHERE ${alias}.in_overdue)`,
+    `count(*) FILTER (WHERE ${alias}.in_due_7d)`,
+    `count(*) FILTER (WHERE ${alias}.in_due_30d)`,
+    `count(*) FILTER (WHERE ${alias}.in_anomalies)`,
+    `count(${alias}.id)`,
+    ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
+  ];
+
+/**
+ * Recomputes the dashboard rows of some entities from their current entity version and
+ * current cells (what the as-of selector used to compute per request), at `at` — the recorded
+ * time of the event that changed them. A row whose content changed is closed and a new version
+ * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
+ * the closed and opened rows, so they stay equal to a count over the rows without one.
+ */
+export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
+  if (entityIds.length === 0) return;
+  const before = tally('c');
+  const after = tally('o');
+  const {
+    rows: [delta],
+  } = await trx.raw(
+    // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
+    // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
+    `WITH alive AS (
+        SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
+          FROM ${ENTITIES} e
+         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
+         ORDER BY e.entity_id, e.id DESC),
+      fresh AS (
+        SELECT a.entity_id, a.entity_type, a.entity_name, p.*
+          FROM alive a
+          -- Each entity's few current cells through the index: a join of the two sets, which the
+          -- planner cannot size, looped over every cell of every entity.
+          CROSS JOIN LATERAL (
+            SELECT coalesce(jsonb_object_agg(c.domain, c.color), '{}'::jsonb) AS domains,
+                   coalesce(max(${SEVERITY_SQL('c.color')}), 0)::smallint AS severity,
+                   coalesce(bool_or(c.bucket = 'overdue'), false) AS in_overdue, coalesce(bool_or(c.bucket = 'due_7d'), false) AS in_due_7d,
+                   coalesce(bool_or(c.bucket = 'due_30d'), false) AS in_due_30d, coalesce(bool_or(c.anomaly), false) AS in_anomalies,
+                   min(c.due_date) AS next_due
+              FROM ${CELLS} c
+             WHERE c.tenant_id = :tenant AND c.entity_id = a.entity_id AND c.valid_to IS NULL AND c.domain = ANY(CAST(:domains AS text[]))) p),
+      cur AS (SELECT r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
+      changed AS (
+        SELECT f.*, c.id AS previous
+          FROM fresh f FULL JOIN cur c ON c.entity_id = f.entity_id
+         WHERE c.id IS NULL OR f.entity_id IS NULL
+            OR (f.entity_type, f.entity_name, f.domains, f.severity, f.in_overdue, f.in_due_7d, f.in_due_30d, f.in_anomalies, f.next_due)
+               IS DISTINCT FROM (c.entity_type, c.entity_name, c.domains, c.severity, c.in_overdue, c.in_due_7d, c.in_due_30d, c.in_anomalies, c.next_due)),
+      closed AS (
+        UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.id = ch.previous RETURNING r.*),
+      opened AS (
+        INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
+        SELECT :tenant, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, :at
+          FROM changed WHERE entity_id IS NOT NULL
+        RETURNING *)
+     SELECT ${COUNT_COLUMNS.map((column, i) => `(SELECT ${after[i]} FROM opened o) - (SELECT ${before[i]} FROM closed c) AS ${column}`).join(', ')}`,
+    { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
+  );
+  if (COUNT_COLUMNS.every((column) => Number(delta[column]) === 0)) return;
+  const latest = await trx(COUNTS).where({ tenant_id: tenantId }).orderBy([{ column: 'valid_from', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
+  const next: Record<string, unknown> = { tenant_id: tenantId, valid_from: at };
+  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + Number(delta[column]);
+  await trx(COUNTS).insert(next);
+}
