@@ -11,6 +11,7 @@ import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportSt
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
+import { loadImportSchema } from '../graph/import-graph';
 
 /** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
 export const CSV_EVENT_BATCH = 500;
@@ -106,9 +107,10 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
       let fedRows = 0;
       let last: Position | null = null;
       const createdEarlier = new Set<string>();
+      const schema = await loadImportSchema(deps.knex);
       const behind: Position[] = [];
       for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier });
+        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier, schema });
         for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
