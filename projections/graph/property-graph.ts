@@ -115,6 +115,10 @@ class ImportRun {
   readonly edges: EdgeRow[] = [];
   readonly counts = new Map<string, { vertices: number; edges: number }>();
 
+  get size(): number {
+    return this.vertices.length + this.edges.length;
+  }
+
   add(data: Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], at: Date): void {
     const { namespace, vertices, edges } = data;
     for (const v of vertices) this.vertices.push({ ...v, namespace, at });
@@ -198,7 +202,13 @@ export const propertyGraphProjector: Projector = {
     for (const event of events) {
       if (event.type === 'GraphBatchImported') {
         run ??= new ImportRun();
-        run.add((event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data']), event.recordedAt);
+        run.add(event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], event.recordedAt);
+        // A lane far behind reads up to a thousand batch events: write them a statement's worth
+        // at a time, so the rows built for the statements stay bounded.
+        if (run.size >= ROWS_PER_STATEMENT) {
+          await run.write(trx);
+          run = null;
+        }
         continue;
       }
       await run?.write(trx);
