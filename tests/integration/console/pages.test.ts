@@ -298,6 +298,7 @@ describe('console pages for every role (Chromium)', function () {
     await history.getByRole('row', { name: /CSV import\s+wells\.csv\s+completed\s+3\s+1\s+2/ }).waitFor();
     await history.getByRole('button', { name: /rejected rows of wells\.csv/ }).click();
     const past = page.getByRole('table', { name: /Rejected rows of wells\.csv/ });
+    await past.waitFor();
     expect(await past.getByRole('row').count()).to.equal(3);
     await expectAccessible(page, 'ingestion');
     await c.shot(page, 'ingestion');
