@@ -94,11 +94,12 @@ export async function importGraph(
   deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
   actor: GraphActor,
   input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string> },
-  options: { eventsPerAppend?: number; waitMs?: number } = {},
+  options: { eventsPerAppend?: number; waitMs?: number; schema?: ImportSchema } = {},
 ): Promise<ImportResult> {
   const importId = input.importId ?? randomUUID();
   const namespace = namespaceOf(actor.tenantId);
-  const schema = await loadImportSchema(deps.knex);
+  // A feed of many imports (a CSV file in batches) loads the schema once and passes it.
+  const schema = options.schema ?? (await loadImportSchema(deps.knex));
   const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema, input.existing);
   const stream = importStream(actor.tenantId, importId);
   // A bulk import made by a request (seed, ingestion) carries its request id, like every command.

@@ -6,7 +6,7 @@ import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-imp
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { commandContext, GraphActor } from '../graph/actor';
-import { importGraph } from '../graph/import-graph';
+import { importGraph, ImportSchema } from '../graph/import-graph';
 import { UpdateEntity, updateEntityDecider } from '../graph/update-entity';
 import { productionChanges, UpdateWellProduction, updateWellProductionDecider, WellProduction } from '../graph/update-well-production';
 
@@ -63,6 +63,8 @@ interface KnownVertex {
 
 const key = (label: string, entityId: string) => `${label}\u001f${entityId}`;
 const LOOKUP_CHUNK = 1000;
+/** Graph batch events per append (≈120 kB each): one round trip and one commit for ≈2 MB. */
+const EVENTS_PER_APPEND = 16;
 
 async function knownVertices(deps: FeedDeps, namespace: string, entities: EntityFact[]): Promise<Map<string, KnownVertex>> {
   const found = new Map<string, KnownVertex>();
@@ -114,6 +116,8 @@ export interface FeedOptions {
    * named on many rows is created once and counted once.
    */
   createdEarlier?: Set<string>;
+  /** Shared by the batches of one bulk feed: the graph schema, loaded once. */
+  schema?: ImportSchema;
 }
 
 export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
@@ -171,7 +175,10 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
     const id = derivedUuid('graph-edge', namespace, r.label, fromId, toId);
     candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
   }
-  const edgeIds = [...candidateEdges.keys()];
+  // An edge id derives from its endpoints, so an edge touching a vertex this feed creates
+  // cannot be stored yet: only edges between vertices the graph already holds are looked up.
+  const newIds = new Set(newVertices.map((v) => v.id));
+  const edgeIds = [...candidateEdges.values()].filter((e) => !newIds.has(e.from_id) && !newIds.has(e.to_id)).map((e) => e.id);
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
     // By primary key only (the ids derive from the namespace already), for the same reason.
     const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [edgeIds.slice(i, i + LOOKUP_CHUNK)])) as { rows: Array<{ id: string; namespace: string }> };
@@ -180,9 +187,8 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
   const newEdges = [...candidateEdges.values()];
 
   if (newVertices.length > 0 || newEdges.length > 0) {
-    const newIds = new Set(newVertices.map((v) => v.id));
     const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
-    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined });
+    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined, schema: options.schema, eventsPerAppend: EVENTS_PER_APPEND });
     result.position = imported.position;
     for (const v of newVertices) options.createdEarlier?.add(key(v.label, v.entity_id));
     result.created = newVertices.length;

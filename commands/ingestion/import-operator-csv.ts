@@ -9,7 +9,9 @@ import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } fro
 import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
 import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
+import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
+import { loadImportSchema } from '../graph/import-graph';
 
 /** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
 export const CSV_EVENT_BATCH = 500;
@@ -105,9 +107,10 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
       let fedRows = 0;
       let last: Position | null = null;
       const createdEarlier = new Set<string>();
+      const schema = await loadImportSchema(deps.knex);
       const behind: Position[] = [];
       for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier });
+        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier, schema });
         for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
@@ -122,12 +125,14 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
     // The import's record and the graph feed both read the staged rows and run side by side;
     // either can be repeated after a failure without doubling anything.
     // Both finish before the staging file goes, even when one fails.
-    const [recording, feeding] = await Promise.allSettled([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(), feed()]);
+    const [recording, feeding] = await Promise.allSettled([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(null), feed()]);
     if (recording.status === 'rejected') throw recording.reason;
     if (feeding.status === 'rejected') throw feeding.reason;
     const last = feeding.value;
-    // Read-your-writes once for the whole file: the graph holds every row when this answers.
+    // Read-your-writes once for the whole file: the graph holds every row, and the import
+    // history shows it completed, when this answers.
     if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
+    if (recording.value) await deps.projections.waitFor(recording.value, CSV_PROJECTION_WAIT_MS, IMPORT_HISTORY_EVENT_TYPES);
     return {
       import_id: importId,
       filename: file.filename,
@@ -148,17 +153,20 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
  * The batches after the ones a previous, interrupted attempt already appended (event ids
  * derive from the import and the batch, so a retry never doubles one), then the completion.
  */
-async function appendBatches(deps: FeedDeps, context: CommandContext, stream: string, importId: string, state: OperatorCsvImportState, staged: StagedCsv): Promise<void> {
+async function appendBatches(deps: FeedDeps, context: CommandContext, stream: string, importId: string, state: OperatorCsvImportState, staged: StagedCsv): Promise<Position> {
   const done = state.status === 'importing' ? state.batches : 0;
   const metadata = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId ?? importId, causationId: context.causationId ?? context.correlationId ?? importId };
   const head = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   let expected: ExpectedRevision = head[0].revision;
   let batch = 0;
   let pending: NewEvent[] = [];
+  let position: Position | null = null;
   const flush = async () => {
     if (pending.length === 0) return;
     try {
-      expected = (await deps.store.append(stream, pending, { expectedRevision: expected })).nextRevision;
+      const appended = await deps.store.append(stream, pending, { expectedRevision: expected });
+      expected = appended.nextRevision;
+      position = appended.position;
     } catch (error) {
       if (error instanceof WrongExpectedRevisionError) throw new Conflict('this file is being imported by another request; retry when it has finished');
       throw error;
@@ -173,7 +181,11 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
     }
     batch++;
   }
-  const completed: OperatorCsvImportEvent = { type: 'OperatorCsvImportCompleted', data: { importId, rows: staged.rows, accepted: staged.accepted, rejected: staged.rejected, batches: batch } };
+  const completed: OperatorCsvImportEvent = {
+    type: 'OperatorCsvImportCompleted',
+    data: { importId, rows: staged.rows, accepted: staged.accepted, rejected: staged.rejected, batches: batch, rejections: staged.rejections },
+  };
   pending.push({ id: derivedUuid('ingestion.csv-completed', importId), ...completed, metadata });
   await flush();
+  return position!;
 }

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, EdgeFacts } from '../../streams/graph/edge';
-import { GraphImportEvent, IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
+import { GraphImportEvent, IMPORT_EVENT_TYPES, ImportedVertex } from '../../streams/graph/graph-import';
 import { VERTEX_EVENT_TYPES, VertexEvent } from '../../streams/graph/vertex';
 
 /**
@@ -55,29 +55,89 @@ async function createTables(knex: Knex): Promise<void> {
   });
 }
 
-async function insertEdges(trx: Knex.Transaction, namespace: string, at: Date, edges: Array<Omit<EdgeFacts, 'namespace'>>): Promise<void> {
-  if (edges.length === 0) return;
-  await trx.raw(
-    `INSERT INTO ${EDGES} (id, namespace, label, from_id, from_label, to_id, to_label, properties, created_at)
-     SELECT u.id, ?, u.label, u.from_id, u.from_label, u.to_id, u.to_label, u.props, ?
-       FROM unnest(?::uuid[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::text[], ?::jsonb[]) AS u(id, label, from_id, from_label, to_id, to_label, props)
-      WHERE EXISTS (SELECT 1 FROM ${VERTICES} v WHERE v.id = u.from_id AND v.namespace = ?)
-        AND EXISTS (SELECT 1 FROM ${VERTICES} v WHERE v.id = u.to_id AND v.namespace = ?)
-     ON CONFLICT (id) DO NOTHING`,
-    [
-      namespace,
-      at,
-      edges.map((e) => e.edgeId),
-      edges.map((e) => e.edgeLabel),
-      edges.map((e) => e.fromId),
-      edges.map((e) => e.fromLabel),
-      edges.map((e) => e.toId),
-      edges.map((e) => e.toLabel),
-      edges.map((e) => JSON.stringify(e.properties)),
-      namespace,
-      namespace,
-    ],
-  );
+/** One edge as the projection writes it, with the namespace and time of the event that carried it. */
+type EdgeRow = Omit<EdgeFacts, 'namespace'> & { namespace: string; at: Date };
+type VertexRow = ImportedVertex & { namespace: string; at: Date };
+
+/** Rows per statement: large enough to amortise the round trip, small enough for one bind message. */
+const ROWS_PER_STATEMENT = 5000;
+
+async function insertVertices(trx: Knex.Transaction, vertices: VertexRow[]): Promise<void> {
+  for (let i = 0; i < vertices.length; i += ROWS_PER_STATEMENT) {
+    const chunk = vertices.slice(i, i + ROWS_PER_STATEMENT);
+    await trx.raw(
+      `INSERT INTO ${VERTICES} (id, namespace, label, entity_id, properties, created_at, updated_at)
+       SELECT u.id, u.namespace, u.label, u.entity_id, u.props, u.at, u.at
+         FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::jsonb[], ?::timestamptz[]) AS u(id, namespace, label, entity_id, props, at)
+       ON CONFLICT (id) DO NOTHING`,
+      [chunk.map((v) => v.id), chunk.map((v) => v.namespace), chunk.map((v) => v.label), chunk.map((v) => v.entity_id), chunk.map((v) => JSON.stringify(v.properties)), chunk.map((v) => v.at)],
+    );
+  }
+}
+
+/**
+ * Each endpoint is checked by a primary-key probe (a scalar subquery per row). An EXISTS
+ * semi-join let the planner, with statistics still describing the table as it was before a
+ * bulk load, hash the tenant's whole vertex set for every statement: a 100,000-well import
+ * spent most of its time rehashing the vertices it had just written.
+ */
+async function insertEdges(trx: Knex.Transaction, edges: EdgeRow[]): Promise<void> {
+  for (let i = 0; i < edges.length; i += ROWS_PER_STATEMENT) {
+    const chunk = edges.slice(i, i + ROWS_PER_STATEMENT);
+    await trx.raw(
+      `INSERT INTO ${EDGES} (id, namespace, label, from_id, from_label, to_id, to_label, properties, created_at)
+       SELECT u.id, u.namespace, u.label, u.from_id, u.from_label, u.to_id, u.to_label, u.props, u.at
+         FROM unnest(?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::text[], ?::uuid[], ?::text[], ?::jsonb[], ?::timestamptz[]) AS u(id, namespace, label, from_id, from_label, to_id, to_label, props, at)
+        WHERE (SELECT v.namespace FROM ${VERTICES} v WHERE v.id = u.from_id) = u.namespace
+          AND (SELECT v.namespace FROM ${VERTICES} v WHERE v.id = u.to_id) = u.namespace
+       ON CONFLICT (id) DO NOTHING`,
+      [
+        chunk.map((e) => e.edgeId),
+        chunk.map((e) => e.namespace),
+        chunk.map((e) => e.edgeLabel),
+        chunk.map((e) => e.fromId),
+        chunk.map((e) => e.fromLabel),
+        chunk.map((e) => e.toId),
+        chunk.map((e) => e.toLabel),
+        chunk.map((e) => JSON.stringify(e.properties)),
+        chunk.map((e) => e.at),
+      ],
+    );
+  }
+}
+
+/**
+ * Consecutive GraphBatchImported events, written together: all their vertices, then all their
+ * edges (an import's edges already follow its vertices), then one counter update per import.
+ */
+class ImportRun {
+  readonly vertices: VertexRow[] = [];
+  readonly edges: EdgeRow[] = [];
+  readonly counts = new Map<string, { vertices: number; edges: number }>();
+
+  get size(): number {
+    return this.vertices.length + this.edges.length;
+  }
+
+  add(data: Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], at: Date): void {
+    const { namespace, vertices, edges } = data;
+    for (const v of vertices) this.vertices.push({ ...v, namespace, at });
+    for (const e of edges) this.edges.push({ edgeId: e.id, edgeLabel: e.label, fromId: e.from_id, fromLabel: e.from_label, toId: e.to_id, toLabel: e.to_label, properties: e.properties, namespace, at });
+    const count = this.counts.get(data.importId) ?? { vertices: 0, edges: 0 };
+    count.vertices += vertices.length;
+    count.edges += edges.length;
+    this.counts.set(data.importId, count);
+  }
+
+  async write(trx: Knex.Transaction): Promise<void> {
+    await insertVertices(trx, this.vertices);
+    await insertEdges(trx, this.edges);
+    for (const [importId, count] of this.counts) {
+      await trx(IMPORTS)
+        .where({ id: importId })
+        .update({ vertices: trx.raw('vertices + ?', [count.vertices]), edges: trx.raw('edges + ?', [count.edges]) });
+    }
+  }
 }
 
 async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: Date): Promise<void> {
@@ -86,25 +146,9 @@ async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: D
       await trx(IMPORTS).insert({ id: event.data.importId, namespace: event.data.namespace, source: event.data.source, status: 'running', started_at: at }).onConflict('id').ignore();
       return;
     case 'GraphBatchImported': {
-      const { namespace, vertices, edges } = event.data;
-      if (vertices.length > 0) {
-        await trx.raw(
-          `INSERT INTO ${VERTICES} (id, namespace, label, entity_id, properties, created_at, updated_at)
-           SELECT u.id, ?, u.label, u.entity_id, u.props, ?, ?
-             FROM unnest(?::uuid[], ?::text[], ?::text[], ?::jsonb[]) AS u(id, label, entity_id, props)
-           ON CONFLICT (id) DO NOTHING`,
-          [namespace, at, at, vertices.map((v) => v.id), vertices.map((v) => v.label), vertices.map((v) => v.entity_id), vertices.map((v) => JSON.stringify(v.properties))],
-        );
-      }
-      await insertEdges(
-        trx,
-        namespace,
-        at,
-        edges.map((e) => ({ edgeId: e.id, edgeLabel: e.label, fromId: e.from_id, fromLabel: e.from_label, toId: e.to_id, toLabel: e.to_label, properties: e.properties })),
-      );
-      await trx(IMPORTS)
-        .where({ id: event.data.importId })
-        .update({ vertices: trx.raw('vertices + ?', [vertices.length]), edges: trx.raw('edges + ?', [edges.length]) });
+      const run = new ImportRun();
+      run.add(event.data, at);
+      await run.write(trx);
       return;
     }
     case 'GraphImportCompleted':
@@ -147,14 +191,41 @@ export const propertyGraphProjector: Projector = {
   tables: [EDGES, VERTICES, IMPORTS],
   createTables,
   eventTypes: [...VERTEX_EVENT_TYPES, ...EDGE_EVENT_TYPES, ...IMPORT_EVENT_TYPES],
-  async apply(trx, event: RecordedEvent) {
-    if (event.type === 'EdgeCreated') {
-      const e = event.data as EdgeFacts;
-      await insertEdges(trx, e.namespace, event.recordedAt, [e]);
-    } else if ((IMPORT_EVENT_TYPES as readonly string[]).includes(event.type)) {
-      await applyImport(trx, { type: event.type, data: event.data } as GraphImportEvent, event.recordedAt);
-    } else {
-      await applyVertex(trx, { type: event.type, data: event.data } as VertexEvent, event.recordedAt);
+  apply: (trx, event) => applyEvent(trx, event),
+  /**
+   * A bulk import (seed, CSV ingestion) arrives as runs of GraphBatchImported events: a run
+   * is written with a few multi-row statements instead of three per event; anything else
+   * applies one by one, in log order, after the run before it.
+   */
+  async applyBatch(trx, events) {
+    let run: ImportRun | null = null;
+    for (const event of events) {
+      if (event.type === 'GraphBatchImported') {
+        run ??= new ImportRun();
+        run.add(event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], event.recordedAt);
+        // A lane far behind reads up to a thousand batch events: write them a statement's worth
+        // at a time, so the rows built for the statements stay bounded.
+        if (run.size >= ROWS_PER_STATEMENT) {
+          await run.write(trx);
+          run = null;
+        }
+        continue;
+      }
+      await run?.write(trx);
+      run = null;
+      await applyEvent(trx, event);
     }
+    await run?.write(trx);
   },
 };
+
+async function applyEvent(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
+  if (event.type === 'EdgeCreated') {
+    const e = event.data as EdgeFacts;
+    await insertEdges(trx, [{ ...e, at: event.recordedAt }]);
+  } else if ((IMPORT_EVENT_TYPES as readonly string[]).includes(event.type)) {
+    await applyImport(trx, { type: event.type, data: event.data } as GraphImportEvent, event.recordedAt);
+  } else {
+    await applyVertex(trx, { type: event.type, data: event.data } as VertexEvent, event.recordedAt);
+  }
+}

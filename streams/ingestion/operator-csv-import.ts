@@ -15,10 +15,24 @@ export const CsvWell = z.object({
 });
 export type CsvWell = z.infer<typeof CsvWell>;
 
+/** A row left out of an import, with the column and the reason (the upload's report). */
+export const CsvRowRejection = z.object({ row: z.number().int(), column: z.string(), reason: z.string() });
+
 export const OperatorCsvImportEventSchemas = {
   OperatorCsvImportStarted: z.object({ importId: z.string(), filename: z.string(), sha256: z.string(), sizeBytes: z.number().int(), columns: z.array(z.string()) }),
   OperatorWellsImported: z.object({ importId: z.string(), batch: z.number().int(), wells: z.array(CsvWell) }),
-  OperatorCsvImportCompleted: z.object({ importId: z.string(), rows: z.number().int(), accepted: z.number().int(), rejected: z.number().int(), batches: z.number().int() }),
+  /**
+   * `rejections` (the first 1,000, as the upload answered) keeps the report re-readable in
+   * the import history; imports recorded before it was added have none.
+   */
+  OperatorCsvImportCompleted: z.object({
+    importId: z.string(),
+    rows: z.number().int(),
+    accepted: z.number().int(),
+    rejected: z.number().int(),
+    batches: z.number().int(),
+    rejections: z.array(CsvRowRejection).optional(),
+  }),
 };
 
 export type OperatorCsvImportEvent = EventsOf<typeof OperatorCsvImportEventSchemas>;

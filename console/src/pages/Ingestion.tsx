@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, upload } from '../api';
-import { DataTable, ErrorText, Page, parseJsonObject, useAction } from '../ui';
+import { api, ApiError, qs, upload } from '../api';
+import { DataTable, ErrorText, Loading, Page, parseJsonObject, useAction, useLoad, When } from '../ui';
+import { Pager, StatusBadge } from './Approvals';
 
 interface GraphCounts {
   created: number;
@@ -39,22 +40,158 @@ interface ScrapeResult {
   graph: GraphCounts;
 }
 
+interface ImportSummary {
+  import_id: string;
+  kind: 'operator-csv' | 'rrc-scrape' | 'scada';
+  status: 'importing' | 'completed';
+  source: string;
+  started_by: string;
+  started_at: string;
+  finished_at: string | null;
+  rows: number | null;
+  accepted: number | null;
+  rejected: number | null;
+  counts: Record<string, number>;
+}
+interface ImportDetail extends ImportSummary {
+  rejections: CsvResult['rejections'];
+  rejections_truncated: boolean;
+}
+
+const KINDS = { 'operator-csv': 'CSV import', 'rrc-scrape': 'RRC scrape', scada: 'SCADA batch' } as const;
+
 const DATA_TYPES = ['operators', 'leases', 'wells', 'permits', 'flaring', 'production'] as const;
 const DISTRICTS = ['01', '02', '03', '04', '05', '06', '6E', '7B', '7C', '08', '8A', '8B', '09', '10'];
 
 export function IngestionPage() {
+  // Every finished upload, batch or scrape reloads the history, where it now appears.
+  const [imported, setImported] = useState(0);
+  const done = () => setImported((n) => n + 1);
   return (
     <Page title="Ingestion">
       <p className="muted">Bring operator data into the knowledge graph: a CSV well list, SCADA readings, or a Railroad Commission scrape. The same file or batch twice changes nothing.</p>
       <div className="stack">
-        <CsvUpload />
+        <CsvUpload onDone={done} />
         <div className="columns">
-          <ScadaBatch />
-          <Scrape />
+          <ScadaBatch onDone={done} />
+          <Scrape onDone={done} />
         </div>
+        <ImportHistory imported={imported} />
       </div>
     </Page>
   );
+}
+
+function ImportHistory({ imported }: { imported: number }) {
+  const [kind, setKind] = useState('');
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [open, setOpen] = useState<string | null>(null);
+  const limit = 20;
+  const { data, error, loading } = useLoad(
+    () => api.get<{ imports: ImportSummary[]; total: number }>(`/ingest/imports${qs({ kind: kind || undefined, status: status || undefined, limit, offset })}`),
+    [kind, status, offset, imported],
+  );
+  return (
+    <section className="card" aria-labelledby="history-title">
+      <h2 id="history-title">Import history</h2>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter imports">
+        <label>
+          Kind
+          <select value={kind} onChange={(e) => { setKind(e.target.value); setOffset(0); }}>
+            <option value="">All</option>
+            {Object.entries(KINDS).map(([k, label]) => (
+              <option key={k} value={k}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+            <option value="">All</option>
+            <option value="completed">completed</option>
+            <option value="importing">importing</option>
+          </select>
+        </label>
+      </form>
+      <ErrorText error={error} />
+      {loading && !data ? (
+        <Loading what="imports" />
+      ) : data && data.imports.length === 0 ? (
+        <p className="muted">No imports match these filters.</p>
+      ) : data ? (
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">Imports, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Source</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" className="num">
+                    Rows
+                  </th>
+                  <th scope="col" className="num">
+                    Accepted
+                  </th>
+                  <th scope="col" className="num">
+                    Rejected
+                  </th>
+                  <th scope="col">By</th>
+                  <th scope="col">Finished</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.imports.map((i) => (
+                  <tr key={i.import_id}>
+                    <td>
+                      <When at={i.started_at} />
+                    </td>
+                    <td>{KINDS[i.kind] ?? i.kind}</td>
+                    <td>{i.source}</td>
+                    <td>
+                      <StatusBadge status={i.status} />
+                    </td>
+                    <td className="num">{i.rows?.toLocaleString() ?? ''}</td>
+                    <td className="num">{i.accepted?.toLocaleString() ?? ''}</td>
+                    <td className="num">
+                      {i.kind === 'operator-csv' && (i.rejected ?? 0) > 0 ? (
+                        <button type="button" className="secondary small" aria-expanded={open === i.import_id} onClick={() => setOpen(open === i.import_id ? null : i.import_id)}>
+                          {i.rejected!.toLocaleString()} <span className="sr-only">rejected rows of {i.source}</span>
+                        </button>
+                      ) : (
+                        (i.rejected?.toLocaleString() ?? '')
+                      )}
+                    </td>
+                    <td className="mono small">{i.started_by}</td>
+                    <td>
+                      <When at={i.finished_at} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <Pager offset={offset} limit={limit} total={data.total} onChange={setOffset} />
+          {open && <PastRejections importId={open} />}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** A past import's rejection report, as its upload answered (the first 1,000 rows). */
+function PastRejections({ importId }: { importId: string }) {
+  const { data, error, loading } = useLoad(() => api.get<ImportDetail>(`/ingest/imports/${importId}`), [importId]);
+  if (loading && !data) return <Loading what="the rejection report" />;
+  if (error) return <ErrorText error={error} />;
+  if (!data) return null;
+  if (data.rejections.length === 0) return <p className="muted">This import was recorded before rejection reports were kept.</p>;
+  return <RejectionTable rejections={data.rejections} truncated={data.rejections_truncated} total={data.rejected ?? undefined} caption={`Rejected rows of ${data.source}`} />;
 }
 
 function GraphFacts({ graph }: { graph: GraphCounts }) {
@@ -66,7 +203,7 @@ function GraphFacts({ graph }: { graph: GraphCounts }) {
   );
 }
 
-function CsvUpload() {
+function CsvUpload({ onDone }: { onDone: () => void }) {
   const [file, setFile] = useState<File | null>(null);
   const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
   const [result, setResult] = useState<CsvResult | null>(null);
@@ -80,6 +217,7 @@ function CsvUpload() {
       const form = new FormData();
       form.append('file', file, file.name);
       setResult(await upload<CsvResult>('/ingest/operator/csv', form, (sent, total) => setProgress({ sent, total: total || file.size })));
+      onDone();
     });
   };
   // A file refused whole (no valid row) still carries its row-by-row report.
@@ -122,12 +260,13 @@ function CsvUpload() {
   );
 }
 
-function RejectionTable({ rejections, truncated, total }: { rejections: CsvResult['rejections']; truncated: boolean; total?: number }) {
+function RejectionTable({ rejections, truncated, total, caption = 'Rejected rows' }: { rejections: CsvResult['rejections']; truncated: boolean; total?: number; caption?: string }) {
   return (
     <div className="table-wrap">
       <table>
         <caption>
-          Rejected rows{truncated && total ? ` (first ${rejections.length} of ${total.toLocaleString()})` : ''}
+          {caption}
+          {truncated && total ? ` (first ${rejections.length} of ${total.toLocaleString()})` : ''}
         </caption>
         <thead>
           <tr>
@@ -152,7 +291,7 @@ function RejectionTable({ rejections, truncated, total }: { rejections: CsvResul
   );
 }
 
-function ScadaBatch() {
+function ScadaBatch({ onDone }: { onDone: () => void }) {
   const [text, setText] = useState(
     JSON.stringify({ readings: [{ well_api: '42-389-31001', timestamp: new Date().toISOString().slice(0, 19) + 'Z', metrics: { oil_bbl: 120, flared_mcf: 40 } }] }, null, 2),
   );
@@ -165,7 +304,10 @@ function ScadaBatch() {
       onSubmit={(e) => {
         e.preventDefault();
         setResult(null);
-        void action.run(async () => setResult(await api.post<ScadaResult>('/ingest/scada', parseJsonObject(text, 'The batch'))));
+        void action.run(async () => {
+          setResult(await api.post<ScadaResult>('/ingest/scada', parseJsonObject(text, 'The batch')));
+          onDone();
+        });
       }}
     >
       <h2 id="scada-title">SCADA batch</h2>
@@ -190,7 +332,7 @@ function ScadaBatch() {
   );
 }
 
-function Scrape() {
+function Scrape({ onDone }: { onDone: () => void }) {
   const [types, setTypes] = useState<string[]>([...DATA_TYPES]);
   const [district, setDistrict] = useState('08');
   const [from, setFrom] = useState('');
@@ -204,7 +346,10 @@ function Scrape() {
       onSubmit={(e) => {
         e.preventDefault();
         setResult(null);
-        void action.run(async () => setResult(await api.post<ScrapeResult>('/ingest/rrc-scrape', { data_types: types, district, ...(from && to ? { date_range: { from, to } } : {}) })));
+        void action.run(async () => {
+          setResult(await api.post<ScrapeResult>('/ingest/rrc-scrape', { data_types: types, district, ...(from && to ? { date_range: { from, to } } : {}) }));
+          onDone();
+        });
       }}
     >
       <h2 id="scrape-title">Railroad Commission scrape</h2>

@@ -5,7 +5,11 @@ import { recordScadaReadings, ScadaBody } from '../../../commands/ingestion/reco
 import { RrcScrapeBody, runRrcScrape } from '../../../commands/ingestion/run-rrc-scrape';
 import type { PlatformDeps } from '../../platform/context-module';
 import { commandContext } from '../../platform/http/command-context';
-import { parseBody } from '../../platform/http/validation';
+import { NotFound } from '../../platform/domain-errors';
+import { requireIdentity } from '../../platform/http/identity';
+import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { findImport, listImports } from '../../../queries/ingestion/import-history';
+import { ImportIdParams, ImportListQuery } from './schemas';
 import { withCsvUpload } from './csv-upload';
 import { requirePermission } from '../identity/require-permission';
 
@@ -29,6 +33,21 @@ export function createIngestionApi(deps: PlatformDeps): Router {
     requirePermission(req, 'ingest.run', deps);
     const body = parseBody(req, ScadaBody);
     res.json(await recordScadaReadings(deps, commandContext(req), body));
+  });
+
+  router.get('/ingest/imports', async (req, res) => {
+    requirePermission(req, 'ingest.run', deps);
+    const { tenantId } = requireIdentity(req);
+    res.json(await listImports(deps.knex, tenantId, parseQuery(req, ImportListQuery)));
+  });
+
+  router.get('/ingest/imports/:id', async (req, res) => {
+    requirePermission(req, 'ingest.run', deps);
+    const { tenantId } = requireIdentity(req);
+    const { id } = parseParams(req, ImportIdParams);
+    const found = await findImport(deps.knex, tenantId, id);
+    if (!found) throw new NotFound('import not found');
+    res.json(found);
   });
 
   return router;

@@ -6,6 +6,7 @@ import { BRIDGE_LOCK_KEY, KafkaBridge } from './kafka-bridge';
 import { ingestionApi } from './openapi';
 import { createAdvisoryLeaderLock } from '../../platform/projection-runner/leader-lock';
 import { createIngestionApi, createExtractionApi } from './http';
+import { importHistoryProjector } from '../../../projections/ingestion/import-history';
 import { connectionUrl, kafkaClient } from './kafka-client';
 
 /**
@@ -18,6 +19,7 @@ export function createIngestionContext(): ContextModule {
   let stopping = false;
   return {
     name: 'ingestion',
+    projectors: [importHistoryProjector],
     publicRouter: createIngestionApi,
     internalRouter: createExtractionApi,
     openapi: ingestionApi,

@@ -4,6 +4,8 @@ import { ScadaBody } from '../../../commands/ingestion/record-scada-readings';
 import { RrcScrapeBody } from '../../../commands/ingestion/run-rrc-scrape';
 import { RRC_DATA_TYPES } from './rrc-simulator';
 import { CSV_MAX_BYTES } from './csv-upload';
+import { ImportIdParams, ImportListQuery } from './schemas';
+import { IMPORT_KINDS, IMPORT_STATUSES } from '../../../projections/ingestion/import-history';
 import { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entity-extraction';
 
 /**
@@ -72,6 +74,30 @@ const ScadaResult = z
   })
   .openapi('ScadaBatchResult');
 
+const ImportSummary = z
+  .object({
+    import_id: z.string().uuid(),
+    kind: z.enum(IMPORT_KINDS),
+    status: z.enum(IMPORT_STATUSES).openapi({ description: '`importing` until a CSV import completes (an interrupted upload stays so until the same file is sent again).' }),
+    source: z.string().openapi({ description: 'The file name; `district 08, 2025-01-01 to 2025-03-31`; or `4 readings of 3 wells`.' }),
+    started_by: z.string(),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    rows: count.nullable(),
+    accepted: count.nullable(),
+    rejected: count.nullable(),
+    counts: z.record(count).openapi({ description: 'CSV: `batches`; scrape: records per data type; SCADA: `readings`, `wells`, `anomalies`.' }),
+  })
+  .openapi('IngestionImportSummary');
+
+const ImportList = z.object({ imports: z.array(ImportSummary), total: count, limit: count, offset: count }).openapi('IngestionImportList');
+
+const ImportDetail = ImportSummary.extend({
+  details: z.record(z.unknown()).openapi({ description: 'CSV: `sha256`, `size_bytes`, `columns`; scrape: `district`, `date_range`.' }),
+  rejections: z.array(RowRejection).openapi({ description: "A CSV import's first 1,000 rejected rows, as its upload answered." }),
+  rejections_truncated: z.boolean(),
+}).openapi('IngestionImport');
+
 const Extraction = z.object({ entities: z.array(ExtractedEntity), edges: z.array(ExtractedEdge) }).openapi('Extraction');
 
 export const ingestionApi: ApiDescription = {
@@ -101,6 +127,20 @@ export const ingestionApi: ApiDescription = {
       summary: 'Record SCADA readings; Rule 32 anomalies go to the compliance dashboard (ingest.run)',
       body: ScadaBody,
       responses: { 200: ScadaResult },
+    },
+    {
+      method: 'get',
+      path: '/ingest/imports',
+      summary: 'Import history: CSV imports, RRC scrapes and SCADA batches, newest first (ingest.run)',
+      query: ImportListQuery,
+      responses: { 200: ImportList },
+    },
+    {
+      method: 'get',
+      path: '/ingest/imports/:id',
+      summary: 'One past import with its rejection report (ingest.run)',
+      params: ImportIdParams,
+      responses: { 200: ImportDetail },
     },
   ],
   internal: () => [

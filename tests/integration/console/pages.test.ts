@@ -282,7 +282,7 @@ describe('console pages for every role (Chromium)', function () {
     await context.close();
   });
 
-  it('ingestion: a CSV upload shows its progress and the rejection report as a table', async () => {
+  it('ingestion: a CSV upload shows its progress and the rejection report as a table, then appears in the import history', async () => {
     const csv = ['API_NO,WELL_NAME,SURFACE_LAT,SURFACE_LONG', '42-301-30001,CONSOLE 1,31.9,-103.5', '42-301-30003,CONSOLE 2,51.9,-103.5', 'not-an-api,CONSOLE 3,31.9,-103.5'].join('\n');
     const { context, page } = await c.as(admin);
     await page.goto(`${base}/ingestion`);
@@ -293,6 +293,13 @@ describe('console pages for every role (Chromium)', function () {
     const report = form.getByRole('table', { name: /Rejected rows/ });
     expect(await report.getByRole('row').count()).to.equal(3);
     expect(await report.getByRole('row').nth(1).innerText()).to.match(/^2\s+latitude\s+51\.9/);
+    // The finished upload appears in the import history, and its report can be read again there.
+    const history = page.getByRole('table', { name: 'Imports, newest first' });
+    await history.getByRole('row', { name: /CSV import\s+wells\.csv\s+completed\s+3\s+1\s+2/ }).waitFor();
+    await history.getByRole('button', { name: /rejected rows of wells\.csv/ }).click();
+    const past = page.getByRole('table', { name: /Rejected rows of wells\.csv/ });
+    await past.waitFor();
+    expect(await past.getByRole('row').count()).to.equal(3);
     await expectAccessible(page, 'ingestion');
     await c.shot(page, 'ingestion');
     await context.close();
