@@ -94,7 +94,7 @@ export class AppendNotifier {
         client.on('error', () => this.drop(client));
         await client.query(`LISTEN ${APPEND_CHANNEL}`);
         if (this.closed) {
-          client.release(true);
+          this.release(client);
           return;
         }
         this.client = client;
@@ -106,9 +106,18 @@ export class AppendNotifier {
     })();
   }
 
+  /** Clients given back to the pool: a connection that errors after close (the server going away) must not be released twice. */
+  private readonly released = new WeakSet<PoolClient>();
+
+  private release(client: PoolClient): void {
+    if (this.released.has(client)) return;
+    this.released.add(client);
+    client.release(true);
+  }
+
   private drop(client: PoolClient): void {
     if (this.client === client) this.client = null;
-    client.release(true);
+    this.release(client);
   }
 
   async close(): Promise<void> {
@@ -118,7 +127,7 @@ export class AppendNotifier {
     this.client = null;
     if (client) {
       await client.query(`UNLISTEN ${APPEND_CHANNEL}`).catch(() => undefined);
-      client.release(true);
+      this.release(client);
     }
     this.wake();
   }
