@@ -19,6 +19,11 @@ export interface ExtractionPool {
 export interface ExtractionPoolOptions {
   workers: number;
   timeLimitMs: number;
+  /** A worker idle this long exits (default 30 s); the next upload starts one again. */
+  idleMs?: number;
+  /** Heap ceiling per worker (default 256 MB): a file that needs more is refused, not the process. */
+  maxHeapMb?: number;
+  maxYoungMb?: number;
   /** Another worker module speaking the same protocol (tests). */
   script?: string;
   /** Heavy files read at once (default 1) and when a running file counts as heavy (default 1 s). */
@@ -47,6 +52,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     script: options.script ?? WORKER_SCRIPT,
     size: options.workers,
     timeLimitMs: options.timeLimitMs,
+    idleMs: options.idleMs ?? 30_000,
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 128, maxYoungGenerationSizeMb: options.maxYoungMb ?? 16 },
     maxHeavy: options.maxHeavy ?? 1,
     slowAfterMs: options.slowAfterMs ?? 1000,
   });
