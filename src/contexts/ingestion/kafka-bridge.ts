@@ -216,6 +216,8 @@ export class KafkaBridge {
     const { position } = await readBridgeCheckpoint(knex);
     // Taken before the read: when the read comes back short, every event up to here was seen.
     const head = await store.headPosition();
+    // Nothing appended since the last round: no read at all (an idle bridge costs two lookups).
+    if (comparePositions(head, position) <= 0) return 0;
     const events = await store.readAll({ from: position, limit: this.batchSize, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
     this.options.logger.debug({ events: events.length }, 'kafka bridge: round');
     const seenTo = events.length < this.batchSize && comparePositions(head, position) > 0 ? head : null;

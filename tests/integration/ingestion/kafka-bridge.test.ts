@@ -158,9 +158,10 @@ describe('Kafka bridge and graph consumer', () => {
       }
       // 900 unpublished events since the last published one; each round started past the previous ones.
       expect(walked.every((n) => n <= 300), `rows after each round's start: ${walked.join(', ')}`).to.equal(true);
+      // Nothing appended since: the round reads nothing at all.
       reads.resetHistory();
       expect(await bridge.tick()).to.equal(0);
-      expect(await rowsAfter(bridgeRead())).to.equal(0);
+      expect(reads.called).to.equal(false);
       // And what is published later is still published.
       await scrape();
       expect(await bridge.tick()).to.be.greaterThan(0);
