@@ -74,7 +74,9 @@ describe('worker pool lanes', function () {
     await new Promise((r) => setTimeout(r, 600));
     expect(pool.size()).to.equal(0);
     expect((await pool.run({ name: 'c', ms: 10 })).name).to.equal('c');
-    expect(pool.size()).to.equal(1);
+    // A warm spare may have started beside it (every worker was busy): both go once idle.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(pool.size()).to.equal(0);
   });
 
   it('a task needing more heap than the worker may use fails alone: the worker dies, the next task runs', async () => {
