@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { reservationDecider, ReservationKey, reservationStream } from '../../src/platform/command-handling/reservation';
 import { fold } from '../../src/platform/command-handling/decider';
+import { createSnapshotStore } from '../../src/platform/command-handling/snapshots';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
 import { connectorAggregate, ConnectorState, LiveConnector } from '../../streams/connectors/connector';
@@ -19,10 +20,19 @@ export async function connectorIdOf(deps: Pick<ConnectorsDeps, 'store'>, tenantI
   return state.owner.slice(connectorAggregate.stream(tenantId, '').length);
 }
 
-/** The decision state, for the I/O around a command (probe, preview); never for uniqueness. */
-export async function loadConnector(deps: Pick<ConnectorsDeps, 'store'>, tenantId: string, id: string): Promise<LiveConnector> {
-  const events = await deps.store.readStream(connectorAggregate.stream(tenantId, id));
-  const state = events.map(connectorAggregate.read).reduce(connectorAggregate.evolve, connectorAggregate.initialState);
+/**
+ * The decision state, for the I/O around a command (probe, preview, an exposure run); never for
+ * uniqueness. Folded from the latest snapshot the command handler took (every 50 events) and
+ * the events after it: a connector's stream grows with every schema discovery and probe,
+ * its state does not.
+ */
+export async function loadConnector(deps: Pick<ConnectorsDeps, 'store' | 'knex'>, tenantId: string, id: string): Promise<LiveConnector> {
+  const stream = connectorAggregate.stream(tenantId, id);
+  const policy = connectorAggregate.snapshot!;
+  const snapshot = await createSnapshotStore(deps.knex).load(stream);
+  const usable = snapshot && snapshot.version === policy.version ? snapshot : null;
+  const events = await deps.store.readStream(stream, usable ? { from: usable.revision + 1n } : {});
+  const state = events.map(connectorAggregate.read).reduce(connectorAggregate.evolve, usable ? policy.fromJSON(usable.state) : connectorAggregate.initialState);
   return requireLive(state);
 }
 

@@ -6,7 +6,7 @@ import type { BenchRow } from './support';
  * `npm run bench [-- name…]`: runs each benchmark module and prints one table. Modules
  * export `run(): Promise<BenchRow[]>`; speed targets live here, never in timed tests.
  */
-const MODULES = ['spine', 'append-peer', 'http', 'aggregates', 'identity', 'settings', 'graph', 'extraction', 'prompts', 'connectors', 'monitoring', 'approvals', 'agents', 'compliance', 'upload-lanes', 'audit', 'ingestion', 'evaluation', 'budgets', 'assistant'];
+const MODULES = ['spine', 'append-peer', 'http', 'aggregates', 'identity', 'settings', 'graph', 'extraction', 'prompts', 'connectors', 'monitoring', 'approvals', 'agents', 'compliance', 'upload-lanes', 'memory', 'audit', 'ingestion', 'evaluation', 'budgets', 'assistant'];
 
 export async function runBenchmarks(wanted: string[]): Promise<void> {
   const unknown = wanted.filter((w) => !MODULES.includes(w));

@@ -56,6 +56,10 @@ const EnvSchema = z.object({
   EXTRACTION_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   /** Longest one upload's text extraction may take before it answers 422. */
   EXTRACTION_TIME_LIMIT_MS: z.coerce.number().int().min(1).default(30_000),
+  /** An extraction worker without work for this long exits (its memory with it). */
+  EXTRACTION_IDLE_MS: z.coerce.number().int().min(1).default(30_000),
+  /** Heap ceiling of one extraction worker: a file needing more answers 422, the process lives on. */
+  EXTRACTION_WORKER_HEAP_MB: z.coerce.number().int().min(32).default(256),
   // Model providers for agent turns; `builtin/*` models need none of these.
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
@@ -120,7 +124,7 @@ export interface Config {
   /** bcrypt work factor for passwords (at least 10). */
   bcryptCost: number;
   /** The worker-thread pool that extracts text from uploads off the request thread. */
-  extraction: { workers: number; timeLimitMs: number };
+  extraction: { workers: number; timeLimitMs: number; idleMs: number; maxHeapMb: number };
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
   llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; anthropicBaseUrl?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
   /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
@@ -225,7 +229,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       localApiKey: env.LOCAL_LLM_API_KEY || undefined,
       turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
     },
-    extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS },
+    extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS, idleMs: env.EXTRACTION_IDLE_MS, maxHeapMb: env.EXTRACTION_WORKER_HEAP_MB },
     compliance: { assessAt: env.COMPLIANCE_ASSESS_AT },
     connectors: {
       egressAllow,

@@ -1,4 +1,3 @@
-import { zodSchema } from 'ai';
 import type { ModelMessage } from 'ai';
 import type { AgentTool, ToolCaller } from '../../platform/agent-tools';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
@@ -171,7 +170,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks, prepareFiling)];
     const tools = new Map<string, AgentTool>();
     for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
-    const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: zodSchema(t.parameters).jsonSchema as Record<string, unknown> }));
+    const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: (require('ai') as typeof import('ai')).zodSchema(t.parameters).jsonSchema as Record<string, unknown> }));
     const contextWindow = Number(MODEL_OPTIONS.find((m) => m.id === settings.model)?.context_window ?? 128000);
 
     let finalText = '';

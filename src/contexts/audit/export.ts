@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { Knex } from 'knex';
 import { createAnchor } from '../../platform/eventstore/audit-trail';
 import type { StreamHeads } from '../../platform/eventstore/postgres/stream-heads';
@@ -166,7 +166,9 @@ const COLUMNS: Array<Partial<ExcelJS.Column>> = [
  * which is written last (only then is the verification known) and listed first.
  */
 export async function exportXlsx(deps: ReviewDeps, review: ResolvedReview, out: Writable, meta: { exportedBy: string; exportId?: string }, now = new Date()): Promise<ExportSummary> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  // exceljs (and its zip writers) load with the first export, not at boot.
+  const { stream } = require('exceljs') as typeof ExcelJS;
+  const workbook = new stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
   workbook.creator = 'compliance-platform audit export';
   workbook.created = now;
   const reader = new AuditReader(deps);

@@ -1,5 +1,5 @@
-import { loadModule, parseSync } from 'libpg-query';
-import { Parser } from 'node-sql-parser';
+import type * as PgQuery from 'libpg-query';
+import type { Parser } from 'node-sql-parser';
 import { POSTGRES_NODE_KINDS, POSTGRES_OPERATORS, POSTGRES_TYPES } from './sql-expressions';
 import { functionRefusal } from './sql-functions';
 import { Dialect, scanParameters } from './sql-parameters';
@@ -58,7 +58,17 @@ function at(sql: string, offset: number, code: string, message: string): SqlIssu
   return { code, message, position: { offset, line, column } };
 }
 
-let pgReady: Promise<void> | null = null;
+// Both parsers load on the first validation, not at boot: libpg-query instantiates its
+// WebAssembly module (129 MB reserved) as soon as it is required.
+let pgQuery: Promise<typeof PgQuery> | null = null;
+const loadPgQuery = () =>
+  (pgQuery ??= (async () => {
+    const module = require('libpg-query') as typeof PgQuery;
+    await module.loadModule();
+    return module;
+  })());
+let snowflakeParser: Parser | null = null;
+const snowflake = () => (snowflakeParser ??= new (require('node-sql-parser') as typeof import('node-sql-parser')).Parser());
 
 function walk(node: unknown, visit: (type: string, value: Record<string, unknown>) => void): void {
   if (Array.isArray(node)) {
@@ -72,7 +82,7 @@ function walk(node: unknown, visit: (type: string, value: Record<string, unknown
   }
 }
 
-function postgresIssues(sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
+function postgresIssues(parseSync: typeof PgQuery.parseSync, sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
   let tree: { stmts: { stmt: Record<string, Record<string, unknown>>; stmt_location?: number }[] };
   try {
     tree = parseSync(bound) as never;
@@ -137,15 +147,13 @@ function names(list: unknown): string[] {
 
 const kindName = (type: string) => type.replace(/Stmt$|Expr$/, '').replace(/^Range/, '').toUpperCase();
 
-const snowflakeParser = new Parser();
-
 function snowflakeIssues(sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
   const stripped = sql.replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
   const lead = /^(execute\s+immediate|call|begin|declare|use|alter|set)\b/i.exec(stripped);
   if (lead) return [at(sql, sql.length - stripped.length, 'not_select', `${lead[1].replace(/\s+/, ' ').toUpperCase()} is not allowed`)];
   let ast: unknown;
   try {
-    ast = snowflakeParser.astify(bound, { database: 'snowflake' });
+    ast = snowflake().astify(bound, { database: 'snowflake' });
   } catch (error) {
     const offset = (error as { location?: { start?: { offset?: number } } }).location?.start?.offset ?? 0;
     return [at(sql, map(offset), 'syntax_error', (error as Error).message.split('\n')[0].slice(0, 300))];
@@ -192,8 +200,8 @@ export async function validateSql(sql: string, engine: Dialect): Promise<SqlVali
   const scan = scanParameters(sql, engine);
   const errors: SqlIssue[] = scan.positional.map((p) => at(sql, p.offset, 'positional_parameter', `parameters are named (:name), not positional (${p.token})`));
   if (engine === 'postgresql') {
-    await (pgReady ??= loadModule());
-    errors.push(...postgresIssues(sql, scan.text, scan.map));
+    const { parseSync } = await loadPgQuery();
+    errors.push(...postgresIssues(parseSync, sql, scan.text, scan.map));
   } else errors.push(...snowflakeIssues(sql, scan.text, scan.map));
   errors.sort((a, b) => a.position.offset - b.position.offset);
   return { valid: errors.length === 0, engine, parameters: scan.names, errors, bound_sql: scan.text };

@@ -2,7 +2,7 @@ import type { Admin, Kafka, Producer } from 'kafkajs';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { EventStore, Position, RecordedEvent } from '../../platform/eventstore/types';
-import { START } from '../../platform/eventstore/types';
+import { comparePositions, START } from '../../platform/eventstore/types';
 import type { LeaderLock } from '../../platform/projection-runner/leader-lock';
 import { brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
 
@@ -14,6 +14,11 @@ import { brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from 
  * never drops one; after a crash between the ack and the checkpoint a batch is published
  * again (at-least-once: consumers dedupe by the `event-id` header or, like the graph
  * consumer, apply idempotently). One instance publishes at a time (advisory lock).
+ *
+ * The log is filtered by type in the database, and a round whose read comes back short also
+ * moves the checkpoint past the events it did not publish (up to the head taken before the
+ * read): each round reads only what was appended since the last one, however long the log
+ * has grown since the last ingestion event.
  */
 export const BRIDGE_CHECKPOINTS = 'ingestion_bridge_checkpoints';
 export const BRIDGE_NAME = `kafka:${ENTITY_EXTRACTION_TOPIC}`;
@@ -53,9 +58,11 @@ export async function readBridgeCheckpoint(knex: Knex, name = BRIDGE_NAME): Prom
  * while it published) cannot move the checkpoint back or past another instance's.
  */
 async function advanceCheckpoint(knex: Knex, name: string, from: Position, to: Position, published: number): Promise<boolean> {
+  // Skipping past unpublished events says nothing about the broker: its last error stays.
+  const outcome = published > 0 ? { published: knex.raw('published + ?', [published]), last_error: null } : {};
   const updated = await knex(BRIDGE_CHECKPOINTS)
     .where({ name, commit_position: from.commit.toString(), prepare_position: from.prepare.toString() })
-    .update({ commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), published: knex.raw('published + ?', [published]), last_error: null, updated_at: knex.fn.now() });
+    .update({ commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), ...outcome, updated_at: knex.fn.now() });
   if (updated > 0) return true;
   const inserted = await knex(BRIDGE_CHECKPOINTS)
     .insert({ name, commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), published, last_error: null, updated_at: knex.fn.now() })
@@ -207,9 +214,17 @@ export class KafkaBridge {
     }
     const { knex, store } = this.options;
     const { position } = await readBridgeCheckpoint(knex);
+    // Taken before the read: when the read comes back short, every event up to here was seen.
+    const head = await store.headPosition();
+    // Nothing appended since the last round: no read at all (an idle bridge costs two lookups).
+    if (comparePositions(head, position) <= 0) return 0;
     const events = await store.readAll({ from: position, limit: this.batchSize, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
     this.options.logger.debug({ events: events.length }, 'kafka bridge: round');
-    if (events.length === 0) return 0;
+    const seenTo = events.length < this.batchSize && comparePositions(head, position) > 0 ? head : null;
+    if (events.length === 0) {
+      if (seenTo) await advanceCheckpoint(knex, BRIDGE_NAME, position, seenTo, 0);
+      return 0;
+    }
     await this.ensureTopic();
     if (!this.producer) {
       const producer = this.options.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
@@ -231,6 +246,7 @@ export class KafkaBridge {
       from = to;
       published += chunk.length;
     }
+    if (seenTo && comparePositions(seenTo, from) > 0) await advanceCheckpoint(knex, BRIDGE_NAME, from, seenTo, 0);
     if (this.failures > 0) this.options.logger.info({ failures: this.failures }, 'kafka bridge: broker back; publishing resumed');
     this.failures = 0;
     return published;

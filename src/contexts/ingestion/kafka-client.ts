@@ -1,4 +1,4 @@
-import { Kafka, logLevel } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { PlatformDeps } from '../../platform/context-module';
 
 /** The database URL behind the pool (knex keeps it parsed), for the bridge's advisory-lock connection. */
@@ -13,5 +13,7 @@ export function connectionUrl(deps: Pick<PlatformDeps, 'knex'>): string {
 
 /** One kafkajs client per worker; kafkajs's own logging is off (pino logs what matters). */
 export function kafkaClient(brokers: string[], clientId: string): Kafka {
+  // kafkajs loads only where Kafka is configured, not in every process.
+  const { Kafka, logLevel } = require('kafkajs') as typeof import('kafkajs');
   return new Kafka({ clientId, brokers, logLevel: logLevel.NOTHING, retry: { retries: 3 } });
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 
 /**
  * A small JSON cache (DESIGN §7): in-process by default, Redis when REDIS_URL is set so
@@ -63,5 +63,7 @@ export function createRedisCache(redis: Redis, prefix = 'platform:'): Cache {
 }
 
 export function connectRedis(url: string): Redis {
-  return new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  // ioredis loads only when REDIS_URL is set.
+  const Client = require('ioredis').default as typeof Redis;
+  return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
 }

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { AuditSigner } from '../eventstore/audit-signature';
-import { createEsdbEventStore } from '../eventstore/esdb/esdb-event-store';
 import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store';
 import type { EventStore } from '../eventstore/types';
 import { connectDatabase, Database } from './database';
@@ -42,7 +41,8 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
     const signer = new AuditSigner(config.auditSigningKey);
     const store =
       config.eventStore.kind === 'esdb'
-        ? createEsdbEventStore({ url: config.eventStore.url, signer })
+        ? // The EventStoreDB client (gRPC) loads only when it is the configured store.
+          (require('../eventstore/esdb/esdb-event-store') as typeof import('../eventstore/esdb/esdb-event-store')).createEsdbEventStore({ url: config.eventStore.url, signer })
         : createPostgresEventStore({ pool: db.pool, signer });
     const opened = db;
     return {

@@ -1,8 +1,14 @@
-import { decode, encode as bpe } from 'gpt-tokenizer';
+import type * as Tokenizer from 'gpt-tokenizer';
+
+// The tokenizer's BPE ranks cost ~60 MB of RSS once loaded: they load with the first count
+// (a turn, a prompt render, an upload), not at boot.
+let tokenizer: typeof Tokenizer | null = null;
+const loaded = () => (tokenizer ??= require('gpt-tokenizer') as typeof Tokenizer);
 
 // User text may contain special-token spellings such as "<|endoftext|>"; they are counted
 // as ordinary text (gpt-tokenizer throws on them by default).
-const encode = (text: string) => bpe(text, { disallowedSpecial: new Set() });
+const encode = (text: string) => loaded().encode(text, { disallowedSpecial: new Set() });
+const decode = (tokens: number[]) => loaded().decode(tokens);
 
 /**
  * Token counts with a real BPE tokenizer (cl100k-family via gpt-tokenizer): budgets,

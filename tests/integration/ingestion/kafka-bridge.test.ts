@@ -7,6 +7,7 @@ import { kafkaClient } from '../../../src/contexts/ingestion/kafka-client';
 import { applyMessage, GRAPH_CONSUMER_GROUP, startGraphConsumer } from '../../../src/contexts/ingestion/graph-consumer';
 import { bridgePending, ensureBridgeTable, KafkaBridge, readBridgeCheckpoint, toMessage } from '../../../src/contexts/ingestion/kafka-bridge';
 import { PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
+import { comparePositions, EventStore, ReadAllOptions, START } from '../../../src/platform/eventstore/types';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
@@ -124,6 +125,49 @@ describe('Kafka bridge and graph consumer', () => {
     const [first] = await t.deps.store.readAll({ from: before.position, limit: 1, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
     expect(first.id).to.equal(firstId);
     expect(after.position).to.deep.equal(first.position);
+  });
+
+  it('never reads again the events it did not publish: a round reads only what was appended since the last one', async () => {
+    // The bridge's own view of the store, its reads recorded (the projectors read the log too).
+    const reads = sinon.spy((options: ReadAllOptions) => t.deps.store.readAll(options));
+    const store: EventStore = Object.assign(Object.create(t.deps.store), { readAll: reads });
+    const { kafka } = fakeKafka();
+    const bridge = new KafkaBridge({ kafka, store, knex: t.deps.knex, logger, leaderLock: leader, batchSize: 1000 });
+    await ensureBridgeTable(t.deps.knex);
+    while ((await bridge.tick()) > 0);
+    const bridgeRead = () => reads.lastCall.args[0].from!;
+    // Rows of the log (any type) after where a round's read started: what the database walks.
+    const rowsAfter = async (from: { commit: bigint; prepare: bigint }) =>
+      Number((await t.deps.knex.raw('SELECT count(*) AS n FROM events WHERE (transaction_id, position) > (?::text::xid8, ?)', from.commit < 0n ? ['0', -1] : [from.commit.toString(), from.prepare.toString()])).rows[0].n);
+    const appendNoise = async (count: number) => {
+      const metadata = { tenantId: randomUUID(), actorId: randomUUID(), correlationId: randomUUID(), causationId: randomUUID() };
+      for (let i = 0; i < count; i += 100) await t.deps.store.append(`test.noise-${randomUUID()}`, Array.from({ length: 100 }, (_, n) => ({ type: 'NoiseRecorded', data: { n }, metadata })));
+    };
+    // Earlier tests' reactors may still be appending: start once the log is quiet.
+    for (let before = START; comparePositions(before, await t.deps.store.headPosition()) !== 0; ) {
+      before = await t.deps.store.headPosition();
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    try {
+      const walked: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        await appendNoise(300);
+        reads.resetHistory();
+        expect(await bridge.tick()).to.equal(0);
+        walked.push(await rowsAfter(bridgeRead()));
+      }
+      // 900 unpublished events since the last published one; each round started past the previous ones.
+      expect(walked.every((n) => n <= 300), `rows after each round's start: ${walked.join(', ')}`).to.equal(true);
+      // Nothing appended since: the round reads nothing at all.
+      reads.resetHistory();
+      expect(await bridge.tick()).to.equal(0);
+      expect(reads.called).to.equal(false);
+      // And what is published later is still published.
+      await scrape();
+      expect(await bridge.tick()).to.be.greaterThan(0);
+    } finally {
+      sinon.restore();
+    }
   });
 
   it('a follower without the bridge lock publishes nothing', async () => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createWorkerPool, WorkerPool } from '../../../src/platform/infra/extraction/worker-pool';
+import { createWorkerPool, WorkerFailed, WorkerPool } from '../../../src/platform/infra/extraction/worker-pool';
+import { failure } from '../../support/failure';
 
 /**
  * Slow uploads do not queue small ones: heavy work runs at most `maxHeavy` at a time and
@@ -12,7 +13,7 @@ type Reply = { name: string; startedAt: number; endedAt: number };
 
 describe('worker pool lanes', function () {
   this.timeout(30_000);
-  let pool: WorkerPool<{ name: string; ms: number }, Reply>;
+  let pool: WorkerPool<{ name: string; ms: number; holdMb?: number }, Reply>;
   afterEach(() => pool?.close());
 
   it('two heavy tasks run one after the other, and a light task submitted after them finishes before either', async () => {
@@ -64,5 +65,23 @@ describe('worker pool lanes', function () {
     expect(small.name).to.equal('small but slow');
     expect(big.name).to.equal('big (again)');
     expect(big.startedAt, 'the big one ran again only once the other was done').to.be.at.least(small.endedAt);
+  });
+
+  it('a worker idle for idleMs exits (its memory with it), and the next task starts a fresh one', async () => {
+    pool = createWorkerPool({ script: SCRIPT, size: 2, timeLimitMs: 20_000, idleMs: 200 });
+    await Promise.all([pool.run({ name: 'a', ms: 10 }), pool.run({ name: 'b', ms: 10 })]);
+    expect(pool.size()).to.be.at.least(1);
+    await new Promise((r) => setTimeout(r, 600));
+    expect(pool.size()).to.equal(0);
+    expect((await pool.run({ name: 'c', ms: 10 })).name).to.equal('c');
+    // A warm spare may have started beside it (every worker was busy): both go once idle.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(pool.size()).to.equal(0);
+  });
+
+  it('a task needing more heap than the worker may use fails alone: the worker dies, the next task runs', async () => {
+    pool = createWorkerPool({ script: SCRIPT, size: 1, timeLimitMs: 20_000, resourceLimits: { maxOldGenerationSizeMb: 32 } });
+    expect(await failure(pool.run({ name: 'greedy', ms: 0, holdMb: 256 }))).to.be.instanceOf(WorkerFailed);
+    expect((await pool.run({ name: 'modest', ms: 0, holdMb: 4 })).name).to.equal('modest');
   });
 });

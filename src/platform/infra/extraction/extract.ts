@@ -35,6 +35,14 @@ export interface ExtractionOptions {
  */
 const CHARS_PER_TOKEN_BUDGET = 8;
 
+/** A file's text as its reader left it: at most about the character budget, not yet cut to tokens. */
+export interface ReadText {
+  kind: FileKind;
+  text: string;
+  /** False when the reader stopped at its budget: text was left behind. */
+  complete: boolean;
+}
+
 /**
  * Sniffs the type from the bytes, extracts text with the type's reader and keeps the head
  * within the token limit. Throws UnsupportedMediaType (415) or UnreadableFile (422).
@@ -42,6 +50,15 @@ const CHARS_PER_TOKEN_BUDGET = 8;
  * document costs about what its first pages cost.
  */
 export async function extractText(bytes: Buffer, options: ExtractionOptions = {}): Promise<ExtractedText> {
+  return keepHead(await readText(bytes, options), options.maxTokens);
+}
+
+/**
+ * The reading half of `extractText` (what the extraction threads run): sniff, refuse, read up
+ * to the character budget. Cutting to tokens is left to `keepHead`, so the tokenizer's ranks
+ * (~40 MB a thread) live only in the calling process, not in every worker.
+ */
+export async function readText(bytes: Buffer, options: ExtractionOptions = {}): Promise<ReadText> {
   const maxTokens = options.maxTokens ?? EXTRACTED_TOKEN_LIMIT;
   const charBudget = options.charBudget ?? maxTokens * CHARS_PER_TOKEN_BUDGET;
   const sniffed = await sniff(bytes, options.zipLimits);
@@ -72,8 +89,13 @@ export async function extractText(bytes: Buffer, options: ExtractionOptions = {}
   // eslint-disable-next-line no-control-regex
   text = text.replace(/[\u0000-\u0008\u000b\u000e-\u001f]/g, '');
   if (text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
-  const head = headWithinTokens(text, maxTokens);
-  return { kind: sniffed.kind, contentType: CONTENT_TYPES[sniffed.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated || !complete };
+  return { kind: sniffed.kind, text, complete };
+}
+
+/** The head of what a reader read, within the token limit (the text is at most about the budget). */
+export function keepHead(read: ReadText, maxTokens = EXTRACTED_TOKEN_LIMIT): ExtractedText {
+  const head = headWithinTokens(read.text, maxTokens);
+  return { kind: read.kind, contentType: CONTENT_TYPES[read.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated || !read.complete };
 }
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { UnsupportedMediaType } from '../../domain-errors';
 import { UnreadableFile } from './errors';
-import type { ExtractedText, ExtractionOptions } from './extract';
+import { ExtractedText, ExtractionOptions, keepHead, ReadText } from './extract';
 import { createWorkerPool, TaskTimedOut, WorkerFailed } from './worker-pool';
 
 /**
@@ -19,6 +19,11 @@ export interface ExtractionPool {
 export interface ExtractionPoolOptions {
   workers: number;
   timeLimitMs: number;
+  /** A worker idle this long exits (default 30 s); the next upload starts one again. */
+  idleMs?: number;
+  /** Heap ceiling per worker (default 256 MB): a file that needs more is refused, not the process. */
+  maxHeapMb?: number;
+  maxYoungMb?: number;
   /** Another worker module speaking the same protocol (tests). */
   script?: string;
   /** Heavy files read at once (default 1) and when a running file counts as heavy (default 1 s). */
@@ -35,7 +40,7 @@ export interface ExtractionRequest {
 }
 
 export type ExtractionReply =
-  | { ok: true; value: ExtractedText }
+  | { ok: true; value: ReadText }
   | { ok: false; error: { type: 'unreadable'; reason: UnreadableFile['reason']; message: string } | { type: 'unsupported' | 'failed'; message: string } };
 
 const WORKER_SCRIPT = path.join(__dirname, `extraction-worker${path.extname(__filename)}`);
@@ -47,6 +52,8 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     script: options.script ?? WORKER_SCRIPT,
     size: options.workers,
     timeLimitMs: options.timeLimitMs,
+    idleMs: options.idleMs ?? 30_000,
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 128, maxYoungGenerationSizeMb: options.maxYoungMb ?? 16 },
     maxHeavy: options.maxHeavy ?? 1,
     slowAfterMs: options.slowAfterMs ?? 1000,
   });
@@ -66,7 +73,9 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
         if (error instanceof WorkerFailed) throw new UnreadableFile('damaged', 'The file could not be read: reading it failed or needed more memory than an upload may use.');
         throw error;
       }
-      if (reply.ok) return reply.value;
+      // Cut to tokens here: a few ms for the ≤ 64k characters a reader returns, and one
+      // tokenizer for the process instead of one per worker thread.
+      if (reply.ok) return keepHead(reply.value, extractionOptions.maxTokens);
       const { error } = reply;
       if (error.type === 'unreadable') throw new UnreadableFile(error.reason, error.message);
       if (error.type === 'unsupported') throw new UnsupportedMediaType(error.message);

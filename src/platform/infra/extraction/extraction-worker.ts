@@ -1,16 +1,16 @@
 import { parentPort } from 'node:worker_threads';
 import { UnsupportedMediaType } from '../../domain-errors';
 import { UnreadableFile } from './errors';
-import { extractText, ExtractionOptions } from './extract';
+import { ExtractionOptions, readText } from './extract';
 import type { ExtractionReply, ExtractionRequest } from './extraction-pool';
 
-/** The worker-thread side of the extraction pool: one file at a time, errors as data. */
+/** The worker-thread side of the extraction pool: one file at a time, read (not cut to tokens), errors as data. */
 parentPort?.on('message', async ({ id, request }: { id: number; request: ExtractionRequest }) => {
   const { bytes, options } = request;
   let reply: ExtractionReply;
   try {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    reply = { ok: true, value: await extractText(buffer, options as ExtractionOptions) };
+    reply = { ok: true, value: await readText(buffer, options as ExtractionOptions) };
   } catch (error) {
     if (error instanceof UnreadableFile) reply = { ok: false, error: { type: 'unreadable', reason: error.reason, message: error.issues[0].msg } };
     else if (error instanceof UnsupportedMediaType) reply = { ok: false, error: { type: 'unsupported', message: error.message } };

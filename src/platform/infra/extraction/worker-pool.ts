@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
  * A small pool of worker threads, each running one task at a time, so CPU-heavy work
- * (reading an uploaded document) never holds the request thread. Workers start on demand
- * and are unref'd while idle; a task past its time limit has its worker terminated and
+ * (reading an uploaded document) never holds the request thread. Workers start on demand,
+ * are unref'd while idle and exit after `idleMs` without work (a worker that has read a PDF
+ * holds tens of MB until it goes); a task past its time limit has its worker terminated and
  * replaced, since a synchronous parser stuck in a loop cannot be interrupted any other way.
  *
  * The worker module answers each `{id, request}` message with `{id, reply}`.
@@ -15,8 +16,14 @@ export interface WorkerPoolOptions {
   size: number;
   /** Per task, from the moment its worker is running it. */
   timeLimitMs: number;
-  /** Heap ceiling per worker, so one pathological file cannot exhaust the process. */
-  maxHeapMb?: number;
+  /**
+   * Memory ceilings per worker (V8's heap generations), so one pathological file cannot
+   * exhaust the process: past them the worker dies and its task fails. Default: a 512 MB old
+   * generation.
+   */
+  resourceLimits?: ResourceLimits;
+  /** A worker without a task for this long exits; the next task starts a fresh one. Default: never. */
+  idleMs?: number;
   /**
    * Heavy tasks (lane `heavy`, or any task running longer than `slowAfterMs`) that may run
    * at once; default: all workers but one. Heavy tasks also never take the last worker a
@@ -63,6 +70,7 @@ interface Slot {
   online: boolean;
   task: Task | null;
   timer: NodeJS.Timeout | null;
+  idleTimer: NodeJS.Timeout | null;
 }
 
 export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): WorkerPool<Request, Reply> {
@@ -72,8 +80,8 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
   let closed = false;
 
   function spawn(): Slot {
-    const worker = startWorker(options.script, options.maxHeapMb);
-    const slot: Slot = { worker, online: false, task: null, timer: null };
+    const worker = startWorker(options.script, options.resourceLimits ?? { maxOldGenerationSizeMb: 512 });
+    const slot: Slot = { worker, online: false, task: null, timer: null, idleTimer: null };
     worker.on('online', () => {
       slot.online = true;
       if (slot.task) {
@@ -89,6 +97,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
       finish(slot);
       task.resolve(message.reply);
       dispatch();
+      if (!slot.task) rest(slot);
     });
     worker.on('error', (error) => retire(slot, new WorkerFailed(error.message)));
     worker.on('exit', (code) => retire(slot, new WorkerFailed(`worker exited with code ${code}`)));
@@ -108,6 +117,26 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     slot.timer = null;
     slot.task = null;
     slot.worker.unref();
+  }
+
+  /** A worker left without work starts counting towards `idleMs`. */
+  function rest(slot: Slot): Slot {
+    if (options.idleMs === undefined || slot.idleTimer) return slot;
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = null;
+      if (!slot.task && slots.includes(slot)) stopIdle(slot);
+    }, options.idleMs);
+    slot.idleTimer.unref();
+    return slot;
+  }
+
+  /** Takes an idle worker out of the pool and ends its thread (its memory goes with it). */
+  function stopIdle(slot: Slot): void {
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
+    slots.splice(slots.indexOf(slot), 1);
+    slot.worker.removeAllListeners();
+    void slot.worker.terminate();
   }
 
   /** Takes a worker out of the pool, failing its task, and gives the queue a fresh one. */
@@ -131,6 +160,8 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
 
   function start(slot: Slot, task: Task): void {
     task.startedAt = slot.online ? Date.now() : Number.POSITIVE_INFINITY;
+    if (slot.idleTimer) clearTimeout(slot.idleTimer);
+    slot.idleTimer = null;
     slot.task = task;
     slot.worker.ref();
     if (slot.online) startTimer(slot);
@@ -179,15 +210,11 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     if (busy.length > 0 && idle.length === 0 && slots.length < options.size + burst) {
       // A warm worker for the next light task while every worker is busy: starting one
       // (tsx, the PDF reader) takes seconds, longer than most light files take to read.
-      spawn().worker.unref();
+      rest(spawn()).worker.unref();
     } else {
       // Beyond the pool's size, idle workers go (one stays warm while others are busy).
       const surplus = Math.min(idle.length - (busy.length > 0 ? 1 : 0), slots.length - options.size);
-      for (const slot of idle.slice(0, Math.max(0, surplus))) {
-        slots.splice(slots.indexOf(slot), 1);
-        slot.worker.removeAllListeners();
-        void slot.worker.terminate();
-      }
+      for (const slot of idle.slice(0, Math.max(0, surplus))) stopIdle(slot);
     }
   }
 
@@ -245,8 +272,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
  * `--require tsx/cjs` from mocha's in-process require nor the CLI's `--import`): a .ts
  * module is therefore started through a one-line bootstrap that registers tsx first.
  */
-function startWorker(script: string, maxHeapMb = 512): Worker {
-  const resourceLimits = { maxOldGenerationSizeMb: maxHeapMb };
+function startWorker(script: string, resourceLimits: ResourceLimits): Worker {
   if (path.extname(script) !== '.ts') return new Worker(script, { resourceLimits });
   const bootstrap = `require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(script)});`;
   return new Worker(bootstrap, { eval: true, resourceLimits });

@@ -1,8 +1,5 @@
-import { createAnthropic } from '@ai-sdk/anthropic';
-import { createOpenAI } from '@ai-sdk/openai';
-import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModelV3 } from '@ai-sdk/provider';
-import { jsonSchema, ModelMessage, streamText, tool, ToolSet } from 'ai';
+import type { ModelMessage, ToolSet } from 'ai';
 import type { Config } from '../../config';
 import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
@@ -21,9 +18,11 @@ export interface ModelRouter {
 
 /** `assistant`: the domain knowledge of the `builtin/*` models (default: the kernel's generic one). */
 export function createModelRouter(llm: Config['llm'], options: { assistant?: BuiltinAssistant } = {}): ModelRouter {
-  const openai = createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
-  const anthropic = createAnthropic({ apiKey: llm.anthropicApiKey, baseURL: llm.anthropicBaseUrl });
-  const local = llm.localBaseUrl ? createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true }) : null;
+  // Each provider's SDK loads with its first model, not at boot: most processes only ever
+  // run the builtin models.
+  let openai: ReturnType<typeof import('@ai-sdk/openai').createOpenAI> | null = null;
+  let anthropic: ReturnType<typeof import('@ai-sdk/anthropic').createAnthropic> | null = null;
+  let local: ReturnType<typeof import('@ai-sdk/openai-compatible').createOpenAICompatible> | null = null;
   return {
     languageModel(modelId) {
       if (!isModelId(modelId)) throw new Invalid(`"${modelId}" is not a model id from /settings/model-options`);
@@ -34,11 +33,14 @@ export function createModelRouter(llm: Config['llm'], options: { assistant?: Bui
         case 'builtin':
           return builtinLanguageModel(name, options.assistant);
         case 'openai':
+          openai ??= (require('@ai-sdk/openai') as typeof import('@ai-sdk/openai')).createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
           return openai.chat(name) as LanguageModelV3;
         case 'anthropic':
+          anthropic ??= (require('@ai-sdk/anthropic') as typeof import('@ai-sdk/anthropic')).createAnthropic({ apiKey: llm.anthropicApiKey, baseURL: llm.anthropicBaseUrl });
           return anthropic(name) as LanguageModelV3;
         case 'local':
-          if (!local) throw new Error('LOCAL_LLM_BASE_URL is not set: local/* models have no endpoint');
+          if (!llm.localBaseUrl) throw new Error('LOCAL_LLM_BASE_URL is not set: local/* models have no endpoint');
+          local ??= (require('@ai-sdk/openai-compatible') as typeof import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true });
           return local.chatModel(name) as LanguageModelV3;
         default:
           throw new Error(`no provider for ${modelId}`);
@@ -92,6 +94,8 @@ function thinkingOptions(modelId: string, mode: ThinkingMode): Record<string, Re
  */
 export async function callModel(router: ModelRouter, modelId: string, call: ModelCall): Promise<ModelReply> {
   const model = router.languageModel(modelId);
+  // The AI SDK loads with the first model call.
+  const { jsonSchema, streamText, tool } = require('ai') as typeof import('ai');
   const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
   const result = streamText({
     model,
