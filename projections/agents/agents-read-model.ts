@@ -95,7 +95,6 @@ async function applySkillEvent(trx: Knex.Transaction, event: RecordedEvent): Pro
 
 export const agentsProjector: Projector = {
   name: 'agents',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [AGENT_TABLES.turns, AGENT_TABLES.usage, AGENT_TABLES.skills],

@@ -6,7 +6,6 @@ export const APPROVALS_TABLE = 'approvals_approvals';
 
 export const approvalQueueProjector: Projector = {
   name: 'approvals_queue',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [APPROVALS_TABLE],

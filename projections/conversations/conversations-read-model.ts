@@ -21,7 +21,6 @@ function idOf(event: RecordedEvent, prefix: string): string {
  */
 export const conversationsProjector: Projector = {
   name: 'conversations',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [T.projectFiles, T.projects, T.attachments, T.messages, T.conversations],

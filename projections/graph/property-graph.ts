@@ -143,7 +143,6 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
 
 export const propertyGraphProjector: Projector = {
   name: 'graph_property_graph',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [EDGES, VERTICES, IMPORTS],

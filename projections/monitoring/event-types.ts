@@ -11,7 +11,6 @@ export const GUARD_RULE_VERSIONS_TABLE = 'monitoring_guard_rule_versions';
 
 export const eventTypesProjector: Projector = {
   name: 'monitoring_event_types',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [EVENT_TYPES_TABLE, GUARD_RULE_VERSIONS_TABLE],

@@ -13,7 +13,6 @@ const EVENT_STREAM_PREFIX = 'monitoring.event-';
 
 export const operationalEventsProjector: Projector = {
   name: 'monitoring_operational_events',
-  // Read right after the command that wrote it: applied in the append's transaction.
   consistency: 'inline',
   version: 1,
   tables: [EVENTS_TABLE, EVENT_HISTORY_TABLE],

@@ -58,6 +58,9 @@ class ApplyFailed extends Error {
  */
 const SKIP_SAVE_MS = 5000;
 
+/** The checkpoint status of an inline projector: the store applies it, no lane runs it. */
+export const INLINE_STATUS = 'inline';
+
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
 class LeadershipLost extends Error {
   readonly name = 'LeadershipLost';
@@ -211,6 +214,9 @@ export class ProjectionRunner {
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const [any] = await this.options.store.readAll({ limit: 1, filter });
     if (stored || any) await this.rebuild(projector.name);
+    // Its checkpoint says only where its last rebuild ended (here, the head it was created at)
+    // and, as its status, that appends apply it.
+    else await saveCheckpoint(this.options.knex, projector.name, { version: projector.version, position: await this.options.store.headPosition(), reset: true, status: INLINE_STATUS });
   }
 
   private async reset(projector: Projector): Promise<void> {
@@ -502,9 +508,26 @@ export class ProjectionRunner {
     await knex.raw('CREATE SCHEMA ??', [shadow]);
     let position: Position = START;
     let applied = 0;
-    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+    const applyAll = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
       if (projector.applyBatch) await projector.applyBatch(trx, events);
       else for (const event of events) await projector.apply(trx, event);
+    };
+    // An inline projector has no lane to park an event it cannot apply: its rebuild does, the
+    // same way (a savepoint per batch, then per event; the failing one goes to the dead letters).
+    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+      if (!this.isInline(projector)) return applyAll(trx, events);
+      try {
+        await trx.transaction((batch) => applyAll(batch, events));
+      } catch {
+        for (const event of events) {
+          try {
+            await trx.transaction((one) => applyAll(one, [event]));
+          } catch (error) {
+            await recordDeadLetter(trx, name, event, error, 1);
+            this.options.logger.error({ err: error, projector: name, eventId: event.id, type: event.type, stream: event.stream }, 'inline projector cannot apply this event: moved to the dead-letter table');
+          }
+        }
+      }
     };
     try {
       await knex.transaction(async (trx) => {
@@ -547,7 +570,7 @@ export class ProjectionRunner {
           await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);
           await trx.raw('ALTER TABLE ??.?? SET SCHEMA ??', [shadow, table, live]);
         }
-        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true });
+        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true, status: inline ? INLINE_STATUS : undefined });
       });
       onProgress?.({ applied, position });
       for (const lane of this.lanes.values()) if (lane.projector.name === name) lane.wake();

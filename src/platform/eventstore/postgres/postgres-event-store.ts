@@ -443,11 +443,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       }
       const result = await pool.query<EventRow>(sql, params).catch(mapInfraError);
       const events = result.rows.map(toRecorded);
-      // A whole stream read forwards ends at its head: the next append can sign from it.
-      if (forwards && limit === undefined && events.length > 0) {
-        const last = events[events.length - 1];
-        heads.set(stream, { revision: last.revision, signature: String(last.metadata.signature ?? '') });
-      }
+      // A whole stream read forwards ends at its head, a read backwards from the end starts
+      // there: the next append can sign from it.
+      const head = forwards ? (limit === undefined ? events[events.length - 1] : undefined) : from === undefined ? events[0] : undefined;
+      if (head) heads.set(stream, { revision: head.revision, signature: String(head.metadata.signature ?? '') });
       return events;
     },
 
