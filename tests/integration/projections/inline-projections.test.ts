@@ -5,6 +5,7 @@ import { createCommandHandler } from '../../../src/platform/command-handling/com
 import { EventStore, NewEvent, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoints';
+import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
 import { InlineProjectionFailed } from '../../../src/platform/projection-runner/inline-projections';
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../../../src/platform/projection-runner/projector';
@@ -118,6 +119,28 @@ describe('inline projections', () => {
     const logged = await store.readAll({ filter: { streamPrefixes: [noteStream(tenantId, id)] } });
     expect(logged.map((e) => Number(e.revision))).to.deep.equal(Array.from({ length: 13 }, (_, i) => i));
     expect(row.title).to.equal((logged[12].data as { title: string }).title);
+  });
+
+  it('on a store without a shared transaction (EventStoreDB) an inline projector runs as a read-your-writes lane', async () => {
+    const { useInlineProjections: _, ...plain } = store;
+    const r = new ProjectionRunner({ knex: db.knex, store: plain as EventStore, projectors: [inlineNotes()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    runners.push(r);
+    await r.start();
+    const id = randomUUID();
+    const { position } = await plain.append(noteStream(tenantId, id), [created(id)]);
+    expect(await r.waitFor(position, 5000, ['NoteCreated'])).to.equal(true);
+    expect(await notes()).to.deep.equal([{ id, title: 'first', status: 'active', renames: 0 }]);
+  });
+
+  it('a rebuild parks an event the projector cannot apply in the dead letters and goes on', async () => {
+    const [good, bad] = [randomUUID(), randomUUID()];
+    await store.append(noteStream(tenantId, bad), [created(bad, 'poison')]);
+    await store.append(noteStream(tenantId, good), [created(good, 'fine')]);
+    await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+    expect((await notes()).map((n) => n.id)).to.deep.equal([good]);
+    const letters = await openDeadLetters(db.knex, 'toy_notes');
+    expect(letters.map((l) => l.eventId)).to.have.length(1);
+    expect(await degradedProjectors(db.knex)).to.deep.equal(['toy_notes']);
   });
 
   it('rebuilds from the log: on first sight over existing events, on a version bump, and on demand', async () => {
