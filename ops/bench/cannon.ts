@@ -6,6 +6,8 @@ export interface CannonRequest {
   body?: string;
   /** Called before each request: a fresh body per request (unique ids, rotating targets). */
   setupRequest?: (request: CannonRequest) => CannonRequest;
+  /** Called with each response (autocannon then keeps the body). */
+  onResponse?: (status: number, body: string) => void;
 }
 
 export interface CannonOptions {

@@ -97,9 +97,14 @@ interface Figures {
 
 async function load(route: Route, target: HttpTarget, seconds: number): Promise<Figures> {
   const { url, ...request } = route.request(target);
-  const result = await autocannon({ url, connections: 8, duration: seconds, requests: [request] });
+  // The first refusal, so a failed run says what the server answered.
+  let refused: string | null = null;
+  const onResponse = (status: number, body: string) => {
+    if (status >= 300 && refused === null) refused = `${status} ${String(body).slice(0, 300)}`;
+  };
+  const result = await autocannon({ url, connections: 8, duration: seconds, requests: [{ ...request, onResponse }] });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > result.requests.total / 100) throw new Error(`${route.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts})`);
+  if (failed > result.requests.total / 100) throw new Error(`${route.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; first refusal: ${refused ?? 'none'})`);
   return { rps: result.requests.total / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
 

@@ -95,6 +95,7 @@ async function applySkillEvent(trx: Knex.Transaction, event: RecordedEvent): Pro
 
 export const agentsProjector: Projector = {
   name: 'agents',
+  consistency: 'inline',
   version: 1,
   tables: [AGENT_TABLES.turns, AGENT_TABLES.usage, AGENT_TABLES.skills],
   eventTypes: [...TURN_TYPES, ...Object.keys(SkillEventSchemas)],

@@ -6,6 +6,7 @@ export const APPROVALS_TABLE = 'approvals_approvals';
 
 export const approvalQueueProjector: Projector = {
   name: 'approvals_queue',
+  consistency: 'inline',
   version: 1,
   tables: [APPROVALS_TABLE],
   eventTypes: approvalAggregate.eventTypes,

@@ -8,6 +8,7 @@ export const CHECKLIST_ARTIFACTS_TABLE = 'checklists_artifacts';
 
 export const checklistsProjector: Projector = {
   name: 'checklists_read_model',
+  consistency: 'inline',
   version: 1,
   tables: [CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE],
   eventTypes: checklistAggregate.eventTypes,

@@ -17,6 +17,7 @@ const connectorIdOf = (event: RecordedEvent) => event.stream.slice(-36);
 
 export const connectorsProjector: Projector = {
   name: 'connectors_read_model',
+  consistency: 'inline',
   version: 2,
   tables: [EXPOSURES_TABLE, SCHEMAS_TABLE, CONNECTORS_TABLE],
   eventTypes: connectorAggregate.eventTypes,

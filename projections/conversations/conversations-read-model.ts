@@ -21,6 +21,7 @@ function idOf(event: RecordedEvent, prefix: string): string {
  */
 export const conversationsProjector: Projector = {
   name: 'conversations',
+  consistency: 'inline',
   version: 1,
   tables: [T.projectFiles, T.projects, T.attachments, T.messages, T.conversations],
   eventTypes: [...CONVERSATION_EVENT_TYPES, ...PROJECT_EVENT_TYPES],

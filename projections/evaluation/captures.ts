@@ -9,6 +9,7 @@ export const CAPTURES_TABLE = 'evaluation_captures';
 
 export const capturesProjector: Projector = {
   name: 'evaluation_captures',
+  consistency: 'inline',
   version: 1,
   tables: [CAPTURES_TABLE],
   eventTypes: CAPTURE_EVENT_TYPES,

@@ -8,6 +8,7 @@ export const CASE_RESULTS_TABLE = 'evaluation_case_results';
 
 export const runsProjector: Projector = {
   name: 'evaluation_runs',
+  consistency: 'inline',
   version: 1,
   tables: [CASE_RESULTS_TABLE, RUNS_TABLE],
   eventTypes: ['EvalRunStarted', 'EvalCaseGraded', 'EvalRunCompleted', 'BaselinePromoted'],

@@ -33,6 +33,7 @@ async function createTables(knex: Knex): Promise<void> {
 
 export const graphSchemaProjector: Projector = {
   name: 'graph_schema',
+  consistency: 'inline',
   version: 1,
   tables: [ENTITY_TYPES, RELATIONSHIP_TYPES, RELATIONSHIP_RULES],
   createTables,

@@ -187,6 +187,7 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
 
 export const propertyGraphProjector: Projector = {
   name: 'graph_property_graph',
+  consistency: 'inline',
   version: 1,
   tables: [EDGES, VERTICES, IMPORTS],
   createTables,

@@ -6,6 +6,7 @@ export const ONETIME_TOKENS_TABLE = 'identity_onetime_tokens';
 
 export const onetimeTokensProjector: Projector = {
   name: 'identity_onetime_tokens',
+  consistency: 'inline',
   version: 1,
   tables: [ONETIME_TOKENS_TABLE],
   eventTypes: ONETIME_TOKEN_EVENT_TYPES,

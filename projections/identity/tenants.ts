@@ -5,6 +5,7 @@ export const TENANTS_TABLE = 'identity_tenants';
 
 export const tenantsProjector: Projector = {
   name: 'identity_tenants',
+  consistency: 'inline',
   version: 1,
   tables: [TENANTS_TABLE],
   eventTypes: TENANT_EVENT_TYPES,

@@ -12,6 +12,7 @@ const userIdOf = (stream: string) => stream.slice(-36);
 
 export const userDirectoryProjector: Projector = {
   name: 'identity_user_directory',
+  consistency: 'inline',
   version: 1,
   tables: [USERS_TABLE],
   eventTypes: USER_EVENT_TYPES,

@@ -20,6 +20,7 @@ const row = (tenantId: string, r: DuplicationRule) => ({
 
 export const duplicationRulesProjector: Projector = {
   name: 'monitoring_duplication_rules',
+  consistency: 'inline',
   version: 1,
   tables: [DUPLICATION_RULES_TABLE],
   eventTypes: duplicationRulesAggregate.eventTypes,

@@ -11,6 +11,7 @@ export const GUARD_RULE_VERSIONS_TABLE = 'monitoring_guard_rule_versions';
 
 export const eventTypesProjector: Projector = {
   name: 'monitoring_event_types',
+  consistency: 'inline',
   version: 1,
   tables: [EVENT_TYPES_TABLE, GUARD_RULE_VERSIONS_TABLE],
   eventTypes: eventTypeAggregate.eventTypes,

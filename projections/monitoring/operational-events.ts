@@ -13,6 +13,7 @@ const EVENT_STREAM_PREFIX = 'monitoring.event-';
 
 export const operationalEventsProjector: Projector = {
   name: 'monitoring_operational_events',
+  consistency: 'inline',
   version: 1,
   tables: [EVENTS_TABLE, EVENT_HISTORY_TABLE],
   eventTypes: operationalEventAggregate.eventTypes,

@@ -13,6 +13,7 @@ const BULKY = new Set(['body', 'validation']);
 
 export const promptAuditLogProjector: Projector = {
   name: 'prompts_audit_log',
+  consistency: 'inline',
   version: 1,
   tables: [AUDIT_TABLE],
   eventTypes: [...namespaceAggregate.eventTypes, ...templateAggregate.eventTypes],

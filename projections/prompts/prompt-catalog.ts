@@ -106,6 +106,7 @@ const NAMESPACE_TYPES = new Set<string>(namespaceAggregate.eventTypes);
 
 export const promptCatalogProjector: Projector = {
   name: 'prompts_catalog',
+  consistency: 'inline',
   version: 1,
   tables: [VERSIONS_TABLE, TEMPLATES_TABLE, TIERS_TABLE, NAMESPACES_TABLE],
   eventTypes: [...namespaceAggregate.eventTypes, ...templateAggregate.eventTypes],

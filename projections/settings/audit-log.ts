@@ -51,6 +51,7 @@ function entryOf(event: RecordedEvent): { action: string; targetUserId: string |
 
 export const settingsAuditLogProjector: Projector = {
   name: 'settings_audit_log',
+  consistency: 'inline',
   version: 1,
   tables: [SETTINGS_AUDIT_TABLE],
   eventTypes: ['TenantSettingsUpdated', 'UserBudgetOverrideUpserted', 'UserBudgetOverrideDeleted'],

@@ -7,6 +7,7 @@ export const TENANT_SETTINGS_TABLE = 'settings_tenant_settings';
 
 export const tenantSettingsProjector: Projector = {
   name: 'settings_tenant_settings',
+  consistency: 'inline',
   version: 1,
   tables: [TENANT_SETTINGS_TABLE],
   eventTypes: ['TenantSettingsUpdated'],

@@ -6,6 +6,7 @@ export const USER_OVERRIDES_TABLE = 'settings_user_budget_overrides';
 
 export const userBudgetOverridesProjector: Projector = {
   name: 'settings_user_budget_overrides',
+  consistency: 'inline',
   version: 1,
   tables: [USER_OVERRIDES_TABLE],
   eventTypes: ['UserBudgetOverrideUpserted', 'UserBudgetOverrideDeleted'],

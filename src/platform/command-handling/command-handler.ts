@@ -81,21 +81,31 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
     const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     let state = decider.initialState;
-    let from: bigint | undefined;
     let revision: bigint | null = null;
+    const stored = await readForDecision(decider, stream);
+    if (stored.snapshot) ({ state, revision } = stored.snapshot);
+    for (const event of stored.events) state = decider.evolve(state, read(event));
+    if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
+    return { state, stored: stored.events, revision };
+  }
+
+  /**
+   * The events a decision folds, after the snapshot it starts from (if any). A stream that
+   * keeps snapshots is first read backwards, one snapshot interval's worth: most streams are
+   * shorter than that, and then that one query is all (the snapshot table is not read). A
+   * longer stream's snapshot is at most one interval behind its head, so the tail read usually
+   * covers everything after it.
+   */
+  async function readForDecision<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string): Promise<{ events: RecordedEvent[]; snapshot?: { state: State; revision: bigint } }> {
     const policy = decider.snapshot;
-    if (policy && snapshots) {
-      const snapshot = await snapshots.load(stream);
-      if (snapshot && snapshot.version === policy.version) {
-        state = policy.fromJSON(snapshot.state);
-        revision = snapshot.revision;
-        from = snapshot.revision + 1n;
-      }
-    }
-    const stored = await store.readStream(stream, from === undefined ? {} : { from });
-    for (const event of stored) state = decider.evolve(state, read(event));
-    if (stored.length > 0) revision = stored[stored.length - 1].revision;
-    return { state, stored, revision };
+    if (!policy || !snapshots) return { events: await store.readStream(stream) };
+    const tail = (await store.readStream(stream, { direction: 'backwards', limit: policy.every })).reverse();
+    if (tail.length < policy.every || tail[0].revision === 0n) return { events: tail };
+    const snapshot = await snapshots.load(stream);
+    if (!snapshot || snapshot.version !== policy.version) return { events: await store.readStream(stream) };
+    const after = snapshot.revision + 1n;
+    const events = after >= tail[0].revision ? tail.filter((e) => e.revision >= after) : await store.readStream(stream, { from: after });
+    return { events, snapshot: { state: policy.fromJSON(snapshot.state), revision: snapshot.revision } };
   }
 
   return async function handle<Command, State, Event extends DomainEvent>(

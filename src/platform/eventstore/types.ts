@@ -112,8 +112,24 @@ export interface StreamWrite {
   expectedRevision?: ExpectedRevision;
 }
 
+/**
+ * Read models applied in the append's own transaction (the projection runner's inline
+ * projectors). Only a store that can share its transaction takes them (PostgreSQL).
+ */
+export interface InlineProjections {
+  /** True when an inline projector handles `type`: other appends stay one autocommitted call. */
+  handles(type: string): boolean;
+  /**
+   * Runs `append` in one transaction on `connection` (the store's own client); `append` hands
+   * what it wrote to `apply` before commit, and any failure rolls back the append with the rows.
+   */
+  transaction<T>(connection: unknown, append: (apply: (events: RecordedEvent[]) => Promise<void>) => Promise<T>): Promise<T>;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'esdb';
+  /** Present when the store can apply inline projections in its append transaction. */
+  useInlineProjections?(inline: InlineProjections): void;
   append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
   /**
    * Several streams, each with its own expected revision (a reservation and its owner).

@@ -15,11 +15,16 @@ export interface Projector {
   /** The event types `apply` cares about; others only advance the checkpoint. Absent: all. */
   eventTypes?: readonly string[];
   /**
+   * `inline`: applied in the append's own transaction (PostgreSQL store), so the caller's next
+   * read sees it and no command waits for it; for cheap, per-tenant read models a caller reads
+   * right after its command. An apply that throws fails the append: nothing is written. The
+   * runner never applies it live but rebuilds it from the log like any other; on a store
+   * without a shared transaction (EventStoreDB) it runs as `read-your-writes`.
    * `eventual`: nobody reads it in the same breath as the write (the audit index): commands
    * never wait for it, and its readers call `ProjectionRunner.catchUp` when they want the
-   * latest. Default `read-your-writes`: a command waits until it holds what it appended.
+   * latest. Default `read-your-writes`: a command waits until a lane holds what it appended.
    */
-  consistency?: 'read-your-writes' | 'eventual';
+  consistency?: 'inline' | 'read-your-writes' | 'eventual';
   apply(trx: Knex.Transaction, event: RecordedEvent): Promise<void>;
   /**
    * Optional: applies a whole batch (already filtered to `eventTypes`, in log order) at once,

@@ -4,6 +4,8 @@ import { comparePositions, EventStore, Position, positionToString, RecordedEvent
 import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
+import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
+import { createInlineProjections } from './inline-projections';
 import { LogTail } from './log-tail';
 import type { Projector } from './projector';
 
@@ -56,6 +58,9 @@ class ApplyFailed extends Error {
  */
 const SKIP_SAVE_MS = 5000;
 
+/** The checkpoint status of an inline projector: the store applies it, no lane runs it. */
+export const INLINE_STATUS = 'inline';
+
 /** This instance lost the projector lock: its lanes stop before applying another batch. */
 class LeadershipLost extends Error {
   readonly name = 'LeadershipLost';
@@ -96,7 +101,26 @@ export class ProjectionRunner {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
       names.add(projector.name);
     }
+    // Inline only where the store can share its append transaction; elsewhere a lane as usual.
+    const inlineCapable = typeof options.store.useInlineProjections === 'function';
+    this.inline = new Set(options.projectors.filter((p) => inlineCapable && p.consistency === 'inline').map((p) => p.name));
   }
+
+  /** Projectors the store applies in its append transaction: no lane, nobody waits for them. */
+  private readonly inline: Set<string>;
+
+  private isInline(projector: Projector): boolean {
+    return this.inline.has(projector.name);
+  }
+
+  /** Hands the inline projectors to the store: from now on every append applies them. */
+  private attachInline(): void {
+    if (this.inline.size === 0 || this.inlineAttached) return;
+    this.inlineAttached = true;
+    this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, this.options.projectors.filter((p) => this.isInline(p))));
+  }
+
+  private inlineAttached = false;
 
   get isLeader(): boolean {
     return this.leader;
@@ -115,6 +139,8 @@ export class ProjectionRunner {
     await this.tryLead();
     if (!this.leader) {
       this.options.logger.info('another instance runs the projectors; this one waits on their checkpoints');
+      // The leader creates and rebuilds inline read models; this instance's appends write them.
+      this.attachInline();
       this.followerCaughtUp = true;
     }
     // Keeps trying: a follower takes over from a stopped leader, a fenced leader comes back.
@@ -135,7 +161,8 @@ export class ProjectionRunner {
     if (!(await this.options.leaderLock.tryAcquire())) return;
     this.leader = true;
     this.lanes.clear();
-    for (const projector of this.options.projectors) {
+    for (const projector of this.options.projectors.filter((p) => this.isInline(p))) await this.prepareInline(projector);
+    for (const projector of this.options.projectors.filter((p) => !this.isInline(p))) {
       const position = await this.prepare(projector);
       const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0 };
       this.lanes.set(projector.name, lane);
@@ -171,6 +198,25 @@ export class ProjectionRunner {
     }
     await this.reset(projector);
     return START;
+  }
+
+  /**
+   * An inline projector has no lane: its tables are created on first sight and, when its
+   * version changed or the log already holds its events, rebuilt from the log while the store
+   * applies new appends to the live tables (the swap takes their lock, see `rebuild`).
+   */
+  private async prepareInline(projector: Projector): Promise<void> {
+    const stored = await readCheckpoint(this.options.knex, projector.name);
+    if (stored && stored.version === projector.version) return this.attachInline();
+    if (stored) this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'inline projector version changed: rebuilding');
+    if (!stored) await this.reset(projector);
+    this.attachInline();
+    const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
+    const [any] = await this.options.store.readAll({ limit: 1, filter });
+    if (stored || any) await this.rebuild(projector.name);
+    // Its checkpoint says only where its last rebuild ended (here, the head it was created at)
+    // and, as its status, that appends apply it.
+    else await saveCheckpoint(this.options.knex, projector.name, { version: projector.version, position: await this.options.store.headPosition(), reset: true, status: INLINE_STATUS });
   }
 
   private async reset(projector: Projector): Promise<void> {
@@ -383,7 +429,7 @@ export class ProjectionRunner {
     // A stuck projector elsewhere never delays a command that wrote nothing it reads, and
     // an eventual one (the audit index) never delays a command at all.
     const concerned = (projector: Projector) =>
-      projector.consistency !== 'eventual' && (!eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t)));
+      projector.consistency !== 'eventual' && !this.isInline(projector) && (!eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t)));
     return this.waitUntil(position, timeoutMs, concerned);
   }
 
@@ -462,9 +508,26 @@ export class ProjectionRunner {
     await knex.raw('CREATE SCHEMA ??', [shadow]);
     let position: Position = START;
     let applied = 0;
-    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+    const applyAll = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
       if (projector.applyBatch) await projector.applyBatch(trx, events);
       else for (const event of events) await projector.apply(trx, event);
+    };
+    // An inline projector has no lane to park an event it cannot apply: its rebuild does, the
+    // same way (a savepoint per batch, then per event; the failing one goes to the dead letters).
+    const applyInto = async (trx: Knex.Transaction, events: RecordedEvent[]) => {
+      if (!this.isInline(projector)) return applyAll(trx, events);
+      try {
+        await trx.transaction((batch) => applyAll(batch, events));
+      } catch {
+        for (const event of events) {
+          try {
+            await trx.transaction((one) => applyAll(one, [event]));
+          } catch (error) {
+            await recordDeadLetter(trx, name, event, error, 1);
+            this.options.logger.error({ err: error, projector: name, eventId: event.id, type: event.type, stream: event.stream }, 'inline projector cannot apply this event: moved to the dead-letter table');
+          }
+        }
+      }
     };
     try {
       await knex.transaction(async (trx) => {
@@ -483,14 +546,19 @@ export class ProjectionRunner {
         applied += events.length;
         onProgress?.({ applied, position });
       }
+      const inline = this.isInline(projector);
       await knex.transaction(async (trx) => {
         await trx(CHECKPOINTS_TABLE).where({ name }).forUpdate().first();
+        // Inline: appends write the live tables themselves. Holding their lock, every event
+        // committed so far is readable and every writer still in flight waits, then applies
+        // its own events to the swapped-in tables: nothing is skipped or applied twice.
+        if (inline) for (const table of projector.tables) await trx.raw('LOCK TABLE ??.?? IN EXCLUSIVE MODE', [live, table]);
         await inShadow(trx);
         // The head before the final read: an event committed after it is read by the live
         // lane from the moved checkpoint; taken after the read, it would be skipped for good.
         const head = await store.headPosition();
         for (;;) {
-          const events = await store.readAll({ from: position, limit: this.batchSize, filter });
+          const events = inline ? await readCommittedSince(trx, position, projector.eventTypes, this.batchSize) : await store.readAll({ from: position, limit: this.batchSize, filter });
           if (events.length === 0) break;
           await applyInto(trx, events);
           position = events[events.length - 1].position;
@@ -502,7 +570,7 @@ export class ProjectionRunner {
           await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);
           await trx.raw('ALTER TABLE ??.?? SET SCHEMA ??', [shadow, table, live]);
         }
-        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true });
+        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true, status: inline ? INLINE_STATUS : undefined });
       });
       onProgress?.({ applied, position });
       for (const lane of this.lanes.values()) if (lane.projector.name === name) lane.wake();

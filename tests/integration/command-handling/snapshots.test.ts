@@ -5,7 +5,7 @@ import { appendMessage } from '../../../commands/conversations/append-message';
 import { createConversation } from '../../../commands/conversations/create-conversation';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import { createSnapshotStore, SNAPSHOTS_TABLE } from '../../../src/platform/command-handling/snapshots';
-import type { EventStore } from '../../../src/platform/eventstore/types';
+import type { EventStore, ReadStreamOptions } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
 import { createTestEventStore } from '../../support/event-store';
@@ -18,9 +18,11 @@ describe('stream snapshots of long aggregates', () => {
   after(() => cleanup());
 
   it('a conversation of 250 messages is decided from its snapshot, and the snapshot equals a full fold', async () => {
-    const reads: Array<bigint | undefined> = [];
-    const watched: EventStore = { ...store, readStream: (s, o) => (reads.push(o?.from), store.readStream(s, o)) };
-    const snapshots = createSnapshotStore(db.knex);
+    const reads: Array<ReadStreamOptions | undefined> = [];
+    const watched: EventStore = { ...store, readStream: (s, o) => (reads.push(o), store.readStream(s, o)) };
+    const loaded = { snapshots: 0 };
+    const counted = createSnapshotStore(db.knex);
+    const snapshots = { load: (stream: string) => (loaded.snapshots++, counted.load(stream)), save: counted.save };
     const handle = createCommandHandler({ store: watched, projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }), snapshots });
     const deps = { handle, knex: db.knex };
     const tenantId = randomUUID();
@@ -36,8 +38,10 @@ describe('stream snapshots of long aggregates', () => {
     const full = all.map(conversationAggregate.read).reduce(conversationAggregate.evolve, conversationAggregate.initialState);
     const fromSnapshot = all.filter((e) => e.revision > stored!.revision).map(conversationAggregate.read).reduce(conversationAggregate.evolve, conversationAggregate.snapshot!.fromJSON(stored!.state) as ConversationState);
     expect(JSON.parse(JSON.stringify(fromSnapshot))).to.deep.equal(JSON.parse(JSON.stringify(full)));
-    // The last decisions read only the tail after the snapshot.
-    expect(reads.at(-1)).to.equal(200n);
+    // Every decision reads one snapshot interval backwards and never the whole stream; the
+    // snapshot table is read only once the stream is longer than that (150 decisions of 251).
+    expect(reads.every((o) => o?.direction === 'backwards' && o.limit === 100)).to.equal(true);
+    expect(loaded.snapshots).to.equal(151);
   });
 
   it('a snapshot of another shape version is ignored: the stream is folded from revision 0', async () => {

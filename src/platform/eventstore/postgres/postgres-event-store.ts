@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Pool, PoolClient } from 'pg';
 import { isConnectionLoss } from '../../infra/connection-loss';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
@@ -9,6 +10,7 @@ import {
   EventStoreUnavailableError,
   ExpectedRevision,
   IdempotencyConflictError,
+  InlineProjections,
   NewEvent,
   Position,
   ReadAllOptions,
@@ -51,6 +53,22 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/**
+ * Every committed event of `types` after `from`, with no wait for older transactions still in
+ * flight (unlike readAll). Only for a reader that holds the locks of the tables those in-flight
+ * writers apply to (an inline projector's rebuild as it swaps its tables): a writer blocked on
+ * that lock applies its own events once the lock is gone, so reading past it skips nothing.
+ */
+export async function readCommittedSince(knex: Knex, from: Position, types: readonly string[] | undefined, limit: number): Promise<RecordedEvent[]> {
+  const [tx, pos] = positionParams(from);
+  const byType = types ? ' AND type = ANY(?::text[])' : '';
+  const result = await knex.raw<{ rows: EventRow[] }>(
+    `SELECT ${COLUMNS} FROM events WHERE (transaction_id, position) > (?::xid8, ?::bigint)${byType} ORDER BY transaction_id, position LIMIT ?`,
+    types ? [tx, pos, [...types], limit] : [tx, pos, limit],
+  );
+  return result.rows.map(toRecorded);
+}
+
 /** xid8 has no negative values; START maps to (0, -1), before every real transaction. */
 function positionParams(p: Position): [string, string] {
   return p.commit < 0n ? ['0', '-1'] : [p.commit.toString(), p.prepare.toString()];
@@ -78,6 +96,11 @@ interface Head {
 }
 
 const NO_HEAD: Head = Object.freeze({ revision: -1n, signature: null });
+
+type ApplyInline = (events: RecordedEvent[]) => Promise<void>;
+
+/** Inside an inline transaction: another writer moved the head; the caller starts over. */
+class HeadMoved extends WrongExpectedRevisionError {}
 
 /**
  * Heads this process saw last (its own appends, full forward reads). A stale entry costs
@@ -128,6 +151,36 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const notifier = new AppendNotifier(pool);
 
   const heads = new HeadCache(options.headCacheSize ?? 10_000);
+  let inline: InlineProjections | null = null;
+
+  /**
+   * What an inline projector sees of an append: the events exactly as a later read of the log
+   * answers them (data and metadata through JSON, as jsonb stores them), with their positions.
+   */
+  async function recorded(client: PoolClient, write: PreparedWrite, stored: { datas: string[]; metadatas: string[]; recordedAt: Date; nextRevision: bigint; position: Position }): Promise<RecordedEvent[]> {
+    const n = write.events.length;
+    const first = stored.nextRevision - BigInt(n - 1);
+    // Positions of one insert need not be consecutive (concurrent appends draw from one sequence).
+    let prepares = [stored.position.prepare];
+    if (n > 1) {
+      const found = await client.query<{ position: string }>({
+        name: 'events-inline-positions',
+        text: 'SELECT position::text FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision',
+        values: [write.stream, first.toString()],
+      });
+      prepares = found.rows.map((r) => BigInt(r.position));
+    }
+    return write.events.map((event, i) => ({
+      id: write.ids[i],
+      stream: write.stream,
+      revision: first + BigInt(i),
+      position: { commit: stored.position.commit, prepare: prepares[i] },
+      type: event.type,
+      data: JSON.parse(stored.datas[i]),
+      metadata: JSON.parse(stored.metadatas[i]),
+      recordedAt: stored.recordedAt,
+    }));
+  }
   // Wake-ups leave the append path: the notifier coalesces them on its own connection.
   const wake = () => notifier.poke();
 
@@ -170,8 +223,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * either re-sign from the true head (expected 'any' / 'stream_exists') or report the
    * conflict. Inside `appendMany` the same calls run in one transaction.
    */
-  async function appendOne(client: PoolClient, write: PreparedWrite, inTransaction = false): Promise<AppendResult> {
+  async function appendOne(client: PoolClient, write: PreparedWrite, inTransaction = false, apply?: ApplyInline): Promise<AppendResult> {
     const { stream, events, ids, expectedRevision: expected } = write;
+    const datas = events.map((e) => JSON.stringify(e.data ?? null));
     let head = await startingHead(client, write);
     for (let attempt = 0; ; attempt++) {
       if (typeof expected === 'bigint' && head.revision !== expected) throw new WrongExpectedRevisionError(stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
@@ -181,7 +235,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const result = await client.query<AppendRow>({
         name: 'events-append-fn',
         text: 'SELECT * FROM append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7, $8)',
-        values: [stream, head.revision.toString(), ids, events.map((e) => e.type), events.map((e) => JSON.stringify(e.data ?? null)), metadatas, recordedAt, last],
+        values: [stream, head.revision.toString(), ids, events.map((e) => e.type), datas, metadatas, recordedAt, last],
       });
       const row = result.rows[0];
       if (row.existing) {
@@ -192,13 +246,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (row.ok) {
         const nextRevision = BigInt(row.head_revision!);
         heads.set(stream, { revision: nextRevision, signature: last });
-        return { nextRevision, position: { commit: BigInt(row.tx!), prepare: BigInt(row.last_position!) } };
+        const position = { commit: BigInt(row.tx!), prepare: BigInt(row.last_position!) };
+        if (apply) await apply(await recorded(client, write, { datas, metadatas, recordedAt, nextRevision, position }));
+        return { nextRevision, position };
       }
       const actual: Head = row.head_revision === null ? NO_HEAD : { revision: BigInt(row.head_revision), signature: row.head_signature };
       heads.set(stream, actual);
       const retryable = expected === 'any' || expected === 'stream_exists';
       if (!retryable) throw new WrongExpectedRevisionError(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
-      if (attempt >= 1) return appendLocked(client, write, inTransaction);
+      // Inline: this transaction already holds an xid; events written under it after a newer
+      // writer's would sort before them in the log. Start over in a fresh transaction.
+      if (apply) throw new HeadMoved(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
+      if (attempt >= 1) return appendLocked(client, write, inTransaction, apply);
       head = actual;
     }
   }
@@ -207,7 +266,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * A contended stream under 'any': optimism would retry without bound, so the row lock
    * decides the order instead (SELECT … FOR UPDATE, then the same append call).
    */
-  async function appendLocked(client: PoolClient, write: PreparedWrite, inTransaction: boolean): Promise<AppendResult> {
+  async function appendLocked(client: PoolClient, write: PreparedWrite, inTransaction: boolean, apply?: ApplyInline): Promise<AppendResult> {
     if (!inTransaction) await client.query('BEGIN');
     try {
       const locked = await client.query<{ revision: string; last_signature: string | null }>({
@@ -223,11 +282,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       // concurrently: then this call reports it and the caller's retry loop goes round once more).
       let result: AppendResult;
       try {
-        result = await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true);
+        result = await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true, apply);
       } catch (error) {
         if (row || !(error instanceof WrongExpectedRevisionError)) throw error;
+        if (apply) throw new HeadMoved(write.stream, write.expectedRevision, error.actual);
         // Created by someone else between the lock attempt and the insert: lock it now.
-        result = await appendLocked(client, write, true);
+        result = await appendLocked(client, write, true, apply);
       }
       if (!inTransaction) await client.query('COMMIT');
       return result;
@@ -261,11 +321,60 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
-  /** One stream: an autocommitted call, one round trip when the head was known. */
+  /** Whether any of these writes feeds an inline projector (then the append opens a transaction). */
+  const feedsInline = (writes: PreparedWrite[]) => inline !== null && writes.some((w) => w.events.some((e) => inline!.handles(e.type)));
+
+  /**
+   * One stream: an autocommitted call, one round trip when the head was known; with an
+   * inline projector for its types, that call and the projector's rows in one transaction.
+   */
   async function appendSingle(write: PreparedWrite): Promise<AppendResult> {
-    const result = await withClient((client) => appendOne(client, write));
+    const result = await withClient((client) => {
+      if (!feedsInline([write])) return appendOne(client, write);
+      return inlineTransaction(client, [write], async (apply, attempt) => {
+        if (attempt > 0) await queueBehindWriters(client, write);
+        return appendOne(client, write, true, apply);
+      });
+    });
     wake();
     return result;
+  }
+
+  /**
+   * A contended stream inside an inline transaction: wait for this stream's other retrying
+   * writers on an advisory lock, then sign from the true head. Unlike a row lock, the advisory
+   * lock takes no transaction id while waiting, so the id this transaction gets when it writes
+   * is newer than the id of every writer before it, and the log keeps the stream in revision order.
+   */
+  async function queueBehindWriters(client: PoolClient, write: PreparedWrite): Promise<void> {
+    // Two statements: a statement's snapshot is taken before it waits for the lock.
+    await client.query({ name: 'events-stream-queue', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 7211))', values: [write.stream] });
+    const found = await client.query<{ revision: string; last_signature: string | null }>({
+      name: 'events-head',
+      text: 'SELECT revision::text, last_signature FROM streams WHERE stream_id = $1',
+      values: [write.stream],
+    });
+    const row = found.rows[0];
+    if (row) heads.set(write.stream, { revision: BigInt(row.revision), signature: row.last_signature });
+    else heads.forget(write.stream);
+  }
+
+  /**
+   * The append and the inline projectors in one transaction. A moved head under 'any' or
+   * 'stream_exists' rolls back and tries again in a fresh transaction (then taking the row
+   * lock first), so a stream's events always sort in revision order in the global log.
+   */
+  async function inlineTransaction<T>(client: PoolClient, writes: PreparedWrite[], run: (apply: ApplyInline, attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await inline!.transaction(client, (apply) => run(apply, attempt));
+      } catch (error) {
+        // Heads cached inside the rolled-back transaction never became true.
+        if (!(error instanceof HeadMoved)) for (const w of writes) heads.forget(w.stream);
+        if (!(error instanceof HeadMoved)) throw error;
+        if (attempt >= 8) throw new WrongExpectedRevisionError(error.stream, error.expected, error.actual);
+      }
+    }
   }
 
   /**
@@ -274,15 +383,24 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    */
   async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
     const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : 0));
+    const appendAll = async (client: PoolClient, apply?: ApplyInline) => {
+      const out: AppendResult[] = new Array(writes.length);
+      for (const i of order) out[i] = await appendOne(client, writes[i], true, apply);
+      return out;
+    };
     const results = await withClient(async (client) => {
-      await client.query('BEGIN');
       try {
-        const out: AppendResult[] = new Array(writes.length);
-        for (const i of order) out[i] = await appendOne(client, writes[i], true);
-        await client.query('COMMIT');
-        return out;
+        if (feedsInline(writes)) return await inlineTransaction(client, writes, (apply) => appendAll(client, apply));
+        await client.query('BEGIN');
+        try {
+          const out = await appendAll(client);
+          await client.query('COMMIT');
+          return out;
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
         // Heads cached inside the rolled-back transaction never became true.
         for (const w of writes) heads.forget(w.stream);
         throw error;
@@ -294,6 +412,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   const store: EventStore = {
     kind: 'postgres',
+
+    useInlineProjections(projections) {
+      inline = projections;
+    },
 
     async append(stream, events, { expectedRevision = 'any' } = {}) {
       return appendSingle(prepareWrite({ stream, events, expectedRevision }));
@@ -321,11 +443,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       }
       const result = await pool.query<EventRow>(sql, params).catch(mapInfraError);
       const events = result.rows.map(toRecorded);
-      // A whole stream read forwards ends at its head: the next append can sign from it.
-      if (forwards && limit === undefined && events.length > 0) {
-        const last = events[events.length - 1];
-        heads.set(stream, { revision: last.revision, signature: String(last.metadata.signature ?? '') });
-      }
+      // A whole stream read forwards ends at its head, a read backwards from the end starts
+      // there: the next append can sign from it.
+      const head = forwards ? (limit === undefined ? events[events.length - 1] : undefined) : from === undefined ? events[0] : undefined;
+      if (head) heads.set(stream, { revision: head.revision, signature: String(head.metadata.signature ?? '') });
       return events;
     },
 

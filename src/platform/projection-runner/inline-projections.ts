@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type { InlineProjections, RecordedEvent } from '../eventstore/types';
+import type { Projector } from './projector';
+
+/**
+ * A projector's `apply` threw inside an append: the append is rolled back with it, so the
+ * command fails and nothing is stored (no event the read model never saw, no poison lane).
+ */
+export class InlineProjectionFailed extends Error {
+  readonly name = 'InlineProjectionFailed';
+  constructor(
+    readonly projector: string,
+    readonly event: { id: string; type: string; stream: string },
+    readonly cause: unknown,
+  ) {
+    super(`inline projector ${projector} failed on ${event.type} ${event.id} of ${event.stream}: ${String((cause as Error)?.message ?? cause)}`);
+  }
+}
+
+/**
+ * Inline projectors (DESIGN §5, as Marten's and Emmett's): the PostgreSQL store calls them in
+ * the append's own transaction, on its own connection wrapped as a knex transaction, so a read
+ * model a caller reads right after its command is written with the events, and the command
+ * waits for no projector to read them back. Appends of other types never open a transaction.
+ */
+export function createInlineProjections(knex: Knex, projectors: Projector[]): InlineProjections {
+  const byType = new Map<string, Projector[]>();
+  const forAll: Projector[] = [];
+  for (const projector of projectors) {
+    if (!projector.eventTypes) forAll.push(projector);
+    else for (const type of projector.eventTypes) byType.set(type, [...(byType.get(type) ?? []), projector]);
+  }
+
+  async function apply(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
+    // Each projector gets its events in log order, as a lane would hand them over.
+    for (const projector of projectors) {
+      const wanted = projector.eventTypes ? events.filter((e) => byType.get(e.type)?.includes(projector)) : events;
+      if (wanted.length === 0) continue;
+      let at = wanted[0];
+      try {
+        if (projector.applyBatch) await projector.applyBatch(trx, wanted);
+        else for (at of wanted) await projector.apply(trx, at);
+      } catch (error) {
+        throw new InlineProjectionFailed(projector.name, { id: at.id, type: at.type, stream: at.stream }, error);
+      }
+    }
+  }
+
+  return {
+    handles: (type) => forAll.length > 0 || byType.has(type),
+    transaction: (connection, append) => knex.transaction((trx) => append((events) => apply(trx, events)), { connection } as Knex.TransactionConfig),
+  };
+}

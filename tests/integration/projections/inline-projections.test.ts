@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import pino from 'pino';
+import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
+import { EventStore, NewEvent, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
+import type { Database } from '../../../src/platform/infra/database';
+import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoints';
+import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
+import { InlineProjectionFailed } from '../../../src/platform/projection-runner/inline-projections';
+import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
+import type { Projector } from '../../../src/platform/projection-runner/projector';
+import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
+import { createTestEventStore } from '../../support/event-store';
+import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
+
+/**
+ * Inline projectors (DESIGN §5): written in the append's own transaction, so a read right
+ * after the append sees them, a failed apply appends nothing, and a rebuild from the log
+ * gives the same rows.
+ */
+describe('inline projections', () => {
+  let db: Database;
+  let store: EventStore;
+  let cleanup: () => Promise<void>;
+  let runners: ProjectionRunner[];
+  const tenantId = 'tenant-a';
+  const meta = () => ({ tenantId, actorId: 'tester', correlationId: randomUUID(), causationId: randomUUID() });
+  const created = (id: string, title = 'first'): NewEvent => ({ id: randomUUID(), type: 'NoteCreated', data: { noteId: id, title }, metadata: meta() });
+  const renamed = (title: string): NewEvent => ({ id: randomUUID(), type: 'NoteRenamed', data: { title }, metadata: meta() });
+
+  beforeEach(async () => {
+    ({ db, store, cleanup } = await createTestEventStore());
+    runners = [];
+  });
+  afterEach(async () => {
+    for (const r of runners) await r.stop();
+    await cleanup();
+  });
+
+  const inlineNotes = (version = 1, fail?: (event: { type: string; data: unknown }) => boolean): Projector => ({ ...notesProjector(version, fail), consistency: 'inline' });
+
+  async function start(projectors: Projector[]): Promise<ProjectionRunner> {
+    // A lane that never moves: anything read-your-writes would time out, inline must not wait.
+    const r = new ProjectionRunner({ knex: db.knex, store, projectors, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    runners.push(r);
+    await r.start();
+    return r;
+  }
+
+  const notes = () => db.knex('toy_notes').select('id', 'title', 'status', 'renames').orderBy('id');
+
+  it('writes the read model in the append transaction: the row is there when append returns', async () => {
+    await start([inlineNotes()]);
+    const id = randomUUID();
+    await store.append(noteStream(tenantId, id), [created(id)]);
+    expect(await notes()).to.deep.equal([{ id, title: 'first', status: 'active', renames: 0 }]);
+    await store.append(noteStream(tenantId, id), [renamed('second'), renamed('third')], { expectedRevision: 0n });
+    expect(await notes()).to.deep.equal([{ id, title: 'third', status: 'active', renames: 2 }]);
+  });
+
+  it('a command waits for no inline projector', async () => {
+    const r = await start([inlineNotes()]);
+    const handle = createCommandHandler({ store, projections: r, logger: pino({ level: 'silent' }), projectionWaitMs: 5000 });
+    const id = randomUUID();
+    const began = Date.now();
+    await handle(noteDecider, noteStream(tenantId, id), { type: 'CreateNote', noteId: id, title: 'quick' }, { tenantId, actorId: 'tester' });
+    expect(Date.now() - began).to.be.below(1000);
+    expect(await notes()).to.have.length(1);
+    expect(await r.waitFor(await store.headPosition(), 0)).to.equal(true);
+  });
+
+  it('an apply that throws fails the append: nothing is stored, the error names the projector', async () => {
+    await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+    const id = randomUUID();
+    const error = await store.append(noteStream(tenantId, id), [created(id, 'poison')]).catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(InlineProjectionFailed);
+    expect((error as InlineProjectionFailed).projector).to.equal('toy_notes');
+    expect(await store.readStream(noteStream(tenantId, id))).to.deep.equal([]);
+    expect(await notes()).to.deep.equal([]);
+    // The stream is untouched, so the next append starts it afresh.
+    await store.append(noteStream(tenantId, id), [created(id, 'fine')], { expectedRevision: 'no_stream' });
+    expect((await notes()).map((n) => n.title)).to.deep.equal(['fine']);
+  });
+
+  it('re-appending stored event ids is a no-op and applies nothing twice', async () => {
+    await start([inlineNotes()]);
+    const id = randomUUID();
+    await store.append(noteStream(tenantId, id), [created(id)]);
+    const rename = renamed('again');
+    await store.append(noteStream(tenantId, id), [rename], { expectedRevision: 0n });
+    await store.append(noteStream(tenantId, id), [rename]);
+    expect(await notes()).to.deep.equal([{ id, title: 'again', status: 'active', renames: 1 }]);
+  });
+
+  it('a refused expected revision applies nothing, and an atomic multi-stream append rolls back whole', async () => {
+    await start([inlineNotes()]);
+    const [a, b] = [randomUUID(), randomUUID()];
+    await store.append(noteStream(tenantId, a), [created(a)]);
+    const refused = await store.append(noteStream(tenantId, a), [renamed('late')], { expectedRevision: 5n }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
+    const many = await store
+      .appendMany([
+        { stream: noteStream(tenantId, b), events: [created(b)], expectedRevision: 'no_stream' },
+        { stream: noteStream(tenantId, a), events: [renamed('late')], expectedRevision: 7n },
+      ])
+      .catch((e: unknown) => e);
+    expect(many).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(await notes()).to.deep.equal([{ id: a, title: 'first', status: 'active', renames: 0 }]);
+  });
+
+  it('concurrent appends under "any" each apply once, in the order the log keeps', async () => {
+    await start([inlineNotes()]);
+    const id = randomUUID();
+    await store.append(noteStream(tenantId, id), [created(id)]);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => store.append(noteStream(tenantId, id), [renamed(`t${i}`)])));
+    const [row] = await notes();
+    expect(row.renames).to.equal(12);
+    // The global log holds the stream in revision order, so a rebuild folds it the same way.
+    const logged = await store.readAll({ filter: { streamPrefixes: [noteStream(tenantId, id)] } });
+    expect(logged.map((e) => Number(e.revision))).to.deep.equal(Array.from({ length: 13 }, (_, i) => i));
+    expect(row.title).to.equal((logged[12].data as { title: string }).title);
+  });
+
+  it('on a store without a shared transaction (EventStoreDB) an inline projector runs as a read-your-writes lane', async () => {
+    const { useInlineProjections: _, ...plain } = store;
+    const r = new ProjectionRunner({ knex: db.knex, store: plain as EventStore, projectors: [inlineNotes()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    runners.push(r);
+    await r.start();
+    const id = randomUUID();
+    const { position } = await plain.append(noteStream(tenantId, id), [created(id)]);
+    expect(await r.waitFor(position, 5000, ['NoteCreated'])).to.equal(true);
+    expect(await notes()).to.deep.equal([{ id, title: 'first', status: 'active', renames: 0 }]);
+  });
+
+  it('a rebuild parks an event the projector cannot apply in the dead letters and goes on', async () => {
+    const [good, bad] = [randomUUID(), randomUUID()];
+    await store.append(noteStream(tenantId, bad), [created(bad, 'poison')]);
+    await store.append(noteStream(tenantId, good), [created(good, 'fine')]);
+    await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+    expect((await notes()).map((n) => n.id)).to.deep.equal([good]);
+    const letters = await openDeadLetters(db.knex, 'toy_notes');
+    expect(letters.map((l) => l.eventId)).to.have.length(1);
+    expect(await degradedProjectors(db.knex)).to.deep.equal(['toy_notes']);
+  });
+
+  it('rebuilds from the log: on first sight over existing events, on a version bump, and on demand', async () => {
+    // Written before the projector existed: the first start must fold them in.
+    const ids = [randomUUID(), randomUUID()];
+    for (const id of ids) await store.append(noteStream(tenantId, id), [created(id, 'old')]);
+    const first = await start([inlineNotes()]);
+    expect((await notes()).map((n) => n.title)).to.deep.equal(['old', 'old']);
+    await store.append(noteStream(tenantId, ids[0]), [renamed('new')], { expectedRevision: 0n });
+    const expected = await notes();
+    await first.stop();
+
+    const bumped = await start([inlineNotes(2)]);
+    expect(await notes()).to.deep.equal(expected);
+    expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
+
+    // On demand, while appends keep arriving: every one lands once, in the swapped-in tables.
+    const writes = Promise.all(Array.from({ length: 20 }, (_, i) => store.append(noteStream(tenantId, ids[1]), [renamed(`w${i}`)])));
+    await bumped.rebuild('toy_notes');
+    await writes;
+    const after = await notes();
+    expect(after.find((n) => n.id === ids[1])?.renames).to.equal(20);
+    await bumped.rebuild('toy_notes');
+    expect(await notes()).to.deep.equal(after);
+  });
+});
