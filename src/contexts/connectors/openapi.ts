@@ -1,3 +1,4 @@
+import { identityHeader } from '../../platform/http/bounded';
 import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { ChangeConnectorInput } from '../../../commands/connectors/change-connector';
 import { DraftExposureInput } from '../../../commands/connectors/draft-exposure';
@@ -74,7 +75,7 @@ const Refusal = z
   .object({ detail: z.object({ error: z.string() }).passthrough() })
   .openapi('ConnectorRefusal', { description: 'A refusal with a machine-readable `detail.error` and its particulars (fields, host, reason…).' });
 const refusals = { errorBodies: { 422: Refusal } };
-const TenantHeader = z.object({ 'x-tenant-id': z.string(), 'x-user-id': z.string().optional() });
+const TenantHeader = z.object({ 'x-tenant-id': identityHeader('x-tenant-id'), 'x-user-id': identityHeader('x-user-id').optional() });
 
 export const connectorsApi: ApiDescription = {
   tag: 'connectors',

@@ -1,3 +1,4 @@
+import { identityHeader } from '../../platform/http/bounded';
 import { z, type ApiDescription, type RouteDescription } from '../../platform/openapi/describe';
 import { BudgetTierBody } from '../../../commands/prompts/budget-tier-fields';
 import { CreateDraftBody } from '../../../commands/prompts/create-draft';
@@ -100,7 +101,7 @@ const Rendered = z
 const gone = (status: 'deleted' | 'discarded') => z.object({ id: z.string(), status: z.literal(status) });
 
 const hotPath = (internal: boolean): RouteDescription[] => {
-  const headers = internal ? z.object({ 'x-tenant-id': z.string().optional(), 'x-user-id': z.string().optional() }) : undefined;
+  const headers = internal ? z.object({ 'x-tenant-id': identityHeader('x-tenant-id').optional(), 'x-user-id': identityHeader('x-user-id').optional() }) : undefined;
   const note = internal ? 'Internal listener: the tenant from `X-Tenant-Id` (else the default tenant), the user from `X-User-Id` or `user_id`.' : undefined;
   return [
     { method: 'get', path: '/prompts/resolve/:ns::slug', summary: 'The caller\'s serveable version of `namespace:slug`', description: note, params: RefPathParams, query: UserQuery, headers, responses: { 200: Resolved } },

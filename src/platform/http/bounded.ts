@@ -1,4 +1,5 @@
 import { z } from '../openapi/describe';
+import { IDENTITY_HEADER_LIMITS } from './identity';
 
 /**
  * Bounded input primitives (issue 28): every string, integer, array and free-form object a
@@ -20,6 +21,9 @@ export const LIMITS = {
   /** Serialized size of a free-form object. */
   recordBytes: 256 * 1024,
 } as const;
+
+/** An identity header of the internal listener (`X-Tenant-Id`, `X-User-Id`), bounded where it is checked (`boundedIdentityHeaders`). */
+export const identityHeader = (name: 'x-tenant-id' | 'x-user-id') => z.string().min(1).max(IDENTITY_HEADER_LIMITS[name]);
 
 /** Platform ids (UUIDs): the format bounds the length. */
 export const id = () => z.string().uuid().max(36);

@@ -1,12 +1,29 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Request } from 'express';
-import { Unauthenticated } from '../domain-errors';
+import type { NextFunction, Response } from 'express';
+import { Unauthenticated, ValidationFailed } from '../domain-errors';
 
 /**
  * The gateway stamps these from the resolved token; backends take identity from nowhere
  * else (spec 1 §1). Anything a client sends under these names is removed first.
  */
 export const IDENTITY_HEADERS = ['x-user-id', 'x-tenant-id', 'x-permissions'] as const;
+
+/**
+ * On the internal listener the local caller asserts the identity with these headers (no
+ * gateway): ids are UUIDs or short slugs (`default`), permissions a comma list. Longer values
+ * are refused before any route reads them (the internal document states the same bounds).
+ */
+export const IDENTITY_HEADER_LIMITS: Record<(typeof IDENTITY_HEADERS)[number], number> = { 'x-user-id': 128, 'x-tenant-id': 128, 'x-permissions': 4096 };
+
+export function boundedIdentityHeaders(req: Request, _res: Response, next: NextFunction): void {
+  const refused = IDENTITY_HEADERS.filter((name) => {
+    const value = req.headers[name];
+    return (Array.isArray(value) ? value.join(',') : value ?? '').length > IDENTITY_HEADER_LIMITS[name];
+  });
+  if (refused.length === 0) return next();
+  next(new ValidationFailed(refused.map((name) => ({ loc: ['header', name], msg: `at most ${IDENTITY_HEADER_LIMITS[name]} characters`, type: 'too_long' }))));
+}
 
 export interface Identity {
   userId: string;

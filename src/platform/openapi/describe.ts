@@ -151,12 +151,15 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
 
 /**
  * Who may call: the session token by header or cookie; on a public path also nobody (`{}`),
- * while a good token there is still resolved (spec 1 §4). The internal listener and the root
- * routes (health, docs) have no gateway.
+ * while a good token there is still resolved (spec 1 §4). The root routes (health, docs)
+ * have no gateway. On the internal listener (127.0.0.1 only, no gateway) the local caller
+ * asserts the identity with `X-Tenant-Id` and `X-User-Id`; the token-resolving route reads the
+ * session token itself.
  */
 function security(route: RouteDescription, listener: Listener): Record<string, string[]>[] {
-  if (listener !== 'public' || route.root) return [];
+  if (route.root) return [];
   const session: Record<string, string[]>[] = [{ bearer: [] }, { cookie: [] }];
+  if (listener === 'internal') return route.auth === 'public' ? session : [{ internal_tenant: [], internal_user: [] }, { internal_tenant: [] }];
   return route.auth === 'public' ? [{}, ...session] : session;
 }
 
@@ -232,6 +235,11 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from POST /api/v1/auth/token: a JWT handled per RFC8725 (HS256 only, `exp`, `iat` and issuer required, no `kid`/`jku`/`jwk`/`x5u` headers).' });
   registry.registerComponent('securitySchemes', 'cookie', { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The HttpOnly session cookie set at login' });
+  if (options.listener === 'internal') {
+    const asserted = 'asserted by the local caller: the internal listener binds 127.0.0.1 only and has no gateway';
+    registry.registerComponent('securitySchemes', 'internal_tenant', { type: 'apiKey', in: 'header', name: 'X-Tenant-Id', description: `The tenant, ${asserted} (at most 128 characters).` });
+    registry.registerComponent('securitySchemes', 'internal_user', { type: 'apiKey', in: 'header', name: 'X-User-Id', description: `The user, ${asserted} (at most 128 characters); with \`X-Permissions\` (a comma list, at most 4,096 characters).` });
+  }
   registry.register('ErrorDetail', ErrorDetail);
   registry.register('ValidationError', ValidationError);
   registry.register('GatewayError', GatewayErrorBody);

@@ -116,4 +116,14 @@ describe('duplication rules (internal listener)', () => {
     expect((await t.internal.post('/duplication-rules', { name: 'x', window_seconds: 60 }, headers)).status).to.equal(403);
     expect((await t.internal.get('/duplication-rules', headers)).status).to.equal(200);
   });
+
+  it('an identity header past its bound (tenant, user 128 characters; permissions 4,096) is a 422 naming the header, and nothing is written', async () => {
+    const { tenantId } = await setup();
+    const long = 'x'.repeat(129);
+    const refused = await t.internal.post('/duplication-rules', { name: 'too long', window_seconds: 60 }, { 'x-tenant-id': long });
+    expect(refused.status).to.equal(422);
+    expect(refused.body.detail).to.deep.equal([{ loc: ['header', 'x-tenant-id'], msg: 'at most 128 characters', type: 'too_long' }]);
+    expect((await t.internal.get('/duplication-rules', { 'x-tenant-id': tenantId, 'x-user-id': long })).status).to.equal(422);
+    expect((await t.internal.get('/duplication-rules', { 'x-tenant-id': tenantId })).body).to.deep.equal([]);
+  });
 });
