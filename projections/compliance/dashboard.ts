@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedCell, assessedEntities, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
 import { createRowsTables, refreshRows } from './dashboard-rows';
@@ -140,7 +140,7 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: R
   }
 }
 
-/** The cells of consecutive `EntitiesAssessed` events of one assessment, written together. */
+/** The cells of consecutive verdict batches (`VerdictsAssessed`, or `EntitiesAssessed` of old) of one assessment, written together. */
 interface CellRun {
   assessmentId: string;
   tenantId: string;
@@ -271,7 +271,8 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     name: 'compliance_dashboard',
     // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
     // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
-    version: 3,
+    // 4: verdicts recorded packed (`VerdictsAssessed`, issue 27 §3).
+    version: 4,
     tables: [COUNTS, ROWS, DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
@@ -283,12 +284,13 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // Consecutive batches of one assessment go in one statement; anything else applies in log order.
     let run: CellRun | null = null;
     for (const event of events) {
-      if (event.type === 'EntitiesAssessed') {
-        const { data } = readAssessmentEvent(event) as Extract<AssessmentEvent, { type: 'EntitiesAssessed' }>;
+      if (event.type === 'VerdictsAssessed' || event.type === 'EntitiesAssessed') {
+        const read = readAssessmentEvent(event);
+        const { assessmentId } = read.data;
         const tenantId = event.metadata.tenantId;
-        if (run && (run.assessmentId !== data.assessmentId || run.tenantId !== tenantId)) await flush();
-        run ??= { assessmentId: data.assessmentId, tenantId, at: event.recordedAt, cells: [] };
-        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
+        if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await flush();
+        run ??= { assessmentId, tenantId, at: event.recordedAt, cells: [] };
+        for (const entity of assessedEntities(read)) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
         continue;
       }
       await flush();
