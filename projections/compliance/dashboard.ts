@@ -152,11 +152,12 @@ const SEP = '\u001f';
 
 /**
  * Writes a run of assessed cells (a whole assessment, however many batch events it took) in
- * two statements. First the diff: (entity, domain, fingerprint) of every cell goes as three
+ * at most three statements. First the diff: (entity, domain, fingerprint) of every cell goes as three
  * delimited strings against the current versions, and only the cells whose verdict changed
  * come back; a daily re-assessment of an unchanged portfolio stops there and writes nothing.
- * Then the changed cells go as one JSON document (unnesting in Postgres is far cheaper than
- * binding 100,000-element arrays from Node): their previous versions close, new ones open.
+ * Then their previous versions close by id, and the changed cells go as one JSON document
+ * (unnesting in Postgres is far cheaper than binding 100,000-element arrays from Node; `json`
+ * rather than `jsonb`: it is read once, row by row) and open the new versions.
  */
 async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<string[]> {
   if (!run || run.cells.length === 0) return [];
@@ -176,19 +177,18 @@ async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<s
     ],
   );
   if (changedRows.length > 0) {
-    const changed = (changedRows as Array<{ n: number; previous: string | null }>).map(({ n, previous }) => {
+    const changed = (changedRows as Array<{ n: number }>).map(({ n }) => {
       const { entityId, cell, fingerprint } = run.cells[n - 1];
-      return { entity_id: entityId, previous, fingerprint, domain: cell.domain, color: cell.color, bucket: cell.bucket, due_date: cell.dueDate, anomaly: cell.anomaly, reason: cell.reason, facts: cell.facts };
+      return { entity_id: entityId, fingerprint, domain: cell.domain, color: cell.color, bucket: cell.bucket, due_date: cell.dueDate, anomaly: cell.anomaly, reason: cell.reason, facts: cell.facts };
     });
+    // The previous versions close by id (none on a tenant's first assessment).
+    const previous = (changedRows as Array<{ previous: string | null }>).flatMap((r) => (r.previous === null ? [] : [r.previous]));
+    if (previous.length > 0) await trx.raw(`UPDATE ${CELLS} SET valid_to = ? WHERE id = ANY(string_to_array(?, ',')::bigint[])`, [run.at, previous.join(',')]);
     await trx.raw(
-      `WITH changed AS (
-          SELECT * FROM jsonb_to_recordset(?::jsonb) AS c(entity_id text, previous bigint, fingerprint text, domain text, color text, bucket text,
-                                                          due_date date, anomaly boolean, reason text, facts jsonb)),
-        closed AS (
-          UPDATE ${CELLS} c SET valid_to = ? FROM changed ch WHERE c.id = ch.previous RETURNING c.id)
-       INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
-       SELECT ?, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, ?, ? FROM changed`,
-      [JSON.stringify(changed), run.at, run.tenantId, run.assessmentId, run.at],
+      `INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
+       SELECT ?, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, ?, ?
+         FROM json_to_recordset(?::json) AS c(entity_id text, fingerprint text, domain text, color text, bucket text, due_date date, anomaly boolean, reason text, facts jsonb)`,
+      [run.tenantId, run.assessmentId, run.at, JSON.stringify(changed)],
     );
   }
   await trx.raw('SET LOCAL enable_nestloop = on');

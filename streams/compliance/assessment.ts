@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
@@ -51,7 +51,8 @@ export type GraphMark = z.infer<typeof GraphMark>;
  */
 export function cellFingerprint(cell: AssessedCell): string {
   const facts = Object.keys(cell.facts).sort().map((k) => [k, cell.facts[k]]);
-  return createHash('md5').update(JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts])).digest('hex');
+  // One-shot `hash` (no Hash object per cell): 100,000 cells per first assessment of 20,000 wells.
+  return hash('md5', JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts]));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { graphFacts } from '../../../queries/compliance/graph-facts';
+import { GraphFacts, graphFacts } from '../../../queries/compliance/graph-facts';
 import type { AssessedEntity } from '../../../streams/compliance/assessment';
 import { namespaceOf } from '../../../streams/graph/names';
 import type { AssessedVertex, DomainPack } from './packs/pack';
@@ -19,13 +19,33 @@ export interface PackRun {
 export type PackScope = { entityId?: string; vertexIds?: readonly string[] };
 
 /**
+ * Packs that read the same relationship (three read a well's permits) share one query: the
+ * neighbors are loaded once per run and the packs only read them.
+ */
+function sharedLookups(graph: GraphFacts): GraphFacts {
+  const loaded = new Map<string, ReturnType<GraphFacts['neighbors']>>();
+  return {
+    ...graph,
+    neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction, fields) {
+      const key = JSON.stringify([edgeLabel, ofLabel, neighborLabel, direction, fields, vertexIds]);
+      let neighbors = loaded.get(key);
+      if (!neighbors) {
+        neighbors = graph.neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction, fields);
+        loaded.set(key, neighbors);
+      }
+      return neighbors;
+    },
+  };
+}
+
+/**
  * Runs every pack over the tenant's graph (the whole portfolio, one entity, or some
  * vertices): each pack loads its facts in a few set-based queries, then assesses every entity
  * in memory. A pack that throws is reported in `failedDomains`; the others still count.
  */
 export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string, scope: PackScope = {}): Promise<PackRun> {
   const whole = scope.entityId === undefined && scope.vertexIds === undefined;
-  const graph = graphFacts(knex, namespaceOf(tenantId));
+  const graph = sharedLookups(graphFacts(knex, namespaceOf(tenantId)));
   const byEntity = new Map<string, AssessedEntity>();
   const failedDomains: Record<string, string> = {};
   const labels = [...new Set(packs.flatMap((p) => p.appliesTo))];
