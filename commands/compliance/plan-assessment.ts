@@ -51,7 +51,8 @@ export async function planPortfolioAssessment(knex: Knex, tenantId: string, pack
   const entities: AssessedEntity[] = [];
   for (const entity of run.entities) {
     const before = previous.get(entity.entityId);
-    const cells = entity.cells.filter((cell) => before?.get(cell.domain) !== cellFingerprint(cell));
+    // An entity without a verdict yet (every entity, on a tenant's first assessment) records them all: no fingerprint to compare.
+    const cells = before ? entity.cells.filter((cell) => before.get(cell.domain) !== cellFingerprint(cell)) : entity.cells;
     if (cells.length > 0) entities.push({ ...entity, cells });
   }
   const cellsOf = (e: AssessedEntity) => e.cells.length;

@@ -5,7 +5,7 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import type { DomainPack } from '../../src/contexts/compliance/packs/pack';
 import { runPacks } from '../../src/contexts/compliance/run-packs';
 import { Conflict, NotFound, Unavailable } from '../../src/platform/domain-errors';
-import { AssessedEntity, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, GraphMark, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedEntity, assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, GraphMark, packVerdicts, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { planPortfolioAssessment } from './plan-assessment';
 
 export interface RecordAssessment {
@@ -24,7 +24,7 @@ export interface RecordAssessment {
 }
 
 /**
- * Records the packs' verdicts as the day's snapshot: batches of `EntitiesAssessed`, then
+ * Records the packs' verdicts as the day's snapshot: batches of `VerdictsAssessed`, then
  * `AssessmentRecorded`. Every pack failing records nothing (503); some failing records the
  * rest with `status: 'partial'`.
  */
@@ -38,7 +38,7 @@ export function decideRecordAssessment(command: RecordAssessment, state: Assessm
       }
       const events: AssessmentEvent[] = [];
       for (let i = 0; i < command.entities.length; i += ASSESSMENT_BATCH_SIZE) {
-        events.push({ type: 'EntitiesAssessed', data: { assessmentId: command.assessmentId, batch: events.length, entities: command.entities.slice(i, i + ASSESSMENT_BATCH_SIZE) } });
+        events.push({ type: 'VerdictsAssessed', data: packVerdicts(command.assessmentId, events.length, command.entities.slice(i, i + ASSESSMENT_BATCH_SIZE)) });
       }
       events.push({
         type: 'AssessmentRecorded',
@@ -120,8 +120,7 @@ export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock
   let first: AssessedEntity[] = [];
   if (recorded.data.scope === 'entity') {
     const [batch] = await deps.store.readStream(stream, { limit: 1 });
-    const read = readAssessmentEvent(batch);
-    if (read.type === 'EntitiesAssessed') first = read.data.entities;
+    first = assessedEntities(readAssessmentEvent(batch));
   }
   return assessmentView(recorded.data, first);
 }

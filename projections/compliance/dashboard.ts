@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedCell, AssessmentEvent, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessedCell, assessedEntities, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
 import { createRowsTables, refreshRows } from './dashboard-rows';
@@ -140,7 +140,7 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: R
   }
 }
 
-/** The cells of consecutive `EntitiesAssessed` events of one assessment, written together. */
+/** The cells of consecutive verdict batches (`VerdictsAssessed`, or `EntitiesAssessed` of old) of one assessment, written together. */
 interface CellRun {
   assessmentId: string;
   tenantId: string;
@@ -152,11 +152,12 @@ const SEP = '\u001f';
 
 /**
  * Writes a run of assessed cells (a whole assessment, however many batch events it took) in
- * two statements. First the diff: (entity, domain, fingerprint) of every cell goes as three
+ * at most three statements. First the diff: (entity, domain, fingerprint) of every cell goes as three
  * delimited strings against the current versions, and only the cells whose verdict changed
  * come back; a daily re-assessment of an unchanged portfolio stops there and writes nothing.
- * Then the changed cells go as one JSON document (unnesting in Postgres is far cheaper than
- * binding 100,000-element arrays from Node): their previous versions close, new ones open.
+ * Then their previous versions close by id, and the changed cells go as one JSON document
+ * (unnesting in Postgres is far cheaper than binding 100,000-element arrays from Node; `json`
+ * rather than `jsonb`: it is read once, row by row) and open the new versions.
  */
 async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<string[]> {
   if (!run || run.cells.length === 0) return [];
@@ -176,19 +177,18 @@ async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<s
     ],
   );
   if (changedRows.length > 0) {
-    const changed = (changedRows as Array<{ n: number; previous: string | null }>).map(({ n, previous }) => {
+    const changed = (changedRows as Array<{ n: number }>).map(({ n }) => {
       const { entityId, cell, fingerprint } = run.cells[n - 1];
-      return { entity_id: entityId, previous, fingerprint, domain: cell.domain, color: cell.color, bucket: cell.bucket, due_date: cell.dueDate, anomaly: cell.anomaly, reason: cell.reason, facts: cell.facts };
+      return { entity_id: entityId, fingerprint, domain: cell.domain, color: cell.color, bucket: cell.bucket, due_date: cell.dueDate, anomaly: cell.anomaly, reason: cell.reason, facts: cell.facts };
     });
+    // The previous versions close by id (none on a tenant's first assessment).
+    const previous = (changedRows as Array<{ previous: string | null }>).flatMap((r) => (r.previous === null ? [] : [r.previous]));
+    if (previous.length > 0) await trx.raw(`UPDATE ${CELLS} SET valid_to = ? WHERE id = ANY(string_to_array(?, ',')::bigint[])`, [run.at, previous.join(',')]);
     await trx.raw(
-      `WITH changed AS (
-          SELECT * FROM jsonb_to_recordset(?::jsonb) AS c(entity_id text, previous bigint, fingerprint text, domain text, color text, bucket text,
-                                                          due_date date, anomaly boolean, reason text, facts jsonb)),
-        closed AS (
-          UPDATE ${CELLS} c SET valid_to = ? FROM changed ch WHERE c.id = ch.previous RETURNING c.id)
-       INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
-       SELECT ?, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, ?, ? FROM changed`,
-      [JSON.stringify(changed), run.at, run.tenantId, run.assessmentId, run.at],
+      `INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
+       SELECT ?, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, ?, ?
+         FROM json_to_recordset(?::json) AS c(entity_id text, fingerprint text, domain text, color text, bucket text, due_date date, anomaly boolean, reason text, facts jsonb)`,
+      [run.tenantId, run.assessmentId, run.at, JSON.stringify(changed)],
     );
   }
   await trx.raw('SET LOCAL enable_nestloop = on');
@@ -271,7 +271,8 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     name: 'compliance_dashboard',
     // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
     // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
-    version: 3,
+    // 4: verdicts recorded packed (`VerdictsAssessed`, issue 27 §3).
+    version: 4,
     tables: [COUNTS, ROWS, DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
@@ -283,12 +284,13 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // Consecutive batches of one assessment go in one statement; anything else applies in log order.
     let run: CellRun | null = null;
     for (const event of events) {
-      if (event.type === 'EntitiesAssessed') {
-        const { data } = readAssessmentEvent(event) as Extract<AssessmentEvent, { type: 'EntitiesAssessed' }>;
+      if (event.type === 'VerdictsAssessed' || event.type === 'EntitiesAssessed') {
+        const read = readAssessmentEvent(event);
+        const { assessmentId } = read.data;
         const tenantId = event.metadata.tenantId;
-        if (run && (run.assessmentId !== data.assessmentId || run.tenantId !== tenantId)) await flush();
-        run ??= { assessmentId: data.assessmentId, tenantId, at: event.recordedAt, cells: [] };
-        for (const entity of data.entities) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
+        if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await flush();
+        run ??= { assessmentId, tenantId, at: event.recordedAt, cells: [] };
+        for (const entity of assessedEntities(read)) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
         continue;
       }
       await flush();

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
@@ -6,7 +6,7 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
 /**
  * One compliance assessment (`compliance.assessment-<tenant>-<assessmentId>`): the packs'
  * verdicts for a portfolio (or one entity) on a day, recorded once. The verdicts travel in
- * `EntitiesAssessed` batches of a few hundred entities, then `AssessmentRecorded` closes the
+ * `VerdictsAssessed` batches of a few hundred entities, then `AssessmentRecorded` closes the
  * snapshot; the dashboard's read models are projections of these events (DESIGN §5).
  */
 export const COLORS = ['green', 'amber', 'red', 'grey', 'blue'] as const;
@@ -51,10 +51,35 @@ export type GraphMark = z.infer<typeof GraphMark>;
  */
 export function cellFingerprint(cell: AssessedCell): string {
   const facts = Object.keys(cell.facts).sort().map((k) => [k, cell.facts[k]]);
-  return createHash('md5').update(JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts])).digest('hex');
+  // One-shot `hash` (no Hash object per cell): 100,000 cells per first assessment of 20,000 wells.
+  return hash('md5', JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts]));
 }
 
+/**
+ * A packed cell: [domain #, color, bucket, due date, anomaly, reason prefix #, rest of the
+ * reason, fact keys #, ...fact values] — `#` an index into the event's `domains`, `prefixes`
+ * (a rule's citation, the part of a reason up to its first `: `) and `factKeys` tables.
+ */
+export type PackedCell = [number, Color, Bucket | null, string | null, boolean, number, string, number, ...Array<string | number | boolean | null>];
+/** A packed entity: [entity id, entity type, entity name, its cells]. */
+export type PackedEntity = [string, string, string, PackedCell[]];
+
 export const AssessmentEventSchemas = {
+  /**
+   * The verdicts of up to `ASSESSMENT_BATCH_SIZE` entities, packed (issue 27 §3): every cell
+   * an array, what repeats from cell to cell (domain, the rule's citation, the fact names)
+   * stored once per event. Same verdicts as `EntitiesAssessed`, about half the bytes and a
+   * tenth of the JSON objects to sign and store; `assessedEntities` unpacks either.
+   */
+  VerdictsAssessed: z.object({
+    assessmentId: z.string(),
+    batch: z.number().int(),
+    domains: z.array(z.string()),
+    prefixes: z.array(z.string()),
+    factKeys: z.array(z.array(z.string())),
+    entities: z.array(z.custom<PackedEntity>((v) => Array.isArray(v))),
+  }),
+  /** The verdicts unpacked, one object per cell: what assessments recorded before issue 27 §3 (still read). */
   EntitiesAssessed: z.object({
     assessmentId: z.string(),
     batch: z.number().int(),
@@ -109,7 +134,87 @@ function checkEntitiesAssessed(data: any): AssessmentEvent & { type: 'EntitiesAs
 }
 
 export function readAssessmentEvent(event: { type: string; data: unknown }): AssessmentEvent {
+  if (event.type === 'VerdictsAssessed') return checkVerdictsAssessed(event.data);
   return event.type === 'EntitiesAssessed' ? checkEntitiesAssessed(event.data) : readWithZod(event);
+}
+
+type Packed = Extract<AssessmentEvent, { type: 'VerdictsAssessed' }>['data'];
+
+/** Packs a batch's verdicts (`VerdictsAssessed`); `unpackVerdicts` gives them back equal. */
+export function packVerdicts(assessmentId: string, batch: number, entities: readonly AssessedEntity[]): Packed {
+  const tables = { domains: [] as string[], prefixes: [] as string[], factKeys: [] as string[][] };
+  const index = { domains: new Map<string, number>(), prefixes: new Map<string, number>(), factKeys: new Map<string, number>() };
+  const intern = <K extends keyof typeof tables>(table: K, key: string, value: (typeof tables)[K][number]) => {
+    let i = index[table].get(key);
+    if (i === undefined) {
+      i = tables[table].push(value as never) - 1;
+      index[table].set(key, i);
+    }
+    return i;
+  };
+  const packed = entities.map((e): PackedEntity => [
+    e.entityId,
+    e.entityType,
+    e.entityName,
+    e.cells.map((c): PackedCell => {
+      const colon = c.reason.indexOf(': ');
+      const cut = colon < 0 ? 0 : colon + 2;
+      // An undefined fact is no fact (JSON drops it from an object, as it did in `EntitiesAssessed`).
+      const keys = Object.keys(c.facts).filter((k) => c.facts[k] !== undefined);
+      return [
+        intern('domains', c.domain, c.domain),
+        c.color,
+        c.bucket,
+        c.dueDate,
+        c.anomaly,
+        intern('prefixes', c.reason.slice(0, cut), c.reason.slice(0, cut)),
+        c.reason.slice(cut),
+        intern('factKeys', JSON.stringify(keys), keys),
+        ...keys.map((k) => c.facts[k]),
+      ];
+    }),
+  ]);
+  return { assessmentId, batch, ...tables, entities: packed };
+}
+
+export function unpackVerdicts(data: Packed): AssessedEntity[] {
+  return data.entities.map(([entityId, entityType, entityName, cells]) => ({
+    entityId,
+    entityType,
+    entityName,
+    cells: cells.map(([domain, color, bucket, dueDate, anomaly, prefix, rest, keys, ...values]) => {
+      const names = data.factKeys[keys];
+      const facts: AssessedCell['facts'] = {};
+      for (let i = 0; i < names.length; i++) facts[names[i]] = values[i];
+      return { domain: data.domains[domain], color, bucket, dueDate, anomaly, reason: data.prefixes[prefix] + rest, facts };
+    }),
+  }));
+}
+
+/** The verdicts an assessment event carries, packed or not (none for `AssessmentRecorded`). */
+export function assessedEntities(event: AssessmentEvent): AssessedEntity[] {
+  if (event.type === 'VerdictsAssessed') return unpackVerdicts(event.data);
+  return event.type === 'EntitiesAssessed' ? event.data.entities : [];
+}
+
+/** `VerdictsAssessed` checked with plain loops, like `EntitiesAssessed`: every index in range, every cell whole. */
+function checkVerdictsAssessed(data: any): AssessmentEvent & { type: 'VerdictsAssessed' } {
+  const fail = (what: string) => {
+    throw new Error(`malformed VerdictsAssessed event: ${what}`);
+  };
+  const strings = (list: unknown) => Array.isArray(list) && list.every((s) => typeof s === 'string');
+  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities)) fail('assessmentId, batch, entities');
+  if (!strings(data.domains) || !strings(data.prefixes) || !Array.isArray(data.factKeys) || !data.factKeys.every(strings)) fail('domains, prefixes, factKeys');
+  const within = (i: unknown, list: unknown[]) => Number.isInteger(i) && (i as number) >= 0 && (i as number) < list.length;
+  for (const e of data.entities) {
+    if (!Array.isArray(e) || e.length !== 4 || typeof e[0] !== 'string' || typeof e[1] !== 'string' || typeof e[2] !== 'string' || !Array.isArray(e[3])) fail('entity');
+    for (const c of e[3]) {
+      if (!Array.isArray(c) || !within(c[0], data.domains) || !COLOR_SET.has(c[1]) || (c[2] !== null && !BUCKET_SET.has(c[2]))) fail(`cell of ${e[0]}`);
+      if ((c[3] !== null && typeof c[3] !== 'string') || typeof c[4] !== 'boolean' || !within(c[5], data.prefixes) || typeof c[6] !== 'string') fail(`cell of ${e[0]}`);
+      if (!within(c[7], data.factKeys) || c.length !== 8 + data.factKeys[c[7]].length || !c.slice(8).every(isFact)) fail(`facts of ${e[0]}`);
+    }
+  }
+  return { type: 'VerdictsAssessed', data };
 }
 
 /** An assessment is written once; its decision state is only whether it exists. */
@@ -117,6 +222,7 @@ export type AssessmentState = { status: 'none' } | { status: 'recorded'; assessm
 
 export function evolveAssessment(state: AssessmentState, event: AssessmentEvent): AssessmentState {
   switch (event.type) {
+    case 'VerdictsAssessed':
     case 'EntitiesAssessed':
       return state;
     case 'AssessmentRecorded':
@@ -132,5 +238,5 @@ export const assessmentAggregate: Aggregate<AssessmentState, AssessmentEvent> = 
   read: readAssessmentEvent,
 };
 
-/** Entities per `EntitiesAssessed` event: one append, events small enough to read back. */
+/** Entities per `VerdictsAssessed` event: one append, events small enough to read back. */
 export const ASSESSMENT_BATCH_SIZE = 500;

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../streams/compliance/anomaly-flagged';
+import { assessedEntities as assessedEntitiesOf, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
@@ -87,8 +88,8 @@ describe('compliance dashboard over a seeded Texas portfolio (spec 2 §4)', () =
     it('the assessment is stored as events in its own compliance stream', async () => {
       const stream = `compliance.assessment-${tenantId}-${assessed.body.assessment_id}`;
       const events = await t.deps.store.readStream(stream);
-      expect(events.map((e) => e.type)).to.deep.equal(['EntitiesAssessed', 'AssessmentRecorded']);
-      expect((events[0].data as any).entities).to.have.length(assessedEntities);
+      expect(events.map((e) => e.type)).to.deep.equal(['VerdictsAssessed', 'AssessmentRecorded']);
+      expect(assessedEntitiesOf(readAssessmentEvent(events[0]))).to.have.length(assessedEntities);
     });
 
     it('each summary count equals the matrix total for the same bucket', async () => {

@@ -7,7 +7,7 @@ import { complianceContext } from '../../../src/contexts/compliance/module';
 import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
 import { runPacks } from '../../../src/contexts/compliance/run-packs';
 import { graphContext } from '../../../src/contexts/graph/module';
-import { cellFingerprint } from '../../../streams/compliance/assessment';
+import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
@@ -38,7 +38,7 @@ describe('re-assessing a portfolio: only what changed', () => {
     expect(response.status).to.equal(200);
     const events = await t.deps.store.readStream(`compliance.assessment-${tenantId}-${response.body.assessment_id}`);
     const recorded = events[events.length - 1].data as { reassessed?: number };
-    const verdicts = events.filter((e) => e.type === 'EntitiesAssessed').flatMap((e) => (e.data as any).entities as Array<{ entityId: string; cells: Array<{ domain: string }> }>);
+    const verdicts = events.flatMap((e) => assessedEntities(readAssessmentEvent(e)));
     return { body: response.body, reassessed: recorded.reassessed, verdicts };
   };
 

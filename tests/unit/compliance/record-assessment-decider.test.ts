@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { decideRecordAssessment, RecordAssessment } from '../../../commands/compliance/record-assessment';
 import type { Decider } from '../../../src/platform/command-handling/decider';
 import { Conflict, Unavailable } from '../../../src/platform/domain-errors';
-import { ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, readAssessmentEvent } from '../../../streams/compliance/assessment';
+import { assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, packVerdicts, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { given } from '../../support/given';
 
 const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };
@@ -24,7 +24,7 @@ describe('recording a compliance assessment', () => {
     given(decider, [], NOW)
       .when(command())
       .then([
-        { type: 'EntitiesAssessed', data: { assessmentId: 'a-1', batch: 0, entities: [entity(1), entity(2)] } },
+        { type: 'VerdictsAssessed', data: packVerdicts('a-1', 0, [entity(1), entity(2)]) },
         {
           type: 'AssessmentRecorded',
           data: { assessmentId: 'a-1', scope: 'portfolio', entityId: null, assessedOn: '2026-01-15', assessedAt: NOW.toISOString(), domains: ['production', 'rule_32'], failedDomains: {}, status: 'complete', entities: 2, cells: 2 },
@@ -34,7 +34,7 @@ describe('recording a compliance assessment', () => {
 
   it('splits a large portfolio into batches of 500 entities', () => {
     const events = given(decider, [], NOW).when(command({ entities: Array.from({ length: 1201 }, (_, i) => entity(i)) })).events();
-    expect(events.map((e) => (e.type === 'EntitiesAssessed' ? e.data.entities.length : e.type))).to.deep.equal([ASSESSMENT_BATCH_SIZE, ASSESSMENT_BATCH_SIZE, 201, 'AssessmentRecorded']);
+    expect(events.map((e) => (e.type === 'VerdictsAssessed' ? e.data.entities.length : e.type))).to.deep.equal([ASSESSMENT_BATCH_SIZE, ASSESSMENT_BATCH_SIZE, 201, 'AssessmentRecorded']);
   });
 
   it('a failed domain makes the snapshot partial and names it', () => {
@@ -52,9 +52,33 @@ describe('recording a compliance assessment', () => {
     given(decider, history, NOW).when(command()).thenThrows(Conflict);
   });
 
-  it('reading back checks the batch shape without zod and rejects malformed cells', () => {
+  it('packs the verdicts: the citation, the domain and the fact names once per batch, every verdict given back equal', () => {
+    const cell = (domain: string, reason: string, facts: Record<string, string | number | boolean | null>) => ({ domain, color: 'red' as const, bucket: 'overdue' as const, dueDate: null, anomaly: true, reason, facts });
+    const entities = [
+      { ...entity(1), cells: [cell('rule_32', '16 TAC §3.32: flared 900 mcf: no authorization', { source: 'graph:Well/1', volume: 900, ok: false }), cell('production', 'no citation', {})] },
+      { ...entity(2), cells: [cell('rule_32', '16 TAC §3.32: flared 10 mcf', { source: 'graph:Well/2', volume: 10, ok: null })] },
+    ];
+    const [batch] = given(decider, [], NOW).when(command({ entities })).events();
+    expect(batch.type).to.equal('VerdictsAssessed');
+    const data = batch.data as ReturnType<typeof packVerdicts>;
+    expect(data.domains).to.deep.equal(['rule_32', 'production']);
+    expect(data.prefixes).to.deep.equal(['16 TAC §3.32: ', '']);
+    expect(data.factKeys).to.deep.equal([['source', 'volume', 'ok'], []]);
+    // As the store gives it back (JSON), then read.
+    expect(assessedEntities(readAssessmentEvent(JSON.parse(JSON.stringify(batch))))).to.deep.equal(entities);
+  });
+
+  it('reading back checks the batch shape without zod and rejects malformed cells, packed or not', () => {
     const [batch] = given(decider, [], NOW).when(command()).events();
     expect(readAssessmentEvent(batch)).to.deep.equal(batch);
+    const packed = batch.data as ReturnType<typeof packVerdicts>;
+    const badColor = { ...packed, entities: [[...packed.entities[0].slice(0, 3), [[0, 'purple', ...packed.entities[0][3][0].slice(2)]]]] };
+    expect(() => readAssessmentEvent({ type: 'VerdictsAssessed', data: badColor })).to.throw(/malformed VerdictsAssessed/);
+    const badIndex = { ...packed, domains: [] };
+    expect(() => readAssessmentEvent({ type: 'VerdictsAssessed', data: badIndex })).to.throw(/malformed VerdictsAssessed/);
+    // Assessments recorded before the packed form are still read.
+    const old = { type: 'EntitiesAssessed', data: { assessmentId: 'a', batch: 0, entities: [entity(1)] } };
+    expect(assessedEntities(readAssessmentEvent(old))).to.deep.equal([entity(1)]);
     const bad = { type: 'EntitiesAssessed', data: { assessmentId: 'a', batch: 0, entities: [{ ...entity(1), cells: [{ ...entity(1).cells[0], color: 'purple' }] }] } };
     expect(() => readAssessmentEvent(bad)).to.throw(/malformed EntitiesAssessed/);
   });
