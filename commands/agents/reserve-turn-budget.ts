@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { appendAtomically, loadAggregate } from '../../src/platform/command-handling/multi-stream-command';
+import { appendAtomically, loadAggregate, StreamStates } from '../../src/platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../src/platform/context-module';
+import type { EventStore } from '../../src/platform/eventstore/types';
 import { RateLimited, Unavailable } from '../../src/platform/domain-errors';
 import { costOf } from '../../src/platform/infra/llm/model-prices';
 import {
@@ -84,16 +85,37 @@ export function decideReserveTurnBudget(command: ReserveTurnBudget, tenant: Dail
   return { tenant: tenant.open[command.executionId] ? [] : [reserved(tenantCaps)], user: user.open[command.executionId] ? [] : [reserved(userCaps)] };
 }
 
+const statesByStore = new WeakMap<EventStore, StreamStates<DailyUsageState>>();
+
+/**
+ * How a turn reads and writes the usage streams of a tenant's day, which all its turns write
+ * twice (reserve, settle): from the states this process folded before, reading only the new
+ * events (not the day from its first turn), and one writer at a time in this process (keyed by
+ * the tenant's stream, under which its users' streams are always written), so colleagues' turns
+ * never race each other into a 409; other replicas' writes are met by the retries.
+ */
+export function usageWriting(store: EventStore, tenantStream: string) {
+  let states = statesByStore.get(store);
+  if (!states) statesByStore.set(store, (states = new StreamStates<DailyUsageState>()));
+  const cache = states;
+  return {
+    load: (stream: string) => loadAggregate(store, dailyUsageAggregate, stream, cache),
+    options: { retries: USAGE_WRITE_RETRIES, exclusive: [tenantStream], states: cache as StreamStates<unknown> },
+  };
+}
+
 /** Reserves atomically in both streams; answers the UTC day the reservation counts against. */
 export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>, context: CommandContext, command: ReserveTurnBudget): Promise<string> {
+  // The day is read before the lock is taken; a reservation made across midnight counts against the day it began on.
+  const day = usageDayOf(deps.clock());
+  const tenantStream = tenantUsageStream(context.tenantId, day);
+  const userStream = userUsageStream(context.tenantId, command.userId, day);
+  const usage = usageWriting(deps.store, tenantStream);
   const { outcome } = await appendAtomically(
     deps,
     context,
     async (now) => {
-      const day = usageDayOf(now);
-      const tenantStream = tenantUsageStream(context.tenantId, day);
-      const userStream = userUsageStream(context.tenantId, command.userId, day);
-      const [tenant, user] = await Promise.all([loadAggregate(deps.store, dailyUsageAggregate, tenantStream), loadAggregate(deps.store, dailyUsageAggregate, userStream)]);
+      const [tenant, user] = await Promise.all([usage.load(tenantStream), usage.load(userStream)]);
       const decided = decideReserveTurnBudget(command, tenant.state, user.state, now);
       return {
         writes: [
@@ -103,7 +125,7 @@ export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'store' | 'proj
         outcome: day,
       };
     },
-    { retries: USAGE_WRITE_RETRIES },
+    usage.options,
   );
   return outcome;
 }

@@ -1,7 +1,8 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { appendAtomically, loadAggregate } from '../../src/platform/command-handling/multi-stream-command';
+import { appendAtomically } from '../../src/platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStream, USAGE_WRITE_RETRIES, userUsageStream } from '../../streams/agents/daily-usage';
+import { DailyUsageEvent, DailyUsageState, tenantUsageStream, userUsageStream } from '../../streams/agents/daily-usage';
+import { usageWriting } from './reserve-turn-budget';
 
 /**
  * Replaces a turn's reservation by what it used. Unknown usage (no provider reported it, or
@@ -42,14 +43,15 @@ export function decideSettleTurnBudget(command: SettleTurnBudget, state: DailyUs
 }
 
 export async function settleTurnBudget(deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>, context: CommandContext, command: SettleTurnBudget): Promise<void> {
+  const streams = [tenantUsageStream(context.tenantId, command.day), userUsageStream(context.tenantId, command.userId, command.day)];
+  const usage = usageWriting(deps.store, streams[0]);
   await appendAtomically(
     deps,
     context,
     async (now) => {
-      const streams = [tenantUsageStream(context.tenantId, command.day), userUsageStream(context.tenantId, command.userId, command.day)];
-      const loaded = await Promise.all(streams.map((stream) => loadAggregate(deps.store, dailyUsageAggregate, stream)));
+      const loaded = await Promise.all(streams.map(usage.load));
       return { writes: loaded.map((l, i) => ({ stream: streams[i], revision: l.revision, events: decideSettleTurnBudget(command, l.state, now) })), outcome: null };
     },
-    { retries: USAGE_WRITE_RETRIES },
+    usage.options,
   );
 }

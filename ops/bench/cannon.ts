@@ -4,8 +4,8 @@ export interface CannonRequest {
   path?: string;
   headers?: Record<string, string>;
   body?: string;
-  /** Called before each request: a fresh body per request (unique ids, rotating targets). */
-  setupRequest?: (request: CannonRequest) => CannonRequest;
+  /** Called before each request: a fresh body per request (unique ids, rotating targets); `context` is the connection's own. */
+  setupRequest?: (request: CannonRequest, context: Record<string, unknown>) => CannonRequest;
   /** Called with each response (autocannon then keeps the body). */
   onResponse?: (status: number, body: string) => void;
 }

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
+import { benchTenant } from './http-fixtures';
 import { startBenchPlatform } from './support';
 import { startEmmettPeer } from './emmett-peer';
 
@@ -31,15 +32,7 @@ function countQueries(): () => number {
 async function main(): Promise<void> {
   const queries = countQueries();
   const bench = await startBenchPlatform();
-  const tenantId = randomUUID();
-  const admin = await bench.session({ tenantId, roles: ['admin'] });
-  const post = async (path: string, body: unknown) => {
-    const response = await fetch(bench.api + path, { method: 'POST', headers: admin.headers, body: JSON.stringify(body) });
-    if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
-  };
-  const wellApi = '42-501-10001';
-  await post('/graph/entities', { label: 'Well', properties: { entity_id: wellApi, api_number: wellApi, well_type: 'oil', production_oil_bbls: 3000, production_gas_mcf: 9000, latitude: '33.1', longitude: '-102.8' } });
+  const { admin, post, wellApi } = await benchTenant(bench);
   const type = await post('/event-types', { name: 'SCADA alarm', fields: [{ name: 'metric', type: 'text', required: true }, { name: 'value', type: 'number' }] });
   await post(`/event-types/${type.id}/transition`, { status: 'active' });
   // A turn appends to its conversation: one conversation per connection and then some keeps

@@ -75,7 +75,13 @@ const ROUTES: Route[] = [
       method: 'POST',
       path: '/api/v1/execute',
       headers: t.headers,
-      setupRequest: (req) => ({ ...req, body: json({ conversation_id: t.conversations[nextSerial() % t.conversations.length], message: `What is the status of well ${t.wellApi}?` }) }),
+      // One conversation per connection, as a user waits for a turn before the next message:
+      // the turns that run at once are colleagues' turns in one tenant (the usage streams they
+      // share), not two turns racing in one conversation.
+      setupRequest: (req, connection) => {
+        connection.conversation ??= t.conversations[nextSerial() % t.conversations.length];
+        return { ...req, body: json({ conversation_id: connection.conversation, message: `What is the status of well ${t.wellApi}?` }) };
+      },
     }),
   },
   { name: 'GET /conversations', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/conversations', headers: t.headers }) },

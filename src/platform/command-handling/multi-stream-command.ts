@@ -25,11 +25,62 @@ export interface Loaded<State> {
   revision: bigint | null;
 }
 
-export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string): Promise<Loaded<State>> {
-  const events = await store.readStream(stream);
-  let state = aggregate.initialState;
+/**
+ * Folded states of streams read before, by stream: a later load reads only the events after
+ * the revision it holds (events never change once appended, and a state is never mutated, so
+ * a cached state is as good as a replay). Bounded: the least recently loaded stream leaves first.
+ */
+export class StreamStates<State> {
+  private readonly states = new Map<string, Loaded<State>>();
+  constructor(private readonly capacity = 1000) {}
+  get(stream: string): Loaded<State> | undefined {
+    return this.states.get(stream);
+  }
+  /** After a conflict: the next load of the stream replays it whole (another process wrote, or the store was reset). */
+  forget(stream: string): void {
+    this.states.delete(stream);
+  }
+  set(stream: string, loaded: Loaded<State>): void {
+    this.states.delete(stream);
+    this.states.set(stream, loaded);
+    if (this.states.size > this.capacity) this.states.delete(this.states.keys().next().value!);
+  }
+}
+
+export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string, cache?: StreamStates<State>): Promise<Loaded<State>> {
+  const known = cache?.get(stream);
+  const events = await store.readStream(stream, known?.revision != null ? { from: known.revision + 1n } : undefined);
+  let state = known?.state ?? aggregate.initialState;
   for (const e of events) state = aggregate.evolve(state, aggregate.read(e));
-  return { state, revision: events.length > 0 ? events[events.length - 1].revision : null };
+  const loaded = { state, revision: events.length > 0 ? events[events.length - 1].revision : (known?.revision ?? null) };
+  if (cache && loaded.revision !== null) cache.set(stream, loaded);
+  return loaded;
+}
+
+/** Tails of in-process critical sections, by key (see `exclusive` in appendAtomically). */
+const held = new Map<string, Promise<void>>();
+
+async function acquire(key: string): Promise<() => void> {
+  const previous = held.get(key) ?? Promise.resolve();
+  let release!: () => void;
+  const mine = new Promise<void>((resolve) => (release = resolve));
+  held.set(key, mine);
+  await previous;
+  return () => {
+    release();
+    if (held.get(key) === mine) held.delete(key);
+  };
+}
+
+/** Runs `fn` holding every key's in-process lock (taken in sorted order, so two callers never wait on each other). */
+async function holding<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+  const releases: (() => void)[] = [];
+  try {
+    for (const key of [...new Set(keys)].sort()) releases.push(await acquire(key));
+    return await fn();
+  } finally {
+    for (const release of releases.reverse()) release();
+  }
 }
 
 export interface PlannedWrite {
@@ -43,26 +94,38 @@ export async function appendAtomically<Outcome>(
   deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>,
   context: CommandContext,
   decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
-  /** `retries`: for hot streams many writers race on (daily usage); defaults to COMMAND_RETRIES. */
-  options: { retries?: number } = {},
+  /**
+   * `retries`: for hot streams many writers race on (daily usage); defaults to COMMAND_RETRIES.
+   * `exclusive`: keys (the hot streams' names) whose writers in this process take turns, each
+   * reading and appending while the others wait, so they never race each other; writers in
+   * other processes still can, and the retries answer those. `states`: the cache the decision
+   * loads from, whose streams a conflict makes it forget.
+   */
+  options: { retries?: number; exclusive?: readonly string[]; states?: StreamStates<unknown> } = {},
 ): Promise<{ outcome: Outcome; position: Position | null }> {
   const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
   const key = idempotencyKeyFor(context.idempotencyKey);
   const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
   const retries = options.retries ?? deps.config.commandRetries;
+  let attempted: StreamWrite[] = [];
   for (let attempt = 0; ; attempt++) {
-    const { writes, outcome } = await decide(deps.clock());
-    const planned = writes.filter((w) => w.events.length > 0);
-    if (planned.length === 0) return { outcome, position: null };
-    const batch: StreamWrite[] = planned.map((w) => ({
-      stream: w.stream,
-      expectedRevision: w.revision ?? 'no_stream',
-      events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
-    }));
     try {
-      const results = await deps.store.appendMany(batch);
-      const position = results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
+      const written = await holding(options.exclusive ?? [], async () => {
+        const { writes, outcome } = await decide(deps.clock());
+        const planned = writes.filter((w) => w.events.length > 0);
+        if (planned.length === 0) return { outcome, planned, position: null };
+        const batch: StreamWrite[] = planned.map((w) => ({
+          stream: w.stream,
+          expectedRevision: w.revision ?? 'no_stream',
+          events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
+        }));
+        attempted = batch;
+        const results = await deps.store.appendMany(batch);
+        return { outcome, planned, position: results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)) };
+      });
+      const { outcome, planned, position } = written;
+      if (position === null) return { outcome, position };
       const types = [...new Set(planned.flatMap((w) => w.events.map((e) => e.type)))];
       if (!(await deps.projections.waitFor(position, deps.config.projectionWaitMs, types))) {
         deps.logger.warn({ streams: planned.map((w) => w.stream) }, 'projections did not reach the write in time; a read may lag');
@@ -70,6 +133,7 @@ export async function appendAtomically<Outcome>(
       return { outcome, position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      for (const write of attempted) options.states?.forget(write.stream);
       if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
       await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** attempt));
     }

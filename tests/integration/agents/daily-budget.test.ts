@@ -2,12 +2,15 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { randomUUID } from 'node:crypto';
 import { budgetSettlementReactor } from '../../../commands/agents/budget-settlement';
-import { committedTokens, dailyUsageAggregate, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
+import { reserveTurnBudget } from '../../../commands/agents/reserve-turn-budget';
+import { settleTurnBudget } from '../../../commands/agents/settle-turn-budget';
+import { committedTokens, dailyUsageAggregate, DailyUsageState, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
 import { TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
 import { invalidateTenantSettings } from '../../../src/contexts/settings/settings-cache';
 import { loadAggregate } from '../../../src/platform/command-handling/multi-stream-command';
 import { Session, signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { RateLimited } from '../../../src/platform/domain-errors';
 import { ChatServer, startChatServer } from './chat-completions-server';
 
 const MODEL = 'local/llama-3.1-8b-instruct';
@@ -124,5 +127,42 @@ describe('daily budgets under concurrency', function () {
     expect(blind.body.detail).to.match(/your daily token cap is exhausted/);
     const tenantDay = (await loadAggregate(t.deps.store, dailyUsageAggregate, tenantUsageStream(tenantId, usageDayOf(new Date())))).state;
     expect(tenantDay.lastCaps).to.deep.equal({ maxTokensPerDay: null, maxCostUsdPerDay: null });
+  });
+  it('colleagues\' turns at the same moment all run: 16 concurrent turns of 4 users of one tenant, none answers 409, all settle', async () => {
+    const users = await Promise.all(Array.from({ length: 4 }, () => signIn(t, { tenantId })));
+    chat.fallback = () => ({ text: 'All wells reported.', usage: { prompt_tokens: 90, completion_tokens: 10 } });
+    const answers = await Promise.all(users.flatMap((user) => Array.from({ length: 4 }, () => execute(user))));
+    expect(answers.map((a) => a.status), answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join('\n')).to.deep.equal(answers.map(() => 200));
+    const ids = answers.map((a) => a.body.execution_id as string);
+    // The settlement reactions of all of them at once, too: none is refused.
+    await Promise.all(ids.map((id) => settle([id])));
+    const tenantDay = (await loadAggregate(t.deps.store, dailyUsageAggregate, tenantUsageStream(tenantId, usageDayOf(new Date())))).state;
+    for (const id of ids) expect(tenantDay.open[id]).to.equal(undefined);
+    for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 400, reservedTokens: 0 });
+  });
+
+  it('60 reservations and their 60 settlements racing in one tenant all land, each counted once', async () => {
+    const users = Array.from({ length: 6 }, () => randomUUID());
+    const turns = Array.from({ length: 60 }, (_, i) => ({ executionId: randomUUID(), userId: users[i % users.length] }));
+    const context = { tenantId, actorId: 'bench' };
+    const days = await Promise.all(turns.map((turn) => reserveTurnBudget(t.deps, context, { type: 'ReserveTurnBudget', ...turn, tokens: 10, costUsd: 0, tenantCaps: { maxTokensPerDay: null, maxCostUsdPerDay: null }, userCaps: null })));
+    await Promise.all(turns.map((turn, i) => settleTurnBudget(t.deps, context, { type: 'SettleTurnBudget', ...turn, day: days[i], tokensUsed: 7, costUsd: 0 })));
+    for (const userId of users) expect(await usage(userId)).to.deep.include({ settledTokens: 70, reservedTokens: 0, open: {} });
+  });
+
+  it('a reservation written by another replica is seen: the usage state read before is brought up to date from the stream', async () => {
+    const userId = randomUUID();
+    const context = { tenantId, actorId: 'test' };
+    const caps = { maxTokensPerDay: 1000, maxCostUsdPerDay: null };
+    const reserve = () => reserveTurnBudget(t.deps, context, { type: 'ReserveTurnBudget', executionId: randomUUID(), userId, tokens: 500, costUsd: 0, tenantCaps: { maxTokensPerDay: null, maxCostUsdPerDay: null }, userCaps: caps });
+    await reserve();
+    // Another process reserves the rest of the user's day behind this one's back.
+    const stream = userUsageStream(tenantId, userId, usageDayOf(new Date()));
+    const before = (await t.deps.store.readStream(stream)).length;
+    await t.deps.store.append(stream, [{ id: randomUUID(), type: 'UsageReserved', data: { executionId: randomUUID(), userId, tokens: 500, costUsd: 0, caps, reservedAt: new Date().toISOString() }, metadata: { tenantId, actorId: 'replica', correlationId: 'replica', causationId: 'replica' } }], { expectedRevision: BigInt(before - 1) });
+    const refused = await reserve().then(() => null, (error: unknown) => error);
+    expect(refused).to.be.instanceOf(RateLimited);
+    const state: DailyUsageState = await usage(userId);
+    expect(committedTokens(state)).to.equal(1000);
   });
 });
