@@ -85,10 +85,10 @@ export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, Appro
 
 /** Answers 403 once a four-eyes refusal is in the log (also for a retry of the refused request). */
 export async function decideApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: DecideApproval) {
-  const { state, events, replayed } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state, events, replayed, position } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
   const refused = events.find((e) => e.type === 'ApprovalDecisionRefused');
   if (refused) throw new Forbidden(refused.data.reason);
   const refusal = replayed ? fourEyesRefusal(command, state) : null;
   if (refusal) throw new Forbidden(refusal);
-  return state;
+  return { state, position };
 }

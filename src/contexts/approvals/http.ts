@@ -112,7 +112,7 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
       const tenantId = parseQuery(req, TenantQuery).tenant_id ?? DEFAULT_TENANT_ID;
       context = { tenantId, actorId: body.reviewer_id, correlationId: req.id, idempotencyKey: idempotencyKeyOf(req) };
     }
-    const state = await decideApproval(deps, context, id, {
+    const { state, position } = await decideApproval(deps, context, id, {
       type: 'DecideApproval',
       decision: body.decision,
       reviewerId: context.actorId,
@@ -122,8 +122,10 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
       modifications: body.modifications ?? null,
     });
     // What follows a decision (the checklist's review, the paused conversation) is done by
-    // reactors; the answer waits for them, bounded, so a GET right after shows it.
-    await deps.reactors.waitFor(await deps.store.headPosition(), deps.config.projectionWaitMs, ['ApprovalDecided']);
+    // reactors; the answer waits for them, bounded, so a GET right after shows it. It waits
+    // for the decision's own position: the visible head can still be short of it while an
+    // older transaction is open. A replayed decision waits for the position it was first written at.
+    if (position) await deps.reactors.waitFor(position, deps.config.projectionWaitMs, ['ApprovalDecided']);
     res.json(await afterWrite(deps, context.tenantId, state));
   });
 
