@@ -32,6 +32,10 @@ describe('daily budgets under concurrency', function () {
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl, PROJECTION_WAIT_MS: '20000' } });
     tenantId = randomUUID();
     admin = await signIn(t, { tenantId, roles: ['admin'] });
+    // The tests play the leader's settlement reaction themselves (`settle`), at the moment
+    // they choose: a running reactor would settle a turn before the next request and free
+    // its room earlier than the test expects.
+    await t.deps.reactors.stop();
   });
   after(async () => {
     await t?.close();
