@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isoOrNull } from '../../src/platform/infra/row-values';
 import { APPROVALS_TABLE } from '../../projections/approvals/approval-queue';
 
 export interface ApprovalFilter {
@@ -10,7 +11,6 @@ export interface ApprovalFilter {
   offset: number;
 }
 
-const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null || value === undefined ? null : String(value));
 
 function summary(row: Record<string, any>) {
   return {
@@ -18,7 +18,7 @@ function summary(row: Record<string, any>) {
     status: row.status,
     checkpoint_type: row.checkpoint_type,
     agent_type: row.agent_type,
-    created_at: iso(row.created_at),
+    created_at: isoOrNull(row.created_at),
     reviewer_id: row.reviewer_id,
     escalated: row.escalation_level > 0,
     escalation_level: row.escalation_level,
@@ -51,11 +51,11 @@ function details(row: Record<string, any>) {
     payload: row.payload,
     reviewer_strategy: row.reviewer_strategy,
     requested_by: row.requested_by,
-    escalation: row.escalation_level > 0 ? { level: row.escalation_level, reason: row.escalation_reason, escalated_by: row.escalated_by, escalated_at: iso(row.escalated_at) } : null,
+    escalation: row.escalation_level > 0 ? { level: row.escalation_level, reason: row.escalation_reason, escalated_by: row.escalated_by, escalated_at: isoOrNull(row.escalated_at) } : null,
     decision:
       row.decided_at === null
         ? null
-        : { decision: row.status, reviewer_id: row.decided_by, comments: row.comments, modifications: row.modifications, decided_at: iso(row.decided_at) },
+        : { decision: row.status, reviewer_id: row.decided_by, comments: row.comments, modifications: row.modifications, decided_at: isoOrNull(row.decided_at) },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
+import { isoOrNull } from '../../src/platform/infra/row-values';
 import { CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE } from '../../projections/checklists/checklists-read-model';
 
-const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null || value === undefined ? null : String(value));
 
 function artifactView(row: Record<string, any>) {
   return {
@@ -15,7 +15,7 @@ function artifactView(row: Record<string, any>) {
     sha256: row.sha256,
     source: row.source,
     added_by: row.added_by,
-    created_at: iso(row.created_at),
+    created_at: isoOrNull(row.created_at),
   };
 }
 
@@ -45,8 +45,8 @@ export async function getChecklist(knex: Knex, tenantId: string, checklistId: st
     review: row.review,
     rejection: row.rejection,
     created_by: row.created_by,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    created_at: isoOrNull(row.created_at),
+    updated_at: isoOrNull(row.updated_at),
     items: items.map((i) => ({
       index: i.index,
       key: i.key,
@@ -55,7 +55,7 @@ export async function getChecklist(knex: Knex, tenantId: string, checklistId: st
       status: i.status,
       notes: i.notes,
       updated_by: i.updated_by,
-      updated_at: iso(i.updated_at),
+      updated_at: isoOrNull(i.updated_at),
       artifact_count: artifactCount.get(i.index) ?? 0,
     })),
   };
@@ -74,7 +74,7 @@ export async function listChecklists(knex: Knex, tenantId: string, filter: { ent
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
   return {
-    checklists: rows.map((r) => ({ checklist_id: r.checklist_id, template_id: r.template_id, title: r.title, entity_id: r.entity_id, domain: r.domain, status: r.status, period: r.period, due_date: r.due_date, created_at: iso(r.created_at) })),
+    checklists: rows.map((r) => ({ checklist_id: r.checklist_id, template_id: r.template_id, title: r.title, entity_id: r.entity_id, domain: r.domain, status: r.status, period: r.period, due_date: r.due_date, created_at: isoOrNull(r.created_at) })),
     total: Number(count),
   };
 }

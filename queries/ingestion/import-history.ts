@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isoOrNull } from '../../src/platform/infra/row-values';
 import { ImportKind, IMPORTS_TABLE } from '../../projections/ingestion/import-history';
 
 export interface ImportFilter {
@@ -8,7 +9,6 @@ export interface ImportFilter {
   offset: number;
 }
 
-const iso = (value: unknown) => (value instanceof Date ? value.toISOString() : value === null || value === undefined ? null : String(value));
 
 function summary(row: Record<string, any>) {
   return {
@@ -17,8 +17,8 @@ function summary(row: Record<string, any>) {
     status: row.status,
     source: row.source,
     started_by: row.started_by,
-    started_at: iso(row.started_at),
-    finished_at: iso(row.finished_at),
+    started_at: isoOrNull(row.started_at),
+    finished_at: isoOrNull(row.finished_at),
     rows: row.rows,
     accepted: row.accepted,
     rejected: row.rejected,
