@@ -22,13 +22,15 @@ export const readableBytes = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.
  * any route runs.
  */
 export function jsonBodies(limits: BodyLimit[], fallback = DEFAULT_JSON_LIMIT_BYTES): RequestHandler {
-  const routes = limits
-    .map((limit) => {
-      const segments = limit.path.split('/');
-      const pattern = segments.map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
-      return { method: limit.method.toUpperCase(), regex: new RegExp(`^${pattern}/?$`, 'i'), literals: segments.filter((s) => !s.startsWith(':')).length, bytes: limit.bytes };
-    })
-    .sort((a, b) => b.literals - a.literals);
+  // Compiled once, grouped by method, most literal paths first: a request tests only its method's routes.
+  const byMethod = new Map<string, Array<{ regex: RegExp; literals: number; bytes: number }>>();
+  for (const limit of limits) {
+    const segments = limit.path.split('/');
+    const pattern = segments.map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+    const method = limit.method.toUpperCase();
+    byMethod.set(method, [...(byMethod.get(method) ?? []), { regex: new RegExp(`^${pattern}/?$`, 'i'), literals: segments.filter((s) => !s.startsWith(':')).length, bytes: limit.bytes }]);
+  }
+  for (const routes of byMethod.values()) routes.sort((a, b) => b.literals - a.literals);
   const parsers = new Map<number, RequestHandler>();
   const parserFor = (bytes: number) => {
     let parser = parsers.get(bytes);
@@ -36,7 +38,7 @@ export function jsonBodies(limits: BodyLimit[], fallback = DEFAULT_JSON_LIMIT_BY
     return parser;
   };
   return (req, res, next) => {
-    const route = routes.find((r) => r.method === req.method && r.regex.test(req.path));
+    const route = byMethod.get(req.method)?.find((r) => r.regex.test(req.path));
     parserFor(route?.bytes ?? fallback)(req, res, next);
   };
 }
