@@ -39,6 +39,8 @@ interface Lane {
   savedAt: number;
   /** Where the stored checkpoint stands: `position` may run ahead over skipped stretches. */
   saved: Position;
+  /** An eventual lane's pending wake-up: new events wait for it instead of waking the lane at once. */
+  paced: NodeJS.Timeout | null;
 }
 
 /**
@@ -57,6 +59,14 @@ class ApplyFailed extends Error {
  * and ~20 lanes saving every second cost more than a restart rescanning a few seconds of log.
  */
 const SKIP_SAVE_MS = 5000;
+
+/**
+ * How long an eventual lane (the audit index) lets new events gather before it applies them:
+ * nobody waits for it on a command's path, so one transaction per this interval replaces one
+ * per wake-up (a turn's dozen appends were a dozen audit transactions). Its readers hurry it
+ * (`catchUp`), so they never wait this long.
+ */
+const EVENTUAL_PACE_MS = 150;
 
 /** The checkpoint status of an inline projector: the store applies it, no lane runs it. */
 export const INLINE_STATUS = 'inline';
@@ -164,7 +174,7 @@ export class ProjectionRunner {
     for (const projector of this.options.projectors.filter((p) => this.isInline(p))) await this.prepareInline(projector);
     for (const projector of this.options.projectors.filter((p) => !this.isInline(p))) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0 };
+      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0, paced: null };
       this.lanes.set(projector.name, lane);
     }
     if (!this.wakeSubscription) {
@@ -236,12 +246,26 @@ export class ProjectionRunner {
       let pushed = 0;
       for await (const event of subscription) {
         this.tail?.push(event);
-        for (const lane of this.lanes.values()) lane.wake();
+        for (const lane of this.lanes.values()) this.wakeForNewEvents(lane);
         if (++pushed % 256 === 0) this.releaseTail();
       }
     } catch (error) {
       if (this.running) this.options.logger.warn({ err: error }, 'wake-up subscription ended; lanes fall back to polling');
     }
+  }
+
+  /** A lane others wait for wakes at once; an eventual one within `EVENTUAL_PACE_MS`. */
+  private wakeForNewEvents(lane: Lane): void {
+    if (lane.projector.consistency !== 'eventual' || this.catchingUp.has(lane.projector.name)) return this.hurry(lane);
+    if (lane.paced) return;
+    lane.paced = setTimeout(() => this.hurry(lane), EVENTUAL_PACE_MS);
+    lane.paced.unref();
+  }
+
+  private hurry(lane: Lane): void {
+    if (lane.paced) clearTimeout(lane.paced);
+    lane.paced = null;
+    lane.wake();
   }
 
   /** Lets the tail forget what every lane has passed. */
@@ -438,8 +462,22 @@ export class ProjectionRunner {
    * log now, false when `timeoutMs` passes first.
    */
   async catchUp(name: string, timeoutMs: number): Promise<boolean> {
-    return this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
+    const lane = this.lanes.get(name);
+    // While someone waits, the lane is not paced: events the wake-up subscription has yet to
+    // deliver wake it at once too.
+    this.catchingUp.set(name, (this.catchingUp.get(name) ?? 0) + 1);
+    try {
+      if (lane) this.hurry(lane);
+      return await this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
+    } finally {
+      const left = this.catchingUp.get(name)! - 1;
+      if (left === 0) this.catchingUp.delete(name);
+      else this.catchingUp.set(name, left);
+    }
   }
+
+  /** Eventual lanes with a reader waiting in `catchUp`, and how many readers. */
+  private readonly catchingUp = new Map<string, number>();
 
   private async waitUntil(position: Position, timeoutMs: number, concerned: (projector: Projector) => boolean): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
@@ -583,7 +621,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.running = false;
     if (this.leadershipTimer) clearInterval(this.leadershipTimer);
-    for (const lane of this.lanes.values()) lane.wake();
+    for (const lane of this.lanes.values()) this.hurry(lane);
     await this.wakeSubscription?.stop();
     await Promise.allSettled(this.loops);
     this.notifyWaiters();

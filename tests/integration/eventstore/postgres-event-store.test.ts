@@ -62,6 +62,48 @@ describe('postgres event store', () => {
     expect(comparePositions(received[0].position, received[1].position)).to.equal(-1);
   });
 
+  it('a commit hidden behind an older transaction that appends nothing is delivered when that one ends; a quiet log is not re-read', async () => {
+    // Count the subscription's reads of the log: the store's queries carrying the horizon.
+    let reads = 0;
+    const counting = {
+      query: (...args: unknown[]) => {
+        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text ?? '';
+        if (text.includes('LEFT JOIN LATERAL')) reads++;
+        return (db.pool.query as (...a: unknown[]) => unknown)(...args);
+      },
+      connect: () => db.pool.connect(),
+    } as unknown as typeof db.pool;
+    const watcher = createPostgresEventStore({ pool: counting, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 500 });
+    const subscription = watcher.subscribeToAll({ from: await store.headPosition(), filter: { streamPrefixes: ['hidden.'] } });
+    const received: RecordedEvent[] = [];
+    const done = take(subscription, 1, received);
+
+    // An older transaction holds an id (as a projector's checkpoint update does) and stays open...
+    const older = new Client({ connectionString: db.url });
+    await older.connect();
+    await older.query('BEGIN');
+    await older.query('SELECT pg_current_xact_id()');
+    // ...while an append commits behind it and notifies.
+    await store.append(`hidden.${randomUUID()}`, [{ type: 'Hidden', data: {}, metadata }]);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received, 'nothing may pass an in-flight older transaction').to.have.length(0);
+
+    // It ends without a notification: the subscription knew something waited and re-read.
+    await older.query('COMMIT');
+    await older.end();
+    await done;
+    expect(received.map((e) => e.type)).to.deep.equal(['Hidden']);
+
+    // Nothing hidden and nothing new: it waits for a notification (or the 500 ms poll), where it
+    // used to re-read at 1, 4, 16, 64 and 256 ms.
+    await new Promise((r) => setTimeout(r, 50));
+    const before = reads;
+    await new Promise((r) => setTimeout(r, 450));
+    await subscription.stop();
+    await watcher.close();
+    expect(reads - before).to.be.at.most(1);
+  });
+
   it('eight concurrent writers: every event delivered once, in strictly increasing order', async () => {
     const from = await store.headPosition();
     const prefix = `concurrent.${randomUUID()}-`;

@@ -270,4 +270,32 @@ describe('projection runner', () => {
     expect(await db.knex('toy_notes').where({ id }).first()).to.include({ id });
     await r.stop();
   });
+
+  it('an eventual projector gathers a burst of appends into few transactions, and a reader catching up does not wait for the pace', async () => {
+    const batches: number[] = [];
+    const base = notesProjector();
+    const eventual: Projector = {
+      ...base,
+      consistency: 'eventual',
+      async applyBatch(trx, events) {
+        batches.push(events.length);
+        for (const event of events) await base.apply(trx, event);
+      },
+    };
+    // A long idle sleep: only new events (paced) or a reader wake the lane.
+    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [eventual], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    await r.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await createNotes(6);
+    expect(await r.catchUp('toy_notes', 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '6' }]);
+    expect(batches.reduce((a, b) => a + b, 0)).to.equal(6);
+    expect(batches.length, `batches ${batches.join(', ')}`).to.be.at.most(2);
+
+    // A reader arriving right after one append sees it.
+    await createNotes(1);
+    expect(await r.catchUp('toy_notes', 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '7' }]);
+    await r.stop();
+  });
 });

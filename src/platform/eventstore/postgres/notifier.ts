@@ -41,6 +41,12 @@ export class AppendNotifier {
     if (this.closed) return;
     // This process's own readers need no round trip through the server to learn of it.
     this.wake();
+    this.send();
+  }
+
+  /** The NOTIFY for other processes; appends landing while one is in flight share the next. */
+  private send(): void {
+    if (this.closed) return;
     if (this.sending) {
       this.pending = true;
       return;
@@ -64,10 +70,11 @@ export class AppendNotifier {
       });
   }
 
+  /** Local readers were woken when their appends landed: only the server still needs telling. */
   private flushPending(): void {
     if (this.pending && !this.sending && this.client) {
       this.pending = false;
-      this.poke();
+      this.send();
     }
   }
 

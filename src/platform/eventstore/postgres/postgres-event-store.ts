@@ -5,6 +5,7 @@ import { isConnectionLoss } from '../../infra/connection-loss';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
+  EventFilter,
   EventMetadata,
   EventStore,
   EventStoreUnavailableError,
@@ -24,7 +25,7 @@ import {
 } from '../types';
 import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
-import { PollingSubscription } from './subscription';
+import { LiveRead, PollingSubscription } from './subscription';
 
 const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
 
@@ -410,6 +411,52 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     return results;
   }
 
+  /**
+   * The committed events after `from`. Only transactions older than every in-flight one are
+   * visible: a row that commits later with a smaller position can then never be skipped.
+   */
+  function committedQuery(from: Position, limit: number, filter: EventFilter | undefined): { text: string; params: unknown[] } {
+    const [tx, pos] = positionParams(from);
+    const params: unknown[] = [tx, pos, limit];
+    let where = '';
+    if (filter?.eventTypes) {
+      params.push(filter.eventTypes);
+      where += ` AND type = ANY($${params.length}::text[])`;
+    }
+    if (filter?.streamPrefixes) {
+      params.push(filter.streamPrefixes.map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+      where += ` AND stream_id LIKE ANY($${params.length}::text[])`;
+    }
+    const text = `SELECT ${COLUMNS} FROM events
+            WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
+              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())${where}
+            ORDER BY transaction_id, position
+            LIMIT $3`;
+    return { text, params };
+  }
+
+  /**
+   * A live subscription's read: the same rows, and whether committed events wait behind an
+   * older transaction still in flight (the horizon above). Only then is re-reading on a timer
+   * worth it: that older transaction may be a projector's, which sends no notification when it
+   * ends. Otherwise every event still to come announces itself.
+   */
+  async function readLive(from: Position, limit: number, filter?: EventFilter): Promise<LiveRead> {
+    const { text, params } = committedQuery(from, limit, filter);
+    const result = await pool
+      .query<EventRow & { hidden: boolean }>(
+        `SELECT h.hidden, e.* FROM
+           (SELECT EXISTS (SELECT 1 FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS hidden) h
+           LEFT JOIN LATERAL (${text}) e ON true
+         ORDER BY e.tx::xid8, e.position::bigint`,
+        params,
+      )
+      .catch(mapInfraError);
+    const rows = result.rows;
+    const hidden = rows.length > 0 && rows[0].hidden;
+    return { events: rows[0]?.event_id ? rows.map(toRecorded) : [], hidden };
+  }
+
   const store: EventStore = {
     kind: 'postgres',
 
@@ -451,35 +498,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     },
 
     async readAll({ from = START, limit = 1000, filter }: ReadAllOptions = {}) {
-      // Only transactions older than every in-flight one are visible: a row that commits
-      // later with a smaller position can then never be skipped.
-      const [tx, pos] = positionParams(from);
-      const params: unknown[] = [tx, pos, limit];
-      let where = '';
-      if (filter?.eventTypes) {
-        params.push(filter.eventTypes);
-        where += ` AND type = ANY($${params.length}::text[])`;
-      }
-      if (filter?.streamPrefixes) {
-        params.push(filter.streamPrefixes.map((p) => `${p.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
-        where += ` AND stream_id LIKE ANY($${params.length}::text[])`;
-      }
-      const result = await pool
-        .query<EventRow>(
-          `SELECT ${COLUMNS} FROM events
-            WHERE (transaction_id, position) > ($1::xid8, $2::bigint)
-              AND transaction_id < pg_snapshot_xmin(pg_current_snapshot())${where}
-            ORDER BY transaction_id, position
-            LIMIT $3`,
-          params,
-        )
-        .catch(mapInfraError);
+      const { text, params } = committedQuery(from, limit, filter);
+      const result = await pool.query<EventRow>(text, params).catch(mapInfraError);
       return result.rows.map(toRecorded);
     },
 
     subscribeToAll(subscribeOptions: SubscribeOptions = {}): Subscription {
       return new PollingSubscription({
-        readAll: (from, limit, filter) => store.readAll({ from, limit, filter }),
+        readLive,
         headPosition: () => store.headPosition(),
         notifier,
         from: subscribeOptions.from ?? START,

@@ -1,8 +1,14 @@
 import { comparePositions, EventFilter, Position, RecordedEvent, Subscription } from '../types';
 import type { AppendNotifier } from './notifier';
 
+/** One read of the committed log, and whether committed events wait behind an older transaction still in flight. */
+export interface LiveRead {
+  events: RecordedEvent[];
+  hidden: boolean;
+}
+
 export interface PollingSubscriptionOptions {
-  readAll(from: Position, limit: number, filter?: EventFilter): Promise<RecordedEvent[]>;
+  readLive(from: Position, limit: number, filter?: EventFilter): Promise<LiveRead>;
   headPosition(): Promise<Position>;
   notifier: AppendNotifier;
   from: Position;
@@ -12,11 +18,16 @@ export interface PollingSubscriptionOptions {
 }
 
 /**
- * Catch-up then live over readAll, with the filter applied by the database. When a read
- * comes back short, everything up to the head taken just before it has been seen, so the
- * checkpoint jumps there and a selective filter never rescans the same stretch. After a notification, a commit may still be hidden behind an
- * older in-flight transaction, so empty reads back off from a few milliseconds up to the
- * poll interval instead of waiting for the next notification.
+ * Catch-up then live over the committed log, with the filter applied by the database. When a
+ * read comes back short, everything up to the head taken just before it has been seen, so the
+ * checkpoint jumps there and a selective filter never rescans the same stretch.
+ *
+ * After a short read the subscription waits for the next notification: every append sends
+ * one once it has committed. The exception is a commit hidden behind an older transaction
+ * still in flight (a projector's, say, which appends nothing and notifies nobody): the read
+ * says so, and only then does it re-read on a timer, from a few milliseconds up to the poll
+ * interval. Before, every wake-up was followed by six timed re-reads whether or not anything
+ * was hidden: most of a turn's reads of the log.
  */
 export class PollingSubscription implements Subscription {
   private stopped = false;
@@ -31,24 +42,26 @@ export class PollingSubscription implements Subscription {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
-    const { readAll, headPosition, notifier, filter, batchSize, pollIntervalMs } = this.options;
+    const { readLive, headPosition, notifier, filter, batchSize, pollIntervalMs } = this.options;
     let delay = 1;
     while (!this.stopped) {
       const seenBefore = notifier.seen;
       const head = filter ? await headPosition() : null;
-      const batch = await readAll(this.checkpoint, batchSize, filter);
+      const { events: batch, hidden } = await readLive(this.checkpoint, batchSize, filter);
       for (const event of batch) {
         if (this.stopped) return;
         this.checkpoint = event.position;
         yield event;
       }
       if (head && batch.length < batchSize && comparePositions(head, this.checkpoint) > 0) this.checkpoint = head;
-      if (batch.length > 0) {
+      if (batch.length === batchSize || notifier.seen !== seenBefore) {
         delay = 1;
         continue;
       }
-      if (notifier.seen !== seenBefore) {
+      if (!hidden) {
+        // Everything committed has been read: the next append will say so.
         delay = 1;
+        await notifier.wait(pollIntervalMs);
         continue;
       }
       await notifier.wait(delay);
