@@ -4,7 +4,7 @@ import { Conflict } from '../domain-errors';
 import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
-import { currentScope, nextInScope } from '../http/request-scope';
+import { claimFreshStream, currentScope, nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 
@@ -78,11 +78,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   const retries = deps.retries ?? 3;
   const waitMs = deps.projectionWaitMs ?? 5000;
 
-  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
+  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, fresh = false) {
     const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     let state = decider.initialState;
     let revision: bigint | null = null;
-    const stored = await readForDecision(decider, stream);
+    const stored: Awaited<ReturnType<typeof readForDecision<State, Event>>> = fresh ? { events: [] } : await readForDecision(decider, stream);
     if (stored.snapshot) ({ state, revision } = stored.snapshot);
     for (const event of stored.events) state = decider.evolve(state, read(event));
     if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
@@ -130,8 +130,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       correlationId,
       causationId: context.causationId ?? correlationId,
     };
+    // A stream named after an id this request just drew at random has no events: no read.
+    // Should it have some after all (written by other code of the request), a refusal or a
+    // conflict decided from the empty state is not trusted: the decision is made again from a read.
+    let fresh = claimFreshStream(stream);
     for (let attempt = 0; ; attempt++) {
-      const { state, stored, revision } = await load(decider, stream);
+      const { state, stored, revision } = await load(decider, stream, fresh);
       if (idempotencyKey) {
         const first = eventId(stream, 0);
         const done = stored.find((e) => e.id === first);
@@ -141,7 +145,15 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           return { state, events: [], position: done.position, replayed: true };
         }
       }
-      const events = decider.decide(command, state, clock());
+      let events: Event[];
+      try {
+        events = decider.decide(command, state, clock());
+      } catch (error) {
+        if (!fresh) throw error;
+        fresh = false;
+        attempt--;
+        continue;
+      }
       // Reservations first: where the store cannot write several streams atomically
       // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
       // second owner.
@@ -181,6 +193,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         return { state: next, events, position };
       } catch (error) {
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        fresh = false;
         if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
         await sleep(Math.random() * 10 * 2 ** attempt);
       }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { currentScope, nextInScope } from '../http/request-scope';
+import { currentScope, nextInScope, noteMinted } from '../http/request-scope';
 
 /**
  * A uuid that is a pure function of its parts (RFC 9562 version 8 layout over SHA-256), so
@@ -19,7 +19,11 @@ export function derivedUuid(...parts: string[]): string {
 export function newId(owner: string | { tenantId: string; idempotencyKey?: string }, scope: string): string {
   const tenantId = typeof owner === 'string' ? owner : owner.tenantId;
   const key = (typeof owner === 'string' ? undefined : owner.idempotencyKey) ?? currentScope()?.idempotencyKey;
-  if (!key) return randomUUID();
+  if (!key) {
+    const id = randomUUID();
+    noteMinted(id);
+    return id;
+  }
   return derivedUuid('id', tenantId, key, scope, String(nextInScope(`id:${scope}`)));
 }
 

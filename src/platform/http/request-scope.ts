@@ -13,6 +13,8 @@ export interface RequestScope {
   requestId?: string;
   idempotencyKey?: string;
   counters: Map<string, number>;
+  /** Ids this request drew at random (no Idempotency-Key): no stream named after one can exist yet. */
+  minted?: Set<string>;
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
@@ -30,6 +32,28 @@ export function nextInScope(name: string): number {
   const n = scope.counters.get(name) ?? 0;
   scope.counters.set(name, n + 1);
   return n;
+}
+
+/** Remembers an id drawn at random for a new resource of this request. */
+export function noteMinted(id: string): void {
+  const scope = storage.getStore();
+  if (scope) (scope.minted ??= new Set()).add(id);
+}
+
+/**
+ * Whether `stream` is named after an id this request drew at random and no command of the
+ * request has used it yet (stream names end with their resource's id): its first command
+ * has nothing to read. Later commands on it read as usual, since the first one wrote it.
+ */
+export function claimFreshStream(stream: string): boolean {
+  const minted = storage.getStore()?.minted;
+  if (!minted || minted.size === 0) return false;
+  for (const id of minted) {
+    if (!stream.endsWith(id) || stream.charAt(stream.length - id.length - 1) !== '-') continue;
+    minted.delete(id);
+    return true;
+  }
+  return false;
 }
 
 /** Runs the rest of the request inside its scope; a malformed key is a 400 before any work. */

@@ -6,6 +6,8 @@ import { createCommandHandler } from '../../../src/platform/command-handling/com
 import { claim } from '../../../src/platform/command-handling/reservation';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
+import { newId } from '../../../src/platform/command-handling/idempotency';
+import { withScope } from '../../../src/platform/http/request-scope';
 import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, noteStream } from '../../support/toy-context';
 
@@ -30,6 +32,34 @@ describe('generic command handler', () => {
     const [event] = await store.readStream(noteStream('tenant-x', id));
     expect(event.metadata).to.include({ tenantId: 'tenant-x', actorId: 'user-1', correlationId: 'corr-1', causationId: 'corr-1', action: 'note.create' });
     expect(waitFor.calledOnceWith(result.position)).to.equal(true);
+  });
+
+  it('the first command on a stream named after an id the request drew reads nothing; later ones read, and a stream that exists after all is read on retry', async () => {
+    const reads = sinon.spy(store, 'readStream');
+    try {
+      const handle = createCommandHandler({ store, projections, logger });
+      await withScope({}, async () => {
+        const id = newId('tenant-x', 'toy.note');
+        const stream = noteStream('tenant-x', id);
+        await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'fresh' }, ctx);
+        expect(reads.callCount, 'a fresh stream is not read').to.equal(0);
+        const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'renamed' }, ctx);
+        expect(reads.callCount, 'the second command on it reads').to.equal(1);
+        expect(renamed.state).to.deep.equal({ status: 'active', title: 'renamed' });
+      });
+      await withScope({}, async () => {
+        // Written outside the handler before its first command: the no-stream append is
+        // refused and the retry reads the truth.
+        const id = newId('tenant-x', 'toy.note');
+        const stream = noteStream('tenant-x', id);
+        await store.append(stream, [{ type: 'NoteCreated', data: { noteId: id, title: 'elsewhere' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+        const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'after retry' }, ctx);
+        expect(renamed.state).to.deep.equal({ status: 'active', title: 'after retry' });
+        expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed']);
+      });
+    } finally {
+      reads.restore();
+    }
   });
 
   it('a decision that throws appends nothing', async () => {
