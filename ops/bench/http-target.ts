@@ -4,7 +4,7 @@ import { Session } from 'node:inspector';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
 import { benchTenant } from './http-fixtures';
-import { startBenchPlatform } from './support';
+import { postgresCpuSeconds, serverStatements, startBenchPlatform } from './support';
 import { startEmmettPeer } from './emmett-peer';
 
 /**
@@ -13,20 +13,26 @@ import { startEmmettPeer } from './emmett-peer';
  * whole platform on a fresh bench database plus the Emmett peer on the same PostgreSQL server,
  * with the fixtures the routes need. Prints one JSON line describing both, then serves until
  * its standard input closes, profiling its CPU between the parent's `profile-start` and
- * `profile-stop <file>` lines and answering `queries` with the number of queries sent so far.
+ * `profile-stop <file>` lines and answering `queries` with the number of queries sent so far
+ * and the CPU milliseconds this process and the PostgreSQL server have used.
  */
 /**
  * Counts every query any pool of this process sends (the platform's and the peer's): round
  * trips are what a command costs on a busy machine, and unlike timings the count is exact.
  */
-function countQueries(): () => number {
+function countQueries(): { sent: () => number; texts: Map<string, number> } {
   let sent = 0;
+  // By statement (its first 90 characters), for `BENCH_HTTP_STATEMENTS`.
+  const texts = new Map<string, number>();
   const query = Client.prototype.query as (...args: unknown[]) => unknown;
   (Client.prototype as unknown as { query: typeof query }).query = function (this: Client, ...args: unknown[]) {
     sent++;
+    const first = args[0] as string | { text?: string };
+    const text = (typeof first === 'string' ? first : first?.text ?? '?').replace(/\s+/g, ' ').trim().slice(0, 90);
+    texts.set(text, (texts.get(text) ?? 0) + 1);
     return query.apply(this, args);
   };
-  return () => sent;
+  return { sent: () => sent, texts };
 }
 
 async function main(): Promise<void> {
@@ -63,7 +69,17 @@ async function main(): Promise<void> {
       await inspect('Profiler.enable');
       await inspect('Profiler.start');
     } else if (command === 'queries') {
-      process.stdout.write(`queries ${queries()}\n`);
+      // With the CPU this process and the PostgreSQL server have used so far (ms; -1 unknown).
+      const cpu = process.cpuUsage();
+      const pg = await postgresCpuSeconds(bench.databaseUrl);
+      process.stdout.write(`queries ${queries.sent()} ${(cpu.user + cpu.system) / 1000} ${pg === null ? -1 : pg * 1000}\n`);
+    } else if (command === 'statements') {
+      // The statements sent since the last `statements`, most frequent first, on stderr.
+      const top = [...queries.texts].sort((a, b) => b[1] - a[1]).slice(0, 25);
+      process.stderr.write(`${top.map(([text, n]) => `${String(n).padStart(7)}  ${text}`).join('\n')}\n`);
+      queries.texts.clear();
+      if (process.env.BENCH_PG_STATEMENTS === '1') process.stderr.write(`server time (calls, total, mean):\n${await serverStatements(bench.databaseUrl)}\n`);
+      process.stdout.write('statements-written\n');
     } else if (command === 'profile-stop') {
       const { profile } = await inspect('Profiler.stop');
       await writeFile(file, JSON.stringify(profile));

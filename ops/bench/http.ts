@@ -114,6 +114,28 @@ async function load(route: Route, target: HttpTarget, seconds: number): Promise<
   return { rps: result.requests.total / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
 }
 
+interface Counters {
+  queries: number;
+  serverCpu: number;
+  postgresCpu: number | null;
+}
+
+/** What a route's run cost per request answered: round trips, and CPU ms of the server and of PostgreSQL. */
+interface PerRequest {
+  queries: number;
+  serverCpuMs: number;
+  postgresCpuMs: number | null;
+}
+
+function perRequest(before: Counters, after: Counters, answered: number): PerRequest {
+  const n = Math.max(1, answered);
+  return {
+    queries: (after.queries - before.queries) / n,
+    serverCpuMs: (after.serverCpu - before.serverCpu) / n,
+    postgresCpuMs: before.postgresCpu === null || after.postgresCpu === null ? null : (after.postgresCpu - before.postgresCpu) / n,
+  };
+}
+
 /** Starts the server side and answers its description; stdin closing stops it. */
 async function startTarget() {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'http-target.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -135,10 +157,19 @@ async function startTarget() {
     profileStart() {
       child.stdin!.write('profile-start\n');
     },
-    async queries(): Promise<number> {
+    /** Queries sent so far, and CPU ms used so far by the server process and PostgreSQL (null: not readable here). */
+    async counters(): Promise<Counters> {
       const answer = nextLine('queries ');
       child.stdin!.write('queries\n');
-      return Number((await answer).slice('queries '.length));
+      const [queries, serverCpu, postgresCpu] = (await answer).slice('queries '.length).split(' ').map(Number);
+      return { queries, serverCpu, postgresCpu: postgresCpu < 0 ? null : postgresCpu };
+    },
+    /** Prints on stderr the statements sent since the last call, most frequent first. */
+    async statements(title: string) {
+      const written = nextLine('statements-written');
+      process.stderr.write(`statements of ${title}:\n`);
+      child.stdin!.write('statements\n');
+      await written;
     },
     async profileStop(file: string) {
       const written = nextLine('profile-written');
@@ -161,8 +192,10 @@ export async function run(): Promise<BenchRow[]> {
   const server = await startTarget();
   const { target } = server;
   const profile = process.env.BENCH_CPU_PROF;
+  // Which statements each route sent (on stderr, counted by text): where its queries go.
+  const statements = process.env.BENCH_HTTP_STATEMENTS === '1';
   const best = new Map<string, Figures>();
-  const queriesPerRequest = new Map<string, number>();
+  const costs = new Map<string, PerRequest>();
   const keep = (name: string, figures: Figures) => {
     const before = best.get(name);
     if (!before || figures.rps > before.rps) best.set(name, figures);
@@ -173,16 +206,18 @@ export async function run(): Promise<BenchRow[]> {
     if (withPeer) await load(PEER, target, 1);
     for (let round = 0; round < rounds; round++) {
       for (const route of routes) {
-        const before = await server.queries();
+        // Exact where timings are not: what the route costs in PostgreSQL round trips; and in
+        // CPU, which unlike req/s does not depend on what else the machine runs.
+        const before = await server.counters();
+        if (statements) await server.statements('the previous route');
         const figures = await load(route, target, seconds);
-        // Exact where timings are not: what the route costs in PostgreSQL round trips.
-        const sent = (await server.queries()) - before;
-        queriesPerRequest.set(route.name, sent / Math.max(1, figures.total));
+        costs.set(route.name, perRequest(before, await server.counters(), figures.total));
+        if (statements) await server.statements(`${route.name} (${figures.total} requests)`);
         keep(route.name, figures);
         if (route.name === 'POST /conversations') {
-          const beforePeer = await server.queries();
+          const beforePeer = await server.counters();
           const figures = await load(PEER, target, seconds);
-          queriesPerRequest.set(PEER.name, ((await server.queries()) - beforePeer) / Math.max(1, figures.total));
+          costs.set(PEER.name, perRequest(beforePeer, await server.counters(), figures.total));
           keep(PEER.name, figures);
         }
       }
@@ -206,7 +241,12 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: `${route.name}: p50`, value: f.p50, unit: 'ms' });
     rows.push({ name: `${route.name}: p99`, value: f.p99, unit: 'ms' });
     if (route.name !== 'health') rows.push({ name: `${route.name}: / health`, value: f.rps / health, unit: 'ratio', target: route.target });
-    if (queriesPerRequest.has(route.name)) rows.push({ name: `${route.name}: queries per request`, value: queriesPerRequest.get(route.name)!, unit: 'queries' });
+    const cost = costs.get(route.name);
+    if (cost) {
+      rows.push({ name: `${route.name}: queries per request`, value: cost.queries, unit: 'queries' });
+      rows.push({ name: `${route.name}: server CPU per request`, value: cost.serverCpuMs, unit: 'ms' });
+      if (cost.postgresCpuMs !== null) rows.push({ name: `${route.name}: PostgreSQL CPU per request`, value: cost.postgresCpuMs, unit: 'ms' });
+    }
   }
   if (withPeer) {
     const ours = best.get('POST /conversations')!;

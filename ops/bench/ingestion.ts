@@ -1,11 +1,11 @@
 import { createReadStream, createWriteStream, openAsBlob } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
 import { Client } from 'pg';
-import { BenchRow, startBenchPlatform } from './support';
+import { BenchRow, postgresCpuSeconds, startBenchPlatform } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '475', '135', '003', '501'];
@@ -22,35 +22,6 @@ async function writeCsv(path: string, rows: number): Promise<void> {
     await write(`42${county}${String(10_000 + i).padStart(5, '0').slice(-5)},${operator},OPERATOR ${operator} LLC,LEASE ${lease},${lease},${(i % 8) + 1}H,Midland,08,SPRABERRY (TREND AREA),85279200,${(31 + (i % 1000) / 1000).toFixed(4)},${(-102 - (i % 997) / 1000).toFixed(4)},O\n`);
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-}
-
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU seconds the PostgreSQL server has used so far: the postmaster with the backends it has
- * reaped (cutime/cstime) and the ones still running. Null when the server is not on this
- * machine's /proc (DATABASE_URL elsewhere) or cannot be read.
- */
-async function postgresCpuSeconds(databaseUrl: string): Promise<number | null> {
-  try {
-    const client = new Client({ connectionString: databaseUrl });
-    await client.connect();
-    const { rows } = await client.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
-    await client.end();
-    const postmaster = Number((await readFile(join(rows[0].dir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    const fields = async (pid: string | number) => (await readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
-    const own = await fields(postmaster);
-    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
-    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
-    for (const pid of await readdir('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      const f = await fields(pid).catch(() => null);
-      if (f && Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
-    }
-    return ticks / TICKS_PER_SECOND;
-  } catch {
-    return null;
-  }
 }
 
 /** CPU seconds of this process (the platform runs in it) and of PostgreSQL while `work` runs. */

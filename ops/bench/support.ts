@@ -37,7 +37,9 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
   let tmp: string | null = null;
   if (!adminUrl) {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
-    const server = await startEmbeddedPostgres({ dataDir: tmp, logger });
+    // BENCH_PG_STATEMENTS=1: the server keeps pg_stat_statements (the http bench prints it per route).
+    const settings: Record<string, string> = process.env.BENCH_PG_STATEMENTS === '1' ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {};
+    const server = await startEmbeddedPostgres({ dataDir: tmp, logger, settings });
     adminUrl = server.url('postgres');
     stopServer = server.stop;
   }
@@ -49,6 +51,7 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = connectDatabase(url.toString(), { poolSize: 16 });
+  if (process.env.BENCH_PG_STATEMENTS === '1') await db.knex.raw('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   await migrateToLatest(db.knex);
   const signer = new AuditSigner('bench-audit-signing-key-0123456789abcdef');
   const store = createPostgresEventStore({ pool: db.pool, signer });
@@ -96,6 +99,8 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
     RATE_LIMIT_PER_MINUTE: '1000000000',
     RATE_LIMIT_BURST: '1000000000',
     LOG_LEVEL: 'silent',
+    // A/B knob: the bench's store with another group-commit setting.
+    ...(process.env.EVENTSTORE_GROUP_COMMIT ? { EVENTSTORE_GROUP_COMMIT: process.env.EVENTSTORE_GROUP_COMMIT } : {}),
     ...env,
   });
   const platform = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
@@ -116,4 +121,52 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
       await database.close();
     },
   };
+}
+
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU seconds the PostgreSQL server has used so far: the postmaster with the backends it has
+ * reaped (cutime/cstime) and the ones still running. Null when the server is not on this
+ * machine's /proc (DATABASE_URL elsewhere) or cannot be read.
+ */
+export async function postgresCpuSeconds(databaseUrl: string): Promise<number | null> {
+  try {
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    const { rows } = await client.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
+    await client.end();
+    const postmaster = Number((await fs.readFile(path.join(rows[0].dir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const fields = async (pid: string | number) => (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
+    const own = await fields(postmaster);
+    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const pid of await fs.readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const f = await fields(pid).catch(() => null);
+      if (f && Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    }
+    return ticks / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * With BENCH_PG_STATEMENTS=1: the server's time by statement since the last call (the
+ * statements of every database on it, top 15 by total execution time), then a reset.
+ */
+export async function serverStatements(databaseUrl: string): Promise<string> {
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ calls: string; total: number; mean: number; query: string }>(
+      `SELECT calls::text, total_exec_time AS total, mean_exec_time AS mean, regexp_replace(query, '\\s+', ' ', 'g') AS query
+         FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15`,
+    );
+    await client.query('SELECT pg_stat_statements_reset()');
+    return rows.map((r) => `${r.calls.padStart(7)} ${r.total.toFixed(0).padStart(7)} ms ${r.mean.toFixed(3).padStart(8)} ms/call  ${r.query.slice(0, 100)}`).join('\n');
+  } finally {
+    await client.end();
+  }
 }
