@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none').default('platform_app'),
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
+  /** PostgreSQL store: how many groups of concurrent appends may commit at once (0: each append commits alone). */
+  EVENTSTORE_GROUP_COMMIT: z.coerce.number().int().min(0).max(64).default(2),
   REDIS_URL: z.string().optional(),
   KAFKA_BROKERS: z.string().optional(),
   AUDIT_SIGNING_KEY: z.string().min(32).optional(),
@@ -105,7 +107,7 @@ export interface Config {
   databaseUrl?: string;
   /** The role the platform runs as when the configured connection is a superuser; null: as given. */
   database: { appRole: string | null };
-  eventStore: { kind: 'postgres' } | { kind: 'esdb'; url: string };
+  eventStore: { kind: 'postgres'; groupCommit: number } | { kind: 'esdb'; url: string };
   redisUrl?: string;
   kafkaBrokers?: string[];
   auditSigningKey: string;
@@ -200,7 +202,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE },
-    eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres' },
+    eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres', groupCommit: env.EVENTSTORE_GROUP_COMMIT },
     redisUrl: env.REDIS_URL || undefined,
     kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
     auditSigningKey: devDefault('AUDIT_SIGNING_KEY', env.AUDIT_SIGNING_KEY, DEV_AUDIT_SIGNING_KEY),

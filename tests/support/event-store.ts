@@ -8,10 +8,10 @@ import { TEST_SIGNING_KEY } from './secrets';
 export { TEST_SIGNING_KEY };
 
 /** A Postgres event store over a fresh database of its own. */
-export async function createTestEventStore(): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {
+export async function createTestEventStore(options: { groupCommit?: { maxGroups: number; maxWrites?: number } } = {}): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {
   const db = await connectTestDatabase();
   const signer = new AuditSigner(TEST_SIGNING_KEY);
-  const store = createPostgresEventStore({ pool: db.pool, signer, pollIntervalMs: 100 });
+  const store = createPostgresEventStore({ pool: db.pool, signer, pollIntervalMs: 100, ...options });
   return {
     db,
     store,

@@ -43,7 +43,7 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
       config.eventStore.kind === 'esdb'
         ? // The EventStoreDB client (gRPC) loads only when it is the configured store.
           (require('../eventstore/esdb/esdb-event-store') as typeof import('../eventstore/esdb/esdb-event-store')).createEsdbEventStore({ url: config.eventStore.url, signer })
-        : createPostgresEventStore({ pool: db.pool, signer });
+        : createPostgresEventStore({ pool: db.pool, signer, groupCommit: { maxGroups: config.eventStore.groupCommit } });
     const opened = db;
     return {
       db: opened,

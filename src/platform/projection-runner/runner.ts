@@ -254,9 +254,14 @@ export class ProjectionRunner {
     }
   }
 
+  /** An eventual lane nobody is catching up on: it gathers events for `EVENTUAL_PACE_MS`. */
+  private paced(lane: Lane): boolean {
+    return lane.projector.consistency === 'eventual' && !this.catchingUp.has(lane.projector.name);
+  }
+
   /** A lane others wait for wakes at once; an eventual one within `EVENTUAL_PACE_MS`. */
   private wakeForNewEvents(lane: Lane): void {
-    if (lane.projector.consistency !== 'eventual' || this.catchingUp.has(lane.projector.name)) return this.hurry(lane);
+    if (!this.paced(lane)) return this.hurry(lane);
     if (lane.paced) return;
     lane.paced = setTimeout(() => this.hurry(lane), EVENTUAL_PACE_MS);
     lane.paced.unref();
@@ -294,6 +299,10 @@ export class ProjectionRunner {
         const applied = await this.step(lane);
         if (applied === 0) {
           lane.caughtUp = true;
+          await this.sleep(lane, this.idleMs);
+        } else if (this.paced(lane) && applied < this.batchSize) {
+          // Caught up with what had gathered: the next batch waits for the pace (or a reader),
+          // even while new events keep arriving.
           await this.sleep(lane, this.idleMs);
         }
       } catch (error) {

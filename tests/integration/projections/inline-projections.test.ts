@@ -166,4 +166,64 @@ describe('inline projections', () => {
     await bumped.rebuild('toy_notes');
     expect(await notes()).to.deep.equal(after);
   });
+
+  describe('group commit of concurrent appends', () => {
+    beforeEach(async () => {
+      await cleanup();
+      // One group at a time, so concurrent appends must share it.
+      ({ db, store, cleanup } = await createTestEventStore({ groupCommit: { maxGroups: 1 } }));
+    });
+
+    const transactionsOf = async (streams: string[]) =>
+      Number((await db.knex('events').whereIn('stream_id', streams).countDistinct<{ count: string }[]>('transaction_id as count'))[0].count);
+
+    it('forty concurrent appends land with their rows, in fewer transactions than appends', async () => {
+      await start([inlineNotes()]);
+      const ids = Array.from({ length: 40 }, () => randomUUID());
+      const results = await Promise.all(ids.map((id) => store.append(noteStream(tenantId, id), [created(id, `note ${id}`)], { expectedRevision: 'no_stream' })));
+      expect(results.every((r) => r.nextRevision === 0n)).to.equal(true);
+      expect((await notes()).map((n) => n.id)).to.deep.equal([...ids].sort());
+      expect(await transactionsOf(ids.map((id) => noteStream(tenantId, id)))).to.be.below(40);
+    });
+
+    it('in one group, a failing projector, a stale revision and a reused id each fail alone; the others land', async () => {
+      await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+      const existing = randomUUID();
+      await store.append(noteStream(tenantId, existing), [created(existing)]);
+      const reused = created(randomUUID());
+      const reusedStream = noteStream(tenantId, randomUUID());
+      await store.append(reusedStream, [reused]);
+      const good = Array.from({ length: 6 }, () => randomUUID());
+      const poison = randomUUID();
+      const outcomes = await Promise.allSettled([
+        ...good.map((id) => store.append(noteStream(tenantId, id), [created(id)], { expectedRevision: 'no_stream' })),
+        store.append(noteStream(tenantId, poison), [created(poison, 'poison')]),
+        store.append(noteStream(tenantId, existing), [renamed('stale')], { expectedRevision: 5n }),
+        store.append(noteStream(tenantId, randomUUID()), [reused]),
+      ]);
+      expect(outcomes.slice(0, 6).map((o) => o.status)).to.deep.equal(Array(6).fill('fulfilled'));
+      const [poisoned, stale, again] = outcomes.slice(6) as PromiseRejectedResult[];
+      expect(poisoned.reason).to.be.instanceOf(InlineProjectionFailed);
+      expect(stale.reason).to.be.instanceOf(WrongExpectedRevisionError);
+      expect(again.status).to.equal('rejected');
+      expect(await store.readStream(noteStream(tenantId, poison))).to.deep.equal([]);
+      const ids = (await notes()).map((n) => n.id);
+      for (const id of good) expect(ids).to.include(id);
+      expect(ids).to.not.include(poison);
+      expect((await notes()).find((n) => n.id === existing)).to.include({ title: 'first', renames: 0 });
+    });
+
+    it('appends to one stream under "any" in one group each land once, in revision order', async () => {
+      await start([inlineNotes()]);
+      const id = randomUUID();
+      const stream = noteStream(tenantId, id);
+      await store.append(stream, [created(id)]);
+      await Promise.all(Array.from({ length: 10 }, (_, i) => store.append(stream, [renamed(`r${i}`)])));
+      const events = await store.readStream(stream);
+      expect(events.map((e) => e.revision)).to.deep.equal(Array.from({ length: 11 }, (_, i) => BigInt(i)));
+      const all = await store.readAll({ filter: { streamPrefixes: [stream] } });
+      expect(all.map((e) => e.revision)).to.deep.equal(events.map((e) => e.revision));
+      expect((await notes()).find((n) => n.id === id)).to.include({ renames: 10 });
+    });
+  });
 });

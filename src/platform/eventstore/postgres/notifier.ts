@@ -1,6 +1,9 @@
 import type { Pool, PoolClient } from 'pg';
 import { APPEND_CHANNEL } from './schema';
 
+/** The shortest time between two NOTIFYs of one process (ms). */
+const NOTIFY_GAP_MS = 10;
+
 /**
  * One LISTEN connection per store, shared by every subscription. A notification only wakes
  * readers; they re-read the table, so a lost notification costs latency (the poll fallback),
@@ -61,12 +64,21 @@ export class AppendNotifier {
     }
     this.sending = true;
     this.pending = false;
+    const sentAt = Date.now();
     client
       .query(`NOTIFY ${APPEND_CHANNEL}`)
       .catch(() => undefined)
       .finally(() => {
-        this.sending = false;
-        this.flushPending();
+        // Appends that landed meanwhile share the next NOTIFY, at most one per gap: each is a
+        // round trip and a signal to every listening backend, and under load most appends
+        // would otherwise send one. Other instances learn of new events up to a gap later.
+        const wait = NOTIFY_GAP_MS - (Date.now() - sentAt);
+        const done = () => {
+          this.sending = false;
+          this.flushPending();
+        };
+        if (wait > 0 && this.pending) setTimeout(done, wait).unref();
+        else done();
       });
   }
 

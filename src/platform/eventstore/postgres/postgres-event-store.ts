@@ -26,6 +26,7 @@ import {
 import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
 import { LiveRead, PollingSubscription } from './subscription';
+import { GroupCommit } from './group-commit';
 
 const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
 
@@ -103,6 +104,9 @@ type ApplyInline = (events: RecordedEvent[]) => Promise<void>;
 /** Inside an inline transaction: another writer moved the head; the caller starts over. */
 class HeadMoved extends WrongExpectedRevisionError {}
 
+/** A settled outcome as the promise it describes. */
+const settledValue = <T>(outcome: PromiseSettledResult<T>): Promise<T> => (outcome.status === 'fulfilled' ? Promise.resolve(outcome.value) : Promise.reject(outcome.reason));
+
 /**
  * Heads this process saw last (its own appends, full forward reads). A stale entry costs
  * one failed compare-and-set, which answers with the true head; bounded, oldest out first.
@@ -145,6 +149,12 @@ export interface PostgresEventStoreOptions {
   batchSize?: number;
   /** Longest wait between polls when no notification arrives. */
   pollIntervalMs?: number;
+  /**
+   * Group commit of concurrent single-stream appends that feed inline projectors: how many
+   * groups may be in flight at once (0: every append commits alone), and how many appends a
+   * group takes at most.
+   */
+  groupCommit?: { maxGroups: number; maxWrites?: number };
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore {
@@ -327,9 +337,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   /**
    * One stream: an autocommitted call, one round trip when the head was known; with an
-   * inline projector for its types, that call and the projector's rows in one transaction.
+   * inline projector for its types, that call and the projector's rows in one transaction,
+   * shared with the appends that arrived meanwhile (group commit).
    */
-  async function appendSingle(write: PreparedWrite): Promise<AppendResult> {
+  function appendSingle(write: PreparedWrite): Promise<AppendResult> {
+    if (groups && feedsInline([write])) return groups.submit(write);
+    return appendAlone(write);
+  }
+
+  async function appendAlone(write: PreparedWrite): Promise<AppendResult> {
     const result = await withClient((client) => {
       if (!feedsInline([write])) return appendOne(client, write);
       return inlineTransaction(client, [write], async (apply, attempt) => {
@@ -340,6 +356,46 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     wake();
     return result;
   }
+
+  /**
+   * A group's appends in one transaction, in stream order (two groups never wait on each
+   * other's stream rows in opposite orders). A write refused without touching the database
+   * (a stale expected revision, an id reused for other events) is refused alone; one whose
+   * head moved under 'any' or 'stream_exists' goes again on its own after the commit, as it
+   * would alone. Anything else (an inline projector's failure, a lost connection) rolls the
+   * group back and every write goes again on its own, so each meets only its own failure.
+   */
+  async function commitGroup(writes: PreparedWrite[]): Promise<Array<PromiseSettledResult<AppendResult>>> {
+    if (writes.length === 1) return Promise.allSettled([appendAlone(writes[0])]);
+    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : a - b));
+    let outcomes: Array<PromiseSettledResult<AppendResult> | 'alone'>;
+    try {
+      outcomes = await withClient((client) =>
+        inline!.transaction(client, async (apply) => {
+          const settled: Array<PromiseSettledResult<AppendResult> | 'alone'> = new Array(writes.length);
+          for (const i of order) {
+            try {
+              settled[i] = { status: 'fulfilled', value: await appendOne(client, writes[i], true, apply) };
+            } catch (error) {
+              if (error instanceof HeadMoved) settled[i] = 'alone';
+              else if (error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError) settled[i] = { status: 'rejected', reason: error };
+              else throw error;
+            }
+          }
+          return settled;
+        }),
+      );
+    } catch {
+      // Heads cached inside the rolled-back transaction never became true.
+      for (const w of writes) heads.forget(w.stream);
+      return Promise.allSettled(writes.map((w) => appendAlone(w)));
+    }
+    wake();
+    return Promise.allSettled(writes.map((w, i) => (outcomes[i] === 'alone' ? appendAlone(w) : settledValue(outcomes[i] as PromiseSettledResult<AppendResult>))));
+  }
+
+  const maxGroups = options.groupCommit?.maxGroups ?? 0;
+  const groups = maxGroups > 0 ? new GroupCommit<PreparedWrite, AppendResult>(commitGroup, maxGroups, options.groupCommit?.maxWrites ?? 32) : null;
 
   /**
    * A contended stream inside an inline transaction: wait for this stream's other retrying
