@@ -7,6 +7,7 @@ import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import { claimFreshStream, currentScope, nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
+import { StreamStates } from './multi-stream-command';
 
 /** Who issues a command; becomes every appended event's metadata. */
 export interface CommandContext {
@@ -36,6 +37,8 @@ export interface CommandHandlerDeps {
   clock?: () => Date;
   retries?: number;
   projectionWaitMs?: number;
+  /** Streams whose last decided state this process remembers (see `remembered`). */
+  rememberedStreams?: number;
 }
 
 /**
@@ -77,12 +80,33 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   const clock = deps.clock ?? (() => new Date());
   const retries = deps.retries ?? 3;
   const waitMs = deps.projectionWaitMs ?? 5000;
+  /**
+   * The state this process last decided or read for a stream, with its revision: the next
+   * command on that stream decides from it without reading the stream, and its append, which
+   * expects that revision, proves no other writer came between (a conflict forgets it and reads).
+   * A turn issues a dozen commands on its conversation and its turn stream; each read them whole.
+   */
+  const remembered = new StreamStates<{ decider: unknown; state: unknown }>(deps.rememberedStreams ?? 5000);
 
-  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, fresh = false) {
+  /** What this process remembers of `stream` for this decider, if anything. */
+  function recall<State>(decider: Decider<any, State, any>, stream: string): { state: State; revision: bigint | null } | null {
+    const known = remembered.get(stream);
+    if (!known || known.state.decider !== decider) return null;
+    // Another writer in this process (another handler, a multi-stream append) moved the head.
+    if (store.knownRevision && store.knownRevision(stream) !== known.revision) return null;
+    return { state: known.state.state as State, revision: known.revision };
+  }
+
+  function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
+    if (revision === null) return;
+    remembered.set(stream, { state: { decider, state }, revision });
+  }
+
+  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
     const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     let state = decider.initialState;
     let revision: bigint | null = null;
-    const stored: Awaited<ReturnType<typeof readForDecision<State, Event>>> = fresh ? { events: [] } : await readForDecision(decider, stream);
+    const stored = await readForDecision(decider, stream);
     if (stored.snapshot) ({ state, revision } = stored.snapshot);
     for (const event of stored.events) state = decider.evolve(state, read(event));
     if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
@@ -130,12 +154,17 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       correlationId,
       causationId: context.causationId ?? correlationId,
     };
-    // A stream named after an id this request just drew at random has no events: no read.
-    // Should it have some after all (written by other code of the request), a refusal or a
-    // conflict decided from the empty state is not trusted: the decision is made again from a read.
+    // Decided without reading the stream: a stream named after an id this request just drew
+    // at random (no events yet), or one whose state this process remembers (unless the
+    // request has an Idempotency-Key: the replay check needs the stream's events). Should the
+    // stream hold more after all, a refusal decided that way is not trusted and the append's
+    // expected revision refuses the rest: either way the decision is made again from a read.
     let fresh = claimFreshStream(stream);
+    let trustMemory = !idempotencyKey;
     for (let attempt = 0; ; attempt++) {
-      const { state, stored, revision } = await load(decider, stream, fresh);
+      const known = fresh ? { state: decider.initialState, revision: null } : trustMemory ? recall(decider, stream) : null;
+      const unread = known !== null;
+      const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await load(decider, stream);
       if (idempotencyKey) {
         const first = eventId(stream, 0);
         const done = stored.find((e) => e.id === first);
@@ -149,8 +178,9 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       try {
         events = decider.decide(command, state, clock());
       } catch (error) {
-        if (!fresh) throw error;
-        fresh = false;
+        if (!unread) throw error;
+        fresh = trustMemory = false;
+        remembered.forget(stream);
         attempt--;
         continue;
       }
@@ -181,7 +211,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
         });
       }
-      if (writes.length === 0) return { state, events, position: null };
+      if (writes.length === 0) {
+        if (!unread) remember(decider, stream, state, revision);
+        return { state, events, position: null };
+      }
       try {
         const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
         const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
@@ -189,11 +222,19 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         const caughtUp = await projections.waitFor(position, waitMs, types);
         if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
         const next = events.reduce(decider.evolve, state);
+        if (events.length > 0) remember(decider, stream, next, results[results.length - 1].nextRevision);
         if (events.length > 0) await saveSnapshot(decider, stream, next, results[results.length - 1].nextRevision, events.length);
         return { state: next, events, position };
       } catch (error) {
+        remembered.forget(stream);
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        fresh = false;
+        if (unread) {
+          // Decided from what this process knew, and another writer came between: read and
+          // decide again at once (not a contended stream, so no back-off and no retry spent).
+          fresh = trustMemory = false;
+          attempt--;
+          continue;
+        }
         if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
         await sleep(Math.random() * 10 * 2 ** attempt);
       }

@@ -8,10 +8,14 @@ import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { newId } from '../../../src/platform/command-handling/idempotency';
 import { withScope } from '../../../src/platform/http/request-scope';
-import { createTestEventStore } from '../../support/event-store';
+import { AuditSigner } from '../../../src/platform/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../../src/platform/eventstore/postgres/postgres-event-store';
+import type { Database } from '../../../src/platform/infra/database';
+import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
 import { noteDecider, noteStream } from '../../support/toy-context';
 
 describe('generic command handler', () => {
+  let db: Database;
   let store: EventStore;
   let cleanup: () => Promise<void>;
   const logger = pino({ level: 'silent' });
@@ -19,7 +23,7 @@ describe('generic command handler', () => {
   const ctx = { tenantId: 'tenant-x', actorId: 'user-1' };
 
   before(async () => {
-    ({ store, cleanup } = await createTestEventStore());
+    ({ db, store, cleanup } = await createTestEventStore());
   });
   after(() => cleanup());
 
@@ -34,22 +38,18 @@ describe('generic command handler', () => {
     expect(waitFor.calledOnceWith(result.position)).to.equal(true);
   });
 
-  it('the first command on a stream named after an id the request drew reads nothing; later ones read, and a stream that exists after all is read on retry', async () => {
+  it('the first command on a stream named after an id the request drew reads nothing; a stream that exists after all is read on retry', async () => {
     const reads = sinon.spy(store, 'readStream');
     try {
       const handle = createCommandHandler({ store, projections, logger });
       await withScope({}, async () => {
         const id = newId('tenant-x', 'toy.note');
-        const stream = noteStream('tenant-x', id);
-        await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'fresh' }, ctx);
+        await handle(noteDecider, noteStream('tenant-x', id), { type: 'CreateNote', noteId: id, title: 'fresh' }, ctx);
         expect(reads.callCount, 'a fresh stream is not read').to.equal(0);
-        const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'renamed' }, ctx);
-        expect(reads.callCount, 'the second command on it reads').to.equal(1);
-        expect(renamed.state).to.deep.equal({ status: 'active', title: 'renamed' });
       });
       await withScope({}, async () => {
-        // Written outside the handler before its first command: the no-stream append is
-        // refused and the retry reads the truth.
+        // Written outside the handler before its first command: the decision from the empty
+        // state is refused and made again from a read.
         const id = newId('tenant-x', 'toy.note');
         const stream = noteStream('tenant-x', id);
         await store.append(stream, [{ type: 'NoteCreated', data: { noteId: id, title: 'elsewhere' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
@@ -57,6 +57,39 @@ describe('generic command handler', () => {
         expect(renamed.state).to.deep.equal({ status: 'active', title: 'after retry' });
         expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed']);
       });
+    } finally {
+      reads.restore();
+    }
+  });
+
+  it('decides from the state it remembers for a stream it wrote; another writer, here or in another process, makes it read again', async () => {
+    const handle = createCommandHandler({ store, projections, logger });
+    const id = randomUUID();
+    const stream = noteStream('tenant-x', id);
+    await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
+    const reads = sinon.spy(store, 'readStream');
+    try {
+      await handle(noteDecider, stream, { type: 'RenameNote', title: 'v1' }, ctx);
+      expect(reads.callCount, 'remembered: no read').to.equal(0);
+
+      // Another writer of this process: the store's head moved past what the handler remembers.
+      await store.append(stream, [{ type: 'NoteRenamed', data: { title: 'v2' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+      const third = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx);
+      expect(reads.callCount, 'a head moved here: read').to.equal(1);
+      expect(third.state).to.deep.equal({ status: 'active', title: 'v3' });
+
+      // Another process (a second store on the same database, which this store never hears of).
+      const elsewhere = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
+      try {
+        await elsewhere.append(stream, [{ type: 'NoteArchived', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+      } finally {
+        await elsewhere.close();
+      }
+      const refused = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v4' }, ctx).catch((e) => e);
+      // Decided from memory (active), refused by the append's revision, decided again from a read (archived).
+      expect(refused).to.be.instanceOf(Conflict);
+      expect(refused.message).to.equal('an archived note cannot be renamed');
+      expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteArchived']);
     } finally {
       reads.restore();
     }

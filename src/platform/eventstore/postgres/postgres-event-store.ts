@@ -520,6 +520,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       inline = projections;
     },
 
+    knownRevision(stream) {
+      const head = heads.get(stream);
+      return head && head.revision >= 0n ? head.revision : undefined;
+    },
+
     async append(stream, events, { expectedRevision = 'any' } = {}) {
       return appendSingle(prepareWrite({ stream, events, expectedRevision }));
     },
