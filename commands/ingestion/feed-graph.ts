@@ -2,7 +2,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { Position } from '../../src/platform/eventstore/types';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { ImportedEdge, importedEdgeId, ImportedVertex } from '../../streams/graph/graph-import';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { commandContext, GraphActor } from '../graph/actor';
@@ -172,7 +172,7 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
       result.skipped++;
       continue;
     }
-    const id = derivedUuid('graph-edge', namespace, r.label, fromId, toId);
+    const id = importedEdgeId(namespace, r.label, fromId, toId);
     candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
   }
   // An edge id derives from its endpoints, so an edge touching a vertex this feed creates

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, EdgeFacts } from '../../streams/graph/edge';
-import { GraphImportEvent, IMPORT_EVENT_TYPES, ImportedVertex } from '../../streams/graph/graph-import';
+import { batchEdges, batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, GraphImportEvent, IMPORT_EVENT_TYPES, ImportedVertex, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { VERTEX_EVENT_TYPES, VertexEvent } from '../../streams/graph/vertex';
 
 /**
@@ -106,8 +106,10 @@ async function insertEdges(trx: Knex.Transaction, edges: EdgeRow[]): Promise<voi
   }
 }
 
+const isBatch = (type: string) => (GRAPH_BATCH_TYPES as readonly string[]).includes(type);
+
 /**
- * Consecutive GraphBatchImported events, written together: all their vertices, then all their
+ * Consecutive batch events (either form), written together: all their vertices, then all their
  * edges (an import's edges already follow its vertices), then one counter update per import.
  */
 class ImportRun {
@@ -119,8 +121,10 @@ class ImportRun {
     return this.vertices.length + this.edges.length;
   }
 
-  add(data: Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], at: Date): void {
-    const { namespace, vertices, edges } = data;
+  add(type: string, data: GraphBatchData | PackedGraphBatchData, at: Date): void {
+    const { namespace } = data;
+    const vertices = batchVertices(type, data);
+    const edges = batchEdges(type, data);
     for (const v of vertices) this.vertices.push({ ...v, namespace, at });
     for (const e of edges) this.edges.push({ edgeId: e.id, edgeLabel: e.label, fromId: e.from_id, fromLabel: e.from_label, toId: e.to_id, toLabel: e.to_label, properties: e.properties, namespace, at });
     const count = this.counts.get(data.importId) ?? { vertices: 0, edges: 0 };
@@ -145,9 +149,10 @@ async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: D
     case 'GraphImportStarted':
       await trx(IMPORTS).insert({ id: event.data.importId, namespace: event.data.namespace, source: event.data.source, status: 'running', started_at: at }).onConflict('id').ignore();
       return;
-    case 'GraphBatchImported': {
+    case 'GraphBatchImported':
+    case 'PackedGraphBatchImported': {
       const run = new ImportRun();
-      run.add(event.data, at);
+      run.add(event.type, event.data, at);
       await run.write(trx);
       return;
     }
@@ -194,16 +199,16 @@ export const propertyGraphProjector: Projector = {
   eventTypes: [...VERTEX_EVENT_TYPES, ...EDGE_EVENT_TYPES, ...IMPORT_EVENT_TYPES],
   apply: (trx, event) => applyEvent(trx, event),
   /**
-   * A bulk import (seed, CSV ingestion) arrives as runs of GraphBatchImported events: a run
+   * A bulk import (seed, CSV ingestion) arrives as runs of batch events: a run
    * is written with a few multi-row statements instead of three per event; anything else
    * applies one by one, in log order, after the run before it.
    */
   async applyBatch(trx, events) {
     let run: ImportRun | null = null;
     for (const event of events) {
-      if (event.type === 'GraphBatchImported') {
+      if (isBatch(event.type)) {
         run ??= new ImportRun();
-        run.add(event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'], event.recordedAt);
+        run.add(event.type, event.data as GraphBatchData | PackedGraphBatchData, event.recordedAt);
         // A lane far behind reads up to a thousand batch events: write them a statement's worth
         // at a time, so the rows built for the statements stay bounded.
         if (run.size >= ROWS_PER_STATEMENT) {
