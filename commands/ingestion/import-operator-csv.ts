@@ -7,14 +7,14 @@ import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
 import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from '../../src/contexts/ingestion/csv-wells';
 import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
-import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState } from '../../streams/ingestion/operator-csv-import';
+import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 import { loadImportSchema } from '../graph/import-graph';
 
-/** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
-export const CSV_EVENT_BATCH = 500;
+/** Rows per PackedOperatorWellsImported event (≈ 150 kB) and per graph feed. */
+export const CSV_EVENT_BATCH = 1000;
 export const CSV_FEED_BATCH = 2000;
 const CSV_PROJECTION_WAIT_MS = 600_000;
 /** Graph feeds the projection may lag behind during one file. */
@@ -150,15 +150,17 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
 }
 
 /**
- * The batches after the ones a previous, interrupted attempt already appended (event ids
- * derive from the import and the batch, so a retry never doubles one), then the completion.
+ * The rows after the ones a previous, interrupted attempt already appended (counted in rows,
+ * since its batches may have been of another size; event ids derive from the import and the
+ * batch, so a retry never doubles one), then the completion.
  */
 async function appendBatches(deps: FeedDeps, context: CommandContext, stream: string, importId: string, state: OperatorCsvImportState, staged: StagedCsv): Promise<Position> {
-  const done = state.status === 'importing' ? state.batches : 0;
+  const doneRows = state.status === 'importing' ? state.rows : 0;
   const metadata = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId ?? importId, causationId: context.causationId ?? context.correlationId ?? importId };
   const head = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   let expected: ExpectedRevision = head[0].revision;
-  let batch = 0;
+  let batch = state.status === 'importing' ? state.batches : 0;
+  let skipped = 0;
   let pending: NewEvent[] = [];
   let position: Position | null = null;
   const flush = async () => {
@@ -173,12 +175,17 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
     }
     pending = [];
   };
-  for await (const wells of stagedBatches(staged.path, CSV_EVENT_BATCH)) {
-    if (batch >= done) {
-      const event: OperatorCsvImportEvent = { type: 'OperatorWellsImported', data: { importId, batch, wells } };
-      pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
-      if (pending.length >= EVENTS_PER_APPEND) await flush();
+  for await (const rows of stagedBatches(staged.path, CSV_EVENT_BATCH)) {
+    let wells = rows;
+    if (skipped < doneRows) {
+      const skip = Math.min(doneRows - skipped, wells.length);
+      skipped += skip;
+      wells = wells.slice(skip);
+      if (wells.length === 0) continue;
     }
+    const event: OperatorCsvImportEvent = { type: 'PackedOperatorWellsImported', data: packWells(importId, batch, wells) };
+    pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
+    if (pending.length >= EVENTS_PER_APPEND) await flush();
     batch++;
   }
   const completed: OperatorCsvImportEvent = {

@@ -4,6 +4,7 @@ import sinon from 'sinon';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { postCsv } from './support';
+import { batchWells } from '../../../streams/ingestion/operator-csv-import';
 
 /** Spec 3 §4 "Ingestion": POST /ingest/operator/csv with normalised column names. */
 describe('operator CSV import API', () => {
@@ -148,12 +149,12 @@ describe('operator CSV import interrupted', () => {
 
   it('an import interrupted between appends completes on retry with every batch exactly once', async () => {
     const user = await signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-    const rows = Array.from({ length: 4600 }, (_, i) => `42329${String(50000 + i)},LEASE ${i >> 2}`);
+    const rows = Array.from({ length: 9600 }, (_, i) => `42329${String(50000 + i)},LEASE ${i >> 2}`);
     const csv = ['API_NO,LEASE_NAME', ...rows].join('\n');
     const append = t.deps.store.append.bind(t.deps.store);
     let csvAppends = 0;
     const stub = sinon.stub(t.deps.store, 'append').callsFake(async (stream, events, options) => {
-      if (stream.startsWith('ingestion.csv-import-') && events.some((e) => e.type === 'OperatorWellsImported') && ++csvAppends === 2) throw new Error('connection terminated unexpectedly');
+      if (stream.startsWith('ingestion.csv-import-') && events.some((e) => e.type === 'PackedOperatorWellsImported') && ++csvAppends === 2) throw new Error('connection terminated unexpectedly');
       return append(stream, events, options);
     });
     const failed = await postCsv(t.api, csv, user.headers);
@@ -162,12 +163,13 @@ describe('operator CSV import interrupted', () => {
 
     const retried = await postCsv(t.api, csv, user.headers);
     expect(retried.status).to.equal(200);
-    expect(retried.body).to.include({ accepted: 4600, recorded: true });
+    expect(retried.body).to.include({ accepted: 9600, recorded: true });
     const stream = await t.deps.store.readStream(`ingestion.csv-import-${user.tenantId}-${retried.body.import_id}`);
-    const batches = stream.filter((e) => e.type === 'OperatorWellsImported').map((e) => (e.data as { batch: number }).batch);
+    const batches = stream.filter((e) => e.type === 'PackedOperatorWellsImported').map((e) => (e.data as { batch: number }).batch);
     expect(batches).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(stream.map((e) => e.type).filter((type) => type !== 'OperatorWellsImported')).to.deep.equal(['OperatorCsvImportStarted', 'OperatorCsvImportCompleted']);
-    const wells = await t.api.get('/graph/entities/Well?limit=1000&offset=4000', user.headers);
+    expect(stream.filter((e) => e.type === 'PackedOperatorWellsImported').flatMap((e) => batchWells(e.type, e.data).map((w) => w.row))).to.deep.equal(Array.from({ length: 9600 }, (_, i) => i + 1));
+    expect(stream.map((e) => e.type).filter((type) => type !== 'PackedOperatorWellsImported')).to.deep.equal(['OperatorCsvImportStarted', 'OperatorCsvImportCompleted']);
+    const wells = await t.api.get('/graph/entities/Well?limit=1000&offset=9000', user.headers);
     expect(wells.body.entities).to.have.length(600);
   });
 
