@@ -16,6 +16,8 @@ export interface GraphImport {
   description: string;
   vertices: ImportedVertex[];
   edges: ImportedEdge[];
+  /** Every edge id was made with `importedEdgeId` (the ingestion feed): the batches leave them out unchecked. */
+  derivedEdgeIds?: boolean;
 }
 
 export interface ImportSchema {
@@ -54,7 +56,7 @@ export function planImport(command: GraphImport, schema: ImportSchema, existing:
   const items = vertices + command.edges.length;
   for (let start = 0, batch = 0; start < items; start += batchSize, batch++) {
     const end = Math.min(start + batchSize, items);
-    const packed = packBatch(namespace, command.vertices.slice(start, Math.min(end, vertices)), command.edges.slice(Math.max(start - vertices, 0), Math.max(end - vertices, 0)));
+    const packed = packBatch(namespace, command.vertices.slice(start, Math.min(end, vertices)), command.edges.slice(Math.max(start - vertices, 0), Math.max(end - vertices, 0)), command.derivedEdgeIds);
     events.push({ type: 'PackedGraphBatchImported', data: { importId, namespace, batch, ...packed } });
   }
   const byLabel: Record<string, number> = {};
@@ -86,14 +88,14 @@ export interface ImportResult {
 export async function importGraph(
   deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
   actor: GraphActor,
-  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string> },
+  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string>; derivedEdgeIds?: boolean },
   options: { eventsPerAppend?: number; waitMs?: number; schema?: ImportSchema } = {},
 ): Promise<ImportResult> {
   const importId = input.importId ?? randomUUID();
   const namespace = namespaceOf(actor.tenantId);
   // A feed of many imports (a CSV file in batches) loads the schema once and passes it.
   const schema = options.schema ?? (await loadImportSchema(deps.knex));
-  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema, input.existing);
+  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges, derivedEdgeIds: input.derivedEdgeIds }, schema, input.existing);
   const stream = importStream(actor.tenantId, importId);
   // A bulk import made by a request (seed, ingestion) carries its request id, like every command.
   const correlationId = currentScope()?.requestId ?? randomUUID();

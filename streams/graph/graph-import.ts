@@ -90,8 +90,12 @@ function groupBy<T>(items: T[], keyOf: (item: T) => string): T[][] {
 
 const valuesOf = (keys: string[], properties: Properties) => keys.map((k) => properties[k] ?? null);
 
-/** One batch packed: vertices grouped by label, edges by label and endpoint labels, order kept within a group. */
-export function packBatch(namespace: string, vertices: ImportedVertex[], edges: ImportedEdge[]): Pick<PackedGraphBatchData, 'vertices' | 'edges'> {
+/**
+ * One batch packed: vertices grouped by label, edges by label and endpoint labels, order kept
+ * within a group. `derivedEdgeIds`: the caller made every edge id with `importedEdgeId`, so
+ * none is checked (a hash per edge) and none is written.
+ */
+export function packBatch(namespace: string, vertices: ImportedVertex[], edges: ImportedEdge[], derivedEdgeIds = false): Pick<PackedGraphBatchData, 'vertices' | 'edges'> {
   return {
     vertices: groupBy(vertices, (v) => v.label).map((group) => {
       const keys = keysOf(group);
@@ -101,7 +105,7 @@ export function packBatch(namespace: string, vertices: ImportedVertex[], edges: 
       const keys = keysOf(group);
       const { label, from_label: fromLabel, to_label: toLabel } = group[0];
       const packed: PackedEdges = { label, fromLabel, toLabel, keys, rows: group.map((e) => [e.from_id, e.to_id, ...valuesOf(keys, e.properties)]) };
-      if (group.some((e) => e.id !== importedEdgeId(namespace, label, e.from_id, e.to_id))) packed.ids = group.map((e) => e.id);
+      if (!derivedEdgeIds && group.some((e) => e.id !== importedEdgeId(namespace, label, e.from_id, e.to_id))) packed.ids = group.map((e) => e.id);
       return packed;
     }),
   };

@@ -101,6 +101,7 @@ describe('graph edge and schema deciders', () => {
         ],
         edges: [{ label: 'OPERATED_BY', fromLabel: 'Well', toLabel: 'Operator', keys: [], rows: [['w1', 'o1']] }],
       });
+      expect(planImport({ ...base, vertices, edges: [e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])], derivedEdgeIds: true }, importSchema)[1].data).to.deep.equal(packed.data);
       expect(batchVertices(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal(vertices);
       expect(batchEdges(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal([e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])]);
     });
