@@ -10,7 +10,7 @@ import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
 import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
-import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
+import { commitFeed, FeedDeps, FeedPlan, FeedResult, planFeed } from './feed-graph';
 import { loadImportSchema } from '../graph/import-graph';
 
 /** Rows per PackedOperatorWellsImported event (≈ 150 kB) and per graph feed. */
@@ -103,22 +103,43 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
 
     const actor = { tenantId: context.tenantId, userId: context.actorId };
     const graph: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+    // Pipelined: the next batch is read, turned into facts and planned (its lookups included)
+    // while the batch before it is written; the plan counts what that batch writes as the
+    // graph's, so the outcome is the one of feeding batch after batch.
     const feed = async () => {
       let fedRows = 0;
       let last: Position | null = null;
       const createdEarlier = new Set<string>();
       const schema = await loadImportSchema(deps.knex);
       const behind: Position[] = [];
-      for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier, schema });
+      const options = { waitForProjection: false, createdEarlier, schema };
+      let writing: { plan: FeedPlan; rows: number; done: Promise<FeedResult & { position: Position | null }> } | null = null;
+      const settle = async () => {
+        if (!writing) return;
+        const fed = await writing.done;
         for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
         if (fed.position) behind.push(fed.position);
         if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
         last = fed.position ?? last;
-        fedRows += wells.length;
+        fedRows += writing.rows;
         deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
+        writing = null;
+      };
+      try {
+        for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
+          const plan = await planFeed(deps, actor, csvFacts(wells), { ...options, inFlight: writing?.plan });
+          await settle();
+          const done = commitFeed(deps, actor, plan, { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, options);
+          // Awaited by the next round's settle; a failure meanwhile is not left unhandled.
+          done.catch(() => undefined);
+          writing = { plan, rows: wells.length, done };
+        }
+        await settle();
+      } finally {
+        // Nothing keeps writing once this returns or throws.
+        await (writing as { done: Promise<unknown> } | null)?.done.catch(() => undefined);
       }
       return last;
     };

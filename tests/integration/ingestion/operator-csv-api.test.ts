@@ -128,6 +128,20 @@ describe('operator CSV import API', () => {
     expect(response.status).to.equal(422);
   });
 
+  it('a file longer than one feed batch ends as if fed batch after batch: a lease renamed in the next batch is updated, its edge to the operator written once', async () => {
+    const user = await powerUser();
+    // Rows 1–2000 are the first feed batch, 2001– the second, planned while the first is written.
+    const rows = Array.from({ length: 2100 }, (_, i) => `42329${String(60000 + i)},222222,${i < 2000 ? 'OLD NAME' : 'NEW NAME'},777,08`);
+    const response = await postCsv(t.api, ['API_NO,OPERATOR_NO,LEASE_NAME,LEASE_NO,DISTRICT', ...rows].join('\n'), user.headers);
+    expect(response.status).to.equal(200);
+    // Wells 2,100, the lease and the operator; the well's two edges and the lease's one.
+    expect(response.body.graph).to.include({ created: 2102, updated: 1, edges_created: 4201 });
+    const lease = await t.api.get('/graph/entities/Lease/O-08-777', user.headers);
+    expect(lease.body.properties.name).to.equal('NEW NAME');
+    const edges = await t.api.get('/graph/edges/Lease/O-08-777?edge_label=OPERATED_BY', user.headers);
+    expect(edges.body.edges.map((e: { neighbor: { entity_id: string } }) => e.neighbor.entity_id)).to.deep.equal(['P5-222222']);
+  });
+
   // Last: run before it, this test's import left appends still arriving that moved the log head
   // under 'a file whose every row is rejected … appends nothing'.
   it('the compliance dashboard lists the imported wells, leases and operators when the upload answers', async () => {
