@@ -4,7 +4,7 @@ import { ValidationFailed } from '../../src/platform/domain-errors';
 import type { Position } from '../../src/platform/eventstore/types';
 import { currentScope } from '../../src/platform/http/request-scope';
 import { ANY_LABEL, RelationshipRuleDefinition } from '../../streams/graph/schema';
-import { GraphImportEvent, IMPORT_BATCH_SIZE, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { GraphImportEvent, IMPORT_BATCH_SIZE, ImportedEdge, ImportedVertex, packBatch } from '../../streams/graph/graph-import';
 import { importStream, namespaceOf } from '../../streams/graph/names';
 import { edgeLabels, listRelationshipRules, vertexLabels } from '../../queries/graph/graph-schema';
 import type { GraphActor } from './actor';
@@ -16,6 +16,8 @@ export interface GraphImport {
   description: string;
   vertices: ImportedVertex[];
   edges: ImportedEdge[];
+  /** Every edge id was made with `importedEdgeId` (the ingestion feed): the batches leave them out unchecked. */
+  derivedEdgeIds?: boolean;
 }
 
 export interface ImportSchema {
@@ -50,19 +52,12 @@ export function planImport(command: GraphImport, schema: ImportSchema, existing:
   const { importId, namespace } = command;
   const events: GraphImportEvent[] = [{ type: 'GraphImportStarted', data: { importId, namespace, source: command.source, description: command.description } }];
   // Vertices first, so an edge never projects before both of its endpoints.
-  const items: Array<['v', ImportedVertex] | ['e', ImportedEdge]> = [...command.vertices.map((v) => ['v', v] as ['v', ImportedVertex]), ...command.edges.map((e) => ['e', e] as ['e', ImportedEdge])];
-  for (let start = 0, batch = 0; start < items.length; start += batchSize, batch++) {
-    const slice = items.slice(start, start + batchSize);
-    events.push({
-      type: 'GraphBatchImported',
-      data: {
-        importId,
-        namespace,
-        batch,
-        vertices: slice.filter((x) => x[0] === 'v').map((x) => x[1] as ImportedVertex),
-        edges: slice.filter((x) => x[0] === 'e').map((x) => x[1] as ImportedEdge),
-      },
-    });
+  const vertices = command.vertices.length;
+  const items = vertices + command.edges.length;
+  for (let start = 0, batch = 0; start < items; start += batchSize, batch++) {
+    const end = Math.min(start + batchSize, items);
+    const packed = packBatch(namespace, command.vertices.slice(start, Math.min(end, vertices)), command.edges.slice(Math.max(start - vertices, 0), Math.max(end - vertices, 0)), command.derivedEdgeIds);
+    events.push({ type: 'PackedGraphBatchImported', data: { importId, namespace, batch, ...packed } });
   }
   const byLabel: Record<string, number> = {};
   for (const v of command.vertices) byLabel[v.label] = (byLabel[v.label] ?? 0) + 1;
@@ -93,14 +88,14 @@ export interface ImportResult {
 export async function importGraph(
   deps: Pick<PlatformDeps, 'store' | 'knex'> & { projections: { waitFor(p: Position, ms: number): Promise<boolean> } },
   actor: GraphActor,
-  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string> },
+  input: { source: string; description: string; vertices: ImportedVertex[]; edges: ImportedEdge[]; importId?: string; existing?: Set<string>; derivedEdgeIds?: boolean },
   options: { eventsPerAppend?: number; waitMs?: number; schema?: ImportSchema } = {},
 ): Promise<ImportResult> {
   const importId = input.importId ?? randomUUID();
   const namespace = namespaceOf(actor.tenantId);
   // A feed of many imports (a CSV file in batches) loads the schema once and passes it.
   const schema = options.schema ?? (await loadImportSchema(deps.knex));
-  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges }, schema, input.existing);
+  const events = planImport({ importId, namespace, source: input.source, description: input.description, vertices: input.vertices, edges: input.edges, derivedEdgeIds: input.derivedEdgeIds }, schema, input.existing);
   const stream = importStream(actor.tenantId, importId);
   // A bulk import made by a request (seed, ingestion) carries its request id, like every command.
   const correlationId = currentScope()?.requestId ?? randomUUID();

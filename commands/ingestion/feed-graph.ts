@@ -2,7 +2,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { Position } from '../../src/platform/eventstore/types';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import type { ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { ImportedEdge, importedEdgeId, ImportedVertex } from '../../streams/graph/graph-import';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { commandContext, GraphActor } from '../graph/actor';
@@ -118,13 +118,40 @@ export interface FeedOptions {
   createdEarlier?: Set<string>;
   /** Shared by the batches of one bulk feed: the graph schema, loaded once. */
   schema?: ImportSchema;
+  /**
+   * The plan of the batch still being written while this one is planned (a pipelined bulk
+   * feed): what it creates and updates counts as the graph's, exactly as if it had committed.
+   */
+  inFlight?: FeedPlan;
+}
+
+/** What one feed will write, decided from the graph as it stands (and the batch in flight). */
+export interface FeedPlan {
+  namespace: string;
+  newVertices: ImportedVertex[];
+  newEdges: ImportedEdge[];
+  /** Vertex ids of the graph (not of this plan) the new edges touch. */
+  existing: Set<string>;
+  updates: UpdateEntity[];
+  production: ProductionFact[];
+  /** Every vertex this plan creates or changes, as it will stand, by key. */
+  written: Map<string, KnownVertex>;
+  result: FeedResult;
 }
 
 export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
+  return commitFeed(deps, actor, await planFeed(deps, actor, facts, options), source, options);
+}
+
+/** The decide half of a feed: lookups and comparisons, nothing written. */
+export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, options: FeedOptions = {}): Promise<FeedPlan> {
   const namespace = namespaceOf(actor.tenantId);
   const entities = merged(facts.entities);
+  const inFlight = options.inFlight?.written;
   const known = await knownVertices(deps, namespace, entities);
-  const result: FeedResult & { position: Position | null } = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0, position: null };
+  if (inFlight) for (const e of entities) if (!e.matchByName && inFlight.has(key(e.label, e.entityId))) known.set(key(e.label, e.entityId), inFlight.get(key(e.label, e.entityId))!);
+  const result: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+  const written = new Map<string, KnownVertex>();
 
   const idOf = new Map<string, string>();
   const labelOfId = new Map<string, string>();
@@ -139,7 +166,10 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
       // A name match links to the vertex; it never rewrites what the graph holds.
       const set = e.matchByName ? {} : Object.fromEntries(Object.entries(e.properties).filter(([name, value]) => name !== 'entity_id' && existing.properties[name] !== value));
       if (Object.keys(set).length === 0) result.unchanged++;
-      else updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
+      else {
+        updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
+        written.set(k, { ...existing, properties: { ...existing.properties, ...set } });
+      }
     } else if (e.matchByName) {
       result.skipped++;
     } else if (options.createdEarlier?.has(k)) {
@@ -151,14 +181,24 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
       const id = derivedUuid('graph-vertex', namespace, e.label, e.entityId);
       idOf.set(k, id);
       labelOfId.set(id, e.label);
-      newVertices.push({ id, label: e.label, entity_id: e.entityId, properties: { ...e.properties, entity_id: e.entityId } });
+      const vertex = { id, label: e.label, entity_id: e.entityId, properties: { ...e.properties, entity_id: e.entityId } };
+      newVertices.push(vertex);
+      written.set(k, vertex);
     }
   }
 
   // Endpoints outside this feed are looked up too (a production row for a well imported earlier).
   const missing = new Map<string, EntityFact>();
   for (const r of facts.relations) {
-    for (const end of [r.from, r.to]) if (!idOf.has(key(end.label, end.entityId))) missing.set(key(end.label, end.entityId), { label: end.label, entityId: end.entityId, properties: {} });
+    for (const end of [r.from, r.to]) {
+      const k = key(end.label, end.entityId);
+      if (idOf.has(k)) continue;
+      const pending = inFlight?.get(k);
+      if (pending) {
+        idOf.set(k, pending.id);
+        labelOfId.set(pending.id, pending.label);
+      } else missing.set(k, { label: end.label, entityId: end.entityId, properties: {} });
+    }
   }
   for (const [k, v] of await knownVertices(deps, namespace, [...missing.values()])) {
     idOf.set(k, v.id);
@@ -172,12 +212,14 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
       result.skipped++;
       continue;
     }
-    const id = derivedUuid('graph-edge', namespace, r.label, fromId, toId);
+    const id = importedEdgeId(namespace, r.label, fromId, toId);
     candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
   }
   // An edge id derives from its endpoints, so an edge touching a vertex this feed creates
-  // cannot be stored yet: only edges between vertices the graph already holds are looked up.
+  // cannot be stored yet: only edges between vertices the graph already holds are looked up
+  // (and those the batch in flight writes are as good as stored).
   const newIds = new Set(newVertices.map((v) => v.id));
+  if (options.inFlight) for (const e of options.inFlight.newEdges) candidateEdges.delete(e.id);
   const edgeIds = [...candidateEdges.values()].filter((e) => !newIds.has(e.from_id) && !newIds.has(e.to_id)).map((e) => e.id);
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
     // By primary key only (the ids derive from the namespace already), for the same reason.
@@ -185,10 +227,16 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
     for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(row.id);
   }
   const newEdges = [...candidateEdges.values()];
+  const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
+  return { namespace, newVertices, newEdges, existing, updates, production: facts.production ?? [], written, result };
+}
 
+/** The write half: the new vertices and edges as one bulk import, then the updates and Form PR reports. */
+export async function commitFeed(deps: FeedDeps, actor: GraphActor, plan: FeedPlan, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
+  const { namespace, newVertices, newEdges, existing, updates } = plan;
+  const result: FeedResult & { position: Position | null } = { ...plan.result, position: null };
   if (newVertices.length > 0 || newEdges.length > 0) {
-    const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));
-    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing }, { waitMs: options.waitForProjection === false ? 0 : undefined, schema: options.schema, eventsPerAppend: EVENTS_PER_APPEND });
+    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing, derivedEdgeIds: true }, { waitMs: options.waitForProjection === false ? 0 : undefined, schema: options.schema, eventsPerAppend: EVENTS_PER_APPEND });
     result.position = imported.position;
     for (const v of newVertices) options.createdEarlier?.add(key(v.label, v.entity_id));
     result.created = newVertices.length;
@@ -198,7 +246,7 @@ export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphF
     await deps.handle(updateEntityDecider, vertexStream(actor.tenantId, command.vertexId), command, commandContext(actor));
     result.updated++;
   }
-  result.production_reports = await feedProduction(deps, actor, namespace, facts.production ?? []);
+  result.production_reports = await feedProduction(deps, actor, namespace, plan.production);
   return result;
 }
 

@@ -7,14 +7,14 @@ import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
 import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from '../../src/contexts/ingestion/csv-wells';
 import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
-import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState } from '../../streams/ingestion/operator-csv-import';
+import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
-import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
+import { commitFeed, FeedDeps, FeedPlan, FeedResult, planFeed } from './feed-graph';
 import { loadImportSchema } from '../graph/import-graph';
 
-/** Rows per OperatorWellsImported event (a few hundred kB) and per graph feed. */
-export const CSV_EVENT_BATCH = 500;
+/** Rows per PackedOperatorWellsImported event (≈ 150 kB) and per graph feed. */
+export const CSV_EVENT_BATCH = 1000;
 export const CSV_FEED_BATCH = 2000;
 const CSV_PROJECTION_WAIT_MS = 600_000;
 /** Graph feeds the projection may lag behind during one file. */
@@ -103,22 +103,43 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
 
     const actor = { tenantId: context.tenantId, userId: context.actorId };
     const graph: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+    // Pipelined: the next batch is read, turned into facts and planned (its lookups included)
+    // while the batch before it is written; the plan counts what that batch writes as the
+    // graph's, so the outcome is the one of feeding batch after batch.
     const feed = async () => {
       let fedRows = 0;
       let last: Position | null = null;
       const createdEarlier = new Set<string>();
       const schema = await loadImportSchema(deps.knex);
       const behind: Position[] = [];
-      for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
-        const fed = await feedGraph(deps, actor, csvFacts(wells), { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, { waitForProjection: false, createdEarlier, schema });
+      const options = { waitForProjection: false, createdEarlier, schema };
+      let writing: { plan: FeedPlan; rows: number; done: Promise<FeedResult & { position: Position | null }> } | null = null;
+      const settle = async () => {
+        if (!writing) return;
+        const fed = await writing.done;
         for (const k of Object.keys(graph) as Array<keyof FeedResult>) graph[k] += fed[k];
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
         if (fed.position) behind.push(fed.position);
         if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
         last = fed.position ?? last;
-        fedRows += wells.length;
+        fedRows += writing.rows;
         deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
+        writing = null;
+      };
+      try {
+        for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
+          const plan = await planFeed(deps, actor, csvFacts(wells), { ...options, inFlight: writing?.plan });
+          await settle();
+          const done = commitFeed(deps, actor, plan, { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, options);
+          // Awaited by the next round's settle; a failure meanwhile is not left unhandled.
+          done.catch(() => undefined);
+          writing = { plan, rows: wells.length, done };
+        }
+        await settle();
+      } finally {
+        // Nothing keeps writing once this returns or throws.
+        await (writing as { done: Promise<unknown> } | null)?.done.catch(() => undefined);
       }
       return last;
     };
@@ -150,15 +171,17 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
 }
 
 /**
- * The batches after the ones a previous, interrupted attempt already appended (event ids
- * derive from the import and the batch, so a retry never doubles one), then the completion.
+ * The rows after the ones a previous, interrupted attempt already appended (counted in rows,
+ * since its batches may have been of another size; event ids derive from the import and the
+ * batch, so a retry never doubles one), then the completion.
  */
 async function appendBatches(deps: FeedDeps, context: CommandContext, stream: string, importId: string, state: OperatorCsvImportState, staged: StagedCsv): Promise<Position> {
-  const done = state.status === 'importing' ? state.batches : 0;
+  const doneRows = state.status === 'importing' ? state.rows : 0;
   const metadata = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId ?? importId, causationId: context.causationId ?? context.correlationId ?? importId };
   const head = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   let expected: ExpectedRevision = head[0].revision;
-  let batch = 0;
+  let batch = state.status === 'importing' ? state.batches : 0;
+  let skipped = 0;
   let pending: NewEvent[] = [];
   let position: Position | null = null;
   const flush = async () => {
@@ -173,12 +196,17 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
     }
     pending = [];
   };
-  for await (const wells of stagedBatches(staged.path, CSV_EVENT_BATCH)) {
-    if (batch >= done) {
-      const event: OperatorCsvImportEvent = { type: 'OperatorWellsImported', data: { importId, batch, wells } };
-      pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
-      if (pending.length >= EVENTS_PER_APPEND) await flush();
+  for await (const rows of stagedBatches(staged.path, CSV_EVENT_BATCH)) {
+    let wells = rows;
+    if (skipped < doneRows) {
+      const skip = Math.min(doneRows - skipped, wells.length);
+      skipped += skip;
+      wells = wells.slice(skip);
+      if (wells.length === 0) continue;
     }
+    const event: OperatorCsvImportEvent = { type: 'PackedOperatorWellsImported', data: packWells(importId, batch, wells) };
+    pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
+    if (pending.length >= EVENTS_PER_APPEND) await flush();
     batch++;
   }
   const completed: OperatorCsvImportEvent = {

@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
 import { AssessedCell, assessedEntities, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
-import type { GraphImportEvent } from '../../streams/graph/graph-import';
+import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
 import { createRowsTables, refreshRows } from './dashboard-rows';
 import { bucketCounts } from './selectors';
@@ -105,9 +105,8 @@ async function openEntities(trx: Knex.Transaction, tenantId: string, at: Date, r
 async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: ReadonlySet<string>): Promise<string[]> {
   const tenantId = event.metadata.tenantId;
   const at = event.recordedAt;
-  if (event.type === 'GraphBatchImported') {
-    const data = event.data as Extract<GraphImportEvent, { type: 'GraphBatchImported' }>['data'];
-    const rows = data.vertices
+  if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) {
+    const rows = batchVertices(event.type, event.data as GraphBatchData | PackedGraphBatchData)
       .filter((v) => labels.has(v.label))
       .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name }));
     return openEntities(trx, tenantId, at, rows);
@@ -256,7 +255,7 @@ async function applyAnomaly(trx: Knex.Transaction, event: RecordedEvent): Promis
     .ignore();
 }
 
-const GRAPH_TYPES = ['GraphBatchImported', 'VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
+const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, 'VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
 
 /**
  * The compliance dashboard read model (one projector, so the daily snapshot computed on

@@ -1,3 +1,5 @@
+import { batchWells } from './operator-csv-import';
+
 /**
  * The broker message names (spec 3 §6: `{event_type, data}` on `entity-extraction-worker`,
  * `wells_scraped` in use; the rest of the list is ours). A scrape's records go out per data
@@ -5,7 +7,7 @@
  */
 export const ENTITY_EXTRACTION_TOPIC = 'entity-extraction-worker';
 
-export const PUBLISHED_EVENT_TYPES = ['RrcDataScraped', 'RrcScrapeCompleted', 'OperatorWellsImported', 'OperatorCsvImportCompleted', 'EntitiesExtracted'] as const;
+export const PUBLISHED_EVENT_TYPES = ['RrcDataScraped', 'RrcScrapeCompleted', 'OperatorWellsImported', 'PackedOperatorWellsImported', 'OperatorCsvImportCompleted', 'EntitiesExtracted'] as const;
 
 export function brokerEventType(type: string, data: Record<string, unknown>): string {
   switch (type) {
@@ -14,6 +16,7 @@ export function brokerEventType(type: string, data: Record<string, unknown>): st
     case 'RrcScrapeCompleted':
       return 'rrc_scrape_completed';
     case 'OperatorWellsImported':
+    case 'PackedOperatorWellsImported':
       return 'operator_wells_imported';
     case 'OperatorCsvImportCompleted':
       return 'operator_csv_imported';
@@ -22,4 +25,13 @@ export function brokerEventType(type: string, data: Record<string, unknown>): st
     default:
       return type.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
   }
+}
+
+/**
+ * The message's `data`: the event's, except that packed CSV batches go out as consumers have
+ * always received them, `{importId, batch, wells: [{apiNumber, row, values}]}`.
+ */
+export function brokerData(type: string, data: Record<string, unknown>): Record<string, unknown> {
+  if (type !== 'PackedOperatorWellsImported') return data;
+  return { importId: data.importId, batch: data.batch, wells: batchWells(type, data) };
 }

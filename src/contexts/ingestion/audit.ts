@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../../streams/compliance/anomaly-flagged';
 import { entityExtractionAggregate, EntityExtractionEventSchemas } from '../../../streams/ingestion/entity-extraction';
-import { operatorCsvImportAggregate, OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
+import { batchWells, operatorCsvImportAggregate, OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
 import { rrcScrapeAggregate, RrcScrapeEventSchemas } from '../../../streams/ingestion/rrc-scrape';
 import { scadaBatchAggregate, ScadaBatchEventSchemas } from '../../../streams/ingestion/scada-batch';
 import { AuditCatalog } from '../../platform/audit/catalog';
@@ -46,10 +46,12 @@ export const ingestionAuditCatalog: AuditCatalog = {
             const d = event.data as Data<typeof OperatorCsvImportEventSchemas, 'OperatorCsvImportStarted'>;
             return `import of ${d.filename} started (${d.sizeBytes} bytes, SHA-256 ${d.sha256.slice(0, 12)}…, ${plural(d.columns.length, 'column')})`;
           }
-          case 'OperatorWellsImported': {
-            const d = event.data as Data<typeof OperatorCsvImportEventSchemas, 'OperatorWellsImported'>;
-            const rows = d.wells.length > 0 ? ` (rows ${d.wells[0].row}–${d.wells[d.wells.length - 1].row})` : '';
-            return `batch ${d.batch + 1}: ${plural(d.wells.length, 'well')} imported${rows}`;
+          case 'OperatorWellsImported':
+          case 'PackedOperatorWellsImported': {
+            const { batch } = event.data as { batch: number };
+            const wells = batchWells(event.type, event.data);
+            const rows = wells.length > 0 ? ` (rows ${wells[0].row}–${wells[wells.length - 1].row})` : '';
+            return `batch ${batch + 1}: ${plural(wells.length, 'well')} imported${rows}`;
           }
           case 'OperatorCsvImportCompleted': {
             const d = event.data as Data<typeof OperatorCsvImportEventSchemas, 'OperatorCsvImportCompleted'>;

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { EventStore, Position, RecordedEvent } from '../../platform/eventstore/types';
 import { comparePositions, START } from '../../platform/eventstore/types';
 import type { LeaderLock } from '../../platform/projection-runner/leader-lock';
-import { brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
+import { brokerData, brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
 
 /**
  * The Kafka bridge (DESIGN §1, spec 3 §6): a subscription on the event log that publishes
@@ -81,7 +81,7 @@ async function saveError(knex: Knex, name: string, message: string): Promise<voi
 
 /** The message for one event: key = broker event type, value = `{event_type, data}`. */
 export function toMessage(event: RecordedEvent) {
-  const data = event.data as Record<string, unknown>;
+  const data = brokerData(event.type, event.data as Record<string, unknown>);
   const eventType = brokerEventType(event.type, data);
   return {
     key: eventType,
@@ -109,7 +109,7 @@ function* chunksBySize(events: RecordedEvent[], maxBytes: number): Generator<Rec
   let chunk: RecordedEvent[] = [];
   let bytes = 0;
   for (const event of events) {
-    const size = JSON.stringify(event.data).length;
+    const size = JSON.stringify(brokerData(event.type, event.data as Record<string, unknown>)).length;
     if (chunk.length > 0 && bytes + size > maxBytes) {
       yield chunk;
       chunk = [];

@@ -14,7 +14,7 @@ describe('ingestion API specs (request → events appended)', () => {
   it('a scrape of operators appends the scraped records, the completion and one graph import', async () => {
     const user = await signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
     const body = { data_types: ['operators'], district: '04', date_range: { from: '2025-01-01', to: '2025-01-31' } };
-    await apiSpec(t.api, t.deps.knex).when('POST', '/ingest/rrc-scrape', body, user.headers).thenAppended(['RrcDataScraped', 'RrcScrapeCompleted', 'GraphImportStarted', 'GraphBatchImported', 'GraphImportCompleted'], 200);
+    await apiSpec(t.api, t.deps.knex).when('POST', '/ingest/rrc-scrape', body, user.headers).thenAppended(['RrcDataScraped', 'RrcScrapeCompleted', 'GraphImportStarted', 'PackedGraphBatchImported', 'GraphImportCompleted'], 200);
     await apiSpec(t.api, t.deps.knex).when('POST', '/ingest/rrc-scrape', body, user.headers).thenNothingAppended(200);
   });
 

@@ -5,6 +5,7 @@ import { changeEntityTypeDecider } from '../../../commands/graph/change-entity-t
 import { CreateEdge, createEdgeDecider } from '../../../commands/graph/create-edge';
 import { defineEntityTypeDecider } from '../../../commands/graph/define-entity-type';
 import { planImport } from '../../../commands/graph/import-graph';
+import { batchEdges, batchVertices, importedEdgeId, PackedGraphBatchData } from '../../../streams/graph/graph-import';
 import { installVerticalDecider } from '../../../commands/graph/install-vertical';
 import { removeEntityTypeDecider } from '../../../commands/graph/remove-entity-type';
 import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
@@ -79,12 +80,35 @@ describe('graph edge and schema deciders', () => {
     const e = (id: string, label: string, from: [string, string], to: [string, string]) => ({ id, label, from_id: from[0], from_label: from[1], to_id: to[0], to_label: to[1], properties: {} });
     const base = { importId: 'i1', namespace: 'n_oilgas', source: 'test', description: '' };
 
-    it('splits vertices and then edges into batches between a start and a completion event', () => {
+    it('splits vertices and then edges into packed batches between a start and a completion event', () => {
       const events = planImport({ ...base, vertices: [v('w1', 'Well'), v('w2', 'Well'), v('o1', 'Operator')], edges: [e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']), e('e2', 'PART_OF', ['w2', 'Well'], ['w1', 'Well'])] }, importSchema, new Set(), 2);
-      expect(events.map((x) => x.type)).to.deep.equal(['GraphImportStarted', 'GraphBatchImported', 'GraphBatchImported', 'GraphBatchImported', 'GraphImportCompleted']);
-      const batches = events.filter((x) => x.type === 'GraphBatchImported').map((x: any) => [x.data.vertices.length, x.data.edges.length]);
-      expect(batches).to.deep.equal([[2, 0], [1, 1], [0, 1]]);
+      expect(events.map((x) => x.type)).to.deep.equal(['GraphImportStarted', 'PackedGraphBatchImported', 'PackedGraphBatchImported', 'PackedGraphBatchImported', 'GraphImportCompleted']);
+      const batches = events.filter((x) => x.type === 'PackedGraphBatchImported').map((x: any) => [batchVertices(x.type, x.data).map((y) => y.id), batchEdges(x.type, x.data).map((y) => y.id)]);
+      expect(batches).to.deep.equal([[['w1', 'w2'], []], [['o1'], ['e1']], [[], ['e2']]]);
       expect((events[4] as any).data.byLabel).to.deep.equal({ Well: 2, Operator: 1, OPERATED_BY: 1, PART_OF: 1 });
+    });
+    it('a packed batch writes each label and property name once and the ids of edges derived from their endpoints not at all', () => {
+      const derived = importedEdgeId(base.namespace, 'OPERATED_BY', 'w1', 'o1');
+      const vertices = [v('w1', 'Well'), { ...v('w2', 'Well'), properties: { entity_id: 'w2', name: 'HOEFS 1H' } }, v('o1', 'Operator')];
+      const [, packed] = planImport({ ...base, vertices, edges: [e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])] }, importSchema);
+      expect(packed.data).to.deep.equal({
+        importId: 'i1',
+        namespace: 'n_oilgas',
+        batch: 0,
+        vertices: [
+          { label: 'Well', keys: ['entity_id', 'name'], rows: [['w1', 'w1', 'w1', null], ['w2', 'w2', 'w2', 'HOEFS 1H']] },
+          { label: 'Operator', keys: ['entity_id'], rows: [['o1', 'o1', 'o1']] },
+        ],
+        edges: [{ label: 'OPERATED_BY', fromLabel: 'Well', toLabel: 'Operator', keys: [], rows: [['w1', 'o1']] }],
+      });
+      expect(planImport({ ...base, vertices, edges: [e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])], derivedEdgeIds: true }, importSchema)[1].data).to.deep.equal(packed.data);
+      expect(batchVertices(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal(vertices);
+      expect(batchEdges(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal([e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])]);
+    });
+    it('edges whose ids were chosen otherwise (the seed\'s random ones) keep them in the packed batch', () => {
+      const [, packed] = planImport({ ...base, vertices: [v('w1', 'Well'), v('o1', 'Operator')], edges: [{ ...e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']), properties: { since: '2020' } }] }, importSchema);
+      expect((packed.data as PackedGraphBatchData).edges).to.deep.equal([{ label: 'OPERATED_BY', fromLabel: 'Well', toLabel: 'Operator', keys: ['since'], rows: [['w1', 'o1', '2020']], ids: ['e1'] }]);
+      expect(batchEdges(packed.type, packed.data as PackedGraphBatchData)[0]).to.deep.equal({ ...e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']), properties: { since: '2020' } });
     });
     it('refuses unknown labels, rule violations and dangling endpoints', () => {
       expect(() => planImport({ ...base, vertices: [v('x', 'Rocket')], edges: [] }, importSchema)).to.throw(ValidationFailed);

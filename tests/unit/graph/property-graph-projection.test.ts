@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { projectionSpec } from '../../support/specs';
 import { EDGES, IMPORTS, propertyGraphProjector, VERTICES } from '../../../projections/graph/property-graph';
+import { importedEdgeId, packBatch } from '../../../streams/graph/graph-import';
 
 const IMPORT = '00000000-0000-8000-8000-00000000a001';
 const NS = 'ns-a';
@@ -9,6 +10,8 @@ const stream = `graph.import-tenant-spec-${IMPORT}`;
 const vertex = (n: number, label = 'Well') => ({ id: id(n), label, entity_id: `E-${n}`, properties: { entity_id: `E-${n}` } });
 const edge = (n: number, from: number, to: number) => ({ id: id(1000 + n), label: 'LOCATED_IN', from_id: id(from), from_label: 'Well', to_id: id(to), to_label: 'Lease', properties: {} });
 const batch = (n: number, vertices: object[], edges: object[], namespace = NS, importId = IMPORT) => ({ stream, type: 'GraphBatchImported', data: { importId, namespace, batch: n, vertices, edges } });
+
+const packed = (n: number, vertices: any[], edges: any[], namespace = NS) => ({ stream, type: 'PackedGraphBatchImported', data: { importId: IMPORT, namespace, batch: n, ...packBatch(namespace, vertices, edges) } });
 
 /** Bulk imports are written a run of batch events at a time (applyBatch); log order still holds. */
 describe('property graph projection (given events → rows)', () => {
@@ -47,6 +50,32 @@ describe('property graph projection (given events → rows)', () => {
       .then(async (knex) => {
         expect(await knex(VERTICES).orderBy('id').pluck('entity_id')).to.deep.equal(['E-2', 'E-3']);
         expect(await knex(EDGES).pluck('id')).to.deep.equal([id(1002)]);
+      });
+  });
+
+  it('reads packed batches and the older form alike, in one run: the same rows either way', async () => {
+    const derivedEdge = { ...edge(4, 2, 3), id: importedEdgeId(NS, 'LOCATED_IN', id(2), id(3)) };
+    await projectionSpec(propertyGraphProjector)
+      .given([
+        { stream, type: 'GraphImportStarted', data: { importId: IMPORT, namespace: NS, source: 'operator-csv', description: 'd' } },
+        batch(0, [vertex(1)], []),
+        packed(1, [{ ...vertex(2), properties: { entity_id: 'E-2', name: 'HOEFS 1H' } }, vertex(3, 'Lease')], [edge(1, 1, 3)]),
+        packed(2, [], [derivedEdge, edge(3, 2, 99)]),
+        { stream, type: 'GraphImportCompleted', data: { importId: IMPORT, namespace: NS, vertices: 3, edges: 3, byLabel: {} } },
+      ])
+      .then(async (knex) => {
+        expect(await knex(VERTICES).orderBy('id').select('entity_id', 'label', 'properties')).to.deep.equal([
+          { entity_id: 'E-1', label: 'Well', properties: { entity_id: 'E-1' } },
+          { entity_id: 'E-2', label: 'Well', properties: { entity_id: 'E-2', name: 'HOEFS 1H' } },
+          { entity_id: 'E-3', label: 'Lease', properties: { entity_id: 'E-3' } },
+        ]);
+        expect((await knex(EDGES).select('id', 'from_id', 'to_id')).sort((a, b) => a.id.localeCompare(b.id))).to.deep.equal(
+          [
+            { id: id(1001), from_id: id(1), to_id: id(3) },
+            { id: derivedEdge.id, from_id: id(2), to_id: id(3) },
+          ].sort((a, b) => a.id.localeCompare(b.id)),
+        );
+        expect(await knex(IMPORTS).where({ id: IMPORT }).first()).to.include({ status: 'completed', vertices: 3, edges: 3 });
       });
   });
 });

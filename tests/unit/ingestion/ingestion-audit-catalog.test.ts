@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { buildAuditRegistry } from '../../../src/platform/audit/registry';
 import { contexts } from '../../../src/contexts';
 import { entityExtractionAggregate } from '../../../streams/ingestion/entity-extraction';
-import { operatorCsvImportAggregate } from '../../../streams/ingestion/operator-csv-import';
+import { operatorCsvImportAggregate, packWells } from '../../../streams/ingestion/operator-csv-import';
 import { rrcScrapeAggregate } from '../../../streams/ingestion/rrc-scrape';
 import { scadaBatchAggregate } from '../../../streams/ingestion/scada-batch';
 
@@ -35,6 +35,7 @@ describe('ingestion audit catalog', () => {
       { apiNumber: '42-329-39002', row: 503, values: {} },
     ];
     expect(say('operator-csv-import', 'OperatorWellsImported', { importId: 'i', batch: 1, wells })).to.equal('batch 2: 2 wells imported (rows 501–503)');
+    expect(say('operator-csv-import', 'PackedOperatorWellsImported', packWells('i', 1, wells))).to.equal('batch 2: 2 wells imported (rows 501–503)');
     expect(say('operator-csv-import', 'OperatorCsvImportCompleted', { importId: 'i', rows: 1001, accepted: 1000, rejected: 1, batches: 2 })).to.equal('import completed: 1001 rows, 1000 accepted, 1 rejected, in 2 batches');
   });
 

@@ -3,7 +3,8 @@ import { decideRecordExtraction, recordExtractionDecider } from '../../../comman
 import { startCsvImportDecider, StartCsvImport } from '../../../commands/ingestion/import-operator-csv';
 import { anomaliesOf, KnownWell, recordScadaReadingsDecider, RecordScadaReadings } from '../../../commands/ingestion/record-scada-readings';
 import { RecordRrcScrape, recordRrcScrapeDecider } from '../../../commands/ingestion/run-rrc-scrape';
-import { brokerEventType } from '../../../streams/ingestion/broker-messages';
+import { brokerData, brokerEventType } from '../../../streams/ingestion/broker-messages';
+import { batchWells, CsvWell, evolveOperatorCsvImport, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../../streams/ingestion/operator-csv-import';
 import { given } from '../../support/given';
 
 describe('ingestion deciders', () => {
@@ -64,5 +65,42 @@ describe('ingestion deciders', () => {
     expect(brokerEventType('RrcDataScraped', { dataType: 'wells' })).to.equal('wells_scraped');
     expect(brokerEventType('OperatorWellsImported', {})).to.equal('operator_wells_imported');
     expect(brokerEventType('EntitiesExtracted', {})).to.equal('entities_extracted');
+  });
+
+  describe('packed CSV batches', () => {
+    const wells: CsvWell[] = [
+      { apiNumber: '42-329-39001', row: 1, values: { operator_number: '123456', lease_name: 'JONES 97', latitude: '31.91' } },
+      { apiNumber: '42-329-39002', row: 3, values: { operator_number: '123456', well_type: 'oil' } },
+    ];
+
+    it('write each column name once and read back the rows as they were staged', () => {
+      const packed = packWells('i', 0, wells);
+      expect(packed).to.deep.equal({
+        importId: 'i',
+        batch: 0,
+        columns: ['operator_number', 'lease_name', 'latitude', 'well_type'],
+        wells: [
+          ['42-329-39001', 1, '123456', 'JONES 97', '31.91', null],
+          ['42-329-39002', 3, '123456', null, null, 'oil'],
+        ],
+      });
+      expect(batchWells('PackedOperatorWellsImported', packed)).to.deep.equal(wells);
+    });
+
+    it('go to the broker in the shape its consumers have always read', () => {
+      expect(brokerEventType('PackedOperatorWellsImported', {})).to.equal('operator_wells_imported');
+      expect(brokerData('PackedOperatorWellsImported', packWells('i', 2, wells))).to.deep.equal({ importId: 'i', batch: 2, wells });
+      expect(brokerData('OperatorWellsImported', { importId: 'i', batch: 2, wells })).to.deep.equal({ importId: 'i', batch: 2, wells });
+    });
+
+    it('an interrupted import counts the rows already recorded in either form, so a retry resumes after them', () => {
+      const events: OperatorCsvImportEvent[] = [
+        { type: 'OperatorCsvImportStarted', data: { importId: 'i', filename: 'f.csv', sha256: 'h', sizeBytes: 1, columns: ['api_number'] } },
+        { type: 'OperatorWellsImported', data: { importId: 'i', batch: 0, wells } },
+        { type: 'PackedOperatorWellsImported', data: packWells('i', 1, wells.slice(0, 1)) },
+      ];
+      const state = events.reduce<OperatorCsvImportState>(evolveOperatorCsvImport, { status: 'none' });
+      expect(state).to.deep.equal({ status: 'importing', batches: 2, rows: 3 });
+    });
   });
 });
