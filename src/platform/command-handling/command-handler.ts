@@ -86,12 +86,19 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * expects that revision, proves no other writer came between (a conflict forgets it and reads).
    * A turn issues a dozen commands on its conversation and its turn stream; each read them whole.
    */
-  const remembered = new StreamStates<{ decider: unknown; state: unknown }>(deps.rememberedStreams ?? 5000);
+  const remembered = new StreamStates<{ fold: Fold; state: unknown }>(deps.rememberedStreams ?? 5000);
+
+  /**
+   * What a state depends on: the fold (initial state, evolve and read), not the decision, so
+   * the deciders of one aggregate (each spreads it with its own decide) share what is remembered.
+   */
+  type Fold = { evolve: unknown; read?: unknown; initialState: unknown };
+  const sameFold = (a: Fold, b: Fold) => a.evolve === b.evolve && a.read === b.read && a.initialState === b.initialState;
 
   /** What this process remembers of `stream` for this decider, if anything. */
   function recall<State>(decider: Decider<any, State, any>, stream: string): { state: State; revision: bigint | null } | null {
     const known = remembered.get(stream);
-    if (!known || known.state.decider !== decider) return null;
+    if (!known || !sameFold(known.state.fold, decider)) return null;
     // Another writer in this process (another handler, a multi-stream append) moved the head.
     if (store.knownRevision && store.knownRevision(stream) !== known.revision) return null;
     return { state: known.state.state as State, revision: known.revision };
@@ -99,7 +106,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
 
   function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
     if (revision === null) return;
-    remembered.set(stream, { state: { decider, state }, revision });
+    remembered.set(stream, { state: { fold: { evolve: decider.evolve, read: decider.read, initialState: decider.initialState }, state }, revision });
   }
 
   async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
