@@ -27,7 +27,7 @@ const EnvSchema = z.object({
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   /** PostgreSQL store: how many groups of concurrent appends may commit at once (0: each append commits alone). */
-  EVENTSTORE_GROUP_COMMIT: z.coerce.number().int().min(0).max(64).default(2),
+  EVENTSTORE_GROUP_COMMIT: z.coerce.number().int().min(0).max(64).default(0),
   REDIS_URL: z.string().optional(),
   KAFKA_BROKERS: z.string().optional(),
   AUDIT_SIGNING_KEY: z.string().min(32).optional(),

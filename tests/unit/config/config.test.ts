@@ -7,7 +7,7 @@ describe('configuration', () => {
     expect(config.http).to.include({ port: 8080, internalPort: 8081, trustProxy: false });
     expect(config.dataDir).to.equal('./.data');
     expect(config.databaseUrl).to.equal(undefined);
-    expect(config.eventStore).to.deep.equal({ kind: 'postgres', groupCommit: 2 });
+    expect(config.eventStore).to.deep.equal({ kind: 'postgres', groupCommit: 0 });
     expect(config.redisUrl).to.equal(undefined);
     expect(config.rateLimit).to.deep.equal({ perMinute: 600, burst: 100 });
   });

@@ -71,6 +71,18 @@ export async function readCommittedSince(knex: Knex, from: Position, types: read
   return result.rows.map(toRecorded);
 }
 
+/**
+ * A name for a read's text, so each connection parses and plans it once (a read of a stream
+ * or of the log was planned on every call: up to 0.3 ms of the server's time, as much as
+ * running it). The texts vary only by which filters and limits a read has: a handful of names.
+ */
+const statementNames = new Map<string, string>();
+function prepared(text: string, values: unknown[]): { name: string; text: string; values: unknown[] } {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, (name = `events-read-${statementNames.size}`));
+  return { name, text, values };
+}
+
 /** xid8 has no negative values; START maps to (0, -1), before every real transaction. */
 function positionParams(p: Position): [string, string] {
   return p.commit < 0n ? ['0', '-1'] : [p.commit.toString(), p.prepare.toString()];
@@ -501,11 +513,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const { text, params } = committedQuery(from, limit, filter);
     const result = await pool
       .query<EventRow & { hidden: boolean }>(
-        `SELECT h.hidden, e.* FROM
+        prepared(
+          `SELECT h.hidden, e.* FROM
            (SELECT EXISTS (SELECT 1 FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS hidden) h
            LEFT JOIN LATERAL (${text}) e ON true
          ORDER BY e.tx::xid8, e.position::bigint`,
-        params,
+          params,
+        ),
       )
       .catch(mapInfraError);
     const rows = result.rows;
@@ -549,7 +563,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         params.push(limit);
         sql += ` LIMIT $${params.length}`;
       }
-      const result = await pool.query<EventRow>(sql, params).catch(mapInfraError);
+      const result = await pool.query<EventRow>(prepared(sql, params)).catch(mapInfraError);
       const events = result.rows.map(toRecorded);
       // A whole stream read forwards ends at its head, a read backwards from the end starts
       // there: the next append can sign from it.
@@ -560,7 +574,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
     async readAll({ from = START, limit = 1000, filter }: ReadAllOptions = {}) {
       const { text, params } = committedQuery(from, limit, filter);
-      const result = await pool.query<EventRow>(text, params).catch(mapInfraError);
+      const result = await pool.query<EventRow>(prepared(text, params)).catch(mapInfraError);
       return result.rows.map(toRecorded);
     },
 
@@ -579,9 +593,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     async headPosition() {
       const result = await pool
         .query<{ tx: string; position: string }>(
-          `SELECT transaction_id::text AS tx, position::text FROM events
+          prepared(
+            `SELECT transaction_id::text AS tx, position::text FROM events
             WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
             ORDER BY transaction_id DESC, position DESC LIMIT 1`,
+            [],
+          ),
         )
         .catch(mapInfraError);
       const row = result.rows[0];
