@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AssessedEntity } from '../../streams/compliance/assessment';
+import type { AssessmentEvent } from '../../streams/compliance/assessment';
 import { COUNTS, ENTITIES, ROWS, VERDICTS } from './tables';
 
 export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
@@ -77,23 +77,38 @@ const tally = (alias: string) =>
 
 /** What a dashboard row needs of one current cell: [color, bucket, due date, anomaly]. */
 export type VerdictSummary = [string, string | null, string | null, boolean];
+/** Entity id → domain → its verdict, for a run of verdict batches. */
+export type VerdictSummaries = Record<string, Record<string, VerdictSummary>>;
+
+/**
+ * Adds a verdict batch's summaries to `into`, read straight from the packed cells: the rows
+ * need neither the reasons nor the facts, so nothing is unpacked.
+ */
+export function summarizeVerdicts(event: AssessmentEvent, into: VerdictSummaries): void {
+  if (event.type === 'VerdictsAssessed') {
+    const { domains, entities } = event.data;
+    for (const [entityId, , , cells] of entities) {
+      const summary = (into[entityId] ??= {});
+      for (const c of cells) summary[domains[c[0]]] = [c[1], c[2], c[3], c[4]];
+    }
+  } else if (event.type === 'EntitiesAssessed') {
+    for (const e of event.data.entities) {
+      const summary = (into[e.entityId] ??= {});
+      for (const c of e.cells) summary[c.domain] = [c.color, c.bucket, c.dueDate, c.anomaly];
+    }
+  }
+}
 
 /**
  * Keeps each entity's current verdicts (`VERDICTS`: one row per entity, its domains' colors,
- * buckets, due dates and anomaly flags) from a run of assessed entities: a domain assessed
+ * buckets, due dates and anomaly flags) from a run of verdict batches: a domain assessed
  * replaces that domain's verdict, the others stay (a failed pack's verdicts stay current, as
  * its cells do). Answers the entities whose verdicts changed: their rows follow.
  *
  * This is what the rows were computed from before (the current cell versions), held apart
  * so the rows need not wait for the cell versions' lane.
  */
-export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, entities: readonly AssessedEntity[]): Promise<string[]> {
-  const summaries: Record<string, Record<string, VerdictSummary>> = {};
-  for (const entity of entities) {
-    const cells = (summaries[entity.entityId] ??= {});
-    for (const c of entity.cells) cells[c.domain] = [c.color, c.bucket, c.dueDate, c.anomaly];
-  }
-  if (entities.length === 0) return [];
+export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, summaries: VerdictSummaries): Promise<string[]> {
   const { rows } = await trx.raw(
     `INSERT INTO ${VERDICTS} AS v (tenant_id, entity_id, cells)
      SELECT ?, s.key, s.value FROM jsonb_each(CAST(? AS jsonb)) AS s

@@ -2,10 +2,10 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedEntity, assessedEntities, AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import type { GraphImportEvent } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, refreshRows, writeVerdicts } from './dashboard-rows';
+import { createRowsTables, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
 import { bucketCounts } from './selectors';
 import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 
@@ -212,15 +212,15 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
 
   async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
     // Consecutive batches of one assessment go in one statement; anything else applies in log order.
-    let run: { assessmentId: string; tenantId: string; at: Date; entities: AssessedEntity[] } | null = null;
+    let run: { assessmentId: string; tenantId: string; at: Date; summaries: VerdictSummaries } | null = null;
     for (const event of events) {
       if (event.type === 'VerdictsAssessed' || event.type === 'EntitiesAssessed') {
         const read = readAssessmentEvent(event);
         const { assessmentId } = read.data;
         const tenantId = event.metadata.tenantId;
         if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await flush();
-        run ??= { assessmentId, tenantId, at: event.recordedAt, entities: [] };
-        for (const entity of assessedEntities(read)) run.entities.push(entity);
+        run ??= { assessmentId, tenantId, at: event.recordedAt, summaries: {} };
+        summarizeVerdicts(read, run.summaries);
         continue;
       }
       await flush();
@@ -232,9 +232,9 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
 
     async function flush() {
       if (!run) return;
-      const { tenantId, at, entities } = run;
+      const { tenantId, at, summaries } = run;
       run = null;
-      const ids = await writeVerdicts(trx, tenantId, entities);
+      const ids = await writeVerdicts(trx, tenantId, summaries);
       await refreshRows(trx, tenantId, at, ids, domains);
     }
   }
