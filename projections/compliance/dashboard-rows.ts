@@ -109,12 +109,17 @@ export function summarizeVerdicts(event: AssessmentEvent, into: VerdictSummaries
  * so the rows need not wait for the cell versions' lane.
  */
 export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, summaries: VerdictSummaries): Promise<string[]> {
+  // Unchanged verdicts are left out before the upsert: an upsert would still lock (write) their rows.
   const { rows } = await trx.raw(
-    `INSERT INTO ${VERDICTS} AS v (tenant_id, entity_id, cells)
-     SELECT ?, s.key, s.value FROM jsonb_each(CAST(? AS jsonb)) AS s
-     ON CONFLICT (tenant_id, entity_id) DO UPDATE SET cells = v.cells || excluded.cells WHERE v.cells || excluded.cells <> v.cells
+    `WITH merged AS (
+        SELECT s.key AS entity_id, coalesce(v.cells, '{}'::jsonb) || s.value AS cells, v.cells AS before
+          FROM jsonb_each(CAST(:summaries AS jsonb)) AS s
+          LEFT JOIN ${VERDICTS} v ON v.tenant_id = :tenant AND v.entity_id = s.key)
+     INSERT INTO ${VERDICTS} (tenant_id, entity_id, cells)
+     SELECT :tenant, entity_id, cells FROM merged WHERE before IS NULL OR cells <> before
+     ON CONFLICT (tenant_id, entity_id) DO UPDATE SET cells = excluded.cells
      RETURNING entity_id`,
-    [tenantId, JSON.stringify(summaries)],
+    { tenant: tenantId, summaries: JSON.stringify(summaries) },
   );
   return (rows as Array<{ entity_id: string }>).map((r) => r.entity_id);
 }
