@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { CELLS, COUNTS, ENTITIES, ROWS } from './tables';
+import type { AssessmentEvent } from '../../streams/compliance/assessment';
+import { COUNTS, ENTITIES, ROWS, VERDICTS } from './tables';
 
 export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
 
@@ -15,6 +16,13 @@ export type CountColumn = (typeof COUNT_COLUMNS)[number];
  * As-of reads walk all versions by name (or a bucket's).
  */
 export async function createRowsTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable(VERDICTS, (t) => {
+    t.text('tenant_id').notNullable();
+    t.text('entity_id').notNullable();
+    /** domain → [color, bucket, due date, anomaly] of the entity's current cell (`VerdictSummary`). */
+    t.jsonb('cells').notNullable();
+    t.primary(['tenant_id', 'entity_id']);
+  });
   await knex.schema.createTable(ROWS, (t) => {
     t.bigIncrements('id');
     t.text('tenant_id').notNullable();
@@ -67,9 +75,58 @@ const tally = (alias: string) =>
     ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
   ];
 
+/** What a dashboard row needs of one current cell: [color, bucket, due date, anomaly]. */
+export type VerdictSummary = [string, string | null, string | null, boolean];
+/** Entity id → domain → its verdict, for a run of verdict batches. */
+export type VerdictSummaries = Record<string, Record<string, VerdictSummary>>;
+
+/**
+ * Adds a verdict batch's summaries to `into`, read straight from the packed cells: the rows
+ * need neither the reasons nor the facts, so nothing is unpacked.
+ */
+export function summarizeVerdicts(event: AssessmentEvent, into: VerdictSummaries): void {
+  if (event.type === 'VerdictsAssessed') {
+    const { domains, entities } = event.data;
+    for (const [entityId, , , cells] of entities) {
+      const summary = (into[entityId] ??= {});
+      for (const c of cells) summary[domains[c[0]]] = [c[1], c[2], c[3], c[4]];
+    }
+  } else if (event.type === 'EntitiesAssessed') {
+    for (const e of event.data.entities) {
+      const summary = (into[e.entityId] ??= {});
+      for (const c of e.cells) summary[c.domain] = [c.color, c.bucket, c.dueDate, c.anomaly];
+    }
+  }
+}
+
+/**
+ * Keeps each entity's current verdicts (`VERDICTS`: one row per entity, its domains' colors,
+ * buckets, due dates and anomaly flags) from a run of verdict batches: a domain assessed
+ * replaces that domain's verdict, the others stay (a failed pack's verdicts stay current, as
+ * its cells do). Answers the entities whose verdicts changed: their rows follow.
+ *
+ * This is what the rows were computed from before (the current cell versions), held apart
+ * so the rows need not wait for the cell versions' lane.
+ */
+export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, summaries: VerdictSummaries): Promise<string[]> {
+  // Unchanged verdicts are left out before the upsert: an upsert would still lock (write) their rows.
+  const { rows } = await trx.raw(
+    `WITH merged AS (
+        SELECT s.key AS entity_id, coalesce(v.cells, '{}'::jsonb) || s.value AS cells, v.cells AS before
+          FROM jsonb_each(CAST(:summaries AS jsonb)) AS s
+          LEFT JOIN ${VERDICTS} v ON v.tenant_id = :tenant AND v.entity_id = s.key)
+     INSERT INTO ${VERDICTS} (tenant_id, entity_id, cells)
+     SELECT :tenant, entity_id, cells FROM merged WHERE before IS NULL OR cells <> before
+     ON CONFLICT (tenant_id, entity_id) DO UPDATE SET cells = excluded.cells
+     RETURNING entity_id`,
+    { tenant: tenantId, summaries: JSON.stringify(summaries) },
+  );
+  return (rows as Array<{ entity_id: string }>).map((r) => r.entity_id);
+}
+
 /**
  * Recomputes the dashboard rows of some entities from their current entity version and
- * current cells (what the as-of selector used to compute per request), at `at` — the recorded
+ * current verdicts (`VERDICTS`; what the as-of selector used to compute per request), at `at` — the recorded
  * time of the event that changed them. A row whose content changed is closed and a new version
  * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
  * the closed and opened rows, so they stay equal to a count over the rows without one.
@@ -91,16 +148,16 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
       fresh AS (
         SELECT a.entity_id, a.entity_type, a.entity_name, p.*
           FROM alive a
-          -- Each entity's few current cells through the index: a join of the two sets, which the
-          -- planner cannot size, looped over every cell of every entity.
+          LEFT JOIN ${VERDICTS} v ON v.tenant_id = :tenant AND v.entity_id = a.entity_id
+          -- Each entity's few current verdicts ([color, bucket, due date, anomaly] by domain).
           CROSS JOIN LATERAL (
-            SELECT coalesce(jsonb_object_agg(c.domain, c.color), '{}'::jsonb) AS domains,
-                   coalesce(max(${SEVERITY_SQL('c.color')}), 0)::smallint AS severity,
-                   coalesce(bool_or(c.bucket = 'overdue'), false) AS in_overdue, coalesce(bool_or(c.bucket = 'due_7d'), false) AS in_due_7d,
-                   coalesce(bool_or(c.bucket = 'due_30d'), false) AS in_due_30d, coalesce(bool_or(c.anomaly), false) AS in_anomalies,
-                   min(c.due_date) AS next_due
-              FROM ${CELLS} c
-             WHERE c.tenant_id = :tenant AND c.entity_id = a.entity_id AND c.valid_to IS NULL AND c.domain = ANY(CAST(:domains AS text[]))) p),
+            SELECT coalesce(jsonb_object_agg(d.key, d.value->>0), '{}'::jsonb) AS domains,
+                   coalesce(max(${SEVERITY_SQL("(d.value->>0)")}), 0)::smallint AS severity,
+                   coalesce(bool_or(d.value->>1 = 'overdue'), false) AS in_overdue, coalesce(bool_or(d.value->>1 = 'due_7d'), false) AS in_due_7d,
+                   coalesce(bool_or(d.value->>1 = 'due_30d'), false) AS in_due_30d, coalesce(bool_or((d.value->>3)::boolean), false) AS in_anomalies,
+                   min((d.value->>2)::date) AS next_due
+              FROM jsonb_each(coalesce(v.cells, '{}'::jsonb)) AS d
+             WHERE d.key = ANY(CAST(:domains AS text[]))) p),
       cur AS (SELECT r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
       changed AS (
         SELECT f.*, c.id AS previous

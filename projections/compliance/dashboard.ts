@@ -2,12 +2,12 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
-import { AssessedCell, assessedEntities, AssessmentEventSchemas, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, refreshRows } from './dashboard-rows';
+import { createRowsTables, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
 import { bucketCounts } from './selectors';
-import { ANOMALIES, ASSESSMENTS, CELLS, COUNTS, DAILY, ENTITIES, ROWS } from './tables';
+import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 
 async function createTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(ENTITIES, (t) => {
@@ -23,25 +23,6 @@ async function createTables(knex: Knex): Promise<void> {
     t.index(['tenant_id', 'entity_id'], 'compliance_entities_tenant_entity');
   });
   await knex.raw(`CREATE INDEX compliance_entities_vertex ON ${ENTITIES} (vertex_id) WHERE valid_to IS NULL`);
-  await knex.schema.createTable(CELLS, (t) => {
-    t.bigIncrements('id');
-    t.text('tenant_id').notNullable();
-    t.text('entity_id').notNullable();
-    t.text('domain').notNullable();
-    t.text('color').notNullable();
-    t.text('bucket');
-    t.date('due_date');
-    t.boolean('anomaly').notNullable();
-    t.text('reason').notNullable();
-    t.jsonb('facts').notNullable();
-    /** `cellFingerprint` of the verdict: a new version opens only when it changes. */
-    t.text('fingerprint').notNullable();
-    t.uuid('assessment_id').notNullable();
-    t.timestamp('valid_from', { useTz: true }).notNullable();
-    t.timestamp('valid_to', { useTz: true });
-    t.index(['tenant_id', 'entity_id', 'domain'], 'compliance_cells_tenant_entity');
-  });
-  await knex.raw(`CREATE INDEX compliance_cells_current ON ${CELLS} (tenant_id, entity_id, domain) WHERE valid_to IS NULL`);
   await knex.schema.createTable(ANOMALIES, (t) => {
     t.uuid('event_id').primary();
     t.text('tenant_id').notNullable();
@@ -139,61 +120,6 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: R
   }
 }
 
-/** The cells of consecutive verdict batches (`VerdictsAssessed`, or `EntitiesAssessed` of old) of one assessment, written together. */
-interface CellRun {
-  assessmentId: string;
-  tenantId: string;
-  at: Date;
-  cells: Array<{ entityId: string; cell: AssessedCell; fingerprint: string }>;
-}
-
-const SEP = '\u001f';
-
-/**
- * Writes a run of assessed cells (a whole assessment, however many batch events it took) in
- * at most three statements. First the diff: (entity, domain, fingerprint) of every cell goes as three
- * delimited strings against the current versions, and only the cells whose verdict changed
- * come back; a daily re-assessment of an unchanged portfolio stops there and writes nothing.
- * Then their previous versions close by id, and the changed cells go as one JSON document
- * (unnesting in Postgres is far cheaper than binding 100,000-element arrays from Node; `json`
- * rather than `jsonb`: it is read once, row by row) and open the new versions.
- */
-async function writeCells(trx: Knex.Transaction, run: CellRun | null): Promise<string[]> {
-  if (!run || run.cells.length === 0) return [];
-  // The planner cannot size the unnested input and picks a nested loop over the current
-  // cells, which is quadratic (minutes for 20,000 wells); hash joins are linear.
-  await trx.raw('SET LOCAL enable_nestloop = off');
-  const { rows: changedRows } = await trx.raw(
-    `SELECT i.n::int AS n, cur.id AS previous
-       FROM unnest(string_to_array(?, ?), string_to_array(?, ?), string_to_array(?, ?)) WITH ORDINALITY AS i(entity_id, domain, fingerprint, n)
-       LEFT JOIN ${CELLS} cur ON cur.tenant_id = ? AND cur.entity_id = i.entity_id AND cur.domain = i.domain AND cur.valid_to IS NULL
-      WHERE cur.id IS NULL OR cur.fingerprint <> i.fingerprint`,
-    [
-      run.cells.map((c) => c.entityId).join(SEP), SEP,
-      run.cells.map((c) => c.cell.domain).join(SEP), SEP,
-      run.cells.map((c) => c.fingerprint).join(SEP), SEP,
-      run.tenantId,
-    ],
-  );
-  if (changedRows.length > 0) {
-    const changed = (changedRows as Array<{ n: number }>).map(({ n }) => {
-      const { entityId, cell, fingerprint } = run.cells[n - 1];
-      return { entity_id: entityId, fingerprint, domain: cell.domain, color: cell.color, bucket: cell.bucket, due_date: cell.dueDate, anomaly: cell.anomaly, reason: cell.reason, facts: cell.facts };
-    });
-    // The previous versions close by id (none on a tenant's first assessment).
-    const previous = (changedRows as Array<{ previous: string | null }>).flatMap((r) => (r.previous === null ? [] : [r.previous]));
-    if (previous.length > 0) await trx.raw(`UPDATE ${CELLS} SET valid_to = ? WHERE id = ANY(string_to_array(?, ',')::bigint[])`, [run.at, previous.join(',')]);
-    await trx.raw(
-      `INSERT INTO ${CELLS} (tenant_id, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, assessment_id, valid_from)
-       SELECT ?, entity_id, domain, color, bucket, due_date, anomaly, reason, facts, fingerprint, ?, ?
-         FROM json_to_recordset(?::json) AS c(entity_id text, fingerprint text, domain text, color text, bucket text, due_date date, anomaly boolean, reason text, facts jsonb)`,
-      [run.tenantId, run.assessmentId, run.at, JSON.stringify(changed)],
-    );
-  }
-  await trx.raw('SET LOCAL enable_nestloop = on');
-  return [...new Set((changedRows as Array<{ n: number }>).map(({ n }) => run.cells[n - 1].entityId))];
-}
-
 /** The assessment row, and the day's snapshot: the bucket counts as the dashboard stood right after it. */
 async function applyRecorded(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
   const e = readAssessmentEvent(event);
@@ -259,9 +185,12 @@ const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, 'VertexCreated', 'VertexPropertiesUpd
 
 /**
  * The compliance dashboard read model (one projector, so the daily snapshot computed on
- * `AssessmentRecorded` sees entities, cells and anomalies at exactly that point of the log):
- * entity versions from the graph events of the labels the packs assess, cell versions from
- * assessments, flagged anomalies from any stream, assessments and daily snapshots.
+ * `AssessmentRecorded` sees entities, verdicts and anomalies at exactly that point of the log):
+ * entity versions from the graph events of the labels the packs assess, each entity's current
+ * verdicts (color, bucket, due date, anomaly per domain) and its dashboard rows from
+ * assessments, flagged anomalies from any stream, assessments and daily snapshots. The cell
+ * versions themselves (reasons, facts, history) are `complianceCellsProjector`'s, a lane of
+ * their own written in parallel with this one.
  */
 export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>): Projector {
   const labels = new Set(packs.flatMap((p) => p.appliesTo));
@@ -271,8 +200,9 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
     // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
     // 4: verdicts recorded packed (`VerdictsAssessed`, issue 27 §3).
-    version: 4,
-    tables: [COUNTS, ROWS, DAILY, ASSESSMENTS, ANOMALIES, CELLS, ENTITIES],
+    // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane (issue 27 §3).
+    version: 5,
+    tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
     apply: (trx, event) => applyBatch(trx, [event]),
@@ -281,15 +211,15 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
 
   async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
     // Consecutive batches of one assessment go in one statement; anything else applies in log order.
-    let run: CellRun | null = null;
+    let run: { assessmentId: string; tenantId: string; at: Date; summaries: VerdictSummaries } | null = null;
     for (const event of events) {
       if (event.type === 'VerdictsAssessed' || event.type === 'EntitiesAssessed') {
         const read = readAssessmentEvent(event);
         const { assessmentId } = read.data;
         const tenantId = event.metadata.tenantId;
         if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await flush();
-        run ??= { assessmentId, tenantId, at: event.recordedAt, cells: [] };
-        for (const entity of assessedEntities(read)) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
+        run ??= { assessmentId, tenantId, at: event.recordedAt, summaries: {} };
+        summarizeVerdicts(read, run.summaries);
         continue;
       }
       await flush();
@@ -301,9 +231,10 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
 
     async function flush() {
       if (!run) return;
-      const { tenantId, at } = run;
-      await refreshRows(trx, tenantId, at, await writeCells(trx, run), domains);
+      const { tenantId, at, summaries } = run;
       run = null;
+      const ids = await writeVerdicts(trx, tenantId, summaries);
+      await refreshRows(trx, tenantId, at, ids, domains);
     }
   }
 }

@@ -8,6 +8,8 @@
  */
 export const ENTITIES = 'compliance_entities';
 export const CELLS = 'compliance_cells';
+/** Each entity's current verdict per domain: what its dashboard row is computed from. */
+export const VERDICTS = 'compliance_entity_verdicts';
 export const ANOMALIES = 'compliance_anomalies';
 export const ASSESSMENTS = 'compliance_assessments';
 export const DAILY = 'compliance_daily_snapshots';

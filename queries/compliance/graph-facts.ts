@@ -24,7 +24,7 @@ export interface GraphVertexRow {
  */
 export interface GraphFacts {
   namespace: string;
-  /** Vertices of a label (all, the one with this entity_id, or those of these ids), with only the named properties. */
+  /** Vertices of a label (all, the one with this entity_id, or those of these ids), with their properties (at least the named ones). */
   vertices(label: string, fields: readonly string[], only?: { entityId?: string; vertexIds?: readonly string[] }): Promise<GraphVertexRow[]>;
   /**
    * Neighbors keyed by the assessed vertex id: `in` follows edges pointing at the vertex
@@ -46,9 +46,9 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
   return {
     namespace,
     async vertices(label, fields, only = {}) {
-      const query = knex(VERTICES)
-        .select('id', 'entity_id', 'label', knex.raw('? AS properties', [pick(knex, 'properties', fields)]))
-        .where({ namespace, label });
+      // The assessed vertices themselves come whole: picking 20-odd fields out of each of
+      // 20,000 wells costs the database more than shipping them (0.6 against 1-2 s, issue 27 §3).
+      const query = knex(VERTICES).select('id', 'entity_id', 'label', fields.length === 0 ? knex.raw(`'{}'::jsonb AS properties`) : 'properties').where({ namespace, label });
       if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
       if (only.vertexIds !== undefined) query.andWhere(knex.raw('id = ANY(?::uuid[])', [[...only.vertexIds]]));
       return (await query) as GraphVertexRow[];

@@ -1,3 +1,4 @@
+import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
 import { DEFAULT_PACKS } from './packs';
 import type { DomainPack } from './packs/pack';
@@ -13,7 +14,7 @@ export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS
   return {
     name: 'compliance',
     audit: complianceAuditCatalog,
-    projectors: [complianceDashboardProjector(packs)],
+    projectors: [complianceCellsProjector(), complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
     scheduledHandlers: [dailyAssessmentHandler(packs)],
     // Every instance schedules the next daily assessment; the message id makes it one.

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
 import { CELLS, DAILY } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
@@ -16,7 +17,8 @@ import { createTestDatabase } from '../../support/database';
  */
 describe('compliance dashboard projection: versions, daily snapshots, weekly deltas, as-of', () => {
   let db: Database;
-  const projector = complianceDashboardProjector(DEFAULT_PACKS);
+  // The dashboard and the cell versions are two lanes over the same events.
+  const projectors = [complianceCellsProjector(), complianceDashboardProjector(DEFAULT_PACKS)];
   const domains = DEFAULT_PACKS.map((p) => p.domain);
   const tenantId = randomUUID();
   let position = 0n;
@@ -24,7 +26,7 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
 
   before(async () => {
     db = connectDatabase((await createTestDatabase()).url, { poolSize: 2 });
-    await projector.createTables(db.knex);
+    for (const projector of projectors) await projector.createTables(db.knex);
   });
   after(() => db.close());
 
@@ -38,7 +40,9 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     metadata: { tenantId, actorId: 'test', correlationId: 'c', causationId: 'c', signature: 's' },
     recordedAt: at,
   });
-  const given = (events: RecordedEvent[]) => db.knex.transaction((trx) => projector.applyBatch!(trx, events));
+  const given = async (events: RecordedEvent[]) => {
+    for (const projector of projectors) await db.knex.transaction((trx) => projector.applyBatch!(trx, events.filter((e) => projector.eventTypes!.includes(e.type))));
+  };
 
   const cell = (domain: string, color: AssessedCell['color'], bucket: AssessedCell['bucket'] = null, anomaly = false): AssessedCell => ({ domain, color, bucket, dueDate: null, anomaly, reason: `${color} ${bucket}`, facts: {} });
   const assessment = (at: Date, verdicts: Record<string, AssessedCell[]>): RecordedEvent[] => {
@@ -129,5 +133,20 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
       ['2026-03-12', 1, true],
       ['2026-03-13', 1, true],
     ]);
+  });
+
+  it('a row keeps the verdicts of the domains an assessment left out (a failed pack), and follows a deleted well that comes back', async () => {
+    const wellC = vertex('42-501-00003', 'JONES 3H');
+    const row = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.find((r) => r.entity_id === wellC.entity_id);
+    await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellC], edges: [] }, day('2026-06-01'), 'graph.import-y')]);
+    await given(assessment(day('2026-06-02'), { [wellC.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'amber', 'due_7d')] }));
+    await given(assessment(day('2026-06-03'), { [wellC.entity_id]: [cell('production', 'green')] }));
+    expect(await row('2026-06-03')).to.deep.include({ domains: { ...Object.fromEntries(domains.map((d) => [d, 'grey'])), production: 'green', rule_32: 'amber' } });
+    const due7 = await matrix(db.knex, tenantId, day('2026-06-03'), domains, { bucket: 'due_7d', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    expect(due7.rows.map((r) => r.entity_id)).to.include(wellC.entity_id);
+    await given([recorded('VertexDeleted', { vertexId: wellC.id, namespace: 'ns', label: 'Well', entityId: wellC.entity_id, edgeIds: [] }, day('2026-06-04'), 'graph.vertex-z')]);
+    expect(await row('2026-06-05')).to.equal(undefined);
+    await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [{ ...wellC, id: randomUUID() }], edges: [] }, day('2026-06-06'), 'graph.import-z')]);
+    expect((await row('2026-06-07'))?.domains).to.include({ production: 'green', rule_32: 'amber' });
   });
 });

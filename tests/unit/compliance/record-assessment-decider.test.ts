@@ -68,6 +68,25 @@ describe('recording a compliance assessment', () => {
     expect(assessedEntities(readAssessmentEvent(JSON.parse(JSON.stringify(batch))))).to.deep.equal(entities);
   });
 
+  it('packs a reason written twice once, and a verdict citing its own entity without repeating the source', () => {
+    const own = (e: ReturnType<typeof entity>) => ({ ...e, cells: [{ ...e.cells[0], reason: 'Rule 53: no W-10 on record', facts: { source: `graph:Well/${e.entityId}`, form: 'W-10' } }] });
+    const entities = [own(entity(1)), own(entity(2)), { ...entity(3), cells: [{ ...entity(3).cells[0], facts: { source: 'graph:Lease/O-08-1', n: 3 } }] }];
+    const [batch] = given(decider, [], NOW).when(command({ entities })).events();
+    const data = batch.data as ReturnType<typeof packVerdicts>;
+    expect(data.rests).to.deep.equal(['no W-10 on record', 'ok']);
+    expect(data.factKeys).to.deep.equal([['@source', 'form'], ['source', 'n']]);
+    expect(data.entities[0][3][0].slice(8)).to.deep.equal(['W-10']);
+    expect(assessedEntities(readAssessmentEvent(JSON.parse(JSON.stringify(batch))))).to.deep.equal(entities);
+  });
+
+  it('reads batches recorded before the reasons were interned (the rest of each reason in its cell)', () => {
+    const data = { assessmentId: 'a', batch: 0, domains: ['production'], prefixes: ['16 TAC §3.58: '], factKeys: [['source', 'n']], entities: [['42-501-00001', 'Well', 'W 1', [[0, 'green', null, null, false, 0, 'filed', 0, 'graph:Well/42-501-00001', 1]]]] };
+    expect(assessedEntities(readAssessmentEvent({ type: 'VerdictsAssessed', data }))).to.deep.equal([
+      { entityId: '42-501-00001', entityType: 'Well', entityName: 'W 1', cells: [{ domain: 'production', color: 'green', bucket: null, dueDate: null, anomaly: false, reason: '16 TAC §3.58: filed', facts: { source: 'graph:Well/42-501-00001', n: 1 } }] },
+    ]);
+    expect(() => readAssessmentEvent({ type: 'VerdictsAssessed', data: { ...data, rests: [] , entities: [[...data.entities[0].slice(0, 3), [[0, 'green', null, null, false, 0, 3, 0, 'x', 1]]]] } })).to.throw(/malformed VerdictsAssessed/);
+  });
+
   it('reading back checks the batch shape without zod and rejects malformed cells, packed or not', () => {
     const [batch] = given(decider, [], NOW).when(command()).events();
     expect(readAssessmentEvent(batch)).to.deep.equal(batch);
