@@ -507,7 +507,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * A live subscription's read: the same rows, and whether committed events wait behind an
    * older transaction still in flight (the horizon above). Only then is re-reading on a timer
    * worth it: that older transaction may be a projector's, which sends no notification when it
-   * ends. Otherwise every event still to come announces itself.
+   * ends. Otherwise every event still to come announces itself. (Ordered and limited so the
+   * planner walks the index from the horizon: as an EXISTS it guessed a third of the log would
+   * match and scanned the whole table on every read.)
    */
   async function readLive(from: Position, limit: number, filter?: EventFilter): Promise<LiveRead> {
     const { text, params } = committedQuery(from, limit, filter);
@@ -515,7 +517,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       .query<EventRow & { hidden: boolean }>(
         prepared(
           `SELECT h.hidden, e.* FROM
-           (SELECT EXISTS (SELECT 1 FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS hidden) h
+           (SELECT coalesce((SELECT true FROM events WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()) ORDER BY transaction_id LIMIT 1), false) AS hidden) h
            LEFT JOIN LATERAL (${text}) e ON true
          ORDER BY e.tx::xid8, e.position::bigint`,
           params,
