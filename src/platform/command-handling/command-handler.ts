@@ -219,7 +219,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         });
       }
       if (writes.length === 0) {
-        if (!unread) remember(decider, stream, state, revision);
+        // Nothing to append, so no expected revision proves the state: a decision made without
+        // a read (another instance may have written since) is confirmed by one.
+        if (unread) {
+          fresh = trustMemory = false;
+          attempt--;
+          continue;
+        }
+        remember(decider, stream, state, revision);
         return { state, events, position: null };
       }
       try {

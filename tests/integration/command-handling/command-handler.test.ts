@@ -85,6 +85,10 @@ describe('generic command handler', () => {
       } finally {
         await elsewhere.close();
       }
+      // A decision that appends nothing has no revision to prove it: renaming to the title
+      // remembered (active, 'v3') is nothing to do from memory, and a read shows it archived.
+      const unchanged = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx).catch((e) => e);
+      expect(unchanged).to.be.instanceOf(Conflict);
       const refused = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v4' }, ctx).catch((e) => e);
       // Decided from memory (active), refused by the append's revision, decided again from a read (archived).
       expect(refused).to.be.instanceOf(Conflict);

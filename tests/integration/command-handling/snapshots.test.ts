@@ -46,7 +46,7 @@ describe('stream snapshots of long aggregates', () => {
     // A restarted process reads one snapshot interval backwards and the snapshot, never the
     // whole stream.
     const restarted = createCommandHandler({ store: watched, projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }), snapshots });
-    const appended = await appendMessage({ handle: restarted, knex: db.knex }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: 'after a restart' });
+    const appended = await appendMessage({ handle: restarted }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: 'after a restart' });
     expect(appended.sequence_number).to.equal(251);
     expect(reads.slice(1)).to.deep.equal([{ direction: 'backwards', limit: 100 }]);
     expect(loaded.snapshots).to.equal(2);
@@ -63,7 +63,7 @@ describe('stream snapshots of long aggregates', () => {
     await db.knex(SNAPSHOTS_TABLE).insert({ stream_id: conversationAggregate.stream(tenantId, conversationId), revision: 0, version: 0, state: JSON.stringify({ status: 'open', messageCount: 999 }) });
     // A restarted process (nothing remembered) meets the stale snapshot.
     const restarted = createCommandHandler({ store, projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }), snapshots });
-    const appended = await appendMessage({ handle: restarted, knex: db.knex }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: 'first' });
+    const appended = await appendMessage({ handle: restarted }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: 'first' });
     expect(appended.sequence_number).to.equal(1);
   });
 });
