@@ -78,7 +78,7 @@ async function main(): Promise<void> {
       const top = [...queries.texts].sort((a, b) => b[1] - a[1]).slice(0, 25);
       process.stderr.write(`${top.map(([text, n]) => `${String(n).padStart(7)}  ${text}`).join('\n')}\n`);
       queries.texts.clear();
-      if (process.env.BENCH_PG_STATEMENTS === '1') process.stderr.write(`server time (calls, total, mean):\n${await serverStatements(bench.databaseUrl)}\n`);
+      if (process.env.BENCH_PG_STATEMENTS === '1') process.stderr.write(`server time (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
       process.stdout.write('statements-written\n');
     } else if (command === 'profile-stop') {
       const { profile } = await inspect('Profiler.stop');

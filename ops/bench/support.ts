@@ -38,7 +38,7 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
   if (!adminUrl) {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
     // BENCH_PG_STATEMENTS=1: the server keeps pg_stat_statements (the http bench prints it per route).
-    const settings: Record<string, string> = process.env.BENCH_PG_STATEMENTS === '1' ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } : {};
+    const settings: Record<string, string> = process.env.BENCH_PG_STATEMENTS === '1' ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.track_planning': 'on' } : {};
     const server = await startEmbeddedPostgres({ dataDir: tmp, logger, settings });
     adminUrl = server.url('postgres');
     stopServer = server.stop;
@@ -154,18 +154,18 @@ export async function postgresCpuSeconds(databaseUrl: string): Promise<number | 
 
 /**
  * With BENCH_PG_STATEMENTS=1: the server's time by statement since the last call (the
- * statements of every database on it, top 15 by total execution time), then a reset.
+ * statements of every database on it, top 15 by execution plus planning time), then a reset.
  */
 export async function serverStatements(databaseUrl: string): Promise<string> {
   const client = new Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ calls: string; total: number; mean: number; query: string }>(
-      `SELECT calls::text, total_exec_time AS total, mean_exec_time AS mean, regexp_replace(query, '\\s+', ' ', 'g') AS query
-         FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 15`,
+    const { rows } = await client.query<{ calls: string; total: number; plan: number; query: string }>(
+      `SELECT calls::text, total_exec_time AS total, total_plan_time AS plan, regexp_replace(query, '\\s+', ' ', 'g') AS query
+         FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
     );
     await client.query('SELECT pg_stat_statements_reset()');
-    return rows.map((r) => `${r.calls.padStart(7)} ${r.total.toFixed(0).padStart(7)} ms ${r.mean.toFixed(3).padStart(8)} ms/call  ${r.query.slice(0, 100)}`).join('\n');
+    return rows.map((r) => `${r.calls.padStart(7)} ${r.total.toFixed(0).padStart(6)} ms run ${r.plan.toFixed(0).padStart(6)} ms plan  ${r.query.slice(0, 100)}`).join('\n');
   } finally {
     await client.end();
   }
