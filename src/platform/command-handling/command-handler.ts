@@ -166,10 +166,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     // request has an Idempotency-Key: the replay check needs the stream's events). Should the
     // stream hold more after all, a refusal decided that way is not trusted and the append's
     // expected revision refuses the rest: either way the decision is made again from a read.
-    let fresh = claimFreshStream(stream);
-    let trustMemory = !idempotencyKey;
+    const fresh = claimFreshStream(stream);
+    let mustRead = false;
     for (let attempt = 0; ; attempt++) {
-      const known = fresh ? { state: decider.initialState, revision: null } : trustMemory ? recall(decider, stream) : null;
+      const known = mustRead ? null : fresh ? { state: decider.initialState, revision: null } : idempotencyKey ? null : recall(decider, stream);
       const unread = known !== null;
       const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await load(decider, stream);
       if (idempotencyKey) {
@@ -186,7 +186,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         events = decider.decide(command, state, clock());
       } catch (error) {
         if (!unread) throw error;
-        fresh = trustMemory = false;
+        mustRead = true;
         remembered.forget(stream);
         attempt--;
         continue;
@@ -222,7 +222,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         // Nothing to append, so no expected revision proves the state: a decision made without
         // a read (another instance may have written since) is confirmed by one.
         if (unread) {
-          fresh = trustMemory = false;
+          mustRead = true;
           attempt--;
           continue;
         }
@@ -236,8 +236,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         const caughtUp = await projections.waitFor(position, waitMs, types);
         if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
         const next = events.reduce(decider.evolve, state);
-        if (events.length > 0) remember(decider, stream, next, results[results.length - 1].nextRevision);
-        if (events.length > 0) await saveSnapshot(decider, stream, next, results[results.length - 1].nextRevision, events.length);
+        if (events.length > 0) {
+          const head = results[results.length - 1].nextRevision;
+          remember(decider, stream, next, head);
+          await saveSnapshot(decider, stream, next, head, events.length);
+        }
         return { state: next, events, position };
       } catch (error) {
         remembered.forget(stream);
@@ -245,7 +248,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         if (unread) {
           // Decided from what this process knew, and another writer came between: read and
           // decide again at once (not a contended stream, so no back-off and no retry spent).
-          fresh = trustMemory = false;
+          mustRead = true;
           attempt--;
           continue;
         }

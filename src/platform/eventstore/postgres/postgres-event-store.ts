@@ -116,6 +116,13 @@ type ApplyInline = (events: RecordedEvent[]) => Promise<void>;
 /** Inside an inline transaction: another writer moved the head; the caller starts over. */
 class HeadMoved extends WrongExpectedRevisionError {}
 
+/**
+ * The indexes of `writes` in stream-name order (stable): transactions that write several
+ * streams take their rows in one order, so two of them never wait on each other.
+ */
+const inStreamOrder = (writes: readonly { stream: string }[]): number[] =>
+  writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : a - b));
+
 /** A settled outcome as the promise it describes. */
 const settledValue = <T>(outcome: PromiseSettledResult<T>): Promise<T> => (outcome.status === 'fulfilled' ? Promise.resolve(outcome.value) : Promise.reject(outcome.reason));
 
@@ -379,7 +386,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    */
   async function commitGroup(writes: PreparedWrite[]): Promise<Array<PromiseSettledResult<AppendResult>>> {
     if (writes.length === 1) return Promise.allSettled([appendAlone(writes[0])]);
-    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : a - b));
+    const order = inStreamOrder(writes);
     let outcomes: Array<PromiseSettledResult<AppendResult> | 'alone'>;
     try {
       outcomes = await withClient((client) =>
@@ -451,7 +458,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * over the same streams cannot deadlock; any refusal rolls every stream back.
    */
   async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
-    const order = writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : 0));
+    const order = inStreamOrder(writes);
     const appendAll = async (client: PoolClient, apply?: ApplyInline) => {
       const out: AppendResult[] = new Array(writes.length);
       for (const i of order) out[i] = await appendOne(client, writes[i], true, apply);
