@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { CommandContext, Decision } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
@@ -38,6 +38,12 @@ export function decideFinishTurn(command: FinishTurn, state: TurnState, now: Dat
 
 const decider: Decider<FinishTurn, TurnState, TurnEvent> = { ...turnAggregate, decide: decideFinishTurn };
 
+/** Ending a turn, as one of several commands handled together (with the turn's last messages). */
+export function finishTurnDecision(tenantId: string, executionId: string, command: Omit<FinishTurn, 'type'>): Decision<FinishTurn, TurnState, TurnEvent> {
+  return { decider, stream: turnAggregate.stream(tenantId, executionId), command: { type: 'FinishTurn', ...command } };
+}
+
 export async function finishTurn(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, executionId: string, command: Omit<FinishTurn, 'type'>) {
-  return deps.handle(decider, turnAggregate.stream(context.tenantId, executionId), { type: 'FinishTurn', ...command }, context);
+  const { stream, command: finish } = finishTurnDecision(context.tenantId, executionId, command);
+  return deps.handle(decider, stream, finish, context);
 }

@@ -1,4 +1,4 @@
-import type { CommandContext } from '../../src/platform/command-handling/command-handler';
+import type { CommandContext, Decision } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
@@ -22,6 +22,12 @@ export function decideStartTurn(command: StartTurn, state: TurnState, now: Date)
 
 const decider: Decider<StartTurn, TurnState, TurnEvent> = { ...turnAggregate, decide: decideStartTurn };
 
+/** Starting a turn, as one of several commands handled together (with the user's message). */
+export function startTurnDecision(tenantId: string, turn: StartTurn['turn']): Decision<StartTurn, TurnState, TurnEvent> {
+  return { decider, stream: turnAggregate.stream(tenantId, turn.executionId), command: { type: 'StartTurn', turn } };
+}
+
 export async function startTurn(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, turn: StartTurn['turn']) {
-  return deps.handle(decider, turnAggregate.stream(context.tenantId, turn.executionId), { type: 'StartTurn', turn }, context);
+  const { stream, command } = startTurnDecision(context.tenantId, turn);
+  return deps.handle(decider, stream, command, context);
 }

@@ -1,4 +1,5 @@
-import type { Decider } from '../../src/platform/command-handling/decider';
+import { Decider, inSequence } from '../../src/platform/command-handling/decider';
+import type { Decision } from '../../src/platform/command-handling/command-handler';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
@@ -74,15 +75,12 @@ export interface AppendedMessage {
 
 const decider: Decider<AppendMessage, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAppendMessage };
 
-export async function appendMessage(
-  deps: Pick<PlatformDeps, 'handle'>,
-  target: { tenantId: string; conversationId: string; callerId: string | null },
-  input: AppendMessageInput,
-): Promise<AppendedMessage> {
+/** The command for one message, its input checked (422 on the `body` fields). */
+export function appendMessageCommand(callerId: string | null, input: AppendMessageInput): AppendMessage {
   const body = parse(AppendMessageInput, input, 'body');
-  const command: AppendMessage = {
+  return {
     type: 'AppendMessage',
-    callerId: target.callerId,
+    callerId,
     messageId: body.message_id ?? randomUUID(),
     role: body.role,
     content: body.content,
@@ -90,6 +88,21 @@ export async function appendMessage(
     metadata: body.metadata ?? null,
     attachmentIds: body.attachment_ids ?? [],
   };
+}
+
+const messagesDecider = inSequence(decider);
+
+/** Several messages in order, as one of several commands handled together (a turn's rows with its progress or its end). */
+export function appendMessagesDecision(tenantId: string, conversationId: string, messages: readonly AppendMessage[]): Decision<readonly AppendMessage[], ConversationState, ConversationEvent> {
+  return { decider: messagesDecider, stream: conversationStream(tenantId, conversationId), command: messages };
+}
+
+export async function appendMessage(
+  deps: Pick<PlatformDeps, 'handle'>,
+  target: { tenantId: string; conversationId: string; callerId: string | null },
+  input: AppendMessageInput,
+): Promise<AppendedMessage> {
+  const command = appendMessageCommand(target.callerId, input);
   const { state } = await deps.handle(decider, conversationStream(target.tenantId, target.conversationId), command, {
     tenantId: target.tenantId,
     actorId: target.callerId ?? 'internal',

@@ -31,7 +31,9 @@ async function main(): Promise<void> {
       const full = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').trim();
       // Event reads share their select list: tell them apart by their condition and their caller.
       const where = full.startsWith('SELECT position, transaction_id') ? ` …${full.slice(full.indexOf(' WHERE '), full.indexOf(' WHERE ') + 60)} ← ${callers()}` : '';
-      const text = full.slice(0, 100) + where;
+      const params = (typeof first === 'object' ? (first as { values?: unknown[] }).values : undefined) ?? (args[1] as unknown[] | undefined);
+      const appended = full.includes('append_to_stream') && Array.isArray(params) ? ` → ${String(params[0]).split(/[-:]/)[0]} ${Array.isArray(params[3]) ? (params[3] as string[]).join(',') : ''}` : '';
+      const text = full.slice(0, 100) + where + appended;
       counts.set(text, (counts.get(text) ?? 0) + 1);
     }
     return query.apply(this, args);

@@ -3,8 +3,8 @@ import { derivedUuid } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import type { ModelRouter } from '../../platform/infra/llm/model-router';
 import { resolveEffectiveSettings, TurnSettings } from '../settings/effective-settings';
-import { appendMessage } from '../../../commands/conversations/append-message';
-import { startTurn } from '../../../commands/agents/start-turn';
+import { appendMessageCommand, appendMessagesDecision } from '../../../commands/conversations/append-message';
+import { startTurnDecision } from '../../../commands/agents/start-turn';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
 import { visibleConversation } from '../../../queries/conversations/conversations';
 import { projectContext } from '../../../queries/conversations/projects';
@@ -85,27 +85,30 @@ export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Pro
   const budgetDay = await reserveTurn(deps, context, settings, request.executionId, request.message);
   try {
     const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
-    await appendMessage(
-      deps,
-      { tenantId: request.tenantId, conversationId: request.conversationId, callerId: request.userId },
-      { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } },
+    // The user's message and the turn's start are one write: a refused message starts nothing.
+    const message = appendMessageCommand(request.userId, { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } });
+    await deps.handle.together(
+      [
+        appendMessagesDecision(request.tenantId, request.conversationId, [message]),
+        startTurnDecision(request.tenantId, {
+          executionId: request.executionId,
+          conversationId: request.conversationId,
+          userId: request.userId,
+          agentId: request.agentId,
+          agentType: request.agentType,
+          model: settings.model,
+          fallbackModel: settings.fallbackModel,
+          thinkingMode: settings.thinkingMode,
+          maxTokens: settings.maxTokensPerExecution,
+          maxCostUsd: settings.maxCostUsdPerExecution,
+          userMessageId,
+          attachmentIds: request.attachmentIds,
+          budgetDay,
+        }),
+      ],
+      context,
     );
     const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
-    await startTurn(deps, context, {
-      executionId: request.executionId,
-      conversationId: request.conversationId,
-      userId: request.userId,
-      agentId: request.agentId,
-      agentType: request.agentType,
-      model: settings.model,
-      fallbackModel: settings.fallbackModel,
-      thinkingMode: settings.thinkingMode,
-      maxTokens: settings.maxTokensPerExecution,
-      maxCostUsd: settings.maxCostUsdPerExecution,
-      userMessageId,
-      attachmentIds: request.attachmentIds,
-      budgetDay,
-    });
     return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
   } catch (err) {
     await releaseTurn(deps, context, request.userId, request.executionId, budgetDay);

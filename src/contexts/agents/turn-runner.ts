@@ -12,11 +12,10 @@ import { outcomeWire } from './turn-frames';
 import type { ExecutionResult, PreparedTurn, TurnEngine } from './turn-preparation';
 import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from './turn-tools';
 import { filingPayload } from '../checklists/filing-payload';
-import { appendMessage } from '../../../commands/conversations/append-message';
+import { appendMessageCommand } from '../../../commands/conversations/append-message';
+import { TurnWrites } from './turn-writes';
 import { awaitApproval } from '../../../commands/conversations/await-approval';
 import { requestApproval } from '../../../commands/approvals/request-approval';
-import { finishTurn } from '../../../commands/agents/finish-turn';
-import { recordTurnProgress } from '../../../commands/agents/record-turn-progress';
 import { projectContext } from '../../../queries/conversations/projects';
 import { projectInjected, recentMessages } from '../../../queries/agents/memory';
 import { effectiveSkills } from '../../../queries/agents/skills';
@@ -60,20 +59,13 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   let approval: { id: string; checkpointType: string } | null = null;
 
   const caller: ToolCaller = { tenantId, userId: request.userId, permissions: request.permissions, signal: deadline.signal };
-  // Progress is appended in batches, before each wait on a model or a tool and with the end:
-  // a fast node's frame is never later than the slow step after it, for a third of the writes.
-  let pending: ProgressEvent[] = [];
-  const record = (events: ProgressEvent[]) => void pending.push(...events);
-  const flush = async () => {
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    await recordTurnProgress(deps, context, executionId, batch);
-  };
+  // Progress and messages are held and written together when a wait turns out slow, and with the end.
+  const writes = new TurnWrites(deps, context, { conversationId, executionId });
+  const record = (events: ProgressEvent[]) => writes.record(events);
   const nodeDone = (node: PipelineNode, status: string, extra: { tokensUsed?: number | null; message?: NodeMessage | null; skillsLoaded?: string[] | null; detail?: Record<string, unknown> | null } = {}) =>
     record([{ type: 'NodeCompleted', data: { node, status, tokensUsed: extra.tokensUsed ?? null, message: extra.message ?? null, skillsLoaded: extra.skillsLoaded ?? null, detail: extra.detail ?? null } }]);
   const append = (role: 'assistant' | 'tool' | 'system', content: string, extra: { toolName?: string; metadata?: Record<string, unknown>; key: string }) =>
-    appendMessage(deps, { tenantId, conversationId, callerId: request.userId }, { message_id: derivedUuid('agents.message', tenantId, executionId, extra.key), role, content, tool_name: extra.toolName ?? null, metadata: { execution_id: executionId, ...(extra.metadata ?? {}) } });
+    writes.message(appendMessageCommand(request.userId, { message_id: derivedUuid('agents.message', tenantId, executionId, extra.key), role, content, tool_name: extra.toolName ?? null, metadata: { execution_id: executionId, ...(extra.metadata ?? {}) } }));
 
   const outcome = (status: TurnOutcome['status'], error: string | null): TurnOutcome => ({
     status,
@@ -90,10 +82,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   async function finish(result: TurnOutcome): Promise<ExecutionResult> {
     clearTimeout(timer);
     try {
-      const progress = pending;
-      pending = [];
-      await finishTurn(deps, context, executionId, {
-        progress,
+      await writes.finish({
         outcome: result,
         usage: { userId: request.userId, model: modelUsed, inputTokens, outputTokens, tokensUsed: result.tokensUsed, costUsd: result.costUsd },
       });
@@ -120,7 +109,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       const project = await projectContext(deps.knex, tenantId, prepared.projectId);
       if (project) {
         const text = [project.instructions ? `Project "${project.name}" instructions:\n${project.instructions}` : `Project "${project.name}".`, ...project.knowledge.map((k) => `Project knowledge file ${k.filename}:\n${k.text}`)].join('\n\n');
-        await append('system', text, { key: `project-${project.id}`, metadata: { project_context: project.id } });
+        append('system', text, { key: `project-${project.id}`, metadata: { project_context: project.id } });
+        systemParts.push(text);
         projectInjectedNow = true;
       }
     }
@@ -182,15 +172,14 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       const remaining = settings.maxTokensPerExecution === null ? null : settings.maxTokensPerExecution - budgetTokens;
       let reply: ModelReply;
       let fallbackUsed = false;
-      await flush();
       const callStarted = performance.now();
       try {
-        reply = await callModel(models, settings.model, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        reply = await writes.whileWaiting(callModel(models, settings.model, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal }));
         modelUsed = settings.model;
       } catch (primaryError) {
         if (!settings.fallbackModel || deadline.signal.aborted) throw primaryError;
         deps.logger.warn({ err: primaryError, executionId, model: settings.model, fallback: settings.fallbackModel }, 'model call failed; retrying once on the fallback model');
-        reply = await callModel(models, settings.fallbackModel, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal });
+        reply = await writes.whileWaiting(callModel(models, settings.fallbackModel, { system, messages, tools: lastRound ? [] : modelTools, thinkingMode: settings.thinkingMode, maxOutputTokens: remaining === null ? undefined : Math.max(1, Math.min(remaining, 8192)), signal: deadline.signal }));
         modelUsed = settings.fallbackModel;
         fallbackUsed = true;
       }
@@ -232,9 +221,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
           const parsed = tool.parameters.safeParse(call.args);
           if (!parsed.success) throw new Error(`invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(args)'} ${i.message}`).join('; ')}`);
           record(events.splice(0));
-          await flush();
           skillsOfCall = [];
-          const output = await tool.run(parsed.data, caller);
+          const output = await writes.whileWaiting(tool.run(parsed.data, caller));
           content = truncateToTokens(output.content, TOOL_CONTENT_TOKENS).text;
           rich = output.result;
           for (const skill of skillsOfCall) {
@@ -249,8 +237,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
           content = `Error: ${error}`;
         }
         events.push({ type: 'ToolReturned', data: { toolCallId: call.id, toolName: call.name, ok: error === null, content: truncateToTokens(content, 1000).text, error } });
-        await record(events);
-        await append('tool', content, { key: `tool-${call.id}-${round}`, toolName: call.name, metadata: { tool_call_id: call.id, args: call.args, ...(rich !== undefined ? { tool_result: rich } : {}), ...(error ? { error } : {}) } });
+        record(events);
+        append('tool', content, { key: `tool-${call.id}-${round}`, toolName: call.name, metadata: { tool_call_id: call.id, args: call.args, ...(rich !== undefined ? { tool_result: rich } : {}), ...(error ? { error } : {}) } });
         produced.push({ role: 'tool', content, tool_calls: [] });
         results.push({ id: call.id, name: call.name, ok: error === null, content });
       }
@@ -267,6 +255,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     // approval_node: a checkpoint the model asked for opens an approval and pauses the turn;
     // while the conversation already waits on one for the same request, the turn pauses on it.
     const ask = approvalAsk as ApprovalAsk | null;
+    // The approval and the conversation's wait come after every row the turn wrote so far.
+    if (ask) await writes.flush();
     const open = ask ? await openApprovalFor(deps, context, conversationId, ask.checkpointType) : null;
     if (ask && open) {
       approval = { id: open.approvalId, checkpointType: open.checkpointType };
@@ -287,8 +277,9 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     }
 
     // output_format: the assistant's answer joins the conversation.
-    await append('assistant', finalText, { key: 'answer', metadata: approval ? { hitl_approval_id: approval.id } : {} });
+    append('assistant', finalText, { key: 'answer', metadata: approval ? { hitl_approval_id: approval.id } : {} });
     await nodeDone('output_format', 'ok', { tokensUsed: countTokens(finalText), message: { role: 'assistant', content: finalText, toolCalls: [] } });
+    await writes.settled();
     return await finish(outcome(approval ? 'awaiting_hitl' : 'completed', null));
   } catch (err) {
     const message = err instanceof TurnStopped ? err.message : deadline.signal.aborted ? 'the turn took longer than its deadline' : `model or pipeline failure: ${err instanceof Error ? err.message : String(err)}`;

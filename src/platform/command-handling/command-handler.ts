@@ -59,13 +59,22 @@ export interface CommandResult<State, Event> {
   replayed?: boolean;
 }
 
-export type CommandHandler = <Command, State, Event extends DomainEvent>(
-  decider: Decider<Command, State, Event>,
-  stream: string,
-  command: Command,
-  context: CommandContext,
-  options?: CommandOptions,
-) => Promise<CommandResult<State, Event>>;
+/** One command for `handle.together`: what `handle` takes, but the context. */
+export interface Decision<Command, State, Event extends DomainEvent> {
+  decider: Decider<Command, State, Event>;
+  stream: string;
+  command: Command;
+  options?: CommandOptions;
+}
+
+export interface CommandHandler {
+  <Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, stream: string, command: Command, context: CommandContext, options?: CommandOptions): Promise<CommandResult<State, Event>>;
+  /** Several commands on different streams, each decided as `handle` decides it, appended in one atomic write. */
+  together<const Decisions extends readonly Decision<any, any, any>[]>(
+    decisions: Decisions,
+    context: CommandContext,
+  ): Promise<{ -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event> ? CommandResult<State, Event> : never }>;
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -139,21 +148,17 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     return { events, snapshot: { state: policy.fromJSON(snapshot.state), revision: snapshot.revision } };
   }
 
-  return async function handle<Command, State, Event extends DomainEvent>(
-    decider: Decider<Command, State, Event>,
-    stream: string,
-    command: Command,
-    context: CommandContext,
-    options: CommandOptions = {},
-  ): Promise<CommandResult<State, Event>> {
+  /**
+   * Several commands, each on its own stream and decided by its own decider exactly as
+   * `handle` decides one, appended in one atomic write (a turn's progress and the messages it
+   * adds to its conversation). Each keeps its own replay check, remembered state and
+   * reservations; a conflict on any stream decides them all again.
+   */
+  async function together(decisions: readonly Decision<any, any, any>[], context: CommandContext): Promise<CommandResult<unknown, DomainEvent>[]> {
+    if (new Set(decisions.map((d) => d.stream)).size !== decisions.length) throw new Error('commands handled together must target different streams');
     // Every event one request appends shares its request id, so one query finds all it caused.
     const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
     const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
-    // The n-th command on this stream within the request: two commands on one stream in one
-    // request derive different ids, a retry of the request derives the same ones.
-    const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
-    const eventId = (target: string, index: number) =>
-      idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
     const metadata = {
       ...context.metadata,
       tenantId: context.tenantId,
@@ -161,94 +166,117 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       correlationId,
       causationId: context.causationId ?? correlationId,
     };
-    // Decided without reading the stream: a stream named after an id this request just drew
-    // at random (no events yet), or one whose state this process remembers (unless the
-    // request has an Idempotency-Key: the replay check needs the stream's events). Should the
-    // stream hold more after all, a refusal decided that way is not trusted and the append's
-    // expected revision refuses the rest: either way the decision is made again from a read.
-    const fresh = claimFreshStream(stream);
-    let mustRead = false;
+    const items = decisions.map(({ decider, stream, command, options }) => {
+      // The n-th command on this stream within the request: two commands on one stream in one
+      // request derive different ids, a retry of the request derives the same ones.
+      const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
+      const eventId = (target: string, index: number) =>
+        idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
+      // Decided without reading the stream: a stream named after an id this request just drew
+      // at random (no events yet), or one whose state this process remembers (unless the
+      // request has an Idempotency-Key: the replay check needs the stream's events). Should the
+      // stream hold more after all, a refusal decided that way is not trusted and the append's
+      // expected revision refuses the rest: either way the decision is made again from a read.
+      return { decider: decider as Decider<unknown, unknown, DomainEvent>, stream, command, options: (options ?? {}) as CommandOptions, eventId, fresh: claimFreshStream(stream), mustRead: false };
+    });
+    const unreadOf = (item: (typeof items)[number]) => (item.mustRead ? null : item.fresh ? { state: item.decider.initialState, revision: null } : idempotencyKey ? null : recall(item.decider, item.stream));
+
     for (let attempt = 0; ; attempt++) {
-      const known = mustRead ? null : fresh ? { state: decider.initialState, revision: null } : idempotencyKey ? null : recall(decider, stream);
-      const unread = known !== null;
-      const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await load(decider, stream);
-      if (idempotencyKey) {
-        const first = eventId(stream, 0);
-        const done = stored.find((e) => e.id === first);
-        if (done) {
-          // The first request may still be on its way to the read models: answer as it will.
-          await projections.waitFor(done.position, waitMs, [done.type]);
-          return { state, events: [], position: done.position, replayed: true };
+      const decided: Array<{ state: unknown; events: DomainEvent[]; revision: bigint | null; unread: boolean; replayed?: Position; own?: number }> = [];
+      const writes: StreamWrite[] = [];
+      let readAgain = false;
+      for (const item of items) {
+        const { decider, stream } = item;
+        const known = unreadOf(item);
+        const unread = known !== null;
+        const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await load(decider, stream);
+        if (idempotencyKey) {
+          const done = stored.find((e) => e.id === item.eventId(stream, 0));
+          if (done) {
+            // The first request may still be on its way to the read models: answer as it will.
+            await projections.waitFor(done.position, waitMs, [done.type]);
+            decided.push({ state, events: [], revision, unread, replayed: done.position });
+            continue;
+          }
         }
+        let events: DomainEvent[];
+        try {
+          events = decider.decide(item.command, state, clock());
+        } catch (error) {
+          if (!unread) throw error;
+          item.mustRead = true;
+          remembered.forget(stream);
+          readAgain = true;
+          break;
+        }
+        const before = writes.length;
+        // Reservations first: where the store cannot write several streams atomically
+        // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
+        // second owner.
+        const claims = [
+          ...(item.options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
+          ...(item.options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
+        ];
+        for (const { key, command: claim } of claims) {
+          const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
+          const reservation = reservationDecider(key.label);
+          const held = await load(reservation, target);
+          const claimed = reservation.decide(claim, held.state, clock());
+          if (claimed.length === 0) continue;
+          writes.push({
+            stream: target,
+            expectedRevision: held.revision ?? 'no_stream',
+            events: claimed.map((event, i) => ({ id: item.eventId(target, i), type: event.type, data: event.data, metadata })),
+          });
+        }
+        const own = events.length > 0 ? writes.length : undefined;
+        if (events.length > 0) {
+          writes.push({
+            stream,
+            expectedRevision: revision ?? 'no_stream',
+            events: events.map((event, i) => ({ id: item.eventId(stream, i), type: event.type, data: event.data, metadata })),
+          });
+        }
+        // Nothing to append, so no expected revision proves the state: a decision made without
+        // a read (another instance may have written since) is confirmed by one.
+        if (unread && writes.length === before) {
+          item.mustRead = true;
+          readAgain = true;
+          break;
+        }
+        decided.push({ state, events, revision, unread, own });
       }
-      let events: Event[];
-      try {
-        events = decider.decide(command, state, clock());
-      } catch (error) {
-        if (!unread) throw error;
-        mustRead = true;
-        remembered.forget(stream);
+      if (readAgain) {
         attempt--;
         continue;
       }
-      // Reservations first: where the store cannot write several streams atomically
-      // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
-      // second owner.
-      const writes: StreamWrite[] = [];
-      const claims = [
-        ...(options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
-        ...(options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
-      ];
-      for (const { key, command: claim } of claims) {
-        const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
-        const reservation = reservationDecider(key.label);
-        const held = await load(reservation, target);
-        const decided = reservation.decide(claim, held.state, clock());
-        if (decided.length === 0) continue;
-        writes.push({
-          stream: target,
-          expectedRevision: held.revision ?? 'no_stream',
-          events: decided.map((event, i) => ({ id: eventId(target, i), type: event.type, data: event.data, metadata })),
+      const outcome = (position: Position | null, heads: bigint[]) =>
+        decided.map((d, i): CommandResult<unknown, DomainEvent> => {
+          if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
+          const { decider, stream } = items[i];
+          const next = d.events.reduce(decider.evolve, d.state);
+          remember(decider, stream, next, d.own === undefined ? d.revision : heads[d.own]);
+          return { state: next, events: d.events, position };
         });
-      }
-      if (events.length > 0) {
-        writes.push({
-          stream,
-          expectedRevision: revision ?? 'no_stream',
-          events: events.map((event, i) => ({ id: eventId(stream, i), type: event.type, data: event.data, metadata })),
-        });
-      }
-      if (writes.length === 0) {
-        // Nothing to append, so no expected revision proves the state: a decision made without
-        // a read (another instance may have written since) is confirmed by one.
-        if (unread) {
-          mustRead = true;
-          attempt--;
-          continue;
-        }
-        remember(decider, stream, state, revision);
-        return { state, events, position: null };
-      }
+      if (writes.length === 0) return outcome(null, []);
       try {
         const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
         const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
         const types = [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
         const caughtUp = await projections.waitFor(position, waitMs, types);
-        if (!caughtUp) logger.warn({ stream, waitMs }, 'projections did not reach the write in time; a read may lag');
-        const next = events.reduce(decider.evolve, state);
-        if (events.length > 0) {
-          const head = results[results.length - 1].nextRevision;
-          remember(decider, stream, next, head);
-          await saveSnapshot(decider, stream, next, head, events.length);
+        if (!caughtUp) logger.warn({ streams: writes.map((w) => w.stream), waitMs }, 'projections did not reach the write in time; a read may lag');
+        const answers = outcome(position, results.map((r) => r.nextRevision));
+        for (const [i, d] of decided.entries()) {
+          if (d.own !== undefined) await saveSnapshot(items[i].decider, items[i].stream, answers[i].state, results[d.own].nextRevision, d.events.length);
         }
-        return { state: next, events, position };
+        return answers;
       } catch (error) {
-        remembered.forget(stream);
+        for (const item of items) remembered.forget(item.stream);
         if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        if (unread) {
+        if (decided.some((d) => d.unread)) {
           // Decided from what this process knew, and another writer came between: read and
           // decide again at once (not a contended stream, so no back-off and no retry spent).
-          mustRead = true;
+          for (const item of items) item.mustRead = true;
           attempt--;
           continue;
         }
@@ -256,7 +284,20 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         await sleep(Math.random() * 10 * 2 ** attempt);
       }
     }
-  };
+  }
+
+  async function handle<Command, State, Event extends DomainEvent>(
+    decider: Decider<Command, State, Event>,
+    stream: string,
+    command: Command,
+    context: CommandContext,
+    options: CommandOptions = {},
+  ): Promise<CommandResult<State, Event>> {
+    const [result] = await together([{ decider, stream, command, options }], context);
+    return result as CommandResult<State, Event>;
+  }
+
+  return Object.assign(handle, { together: together as CommandHandler['together'] });
 
   async function saveSnapshot<State, Event extends DomainEvent>(decider: Decider<any, State, Event>, stream: string, state: State, revision: bigint, appended: number): Promise<void> {
     const policy = decider.snapshot;

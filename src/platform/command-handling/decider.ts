@@ -27,6 +27,26 @@ export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<unk
   return events.reduce(decider.evolve, decider.initialState);
 }
 
+/**
+ * The decider of a list of commands on one stream: each is decided on the state the ones
+ * before it left, and all their events are appended in one write. Its fold is the original
+ * decider's, so a remembered state is shared with the single commands.
+ */
+export function inSequence<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>): Decider<readonly Command[], State, Event> {
+  return {
+    ...decider,
+    decide(commands, state, now) {
+      const events: Event[] = [];
+      for (const command of commands) {
+        const decided = decider.decide(command, state, now);
+        events.push(...decided);
+        state = decided.reduce(decider.evolve, state);
+      }
+      return events;
+    },
+  };
+}
+
 /** Exhaustiveness guard for `switch (command.type)` in deciders. */
 export function assertNever(value: never): never {
   throw new Error(`unhandled case: ${JSON.stringify(value)}`);

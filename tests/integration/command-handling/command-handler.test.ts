@@ -136,4 +136,84 @@ describe('generic command handler', () => {
     expect(rejected).to.have.length(19);
     for (const r of rejected) expect(r.reason).to.be.instanceOf(Conflict);
   });
+
+  describe('commands handled together', () => {
+    it('given two streams, when two commands are handled together, then both are appended in one write with one position', async () => {
+      const handle = createCommandHandler({ store, projections, logger });
+      const [a, b] = [randomUUID(), randomUUID()];
+      const appendMany = sinon.spy(store, 'appendMany');
+      try {
+        const [first, second] = await handle.together(
+          [
+            { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote', noteId: a, title: 'A' } },
+            { decider: noteDecider, stream: noteStream('tenant-x', b), command: { type: 'CreateNote', noteId: b, title: 'B' } },
+          ],
+          ctx,
+        );
+        expect(appendMany.callCount).to.equal(1);
+        expect(first.state).to.deep.equal({ status: 'active', title: 'A' });
+        expect(second.state).to.deep.equal({ status: 'active', title: 'B' });
+        expect(first.position).to.deep.equal(second.position);
+        const [ea] = await store.readStream(noteStream('tenant-x', a));
+        const [eb] = await store.readStream(noteStream('tenant-x', b));
+        expect(ea.position.commit, 'one transaction').to.equal(eb.position.commit);
+      } finally {
+        appendMany.restore();
+      }
+    });
+
+    it('given one command that refuses, when handled together, then nothing is appended to the other stream', async () => {
+      const handle = createCommandHandler({ store, projections, logger });
+      const [a, b] = [randomUUID(), randomUUID()];
+      let refused: unknown;
+      try {
+        await handle.together(
+          [
+            { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote', noteId: a, title: 'A' } },
+            { decider: noteDecider, stream: noteStream('tenant-x', b), command: { type: 'RenameNote', title: 'no such note' } },
+          ],
+          ctx,
+        );
+      } catch (error) {
+        refused = error;
+      }
+      expect(refused).to.be.instanceOf(NotFound);
+      expect(await store.readStream(noteStream('tenant-x', a))).to.have.length(0);
+    });
+
+    it('given a remembered stream another writer moved, when handled together, then both are decided again from a read and appended', async () => {
+      const handle = createCommandHandler({ store, projections, logger });
+      const [a, b] = [randomUUID(), randomUUID()];
+      const [sa, sb] = [noteStream('tenant-x', a), noteStream('tenant-x', b)];
+      await handle(noteDecider, sa, { type: 'CreateNote', noteId: a, title: 'A' }, ctx);
+      await handle(noteDecider, sb, { type: 'CreateNote', noteId: b, title: 'B' }, ctx);
+      // Another process: the store's own head cache is bypassed, so only the append's expected revision can tell.
+      const other = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
+      try {
+        await other.append(sb, [{ type: 'NoteRenamed', data: { title: 'elsewhere' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+      } finally {
+        await other.close();
+      }
+      const [ra, rb] = await handle.together(
+        [
+          { decider: noteDecider, stream: sa, command: { type: 'RenameNote', title: 'A2' } },
+          { decider: noteDecider, stream: sb, command: { type: 'RenameNote', title: 'B2' } },
+        ],
+        ctx,
+      );
+      expect(ra.state).to.deep.equal({ status: 'active', title: 'A2' });
+      expect(rb.state).to.deep.equal({ status: 'active', title: 'B2' });
+      expect((await store.readStream(sa)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed']);
+      expect((await store.readStream(sb)).map((e) => (e.data as { title?: string }).title ?? e.type)).to.deep.equal(['B', 'elsewhere', 'B2']);
+    });
+
+    it('refuses two commands on one stream', async () => {
+      const handle = createCommandHandler({ store, projections, logger });
+      const a = randomUUID();
+      const command = { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote' as const, noteId: a, title: 'A' } };
+      let refused: unknown;
+      await handle.together([command, command], ctx).catch((error) => (refused = error));
+      expect(String(refused)).to.match(/different streams/);
+    });
+  });
 });
