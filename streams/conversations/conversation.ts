@@ -136,7 +136,12 @@ interface Live {
   awaitedApprovals: ReadonlyArray<AwaitedApproval>;
   /** The latest approvals a turn resumed from, so a late or replayed delivery cannot revive one. */
   settledApprovals: readonly string[];
+  /** The latest turns' execution ids, from their messages' `execution_id`, newest last (the resume guard's previous turn). */
+  recentExecutions: readonly string[];
 }
+
+/** Turns the state remembers: the current one and the one before are what a turn asks for. */
+export const REMEMBERED_EXECUTIONS = 5;
 
 export interface AwaitedApproval {
   approvalId: string;
@@ -154,7 +159,7 @@ export const initialConversationState: ConversationState = { status: 'none' };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationCreated') {
-    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {}, awaitedApprovals: [], settledApprovals: [] };
+    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {}, awaitedApprovals: [], settledApprovals: [], recentExecutions: [] };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -164,14 +169,17 @@ export function evolveConversation(state: ConversationState, event: Conversation
       return { ...state, conversationStatus: event.data.to };
     case 'ConversationDeleted':
       return { ...state, status: 'deleted' };
-    case 'MessageAppended':
+    case 'MessageAppended': {
+      const execution = event.data.metadata?.execution_id;
       return {
         ...state,
+        recentExecutions: typeof execution !== 'string' || state.recentExecutions[state.recentExecutions.length - 1] === execution ? state.recentExecutions : [...state.recentExecutions.filter((id) => id !== execution).slice(-(REMEMBERED_EXECUTIONS - 1)), execution],
         // The first message makes a pre-registered conversation active.
         conversationStatus: state.conversationStatus === 'created' ? 'active' : state.conversationStatus,
         messageCount: event.data.sequenceNumber,
         recentMessages: [...state.recentMessages.slice(-(REMEMBERED_MESSAGE_IDS - 1)), [event.data.messageId, event.data.sequenceNumber] as const],
       };
+    }
     case 'AttachmentAdded':
       return { ...state, attachments: { ...state.attachments, [event.data.attachmentId]: event.data.filename } };
     case 'AttachmentRemoved': {
@@ -219,8 +227,8 @@ export const conversationAggregate: Aggregate<ConversationState, ConversationEve
   evolve: evolveConversation,
   read: readConversationEvent,
   // Agent turns append several messages per turn: long conversations fold from a snapshot.
-  // Version 2: the state gained the awaited and settled approvals; older snapshots are refolded.
-  snapshot: { every: 100, version: 2, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
+  // Version 2: the state gained the awaited and settled approvals; version 3, the recent turns. Older snapshots are refolded.
+  snapshot: { every: 100, version: 3, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
 };
 
 /** Owner guard (spec 2 §4): with a caller known, only the owner, or anyone on an unowned row. */

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { Decider } from '../../platform/command-handling/decider';
 import type { PlatformDeps } from '../../platform/context-module';
-import { recentExecutionIds, turnEnding } from './conversation-turns';
+import { turnEnding } from './conversation-turns';
 import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
 import { approvalStanding, AwaitedApproval, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ReviewerDecision } from '../../../streams/conversations/conversation';
@@ -30,7 +30,7 @@ async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: Co
 export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, conversationId: string, executionId: string): Promise<ResumeOutcome> {
   const state = await conversationState(deps, context, conversationId);
   const candidates = state.status === 'none' ? [] : state.awaitedApprovals.map((a) => a.approvalId);
-  const previousId = (await recentExecutionIds(deps.store, context.tenantId, conversationId)).find((id) => id !== executionId);
+  const previousId = state.status === 'none' ? undefined : [...state.recentExecutions].reverse().find((id) => id !== executionId);
   const previous = previousId ? await turnEnding(deps.store, context.tenantId, previousId) : null;
   if (previous?.type === 'TurnPaused' && approvalStanding(state, previous.approvalId).kind === 'unknown') candidates.push(previous.approvalId);
 

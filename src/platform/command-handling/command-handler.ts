@@ -104,13 +104,30 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   type Fold = { evolve: unknown; read?: unknown; initialState: unknown };
   const sameFold = (a: Fold, b: Fold) => a.evolve === b.evolve && a.read === b.read && a.initialState === b.initialState;
 
-  /** What this process remembers of `stream` for this decider, if anything. */
-  function recall<State>(decider: Decider<any, State, any>, stream: string): { state: State; revision: bigint | null } | null {
+  /**
+   * What this process remembers of `stream` for this decider, if anything; `atHead`: only if
+   * the store's head is still the remembered revision as far as this process knows.
+   */
+  function recall<State>(decider: Decider<any, State, any>, stream: string, atHead = true): { state: State; revision: bigint | null } | null {
     const known = remembered.get(stream);
     if (!known || !sameFold(known.state.fold, decider)) return null;
     // Another writer in this process (another handler, a multi-stream append) moved the head.
-    if (store.knownRevision && store.knownRevision(stream) !== known.revision) return null;
+    if (atHead && store.knownRevision && store.knownRevision(stream) !== known.revision) return null;
     return { state: known.state.state as State, revision: known.revision };
+  }
+
+  /**
+   * The stream's state now, read: from a state remembered at an older revision (events never
+   * change, so only those after it are read and folded), else from the snapshot or the start.
+   */
+  async function read<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, replayCheck: boolean) {
+    const known = replayCheck ? null : recall(decider, stream, false);
+    if (!known || known.revision === null) return load(decider, stream);
+    const stored = await store.readStream(stream, { from: known.revision + 1n });
+    const fold = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
+    let state = known.state;
+    for (const event of stored) state = decider.evolve(state, fold(event));
+    return { state, stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision };
   }
 
   function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
@@ -189,7 +206,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         const { decider, stream } = item;
         const known = unreadOf(item);
         const unread = known !== null;
-        const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await load(decider, stream);
+        const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await read(decider, stream, idempotencyKey !== undefined);
         if (idempotencyKey) {
           const done = stored.find((e) => e.id === item.eventId(stream, 0));
           if (done) {
@@ -205,7 +222,6 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         } catch (error) {
           if (!unread) throw error;
           item.mustRead = true;
-          remembered.forget(stream);
           readAgain = true;
           break;
         }
@@ -271,8 +287,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         }
         return answers;
       } catch (error) {
-        for (const item of items) remembered.forget(item.stream);
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // Not forgotten on a conflict: what is remembered is true at its revision, and the next read starts from it.
+        if (!(error instanceof WrongExpectedRevisionError)) {
+          for (const item of items) remembered.forget(item.stream);
+          throw error;
+        }
         if (decided.some((d) => d.unread)) {
           // Decided from what this process knew, and another writer came between: read and
           // decide again at once (not a contended stream, so no back-off and no retry spent).

@@ -137,6 +137,30 @@ describe('generic command handler', () => {
     for (const r of rejected) expect(r.reason).to.be.instanceOf(Conflict);
   });
 
+  it('given a remembered state another writer moved, when it decides again, then it reads only the events after the remembered revision', async () => {
+    const handle = createCommandHandler({ store, projections, logger });
+    const id = randomUUID();
+    const stream = noteStream('tenant-x', id);
+    await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
+    await handle(noteDecider, stream, { type: 'RenameNote', title: 'v1' }, ctx);
+    const elsewhere = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
+    try {
+      await elsewhere.append(stream, [{ type: 'NoteRenamed', data: { title: 'v2' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    } finally {
+      await elsewhere.close();
+    }
+    const reads = sinon.spy(store, 'readStream');
+    try {
+      const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx);
+      expect(renamed.state).to.deep.equal({ status: 'active', title: 'v3' });
+      expect(reads.callCount).to.equal(1);
+      expect(reads.firstCall.args[1], 'from the revision after the remembered one').to.deep.equal({ from: 2n });
+      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal(['v0', 'v1', 'v2', 'v3']);
+    } finally {
+      reads.restore();
+    }
+  });
+
   describe('commands handled together', () => {
     it('given two streams, when two commands are handled together, then both are appended in one write with one position', async () => {
       const handle = createCommandHandler({ store, projections, logger });
