@@ -30,6 +30,16 @@ export const conversationsProjector: Projector = {
     if (event.stream.startsWith(CONVERSATION_STREAM_PREFIX)) await applyConversation(trx, event, readConversationEvent(event));
     else if (event.stream.startsWith('conversations.project-')) await applyProject(trx, event, readProjectEvent(event));
   },
+  /** A run of messages appended to one conversation (a turn's rows and answer) is one insert and one update. */
+  async applyBatch(trx, events) {
+    for (let i = 0; i < events.length; ) {
+      const run = [events[i]];
+      while (i + run.length < events.length && run[0].type === 'MessageAppended' && events[i + run.length].type === 'MessageAppended' && events[i + run.length].stream === run[0].stream) run.push(events[i + run.length]);
+      if (run.length > 1) await applyMessages(trx, run);
+      else await this.apply(trx, run[0]);
+      i += run.length;
+    }
+  },
 };
 
 async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent, event: ConversationEvent): Promise<void> {
@@ -68,32 +78,9 @@ async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent,
     case 'ConversationDeleted':
       await row().update({ status: 'deleted', deleted_at: event.data.deletedAt, updated_at: at });
       return;
-    case 'MessageAppended': {
-      const m = event.data;
-      await trx(T.messages).insert({
-        tenant_id: tenantId,
-        conversation_id: id,
-        id: m.messageId,
-        sequence_number: m.sequenceNumber,
-        role: m.role,
-        content: m.content,
-        user_id: m.userId,
-        tool_name: m.toolName,
-        metadata: m.metadata === null ? null : JSON.stringify(m.metadata),
-        created_at: at,
-      });
-      const changes: Record<string, unknown> = {
-        message_count: m.sequenceNumber,
-        last_message_at: at,
-        updated_at: at,
-        status: trx.raw(`case when status = 'created' then 'active' else status end`),
-      };
-      // The preview shows what people said; tool rows carry machine payloads.
-      if (m.role === 'user' || m.role === 'assistant') changes.preview = m.content.slice(0, PREVIEW_CHARS);
-      if (m.role === 'user') changes.first_user_message = trx.raw('coalesce(first_user_message, ?)', [m.content.slice(0, FIRST_MESSAGE_CHARS)]);
-      await row().update(changes);
+    case 'MessageAppended':
+      await applyMessages(trx, [recorded]);
       return;
-    }
     case 'AttachmentAdded': {
       const a = event.data;
       await trx(T.attachments)
@@ -117,6 +104,40 @@ async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent,
       await trx(T.attachments).where({ tenant_id: tenantId, conversation_id: id, id: event.data.attachmentId }).delete();
       return;
   }
+}
+
+/** Messages appended to one conversation, in order: their rows, then the conversation's counters and previews once. */
+async function applyMessages(trx: Knex.Transaction, run: RecordedEvent[]): Promise<void> {
+  const tenantId = run[0].metadata.tenantId;
+  const id = idOf(run[0], CONVERSATION_STREAM_PREFIX);
+  const messages = run.map((recorded) => ({ at: recorded.recordedAt, m: (readConversationEvent(recorded) as Extract<ConversationEvent, { type: 'MessageAppended' }>).data }));
+  await trx(T.messages).insert(
+    messages.map(({ at, m }) => ({
+      tenant_id: tenantId,
+      conversation_id: id,
+      id: m.messageId,
+      sequence_number: m.sequenceNumber,
+      role: m.role,
+      content: m.content,
+      user_id: m.userId,
+      tool_name: m.toolName,
+      metadata: m.metadata === null ? null : JSON.stringify(m.metadata),
+      created_at: at,
+    })),
+  );
+  const last = messages[messages.length - 1];
+  const changes: Record<string, unknown> = {
+    message_count: last.m.sequenceNumber,
+    last_message_at: last.at,
+    updated_at: last.at,
+    status: trx.raw(`case when status = 'created' then 'active' else status end`),
+  };
+  // The preview shows what people said; tool rows carry machine payloads.
+  const said = messages.filter(({ m }) => m.role === 'user' || m.role === 'assistant');
+  if (said.length > 0) changes.preview = said[said.length - 1].m.content.slice(0, PREVIEW_CHARS);
+  const firstUser = messages.find(({ m }) => m.role === 'user');
+  if (firstUser) changes.first_user_message = trx.raw('coalesce(first_user_message, ?)', [firstUser.m.content.slice(0, FIRST_MESSAGE_CHARS)]);
+  await trx(T.conversations).where({ tenant_id: tenantId, id }).update(changes);
 }
 
 async function applyProject(trx: Knex.Transaction, recorded: RecordedEvent, event: ProjectEvent): Promise<void> {
