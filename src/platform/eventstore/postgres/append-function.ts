@@ -14,10 +14,26 @@ const APPEND_SIGNATURE = 'append_to_stream(text, bigint, uuid[], text[], jsonb[]
  */
 export async function createAppendFunction(knex: Knex): Promise<void> {
   await knex.raw(`
+    ${appendFunction(false)}
+
+    -- Nothing reads events by position alone: readers go through (transaction_id, position).
+    ALTER TABLE events DROP CONSTRAINT events_pkey;
+  `);
+}
+
+/**
+ * The function's text. `positions`: it also answers every appended event's position, in
+ * revision order (positions of one insert need not be consecutive: concurrent appends draw from
+ * one sequence), which inline projectors need and a multi-event append used to read back.
+ */
+function appendFunction(positions: boolean): string {
+  const extra = positions ? ', positions text[]' : '';
+  const none = positions ? ', NULL::text[]' : '';
+  return `
     CREATE FUNCTION append_to_stream(
       p_stream text, p_expected bigint, p_ids uuid[], p_types text[], p_datas jsonb[], p_metas jsonb[],
       p_recorded timestamptz, p_last_signature text)
-    RETURNS TABLE (ok boolean, head_revision bigint, head_signature text, tx text, last_position bigint, existing json)
+    RETURNS TABLE (ok boolean, head_revision bigint, head_signature text, tx text, last_position bigint, existing json${extra})
     LANGUAGE plpgsql AS $fn$
     DECLARE
       n int := cardinality(p_ids);
@@ -27,7 +43,7 @@ export async function createAppendFunction(knex: Knex): Promise<void> {
       SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
         INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
       IF found_existing IS NOT NULL THEN
-        RETURN QUERY SELECT false, NULL::bigint, NULL::text, NULL::text, NULL::bigint, found_existing;
+        RETURN QUERY SELECT false, NULL::bigint, NULL::text, NULL::text, NULL::bigint, found_existing${none};
         RETURN;
       END IF;
 
@@ -43,7 +59,7 @@ export async function createAppendFunction(knex: Knex): Promise<void> {
         -- Someone else moved the head (or a concurrent retry of this very batch committed).
         SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
           INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
-        RETURN QUERY SELECT false, s.revision, s.last_signature, NULL::text, NULL::bigint, found_existing
+        RETURN QUERY SELECT false, s.revision, s.last_signature, NULL::text, NULL::bigint, found_existing${none}
           FROM (SELECT 1) one LEFT JOIN streams s ON s.stream_id = p_stream;
         RETURN;
       END IF;
@@ -53,14 +69,21 @@ export async function createAppendFunction(knex: Knex): Promise<void> {
           INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at)
           SELECT p_stream, greatest(p_expected, -1) + u.ord, u.id, u.t, u.d, u.m, p_recorded
             FROM unnest(p_ids, p_types, p_datas, p_metas) WITH ORDINALITY AS u(id, t, d, m, ord)
-          RETURNING position)
-        SELECT true, greatest(p_expected, -1) + n, p_last_signature, pg_current_xact_id()::text, max(ins.position), NULL::json FROM ins;
+          RETURNING position, revision)
+        SELECT true, greatest(p_expected, -1) + n, p_last_signature, pg_current_xact_id()::text, max(ins.position), NULL::json${positions ? ', array_agg(ins.position::text ORDER BY ins.revision)' : ''} FROM ins;
     END
-    $fn$;
+    $fn$;`;
+}
 
-    -- Nothing reads events by position alone: readers go through (transaction_id, position).
-    ALTER TABLE events DROP CONSTRAINT events_pkey;
-  `);
+/** Migration 0009: the append answers its events' positions (see `appendFunction`), its plan kept as 0008 set it. */
+export async function appendAnswersPositions(knex: Knex): Promise<void> {
+  await knex.raw(`DROP FUNCTION ${APPEND_SIGNATURE}; ${appendFunction(true)}`);
+  await planAppendOnce(knex);
+}
+
+export async function appendAnswersLastPosition(knex: Knex): Promise<void> {
+  await knex.raw(`DROP FUNCTION ${APPEND_SIGNATURE}; ${appendFunction(false)}`);
+  await planAppendOnce(knex);
 }
 
 export async function dropAppendFunction(knex: Knex): Promise<void> {

@@ -100,6 +100,8 @@ interface AppendRow {
   head_signature: string | null;
   tx: string | null;
   last_position: string | null;
+  /** Every appended event's position, in revision order. */
+  positions: string[] | null;
   existing: Array<{ stream: string; revision: string; tx: string; pos: string }> | null;
 }
 
@@ -187,19 +189,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * What an inline projector sees of an append: the events exactly as a later read of the log
    * answers them (data and metadata through JSON, as jsonb stores them), with their positions.
    */
-  async function recorded(client: PoolClient, write: PreparedWrite, stored: { datas: string[]; metadatas: string[]; recordedAt: Date; nextRevision: bigint; position: Position }): Promise<RecordedEvent[]> {
-    const n = write.events.length;
-    const first = stored.nextRevision - BigInt(n - 1);
+  function recorded(write: PreparedWrite, stored: { datas: string[]; metadatas: string[]; recordedAt: Date; nextRevision: bigint; position: Position; positions: string[] }): RecordedEvent[] {
+    const first = stored.nextRevision - BigInt(write.events.length - 1);
     // Positions of one insert need not be consecutive (concurrent appends draw from one sequence).
-    let prepares = [stored.position.prepare];
-    if (n > 1) {
-      const found = await client.query<{ position: string }>({
-        name: 'events-inline-positions',
-        text: 'SELECT position::text FROM events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision',
-        values: [write.stream, first.toString()],
-      });
-      prepares = found.rows.map((r) => BigInt(r.position));
-    }
+    const prepares = stored.positions.map(BigInt);
     return write.events.map((event, i) => ({
       id: write.ids[i],
       stream: write.stream,
@@ -277,7 +270,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         const nextRevision = BigInt(row.head_revision!);
         heads.set(stream, { revision: nextRevision, signature: last });
         const position = { commit: BigInt(row.tx!), prepare: BigInt(row.last_position!) };
-        if (apply) await apply(await recorded(client, write, { datas, metadatas, recordedAt, nextRevision, position }));
+        if (apply) await apply(recorded(write, { datas, metadatas, recordedAt, nextRevision, position, positions: row.positions! }));
         return { nextRevision, position };
       }
       const actual: Head = row.head_revision === null ? NO_HEAD : { revision: BigInt(row.head_revision), signature: row.head_signature };
