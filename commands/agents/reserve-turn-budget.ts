@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { appendAtomically, loadAggregate, StreamStates } from '../../src/platform/command-handling/multi-stream-command';
+import { appendAtomically, loadAggregate, LoadScope, StreamStates } from '../../src/platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { EventStore } from '../../src/platform/eventstore/types';
 import { RateLimited, Unavailable } from '../../src/platform/domain-errors';
@@ -99,7 +99,7 @@ export function usageWriting(store: EventStore, tenantStream: string) {
   if (!states) statesByStore.set(store, (states = new StreamStates<DailyUsageState>()));
   const cache = states;
   return {
-    load: (stream: string) => loadAggregate(store, dailyUsageAggregate, stream, cache),
+    load: (stream: string, scope?: LoadScope) => loadAggregate(store, dailyUsageAggregate, stream, cache, scope),
     options: { retries: USAGE_WRITE_RETRIES, exclusive: [tenantStream], states: cache as StreamStates<unknown> },
   };
 }
@@ -114,13 +114,13 @@ export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'store' | 'proj
   const { outcome } = await appendAtomically(
     deps,
     context,
-    async (now) => {
-      const [tenant, user] = await Promise.all([usage.load(tenantStream), usage.load(userStream)]);
+    async (now, scope) => {
+      const [tenant, user] = await Promise.all([usage.load(tenantStream, scope), usage.load(userStream, scope)]);
       const decided = decideReserveTurnBudget(command, tenant.state, user.state, now);
       return {
         writes: [
-          { stream: tenantStream, revision: tenant.revision, events: decided.tenant },
-          { stream: userStream, revision: user.revision, events: decided.user },
+          { stream: tenantStream, revision: tenant.revision, events: decided.tenant, after: decided.tenant.reduce(dailyUsageAggregate.evolve, tenant.state) },
+          { stream: userStream, revision: user.revision, events: decided.user, after: decided.user.reduce(dailyUsageAggregate.evolve, user.state) },
         ],
         outcome: day,
       };

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { appendAtomically } from '../../src/platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { DailyUsageEvent, DailyUsageState, tenantUsageStream, userUsageStream } from '../../streams/agents/daily-usage';
+import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStream, userUsageStream } from '../../streams/agents/daily-usage';
 import { usageWriting } from './reserve-turn-budget';
 
 /**
@@ -48,9 +48,13 @@ export async function settleTurnBudget(deps: Pick<PlatformDeps, 'store' | 'proje
   await appendAtomically(
     deps,
     context,
-    async (now) => {
-      const loaded = await Promise.all(streams.map(usage.load));
-      return { writes: loaded.map((l, i) => ({ stream: streams[i], revision: l.revision, events: decideSettleTurnBudget(command, l.state, now) })), outcome: null };
+    async (now, scope) => {
+      const loaded = await Promise.all(streams.map((stream) => usage.load(stream, scope)));
+      const writes = loaded.map((l, i) => {
+        const events = decideSettleTurnBudget(command, l.state, now);
+        return { stream: streams[i], revision: l.revision, events, after: events.reduce(dailyUsageAggregate.evolve, l.state) };
+      });
+      return { writes, outcome: null };
     },
     usage.options,
   );

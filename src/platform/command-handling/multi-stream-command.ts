@@ -47,8 +47,22 @@ export class StreamStates<State> {
   }
 }
 
-export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string, cache?: StreamStates<State>): Promise<Loaded<State>> {
+/**
+ * How one decision of `appendAtomically` loads: `trusting`, a cached state at the head this
+ * process last saw for its stream is used without a read (another process's write meets the
+ * append's expected revision); `fromMemory` records that one was.
+ */
+export interface LoadScope {
+  trusting: boolean;
+  fromMemory: boolean;
+}
+
+export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string, cache?: StreamStates<State>, scope?: LoadScope): Promise<Loaded<State>> {
   const known = cache?.get(stream);
+  if (scope?.trusting && known && known.revision !== null && store.knownRevision?.(stream) === known.revision) {
+    scope.fromMemory = true;
+    return known;
+  }
   const events = await store.readStream(stream, known?.revision != null ? { from: known.revision + 1n } : undefined);
   let state = known?.state ?? aggregate.initialState;
   for (const e of events) state = aggregate.evolve(state, aggregate.read(e));
@@ -88,12 +102,15 @@ export interface PlannedWrite {
   /** The revision the decision read the stream at. */
   revision: bigint | null;
   events: DomainEvent[];
+  /** The stream's state after these events: remembered in `states` at the revision the append gives them. */
+  after?: unknown;
 }
 
 export async function appendAtomically<Outcome>(
   deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>,
   context: CommandContext,
-  decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
+  /** `scope`: pass it to `loadAggregate` for loads that may come from the `states` cache without a read. */
+  decide: (now: Date, scope: LoadScope) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
   /**
    * `retries`: for hot streams many writers race on (daily usage); defaults to COMMAND_RETRIES.
    * `exclusive`: keys (the hot streams' names) whose writers in this process take turns, each
@@ -109,11 +126,23 @@ export async function appendAtomically<Outcome>(
   const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
   const retries = options.retries ?? deps.config.commandRetries;
   let attempted: StreamWrite[] = [];
+  let mustRead = false;
   for (let attempt = 0; ; attempt++) {
+    const scope: LoadScope = { trusting: !mustRead, fromMemory: false };
     try {
       const written = await holding(options.exclusive ?? [], async () => {
-        const { writes, outcome } = await decide(deps.clock());
+        let decided: Awaited<ReturnType<typeof decide>>;
+        try {
+          decided = await decide(deps.clock(), scope);
+        } catch (error) {
+          // A refusal decided from what this process remembers is not trusted: decide again from a read.
+          if (scope.fromMemory) return null;
+          throw error;
+        }
+        const { writes, outcome } = decided;
         const planned = writes.filter((w) => w.events.length > 0);
+        // Nothing to append, so no expected revision proves a remembered state: confirmed by a read.
+        if (planned.length === 0 && scope.fromMemory) return null;
         if (planned.length === 0) return { outcome, planned, position: null };
         const batch: StreamWrite[] = planned.map((w) => ({
           stream: w.stream,
@@ -122,8 +151,16 @@ export async function appendAtomically<Outcome>(
         }));
         attempted = batch;
         const results = await deps.store.appendMany(batch);
+        planned.forEach((w, i) => {
+          if (w.after !== undefined) options.states?.set(w.stream, { state: w.after, revision: results[i].nextRevision });
+        });
         return { outcome, planned, position: results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)) };
       });
+      if (written === null) {
+        mustRead = true;
+        attempt--;
+        continue;
+      }
       const { outcome, planned, position } = written;
       if (position === null) return { outcome, position };
       const types = [...new Set(planned.flatMap((w) => w.events.map((e) => e.type)))];
@@ -134,6 +171,12 @@ export async function appendAtomically<Outcome>(
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       for (const write of attempted) options.states?.forget(write.stream);
+      if (scope.fromMemory) {
+        // Decided from memory and another process wrote meanwhile: read and decide again at once.
+        mustRead = true;
+        attempt--;
+        continue;
+      }
       if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
       await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** attempt));
     }
