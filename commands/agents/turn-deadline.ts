@@ -6,6 +6,7 @@ import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
 import { turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
+import { turnEnding } from '../../src/contexts/agents/conversation-turns';
 
 type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
 
@@ -43,7 +44,12 @@ export const scheduleTurnDeadlineReactor: Reactor = {
   async react(recorded, deps) {
     const started = turnAggregate.read(recorded);
     if (started.type !== 'TurnStarted') return;
-    await scheduleMessage(deps.handle, reactionContext(recorded, 'deadline'), deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
+    const context = reactionContext(recorded, 'deadline');
+    // A turn that ended before this reaction ran (most turns on the embedded model) needs no
+    // deadline: one read instead of a scheduled message written now and fired later. A turn
+    // ending right after the read gets one, which then finds it ended and does nothing.
+    if (await turnEnding(deps.store, context.tenantId, started.data.executionId)) return;
+    await scheduleMessage(deps.handle, context, deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
   },
 };
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { dailyAssessmentMessage } from '../../../commands/compliance/daily-assessment';
-import { startTurn } from '../../../commands/agents/start-turn';
+import { decideStartTurn, startTurn } from '../../../commands/agents/start-turn';
+import { decideFinishTurn } from '../../../commands/agents/finish-turn';
+import { scheduleTurnDeadlineReactor } from '../../../commands/agents/turn-deadline';
 import { DueMessageLane } from '../../../src/platform/scheduling/due-lane';
 import { deadLetteredMessages, retryScheduled, scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
 import { frameOf } from '../../../src/contexts/agents/turn-frames';
@@ -42,6 +44,27 @@ describe('scheduling and recovery', () => {
       expect(fired).to.have.length(1);
       const ends = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).filter((e) => e.type === 'TurnFailed');
       expect(ends).to.have.length(1);
+    });
+
+    it('a turn that ended before its TurnStarted reaction ran gets no deadline', async () => {
+      const tenantId = randomUUID();
+      const executionId = randomUUID();
+      const now = new Date();
+      const start = decideStartTurn({ type: 'StartTurn', turn: {
+        executionId, conversationId: randomUUID(), userId: 'u1', agentId: 'a', agentType: 'general', model: 'builtin/deterministic', fallbackModel: null,
+        thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: randomUUID(), attachmentIds: [],
+      } }, turnAggregate.initialState, now);
+      const end = decideFinishTurn({
+        type: 'FinishTurn',
+        outcome: { status: 'completed', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: 'standard', referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error: null },
+        usage: { userId: 'u1', model: 'builtin/deterministic', inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
+      }, start.reduce(turnAggregate.evolve, turnAggregate.initialState), now);
+      // Started and ended in one write, so the platform's own reactor never sees it running either.
+      const metadata = { tenantId, actorId: 'u1', correlationId: 'c', causationId: 'c' };
+      await t.deps.store.append(turnAggregate.stream(tenantId, executionId), [...start, ...end].map((e) => ({ type: e.type, data: e.data, metadata })));
+      const [first] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), { limit: 1 });
+      await scheduleTurnDeadlineReactor.react(first, t.deps);
+      expect(await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).first()).to.equal(undefined);
     });
 
     it('the next daily assessment is scheduled at COMPLIANCE_ASSESS_AT; when due, every tenant is assessed and the following one scheduled', async () => {
