@@ -26,7 +26,7 @@ export function settlementOf(event: RecordedEvent): FinishedTurnUsage | null {
  * Settles a finished turn in the usage streams of the day it reserved on (its `TurnStarted`
  * names the user and that day). A turn from before reservations reserved nothing: a no-op.
  */
-export async function settleFinishedTurn(deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>, context: CommandContext, usage: FinishedTurnUsage): Promise<void> {
+export async function settleFinishedTurn(deps: Pick<PlatformDeps, 'store' | 'handle'>, context: CommandContext, usage: FinishedTurnUsage): Promise<void> {
   const [first] = await deps.store.readStream(turnAggregate.stream(context.tenantId, usage.executionId), { limit: 1 });
   const started = first ? readTurnEvent(first) : null;
   if (started?.type !== 'TurnStarted' || !started.data.budgetDay) return;

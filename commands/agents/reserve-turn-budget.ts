@@ -1,7 +1,6 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { appendAtomically, loadAggregate, LoadScope, StreamStates } from '../../src/platform/command-handling/multi-stream-command';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import type { EventStore } from '../../src/platform/eventstore/types';
 import { RateLimited, Unavailable } from '../../src/platform/domain-errors';
 import { costOf } from '../../src/platform/infra/llm/model-prices';
 import {
@@ -71,61 +70,46 @@ function capsIn(given: DailyCaps | null | 'last-known', state: DailyUsageState, 
   return state.lastCaps;
 }
 
-export function decideReserveTurnBudget(command: ReserveTurnBudget, tenant: DailyUsageState, user: DailyUsageState, now: Date): { tenant: DailyUsageEvent[]; user: DailyUsageEvent[] } {
-  if (tenant.open[command.executionId] && user.open[command.executionId]) return { tenant: [], user: [] };
-  const tenantCaps = capsIn(command.tenantCaps, tenant, 'tenant');
+/**
+ * One usage stream's reservation: nothing if this stream holds the turn's reservation already
+ * (a retry), a refusal naming the cap this stream's committed usage reached, else the reservation
+ * with the caps applied (the last known caps later, should settings become unreadable).
+ */
+export function decideReservationIn(who: 'tenant' | 'user', command: ReserveTurnBudget, state: DailyUsageState, now: Date): DailyUsageEvent[] {
+  if (state.open[command.executionId]) return [];
   // A user without an override is capped by the tenant alone; "last known" then means none.
-  const userCaps = command.userCaps === 'last-known' ? (user.lastCaps ?? NO_CAPS) : (command.userCaps ?? NO_CAPS);
-  const refused = refusal('tenant', tenant, tenantCaps) ?? refusal('user', user, userCaps);
+  const caps = who === 'tenant' ? capsIn(command.tenantCaps, state, 'tenant') : command.userCaps === 'last-known' ? (state.lastCaps ?? NO_CAPS) : (command.userCaps ?? NO_CAPS);
+  const refused = refusal(who, state, caps);
   if (refused) throw new RateLimited(refused);
-  const reserved = (caps: DailyCaps): DailyUsageEvent => ({
-    type: 'UsageReserved',
-    data: { executionId: command.executionId, userId: command.userId, tokens: command.tokens, costUsd: command.costUsd, caps, reservedAt: now.toISOString() },
-  });
-  return { tenant: tenant.open[command.executionId] ? [] : [reserved(tenantCaps)], user: user.open[command.executionId] ? [] : [reserved(userCaps)] };
+  return [{ type: 'UsageReserved', data: { executionId: command.executionId, userId: command.userId, tokens: command.tokens, costUsd: command.costUsd, caps, reservedAt: now.toISOString() } }];
 }
 
-const statesByStore = new WeakMap<EventStore, StreamStates<DailyUsageState>>();
+/** Both streams' reservations, the tenant's refusal first. */
+export function decideReserveTurnBudget(command: ReserveTurnBudget, tenant: DailyUsageState, user: DailyUsageState, now: Date): { tenant: DailyUsageEvent[]; user: DailyUsageEvent[] } {
+  return { tenant: decideReservationIn('tenant', command, tenant, now), user: decideReservationIn('user', command, user, now) };
+}
+
+const reserveIn = (who: 'tenant' | 'user'): Decider<ReserveTurnBudget, DailyUsageState, DailyUsageEvent> => ({ ...dailyUsageAggregate, decide: (command, state, now) => decideReservationIn(who, command, state, now) });
+const tenantReservation = reserveIn('tenant');
+const userReservation = reserveIn('user');
 
 /**
- * How a turn reads and writes the usage streams of a tenant's day, which all its turns write
- * twice (reserve, settle): from the states this process folded before, reading only the new
- * events (not the day from its first turn), and one writer at a time in this process (keyed by
- * the tenant's stream, under which its users' streams are always written), so colleagues' turns
- * never race each other into a 409; other replicas' writes are met by the retries.
+ * The reservation as two commands, on the tenant's and the user's stream of the day, to be
+ * handled together (with the turn's start: a refused turn writes nothing). Every turn of a
+ * tenant writes its day stream, so they are `exclusive`: this process's turns take turns
+ * instead of racing into a 409; other replicas' writes are met by the retries.
  */
-export function usageWriting(store: EventStore, tenantStream: string) {
-  let states = statesByStore.get(store);
-  if (!states) statesByStore.set(store, (states = new StreamStates<DailyUsageState>()));
-  const cache = states;
-  return {
-    load: (stream: string, scope?: LoadScope) => loadAggregate(store, dailyUsageAggregate, stream, cache, scope),
-    options: { retries: USAGE_WRITE_RETRIES, exclusive: [tenantStream], states: cache as StreamStates<unknown> },
-  };
+export function reserveTurnBudgetDecisions(tenantId: string, command: ReserveTurnBudget, day: string) {
+  return [
+    { decider: tenantReservation, stream: tenantUsageStream(tenantId, day), command, exclusive: true },
+    { decider: userReservation, stream: userUsageStream(tenantId, command.userId, day), command, exclusive: true },
+  ] as const;
 }
 
-/** Reserves atomically in both streams; answers the UTC day the reservation counts against. */
-export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>, context: CommandContext, command: ReserveTurnBudget): Promise<string> {
-  // The day is read before the lock is taken; a reservation made across midnight counts against the day it began on.
+/** Reserves in both streams in one write; answers the UTC day the reservation counts against. */
+export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'handle' | 'clock'>, context: CommandContext, command: ReserveTurnBudget): Promise<string> {
+  // A reservation made across midnight counts against the day it began on.
   const day = usageDayOf(deps.clock());
-  const tenantStream = tenantUsageStream(context.tenantId, day);
-  const userStream = userUsageStream(context.tenantId, command.userId, day);
-  const usage = usageWriting(deps.store, tenantStream);
-  const { outcome } = await appendAtomically(
-    deps,
-    context,
-    async (now, scope) => {
-      const [tenant, user] = await Promise.all([usage.load(tenantStream, scope), usage.load(userStream, scope)]);
-      const decided = decideReserveTurnBudget(command, tenant.state, user.state, now);
-      return {
-        writes: [
-          { stream: tenantStream, revision: tenant.revision, events: decided.tenant, after: decided.tenant.reduce(dailyUsageAggregate.evolve, tenant.state) },
-          { stream: userStream, revision: user.revision, events: decided.user, after: decided.user.reduce(dailyUsageAggregate.evolve, user.state) },
-        ],
-        outcome: day,
-      };
-    },
-    usage.options,
-  );
-  return outcome;
+  await deps.handle.together(reserveTurnBudgetDecisions(context.tenantId, command, day), context, { retries: USAGE_WRITE_RETRIES });
+  return day;
 }

@@ -1,8 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { appendAtomically } from '../../src/platform/command-handling/multi-stream-command';
+import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStream, userUsageStream } from '../../streams/agents/daily-usage';
-import { usageWriting } from './reserve-turn-budget';
+import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStream, USAGE_WRITE_RETRIES, userUsageStream } from '../../streams/agents/daily-usage';
 
 /**
  * Replaces a turn's reservation by what it used. Unknown usage (no provider reported it, or
@@ -42,20 +41,16 @@ export function decideSettleTurnBudget(command: SettleTurnBudget, state: DailyUs
   ];
 }
 
-export async function settleTurnBudget(deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>, context: CommandContext, command: SettleTurnBudget): Promise<void> {
-  const streams = [tenantUsageStream(context.tenantId, command.day), userUsageStream(context.tenantId, command.userId, command.day)];
-  const usage = usageWriting(deps.store, streams[0]);
-  await appendAtomically(
-    deps,
+const settleIn: Decider<SettleTurnBudget, DailyUsageState, DailyUsageEvent> = { ...dailyUsageAggregate, decide: decideSettleTurnBudget };
+
+/** Settles in the tenant's and the user's stream of the reservation's day, in one write (`exclusive`: see the reservation). */
+export async function settleTurnBudget(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: SettleTurnBudget): Promise<void> {
+  await deps.handle.together(
+    [
+      { decider: settleIn, stream: tenantUsageStream(context.tenantId, command.day), command, exclusive: true },
+      { decider: settleIn, stream: userUsageStream(context.tenantId, command.userId, command.day), command, exclusive: true },
+    ],
     context,
-    async (now, scope) => {
-      const loaded = await Promise.all(streams.map((stream) => usage.load(stream, scope)));
-      const writes = loaded.map((l, i) => {
-        const events = decideSettleTurnBudget(command, l.state, now);
-        return { stream: streams[i], revision: l.revision, events, after: events.reduce(dailyUsageAggregate.evolve, l.state) };
-      });
-      return { writes, outcome: null };
-    },
-    usage.options,
+    { retries: USAGE_WRITE_RETRIES },
   );
 }

@@ -1,10 +1,8 @@
-import type { CommandContext } from '../../platform/command-handling/command-handler';
 import { loadAggregate } from '../../platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../platform/context-module';
 import { countTokens } from '../../platform/infra/tokens';
 import type { TurnSettings } from '../settings/effective-settings';
-import { ReserveTurnBudget, reserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
-import { settleTurnBudget } from '../../../commands/agents/settle-turn-budget';
+import { ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
 import { tenantSettingsAggregate, tenantSettingsStream, valuesOf } from '../../../streams/settings/tenant-settings';
 import { capsOf, userBudgetOverrideAggregate, userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
 
@@ -31,15 +29,8 @@ export async function dailyCapsFor(deps: Deps, settings: TurnSettings): Promise<
   }
 }
 
-/** Reserves the turn's budget (429 when a daily cap is reached); answers the UTC day it counts against. */
-export async function reserveTurn(deps: Deps, context: CommandContext, settings: TurnSettings, executionId: string, message: string): Promise<string> {
+/** What a turn reserves, with the daily caps that apply (see `dailyCapsFor`). */
+export async function turnReservationOf(deps: Deps, settings: TurnSettings, executionId: string, message: string): Promise<ReserveTurnBudget> {
   const amount = turnReservation(settings, countTokens(message));
-  return reserveTurnBudget(deps, context, { type: 'ReserveTurnBudget', executionId, userId: settings.userId, ...amount, ...(await dailyCapsFor(deps, settings)) });
-}
-
-/** A turn refused after its reservation (a foreign attachment id…) never began: its reservation is released. */
-export async function releaseTurn(deps: Deps, context: CommandContext, userId: string, executionId: string, day: string): Promise<void> {
-  await settleTurnBudget(deps, context, { type: 'SettleTurnBudget', executionId, userId, day, tokensUsed: 0, costUsd: 0, released: true }).catch((err) =>
-    deps.logger.error({ err, executionId }, 'budget reservation of a turn that never began not released; it counts until the day ends'),
-  );
+  return { type: 'ReserveTurnBudget', executionId, userId: settings.userId, ...amount, ...(await dailyCapsFor(deps, settings)) };
 }

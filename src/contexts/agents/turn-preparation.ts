@@ -10,7 +10,9 @@ import { visibleConversation } from '../../../queries/conversations/conversation
 import { projectContext } from '../../../queries/conversations/projects';
 import type { TurnOutcome } from '../../../streams/agents/turn';
 import type { SystemPromptResolver } from './system-prompt';
-import { releaseTurn, reserveTurn } from './turn-budget';
+import { turnReservationOf } from './turn-budget';
+import { reserveTurnBudgetDecisions } from '../../../commands/agents/reserve-turn-budget';
+import { USAGE_WRITE_RETRIES, usageDayOf } from '../../../streams/agents/daily-usage';
 
 /**
  * The request side of an agent turn: what a turn is asked to do, and everything that may
@@ -69,7 +71,7 @@ export interface PreparedTurn {
  * Everything that can refuse the turn, in the order the spec's errors imply: the
  * conversation (404, nothing appended), the settings (422 for an unknown model), the daily
  * caps (429: the budget reservation, turn-budget.ts), then the user's message (422 for a
- * foreign attachment id, which releases the reservation) and TurnStarted.
+ * foreign attachment id); the last two are decided in the one write that starts the turn.
  */
 export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Promise<PreparedTurn> {
   const { deps } = engine;
@@ -82,37 +84,35 @@ export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Pro
     request: { model: request.model ?? null, maxTokens: request.maxTokens ?? null, maxCostUsd: request.maxCostUsd ?? null, thinkingMode: request.thinkingMode ?? null, projectThinkingMode: projectMode },
   });
   const context: CommandContext = { tenantId: request.tenantId, actorId: request.userId, correlationId: request.correlationId };
-  const budgetDay = await reserveTurn(deps, context, settings, request.executionId, request.message);
-  try {
-    const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
-    // The user's message and the turn's start are one write: a refused message starts nothing.
-    const message = appendMessageCommand(request.userId, { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } });
-    await deps.handle.together(
-      [
-        appendMessagesDecision(request.tenantId, request.conversationId, [message]),
-        startTurnDecision(request.tenantId, {
-          executionId: request.executionId,
-          conversationId: request.conversationId,
-          userId: request.userId,
-          agentId: request.agentId,
-          agentType: request.agentType,
-          model: settings.model,
-          fallbackModel: settings.fallbackModel,
-          thinkingMode: settings.thinkingMode,
-          maxTokens: settings.maxTokensPerExecution,
-          maxCostUsd: settings.maxCostUsdPerExecution,
-          userMessageId,
-          attachmentIds: request.attachmentIds,
-          budgetDay,
-        }),
-      ],
-      context,
-    );
-    const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
-    return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
-  } catch (err) {
-    await releaseTurn(deps, context, request.userId, request.executionId, budgetDay);
-    throw err;
-  }
+  const reservation = await turnReservationOf(deps, settings, request.executionId, request.message);
+  const budgetDay = usageDayOf(deps.clock());
+  const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
+  const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
+  const message = appendMessageCommand(request.userId, { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } });
+  // One write: the budget reservation (429 at a daily cap), the user's message (422 for a
+  // foreign attachment) and TurnStarted. A refused turn writes nothing, so has nothing to release.
+  await deps.handle.together(
+    [
+      ...reserveTurnBudgetDecisions(request.tenantId, reservation, budgetDay),
+      appendMessagesDecision(request.tenantId, request.conversationId, [message]),
+      startTurnDecision(request.tenantId, {
+        executionId: request.executionId,
+        conversationId: request.conversationId,
+        userId: request.userId,
+        agentId: request.agentId,
+        agentType: request.agentType,
+        model: settings.model,
+        fallbackModel: settings.fallbackModel,
+        thinkingMode: settings.thinkingMode,
+        maxTokens: settings.maxTokensPerExecution,
+        maxCostUsd: settings.maxCostUsdPerExecution,
+        userMessageId,
+        attachmentIds: request.attachmentIds,
+        budgetDay,
+      }),
+    ],
+    context,
+    { retries: USAGE_WRITE_RETRIES },
+  );
+  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
 }
-

@@ -7,7 +7,7 @@ import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import { claimFreshStream, currentScope, nextInScope } from '../http/request-scope';
 import { ReservationKey, reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
-import { StreamStates } from './multi-stream-command';
+import { lockAll, StreamStates } from './multi-stream-command';
 
 /** Who issues a command; becomes every appended event's metadata. */
 export interface CommandContext {
@@ -65,6 +65,12 @@ export interface Decision<Command, State, Event extends DomainEvent> {
   stream: string;
   command: Command;
   options?: CommandOptions;
+  /**
+   * A hot stream many writers of this process race on (a tenant's daily usage): they take
+   * turns, each deciding and appending while the others wait, so they never conflict with each
+   * other; writers in other processes still can, and the retries answer those.
+   */
+  exclusive?: boolean;
 }
 
 export interface CommandHandler {
@@ -73,6 +79,8 @@ export interface CommandHandler {
   together<const Decisions extends readonly Decision<any, any, any>[]>(
     decisions: Decisions,
     context: CommandContext,
+    /** `retries`: conflicts with other processes tolerated (hot streams take more); the handler's by default. */
+    options?: { retries?: number },
   ): Promise<{ -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event> ? CommandResult<State, Event> : never }>;
 }
 
@@ -171,7 +179,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * adds to its conversation). Each keeps its own replay check, remembered state and
    * reservations; a conflict on any stream decides them all again.
    */
-  async function together(decisions: readonly Decision<any, any, any>[], context: CommandContext): Promise<CommandResult<unknown, DomainEvent>[]> {
+  async function together(decisions: readonly Decision<any, any, any>[], context: CommandContext, options: { retries?: number } = {}): Promise<CommandResult<unknown, DomainEvent>[]> {
     if (new Set(decisions.map((d) => d.stream)).size !== decisions.length) throw new Error('commands handled together must target different streams');
     // Every event one request appends shares its request id, so one query finds all it caused.
     const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
@@ -198,109 +206,117 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     });
     const unreadOf = (item: (typeof items)[number]) => (item.mustRead ? null : item.fresh ? { state: item.decider.initialState, revision: null } : idempotencyKey ? null : recall(item.decider, item.stream));
 
+    const exclusive = decisions.filter((d) => d.exclusive).map((d) => d.stream);
     for (let attempt = 0; ; attempt++) {
-      const decided: Array<{ state: unknown; events: DomainEvent[]; revision: bigint | null; unread: boolean; replayed?: Position; own?: number }> = [];
-      const writes: StreamWrite[] = [];
-      let readAgain = false;
-      for (const item of items) {
-        const { decider, stream } = item;
-        const known = unreadOf(item);
-        const unread = known !== null;
-        const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await read(decider, stream, idempotencyKey !== undefined);
-        if (idempotencyKey) {
-          const done = stored.find((e) => e.id === item.eventId(stream, 0));
-          if (done) {
-            // The first request may still be on its way to the read models: answer as it will.
-            await projections.waitFor(done.position, waitMs, [done.type]);
-            decided.push({ state, events: [], revision, unread, replayed: done.position });
-            continue;
-          }
-        }
-        let events: DomainEvent[];
-        try {
-          events = decider.decide(item.command, state, clock());
-        } catch (error) {
-          if (!unread) throw error;
-          item.mustRead = true;
-          readAgain = true;
-          break;
-        }
-        const before = writes.length;
-        // Reservations first: where the store cannot write several streams atomically
-        // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
-        // second owner.
-        const claims = [
-          ...(item.options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
-          ...(item.options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
-        ];
-        for (const { key, command: claim } of claims) {
-          const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
-          const reservation = reservationDecider(key.label);
-          const held = await load(reservation, target);
-          const claimed = reservation.decide(claim, held.state, clock());
-          if (claimed.length === 0) continue;
-          writes.push({
-            stream: target,
-            expectedRevision: held.revision ?? 'no_stream',
-            events: claimed.map((event, i) => ({ id: item.eventId(target, i), type: event.type, data: event.data, metadata })),
-          });
-        }
-        const own = events.length > 0 ? writes.length : undefined;
-        if (events.length > 0) {
-          writes.push({
-            stream,
-            expectedRevision: revision ?? 'no_stream',
-            events: events.map((event, i) => ({ id: item.eventId(stream, i), type: event.type, data: event.data, metadata })),
-          });
-        }
-        // Nothing to append, so no expected revision proves the state: a decision made without
-        // a read (another instance may have written since) is confirmed by one.
-        if (unread && writes.length === before) {
-          item.mustRead = true;
-          readAgain = true;
-          break;
-        }
-        decided.push({ state, events, revision, unread, own });
-      }
-      if (readAgain) {
-        attempt--;
-        continue;
-      }
-      const outcome = (position: Position | null, heads: bigint[]) =>
-        decided.map((d, i): CommandResult<unknown, DomainEvent> => {
-          if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
-          const { decider, stream } = items[i];
-          const next = d.events.reduce(decider.evolve, d.state);
-          remember(decider, stream, next, d.own === undefined ? d.revision : heads[d.own]);
-          return { state: next, events: d.events, position };
-        });
-      if (writes.length === 0) return outcome(null, []);
+      const unlock = await lockAll(exclusive);
       try {
-        const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
-        const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
-        const types = [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
-        const caughtUp = await projections.waitFor(position, waitMs, types);
-        if (!caughtUp) logger.warn({ streams: writes.map((w) => w.stream), waitMs }, 'projections did not reach the write in time; a read may lag');
-        const answers = outcome(position, results.map((r) => r.nextRevision));
-        for (const [i, d] of decided.entries()) {
-          if (d.own !== undefined) await saveSnapshot(items[i].decider, items[i].stream, answers[i].state, results[d.own].nextRevision, d.events.length);
+        const decided: Array<{ state: unknown; events: DomainEvent[]; revision: bigint | null; unread: boolean; replayed?: Position; own?: number }> = [];
+        const writes: StreamWrite[] = [];
+        let readAgain = false;
+        for (const item of items) {
+          const { decider, stream } = item;
+          const known = unreadOf(item);
+          const unread = known !== null;
+          const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await read(decider, stream, idempotencyKey !== undefined);
+          if (idempotencyKey) {
+            const done = stored.find((e) => e.id === item.eventId(stream, 0));
+            if (done) {
+              // The first request may still be on its way to the read models: answer as it will.
+              await projections.waitFor(done.position, waitMs, [done.type]);
+              decided.push({ state, events: [], revision, unread, replayed: done.position });
+              continue;
+            }
+          }
+          let events: DomainEvent[];
+          try {
+            events = decider.decide(item.command, state, clock());
+          } catch (error) {
+            if (!unread) throw error;
+            item.mustRead = true;
+            readAgain = true;
+            break;
+          }
+          const before = writes.length;
+          // Reservations first: where the store cannot write several streams atomically
+          // (EventStoreDB) a failure after them leaves an orphaned claim for the sweep, never a
+          // second owner.
+          const claims = [
+            ...(item.options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
+            ...(item.options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
+          ];
+          for (const { key, command: claim } of claims) {
+            const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
+            const reservation = reservationDecider(key.label);
+            const held = await load(reservation, target);
+            const claimed = reservation.decide(claim, held.state, clock());
+            if (claimed.length === 0) continue;
+            writes.push({
+              stream: target,
+              expectedRevision: held.revision ?? 'no_stream',
+              events: claimed.map((event, i) => ({ id: item.eventId(target, i), type: event.type, data: event.data, metadata })),
+            });
+          }
+          const own = events.length > 0 ? writes.length : undefined;
+          if (events.length > 0) {
+            writes.push({
+              stream,
+              expectedRevision: revision ?? 'no_stream',
+              events: events.map((event, i) => ({ id: item.eventId(stream, i), type: event.type, data: event.data, metadata })),
+            });
+          }
+          // Nothing to append, so no expected revision proves the state: a decision made without
+          // a read (another instance may have written since) is confirmed by one.
+          if (unread && writes.length === before) {
+            item.mustRead = true;
+            readAgain = true;
+            break;
+          }
+          decided.push({ state, events, revision, unread, own });
         }
-        return answers;
-      } catch (error) {
-        // Not forgotten on a conflict: what is remembered is true at its revision, and the next read starts from it.
-        if (!(error instanceof WrongExpectedRevisionError)) {
-          for (const item of items) remembered.forget(item.stream);
-          throw error;
-        }
-        if (decided.some((d) => d.unread)) {
-          // Decided from what this process knew, and another writer came between: read and
-          // decide again at once (not a contended stream, so no back-off and no retry spent).
-          for (const item of items) item.mustRead = true;
+        if (readAgain) {
           attempt--;
           continue;
         }
-        if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
-        await sleep(Math.random() * 10 * 2 ** attempt);
+        const outcome = (position: Position | null, heads: bigint[]) =>
+          decided.map((d, i): CommandResult<unknown, DomainEvent> => {
+            if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
+            const { decider, stream } = items[i];
+            const next = d.events.reduce(decider.evolve, d.state);
+            remember(decider, stream, next, d.own === undefined ? d.revision : heads[d.own]);
+            return { state: next, events: d.events, position };
+          });
+        if (writes.length === 0) return outcome(null, []);
+        try {
+          const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
+          const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
+          const answers = outcome(position, results.map((r) => r.nextRevision));
+          unlock();
+          const types = [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
+          const caughtUp = await projections.waitFor(position, waitMs, types);
+          if (!caughtUp) logger.warn({ streams: writes.map((w) => w.stream), waitMs }, 'projections did not reach the write in time; a read may lag');
+          for (const [i, d] of decided.entries()) {
+            if (d.own !== undefined) await saveSnapshot(items[i].decider, items[i].stream, answers[i].state, results[d.own].nextRevision, d.events.length);
+          }
+          return answers;
+        } catch (error) {
+          unlock();
+          // Not forgotten on a conflict: what is remembered is true at its revision, and the next read starts from it.
+          if (!(error instanceof WrongExpectedRevisionError)) {
+            for (const item of items) remembered.forget(item.stream);
+            throw error;
+          }
+          if (decided.some((d) => d.unread)) {
+            // Decided from what this process knew, and another writer came between: read and
+            // decide again at once (not a contended stream, so no back-off and no retry spent).
+            for (const item of items) item.mustRead = true;
+            attempt--;
+            continue;
+          }
+          if (attempt >= (options.retries ?? retries)) throw new Conflict('the record was changed concurrently; please retry');
+          await sleep(Math.random() * 10 * 2 ** attempt);
+        }
+      } finally {
+        unlock();
       }
     }
   }

@@ -26,9 +26,9 @@ export interface Loaded<State> {
 }
 
 /**
- * Folded states of streams read before, by stream: a later load reads only the events after
- * the revision it holds (events never change once appended, and a state is never mutated, so
- * a cached state is as good as a replay). Bounded: the least recently loaded stream leaves first.
+ * Folded states of streams, each with the revision it is true at (the command handler's
+ * remembered states): events never change once appended and a state is never mutated, so a
+ * state is as good as a replay up to its revision. Bounded: the least recently set leaves first.
  */
 export class StreamStates<State> {
   private readonly states = new Map<string, Loaded<State>>();
@@ -36,7 +36,7 @@ export class StreamStates<State> {
   get(stream: string): Loaded<State> | undefined {
     return this.states.get(stream);
   }
-  /** After a conflict: the next load of the stream replays it whole (another process wrote, or the store was reset). */
+  /** After a failed write: the next decision on the stream reads it whole. */
   forget(stream: string): void {
     this.states.delete(stream);
   }
@@ -47,31 +47,14 @@ export class StreamStates<State> {
   }
 }
 
-/**
- * How one decision of `appendAtomically` loads: `trusting`, a cached state at the head this
- * process last saw for its stream is used without a read (another process's write meets the
- * append's expected revision); `fromMemory` records that one was.
- */
-export interface LoadScope {
-  trusting: boolean;
-  fromMemory: boolean;
-}
-
-export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string, cache?: StreamStates<State>, scope?: LoadScope): Promise<Loaded<State>> {
-  const known = cache?.get(stream);
-  if (scope?.trusting && known && known.revision !== null && store.knownRevision?.(stream) === known.revision) {
-    scope.fromMemory = true;
-    return known;
-  }
-  const events = await store.readStream(stream, known?.revision != null ? { from: known.revision + 1n } : undefined);
-  let state = known?.state ?? aggregate.initialState;
+export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string): Promise<Loaded<State>> {
+  const events = await store.readStream(stream);
+  let state = aggregate.initialState;
   for (const e of events) state = aggregate.evolve(state, aggregate.read(e));
-  const loaded = { state, revision: events.length > 0 ? events[events.length - 1].revision : (known?.revision ?? null) };
-  if (cache && loaded.revision !== null) cache.set(stream, loaded);
-  return loaded;
+  return { state, revision: events.length > 0 ? events[events.length - 1].revision : null };
 }
 
-/** Tails of in-process critical sections, by key (see `exclusive` in appendAtomically). */
+/** Tails of in-process critical sections, by key (see `exclusive` in `handle.together`). */
 const held = new Map<string, Promise<void>>();
 
 async function acquire(key: string): Promise<() => void> {
@@ -86,15 +69,19 @@ async function acquire(key: string): Promise<() => void> {
   };
 }
 
-/** Runs `fn` holding every key's in-process lock (taken in sorted order, so two callers never wait on each other). */
-async function holding<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+/**
+ * Takes every key's in-process lock, in sorted order so two callers never wait on each
+ * other; answers the release (which may be called more than once).
+ */
+export async function lockAll(keys: readonly string[]): Promise<() => void> {
   const releases: (() => void)[] = [];
-  try {
-    for (const key of [...new Set(keys)].sort()) releases.push(await acquire(key));
-    return await fn();
-  } finally {
+  for (const key of [...new Set(keys)].sort()) releases.push(await acquire(key));
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
     for (const release of releases.reverse()) release();
-  }
+  };
 }
 
 export interface PlannedWrite {
@@ -102,67 +89,32 @@ export interface PlannedWrite {
   /** The revision the decision read the stream at. */
   revision: bigint | null;
   events: DomainEvent[];
-  /** The stream's state after these events: remembered in `states` at the revision the append gives them. */
-  after?: unknown;
 }
 
 export async function appendAtomically<Outcome>(
   deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>,
   context: CommandContext,
-  /** `scope`: pass it to `loadAggregate` for loads that may come from the `states` cache without a read. */
-  decide: (now: Date, scope: LoadScope) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
-  /**
-   * `retries`: for hot streams many writers race on (daily usage); defaults to COMMAND_RETRIES.
-   * `exclusive`: keys (the hot streams' names) whose writers in this process take turns, each
-   * reading and appending while the others wait, so they never race each other; writers in
-   * other processes still can, and the retries answer those. `states`: the cache the decision
-   * loads from, whose streams a conflict makes it forget.
-   */
-  options: { retries?: number; exclusive?: readonly string[]; states?: StreamStates<unknown> } = {},
+  decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
+  /** `retries`: defaults to COMMAND_RETRIES. */
+  options: { retries?: number } = {},
 ): Promise<{ outcome: Outcome; position: Position | null }> {
   const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
   const key = idempotencyKeyFor(context.idempotencyKey);
   const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
   const retries = options.retries ?? deps.config.commandRetries;
-  let attempted: StreamWrite[] = [];
-  let mustRead = false;
   for (let attempt = 0; ; attempt++) {
-    const scope: LoadScope = { trusting: !mustRead, fromMemory: false };
     try {
-      const written = await holding(options.exclusive ?? [], async () => {
-        let decided: Awaited<ReturnType<typeof decide>>;
-        try {
-          decided = await decide(deps.clock(), scope);
-        } catch (error) {
-          // A refusal decided from what this process remembers is not trusted: decide again from a read.
-          if (scope.fromMemory) return null;
-          throw error;
-        }
-        const { writes, outcome } = decided;
-        const planned = writes.filter((w) => w.events.length > 0);
-        // Nothing to append, so no expected revision proves a remembered state: confirmed by a read.
-        if (planned.length === 0 && scope.fromMemory) return null;
-        if (planned.length === 0) return { outcome, planned, position: null };
-        const batch: StreamWrite[] = planned.map((w) => ({
-          stream: w.stream,
-          expectedRevision: w.revision ?? 'no_stream',
-          events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
-        }));
-        attempted = batch;
-        const results = await deps.store.appendMany(batch);
-        planned.forEach((w, i) => {
-          if (w.after !== undefined) options.states?.set(w.stream, { state: w.after, revision: results[i].nextRevision });
-        });
-        return { outcome, planned, position: results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)) };
-      });
-      if (written === null) {
-        mustRead = true;
-        attempt--;
-        continue;
-      }
-      const { outcome, planned, position } = written;
-      if (position === null) return { outcome, position };
+      const { writes, outcome } = await decide(deps.clock());
+      const planned = writes.filter((w) => w.events.length > 0);
+      if (planned.length === 0) return { outcome, position: null };
+      const batch: StreamWrite[] = planned.map((w) => ({
+        stream: w.stream,
+        expectedRevision: w.revision ?? 'no_stream',
+        events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
+      }));
+      const results = await deps.store.appendMany(batch);
+      const position = results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
       const types = [...new Set(planned.flatMap((w) => w.events.map((e) => e.type)))];
       if (!(await deps.projections.waitFor(position, deps.config.projectionWaitMs, types))) {
         deps.logger.warn({ streams: planned.map((w) => w.stream) }, 'projections did not reach the write in time; a read may lag');
@@ -170,13 +122,6 @@ export async function appendAtomically<Outcome>(
       return { outcome, position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      for (const write of attempted) options.states?.forget(write.stream);
-      if (scope.fromMemory) {
-        // Decided from memory and another process wrote meanwhile: read and decide again at once.
-        mustRead = true;
-        attempt--;
-        continue;
-      }
       if (attempt >= retries) throw new Conflict('the record was changed concurrently; please retry');
       await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** attempt));
     }

@@ -231,6 +231,17 @@ describe('generic command handler', () => {
       expect((await store.readStream(sb)).map((e) => (e.data as { title?: string }).title ?? e.type)).to.deep.equal(['B', 'elsewhere', 'B2']);
     });
 
+    it('given a hot stream marked exclusive, when 20 commands of this process race on it, then all land without a retry', async () => {
+      const handle = createCommandHandler({ store, projections, logger, retries: 0 });
+      const id = randomUUID();
+      const stream = noteStream('tenant-x', id);
+      await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
+      const renames = Array.from({ length: 20 }, (_, i) => handle.together([{ decider: noteDecider, stream, command: { type: 'RenameNote' as const, title: `v${i + 1}` }, exclusive: true }], ctx));
+      const settled = await Promise.allSettled(renames);
+      expect(settled.filter((r) => r.status === 'rejected')).to.have.length(0);
+      expect(await store.readStream(stream)).to.have.length(21);
+    });
+
     it('refuses two commands on one stream', async () => {
       const handle = createCommandHandler({ store, projections, logger });
       const a = randomUUID();
