@@ -127,15 +127,17 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   /**
    * The stream's state now, read: from a state remembered at an older revision (events never
    * change, so only those after it are read and folded), else from the snapshot or the start.
+   * `incremental` tells the replay check that the events read are not the whole stream.
    */
   async function read<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, replayCheck: boolean) {
-    const known = replayCheck ? null : recall(decider, stream, false);
-    if (!known || known.revision === null) return load(decider, stream);
+    // A keyed command reads the whole stream unless the store can look its event id up.
+    const known = replayCheck && !store.findEvent ? null : recall(decider, stream, false);
+    if (!known || known.revision === null) return { ...(await load(decider, stream)), incremental: false };
     const stored = await store.readStream(stream, { from: known.revision + 1n });
     const fold = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     let state = known.state;
     for (const event of stored) state = decider.evolve(state, fold(event));
-    return { state, stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision };
+    return { state, stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision, incremental: true };
   }
 
   function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
@@ -217,9 +219,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           const { decider, stream } = item;
           const known = unreadOf(item);
           const unread = known !== null;
-          const { state, stored, revision } = known ? { ...known, stored: [] as RecordedEvent[] } : await read(decider, stream, idempotencyKey !== undefined);
+          const { state, stored, revision, incremental } = known ? { ...known, stored: [] as RecordedEvent[], incremental: false } : await read(decider, stream, idempotencyKey !== undefined);
           if (idempotencyKey) {
-            const done = stored.find((e) => e.id === item.eventId(stream, 0));
+            const first = item.eventId(stream, 0);
+            // Read from a remembered state, the events before it were not: the store looks the id up.
+            const done = stored.find((e) => e.id === first) ?? (incremental ? await store.findEvent!(first) : null);
             if (done) {
               // The first request may still be on its way to the read models: answer as it will.
               await projections.waitFor(done.position, waitMs, [done.type]);

@@ -130,6 +130,8 @@ export interface EventStore {
   readonly kind: 'postgres' | 'esdb';
   /** Present when the store can apply inline projections in its append transaction. */
   useInlineProjections?(inline: InlineProjections): void;
+  /** Where an event id is stored, if it is (an indexed lookup): a keyed command's replay check without reading its stream whole. */
+  findEvent?(id: string): Promise<{ position: Position; type: string } | null>;
   /** The stream's head revision as this process last saw it (its appends, whole reads); undefined when it does not know. */
   knownRevision?(stream: string): bigint | undefined;
   append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;

@@ -161,6 +161,26 @@ describe('generic command handler', () => {
     }
   });
 
+  it('given a keyed command applied before the state this process remembers, when it is retried, then the replay is found by its event id and nothing is read whole or appended', async () => {
+    const handle = createCommandHandler({ store, projections, logger });
+    const id = randomUUID();
+    const stream = noteStream('tenant-x', id);
+    await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
+    const keyed = { ...ctx, idempotencyKey: `retry-${id}` };
+    await handle(noteDecider, stream, { type: 'RenameNote', title: 'v1' }, keyed);
+    await handle(noteDecider, stream, { type: 'RenameNote', title: 'v2' }, ctx);
+    const reads = sinon.spy(store, 'readStream');
+    try {
+      const retried = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v1' }, keyed);
+      expect(retried.replayed).to.equal(true);
+      expect(reads.callCount).to.equal(1);
+      expect(reads.firstCall.args[1], 'only the events after the remembered revision').to.deep.equal({ from: 3n });
+      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal(['v0', 'v1', 'v2']);
+    } finally {
+      reads.restore();
+    }
+  });
+
   describe('commands handled together', () => {
     it('given two streams, when two commands are handled together, then both are appended in one write with one position', async () => {
       const handle = createCommandHandler({ store, projections, logger });

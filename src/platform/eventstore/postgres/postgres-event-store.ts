@@ -536,6 +536,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       inline = projections;
     },
 
+    async findEvent(id) {
+      const found = await pool.query<{ tx: string; position: string; type: string }>({
+        name: 'events-find-id',
+        text: 'SELECT transaction_id::text AS tx, position::text, type FROM events WHERE event_id = $1',
+        values: [id],
+      });
+      const row = found.rows[0];
+      return row ? { position: { commit: BigInt(row.tx), prepare: BigInt(row.position) }, type: row.type } : null;
+    },
     knownRevision(stream) {
       const head = heads.get(stream);
       return head && head.revision >= 0n ? head.revision : undefined;
