@@ -84,6 +84,8 @@ export interface CommandHandler {
   ): Promise<{ -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event> ? CommandResult<State, Event> : never }>;
 }
 
+/** The release of no lock (most commands take none). */
+const UNLOCKED = () => {};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -182,7 +184,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * reservations; a conflict on any stream decides them all again.
    */
   async function together(decisions: readonly Decision<any, any, any>[], context: CommandContext, options: { retries?: number } = {}): Promise<CommandResult<unknown, DomainEvent>[]> {
-    if (new Set(decisions.map((d) => d.stream)).size !== decisions.length) throw new Error('commands handled together must target different streams');
+    if (decisions.length > 1 && new Set(decisions.map((d) => d.stream)).size !== decisions.length) throw new Error('commands handled together must target different streams');
     // Every event one request appends shares its request id, so one query finds all it caused.
     const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
     const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
@@ -210,7 +212,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
 
     const exclusive = decisions.filter((d) => d.exclusive).map((d) => d.stream);
     for (let attempt = 0; ; attempt++) {
-      const unlock = await lockAll(exclusive);
+      const unlock = exclusive.length > 0 ? await lockAll(exclusive) : UNLOCKED;
       try {
         const decided: Array<{ state: unknown; events: DomainEvent[]; revision: bigint | null; unread: boolean; replayed?: Position; own?: number }> = [];
         const writes: StreamWrite[] = [];
