@@ -15,6 +15,8 @@ describe('ops projections status / rebuild', function () {
     await signIn(t, { roles: ['operator'] });
     await signIn(t, { roles: ['reviewer'] });
     directoryBefore = await t.deps.knex('identity_users').select('*').orderBy('id');
+    // The audit index is an eventual, paced lane: let it hold the log before the status is read.
+    expect(await t.deps.projections.catchUp('audit_event_index', 30_000)).to.equal(true);
     await t.close();
   });
 
