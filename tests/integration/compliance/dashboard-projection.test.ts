@@ -149,4 +149,19 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [{ ...wellC, id: randomUUID() }], edges: [] }, day('2026-06-06'), 'graph.import-z')]);
     expect((await row('2026-06-07'))?.domains).to.include({ production: 'green', rule_32: 'amber' });
   });
+
+  it('cell versions keep reasons and facts as written, control characters and backslashes included, on a first assessment and a changed one', async () => {
+    const other = randomUUID();
+    const at = (d: string, events: RecordedEvent[]) => events.map((e) => ({ ...e, metadata: { ...e.metadata, tenantId: other } }));
+    const written = (text: string): AssessedCell => ({ ...cell('production', 'red', 'overdue'), dueDate: '2026-07-31', reason: `${text}: "quoted"\ttab\nline\r\\N back\\slash é`, facts: { note: `a\\b\t"c"\n`, wells: 2, filed: null } });
+    const current = async () => db.knex(CELLS).where({ tenant_id: other, valid_to: null }).select('reason', 'facts', 'due_date', 'bucket', 'anomaly');
+    // The tenant's first assessment (nothing to compare with), then a changed verdict (compared, closed, reopened).
+    for (const [d, text] of [['2026-07-01', 'first'], ['2026-07-02', 'changed']]) {
+      await given(at(d, assessment(day(d), { [wellA.entity_id]: [written(text)] })));
+      const [row] = await current();
+      expect(row).to.deep.include({ reason: written(text).reason, facts: written(text).facts, bucket: 'overdue', anomaly: false });
+      expect(row.due_date).to.be.instanceOf(Date);
+    }
+    expect(await db.knex(CELLS).where({ tenant_id: other }).count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '2' }]);
+  });
 });
