@@ -23,8 +23,9 @@ export async function createRowsTables(knex: Knex): Promise<void> {
     t.jsonb('cells').notNullable();
     t.primary(['tenant_id', 'entity_id']);
   });
+  // No surrogate key: a refresh closes the current versions it read by their `ctid` (a TID
+  // scan, in the statement that read them), and a primary key index cost every version one entry more.
   await knex.schema.createTable(ROWS, (t) => {
-    t.bigIncrements('id');
     t.text('tenant_id').notNullable();
     t.text('entity_id').notNullable();
     t.text('entity_type').notNullable();
@@ -71,7 +72,7 @@ const tally = (alias: string) =>
     `count(*) FILTER (WHERE ${alias}.in_due_7d)`,
     `count(*) FILTER (WHERE ${alias}.in_due_30d)`,
     `count(*) FILTER (WHERE ${alias}.in_anomalies)`,
-    `count(${alias}.id)`,
+    'count(*)',
     ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
   ];
 
@@ -166,15 +167,15 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
                    min((d.value->>2)::date) AS next_due
               FROM jsonb_each(coalesce(v.cells, '{}'::jsonb)) AS d
              WHERE d.key = ANY(CAST(:domains AS text[]))) p),
-      cur AS (SELECT r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
+      cur AS (SELECT r.ctid AS row_id, r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
       changed AS (
-        SELECT f.*, c.id AS previous
+        SELECT f.*, c.row_id AS previous
           FROM fresh f FULL JOIN cur c ON c.entity_id = f.entity_id
-         WHERE c.id IS NULL OR f.entity_id IS NULL
+         WHERE c.row_id IS NULL OR f.entity_id IS NULL
             OR (f.entity_type, f.entity_name, f.domains, f.severity, f.in_overdue, f.in_due_7d, f.in_due_30d, f.in_anomalies, f.next_due)
                IS DISTINCT FROM (c.entity_type, c.entity_name, c.domains, c.severity, c.in_overdue, c.in_due_7d, c.in_due_30d, c.in_anomalies, c.next_due)),
       closed AS (
-        UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.id = ch.previous RETURNING r.*),
+        UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.ctid = ch.previous RETURNING r.*),
       opened AS (
         INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
         SELECT :tenant, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, :at
