@@ -126,13 +126,6 @@ export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, sum
 }
 
 /**
- * Recomputes the dashboard rows of some entities from their current entity version and
- * current verdicts (`VERDICTS`; what the as-of selector used to compute per request), at `at` — the recorded
- * time of the event that changed them. A row whose content changed is closed and a new version
- * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
- * the closed and opened rows, so they stay equal to a count over the rows without one.
- */
-/**
  * A refresh of at most this many entities (a command's: a vertex created, a property changed)
  * is a named statement, planned once per connection: unnamed, its planning cost five times its
  * run (1.3 against 0.26 ms), and `POST /graph/entities` waits for it. A bulk refresh (an import
@@ -140,8 +133,56 @@ export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, sum
  */
 const FEW = 64;
 
+/** The current version of each entity of `:ids` (the latest, should one be opened twice), with its row's name. */
+const ALIVE_SQL = `
+        SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
+          FROM ${ENTITIES} e
+         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
+         ORDER BY e.entity_id, e.id DESC`;
+
+type CountDelta = Record<CountColumn, number>;
+const noDelta = (): CountDelta => Object.fromEntries(COUNT_COLUMNS.map((column) => [column, 0])) as CountDelta;
+
+/**
+ * Recomputes the dashboard rows of some entities from their current entity version and
+ * current verdicts (`VERDICTS`; what the as-of selector used to compute per request), at `at` — the recorded
+ * time of the event that changed them. A row whose content changed is closed and a new version
+ * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
+ * the closed and opened rows, so they stay equal to a count over the rows without one.
+ */
 export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
+  await moveCounts(trx, tenantId, at, await changeRows(trx, tenantId, at, entityIds, domains));
+}
+
+/**
+ * The rows of entities an import batch just opened (issue 27 §4: an import of 100,000 rows
+ * opens thousands): those without verdicts and without a current row, nearly all of them, are
+ * opened grey in one plain insert, without the verdicts' lateral, the comparison with current
+ * rows and the before/after tallies; the others (an entity that comes back with its verdicts)
+ * are refreshed. The counts move once, by both.
+ */
+export async function openRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
   if (entityIds.length === 0) return;
+  const { rows } = await trx.raw(
+    `WITH alive AS (${ALIVE_SQL})
+     INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
+     SELECT :tenant, a.entity_id, a.entity_type, a.entity_name, '{}'::jsonb, 0, false, false, false, false, NULL, :at
+       FROM alive a
+      WHERE NOT EXISTS (SELECT 1 FROM ${VERDICTS} v WHERE v.tenant_id = :tenant AND v.entity_id = a.entity_id)
+        AND NOT EXISTS (SELECT 1 FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = a.entity_id AND r.valid_to IS NULL)
+     RETURNING entity_id`,
+    { ids: [...entityIds], tenant: tenantId, at },
+  );
+  const opened = new Set((rows as Array<{ entity_id: string }>).map((r) => r.entity_id));
+  const delta = await changeRows(trx, tenantId, at, entityIds.filter((id) => !opened.has(id)), domains);
+  delta.entities += opened.size;
+  delta.grey += opened.size;
+  await moveCounts(trx, tenantId, at, delta);
+}
+
+/** The statement of `refreshRows`: answers how the rows it closed and opened move the counts. */
+async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<CountDelta> {
+  if (entityIds.length === 0) return noDelta();
   const before = tally('c');
   const after = tally('o');
   const {
@@ -149,11 +190,7 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
   } = await trx.raw(
     // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
     // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
-    `WITH alive AS (
-        SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
-          FROM ${ENTITIES} e
-         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
-         ORDER BY e.entity_id, e.id DESC),
+    `WITH alive AS (${ALIVE_SQL}),
       fresh AS (
         SELECT a.entity_id, a.entity_type, a.entity_name, p.*
           FROM alive a
@@ -184,9 +221,14 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
      SELECT ${COUNT_COLUMNS.map((column, i) => `(SELECT ${after[i]} FROM opened o) - (SELECT ${before[i]} FROM closed c) AS ${column}`).join(', ')}`,
     { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
   ).options(entityIds.length <= FEW ? { name: 'compliance-refresh-rows' } : {});
-  if (COUNT_COLUMNS.every((column) => Number(delta[column]) === 0)) return;
+  return Object.fromEntries(COUNT_COLUMNS.map((column) => [column, Number(delta[column])])) as CountDelta;
+}
+
+/** A new counts version, the latest moved by `delta` (none when nothing moved). */
+async function moveCounts(trx: Knex.Transaction, tenantId: string, at: Date, delta: CountDelta): Promise<void> {
+  if (COUNT_COLUMNS.every((column) => delta[column] === 0)) return;
   const latest = await trx(COUNTS).where({ tenant_id: tenantId }).orderBy([{ column: 'valid_from', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
   const next: Record<string, unknown> = { tenant_id: tenantId, valid_from: at };
-  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + Number(delta[column]);
+  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + delta[column];
   await trx(COUNTS).insert(next);
 }

@@ -5,7 +5,7 @@ import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../
 import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
+import { createRowsTables, openRows, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
 import { bucketCounts } from './selectors';
 import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 
@@ -226,6 +226,7 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
       await flush();
       if (event.type === COMPLIANCE_ANOMALY_FLAGGED) await applyAnomaly(trx, event);
       else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event);
+      else if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) await openRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
       else await refreshRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
     }
     await flush();

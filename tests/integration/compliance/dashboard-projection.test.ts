@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
+import { bucketCounts } from '../../../projections/compliance/selectors';
 import { CELLS, DAILY } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
 import { trendChart } from '../../../queries/compliance/charts';
@@ -73,6 +74,8 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   it('only labels the packs assess enter the dashboard, with unassessed domains grey', async () => {
     const before = await matrix(db.knex, tenantId, day('2026-03-01'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(before.total).to.equal(2);
+    // An import opens its entities' rows grey, and the counts with them.
+    expect(await bucketCounts(db.knex, tenantId, day('2026-03-01'))).to.deep.include({ entities: 2, colors: { red: 0, amber: 0, blue: 0, green: 0, grey: 2 } });
     expect(before.rows[0].domains).to.deep.equal(Object.fromEntries(domains.map((d) => [d, 'grey'])));
   });
 
