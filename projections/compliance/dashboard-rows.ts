@@ -12,8 +12,10 @@ export type CountColumn = (typeof COUNT_COLUMNS)[number];
  * The matrix is filtered by type, status (worst severity), bucket and searched; sorted by
  * name, id, type, status or next due date and paged deep. Every current row is served by a
  * partial index (`valid_to IS NULL`) in the sort order of the documented `sort_by`s, and each
- * bucket has its own, so a filtered page walks an index instead of sorting the portfolio.
- * As-of reads walk all versions by name (or a bucket's).
+ * bucket has its own, so a filtered page walks an index instead of sorting the portfolio (a
+ * type filter names the packs' labels and walks the type index). As-of reads walk all versions
+ * by name (or a bucket's). Every index costs each row version an entry: a first assessment
+ * closes and opens a version of every entity.
  */
 export async function createRowsTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(VERDICTS, (t) => {
@@ -48,7 +50,6 @@ export async function createRowsTables(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
   await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
   await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
-  await current('compliance_rows_of_type', 'tenant_id, lower(entity_type), entity_name, entity_id');
   // Status ascending is the most severe first, names ascending either way: one index per direction.
   await current('compliance_rows_by_severity', 'tenant_id, severity, entity_name, entity_id');
   await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, entity_name, entity_id');
@@ -164,12 +165,18 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
 export async function openRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
   if (entityIds.length === 0) return;
   const { rows } = await trx.raw(
-    `WITH alive AS (${ALIVE_SQL})
+    // The known entities are looked up by `= ANY(array)`, once, as the refresh does: a
+    // correlated NOT EXISTS let the planner (no statistics on a table an import is filling)
+    // scan every row per entity, quadratic over an import.
+    `WITH alive AS (${ALIVE_SQL}),
+      known AS (
+        SELECT entity_id FROM ${VERDICTS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[]))
+        UNION
+        SELECT entity_id FROM ${ROWS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[])) AND valid_to IS NULL)
      INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
      SELECT :tenant, a.entity_id, a.entity_type, a.entity_name, '{}'::jsonb, 0, false, false, false, false, NULL, :at
        FROM alive a
-      WHERE NOT EXISTS (SELECT 1 FROM ${VERDICTS} v WHERE v.tenant_id = :tenant AND v.entity_id = a.entity_id)
-        AND NOT EXISTS (SELECT 1 FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = a.entity_id AND r.valid_to IS NULL)
+      WHERE a.entity_id NOT IN (SELECT entity_id FROM known)
      RETURNING entity_id`,
     { ids: [...entityIds], tenant: tenantId, at },
   );

@@ -72,7 +72,7 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   });
 
   it('only labels the packs assess enter the dashboard, with unassessed domains grey', async () => {
-    const before = await matrix(db.knex, tenantId, day('2026-03-01'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const before = await matrix(db.knex, tenantId, day('2026-03-01'), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(before.total).to.equal(2);
     // An import opens its entities' rows grey, and the counts with them.
     expect(await bucketCounts(db.knex, tenantId, day('2026-03-01'))).to.deep.include({ entities: 2, colors: { red: 0, amber: 0, blue: 0, green: 0, grey: 2 } });
@@ -95,9 +95,9 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   });
 
   it('as-of reads the cell versions valid at the instant', async () => {
-    const then = await matrix(db.knex, tenantId, day('2026-03-05'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const then = await matrix(db.knex, tenantId, day('2026-03-05'), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(then.rows.map((r) => r.domains.production)).to.deep.equal(['red', 'red']);
-    const now = await matrix(db.knex, tenantId, day('2026-03-12'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const now = await matrix(db.knex, tenantId, day('2026-03-12'), DEFAULT_PACKS, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(now.rows.map((r) => r.entity_id)).to.deep.equal([wellB.entity_id]);
   });
 
@@ -111,7 +111,7 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   it('a renamed well keeps its old name in the past; a deleted one leaves the dashboard from then on', async () => {
     await given([recorded('VertexPropertiesUpdated', { vertexId: wellA.id, namespace: 'ns', set: { name: 'SMITH 1H' }, removed: [] }, day('2026-03-14'), 'graph.vertex-x')]);
     await given([recorded('VertexDeleted', { vertexId: wellB.id, namespace: 'ns', label: 'Well', entityId: wellB.entity_id, edgeIds: [] }, day('2026-03-15'), 'graph.vertex-y')]);
-    const names = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_name);
+    const names = async (at: string) => (await matrix(db.knex, tenantId, day(at), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_name);
     expect(await names('2026-03-13')).to.deep.equal(['JONES 1H', 'JONES 2H']);
     expect(await names('2026-03-16')).to.deep.equal(['SMITH 1H']);
   });
@@ -126,8 +126,14 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     await given([
       recorded('ComplianceAnomalyFlagged', { entityId: 'FAC-1', entityLabel: 'Facility', domain: 'emissions', kind: 'scada_gap', detail: 'x', observedAt: '2026-05-01T00:00:00Z', source: 'scada' }, day('2026-05-01'), 'ingestion.scada-y'),
     ]);
-    const may = await matrix(db.knex, tenantId, day('2026-05-02'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const may = await matrix(db.knex, tenantId, day('2026-05-02'), DEFAULT_PACKS, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(may.rows).to.deep.equal([{ entity_id: 'FAC-1', entity_name: 'FAC-1', entity_type: 'Facility', domains: Object.fromEntries(domains.map((d) => [d, 'grey'])) }]);
+    // The type filter names the rows' labels, and still finds an entity known only from its anomaly by its own.
+    const ofType = async (entity_type: string) => (await matrix(db.knex, tenantId, day('2026-05-02'), DEFAULT_PACKS, { entity_type, sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_id);
+    expect(await ofType('facility')).to.deep.equal(['FAC-1']);
+    expect(await ofType('well')).to.deep.equal([wellA.entity_id]);
+    expect(await ofType('WELL')).to.deep.equal([wellA.entity_id]);
+    expect(await ofType('flaring_authorization')).to.deep.equal([]);
   });
 
   it('the trend is the recorded daily snapshots in the window, oldest first', async () => {
@@ -140,12 +146,12 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
 
   it('a row keeps the verdicts of the domains an assessment left out (a failed pack), and follows a deleted well that comes back', async () => {
     const wellC = vertex('42-501-00003', 'JONES 3H');
-    const row = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.find((r) => r.entity_id === wellC.entity_id);
+    const row = async (at: string) => (await matrix(db.knex, tenantId, day(at), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.find((r) => r.entity_id === wellC.entity_id);
     await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellC], edges: [] }, day('2026-06-01'), 'graph.import-y')]);
     await given(assessment(day('2026-06-02'), { [wellC.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'amber', 'due_7d')] }));
     await given(assessment(day('2026-06-03'), { [wellC.entity_id]: [cell('production', 'green')] }));
     expect(await row('2026-06-03')).to.deep.include({ domains: { ...Object.fromEntries(domains.map((d) => [d, 'grey'])), production: 'green', rule_32: 'amber' } });
-    const due7 = await matrix(db.knex, tenantId, day('2026-06-03'), domains, { bucket: 'due_7d', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const due7 = await matrix(db.knex, tenantId, day('2026-06-03'), DEFAULT_PACKS, { bucket: 'due_7d', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(due7.rows.map((r) => r.entity_id)).to.include(wellC.entity_id);
     await given([recorded('VertexDeleted', { vertexId: wellC.id, namespace: 'ns', label: 'Well', entityId: wellC.entity_id, edgeIds: [] }, day('2026-06-04'), 'graph.vertex-z')]);
     expect(await row('2026-06-05')).to.equal(undefined);
