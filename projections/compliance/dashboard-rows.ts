@@ -12,8 +12,10 @@ export type CountColumn = (typeof COUNT_COLUMNS)[number];
  * The matrix is filtered by type, status (worst severity), bucket and searched; sorted by
  * name, id, type, status or next due date and paged deep. Every current row is served by a
  * partial index (`valid_to IS NULL`) in the sort order of the documented `sort_by`s, and each
- * bucket has its own, so a filtered page walks an index instead of sorting the portfolio.
- * As-of reads walk all versions by name (or a bucket's).
+ * bucket has its own, so a filtered page walks an index instead of sorting the portfolio (a
+ * type filter names the packs' labels and walks the type index). As-of reads walk all versions
+ * by name (or a bucket's). Every index costs each row version an entry: a first assessment
+ * closes and opens a version of every entity.
  */
 export async function createRowsTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(VERDICTS, (t) => {
@@ -23,8 +25,9 @@ export async function createRowsTables(knex: Knex): Promise<void> {
     t.jsonb('cells').notNullable();
     t.primary(['tenant_id', 'entity_id']);
   });
+  // No surrogate key: a refresh closes the current versions it read by their `ctid` (a TID
+  // scan, in the statement that read them), and a primary key index cost every version one entry more.
   await knex.schema.createTable(ROWS, (t) => {
-    t.bigIncrements('id');
     t.text('tenant_id').notNullable();
     t.text('entity_id').notNullable();
     t.text('entity_type').notNullable();
@@ -47,7 +50,6 @@ export async function createRowsTables(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
   await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
   await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
-  await current('compliance_rows_of_type', 'tenant_id, lower(entity_type), entity_name, entity_id');
   // Status ascending is the most severe first, names ascending either way: one index per direction.
   await current('compliance_rows_by_severity', 'tenant_id, severity, entity_name, entity_id');
   await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, entity_name, entity_id');
@@ -71,7 +73,7 @@ const tally = (alias: string) =>
     `count(*) FILTER (WHERE ${alias}.in_due_7d)`,
     `count(*) FILTER (WHERE ${alias}.in_due_30d)`,
     `count(*) FILTER (WHERE ${alias}.in_anomalies)`,
-    `count(${alias}.id)`,
+    'count(*)',
     ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
   ];
 
@@ -125,13 +127,6 @@ export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, sum
 }
 
 /**
- * Recomputes the dashboard rows of some entities from their current entity version and
- * current verdicts (`VERDICTS`; what the as-of selector used to compute per request), at `at` — the recorded
- * time of the event that changed them. A row whose content changed is closed and a new version
- * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
- * the closed and opened rows, so they stay equal to a count over the rows without one.
- */
-/**
  * A refresh of at most this many entities (a command's: a vertex created, a property changed)
  * is a named statement, planned once per connection: unnamed, its planning cost five times its
  * run (1.3 against 0.26 ms), and `POST /graph/entities` waits for it. A bulk refresh (an import
@@ -139,8 +134,62 @@ export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, sum
  */
 const FEW = 64;
 
+/** The current version of each entity of `:ids` (the latest, should one be opened twice), with its row's name. */
+const ALIVE_SQL = `
+        SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
+          FROM ${ENTITIES} e
+         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
+         ORDER BY e.entity_id, e.id DESC`;
+
+type CountDelta = Record<CountColumn, number>;
+const noDelta = (): CountDelta => Object.fromEntries(COUNT_COLUMNS.map((column) => [column, 0])) as CountDelta;
+
+/**
+ * Recomputes the dashboard rows of some entities from their current entity version and
+ * current verdicts (`VERDICTS`; what the as-of selector used to compute per request), at `at` — the recorded
+ * time of the event that changed them. A row whose content changed is closed and a new version
+ * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
+ * the closed and opened rows, so they stay equal to a count over the rows without one.
+ */
 export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
+  await moveCounts(trx, tenantId, at, await changeRows(trx, tenantId, at, entityIds, domains));
+}
+
+/**
+ * The rows of entities an import batch just opened (issue 27 §4: an import of 100,000 rows
+ * opens thousands): those without verdicts and without a current row, nearly all of them, are
+ * opened grey in one plain insert, without the verdicts' lateral, the comparison with current
+ * rows and the before/after tallies; the others (an entity that comes back with its verdicts)
+ * are refreshed. The counts move once, by both.
+ */
+export async function openRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
   if (entityIds.length === 0) return;
+  const { rows } = await trx.raw(
+    // The known entities are looked up by `= ANY(array)`, once, as the refresh does: a
+    // correlated NOT EXISTS let the planner (no statistics on a table an import is filling)
+    // scan every row per entity, quadratic over an import.
+    `WITH alive AS (${ALIVE_SQL}),
+      known AS (
+        SELECT entity_id FROM ${VERDICTS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[]))
+        UNION
+        SELECT entity_id FROM ${ROWS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[])) AND valid_to IS NULL)
+     INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
+     SELECT :tenant, a.entity_id, a.entity_type, a.entity_name, '{}'::jsonb, 0, false, false, false, false, NULL, :at
+       FROM alive a
+      WHERE a.entity_id NOT IN (SELECT entity_id FROM known)
+     RETURNING entity_id`,
+    { ids: [...entityIds], tenant: tenantId, at },
+  );
+  const opened = new Set((rows as Array<{ entity_id: string }>).map((r) => r.entity_id));
+  const delta = await changeRows(trx, tenantId, at, entityIds.filter((id) => !opened.has(id)), domains);
+  delta.entities += opened.size;
+  delta.grey += opened.size;
+  await moveCounts(trx, tenantId, at, delta);
+}
+
+/** The statement of `refreshRows`: answers how the rows it closed and opened move the counts. */
+async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<CountDelta> {
+  if (entityIds.length === 0) return noDelta();
   const before = tally('c');
   const after = tally('o');
   const {
@@ -148,11 +197,7 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
   } = await trx.raw(
     // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
     // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
-    `WITH alive AS (
-        SELECT DISTINCT ON (e.entity_id) e.entity_id, e.entity_type, coalesce(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name
-          FROM ${ENTITIES} e
-         WHERE e.tenant_id = :tenant AND e.entity_id = ANY(CAST(:ids AS text[])) AND e.valid_to IS NULL
-         ORDER BY e.entity_id, e.id DESC),
+    `WITH alive AS (${ALIVE_SQL}),
       fresh AS (
         SELECT a.entity_id, a.entity_type, a.entity_name, p.*
           FROM alive a
@@ -166,15 +211,15 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
                    min((d.value->>2)::date) AS next_due
               FROM jsonb_each(coalesce(v.cells, '{}'::jsonb)) AS d
              WHERE d.key = ANY(CAST(:domains AS text[]))) p),
-      cur AS (SELECT r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
+      cur AS (SELECT r.ctid AS row_id, r.* FROM ${ROWS} r WHERE r.tenant_id = :tenant AND r.entity_id = ANY(CAST(:ids AS text[])) AND r.valid_to IS NULL),
       changed AS (
-        SELECT f.*, c.id AS previous
+        SELECT f.*, c.row_id AS previous
           FROM fresh f FULL JOIN cur c ON c.entity_id = f.entity_id
-         WHERE c.id IS NULL OR f.entity_id IS NULL
+         WHERE c.row_id IS NULL OR f.entity_id IS NULL
             OR (f.entity_type, f.entity_name, f.domains, f.severity, f.in_overdue, f.in_due_7d, f.in_due_30d, f.in_anomalies, f.next_due)
                IS DISTINCT FROM (c.entity_type, c.entity_name, c.domains, c.severity, c.in_overdue, c.in_due_7d, c.in_due_30d, c.in_anomalies, c.next_due)),
       closed AS (
-        UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.id = ch.previous RETURNING r.*),
+        UPDATE ${ROWS} r SET valid_to = :at FROM changed ch WHERE r.ctid = ch.previous RETURNING r.*),
       opened AS (
         INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
         SELECT :tenant, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, :at
@@ -183,9 +228,14 @@ export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: D
      SELECT ${COUNT_COLUMNS.map((column, i) => `(SELECT ${after[i]} FROM opened o) - (SELECT ${before[i]} FROM closed c) AS ${column}`).join(', ')}`,
     { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
   ).options(entityIds.length <= FEW ? { name: 'compliance-refresh-rows' } : {});
-  if (COUNT_COLUMNS.every((column) => Number(delta[column]) === 0)) return;
+  return Object.fromEntries(COUNT_COLUMNS.map((column) => [column, Number(delta[column])])) as CountDelta;
+}
+
+/** A new counts version, the latest moved by `delta` (none when nothing moved). */
+async function moveCounts(trx: Knex.Transaction, tenantId: string, at: Date, delta: CountDelta): Promise<void> {
+  if (COUNT_COLUMNS.every((column) => delta[column] === 0)) return;
   const latest = await trx(COUNTS).where({ tenant_id: tenantId }).orderBy([{ column: 'valid_from', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
   const next: Record<string, unknown> = { tenant_id: tenantId, valid_from: at };
-  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + Number(delta[column]);
+  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + delta[column];
   await trx(COUNTS).insert(next);
 }

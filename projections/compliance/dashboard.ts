@@ -5,7 +5,7 @@ import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../
 import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
+import { createRowsTables, openRows, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
 import { bucketCounts } from './selectors';
 import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 
@@ -201,7 +201,9 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
     // 4: verdicts recorded packed (`VerdictsAssessed`, issue 27 §3).
     // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane (issue 27 §3).
-    version: 5,
+    // 6: dashboard rows without a surrogate key (one index fewer per row version, issue 27 §3).
+    // 7: no index on the lower-cased entity type (the matrix filters by the packs' labels, issue 27 §3).
+    version: 7,
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
@@ -225,6 +227,7 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
       await flush();
       if (event.type === COMPLIANCE_ANOMALY_FLAGGED) await applyAnomaly(trx, event);
       else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event);
+      else if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) await openRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
       else await refreshRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
     }
     await flush();

@@ -95,14 +95,24 @@ const STATUS_COLOR: Record<MatrixStatus, string> = { overdue: 'red', action_need
  * filter is one they hold, else from a count; a page in the second half is read from the end
  * in the reverse order (a last page walks 50 index entries, not the portfolio).
  */
-export async function matrix(knex: Knex, tenantId: string, at: Date, domains: readonly string[], q: MatrixQuery) {
+export async function matrix(knex: Knex, tenantId: string, at: Date, packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>, q: MatrixQuery) {
+  const domains = packs.map((p) => p.domain);
   const flagged = await openAnomalyEntities(knex, tenantId, at);
   const where: string[] = [];
+  // The rows' own filter, and the filter of the entities known only from an anomaly.
+  const typed = { rows: '', flagged: '' };
   const bindings: Record<string, unknown> = { tenant: tenantId, at, flagged };
   if (q.entity_type) {
-    // The graph label (`Well`) or the entity type key (`well`, `flaring_authorization`).
-    where.push(`lower(entity_type) = lower(replace(:entity_type, '_', ''))`);
-    bindings.entity_type = q.entity_type;
+    // The graph label (`Well`) or the entity type key (`well`, `flaring_authorization`), compared
+    // lower-cased without underscores. The rows hold only the labels the packs assess: the
+    // filter names the matching ones, so a page walks `compliance_rows_by_type` in name order
+    // (no index of its own on the lower-cased type). An anomaly may name any label.
+    const lower = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const wanted = lower(q.entity_type.replaceAll('_', ''));
+    const types = [...new Set(packs.flatMap((p) => p.appliesTo))].filter((label) => lower(label) === wanted);
+    typed.rows = types.length === 1 ? ' AND entity_type = :type' : ' AND entity_type = ANY(CAST(:types AS text[]))';
+    typed.flagged = ` AND lower(entity_type) = lower(replace(:entity_type, '_', ''))`;
+    Object.assign(bindings, { entity_type: q.entity_type, type: types[0] ?? null, types });
   }
   if (q.status) where.push(`severity = ${STATUS_SEVERITY[q.status]}`);
   // in_overdue, in_due_7d, in_due_30d, in_anomalies (the bucket is one of the four, checked by the route).
@@ -117,8 +127,8 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, domains: re
   const keys = ORDER[q.sort_by](q.descending ? 'DESC' : 'ASC');
   const offset = (q.page - 1) * q.page_size;
   const valid = q.current ? 'tenant_id = :tenant AND valid_to IS NULL' : validAt;
-  const base = `SELECT ${ROW_COLUMNS} FROM ${ROWS} WHERE ${valid} AND NOT (entity_id = ANY(CAST(:flagged AS text[])))${filter}`;
-  const overlaid = `WITH flagged AS (${flaggedSql('AND entity_id = ANY(CAST(:flagged AS text[]))')}) SELECT * FROM (${overlaidSql('')}) AS o WHERE true${filter}`;
+  const base = `SELECT ${ROW_COLUMNS} FROM ${ROWS} WHERE ${valid} AND NOT (entity_id = ANY(CAST(:flagged AS text[])))${typed.rows}${filter}`;
+  const overlaid = `WITH flagged AS (${flaggedSql('AND entity_id = ANY(CAST(:flagged AS text[]))')}) SELECT * FROM (${overlaidSql('')}) AS o WHERE true${typed.flagged}${filter}`;
   const countSql = `SELECT (SELECT count(*) FROM (${base}) AS b)::int${flagged.length === 0 ? '' : ` + (SELECT count(*) FROM (${overlaid}) AS o)::int`} AS total`;
   const total = countedTotal(await bucketCounts(knex, tenantId, at), q) ?? (await knex.raw(countSql, bindings)).rows[0].total;
   const reversed = offset + q.page_size / 2 > total / 2;

@@ -51,7 +51,7 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     const at = instant(as_of);
     // No as_of, or one in the future: the current rows.
     const current = as_of === undefined || new Date(as_of) > at;
-    res.json(await matrix(knex, tenantId, at, domains, { ...q, ...sort, current }));
+    res.json(await matrix(knex, tenantId, at, packs, { ...q, ...sort, current }));
   });
 
   router.get('/compliance/domains', async (req, res) => {

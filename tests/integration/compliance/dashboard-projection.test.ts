@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
+import { bucketCounts } from '../../../projections/compliance/selectors';
 import { CELLS, DAILY } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
 import { trendChart } from '../../../queries/compliance/charts';
@@ -71,8 +72,10 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   });
 
   it('only labels the packs assess enter the dashboard, with unassessed domains grey', async () => {
-    const before = await matrix(db.knex, tenantId, day('2026-03-01'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const before = await matrix(db.knex, tenantId, day('2026-03-01'), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(before.total).to.equal(2);
+    // An import opens its entities' rows grey, and the counts with them.
+    expect(await bucketCounts(db.knex, tenantId, day('2026-03-01'))).to.deep.include({ entities: 2, colors: { red: 0, amber: 0, blue: 0, green: 0, grey: 2 } });
     expect(before.rows[0].domains).to.deep.equal(Object.fromEntries(domains.map((d) => [d, 'grey'])));
   });
 
@@ -92,9 +95,9 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   });
 
   it('as-of reads the cell versions valid at the instant', async () => {
-    const then = await matrix(db.knex, tenantId, day('2026-03-05'), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const then = await matrix(db.knex, tenantId, day('2026-03-05'), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(then.rows.map((r) => r.domains.production)).to.deep.equal(['red', 'red']);
-    const now = await matrix(db.knex, tenantId, day('2026-03-12'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const now = await matrix(db.knex, tenantId, day('2026-03-12'), DEFAULT_PACKS, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(now.rows.map((r) => r.entity_id)).to.deep.equal([wellB.entity_id]);
   });
 
@@ -108,7 +111,7 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   it('a renamed well keeps its old name in the past; a deleted one leaves the dashboard from then on', async () => {
     await given([recorded('VertexPropertiesUpdated', { vertexId: wellA.id, namespace: 'ns', set: { name: 'SMITH 1H' }, removed: [] }, day('2026-03-14'), 'graph.vertex-x')]);
     await given([recorded('VertexDeleted', { vertexId: wellB.id, namespace: 'ns', label: 'Well', entityId: wellB.entity_id, edgeIds: [] }, day('2026-03-15'), 'graph.vertex-y')]);
-    const names = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_name);
+    const names = async (at: string) => (await matrix(db.knex, tenantId, day(at), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_name);
     expect(await names('2026-03-13')).to.deep.equal(['JONES 1H', 'JONES 2H']);
     expect(await names('2026-03-16')).to.deep.equal(['SMITH 1H']);
   });
@@ -123,8 +126,14 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     await given([
       recorded('ComplianceAnomalyFlagged', { entityId: 'FAC-1', entityLabel: 'Facility', domain: 'emissions', kind: 'scada_gap', detail: 'x', observedAt: '2026-05-01T00:00:00Z', source: 'scada' }, day('2026-05-01'), 'ingestion.scada-y'),
     ]);
-    const may = await matrix(db.knex, tenantId, day('2026-05-02'), domains, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const may = await matrix(db.knex, tenantId, day('2026-05-02'), DEFAULT_PACKS, { bucket: 'anomalies', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(may.rows).to.deep.equal([{ entity_id: 'FAC-1', entity_name: 'FAC-1', entity_type: 'Facility', domains: Object.fromEntries(domains.map((d) => [d, 'grey'])) }]);
+    // The type filter names the rows' labels, and still finds an entity known only from its anomaly by its own.
+    const ofType = async (entity_type: string) => (await matrix(db.knex, tenantId, day('2026-05-02'), DEFAULT_PACKS, { entity_type, sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.map((r) => r.entity_id);
+    expect(await ofType('facility')).to.deep.equal(['FAC-1']);
+    expect(await ofType('well')).to.deep.equal([wellA.entity_id]);
+    expect(await ofType('WELL')).to.deep.equal([wellA.entity_id]);
+    expect(await ofType('flaring_authorization')).to.deep.equal([]);
   });
 
   it('the trend is the recorded daily snapshots in the window, oldest first', async () => {
@@ -137,16 +146,31 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
 
   it('a row keeps the verdicts of the domains an assessment left out (a failed pack), and follows a deleted well that comes back', async () => {
     const wellC = vertex('42-501-00003', 'JONES 3H');
-    const row = async (at: string) => (await matrix(db.knex, tenantId, day(at), domains, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.find((r) => r.entity_id === wellC.entity_id);
+    const row = async (at: string) => (await matrix(db.knex, tenantId, day(at), DEFAULT_PACKS, { sort_by: 'entity_id', descending: false, page: 1, page_size: 50 })).rows.find((r) => r.entity_id === wellC.entity_id);
     await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellC], edges: [] }, day('2026-06-01'), 'graph.import-y')]);
     await given(assessment(day('2026-06-02'), { [wellC.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'amber', 'due_7d')] }));
     await given(assessment(day('2026-06-03'), { [wellC.entity_id]: [cell('production', 'green')] }));
     expect(await row('2026-06-03')).to.deep.include({ domains: { ...Object.fromEntries(domains.map((d) => [d, 'grey'])), production: 'green', rule_32: 'amber' } });
-    const due7 = await matrix(db.knex, tenantId, day('2026-06-03'), domains, { bucket: 'due_7d', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
+    const due7 = await matrix(db.knex, tenantId, day('2026-06-03'), DEFAULT_PACKS, { bucket: 'due_7d', sort_by: 'entity_id', descending: false, page: 1, page_size: 50 });
     expect(due7.rows.map((r) => r.entity_id)).to.include(wellC.entity_id);
     await given([recorded('VertexDeleted', { vertexId: wellC.id, namespace: 'ns', label: 'Well', entityId: wellC.entity_id, edgeIds: [] }, day('2026-06-04'), 'graph.vertex-z')]);
     expect(await row('2026-06-05')).to.equal(undefined);
     await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [{ ...wellC, id: randomUUID() }], edges: [] }, day('2026-06-06'), 'graph.import-z')]);
     expect((await row('2026-06-07'))?.domains).to.include({ production: 'green', rule_32: 'amber' });
+  });
+
+  it('cell versions keep reasons and facts as written, control characters and backslashes included, on a first assessment and a changed one', async () => {
+    const other = randomUUID();
+    const at = (d: string, events: RecordedEvent[]) => events.map((e) => ({ ...e, metadata: { ...e.metadata, tenantId: other } }));
+    const written = (text: string): AssessedCell => ({ ...cell('production', 'red', 'overdue'), dueDate: '2026-07-31', reason: `${text}: "quoted"\ttab\nline\r\\N back\\slash é`, facts: { note: `a\\b\t"c"\n`, wells: 2, filed: null } });
+    const current = async () => db.knex(CELLS).where({ tenant_id: other, valid_to: null }).select('reason', 'facts', 'due_date', 'bucket', 'anomaly');
+    // The tenant's first assessment (nothing to compare with), then a changed verdict (compared, closed, reopened).
+    for (const [d, text] of [['2026-07-01', 'first'], ['2026-07-02', 'changed']]) {
+      await given(at(d, assessment(day(d), { [wellA.entity_id]: [written(text)] })));
+      const [row] = await current();
+      expect(row).to.deep.include({ reason: written(text).reason, facts: written(text).facts, bucket: 'overdue', anomaly: false });
+      expect(row.due_date).to.be.instanceOf(Date);
+    }
+    expect(await db.knex(CELLS).where({ tenant_id: other }).count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '2' }]);
   });
 });
