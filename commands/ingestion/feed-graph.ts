@@ -97,7 +97,9 @@ function merged(entities: EntityFact[]): EntityFact[] {
   for (const e of entities) {
     const k = key(e.label, e.entityId);
     const prior = out.get(k);
-    out.set(k, prior ? { ...prior, properties: { ...prior.properties, ...e.properties } } : { ...e, properties: { ...e.properties } });
+    // The first fact is copied, so the later ones (a lease named on each of its wells' rows) merge into the copy.
+    if (prior) Object.assign(prior.properties, e.properties);
+    else out.set(k, { ...e, properties: { ...e.properties } });
   }
   return [...out.values()];
 }
@@ -205,6 +207,9 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
     labelOfId.set(v.id, v.label);
   }
   const candidateEdges = new Map<string, ImportedEdge>();
+  // The same relation stated again (a CSV names a lease's operator on each of its wells' rows)
+  // is one edge: recognised by its endpoints before its id is hashed.
+  const stated = new Set<string>();
   for (const r of facts.relations) {
     const fromId = idOf.get(key(r.from.label, r.from.entityId));
     const toId = idOf.get(key(r.to.label, r.to.entityId));
@@ -212,6 +217,9 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
       result.skipped++;
       continue;
     }
+    const relation = `${r.label}\u001f${fromId}\u001f${toId}`;
+    if (stated.has(relation)) continue;
+    stated.add(relation);
     const id = importedEdgeId(namespace, r.label, fromId, toId);
     candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
   }
