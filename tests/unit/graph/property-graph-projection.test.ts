@@ -99,4 +99,24 @@ describe('property graph projection (given events → rows)', () => {
         expect((await knex(VERTICES).where({ id: id(5) }).first()).created_at.toISOString()).to.equal(at(3).toISOString());
       });
   });
+
+  it('an edge created alone is checked against the vertices stored before it, whatever the case of its endpoint ids', async () => {
+    const upper = (n: number) => id(n).toUpperCase().replace('00000000-0000-8000-8000-', 'ABCDEF00-0000-8000-8000-');
+    const created = (n: number, from: string, to: string, namespace = NS) => ({
+      stream: `graph.edge-tenant-spec-${id(n)}`,
+      type: 'EdgeCreated',
+      data: { edgeId: id(n), namespace, edgeLabel: 'LOCATED_IN', fromId: from, fromLabel: 'Well', toId: to, toLabel: 'Lease', properties: {} },
+    });
+    const odd = { id: upper(7).toLowerCase(), label: 'Lease', entity_id: 'E-7', properties: {} };
+    await projectionSpec(propertyGraphProjector)
+      .given([
+        batch(0, [vertex(1), vertex(3, 'Lease'), odd], []),
+        created(2001, id(1), upper(7)),
+        created(2002, id(1), id(99)),
+        created(2003, id(1), id(3), 'ns-b'),
+      ])
+      .then(async (knex) => {
+        expect(await knex(EDGES).pluck('id')).to.deep.equal([id(2001)]);
+      });
+  });
 });
