@@ -71,6 +71,25 @@ export const IMPORT_BATCH_SIZE = 1000;
 /** The id of an imported edge no one chose otherwise: a function of its endpoints, so feeding it twice keeps one. */
 export const importedEdgeId = (namespace: string, label: string, fromId: string, toId: string) => derivedUuid('graph-edge', namespace, label, fromId, toId);
 
+/**
+ * An imported edge whose id is `importedEdgeId`, hashed the first time it is read: a feed
+ * compares edges by their endpoints and packs them without ids, so most are never hashed.
+ */
+export function derivedEdge(namespace: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string): ImportedEdge {
+  let id: string | undefined;
+  return {
+    get id() {
+      return (id ??= importedEdgeId(namespace, label, fromId, toId));
+    },
+    label,
+    from_id: fromId,
+    from_label: fromLabel,
+    to_id: toId,
+    to_label: toLabel,
+    properties: {},
+  };
+}
+
 function keysOf(items: Array<{ properties: Properties }>): string[] {
   const keys = new Set<string>();
   for (const item of items) for (const name in item.properties) keys.add(name);
