@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, EdgeFacts } from '../../streams/graph/edge';
-import { batchEdges, batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, GraphImportEvent, IMPORT_EVENT_TYPES, ImportedVertex, PackedGraphBatchData } from '../../streams/graph/graph-import';
+import { eachBatchEdge, eachBatchVertex, GRAPH_BATCH_TYPES, GraphBatchData, GraphImportEvent, IMPORT_EVENT_TYPES, PackedGraphBatchData } from '../../streams/graph/graph-import';
+import type { Properties } from '../../streams/graph/properties';
 import { VERTEX_EVENT_TYPES, VertexEvent } from '../../streams/graph/vertex';
 
 /**
@@ -60,9 +61,6 @@ async function createTables(knex: Knex): Promise<void> {
   });
 }
 
-/** One edge as the projection writes it, with the namespace and time of the event that carried it. */
-type EdgeRow = Omit<EdgeFacts, 'namespace'> & { namespace: string; at: string };
-
 /** Rows per statement: large enough to amortise the round trip, small enough for one bind message. */
 const ROWS_PER_STATEMENT = 5000;
 
@@ -92,24 +90,28 @@ function arrayLiteral(values: ReadonlyArray<string | null>): string {
 class Kinds {
   readonly columns: string[][];
   private readonly numbers = new Map<string, number>();
-  private last: { parts: string[]; n: number } | null = null;
+  private last: string[] = [];
+  private lastNumber = 0;
 
-  constructor(width: number) {
+  constructor(readonly width: number) {
     this.columns = Array.from({ length: width }, () => []);
   }
 
-  number(parts: string[]): number {
-    // Consecutive rows (a group of a packed batch) share their kind: no key built for them.
+  /** The number of a combination of `width` values (unused trailing ones are ''). */
+  number(a: string, b: string, c: string, d = '', e = ''): number {
+    // Consecutive rows (a group of a packed batch) share their kind: nothing built for them.
     const last = this.last;
-    if (last && last.parts.length === parts.length && last.parts.every((p, i) => p === parts[i])) return last.n;
+    if (this.lastNumber > 0 && last[0] === a && last[1] === b && last[2] === c && last[3] === d && last[4] === e) return this.lastNumber;
+    const parts = [a, b, c, d, e];
     const key = parts.join('\u001f');
     let n = this.numbers.get(key);
     if (n === undefined) {
-      parts.forEach((p, i) => this.columns[i].push(p));
+      for (let i = 0; i < this.width; i++) this.columns[i].push(parts[i]);
       n = this.numbers.size + 1;
       this.numbers.set(key, n);
     }
-    this.last = { parts, n };
+    this.last = parts;
+    this.lastNumber = n;
     return n;
   }
 
@@ -128,14 +130,14 @@ class VertexColumns {
   /** Ids written by this run, by namespace: an edge's endpoint among them is not probed. */
   readonly written = new Map<string, Set<string>>();
 
-  add(v: ImportedVertex, namespace: string, at: string): void {
-    this.ids.push(v.id);
-    this.entityIds.push(v.entity_id);
-    this.properties.push(JSON.stringify(v.properties));
-    this.kinds.push(this.kind.number([namespace, v.label, at]));
+  add(id: string, label: string, entityId: string, properties: Properties, namespace: string, at: string): void {
+    this.ids.push(id);
+    this.entityIds.push(entityId);
+    this.properties.push(JSON.stringify(properties));
+    this.kinds.push(this.kind.number(namespace, label, at));
     let ids = this.written.get(namespace);
     if (!ids) this.written.set(namespace, (ids = new Set()));
-    ids.add(v.id);
+    ids.add(id);
   }
 
   async write(trx: Knex.Transaction): Promise<void> {
@@ -169,18 +171,13 @@ class EdgeColumns {
     return this.ids.length;
   }
 
-  add(e: EdgeRow): void {
-    this.ids.push(e.edgeId);
-    this.fromIds.push(e.fromId);
-    this.toIds.push(e.toId);
-    let empty = true;
-    for (const _ in e.properties) {
-      empty = false;
-      break;
-    }
-    this.properties.push(empty ? null : JSON.stringify(e.properties));
-    this.kinds.push(this.kind.number([e.namespace, e.edgeLabel, e.fromLabel, e.toLabel, e.at]));
-    this.namespaces.push(e.namespace);
+  add(id: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string, properties: Properties | null, namespace: string, at: string): void {
+    this.ids.push(id);
+    this.fromIds.push(fromId);
+    this.toIds.push(toId);
+    this.properties.push(properties === null ? null : JSON.stringify(properties));
+    this.kinds.push(this.kind.number(namespace, label, fromLabel, toLabel, at));
+    this.namespaces.push(namespace);
   }
 
   /**
@@ -226,9 +223,9 @@ class EdgeColumns {
   }
 }
 
-async function insertEdges(trx: Knex.Transaction, edges: EdgeRow[]): Promise<void> {
+async function insertEdge(trx: Knex.Transaction, e: EdgeFacts, at: Date): Promise<void> {
   const columns = new EdgeColumns();
-  for (const e of edges) columns.add(e);
+  columns.add(e.edgeId, e.edgeLabel, e.fromId, e.fromLabel, e.toId, e.toLabel, Object.keys(e.properties).length === 0 ? null : e.properties, e.namespace, at.toISOString());
   await columns.write(trx);
 }
 
@@ -249,14 +246,16 @@ class ImportRun {
 
   add(type: string, data: GraphBatchData | PackedGraphBatchData, recordedAt: Date): void {
     const { namespace } = data;
-    const vertices = batchVertices(type, data);
-    const edges = batchEdges(type, data);
     const at = recordedAt.toISOString();
-    for (const v of vertices) this.vertices.add(v, namespace, at);
-    for (const e of edges) this.edges.add({ edgeId: e.id, edgeLabel: e.label, fromId: e.from_id, fromLabel: e.from_label, toId: e.to_id, toLabel: e.to_label, properties: e.properties, namespace, at });
     const count = this.counts.get(data.importId) ?? { vertices: 0, edges: 0 };
-    count.vertices += vertices.length;
-    count.edges += edges.length;
+    eachBatchVertex(type, data, (id, label, entityId, properties) => {
+      this.vertices.add(id, label, entityId, properties, namespace, at);
+      count.vertices++;
+    });
+    eachBatchEdge(type, data, (id, label, fromId, fromLabel, toId, toLabel, properties) => {
+      this.edges.add(id, label, fromId, fromLabel, toId, toLabel, properties, namespace, at);
+      count.edges++;
+    });
     this.counts.set(data.importId, count);
   }
 
@@ -356,7 +355,7 @@ export const propertyGraphProjector: Projector = {
 async function applyEvent(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
   if (event.type === 'EdgeCreated') {
     const e = event.data as EdgeFacts;
-    await insertEdges(trx, [{ ...e, at: event.recordedAt.toISOString() }]);
+    await insertEdge(trx, e, event.recordedAt);
   } else if ((IMPORT_EVENT_TYPES as readonly string[]).includes(event.type)) {
     await applyImport(trx, { type: event.type, data: event.data } as GraphImportEvent, event.recordedAt);
   } else {
