@@ -37,17 +37,25 @@ export function planImport(command: GraphImport, schema: ImportSchema, existing:
     labelOf.set(v.id, v.label);
   });
   const allowed = new Set(schema.rules.map((r) => `${r.edge_label}|${r.from_label}|${r.to_label}`));
-  const admits = (e: ImportedEdge) =>
-    [e.from_label, ANY_LABEL].some((f) => [e.to_label, ANY_LABEL].some((t) => allowed.has(`${e.label}|${f}|${t}`)));
+  // Decided once per (label, from label, to label): an import has a handful of them and many edges.
+  const admitted = new Map<string, boolean>();
+  const admits = (e: ImportedEdge) => {
+    const triple = `${e.label}|${e.from_label}|${e.to_label}`;
+    let yes = admitted.get(triple);
+    if (yes === undefined) admitted.set(triple, (yes = [e.from_label, ANY_LABEL].some((f) => [e.to_label, ANY_LABEL].some((t) => allowed.has(`${e.label}|${f}|${t}`)))));
+    return yes;
+  };
+  const checkEndpoint = (i: number, id: string, label: string, side: 'from_id' | 'to_id') => {
+    const known = labelOf.get(id);
+    if (known === undefined ? !existing.has(id) : known !== label) {
+      throw new ValidationFailed([{ loc: ['edges', i, side], msg: `no ${label} vertex ${id} in this import`, type: 'value_error.endpoint' }]);
+    }
+  };
   command.edges.forEach((e, i) => {
     if (!schema.edgeLabels.has(e.label)) throw new ValidationFailed([{ loc: ['edges', i, 'label'], msg: `unknown edge label '${e.label}'`, type: 'value_error.edge_label' }]);
     if (!admits(e)) throw new ValidationFailed([{ loc: ['edges', i, 'label'], msg: `no ${e.label} rule joins ${e.from_label} to ${e.to_label}`, type: 'value_error.edge_endpoint' }]);
-    for (const [id, label, side] of [[e.from_id, e.from_label, 'from_id'], [e.to_id, e.to_label, 'to_id']] as const) {
-      const known = labelOf.get(id);
-      if (known === undefined ? !existing.has(id) : known !== label) {
-        throw new ValidationFailed([{ loc: ['edges', i, side], msg: `no ${label} vertex ${id} in this import`, type: 'value_error.endpoint' }]);
-      }
-    }
+    checkEndpoint(i, e.from_id, e.from_label, 'from_id');
+    checkEndpoint(i, e.to_id, e.to_label, 'to_id');
   });
   const { importId, namespace } = command;
   const events: GraphImportEvent[] = [{ type: 'GraphImportStarted', data: { importId, namespace, source: command.source, description: command.description } }];

@@ -2,7 +2,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { Position } from '../../src/platform/eventstore/types';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { ImportedEdge, importedEdgeId, ImportedVertex } from '../../streams/graph/graph-import';
+import { derivedEdge, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { commandContext, GraphActor } from '../graph/actor';
@@ -97,7 +97,9 @@ function merged(entities: EntityFact[]): EntityFact[] {
   for (const e of entities) {
     const k = key(e.label, e.entityId);
     const prior = out.get(k);
-    out.set(k, prior ? { ...prior, properties: { ...prior.properties, ...e.properties } } : { ...e, properties: { ...e.properties } });
+    // The first fact is copied, so the later ones (a lease named on each of its wells' rows) merge into the copy.
+    if (prior) Object.assign(prior.properties, e.properties);
+    else out.set(k, { ...e, properties: { ...e.properties } });
   }
   return [...out.values()];
 }
@@ -204,6 +206,10 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
     idOf.set(k, v.id);
     labelOfId.set(v.id, v.label);
   }
+  // By relation (label and endpoints), so the same relation stated again (a CSV names a lease's
+  // operator on each of its wells' rows) is one edge. Its id derives from the same three and is
+  // hashed only when needed: the batches leave derived ids out.
+  const relationKey = (label: string, fromId: string, toId: string) => `${label}\u001f${fromId}\u001f${toId}`;
   const candidateEdges = new Map<string, ImportedEdge>();
   for (const r of facts.relations) {
     const fromId = idOf.get(key(r.from.label, r.from.entityId));
@@ -212,19 +218,21 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
       result.skipped++;
       continue;
     }
-    const id = importedEdgeId(namespace, r.label, fromId, toId);
-    candidateEdges.set(id, { id, label: r.label, from_id: fromId, from_label: labelOfId.get(fromId)!, to_id: toId, to_label: labelOfId.get(toId)!, properties: {} });
+    const relation = relationKey(r.label, fromId, toId);
+    if (!candidateEdges.has(relation)) candidateEdges.set(relation, derivedEdge(namespace, r.label, fromId, labelOfId.get(fromId)!, toId, labelOfId.get(toId)!));
   }
   // An edge id derives from its endpoints, so an edge touching a vertex this feed creates
   // cannot be stored yet: only edges between vertices the graph already holds are looked up
   // (and those the batch in flight writes are as good as stored).
   const newIds = new Set(newVertices.map((v) => v.id));
-  if (options.inFlight) for (const e of options.inFlight.newEdges) candidateEdges.delete(e.id);
-  const edgeIds = [...candidateEdges.values()].filter((e) => !newIds.has(e.from_id) && !newIds.has(e.to_id)).map((e) => e.id);
+  if (options.inFlight) for (const e of options.inFlight.newEdges) candidateEdges.delete(relationKey(e.label, e.from_id, e.to_id));
+  const relationOf = new Map<string, string>();
+  for (const [relation, e] of candidateEdges) if (!newIds.has(e.from_id) && !newIds.has(e.to_id)) relationOf.set(e.id, relation);
+  const edgeIds = [...relationOf.keys()];
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
     // By primary key only (the ids derive from the namespace already), for the same reason.
     const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [edgeIds.slice(i, i + LOOKUP_CHUNK)])) as { rows: Array<{ id: string; namespace: string }> };
-    for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(row.id);
+    for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(relationOf.get(row.id)!);
   }
   const newEdges = [...candidateEdges.values()];
   const existing = new Set([...idOf.values()].filter((id) => !newIds.has(id)));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
 import { Client } from 'pg';
-import { BenchRow, postgresCpuSeconds, startBenchPlatform } from './support';
+import { BenchRow, postgresCpuSeconds, serverStatements, startBenchPlatform } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '475', '135', '003', '501'];
@@ -85,8 +85,12 @@ export async function run(): Promise<BenchRow[]> {
       if (response.status !== 200) throw new Error(`POST /ingest/operator/csv answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
       return body;
     };
+    // BENCH_PG_STATEMENTS=1: the server's time by statement during the first import, on stderr.
+    const statements = process.env.BENCH_PG_STATEMENTS === '1';
+    if (statements) await serverStatements(bench.databaseUrl);
     const firstCpu = await withCpu(bench.databaseUrl, () => withPeakMemory(post));
     const first = firstCpu.result;
+    if (statements) process.stderr.write(`server time during the import (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
     const again = await withPeakMemory(post);
 
     // A year of one district, every data type: mostly Form PR reports through UpdateWellProduction.

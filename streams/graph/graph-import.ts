@@ -71,6 +71,25 @@ export const IMPORT_BATCH_SIZE = 1000;
 /** The id of an imported edge no one chose otherwise: a function of its endpoints, so feeding it twice keeps one. */
 export const importedEdgeId = (namespace: string, label: string, fromId: string, toId: string) => derivedUuid('graph-edge', namespace, label, fromId, toId);
 
+/**
+ * An imported edge whose id is `importedEdgeId`, hashed the first time it is read: a feed
+ * compares edges by their endpoints and packs them without ids, so most are never hashed.
+ */
+export function derivedEdge(namespace: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string): ImportedEdge {
+  let id: string | undefined;
+  return {
+    get id() {
+      return (id ??= importedEdgeId(namespace, label, fromId, toId));
+    },
+    label,
+    from_id: fromId,
+    from_label: fromLabel,
+    to_id: toId,
+    to_label: toLabel,
+    properties: {},
+  };
+}
+
 function keysOf(items: Array<{ properties: Properties }>): string[] {
   const keys = new Set<string>();
   for (const item of items) for (const name in item.properties) keys.add(name);
@@ -120,25 +139,46 @@ function propertiesOf(keys: string[], row: Array<string | null>, offset: number)
   return properties;
 }
 
+/**
+ * Each vertex of a batch event of either form, handed over field by field: a bulk reader (the
+ * graph projection) keeps columns and builds no object per vertex.
+ */
+export function eachBatchVertex(type: string, data: GraphBatchData | PackedGraphBatchData, visit: (id: string, label: string, entityId: string, properties: Properties) => void): void {
+  if (type !== 'PackedGraphBatchImported') {
+    for (const v of (data as GraphBatchData).vertices) visit(v.id, v.label, v.entity_id, v.properties);
+    return;
+  }
+  for (const group of (data as PackedGraphBatchData).vertices) for (const row of group.rows) visit(row[0]!, group.label, row[1]!, propertiesOf(group.keys, row, 2));
+}
+
+/** Each edge of a batch event of either form, field by field; `properties` is null for an edge without any. */
+export function eachBatchEdge(
+  type: string,
+  data: GraphBatchData | PackedGraphBatchData,
+  visit: (id: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string, properties: Properties | null) => void,
+): void {
+  if (type !== 'PackedGraphBatchImported') {
+    for (const e of (data as GraphBatchData).edges) visit(e.id, e.label, e.from_id, e.from_label, e.to_id, e.to_label, Object.keys(e.properties).length === 0 ? null : e.properties);
+    return;
+  }
+  const { namespace } = data as PackedGraphBatchData;
+  for (const group of (data as PackedGraphBatchData).edges) {
+    group.rows.forEach((row, i) =>
+      visit(group.ids?.[i] ?? importedEdgeId(namespace, group.label, row[0]!, row[1]!), group.label, row[0]!, group.fromLabel, row[1]!, group.toLabel, group.keys.length === 0 ? null : propertiesOf(group.keys, row, 2)),
+    );
+  }
+}
+
 /** The vertices of a batch event of either form. */
 export function batchVertices(type: string, data: GraphBatchData | PackedGraphBatchData): ImportedVertex[] {
-  if (type !== 'PackedGraphBatchImported') return (data as GraphBatchData).vertices;
-  return (data as PackedGraphBatchData).vertices.flatMap((group) => group.rows.map((row) => ({ id: row[0]!, label: group.label, entity_id: row[1]!, properties: propertiesOf(group.keys, row, 2) })));
+  const vertices: ImportedVertex[] = [];
+  eachBatchVertex(type, data, (id, label, entity_id, properties) => vertices.push({ id, label, entity_id, properties }));
+  return vertices;
 }
 
 /** The edges of a batch event of either form. */
 export function batchEdges(type: string, data: GraphBatchData | PackedGraphBatchData): ImportedEdge[] {
-  if (type !== 'PackedGraphBatchImported') return (data as GraphBatchData).edges;
-  const { namespace } = data as PackedGraphBatchData;
-  return (data as PackedGraphBatchData).edges.flatMap((group) =>
-    group.rows.map((row, i) => ({
-      id: group.ids?.[i] ?? importedEdgeId(namespace, group.label, row[0]!, row[1]!),
-      label: group.label,
-      from_id: row[0]!,
-      from_label: group.fromLabel,
-      to_id: row[1]!,
-      to_label: group.toLabel,
-      properties: propertiesOf(group.keys, row, 2),
-    })),
-  );
+  const edges: ImportedEdge[] = [];
+  eachBatchEdge(type, data, (id, label, from_id, from_label, to_id, to_label, properties) => edges.push({ id, label, from_id, from_label, to_id, to_label, properties: properties ?? {} }));
+  return edges;
 }

@@ -11,7 +11,10 @@ import type { RrcFlaringAuthorization, RrcLease, RrcOperator, RrcPermit, RrcProd
  */
 const strings = (values: Record<string, unknown>): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== null && v !== '') out[k] = String(v);
+  for (const k in values) {
+    const v = values[k];
+    if (v !== undefined && v !== null && v !== '') out[k] = String(v);
+  }
   return out;
 };
 

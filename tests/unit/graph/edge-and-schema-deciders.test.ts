@@ -5,7 +5,7 @@ import { changeEntityTypeDecider } from '../../../commands/graph/change-entity-t
 import { CreateEdge, createEdgeDecider } from '../../../commands/graph/create-edge';
 import { defineEntityTypeDecider } from '../../../commands/graph/define-entity-type';
 import { planImport } from '../../../commands/graph/import-graph';
-import { batchEdges, batchVertices, importedEdgeId, PackedGraphBatchData } from '../../../streams/graph/graph-import';
+import { batchEdges, batchVertices, derivedEdge, importedEdgeId, PackedGraphBatchData } from '../../../streams/graph/graph-import';
 import { installVerticalDecider } from '../../../commands/graph/install-vertical';
 import { removeEntityTypeDecider } from '../../../commands/graph/remove-entity-type';
 import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
@@ -104,6 +104,13 @@ describe('graph edge and schema deciders', () => {
       expect(planImport({ ...base, vertices, edges: [e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])], derivedEdgeIds: true }, importSchema)[1].data).to.deep.equal(packed.data);
       expect(batchVertices(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal(vertices);
       expect(batchEdges(packed.type, packed.data as PackedGraphBatchData)).to.deep.equal([e(derived, 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator'])]);
+    });
+    it('a derived edge is the edge with the id importedEdgeId gives, packed the same', () => {
+      const lazy = derivedEdge('n_oilgas', 'OPERATED_BY', 'w1', 'Well', 'o1', 'Operator');
+      expect({ ...lazy }).to.deep.equal(e(importedEdgeId('n_oilgas', 'OPERATED_BY', 'w1', 'o1'), 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']));
+      expect(planImport({ ...base, vertices: [v('w1', 'Well'), v('o1', 'Operator')], edges: [lazy], derivedEdgeIds: true }, importSchema)[1].data).to.deep.equal(
+        planImport({ ...base, vertices: [v('w1', 'Well'), v('o1', 'Operator')], edges: [{ ...lazy }], derivedEdgeIds: true }, importSchema)[1].data,
+      );
     });
     it('edges whose ids were chosen otherwise (the seed\'s random ones) keep them in the packed batch', () => {
       const [, packed] = planImport({ ...base, vertices: [v('w1', 'Well'), v('o1', 'Operator')], edges: [{ ...e('e1', 'OPERATED_BY', ['w1', 'Well'], ['o1', 'Operator']), properties: { since: '2020' } }] }, importSchema);

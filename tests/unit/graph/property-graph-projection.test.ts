@@ -78,4 +78,45 @@ describe('property graph projection (given events → rows)', () => {
         expect(await knex(IMPORTS).where({ id: IMPORT }).first()).to.include({ status: 'completed', vertices: 3, edges: 3 });
       });
   });
+
+  it('writes any text as it came: quotes, backslashes, commas and braces in ids and properties, edge properties, each event\'s own time and namespace', async () => {
+    const odd = 'He said "stop", then \\ {left} \\"';
+    const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+    await projectionSpec(propertyGraphProjector)
+      .given([
+        { ...batch(0, [{ id: id(1), label: 'Well', entity_id: 'A,"1"}', properties: { name: odd, empty: '' } }, vertex(3, 'Lease')], []), recordedAt: at(1) },
+        { ...packed(1, [vertex(4, 'Lease')], [{ ...edge(1, 1, 3), properties: { since: odd } }, edge(2, 1, 4)]), recordedAt: at(2) },
+        { ...batch(2, [vertex(5), vertex(6, 'Lease')], [edge(3, 5, 6)], 'ns-b', '00000000-0000-8000-8000-00000000b001'), recordedAt: at(3) },
+      ])
+      .then(async (knex) => {
+        expect(await knex(VERTICES).where({ id: id(1) }).first()).to.deep.include({ namespace: NS, entity_id: 'A,"1"}', properties: { name: odd, empty: '' } });
+        const edges = await knex(EDGES).orderBy('id').select('id', 'namespace', 'label', 'from_label', 'to_label', 'properties', 'created_at');
+        expect(edges.map((e) => ({ ...e, created_at: e.created_at.toISOString() }))).to.deep.equal([
+          { id: id(1001), namespace: NS, label: 'LOCATED_IN', from_label: 'Well', to_label: 'Lease', properties: { since: odd }, created_at: at(2).toISOString() },
+          { id: id(1002), namespace: NS, label: 'LOCATED_IN', from_label: 'Well', to_label: 'Lease', properties: {}, created_at: at(2).toISOString() },
+          { id: id(1003), namespace: 'ns-b', label: 'LOCATED_IN', from_label: 'Well', to_label: 'Lease', properties: {}, created_at: at(3).toISOString() },
+        ]);
+        expect((await knex(VERTICES).where({ id: id(5) }).first()).created_at.toISOString()).to.equal(at(3).toISOString());
+      });
+  });
+
+  it('an edge created alone is checked against the vertices stored before it, whatever the case of its endpoint ids', async () => {
+    const upper = (n: number) => id(n).toUpperCase().replace('00000000-0000-8000-8000-', 'ABCDEF00-0000-8000-8000-');
+    const created = (n: number, from: string, to: string, namespace = NS) => ({
+      stream: `graph.edge-tenant-spec-${id(n)}`,
+      type: 'EdgeCreated',
+      data: { edgeId: id(n), namespace, edgeLabel: 'LOCATED_IN', fromId: from, fromLabel: 'Well', toId: to, toLabel: 'Lease', properties: {} },
+    });
+    const odd = { id: upper(7).toLowerCase(), label: 'Lease', entity_id: 'E-7', properties: {} };
+    await projectionSpec(propertyGraphProjector)
+      .given([
+        batch(0, [vertex(1), vertex(3, 'Lease'), odd], []),
+        created(2001, id(1), upper(7)),
+        created(2002, id(1), id(99)),
+        created(2003, id(1), id(3), 'ns-b'),
+      ])
+      .then(async (knex) => {
+        expect(await knex(EDGES).pluck('id')).to.deep.equal([id(2001)]);
+      });
+  });
 });
