@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { currentScope, nextInScope, noteMinted } from '../http/request-scope';
 
 /**
@@ -7,7 +7,8 @@ import { currentScope, nextInScope, noteMinted } from '../http/request-scope';
  * and the store's unique event id turns the retry into a no-op.
  */
 export function derivedUuid(...parts: string[]): string {
-  const hex = createHash('sha256').update(parts.join('\u001f')).digest('hex');
+  // The one-shot hash: ~3× cheaper than a Hash object, and an import derives ids by the hundred thousand.
+  const hex = hash('sha256', parts.join('\u001f'), 'hex');
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
