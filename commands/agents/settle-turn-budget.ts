@@ -6,7 +6,7 @@ import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStrea
 /**
  * Replaces a turn's reservation by what it used. Unknown usage (no provider reported it, or
  * no price for the model) settles at the reservation, never at 0: a turn whose usage nobody
- * knows cannot make room under the cap. A turn that never began (`released`) settles at 0.
+ * knows cannot make room under the cap.
  */
 export interface SettleTurnBudget {
   type: 'SettleTurnBudget';
@@ -16,7 +16,6 @@ export interface SettleTurnBudget {
   day: string;
   tokensUsed: number | null;
   costUsd: number | null;
-  released?: boolean;
 }
 
 /** One stream's settlement; nothing when it holds no open reservation for the turn (settled already, or never reserved). */
@@ -30,11 +29,11 @@ export function decideSettleTurnBudget(command: SettleTurnBudget, state: DailyUs
       data: {
         executionId: command.executionId,
         userId: command.userId,
-        tokens: command.released ? 0 : (command.tokensUsed ?? held.tokens),
-        costUsd: command.released ? 0 : (command.costUsd ?? held.costUsd),
+        tokens: command.tokensUsed ?? held.tokens,
+        costUsd: command.costUsd ?? held.costUsd,
         reservedTokens: held.tokens,
         reservedCostUsd: held.costUsd,
-        basis: command.released ? 'released' : known ? 'reported' : 'reservation',
+        basis: known ? 'reported' : 'reservation',
         settledAt: now.toISOString(),
       },
     },

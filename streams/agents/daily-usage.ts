@@ -32,7 +32,7 @@ export const DailyUsageEventSchemas = {
     costUsd: z.number(),
     reservedTokens: z.number().int(),
     reservedCostUsd: z.number(),
-    /** `reported`: actual usage; `reservation`: usage unknown, settled at the reservation; `released`: the turn never began. */
+    /** `reported`: actual usage; `reservation`: usage unknown, settled at the reservation; `released`: the turn never began (recorded before the reservation and the turn's start became one write; read, no longer written). */
     basis: z.enum(['reported', 'reservation', 'released']),
     settledAt: z.string(),
   }),

@@ -103,7 +103,7 @@ describe('daily budgets under concurrency', function () {
     expect((await usage(user.userId)).settledTokens).to.equal(1000);
   });
 
-  it('a turn refused after its reservation (foreign attachment) releases it', async () => {
+  it('a turn refused for a foreign attachment reserves nothing (the reservation, the message and the start are one write)', async () => {
     const user = await cappedUser(1000);
     const refused = await execute(user, { attachment_ids: [randomUUID()] });
     expect(refused.status).to.equal(422);

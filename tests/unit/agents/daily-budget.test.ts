@@ -91,10 +91,6 @@ describe('daily budget: settlement', () => {
     expect(decideSettleTurnBudget(settle({ costUsd: null }), open, NOW)).to.deep.equal([settledAs(250, 0.5, 'reservation')]);
   });
 
-  it('a turn that never began is released at 0', () => {
-    expect(decideSettleTurnBudget(settle({ released: true }), open, NOW)).to.deep.equal([settledAs(0, 0, 'released')]);
-  });
-
   it('a turn settles once; a turn that reserved nothing settles nothing', () => {
     expect(decideSettleTurnBudget(settle(), fold([reserved('e1', 1000, CAPS, 0.5), settledAs(250, 0.01, 'reported')]), NOW)).to.deep.equal([]);
     expect(decideSettleTurnBudget(settle(), fold([]), NOW)).to.deep.equal([]);
