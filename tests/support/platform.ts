@@ -26,18 +26,14 @@ export interface TestPlatform {
   close(): Promise<void>;
 }
 
-/**
- * The real platform (same composition root as `npm start`) on ports chosen by the kernel,
- * over a fresh database of its own. `contexts` defaults to every context of the product.
- */
-export async function startTestPlatform(options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
-  const { url } = await createTestDatabase();
-  const config = loadConfig({
+/** The configuration of a test instance on `databaseUrl` (the same secrets for every instance of a test). */
+function testConfig(databaseUrl: string, env: Record<string, string> = {}) {
+  return loadConfig({
     NODE_ENV: 'test',
     PORT: '0',
     INTERNAL_PORT: '0',
     HOST: '127.0.0.1',
-    DATABASE_URL: url,
+    DATABASE_URL: databaseUrl,
     AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
     JWT_SECRET: TEST_JWT_SECRET,
     BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
@@ -46,8 +42,26 @@ export async function startTestPlatform(options: { contexts?: ContextModule[]; e
     BCRYPT_COST: '10',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ...options.env,
+    ...env,
   });
+}
+
+/**
+ * Another instance of the platform on a test platform's database (`ROLE=api` by default: it
+ * serves requests and follows the first one's projections), with every product context.
+ */
+export async function startSecondInstance(t: TestPlatform, env: Record<string, string> = {}): Promise<{ platform: Platform; api: HttpClient }> {
+  const platform = await startPlatform({ config: testConfig(t.platform.db.url, { ROLE: 'api', ...env }), contexts: productContexts, logger: pino({ level: 'silent' }) });
+  return { platform, api: httpClient(`${platform.publicUrl}/api/v1`) };
+}
+
+/**
+ * The real platform (same composition root as `npm start`) on ports chosen by the kernel,
+ * over a fresh database of its own. `contexts` defaults to every context of the product.
+ */
+export async function startTestPlatform(options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
+  const { url } = await createTestDatabase();
+  const config = testConfig(url, options.env);
   const logger = options.logger ?? pino({ level: config.logLevel });
   let contexts = options.contexts ?? productContexts;
   // A hand-picked context list still gets the real gateway (and the users signIn creates).

@@ -1,16 +1,12 @@
 import { expect } from 'chai';
-import pino from 'pino';
 import { randomUUID } from 'node:crypto';
-import { contexts } from '../../../src/contexts';
-import { loadConfig } from '../../../src/platform/config';
 import { loadAggregate } from '../../../src/platform/command-handling/multi-stream-command';
-import { Platform, startPlatform } from '../../../src/platform/platform';
+import type { Platform } from '../../../src/platform/platform';
 import { committedTokens, dailyUsageAggregate, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
 import { Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
-import { httpClient, HttpClient } from '../../support/http';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
+import type { HttpClient } from '../../support/http';
+import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
 import { ChatServer, startChatServer } from './chat-completions-server';
 
 const MODEL = 'local/llama-3.1-8b-instruct';
@@ -33,25 +29,7 @@ describe('turns on two instances of one database', function () {
     this.timeout(240_000);
     chat = await startChatServer();
     t = await startTestPlatform({ env: { LOCAL_LLM_BASE_URL: chat.baseUrl } });
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      ROLE: 'api',
-      PORT: '0',
-      INTERNAL_PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: t.platform.db.url,
-      AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
-      JWT_SECRET: TEST_JWT_SECRET,
-      BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-      BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-      SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
-      BCRYPT_COST: '10',
-      LOG_LEVEL: 'silent',
-      LOCAL_LLM_BASE_URL: chat.baseUrl,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    });
-    second = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
-    secondApi = httpClient(`${second.publicUrl}/api/v1`);
+    ({ platform: second, api: secondApi } = await startSecondInstance(t, { LOCAL_LLM_BASE_URL: chat.baseUrl }));
     tenantId = randomUUID();
   });
   after(async () => {

@@ -1,20 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import pino from 'pino';
 import { updateUser } from '../../../commands/identity/update-user';
 import { activeAdminIds } from '../../../queries/identity/user-directory';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
-import { loadConfig } from '../../../src/platform/config';
 import type { EventStore } from '../../../src/platform/eventstore/types';
 import { identityDeps, IdentityDeps } from '../../../src/contexts/identity/identity-deps';
-import { Platform, startPlatform } from '../../../src/platform/platform';
-import { contexts } from '../../../src/contexts';
+import type { Platform } from '../../../src/platform/platform';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { userStream } from '../../../streams/identity/user';
 import { signIn, Session } from '../../support/auth';
 import { httpClient } from '../../support/http';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
+import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, uniqueEmail } from './helpers';
 
 /** Both calls reach the roster before either appends: the worst interleaving, every run. */
@@ -188,22 +184,7 @@ describe('identity: the tenant admin roster keeps one active admin across instan
     let second: Platform;
 
     before(async () => {
-      const config = loadConfig({
-        NODE_ENV: 'test',
-        ROLE: 'api',
-        PORT: '0',
-        INTERNAL_PORT: '0',
-        HOST: '127.0.0.1',
-        DATABASE_URL: t.platform.db.url,
-        AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
-        JWT_SECRET: TEST_JWT_SECRET,
-        BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
-        BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
-        SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
-        BCRYPT_COST: '10',
-        LOG_LEVEL: 'silent',
-      });
-      second = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
+      ({ platform: second } = await startSecondInstance(t));
     });
     after(() => second?.stop());
 
