@@ -82,6 +82,29 @@ describe('inline projections', () => {
     expect((await notes()).map((n) => n.title)).to.deep.equal(['fine']);
   });
 
+  it('rows an earlier projector wrote in the append are rolled back with it when a later one fails', async () => {
+    const failing: Projector = {
+      name: 'toy_failing',
+      version: 1,
+      tables: [],
+      consistency: 'inline',
+      eventTypes: ['NoteCreated'],
+      createTables: async () => undefined,
+      async apply(_trx, event) {
+        if ((event.data as { title?: string }).title === 'poison') throw new Error('refused');
+      },
+    };
+    await start([inlineNotes(), failing]);
+    const id = randomUUID();
+    const error = await store.append(noteStream(tenantId, id), [created(id, 'poison')]).catch((e: unknown) => e);
+    expect((error as InlineProjectionFailed).projector).to.equal('toy_failing');
+    expect(await notes(), 'the notes row written before the failure').to.deep.equal([]);
+    expect(await store.readStream(noteStream(tenantId, id))).to.deep.equal([]);
+    // The connection went back to the pool clean: the next append on it commits normally.
+    await store.append(noteStream(tenantId, id), [created(id, 'fine')], { expectedRevision: 'no_stream' });
+    expect((await notes()).map((n) => n.title)).to.deep.equal(['fine']);
+  });
+
   it('re-appending stored event ids is a no-op and applies nothing twice', async () => {
     await start([inlineNotes()]);
     const id = randomUUID();
