@@ -6,7 +6,7 @@ import { ReserveTurnBudget, turnReservation } from '../../../commands/agents/res
 import { tenantSettingsAggregate, tenantSettingsStream, valuesOf } from '../../../streams/settings/tenant-settings';
 import { capsOf, userBudgetOverrideAggregate, userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
 
-type Deps = Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>;
+type Deps = Pick<PlatformDeps, 'store' | 'logger'>;
 
 /**
  * The daily caps a reservation applies. Settings that could not be read (the turn runs

@@ -136,10 +136,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     const known = replayCheck && !store.findEvent ? null : recall(decider, stream, false);
     if (!known || known.revision === null) return { ...(await load(decider, stream)), incremental: false };
     const stored = await store.readStream(stream, { from: known.revision + 1n });
-    const fold = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
-    let state = known.state;
-    for (const event of stored) state = decider.evolve(state, fold(event));
-    return { state, stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision, incremental: true };
+    return { state: foldOnto(decider, known.state, stored), stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision, incremental: true };
+  }
+
+  /** `state` with the stored `events` folded in, read back through the decider's `read`. */
+  function foldOnto<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, state: State, events: RecordedEvent[]): State {
+    const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
+    for (const event of events) state = decider.evolve(state, read(event));
+    return state;
   }
 
   function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
@@ -148,12 +152,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   }
 
   async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
-    const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     let state = decider.initialState;
     let revision: bigint | null = null;
     const stored = await readForDecision(decider, stream);
     if (stored.snapshot) ({ state, revision } = stored.snapshot);
-    for (const event of stored.events) state = decider.evolve(state, read(event));
+    state = foldOnto(decider, state, stored.events);
     if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
     return { state, stored: stored.events, revision };
   }

@@ -27,6 +27,16 @@ describe('generic command handler', () => {
   });
   after(() => cleanup());
 
+  /** An append by another process: a second store on the same database, whose writes this one never hears of. */
+  async function appendElsewhere(stream: string, type: string, data: Record<string, unknown>): Promise<void> {
+    const elsewhere = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
+    try {
+      await elsewhere.append(stream, [{ type, data, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    } finally {
+      await elsewhere.close();
+    }
+  }
+
   it('appends the decided events with tenant, actor, correlation and audit metadata, then waits for projections', async () => {
     const waitFor = sinon.stub().resolves(true);
     const handle = createCommandHandler({ store, projections: { waitFor }, logger });
@@ -78,13 +88,7 @@ describe('generic command handler', () => {
       expect(reads.callCount, 'a head moved here: read').to.equal(1);
       expect(third.state).to.deep.equal({ status: 'active', title: 'v3' });
 
-      // Another process (a second store on the same database, which this store never hears of).
-      const elsewhere = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
-      try {
-        await elsewhere.append(stream, [{ type: 'NoteArchived', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
-      } finally {
-        await elsewhere.close();
-      }
+      await appendElsewhere(stream, 'NoteArchived', {});
       // A decision that appends nothing has no revision to prove it: renaming to the title
       // remembered (active, 'v3') is nothing to do from memory, and a read shows it archived.
       const unchanged = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx).catch((e) => e);
@@ -143,12 +147,7 @@ describe('generic command handler', () => {
     const stream = noteStream('tenant-x', id);
     await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
     await handle(noteDecider, stream, { type: 'RenameNote', title: 'v1' }, ctx);
-    const elsewhere = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
-    try {
-      await elsewhere.append(stream, [{ type: 'NoteRenamed', data: { title: 'v2' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
-    } finally {
-      await elsewhere.close();
-    }
+    await appendElsewhere(stream, 'NoteRenamed', { title: 'v2' });
     const reads = sinon.spy(store, 'readStream');
     try {
       const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx);
@@ -232,12 +231,7 @@ describe('generic command handler', () => {
       await handle(noteDecider, sa, { type: 'CreateNote', noteId: a, title: 'A' }, ctx);
       await handle(noteDecider, sb, { type: 'CreateNote', noteId: b, title: 'B' }, ctx);
       // Another process: the store's own head cache is bypassed, so only the append's expected revision can tell.
-      const other = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY) });
-      try {
-        await other.append(sb, [{ type: 'NoteRenamed', data: { title: 'elsewhere' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
-      } finally {
-        await other.close();
-      }
+      await appendElsewhere(sb, 'NoteRenamed', { title: 'elsewhere' });
       const [ra, rb] = await handle.together(
         [
           { decider: noteDecider, stream: sa, command: { type: 'RenameNote', title: 'A2' } },
