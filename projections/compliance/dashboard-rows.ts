@@ -152,18 +152,33 @@ const noDelta = (): CountDelta => Object.fromEntries(COUNT_COLUMNS.map((column) 
  * the closed and opened rows, so they stay equal to a count over the rows without one.
  */
 export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
-  await moveCounts(trx, tenantId, at, await changeRows(trx, tenantId, at, entityIds, domains));
+  await moveCounts(trx, tenantId, [{ at, delta: await changeRows(trx, tenantId, at, entityIds, domains) }]);
+}
+
+/** An entity a graph event opened (created, imported), at the event's recorded time. */
+export interface Opening {
+  entityId: string;
+  at: Date;
 }
 
 /**
- * The rows of entities an import batch just opened (issue 27 §4: an import of 100,000 rows
- * opens thousands): those without verdicts and without a current row, nearly all of them, are
- * opened grey in one plain insert, without the verdicts' lateral, the comparison with current
- * rows and the before/after tallies; the others (an entity that comes back with its verdicts)
- * are refreshed. The counts move once, by both.
+ * The rows of entities just opened, by a run of graph events (issue 27: an import of 100,000
+ * rows opens thousands in one event; `POST /graph/entities` under load brings the lane runs
+ * of single creations): those without verdicts and without a current row, nearly all of
+ * them, are opened grey in one plain insert, each at its own event's time, without the
+ * verdicts' lateral, the comparison with current rows and the before/after tallies. The
+ * others (an entity that comes back with its verdicts) are refreshed at the run's last time.
+ * The counts move in one insert: a version at each opening time, then the refreshed ones'.
  */
-export async function openRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
-  if (entityIds.length === 0) return;
+export async function openRows(trx: Knex.Transaction, tenantId: string, openings: readonly Opening[], domains: readonly string[]): Promise<void> {
+  if (openings.length === 0) return;
+  // An entity opened twice in the run (two vertices share an entity_id) takes its latest time.
+  const latest = new Map<string, Date>();
+  for (const { entityId, at } of openings) latest.set(entityId, at);
+  const ids = [...latest.keys()];
+  const last = new Date(Math.max(...openings.map((o) => o.at.getTime())));
+  // An import's batch opens thousands at one time: a single time is sent once, not per entity.
+  const oneTime = openings.every((o) => o.at.getTime() === last.getTime());
   const { rows } = await trx.raw(
     // The known entities are looked up by `= ANY(array)`, once, as the refresh does: a
     // correlated NOT EXISTS let the planner (no statistics on a table an import is filling)
@@ -174,17 +189,31 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, at: Date
         UNION
         SELECT entity_id FROM ${ROWS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[])) AND valid_to IS NULL)
      INSERT INTO ${ROWS} (tenant_id, entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due, valid_from)
-     SELECT :tenant, a.entity_id, a.entity_type, a.entity_name, '{}'::jsonb, 0, false, false, false, false, NULL, :at
+     SELECT :tenant, a.entity_id, a.entity_type, a.entity_name, '{}'::jsonb, 0, false, false, false, false, NULL, ${oneTime ? 'CAST(:at AS timestamptz)' : 't.at'}
        FROM alive a
+       ${oneTime ? '' : 'JOIN unnest(CAST(:ids AS text[]), CAST(:ats AS timestamptz[])) AS t(entity_id, at) ON t.entity_id = a.entity_id'}
       WHERE a.entity_id NOT IN (SELECT entity_id FROM known)
      RETURNING entity_id`,
-    { ids: [...entityIds], tenant: tenantId, at },
+    oneTime ? { ids, at: last, tenant: tenantId } : { ids, ats: ids.map((id) => latest.get(id)!.toISOString()), tenant: tenantId },
   );
   const opened = new Set((rows as Array<{ entity_id: string }>).map((r) => r.entity_id));
-  const delta = await changeRows(trx, tenantId, at, entityIds.filter((id) => !opened.has(id)), domains);
-  delta.entities += opened.size;
-  delta.grey += opened.size;
-  await moveCounts(trx, tenantId, at, delta);
+  const steps = new Map<number, CountDelta>();
+  for (const id of opened) {
+    const at = latest.get(id)!.getTime();
+    const step = steps.get(at) ?? noDelta();
+    step.entities += 1;
+    step.grey += 1;
+    steps.set(at, step);
+  }
+  const refreshed = await changeRows(trx, tenantId, last, ids.filter((id) => !opened.has(id)), domains);
+  const atLast = steps.get(last.getTime()) ?? noDelta();
+  for (const column of COUNT_COLUMNS) atLast[column] += refreshed[column];
+  steps.set(last.getTime(), atLast);
+  await moveCounts(
+    trx,
+    tenantId,
+    [...steps].sort(([a], [b]) => a - b).map(([at, delta]) => ({ at: new Date(at), delta })),
+  );
 }
 
 /** The statement of `refreshRows`: answers how the rows it closed and opened move the counts. */
@@ -231,11 +260,18 @@ async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, ent
   return Object.fromEntries(COUNT_COLUMNS.map((column) => [column, Number(delta[column])])) as CountDelta;
 }
 
-/** A new counts version, the latest moved by `delta` (none when nothing moved). */
-async function moveCounts(trx: Knex.Transaction, tenantId: string, at: Date, delta: CountDelta): Promise<void> {
-  if (COUNT_COLUMNS.every((column) => delta[column] === 0)) return;
+/**
+ * New counts versions, one per step (in time order), each the one before moved by its
+ * `delta` (none for a step where nothing moved); one read of the latest and one insert.
+ */
+async function moveCounts(trx: Knex.Transaction, tenantId: string, steps: ReadonlyArray<{ at: Date; delta: CountDelta }>): Promise<void> {
+  const moving = steps.filter(({ delta }) => COUNT_COLUMNS.some((column) => delta[column] !== 0));
+  if (moving.length === 0) return;
   const latest = await trx(COUNTS).where({ tenant_id: tenantId }).orderBy([{ column: 'valid_from', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
-  const next: Record<string, unknown> = { tenant_id: tenantId, valid_from: at };
-  for (const column of COUNT_COLUMNS) next[column] = (latest ? Number(latest[column]) : 0) + delta[column];
-  await trx(COUNTS).insert(next);
+  const running = Object.fromEntries(COUNT_COLUMNS.map((column) => [column, latest ? Number(latest[column]) : 0])) as CountDelta;
+  const versions = moving.map(({ at, delta }) => {
+    for (const column of COUNT_COLUMNS) running[column] += delta[column];
+    return { tenant_id: tenantId, valid_from: at, ...running };
+  });
+  await trx(COUNTS).insert(versions);
 }

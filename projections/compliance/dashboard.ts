@@ -71,34 +71,50 @@ async function createTables(knex: Knex): Promise<void> {
   await createRowsTables(knex);
 }
 
-async function openEntities(trx: Knex.Transaction, tenantId: string, at: Date, rows: Array<{ vertexId: string; entityId: string; label: string; name?: string; wellName?: string }>): Promise<string[]> {
-  if (rows.length === 0) return [];
+/** An assessable entity a graph event opened (created, imported), at the event's recorded time. */
+interface OpenedEntity {
+  vertexId: string;
+  entityId: string;
+  label: string;
+  name?: string;
+  wellName?: string;
+  at: Date;
+}
+
+/** The entities a creating or importing graph event opens, of the labels the packs assess. */
+function openedBy(event: RecordedEvent, labels: ReadonlySet<string>): OpenedEntity[] {
+  const at = event.recordedAt;
+  if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) {
+    return batchVertices(event.type, event.data as GraphBatchData | PackedGraphBatchData)
+      .filter((v) => labels.has(v.label))
+      .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name, at }));
+  }
+  const vertex = readVertexEvent(event);
+  if (vertex.type !== 'VertexCreated' || !labels.has(vertex.data.label)) return [];
+  const d = vertex.data;
+  return [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name, at }];
+}
+
+/** A run of opened entities: their versions in one insert, then their rows (`openRows`). */
+async function openEntities(trx: Knex.Transaction, tenantId: string, opened: readonly OpenedEntity[], domains: readonly string[]): Promise<void> {
+  if (opened.length === 0) return;
   await trx(ENTITIES).insert(
-    rows.map((r) => ({ tenant_id: tenantId, vertex_id: r.vertexId, entity_id: r.entityId, entity_type: r.label, name_prop: r.name ?? null, well_name_prop: r.wellName ?? null, valid_from: at })),
+    opened.map((r) => ({ tenant_id: tenantId, vertex_id: r.vertexId, entity_id: r.entityId, entity_type: r.label, name_prop: r.name ?? null, well_name_prop: r.wellName ?? null, valid_from: r.at })),
   );
-  return rows.map((r) => r.entityId);
+  await openRows(trx, tenantId, opened, domains);
 }
 
 /**
- * Graph facts the dashboard keeps history of: which assessable entities existed, under which
- * name, when. Answers the entities whose version changed (their dashboard rows follow).
+ * Graph facts the dashboard keeps history of, but the openings (`openedBy`): an assessable
+ * entity's new name, its end. Answers the entities whose version changed (their rows follow).
  */
-async function applyGraph(trx: Knex.Transaction, event: RecordedEvent, labels: ReadonlySet<string>): Promise<string[]> {
+async function applyGraph(trx: Knex.Transaction, event: RecordedEvent): Promise<string[]> {
   const tenantId = event.metadata.tenantId;
   const at = event.recordedAt;
-  if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) {
-    const rows = batchVertices(event.type, event.data as GraphBatchData | PackedGraphBatchData)
-      .filter((v) => labels.has(v.label))
-      .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name }));
-    return openEntities(trx, tenantId, at, rows);
-  }
   const vertex = readVertexEvent(event);
   switch (vertex.type) {
-    case 'VertexCreated': {
-      const d = vertex.data;
-      if (!labels.has(d.label)) return [];
-      return openEntities(trx, tenantId, at, [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name }]);
-    }
+    case 'VertexCreated':
+      return []; // an opening: `openedBy`, in runs
     case 'VertexPropertiesUpdated':
     case 'WellProductionReported': {
       const removed = vertex.type === 'VertexPropertiesUpdated' ? vertex.data.removed : [];
@@ -212,25 +228,36 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
   };
 
   async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void> {
-    // Consecutive batches of one assessment go in one statement; anything else applies in log order.
+    // Consecutive batches of one assessment go in one statement, consecutive openings of one
+    // tenant's entities (creations, imports) in a few; anything else applies in log order.
     let run: { assessmentId: string; tenantId: string; at: Date; summaries: VerdictSummaries } | null = null;
+    let openings: { tenantId: string; opened: OpenedEntity[] } | null = null;
     for (const event of events) {
+      const tenantId = event.metadata.tenantId;
       if (event.type === 'VerdictsAssessed' || event.type === 'EntitiesAssessed') {
+        await flushOpenings();
         const read = readAssessmentEvent(event);
         const { assessmentId } = read.data;
-        const tenantId = event.metadata.tenantId;
         if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await flush();
         run ??= { assessmentId, tenantId, at: event.recordedAt, summaries: {} };
         summarizeVerdicts(read, run.summaries);
         continue;
       }
+      if (event.type === 'VertexCreated' || (GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) {
+        await flush();
+        if (openings && openings.tenantId !== tenantId) await flushOpenings();
+        openings ??= { tenantId, opened: [] };
+        openings.opened.push(...openedBy(event, labels));
+        continue;
+      }
       await flush();
+      await flushOpenings();
       if (event.type === COMPLIANCE_ANOMALY_FLAGGED) await applyAnomaly(trx, event);
       else if (event.type === 'AssessmentRecorded') await applyRecorded(trx, event);
-      else if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) await openRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
-      else await refreshRows(trx, event.metadata.tenantId, event.recordedAt, await applyGraph(trx, event, labels), domains);
+      else await refreshRows(trx, tenantId, event.recordedAt, await applyGraph(trx, event), domains);
     }
     await flush();
+    await flushOpenings();
 
     async function flush() {
       if (!run) return;
@@ -238,6 +265,13 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
       run = null;
       const ids = await writeVerdicts(trx, tenantId, summaries);
       await refreshRows(trx, tenantId, at, ids, domains);
+    }
+
+    async function flushOpenings() {
+      if (!openings) return;
+      const { tenantId, opened } = openings;
+      openings = null;
+      await openEntities(trx, tenantId, opened, domains);
     }
   }
 }

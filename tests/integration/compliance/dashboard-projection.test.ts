@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
 import { bucketCounts } from '../../../projections/compliance/selectors';
-import { CELLS, DAILY } from '../../../projections/compliance/tables';
+import { CELLS, COUNTS, DAILY, ROWS } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
 import { trendChart } from '../../../queries/compliance/charts';
 import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
@@ -157,6 +157,34 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     expect(await row('2026-06-05')).to.equal(undefined);
     await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [{ ...wellC, id: randomUUID() }], edges: [] }, day('2026-06-06'), 'graph.import-z')]);
     expect((await row('2026-06-07'))?.domains).to.include({ production: 'green', rule_32: 'amber' });
+  });
+
+  it('a batch of single creations opens each entity at its own time and moves the counts once per time, a returning one with its verdicts', async () => {
+    const other = randomUUID();
+    const mine = (events: RecordedEvent[]) => events.map((e) => ({ ...e, metadata: { ...e.metadata, tenantId: other } }));
+    const created = (well: ReturnType<typeof vertex>, at: Date) =>
+      recorded('VertexCreated', { vertexId: well.id, namespace: 'ns', label: well.label, entityId: well.entity_id, properties: well.properties }, at, `graph.vertex-${well.id}`);
+    const [d, e, f] = [vertex('42-501-00011', 'DELTA 1H'), vertex('42-501-00012', 'ECHO 1H'), vertex('42-501-00013', 'FOXTROT 1H')];
+    // D was assessed, deleted and now comes back in the run, beside two new wells and a Field the packs do not assess.
+    await given(mine([created(d, day('2026-08-01'))]));
+    await given(mine(assessment(day('2026-08-02'), { [d.entity_id]: [cell('production', 'red', 'overdue')] })));
+    await given(mine([recorded('VertexDeleted', { vertexId: d.id, namespace: 'ns', label: 'Well', entityId: d.entity_id, edgeIds: [] }, day('2026-08-03'), 'graph.vertex-d')]));
+    const t = (hour: number) => new Date(`2026-08-04T${String(hour).padStart(2, '0')}:00:00Z`);
+    await given(mine([created(e, t(1)), created({ ...vertex('FLD-2', 'WOLFBERRY'), label: 'Field' }, t(2)), created(f, t(3)), created({ ...d, id: randomUUID() }, t(4))]));
+
+    const rows = await db.knex(ROWS).where({ tenant_id: other, valid_to: null }).orderBy('entity_id').select('entity_id', 'valid_from', 'severity');
+    expect(rows.map((r) => [r.entity_id, r.valid_from.toISOString(), r.severity])).to.deep.equal([
+      [d.entity_id, t(4).toISOString(), 4],
+      [e.entity_id, t(1).toISOString(), 0],
+      [f.entity_id, t(3).toISOString(), 0],
+    ]);
+    const versions = await db.knex(COUNTS).where({ tenant_id: other }).where('valid_from', '>=', t(0)).orderBy('id').select('valid_from', 'entities', 'grey', 'red', 'overdue');
+    expect(versions.map((v) => [v.valid_from.toISOString(), v.entities, v.grey, v.red, v.overdue])).to.deep.equal([
+      [t(1).toISOString(), 1, 1, 0, 0],
+      [t(3).toISOString(), 2, 2, 0, 0],
+      [t(4).toISOString(), 3, 2, 1, 1],
+    ]);
+    expect(await bucketCounts(db.knex, other, t(2))).to.deep.include({ entities: 1 });
   });
 
   it('cell versions keep reasons and facts as written, control characters and backslashes included, on a first assessment and a changed one', async () => {
