@@ -66,6 +66,29 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
   };
 }
 
+/**
+ * `fn` in a transaction on a connection of knex's pool, through a knex bound to it (as the
+ * inline projectors get theirs), the BEGIN sent with `SET LOCAL` settings in one simple query:
+ * a lane's batch is one round trip and one transactor shorter than with `knex.transaction`.
+ */
+export async function transactionOnPool<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>, settings: Record<string, string> = {}): Promise<T> {
+  const connection = (await knex.client.acquireConnection()) as PoolClient;
+  try {
+    const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; ');
+    await connection.query(begin);
+    try {
+      const result = await fn(onConnection(knex, connection) as unknown as Knex.Transaction);
+      await connection.query('COMMIT');
+      return result;
+    } catch (error) {
+      await connection.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    await knex.client.releaseConnection(connection);
+  }
+}
+
 /** Knex instances bound to one pooled connection each, built once per connection. */
 const bound = new WeakMap<PoolClient, Knex>();
 

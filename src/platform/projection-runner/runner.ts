@@ -5,7 +5,7 @@ import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, 
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
 import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
-import { createInlineProjections } from './inline-projections';
+import { createInlineProjections, transactionOnPool } from './inline-projections';
 import { LogTail } from './log-tail';
 import type { Projector } from './projector';
 
@@ -401,19 +401,22 @@ export class ProjectionRunner {
   }
 
   private async applyBatch(projector: Projector, events: RecordedEvent[], from: Position, to: Position): Promise<void> {
-    await this.options.knex.transaction(async (trx) => {
-      // Read models are rebuildable and the checkpoint commits with them, so a lost tail
-      // after a crash is simply re-applied: no need to wait for the WAL flush.
-      await trx.raw('SET LOCAL synchronous_commit = off');
-      // First: the compare-and-set takes the checkpoint's row lock, fencing a stale leader.
-      await advanceCheckpoint(trx, projector.name, { version: projector.version, from, to, applied: events.length });
-      try {
-        if (projector.applyBatch) await projector.applyBatch(trx, events);
-        else for (const event of events) await projector.apply(trx, event);
-      } catch (error) {
-        throw new ApplyFailed(error);
-      }
-    });
+    // Read models are rebuildable and the checkpoint commits with them, so a lost tail after a
+    // crash is simply re-applied: no need to wait for the WAL flush.
+    await transactionOnPool(
+      this.options.knex,
+      async (trx) => {
+        // First: the compare-and-set takes the checkpoint's row lock, fencing a stale leader.
+        await advanceCheckpoint(trx, projector.name, { version: projector.version, from, to, applied: events.length });
+        try {
+          if (projector.applyBatch) await projector.applyBatch(trx, events);
+          else for (const event of events) await projector.apply(trx, event);
+        } catch (error) {
+          throw new ApplyFailed(error);
+        }
+      },
+      { synchronous_commit: 'off' },
+    );
   }
 
   /**
