@@ -16,6 +16,7 @@ import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEv
 import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { boundedRecord } from '../../src/platform/http/bounded';
+import { claimFreshStream } from '../../src/platform/http/request-scope';
 
 /**
  * POST /events: validate against the type (active only), its conditional and published
@@ -112,17 +113,23 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
   const { store } = deps;
   const typeStream = eventTypeAggregate.stream(tenantId, command.eventTypeId);
   const eventStream = operationalEventAggregate.stream(tenantId, command.eventId);
+  // Named after an id this request drew at random: nothing to read (a retried request with an
+  // Idempotency-Key derives the id instead, and reads to find what the first one stored).
+  const fresh = claimFreshStream(eventStream);
   const { outcome } = await appendAtomically<LogEventOutcome>(deps, context, async (now) => {
-    const existing = await loadAggregate(store, operationalEventAggregate, eventStream);
+    // The three reads are independent: sent together, the decision waits for one round trip.
+    const [existing, type, rules] = await Promise.all([
+      fresh ? { state: operationalEventAggregate.initialState, revision: null } : loadAggregate(store, operationalEventAggregate, eventStream),
+      loadAggregate(store, eventTypeAggregate, typeStream),
+      loadAggregate(store, duplicationRulesAggregate, duplicationRulesAggregate.stream(tenantId, 'all')),
+    ]);
     if (existing.state.status === 'logged') {
       // A retried request (same Idempotency-Key): answer from what the first one stored.
       return { writes: [], outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } };
     }
-    const type = await loadAggregate(store, eventTypeAggregate, typeStream);
     const decided = decideLogEvent(command, type.state, existing.state, now);
     const writes: PlannedWrite[] = [];
 
-    const rules = await loadAggregate(store, duplicationRulesAggregate, duplicationRulesAggregate.stream(tenantId, 'all'));
     for (const rule of applicableRules(rules.state, command.eventTypeId)) {
       const stream = duplicateKeyStream(tenantId, rule, duplicateKey(rule, command, decided.values));
       const recent = await store.readStream(stream, { direction: 'backwards', limit: DUPLICATE_KEY_LOOKBACK });
