@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { entityIdTaken, VertexView } from '../../queries/graph/entities';
-import { isVertexLabel } from '../../queries/graph/graph-schema';
+import { creationFacts, VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { Properties, toStoredProperties } from '../../streams/graph/properties';
 import { vertexAggregate, VertexEvent, VertexState } from '../../streams/graph/vertex';
@@ -48,8 +47,8 @@ export async function createEntity(deps: GraphCommandDeps, actor: GraphActor, bo
   const namespace = namespaceOf(actor.tenantId);
   const { set } = toStoredProperties(body.properties);
   const entityId = set.entity_id ?? vertexId;
-  const [labelKnown, taken] = await Promise.all([isVertexLabel(deps.knex, body.label), entityIdTaken(deps.knex, namespace, body.label, entityId)]);
-  const command: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: body.label, entityId, properties: set, labelKnown, entityIdTaken: taken };
+  const facts = await creationFacts(deps.knex, namespace, body.label, entityId);
+  const command: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: body.label, entityId, properties: set, ...facts };
   const { state } = await deps.handle(createEntityDecider, vertexStream(actor.tenantId, vertexId), command, commandContext(actor), {
     reserve: [entityIdReservation(actor.tenantId, body.label, entityId)],
   });

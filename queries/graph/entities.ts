@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import { ENTITY_TYPES } from '../../projections/graph/graph-schema';
 import type { Properties } from '../../streams/graph/properties';
 
 /** A vertex as every graph route returns it. */
@@ -61,8 +62,17 @@ async function withEntityId(knex: Knex, namespace: string, label: string | null,
   return rows.find((row) => !label || row.label === label) ?? null;
 }
 
-export async function entityIdTaken(knex: Knex, namespace: string, label: string, entityId: string): Promise<boolean> {
-  return (await withEntityId(knex, namespace, label, entityId)) !== null;
+/**
+ * What creating a vertex must know first, in one statement: whether its label is a configured
+ * entity type, and whether a vertex of that label already carries the entity_id.
+ */
+export async function creationFacts(knex: Knex, namespace: string, label: string, entityId: string): Promise<{ labelKnown: boolean; entityIdTaken: boolean }> {
+  const { rows } = await knex.raw(
+    `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = :label) AS known,
+            EXISTS (SELECT 1 FROM ${VERTICES} WHERE namespace = :namespace AND entity_id = :entityId AND label = :label) AS taken`,
+    { label, namespace, entityId },
+  );
+  return { labelKnown: rows[0].known, entityIdTaken: rows[0].taken };
 }
 
 export async function listVertices(knex: Knex, namespace: string, label: string, limit: number, offset = 0): Promise<VertexView[]> {
