@@ -253,10 +253,14 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             ...(item.options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
             ...(item.options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
           ];
+          // A claim is first made as if the value had never been claimed (nearly always true:
+          // a new e-mail, a new entity_id): the append's 'no_stream' proves it, one read fewer.
+          // Should the value have a history, the conflict has everything read and decided again.
+          const optimistic = !item.mustRead;
           for (const { key, command: claim } of claims) {
             const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
             const reservation = reservationDecider(key.label);
-            const held = await load(reservation, target);
+            const held = optimistic && claim.type === 'Claim' ? { state: reservation.initialState, revision: null } : await load(reservation, target);
             const claimed = reservation.decide(claim, held.state, clock());
             if (claimed.length === 0) continue;
             writes.push({
@@ -280,7 +284,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             readAgain = true;
             break;
           }
-          decided.push({ state, events, revision, unread, own });
+          decided.push({ state, events, revision, unread: unread || (optimistic && claims.some((c) => c.command.type === 'Claim')), own });
         }
         if (readAgain) {
           attempt--;

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import sinon from 'sinon';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
-import { claim } from '../../../src/platform/command-handling/reservation';
+import { claim, reservationStream } from '../../../src/platform/command-handling/reservation';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import { EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { newId } from '../../../src/platform/command-handling/idempotency';
@@ -139,6 +139,31 @@ describe('generic command handler', () => {
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(rejected).to.have.length(19);
     for (const r of rejected) expect(r.reason).to.be.instanceOf(Conflict);
+  });
+
+  it('given a value never claimed, when a command reserves it, then the claim is appended without reading its stream; a released value is claimed after a read; a held one answers 409 and nothing is appended', async () => {
+    const handle = createCommandHandler({ store, projections, logger });
+    const key = { context: 'toy', tenantId: 'tenant-x', kind: 'title', value: `title-${randomUUID()}`, label: 'note title' };
+    const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
+    const create = (noteId: string) => handle(noteDecider, noteStream('tenant-x', noteId), { type: 'CreateNote', noteId, title: key.value }, ctx, { reserve: [key] });
+    const reads = sinon.spy(store, 'readStream');
+    try {
+      const first = randomUUID();
+      await create(first);
+      expect(reads.getCalls().filter((c) => c.args[0] === target), 'the new value is not read').to.have.length(0);
+      expect((await store.readStream(target)).map((e) => e.data)).to.deep.equal([{ owner: noteStream('tenant-x', first) }]);
+
+      const second = randomUUID();
+      const refused = await create(second).catch((error: unknown) => error);
+      expect(refused).to.be.instanceOf(Conflict).with.property('message').that.includes('note title is already taken');
+      expect(await store.readStream(noteStream('tenant-x', second))).to.deep.equal([]);
+
+      await handle(noteDecider, noteStream('tenant-x', first), { type: 'ArchiveNote' }, ctx, { release: [key] });
+      await create(second);
+      expect((await store.readStream(target)).map((e) => e.type)).to.deep.equal(['ReservationClaimed', 'ReservationReleased', 'ReservationClaimed']);
+    } finally {
+      reads.restore();
+    }
   });
 
   it('given a remembered state another writer moved, when it decides again, then it reads only the events after the remembered revision', async () => {
