@@ -105,6 +105,43 @@ describe('inline projections', () => {
     expect((await notes()).map((n) => n.title)).to.deep.equal(['fine']);
   });
 
+  it('given a multi-stream write whose later stream is refused, when the earlier stream\'s events would break a projector, then the refusal is the answer and the projectors see the write only once it is whole', async () => {
+    const seen: string[][] = [];
+    const watching: Projector = {
+      name: 'toy_watching',
+      version: 1,
+      tables: [],
+      consistency: 'inline',
+      eventTypes: ['NoteCreated'],
+      createTables: async () => undefined,
+      async apply() {
+        throw new Error('apply is not called when applyBatch exists');
+      },
+      async applyBatch(_trx, events) {
+        seen.push(events.map((e) => e.stream));
+        if (events.some((e) => (e.data as { title?: string }).title === 'duplicate')) throw new Error('unique index');
+      },
+    };
+    await start([watching]);
+    const [a, b] = [randomUUID(), randomUUID()];
+    // Stream names sort "toy.note-…-a" before "toy.zz-…": the note is appended first.
+    const claimed = `toy.zz-${randomUUID()}`;
+    await store.append(claimed, [{ ...renamed('held'), type: 'Held' }]);
+    const error = await store
+      .appendMany([
+        { stream: noteStream(tenantId, a), expectedRevision: 'no_stream', events: [created(a, 'duplicate')] },
+        { stream: claimed, expectedRevision: 'no_stream', events: [{ ...renamed('claim'), type: 'Held' }] },
+      ])
+      .catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(WrongExpectedRevisionError);
+    expect(seen, 'nothing applied before the refusal').to.deep.equal([]);
+    await store.appendMany([
+      { stream: noteStream(tenantId, a), expectedRevision: 'no_stream', events: [created(a)] },
+      { stream: noteStream(tenantId, b), expectedRevision: 'no_stream', events: [created(b)] },
+    ]);
+    expect(seen, 'one batch with both streams, in log order').to.deep.equal([[noteStream(tenantId, a), noteStream(tenantId, b)].sort()]);
+  });
+
   it('re-appending stored event ids is a no-op and applies nothing twice', async () => {
     await start([inlineNotes()]);
     const id = randomUUID();

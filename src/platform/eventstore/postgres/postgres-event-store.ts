@@ -454,7 +454,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const order = inStreamOrder(writes);
     const appendAll = async (client: PoolClient, apply?: ApplyInline) => {
       const out: AppendResult[] = new Array(writes.length);
-      for (const i of order) out[i] = await appendOne(client, writes[i], true, apply);
+      // The inline projectors see the whole write once every stream took its part, in log
+      // order: a refusal of a later stream (a claim on a taken value) is the answer, not a
+      // read model's unique index meeting an earlier stream's events; and a projector with
+      // `applyBatch` writes the events of all streams with one statement.
+      const written: RecordedEvent[] = [];
+      const collect: ApplyInline | undefined = apply && (async (events) => void written.push(...events));
+      for (const i of order) out[i] = await appendOne(client, writes[i], true, collect);
+      if (apply && written.length > 0) await apply(written);
       return out;
     };
     const results = await withClient(async (client) => {
