@@ -195,7 +195,7 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
       WHERE a.entity_id NOT IN (SELECT entity_id FROM known)
      RETURNING entity_id`,
     oneTime ? { ids, at: last, tenant: tenantId } : { ids, ats: ids.map((id) => latest.get(id)!.toISOString()), tenant: tenantId },
-  );
+  ).options(ids.length <= FEW ? { name: oneTime ? 'compliance-open-rows' : 'compliance-open-rows-at' } : {});
   const opened = new Set((rows as Array<{ entity_id: string }>).map((r) => r.entity_id));
   const steps = new Map<number, CountDelta>();
   for (const id of opened) {

@@ -64,14 +64,15 @@ async function withEntityId(knex: Knex, namespace: string, label: string | null,
 
 /**
  * What creating a vertex must know first, in one statement: whether its label is a configured
- * entity type, and whether a vertex of that label already carries the entity_id.
+ * entity type, and whether a vertex of that label already carries the entity_id. Named, so
+ * each connection plans it once.
  */
 export async function creationFacts(knex: Knex, namespace: string, label: string, entityId: string): Promise<{ labelKnown: boolean; entityIdTaken: boolean }> {
   const { rows } = await knex.raw(
     `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = :label) AS known,
             EXISTS (SELECT 1 FROM ${VERTICES} WHERE namespace = :namespace AND entity_id = :entityId AND label = :label) AS taken`,
     { label, namespace, entityId },
-  );
+  ).options({ name: 'graph-creation-facts' });
   return { labelKnown: rows[0].known, entityIdTaken: rows[0].taken };
 }
 
