@@ -223,6 +223,10 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
+    // A graph change shows here within a lane batch; the graph's own routes do not wait for
+    // the dashboard (issue 27: dashboards stay off a command's path). An assessment, which
+    // reads the graph and colors the rows, waits, and so sees every graph change before it.
+    eventualFor: GRAPH_TYPES,
     apply: (trx, event) => applyBatch(trx, [event]),
     applyBatch,
   };

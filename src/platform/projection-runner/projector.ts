@@ -25,6 +25,12 @@ export interface Projector {
    * latest. Default `read-your-writes`: a command waits until a lane holds what it appended.
    */
   consistency?: 'inline' | 'read-your-writes' | 'eventual';
+  /**
+   * Of a `read-your-writes` projector's event types, those it takes as `eventual`: a command
+   * that appends only these does not wait for it (the compliance dashboard's graph facts: a
+   * new well shows grey within a lane batch, while an assessment, which colors it, waits).
+   */
+  eventualFor?: readonly string[];
   apply(trx: Knex.Transaction, event: RecordedEvent): Promise<void>;
   /**
    * Optional: applies a whole batch (already filtered to `eventTypes`, in log order) at once,

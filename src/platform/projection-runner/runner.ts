@@ -463,9 +463,11 @@ export class ProjectionRunner {
    */
   async waitFor(position: Position, timeoutMs: number, eventTypes?: readonly string[]): Promise<boolean> {
     // A stuck projector elsewhere never delays a command that wrote nothing it reads, and
-    // an eventual one (the audit index) never delays a command at all.
+    // an eventual one (the audit index) never delays a command at all, nor one that wrote
+    // only types a projector takes as eventual.
+    const waitedFor = (type: string, projector: Projector) => (!projector.eventTypes || projector.eventTypes.includes(type)) && !projector.eventualFor?.includes(type);
     const concerned = (projector: Projector) =>
-      projector.consistency !== 'eventual' && !this.isInline(projector) && (!eventTypes || !projector.eventTypes || projector.eventTypes.some((t) => eventTypes.includes(t)));
+      projector.consistency !== 'eventual' && !this.isInline(projector) && (!eventTypes ? true : eventTypes.some((t) => waitedFor(t, projector)));
     return this.waitUntil(position, timeoutMs, concerned);
   }
 

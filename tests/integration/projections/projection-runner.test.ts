@@ -271,6 +271,26 @@ describe('projection runner', () => {
     await r.stop();
   });
 
+  it('given a projector that takes a type as eventual, when a command appended only that type, then it does not wait for the projector; a command that also appended another of its types does', async () => {
+    const stuck: Projector = {
+      ...notesProjector(1, () => true),
+      name: 'toy_stuck',
+      tables: ['toy_stuck'],
+      eventTypes: ['Shown', 'Colored'],
+      eventualFor: ['Shown'],
+      createTables: async (knex) => knex.schema.createTable('toy_stuck', (t) => t.text('id')),
+      apply: async () => {
+        throw new Error('always');
+      },
+    };
+    const r = runner([stuck]);
+    await r.start();
+    const { position } = await store.append(`other-${randomUUID()}`, [{ type: 'Shown', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    expect(await r.waitFor(position, 2000, ['Shown'])).to.equal(true);
+    expect(await r.waitFor(position, 300, ['Shown', 'Colored'])).to.equal(false);
+    await r.stop();
+  });
+
   it('an eventual projector gathers a burst of appends into few transactions, and a reader catching up does not wait for the pace', async () => {
     const batches: number[] = [];
     const base = notesProjector();
