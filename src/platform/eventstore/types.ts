@@ -98,11 +98,19 @@ export interface SubscribeOptions {
   /** Exclusive, like readAll. */
   from?: Position;
   filter?: EventFilter;
+  /**
+   * How long to let new events gather after a wake-up before reading them (ms, asked each
+   * time; 0 reads at once): under load, one read then serves a burst of appends. `hurry`
+   * cuts a gathering short. A store that pushes events (EventStoreDB) ignores it.
+   */
+  gatherMs?: () => number;
 }
 
 /** Catch-up, then live. Iterate with for-await; `stop()` ends the iteration. */
 export interface Subscription extends AsyncIterable<RecordedEvent> {
   stop(): Promise<void>;
+  /** Reads what is new now, ending a gathering (`SubscribeOptions.gatherMs`) early. */
+  hurry?(): void;
 }
 
 /** One stream's part of a multi-stream append. */

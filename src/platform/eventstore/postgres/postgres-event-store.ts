@@ -605,6 +605,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         filter: subscribeOptions.filter,
         batchSize: options.batchSize ?? 500,
         pollIntervalMs: options.pollIntervalMs ?? 500,
+        gatherMs: subscribeOptions.gatherMs,
       });
     },
 

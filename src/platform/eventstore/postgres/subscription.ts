@@ -15,6 +15,7 @@ export interface PollingSubscriptionOptions {
   filter?: EventFilter;
   batchSize: number;
   pollIntervalMs: number;
+  gatherMs?: () => number;
 }
 
 /**
@@ -27,7 +28,8 @@ export interface PollingSubscriptionOptions {
  * still in flight (a projector's, say, which appends nothing and notifies nobody): the read
  * says so, and only then does it re-read on a timer, from a few milliseconds up to the poll
  * interval. Before, every wake-up was followed by six timed re-reads whether or not anything
- * was hidden: most of a turn's reads of the log.
+ * was hidden: most of a turn's reads of the log. With `gatherMs`, a wake-up is followed by a
+ * short pause before the read, so under load one read serves several appends.
  */
 export class PollingSubscription implements Subscription {
   private stopped = false;
@@ -39,6 +41,29 @@ export class PollingSubscription implements Subscription {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.hurry();
+  }
+
+  /** Ends the current gathering, if any. */
+  hurry(): void {
+    this.hurried?.();
+  }
+
+  private hurried: (() => void) | null = null;
+
+  /** After a wake-up: lets more appends land before the read, for as long as asked. */
+  private async gather(): Promise<void> {
+    const ms = this.options.gatherMs?.() ?? 0;
+    if (ms <= 0 || this.stopped) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.hurried = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.hurried = done;
+    });
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
@@ -54,14 +79,21 @@ export class PollingSubscription implements Subscription {
         yield event;
       }
       if (head && batch.length < batchSize && comparePositions(head, this.checkpoint) > 0) this.checkpoint = head;
-      if (batch.length === batchSize || notifier.seen !== seenBefore) {
+      if (batch.length === batchSize) {
         delay = 1;
+        continue;
+      }
+      if (notifier.seen !== seenBefore) {
+        // Appended while this read ran: read again, once the burst had its moment to land.
+        delay = 1;
+        await this.gather();
         continue;
       }
       if (!hidden) {
         // Everything committed has been read: the next append will say so.
         delay = 1;
         await notifier.wait(pollIntervalMs);
+        if (notifier.seen !== seenBefore) await this.gather();
         continue;
       }
       await notifier.wait(delay);
