@@ -38,46 +38,44 @@ function fakeLog() {
 describe('polling subscription: gathering a burst of appends', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  async function consume(subscription: PollingSubscription, into: RecordedEvent[]) {
-    for await (const event of subscription) into.push(event);
+  /** A subscription over `log` with `gatherMs`, and what it has delivered so far. */
+  function subscribe(log: ReturnType<typeof fakeLog>, gatherMs: number) {
+    const subscription = new PollingSubscription({ readLive: log.readLive, headPosition: async () => START, notifier: log.notifier, from: START, batchSize: 100, pollIntervalMs: 400, gatherMs: () => gatherMs });
+    const seen: RecordedEvent[] = [];
+    const running = (async () => {
+      for await (const event of subscription) seen.push(event);
+    })();
+    return { subscription, seen, stop: async () => (await subscription.stop(), await running) };
   }
 
   it('given a gathering time, when a burst of appends lands, then one read serves the burst', async () => {
     const log = fakeLog();
-    const subscription = new PollingSubscription({ readLive: log.readLive, headPosition: async () => START, notifier: log.notifier, from: START, batchSize: 100, pollIntervalMs: 400, gatherMs: () => 150 });
-    const seen: RecordedEvent[] = [];
-    const running = consume(subscription, seen);
+    const { seen, stop } = subscribe(log, 300);
     await sleep(20);
     const before = log.reads();
     for (let i = 0; i < 5; i++) {
       log.append();
       await sleep(3);
     }
-    await sleep(250);
+    await sleep(450);
     expect(seen.map((e) => e.id)).to.deep.equal(['1', '2', '3', '4', '5']);
     expect(log.reads() - before, 'reads for five appends').to.equal(1);
-    await subscription.stop();
-    await running;
+    await stop();
   });
 
-  it('given no gathering time, when a burst of appends lands, then each wake-up reads at once', async () => {
+  it('given no gathering time, when an append lands, then the wake-up reads it at once', async () => {
     const log = fakeLog();
-    const subscription = new PollingSubscription({ readLive: log.readLive, headPosition: async () => START, notifier: log.notifier, from: START, batchSize: 100, pollIntervalMs: 300, gatherMs: () => 0 });
-    const seen: RecordedEvent[] = [];
-    const running = consume(subscription, seen);
+    const { seen, stop } = subscribe(log, 0);
     await sleep(20);
     log.append();
     await sleep(5);
     expect(seen).to.have.length(1);
-    await subscription.stop();
-    await running;
+    await stop();
   });
 
   it('given a long gathering, when the reader is hurried, then it reads at once', async () => {
     const log = fakeLog();
-    const subscription = new PollingSubscription({ readLive: log.readLive, headPosition: async () => START, notifier: log.notifier, from: START, batchSize: 100, pollIntervalMs: 300, gatherMs: () => 5_000 });
-    const seen: RecordedEvent[] = [];
-    const running = consume(subscription, seen);
+    const { subscription, seen, stop } = subscribe(log, 5_000);
     await sleep(20);
     log.append();
     await sleep(10);
@@ -85,7 +83,6 @@ describe('polling subscription: gathering a burst of appends', () => {
     subscription.hurry();
     await sleep(10);
     expect(seen).to.have.length(1);
-    await subscription.stop();
-    await running;
+    await stop();
   });
 });
