@@ -58,27 +58,30 @@ export const operationalEventsProjector: Projector = {
       case 'OperationalEventLogged': {
         const d = event.data;
         const snapshot = { event_type_id: d.eventTypeId, entity_id: d.entityId, entity_type: d.entityType, occurred_at: d.occurredAt, fields: d.fields };
-        await trx(EVENTS_TABLE)
-          .insert({
-            tenant_id: tenantId,
-            id: d.eventId,
-            event_type_id: d.eventTypeId,
-            entity_id: d.entityId,
-            entity_type: d.entityType,
-            occurred_at: d.occurredAt,
-            fields: JSON.stringify(d.fields),
-            version: 1,
-            logged_by: d.by,
-            logged_at: d.at,
-            updated_by: d.by,
-            updated_at: d.at,
-          })
-          .onConflict(['tenant_id', 'id'])
-          .ignore();
-        await trx(EVENT_HISTORY_TABLE)
-          .insert({ tenant_id: tenantId, event_id: d.eventId, version: 1, action: 'logged', changes: '[]', snapshot: JSON.stringify(snapshot), changed_by: d.by, changed_at: d.at })
-          .onConflict(['tenant_id', 'event_id', 'version'])
-          .ignore();
+        // The row and its first history version in one statement (one round trip per event logged).
+        await trx
+          .raw(
+            `WITH logged AS (
+               INSERT INTO ${EVENTS_TABLE} (tenant_id, id, event_type_id, entity_id, entity_type, occurred_at, fields, version, logged_by, logged_at, updated_by, updated_at)
+               VALUES (:tenantId, :eventId, :eventTypeId, :entityId, :entityType, :occurredAt, :fields, 1, :by, :at, :by, :at)
+               ON CONFLICT (tenant_id, id) DO NOTHING)
+             INSERT INTO ${EVENT_HISTORY_TABLE} (tenant_id, event_id, version, action, changes, snapshot, changed_by, changed_at)
+             VALUES (:tenantId, :eventId, 1, 'logged', '[]', :snapshot, :by, :at)
+             ON CONFLICT (tenant_id, event_id, version) DO NOTHING`,
+            {
+              tenantId,
+              eventId: d.eventId,
+              eventTypeId: d.eventTypeId,
+              entityId: d.entityId,
+              entityType: d.entityType,
+              occurredAt: d.occurredAt,
+              fields: JSON.stringify(d.fields),
+              by: d.by,
+              at: d.at,
+              snapshot: JSON.stringify(snapshot),
+            },
+          )
+          .options({ name: 'monitoring-event-logged' });
         return;
       }
       case 'OperationalEventUpdated': {
