@@ -13,7 +13,7 @@ import {
 } from '../../streams/monitoring/duplication-rules';
 import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType } from '../../streams/monitoring/event-type';
 import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { appendAtomically, loadAggregate, PlannedWrite } from '../../src/platform/command-handling/multi-stream-command';
+import { appendAtomically, foldStream, PlannedWrite, readWholeStreams } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 import { claimFreshStream } from '../../src/platform/http/request-scope';
@@ -117,12 +117,9 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
   // Idempotency-Key derives the id instead, and reads to find what the first one stored).
   const fresh = claimFreshStream(eventStream);
   const { outcome } = await appendAtomically<LogEventOutcome>(deps, context, async (now) => {
-    // The three reads are independent: sent together, the decision waits for one round trip.
-    const [existing, type, rules] = await Promise.all([
-      fresh ? { state: operationalEventAggregate.initialState, revision: null } : loadAggregate(store, operationalEventAggregate, eventStream),
-      loadAggregate(store, eventTypeAggregate, typeStream),
-      loadAggregate(store, duplicationRulesAggregate, duplicationRulesAggregate.stream(tenantId, 'all')),
-    ]);
+    // The streams the decision reads, in one read.
+    const [typeEvents, rulesEvents, existingEvents = []] = await readWholeStreams(store, [typeStream, duplicationRulesAggregate.stream(tenantId, 'all'), ...(fresh ? [] : [eventStream])]);
+    const [type, rules, existing] = [foldStream(eventTypeAggregate, typeEvents), foldStream(duplicationRulesAggregate, rulesEvents), foldStream(operationalEventAggregate, existingEvents)];
     if (existing.state.status === 'logged') {
       // A retried request (same Idempotency-Key): answer from what the first one stored.
       return { writes: [], outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } };

@@ -6,7 +6,7 @@ import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import type { PlatformDeps } from '../context-module';
 import { currentScope } from '../http/request-scope';
 import { Conflict } from '../domain-errors';
-import { comparePositions, EventStore, Position, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import { comparePositions, EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 
 /**
  * The command handler's write path for a decision that spans streams (logging an operational event appends to
@@ -48,10 +48,20 @@ export class StreamStates<State> {
 }
 
 export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string): Promise<Loaded<State>> {
-  const events = await store.readStream(stream);
+  return foldStream(aggregate, await store.readStream(stream));
+}
+
+/** A whole stream's events folded by its aggregate. */
+export function foldStream<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, events: readonly RecordedEvent[]): Loaded<State> {
   let state = aggregate.initialState;
   for (const e of events) state = aggregate.evolve(state, aggregate.read(e));
   return { state, revision: events.length > 0 ? events[events.length - 1].revision : null };
+}
+
+/** Whole streams for one decision, in one read where the store can (`EventStore.readStreams`). */
+export function readWholeStreams(store: EventStore, streams: readonly string[]): Promise<RecordedEvent[][]> {
+  if (store.readStreams) return store.readStreams(streams);
+  return Promise.all(streams.map((stream) => store.readStream(stream)));
 }
 
 /** Tails of in-process critical sections, by key (see `exclusive` in `handle.together`). */

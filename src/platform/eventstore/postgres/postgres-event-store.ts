@@ -590,6 +590,20 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return events;
     },
 
+    async readStreams(streams) {
+      const asked = [...new Set(streams)];
+      const text = `SELECT ${COLUMNS} FROM events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, revision`;
+      const result = await pool.query<EventRow>(prepared(text, [asked])).catch(mapInfraError);
+      const byStream = new Map<string, RecordedEvent[]>(asked.map((stream) => [stream, []]));
+      for (const row of result.rows) byStream.get(row.stream_id)!.push(toRecorded(row));
+      // Each read whole ends at its head, as a whole readStream does.
+      for (const [stream, events] of byStream) {
+        const head = events[events.length - 1];
+        if (head) heads.set(stream, { revision: head.revision, signature: String(head.metadata.signature ?? '') });
+      }
+      return streams.map((stream) => byStream.get(stream)!);
+    },
+
     async readAll({ from = START, limit = 1000, filter }: ReadAllOptions = {}) {
       const { text, params } = committedQuery(from, limit, filter);
       const result = await pool.query<EventRow>(prepared(text, params)).catch(mapInfraError);
