@@ -5,7 +5,7 @@ import { comparePositions, EventStore, RecordedEvent } from '../../../src/platfo
 import type { Database } from '../../../src/platform/infra/database';
 import { AuditSigner, verifyStreamChain } from '../../../src/platform/eventstore/audit-signature';
 import { createPostgresEventStore } from '../../../src/platform/eventstore/postgres/postgres-event-store';
-import { WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
+import { IdempotencyConflictError, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
 
 function createTestEventStoreOn(db: Database): Promise<EventStore> {
@@ -150,6 +150,57 @@ describe('postgres event store', () => {
     expect(error).to.be.instanceOf(WrongExpectedRevisionError);
     expect(await store.readStream(owner)).to.have.length(0);
     expect(await store.readStream(reservation)).to.have.length(1);
+  });
+
+  it('given writes at exact revisions, when appended together, then one statement writes every stream, chained and signed; a retry answers the same positions and writes nothing; ids reused elsewhere are refused', async () => {
+    const [existing, fresh] = [`exact.a-${randomUUID()}`, `exact.b-${randomUUID()}`];
+    await store.append(existing, [{ type: 'A0', data: {}, metadata }]);
+    const writes = () => [
+      { stream: existing, events: [{ id: ids[0], type: 'A1', data: { n: 1 }, metadata }, { id: ids[1], type: 'A2', data: { n: 2 }, metadata }], expectedRevision: 0n },
+      { stream: fresh, events: [{ id: ids[2], type: 'B0', data: { n: 3 }, metadata }], expectedRevision: 'no_stream' as const },
+    ];
+    const ids = Array.from({ length: 5 }, () => randomUUID());
+    const sent: string[] = [];
+    const query = Client.prototype.query as (...args: unknown[]) => unknown;
+    Client.prototype.query = function (this: Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string };
+      sent.push(typeof first === 'string' ? first : (first?.text ?? ''));
+      return query.apply(this, args);
+    } as typeof Client.prototype.query;
+    let results;
+    try {
+      results = await store.appendMany(writes());
+    } finally {
+      Client.prototype.query = query as typeof Client.prototype.query;
+    }
+    expect(sent.filter((text) => text.includes('append_to_stream')), 'append statements').to.have.length(1);
+    expect(results.map((r) => r.nextRevision)).to.deep.equal([2n, 0n]);
+    expect(comparePositions(results[0].position, results[1].position)).to.be.below(0);
+    const signer = new AuditSigner(TEST_SIGNING_KEY);
+    for (const stream of [existing, fresh]) expect(verifyStreamChain(signer, await store.readStream(stream))).to.deep.equal([]);
+    expect((await store.readStream(existing)).map((e) => e.data)).to.deep.equal([{}, { n: 1 }, { n: 2 }]);
+
+    // A retry of a write to new streams (the revision a retry at a number expects has moved on:
+    // it is refused, and the command handler finds its events by id).
+    const retried = () => [
+      { stream: `exact.e-${ids[0]}`, events: [{ id: ids[3], type: 'E', data: {}, metadata }], expectedRevision: 'no_stream' as const },
+      { stream: `exact.f-${ids[0]}`, events: [{ id: ids[4], type: 'F', data: {}, metadata }], expectedRevision: 'no_stream' as const },
+    ];
+    const first = await store.appendMany(retried());
+    const again = await store.appendMany(retried());
+    expect(again.map((r, i) => [r.nextRevision, comparePositions(r.position, first[i].position)])).to.deep.equal([
+      [0n, 0],
+      [0n, 0],
+    ]);
+    expect(await store.readStream(`exact.e-${ids[0]}`)).to.have.length(1);
+
+    const reused = await store
+      .appendMany([
+        { stream: `exact.c-${randomUUID()}`, events: [{ id: ids[0], type: 'C', data: {}, metadata }], expectedRevision: 'no_stream' },
+        { stream: `exact.d-${randomUUID()}`, events: [{ id: randomUUID(), type: 'D', data: {}, metadata }], expectedRevision: 'no_stream' },
+      ])
+      .catch((e: unknown) => e);
+    expect(reused).to.be.instanceOf(IdempotencyConflictError);
   });
 
   it('twenty concurrent multi-stream claims of one reservation: exactly one wins, no orphan owner', async () => {

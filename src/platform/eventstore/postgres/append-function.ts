@@ -105,3 +105,68 @@ export async function planAppendOnce(knex: Knex): Promise<void> {
 export async function planAppendEachTime(knex: Knex): Promise<void> {
   await knex.raw(`ALTER FUNCTION ${APPEND_SIGNATURE} RESET plan_cache_mode`);
 }
+
+const APPEND_MANY_SIGNATURE = 'append_to_streams(text[], bigint[], integer[], uuid[], text[], jsonb[], jsonb[], timestamptz, text[])';
+
+/** The SQLSTATE `append_to_streams` raises when a stream is not at the revision expected. */
+export const WRONG_REVISION_SQLSTATE = 'ES409';
+
+/**
+ * Migration 0010: several streams' appends as one statement, each at an exact expected
+ * revision (a number, or -1 for no stream): one round trip for a multi-stream command (a
+ * claim and its owner, a turn's start) instead of one per stream. Streams come flattened:
+ * `p_counts[i]` events of `p_streams[i]`, in order. Ids already stored answer with where they
+ * are and nothing is written; a stream not at its expected revision raises `ES409` with the
+ * stream and its head in DETAIL, so the caller's transaction rolls back whole.
+ */
+export async function createAppendManyFunction(knex: Knex): Promise<void> {
+  await knex.raw(`
+    CREATE FUNCTION append_to_streams(
+      p_streams text[], p_expected bigint[], p_counts int[], p_ids uuid[], p_types text[], p_datas jsonb[], p_metas jsonb[],
+      p_recorded timestamptz, p_last_signatures text[])
+    RETURNS TABLE (stream text, head_revision bigint, tx text, positions text[], existing json)
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      found_existing json;
+      n int;
+      first int := 1;
+      locked int;
+    BEGIN
+      SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
+        INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
+      IF found_existing IS NOT NULL THEN
+        RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::text, NULL::text[], found_existing;
+        RETURN;
+      END IF;
+      FOR i IN 1 .. cardinality(p_streams) LOOP
+        n := p_counts[i];
+        IF p_expected[i] < 0 THEN
+          INSERT INTO streams (stream_id, revision, last_signature) VALUES (p_streams[i], n - 1, p_last_signatures[i])
+            ON CONFLICT (stream_id) DO NOTHING;
+        ELSE
+          UPDATE streams SET revision = p_expected[i] + n, last_signature = p_last_signatures[i], updated_at = now()
+            WHERE stream_id = p_streams[i] AND revision = p_expected[i];
+        END IF;
+        GET DIAGNOSTICS locked = ROW_COUNT;
+        IF locked = 0 THEN
+          RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
+            DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;
+        END IF;
+        RETURN QUERY
+          WITH ins AS (
+            INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at)
+            SELECT p_streams[i], greatest(p_expected[i], -1) + u.ord, u.id, u.t, u.d, u.m, p_recorded
+              FROM unnest(p_ids[first:first + n - 1], p_types[first:first + n - 1], p_datas[first:first + n - 1], p_metas[first:first + n - 1])
+                   WITH ORDINALITY AS u(id, t, d, m, ord)
+            RETURNING events.position, events.revision)
+          SELECT p_streams[i], greatest(p_expected[i], -1) + n, pg_current_xact_id()::text, array_agg(ins.position::text ORDER BY ins.revision), NULL::json FROM ins;
+        first := first + n;
+      END LOOP;
+    END
+    $fn$;
+    ALTER FUNCTION ${APPEND_MANY_SIGNATURE} SET plan_cache_mode = force_generic_plan;`);
+}
+
+export async function dropAppendManyFunction(knex: Knex): Promise<void> {
+  await knex.raw(`DROP FUNCTION IF EXISTS ${APPEND_MANY_SIGNATURE}`);
+}

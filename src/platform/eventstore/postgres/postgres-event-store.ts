@@ -26,6 +26,7 @@ import {
 import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
 import { LiveRead, PollingSubscription } from './subscription';
+import { WRONG_REVISION_SQLSTATE } from './append-function';
 import { GroupCommit } from './group-commit';
 
 const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
@@ -286,6 +287,76 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 
   /**
+   * Writes that each expect an exact revision (a number, or no stream: every command's), in one
+   * call of `append_to_streams` on a connection inside a transaction: one round trip for all
+   * streams. A stream off its expected revision rolls the caller's transaction back with a
+   * WrongExpectedRevisionError; stored ids answer where they are, as `appendOne` does.
+   */
+  async function appendExact(client: PoolClient, writes: PreparedWrite[], order: number[], apply?: ApplyInline): Promise<AppendResult[]> {
+    const ordered = order.map((i) => writes[i]);
+    const starting: Head[] = [];
+    for (const write of ordered) {
+      const head = await startingHead(client, write);
+      const expected = write.expectedRevision as bigint | 'no_stream';
+      if (typeof expected === 'bigint' && head.revision !== expected) throw new WrongExpectedRevisionError(write.stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
+      starting.push(head);
+    }
+    const recordedAt = new Date();
+    const signed = ordered.map((write, k) => sign(write, starting[k], recordedAt));
+    const datas = ordered.map((write) => write.events.map((e) => JSON.stringify(e.data ?? null)));
+    let rows: Array<{ stream: string | null; head_revision: string | null; tx: string | null; positions: string[] | null; existing: Array<{ stream: string; revision: string; tx: string; pos: string }> | null }>;
+    try {
+      ({ rows } = await client.query({
+        name: 'events-append-many-fn',
+        text: 'SELECT * FROM append_to_streams($1::text[], $2::bigint[], $3::int[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[], $8, $9::text[])',
+        values: [
+          ordered.map((w) => w.stream),
+          ordered.map((w) => (w.expectedRevision === 'no_stream' ? '-1' : String(w.expectedRevision))),
+          ordered.map((w) => w.events.length),
+          ordered.flatMap((w) => w.ids),
+          ordered.flatMap((w) => w.events.map((e) => e.type)),
+          datas.flat(),
+          signed.flatMap((s) => s.metadatas),
+          recordedAt,
+          signed.map((s) => s.last),
+        ],
+      }));
+    } catch (error) {
+      const pgError = error as { code?: string; detail?: string };
+      if (pgError.code !== WRONG_REVISION_SQLSTATE) throw error;
+      const { stream, actual } = JSON.parse(pgError.detail ?? '{}') as { stream: string; actual: string | null };
+      const write = ordered.find((w) => w.stream === stream)!;
+      heads.forget(stream);
+      throw new WrongExpectedRevisionError(stream, write.expectedRevision, actual === null ? 'no_stream' : BigInt(actual));
+    }
+    const results: AppendResult[] = new Array(writes.length);
+    const existing = rows[0]?.existing;
+    if (existing) {
+      // A retried write: every id stored, each in its own stream, or the ids were reused.
+      for (const [k, write] of ordered.entries()) {
+        const stored = existing.filter((e) => e.stream === write.stream);
+        if (stored.length !== write.ids.length) throw new IdempotencyConflictError(write.stream, write.ids);
+        const last = stored.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
+        results[order[k]] = { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
+      }
+      if (existing.length !== ordered.reduce((n, w) => n + w.ids.length, 0)) throw new IdempotencyConflictError(ordered[0].stream, ordered.flatMap((w) => w.ids));
+      return results;
+    }
+    const written: RecordedEvent[] = [];
+    for (const [k, write] of ordered.entries()) {
+      const row = rows[k];
+      const nextRevision = BigInt(row.head_revision!);
+      heads.set(write.stream, { revision: nextRevision, signature: signed[k].last });
+      const positions = row.positions!;
+      const position = { commit: BigInt(row.tx!), prepare: BigInt(positions[positions.length - 1]) };
+      results[order[k]] = { nextRevision, position };
+      if (apply) written.push(...recorded(write, { datas: datas[k], metadatas: signed[k].metadatas, recordedAt, nextRevision, position, positions }));
+    }
+    if (apply) await apply(written);
+    return results;
+  }
+
+  /**
    * A contended stream under 'any': optimism would retry without bound, so the row lock
    * decides the order instead (SELECT … FOR UPDATE, then the same append call).
    */
@@ -452,7 +523,10 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    */
   async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
     const order = inStreamOrder(writes);
+    // Every command's writes expect exact revisions: one call for all of them.
+    const exact = writes.length > 1 && writes.every((w) => w.events.length > 0 && (w.expectedRevision === 'no_stream' || typeof w.expectedRevision === 'bigint'));
     const appendAll = async (client: PoolClient, apply?: ApplyInline) => {
+      if (exact) return appendExact(client, writes, order, apply);
       const out: AppendResult[] = new Array(writes.length);
       // The inline projectors see the whole write once every stream took its part, in log
       // order: a refusal of a later stream (a claim on a taken value) is the answer, not a

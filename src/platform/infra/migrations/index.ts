@@ -4,7 +4,16 @@ import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/p
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
 import { createSnapshotsTable, SNAPSHOTS_TABLE } from '../../command-handling/snapshots';
-import { appendAnswersLastPosition, appendAnswersPositions, createAppendFunction, dropAppendFunction, planAppendEachTime, planAppendOnce } from '../../eventstore/postgres/append-function';
+import {
+  appendAnswersLastPosition,
+  appendAnswersPositions,
+  createAppendFunction,
+  createAppendManyFunction,
+  dropAppendFunction,
+  dropAppendManyFunction,
+  planAppendEachTime,
+  planAppendOnce,
+} from '../../eventstore/postgres/append-function';
 import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
 import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../artifact-blobs';
 
@@ -32,6 +41,7 @@ export const migrations: Migration[] = [
   { name: '0007_checklist_artifact_blobs', up: createArtifactBlobsTable, down: (knex) => knex.schema.dropTableIfExists(ARTIFACT_BLOBS_TABLE) },
   { name: '0008_append_generic_plan', up: planAppendOnce, down: planAppendEachTime },
   { name: '0009_append_answers_positions', up: appendAnswersPositions, down: appendAnswersLastPosition },
+  { name: '0010_append_to_streams', up: createAppendManyFunction, down: dropAppendManyFunction },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {
