@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readSkillEvent, SkillEventSchemas } from '../../streams/agents/skill';
-import { readTurnEvent } from '../../streams/agents/turn';
+import { readTurnEvent, TurnEvent } from '../../streams/agents/turn';
 
 /**
  * The agents context's read models: one row per turn (the latest turn of a conversation for
@@ -40,22 +40,8 @@ async function applyTurnEvent(trx: Knex.Transaction, event: RecordedEvent): Prom
         .ignore();
       return;
     }
-    case 'UsageRecorded': {
-      const d = parsed.data;
-      await trx(AGENT_TABLES.turns).where({ tenant_id: tenantId, execution_id: executionIdOf(event) }).update({ tokens_used: d.tokensUsed, cost_usd: d.costUsd });
-      await trx
-        .raw(
-          `INSERT INTO ${AGENT_TABLES.usage} (tenant_id, user_id, day, tokens_used, cost_usd, turns, unknown_usage_turns)
-           VALUES (?, ?, ?, ?, ?, 1, ?)
-           ON CONFLICT (tenant_id, user_id, day) DO UPDATE SET
-             tokens_used = ${AGENT_TABLES.usage}.tokens_used + EXCLUDED.tokens_used,
-             cost_usd = ${AGENT_TABLES.usage}.cost_usd + EXCLUDED.cost_usd,
-             turns = ${AGENT_TABLES.usage}.turns + 1,
-             unknown_usage_turns = ${AGENT_TABLES.usage}.unknown_usage_turns + EXCLUDED.unknown_usage_turns`,
-          [tenantId, d.userId, d.day, d.tokensUsed ?? 0, d.costUsd ?? 0, d.tokensUsed === null ? 1 : 0],
-        );
-      return;
-    }
+    case 'UsageRecorded':
+      return recordUsage(trx, event, null);
     case 'TurnCompleted':
     case 'TurnPaused':
     case 'TurnFailed': {
@@ -68,6 +54,44 @@ async function applyTurnEvent(trx: Knex.Transaction, event: RecordedEvent): Prom
     default:
       return;
   }
+}
+
+const ENDS = ['TurnCompleted', 'TurnPaused', 'TurnFailed'] as const;
+
+/**
+ * A turn's usage: its tokens and cost on the turn's row and added to the user's day, in one
+ * statement; with the end that follows it in the same write (`end`), the row's outcome too.
+ */
+async function recordUsage(trx: Knex.Transaction, event: RecordedEvent, end: RecordedEvent | null): Promise<void> {
+  const d = readTurnEvent(event).data as Extract<TurnEvent, { type: 'UsageRecorded' }>['data'];
+  const ended = end ? (readTurnEvent(end).data as Extract<TurnEvent, { type: (typeof ENDS)[number] }>['data']) : null;
+  const outcome = ended ? `, status = :status, finished_at = :finishedAt, approval_id = :approvalId, checkpoint_type = :checkpointType, error = :error` : '';
+  await trx.raw(
+    `WITH turn AS (
+       UPDATE ${AGENT_TABLES.turns} SET tokens_used = :tokens, cost_usd = :cost${outcome}
+        WHERE tenant_id = :tenantId AND execution_id = :executionId)
+     INSERT INTO ${AGENT_TABLES.usage} (tenant_id, user_id, day, tokens_used, cost_usd, turns, unknown_usage_turns)
+     VALUES (:tenantId, :userId, :day, :tokensCounted, :costCounted, 1, :unknown)
+     ON CONFLICT (tenant_id, user_id, day) DO UPDATE SET
+       tokens_used = ${AGENT_TABLES.usage}.tokens_used + EXCLUDED.tokens_used,
+       cost_usd = ${AGENT_TABLES.usage}.cost_usd + EXCLUDED.cost_usd,
+       turns = ${AGENT_TABLES.usage}.turns + 1,
+       unknown_usage_turns = ${AGENT_TABLES.usage}.unknown_usage_turns + EXCLUDED.unknown_usage_turns`,
+    {
+      tenantId: event.metadata.tenantId,
+      executionId: executionIdOf(event),
+      tokens: d.tokensUsed,
+      cost: d.costUsd,
+      userId: d.userId,
+      day: d.day,
+      tokensCounted: d.tokensUsed ?? 0,
+      costCounted: d.costUsd ?? 0,
+      unknown: d.tokensUsed === null ? 1 : 0,
+      ...(ended
+        ? { status: ended.outcome.status, finishedAt: ended.finishedAt, approvalId: ended.outcome.hitlApprovalId, checkpointType: ended.outcome.hitlCheckpointType, error: ended.outcome.error }
+        : {}),
+    },
+  );
 }
 
 /** `agents.turn-<tenant uuid>-<executionId>`: the execution id follows the 36-character tenant uuid. */
@@ -147,5 +171,16 @@ export const agentsProjector: Projector = {
   async apply(trx, event) {
     if (event.type in SkillEventSchemas) return applySkillEvent(trx, event);
     return applyTurnEvent(trx, event);
+  },
+  /** A turn's usage and the end written with it (a turn's last write) go in one statement. */
+  async applyBatch(trx, events) {
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      const next = events[i + 1];
+      if (event.type === 'UsageRecorded' && next && (ENDS as readonly string[]).includes(next.type) && next.stream === event.stream) {
+        await recordUsage(trx, event, next);
+        i++;
+      } else await this.apply(trx, event);
+    }
   },
 };
