@@ -32,7 +32,15 @@ async function main(): Promise<void> {
       // Event reads share their select list: tell them apart by their condition and their caller.
       const where = full.startsWith('SELECT position, transaction_id') ? ` …${full.slice(full.indexOf(' WHERE '), full.indexOf(' WHERE ') + 60)} ← ${callers()}` : '';
       const params = (typeof first === 'object' ? (first as { values?: unknown[] }).values : undefined) ?? (args[1] as unknown[] | undefined);
-      const appended = full.includes('append_to_stream') && Array.isArray(params) ? ` → ${String(params[0]).split(/[-:]/)[0]} ${Array.isArray(params[3]) ? (params[3] as string[]).join(',') : ''}` : '';
+      // Each append named by its streams' kinds and the event types it wrote (several streams: one call of append_to_streams).
+      const kind = (stream: unknown) => String(stream).split(/[-:]/)[0];
+      const appended = !Array.isArray(params)
+        ? ''
+        : full.includes('append_to_streams')
+          ? ` → ${(params[0] as string[]).map(kind).join(' + ')} ${(params[4] as string[]).join(',')}`
+          : full.includes('append_to_stream')
+            ? ` → ${kind(params[0])} ${Array.isArray(params[3]) ? (params[3] as string[]).join(',') : ''}`
+            : '';
       const text = full.slice(0, 100) + where + appended;
       counts.set(text, (counts.get(text) ?? 0) + 1);
     }
