@@ -15,8 +15,33 @@ const decode = (tokens: number[]) => loaded().decode(tokens);
  * attachment truncation and context backstops all measure with this one function.
  */
 export function countTokens(text: string): number {
-  return encode(text).length;
+  if (text.length < MEMO_MIN_CHARS || text.length > MEMO_MAX_CHARS) return encode(text).length;
+  let count = counted.get(text);
+  if (count === undefined) {
+    count = encode(text).length;
+    counted.set(text, count);
+    memoChars += text.length;
+    for (const oldest of counted.keys()) {
+      if (memoChars <= MEMO_BUDGET_CHARS) break;
+      counted.delete(oldest);
+      memoChars -= oldest.length;
+    }
+  }
+  return count;
 }
+
+/**
+ * Counts of texts a turn measures again and again (the system prompt and the tool list at
+ * every model call, a conversation's history on every turn): a lookup by the text costs a
+ * hash of it, the count a pass of the BPE over it (6 % of a turn's CPU before). Bounded by
+ * the characters kept (about 4 MB): the oldest count leaves first; a very long text (an
+ * upload, counted once) is not kept.
+ */
+const counted = new Map<string, number>();
+let memoChars = 0;
+const MEMO_MIN_CHARS = 256;
+const MEMO_MAX_CHARS = 32_768;
+const MEMO_BUDGET_CHARS = 2_000_000;
 
 /** Keeps the head of `text` within `maxTokens`; `truncated` says whether the tail was cut. */
 export function truncateToTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
