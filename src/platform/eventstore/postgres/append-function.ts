@@ -114,22 +114,23 @@ export const WRONG_REVISION_SQLSTATE = 'ES409';
 /**
  * Migration 0010: several streams' appends as one statement, each at an exact expected
  * revision (a number, or -1 for no stream): one round trip for a multi-stream command (a
- * claim and its owner, a turn's start) instead of one per stream. Streams come flattened:
- * `p_counts[i]` events of `p_streams[i]`, in order. Ids already stored answer with where they
- * are and nothing is written; a stream not at its expected revision raises `ES409` with the
- * stream and its head in DETAIL, so the caller's transaction rolls back whole.
+ * claim and its owner, a turn's start) instead of one per stream. The events come in one
+ * list, `p_stream_of[k]` naming the stream (its place in `p_streams`) of event k; each stream's
+ * events keep their order. Ids already stored answer with where they are and nothing is
+ * written; a stream not at its expected revision raises `ES409` with the stream and its head
+ * in DETAIL, so the caller's transaction rolls back whole. Every stream's head moves first,
+ * then one insert writes every event: no per-stream copy of the (large) data arrays.
  */
 export async function createAppendManyFunction(knex: Knex): Promise<void> {
   await knex.raw(`
     CREATE FUNCTION append_to_streams(
-      p_streams text[], p_expected bigint[], p_counts int[], p_ids uuid[], p_types text[], p_datas jsonb[], p_metas jsonb[],
+      p_streams text[], p_expected bigint[], p_stream_of int[], p_ids uuid[], p_types text[], p_datas jsonb[], p_metas jsonb[],
       p_recorded timestamptz, p_last_signatures text[])
     RETURNS TABLE (stream text, head_revision bigint, tx text, positions text[], existing json)
     LANGUAGE plpgsql AS $fn$
     DECLARE
       found_existing json;
       n int;
-      first int := 1;
       locked int;
     BEGIN
       SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
@@ -139,7 +140,7 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
         RETURN;
       END IF;
       FOR i IN 1 .. cardinality(p_streams) LOOP
-        n := p_counts[i];
+        n := (SELECT count(*) FROM unnest(p_stream_of) AS u(s) WHERE u.s = i);
         IF p_expected[i] < 0 THEN
           INSERT INTO streams (stream_id, revision, last_signature) VALUES (p_streams[i], n - 1, p_last_signatures[i])
             ON CONFLICT (stream_id) DO NOTHING;
@@ -152,16 +153,16 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
           RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
             DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;
         END IF;
-        RETURN QUERY
-          WITH ins AS (
-            INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at)
-            SELECT p_streams[i], greatest(p_expected[i], -1) + u.ord, u.id, u.t, u.d, u.m, p_recorded
-              FROM unnest(p_ids[first:first + n - 1], p_types[first:first + n - 1], p_datas[first:first + n - 1], p_metas[first:first + n - 1])
-                   WITH ORDINALITY AS u(id, t, d, m, ord)
-            RETURNING events.position, events.revision)
-          SELECT p_streams[i], greatest(p_expected[i], -1) + n, pg_current_xact_id()::text, array_agg(ins.position::text ORDER BY ins.revision), NULL::json FROM ins;
-        first := first + n;
       END LOOP;
+      RETURN QUERY
+        WITH ins AS (
+          INSERT INTO events (stream_id, revision, event_id, type, data, metadata, recorded_at)
+          SELECT p_streams[u.s], greatest(p_expected[u.s], -1) + row_number() OVER (PARTITION BY u.s ORDER BY u.ord), u.id, u.t, u.d, u.m, p_recorded
+            FROM unnest(p_stream_of, p_ids, p_types, p_datas, p_metas) WITH ORDINALITY AS u(s, id, t, d, m, ord)
+           ORDER BY u.ord
+          RETURNING events.stream_id, events.position, events.revision)
+        SELECT ins.stream_id, max(ins.revision), pg_current_xact_id()::text, array_agg(ins.position::text ORDER BY ins.revision), NULL::json
+          FROM ins GROUP BY ins.stream_id;
     END
     $fn$;
     ALTER FUNCTION ${APPEND_MANY_SIGNATURE} SET plan_cache_mode = force_generic_plan;`);

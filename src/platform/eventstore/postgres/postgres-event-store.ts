@@ -312,7 +312,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         values: [
           ordered.map((w) => w.stream),
           ordered.map((w) => (w.expectedRevision === 'no_stream' ? '-1' : String(w.expectedRevision))),
-          ordered.map((w) => w.events.length),
+          ordered.flatMap((w, k) => w.events.map(() => k + 1)),
           ordered.flatMap((w) => w.ids),
           ordered.flatMap((w) => w.events.map((e) => e.type)),
           datas.flat(),
@@ -343,8 +343,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return results;
     }
     const written: RecordedEvent[] = [];
+    const byStream = new Map(rows.map((row) => [row.stream, row]));
     for (const [k, write] of ordered.entries()) {
-      const row = rows[k];
+      const row = byStream.get(write.stream)!;
       const nextRevision = BigInt(row.head_revision!);
       heads.set(write.stream, { revision: nextRevision, signature: signed[k].last });
       const positions = row.positions!;
