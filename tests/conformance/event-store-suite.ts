@@ -67,6 +67,31 @@ export function eventStoreConformance(
         expect(error.actual).to.equal(0n);
       });
 
+      it('a write without events is a check: the others land while its stream is where expected, and nothing lands once it moved', async () => {
+        const [read, absent, written] = [stream(), stream(), stream()];
+        await store.append(read, [event('Input')], { expectedRevision: 'no_stream' });
+        const landed = await store.appendMany([
+          { stream: read, events: [], expectedRevision: 0n },
+          { stream: absent, events: [], expectedRevision: 'no_stream' },
+          { stream: written, events: [event('Decided')], expectedRevision: 'no_stream' },
+        ]);
+        expect(landed[0].nextRevision).to.equal(0n);
+        expect(landed[2].nextRevision).to.equal(0n);
+        expect((await store.readStream(read)).map((e) => e.type)).to.deep.equal(['Input']);
+        expect(await store.readStream(absent)).to.deep.equal([]);
+
+        await store.append(read, [event('Moved')], { expectedRevision: 0n });
+        const refused = await store
+          .appendMany([
+            { stream: read, events: [], expectedRevision: 0n },
+            { stream: written, events: [event('Decided again')], expectedRevision: 0n },
+          ])
+          .catch((e: unknown) => e);
+        expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
+        expect((refused as WrongExpectedRevisionError).stream).to.equal(read);
+        expect((await store.readStream(written)).map((e) => e.type)).to.deep.equal(['Decided']);
+      });
+
       it('an exact revision must match the stream head', async () => {
         const s = stream();
         await store.append(s, [event(), event()], { expectedRevision: 'no_stream' });

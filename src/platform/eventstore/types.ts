@@ -113,7 +113,11 @@ export interface Subscription extends AsyncIterable<RecordedEvent> {
   hurry?(): void;
 }
 
-/** One stream's part of a multi-stream append. */
+/**
+ * One stream's part of a multi-stream append. Without events it is a check: the stream must be
+ * at `expectedRevision` (a number, or 'no_stream') for the whole write to land, and nothing is
+ * written to it (a decision's input read from a remembered state, proved by the append).
+ */
 export interface StreamWrite {
   stream: string;
   events: NewEvent[];

@@ -185,6 +185,26 @@ describe('EventStoreDB event store adapter', () => {
       expect(result.position).to.deep.equal(log[0].position);
     });
 
+    it('given a multi-stream write with a check, when the checked stream moved, then it is refused before anything is appended; in place, the others land', async () => {
+      const { store, client } = setup();
+      await store.append('orders-input', [event('Input')], { expectedRevision: 'no_stream' });
+      const landed = await store.appendMany([
+        { stream: 'orders-input', events: [], expectedRevision: 0n },
+        { stream: 'orders-decided', events: [event('Decided')], expectedRevision: 'no_stream' },
+      ]);
+      expect(landed.map((r) => r.nextRevision)).to.deep.equal([0n, 0n]);
+      await store.append('orders-input', [event('Moved')], { expectedRevision: 0n });
+      const appends = client.appendToStream.callCount;
+      const refused = await store
+        .appendMany([
+          { stream: 'orders-decided', events: [event('Again')], expectedRevision: 0n },
+          { stream: 'orders-input', events: [], expectedRevision: 0n },
+        ])
+        .catch((e: unknown) => e);
+      expect(refused).to.be.instanceOf(WrongExpectedRevisionError).with.property('actual', 1n);
+      expect(client.appendToStream.callCount, 'nothing appended').to.equal(appends);
+    });
+
     it('reads a missing stream as empty', async () => {
       const { store } = setup();
       expect(await store.readStream('orders-missing')).to.deep.equal([]);

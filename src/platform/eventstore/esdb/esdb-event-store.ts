@@ -176,8 +176,18 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
     // No cross-stream transaction here: in order, each checked; an owner write that fails
     // after its reservation landed leaves an orphan that sweepOrphanedReservations frees.
     async appendMany(writes) {
+      // Checks first (writes without events: the stream must be at the revision expected), so a
+      // moved input refuses before anything is written; no cross-stream transaction here.
+      const checked = new Map<string, AppendResult>();
+      for (const write of writes.filter((w) => w.events.length === 0)) {
+        const [head] = await drain(client.readStream(write.stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+        const actual = head ? head.revision : 'no_stream';
+        const expected = write.expectedRevision ?? 'any';
+        if (expected !== 'any' && expected !== (head ? head.revision : 'no_stream') && !(expected === 'stream_exists' && head)) throw new WrongExpectedRevisionError(write.stream, expected, actual);
+        checked.set(write.stream, { nextRevision: head ? head.revision : -1n, position: head ? head.position : START });
+      }
       const results: AppendResult[] = [];
-      for (const write of writes) results.push(await append(write.stream, write.events, { expectedRevision: write.expectedRevision }));
+      for (const write of writes) results.push(checked.get(write.stream) ?? (await append(write.stream, write.events, { expectedRevision: write.expectedRevision })));
       return results;
     },
 

@@ -118,7 +118,8 @@ export const WRONG_REVISION_SQLSTATE = 'ES409';
  * list, `p_stream_of[k]` naming the stream (its place in `p_streams`) of event k; each stream's
  * events keep their order. Ids already stored answer with where they are and nothing is
  * written; a stream not at its expected revision raises `ES409` with the stream and its head
- * in DETAIL, so the caller's transaction rolls back whole. Every stream's head moves first,
+ * in DETAIL, so the caller's transaction rolls back whole. A stream with no events is a check:
+ * it must be at its expected revision, and nothing is written to it. Every stream's head moves first,
  * then one insert writes every event: no per-stream copy of the (large) data arrays.
  */
 export async function createAppendManyFunction(knex: Knex): Promise<void> {
@@ -141,6 +142,14 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
       END IF;
       FOR i IN 1 .. cardinality(p_streams) LOOP
         n := (SELECT count(*) FROM unnest(p_stream_of) AS u(s) WHERE u.s = i);
+        IF n = 0 THEN
+          -- A check: the stream must still be where the decision read it; nothing is written.
+          IF (SELECT s.revision FROM streams s WHERE s.stream_id = p_streams[i]) IS DISTINCT FROM nullif(greatest(p_expected[i], -1), -1) THEN
+            RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
+              DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;
+          END IF;
+          CONTINUE;
+        END IF;
         IF p_expected[i] < 0 THEN
           INSERT INTO streams (stream_id, revision, last_signature) VALUES (p_streams[i], n - 1, p_last_signatures[i])
             ON CONFLICT (stream_id) DO NOTHING;

@@ -5,6 +5,7 @@ import { isConnectionLoss } from '../../infra/connection-loss';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
+  comparePositions,
   EventFilter,
   EventMetadata,
   EventStore,
@@ -157,8 +158,11 @@ interface PreparedWrite {
   expectedRevision: ExpectedRevision;
 }
 
-function prepareWrite(write: StreamWrite): PreparedWrite {
-  if (write.events.length === 0) throw new Error('append needs at least one event');
+/** An exact expected revision: a number, or no stream (every command's writes). */
+const isExact = (expected: StreamWrite['expectedRevision']) => expected === 'no_stream' || typeof expected === 'bigint';
+
+function prepareWrite(write: StreamWrite, check = false): PreparedWrite {
+  if (write.events.length === 0 && !check) throw new Error('append needs at least one event');
   return { stream: write.stream, events: write.events, ids: write.events.map((e) => e.id ?? randomUUID()), expectedRevision: write.expectedRevision ?? 'any' };
 }
 
@@ -318,7 +322,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
           datas.flat(),
           signed.flatMap((s) => s.metadatas),
           recordedAt,
-          signed.map((s) => s.last),
+          signed.map((s) => s.last ?? null),
         ],
       }));
     } catch (error) {
@@ -334,6 +338,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     if (existing) {
       // A retried write: every id stored, each in its own stream, or the ids were reused.
       for (const [k, write] of ordered.entries()) {
+        if (write.ids.length === 0) continue;
         const stored = existing.filter((e) => e.stream === write.stream);
         if (stored.length !== write.ids.length) throw new IdempotencyConflictError(write.stream, write.ids);
         const last = stored.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
@@ -344,7 +349,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
     const written: RecordedEvent[] = [];
     const byStream = new Map(rows.map((row) => [row.stream, row]));
+    const checked: number[] = [];
     for (const [k, write] of ordered.entries()) {
+      if (write.events.length === 0) {
+        checked.push(k);
+        continue;
+      }
       const row = byStream.get(write.stream)!;
       const nextRevision = BigInt(row.head_revision!);
       heads.set(write.stream, { revision: nextRevision, signature: signed[k].last });
@@ -352,6 +362,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const position = { commit: BigInt(row.tx!), prepare: BigInt(positions[positions.length - 1]) };
       results[order[k]] = { nextRevision, position };
       if (apply) written.push(...recorded(write, { datas: datas[k], metadatas: signed[k].metadatas, recordedAt, nextRevision, position, positions }));
+    }
+    // A check wrote nothing: it answers the revision it proved, at the write's position.
+    const position = results.filter(Boolean).reduce((a, b) => (comparePositions(a.position, b.position) >= 0 ? a : b)).position;
+    for (const k of checked) {
+      const expected = ordered[k].expectedRevision;
+      results[order[k]] = { nextRevision: typeof expected === 'bigint' ? expected : -1n, position };
     }
     if (apply) await apply(written);
     return results;
@@ -525,7 +541,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   async function appendWrites(writes: PreparedWrite[]): Promise<AppendResult[]> {
     const order = inStreamOrder(writes);
     // Every command's writes expect exact revisions: one call for all of them.
-    const exact = writes.length > 1 && writes.every((w) => w.events.length > 0 && (w.expectedRevision === 'no_stream' || typeof w.expectedRevision === 'bigint'));
+    const exact = writes.length > 1 && writes.every((w) => isExact(w.expectedRevision));
     const appendAll = async (client: PoolClient, apply?: ApplyInline) => {
       if (exact) return appendExact(client, writes, order, apply);
       const out: AppendResult[] = new Array(writes.length);
@@ -640,7 +656,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (writes.length === 0) return [];
       const streams = new Set(writes.map((w) => w.stream));
       if (streams.size !== writes.length) throw new Error('appendMany takes each stream once');
-      return appendWrites(writes.map(prepareWrite));
+      // A write without events is a check: its stream must be where the decision read it.
+      const checks = writes.filter((w) => w.events.length === 0);
+      if (checks.length === writes.length) throw new Error('appendMany needs a write with events');
+      if (checks.length > 0 && !writes.every((w) => isExact(w.expectedRevision))) throw new Error('checks go with writes at exact revisions');
+      return appendWrites(writes.map((w) => prepareWrite(w, true)));
     },
 
     async readStream(stream, { from, direction = 'forwards', limit }: ReadStreamOptions = {}) {
