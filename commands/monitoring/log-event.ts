@@ -116,15 +116,52 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
   // Named after an id this request drew at random: nothing to read (a retried request with an
   // Idempotency-Key derives the id instead, and reads to find what the first one stored).
   const fresh = claimFreshStream(eventStream);
+  const rulesStream = duplicationRulesAggregate.stream(tenantId, 'all');
+  let attempts = 0;
   const { outcome } = await appendAtomically<LogEventOutcome>(deps, context, async (now) => {
-    // The streams the decision reads, in one read.
-    const [typeEvents, rulesEvents, existingEvents = []] = await readWholeStreams(store, [typeStream, duplicationRulesAggregate.stream(tenantId, 'all'), ...(fresh ? [] : [eventStream])]);
-    const [type, rules, existing] = [foldStream(eventTypeAggregate, typeEvents), foldStream(duplicationRulesAggregate, rulesEvents), foldStream(operationalEventAggregate, existingEvents)];
+    // The type and the rules as this process last knew them (the append checks that they have
+    // not moved since); read when it does not know them, or after the append found them moved.
+    let fromMemory = attempts++ === 0;
+    for (;;) {
+      const decision = await decideFrom(fromMemory, now);
+      // A refusal or a write of nothing decided from memory is not trusted: decide again from a read.
+      if (decision === 'refused from memory' || (decision.recalled && decision.writes.length === 0)) {
+        fromMemory = false;
+        continue;
+      }
+      return decision;
+    }
+  });
+  return outcome;
+
+  async function decideFrom(fromMemory: boolean, now: Date) {
+    const typeKnown = fromMemory ? deps.handle.recall(eventTypeAggregate, typeStream) : null;
+    const rulesKnown = fromMemory ? deps.handle.recall(duplicationRulesAggregate, rulesStream) : null;
+    // The streams the decision must read, in one read.
+    const unread = [...(typeKnown ? [] : [typeStream]), ...(rulesKnown ? [] : [rulesStream]), ...(fresh ? [] : [eventStream])];
+    const read = unread.length > 0 ? await readWholeStreams(store, unread) : [];
+    const eventsOf = (stream: string) => read[unread.indexOf(stream)] ?? [];
+    const type = typeKnown ?? foldStream(eventTypeAggregate, eventsOf(typeStream));
+    const rules = rulesKnown ?? foldStream(duplicationRulesAggregate, eventsOf(rulesStream));
+    if (!typeKnown) deps.handle.remember(eventTypeAggregate, typeStream, type.state, type.revision);
+    if (!rulesKnown) deps.handle.remember(duplicationRulesAggregate, rulesStream, rules.state, rules.revision);
+    const recalled = Boolean(typeKnown || rulesKnown);
+    const checks = [
+      { stream: typeStream, revision: type.revision },
+      { stream: rulesStream, revision: rules.revision },
+    ];
+    const existing = foldStream(operationalEventAggregate, eventsOf(eventStream));
     if (existing.state.status === 'logged') {
       // A retried request (same Idempotency-Key): answer from what the first one stored.
-      return { writes: [], outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } };
+      return { writes: [], checks, recalled, outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } as LogEventOutcome };
     }
-    const decided = decideLogEvent(command, type.state, existing.state, now);
+    let decided: ReturnType<typeof decideLogEvent>;
+    try {
+      decided = decideLogEvent(command, type.state, existing.state, now);
+    } catch (error) {
+      if (recalled) return 'refused from memory' as const;
+      throw error;
+    }
     const writes: PlannedWrite[] = [];
 
     for (const rule of applicableRules(rules.state, command.eventTypeId)) {
@@ -135,7 +172,7 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
         // Where multi-stream writes are not atomic (EventStoreDB) a key can outlive a failed
         // event write: only a key whose event exists suppresses.
         const original = await store.readStream(operationalEventAggregate.stream(tenantId, duplicate.eventId), { limit: 1 });
-        if (original.length > 0) return { writes: [], outcome: { status: 'suppressed', duplicateOf: duplicate.eventId, duplicateOccurredAt: duplicate.occurredAt, rule } };
+        if (original.length > 0) return { writes: [], checks, recalled, outcome: { status: 'suppressed', duplicateOf: duplicate.eventId, duplicateOccurredAt: duplicate.occurredAt, rule } as LogEventOutcome };
       }
       writes.push({
         stream,
@@ -149,7 +186,6 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
     }
     writes.push({ stream: eventStream, revision: null, events: decided.events });
     const state = decided.events.reduce(operationalEventAggregate.evolve, existing.state) as LoggedEvent;
-    return { writes, outcome: { status: 'logged', state, hidden: decided.hidden, replayed: false } };
-  });
-  return outcome;
+    return { writes, checks, recalled, outcome: { status: 'logged', state, hidden: decided.hidden, replayed: false } as LogEventOutcome };
+  }
 }

@@ -73,6 +73,9 @@ export interface Decision<Command, State, Event extends DomainEvent> {
   exclusive?: boolean;
 }
 
+/** What a remembered state depends on: an aggregate's fold (its deciders share it). */
+export type StateFold<State> = Pick<Decider<unknown, State, any>, 'initialState' | 'evolve' | 'read'>;
+
 export interface CommandHandler {
   <Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, stream: string, command: Command, context: CommandContext, options?: CommandOptions): Promise<CommandResult<State, Event>>;
   /** Several commands on different streams, each decided as `handle` decides it, appended in one atomic write. */
@@ -82,6 +85,14 @@ export interface CommandHandler {
     /** `retries`: conflicts with other processes tolerated (hot streams take more); the handler's by default. */
     options?: { retries?: number },
   ): Promise<{ -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event> ? CommandResult<State, Event> : never }>;
+  /**
+   * The state this process remembers of `stream` under `fold`, while the store's head is still
+   * its revision as far as this process knows; else null. For a decision across streams
+   * (`appendAtomically`) that then proves it with a check in its append.
+   */
+  recall<State>(fold: StateFold<State>, stream: string): { state: State; revision: bigint | null } | null;
+  /** Remembers a state read or decided, true at `revision`, for the next decision on the stream. */
+  remember<State>(fold: StateFold<State>, stream: string, state: State, revision: bigint | null): void;
 }
 
 /** The release of no lock (most commands take none). */
@@ -121,8 +132,9 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   function recall<State>(decider: Decider<any, State, any>, stream: string, atHead = true): { state: State; revision: bigint | null } | null {
     const known = remembered.get(stream);
     if (!known || !sameFold(known.state.fold, decider)) return null;
-    // Another writer in this process (another handler, a multi-stream append) moved the head.
-    if (atHead && store.knownRevision && store.knownRevision(stream) !== known.revision) return null;
+    // Another writer in this process (another handler, a multi-stream append) moved the head
+    // (a stream remembered as absent: this process has seen it exist since).
+    if (atHead && store.knownRevision && store.knownRevision(stream) !== (known.revision ?? undefined)) return null;
     return { state: known.state.state as State, revision: known.revision };
   }
 
@@ -146,8 +158,8 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     return state;
   }
 
+  /** `revision` null: the stream did not exist (a decision from it appends expecting no stream). */
   function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
-    if (revision === null) return;
     remembered.set(stream, { state: { fold: { evolve: decider.evolve, read: decider.read, initialState: decider.initialState }, state }, revision });
   }
 
@@ -345,7 +357,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     return result as CommandResult<State, Event>;
   }
 
-  return Object.assign(handle, { together: together as CommandHandler['together'] });
+  return Object.assign(handle, {
+    together: together as CommandHandler['together'],
+    recall: <State>(fold: StateFold<State>, stream: string) => recall(fold as Decider<any, State, any>, stream),
+    remember: <State>(fold: StateFold<State>, stream: string, state: State, revision: bigint | null) => remember(fold as Decider<any, State, any>, stream, state, revision),
+  });
 
   async function saveSnapshot<State, Event extends DomainEvent>(decider: Decider<any, State, Event>, stream: string, state: State, revision: bigint, appended: number): Promise<void> {
     const policy = decider.snapshot;

@@ -104,7 +104,11 @@ export interface PlannedWrite {
 export async function appendAtomically<Outcome>(
   deps: Pick<PlatformDeps, 'store' | 'projections' | 'logger' | 'config' | 'clock'>,
   context: CommandContext,
-  decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome }>,
+  /**
+   * `checks`: streams the decision read but does not write (from a remembered state, say), at
+   * the revision read: the append lands only while they are still there (a write without events).
+   */
+  decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome; checks?: Array<{ stream: string; revision: bigint | null }> }>,
   /** `retries`: defaults to COMMAND_RETRIES. */
   options: { retries?: number } = {},
 ): Promise<{ outcome: Outcome; position: Position | null }> {
@@ -115,14 +119,18 @@ export async function appendAtomically<Outcome>(
   const retries = options.retries ?? deps.config.commandRetries;
   for (let attempt = 0; ; attempt++) {
     try {
-      const { writes, outcome } = await decide(deps.clock());
+      const { writes, outcome, checks = [] } = await decide(deps.clock());
       const planned = writes.filter((w) => w.events.length > 0);
       if (planned.length === 0) return { outcome, position: null };
-      const batch: StreamWrite[] = planned.map((w) => ({
-        stream: w.stream,
-        expectedRevision: w.revision ?? 'no_stream',
-        events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
-      }));
+      const written = new Set(planned.map((w) => w.stream));
+      const batch: StreamWrite[] = [
+        ...planned.map((w) => ({
+          stream: w.stream,
+          expectedRevision: w.revision ?? ('no_stream' as const),
+          events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
+        })),
+        ...checks.filter((c) => !written.has(c.stream)).map((c) => ({ stream: c.stream, expectedRevision: c.revision ?? ('no_stream' as const), events: [] })),
+      ];
       const results = await deps.store.appendMany(batch);
       const position = results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
       const types = [...new Set(planned.flatMap((w) => w.events.map((e) => e.type)))];

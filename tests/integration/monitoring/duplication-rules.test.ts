@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { duplicateKey } from '../../../commands/monitoring/log-event';
 import { duplicateKeyStream, DuplicationRule } from '../../../streams/monitoring/duplication-rules';
 import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
+import { httpClient } from '../../support/http';
 
 /** Spec 3 §4: duplication rules exist only on the monitoring service's internal listener. */
 describe('duplication rules (internal listener)', () => {
@@ -125,5 +126,27 @@ describe('duplication rules (internal listener)', () => {
     expect(refused.body.detail).to.deep.equal([{ loc: ['header', 'x-tenant-id'], msg: 'at most 128 characters', type: 'too_long' }]);
     expect((await t.internal.get('/duplication-rules', { 'x-tenant-id': tenantId, 'x-user-id': long })).status).to.equal(422);
     expect((await t.internal.get('/duplication-rules', { 'x-tenant-id': tenantId })).body).to.deep.equal([]);
+  });
+
+  it('given the type and rules this instance remembers, when another instance adds a rule and then deprecates the type, then the next event here is decided from a read: suppressed, then refused', async () => {
+    const { power, operator, type, internal } = await setup();
+    // Logged here: this instance now knows the type and that the tenant has no rules.
+    expect((await t.api.post('/events', alarm(type.id, '2026-05-01T10:00:00Z'), operator.headers)).status).to.equal(201);
+    const { platform: other, api: otherApi } = await startSecondInstance(t);
+    try {
+      const otherInternal = httpClient(`${other.internalUrl}/api/v1`);
+      expect((await otherInternal.post('/duplication-rules', { name: 'Same alarm', event_type_id: type.id, match_fields: ['entity_id', 'metric'], window_seconds: 3600 }, internal)).status).to.equal(201);
+      expect((await otherApi.post('/events', alarm(type.id, '2026-05-02T10:00:00Z'), operator.headers)).status).to.equal(201);
+      // The rule, unknown to this instance until its append's check refused the remembered state.
+      const duplicate = await t.api.post('/events', alarm(type.id, '2026-05-02T10:30:00Z'), operator.headers);
+      expect(duplicate.status).to.equal(200);
+      expect(duplicate.body).to.include({ suppressed: true });
+
+      expect((await otherApi.post(`/event-types/${type.id}/transition`, { status: 'deprecated' }, power.headers)).status).to.equal(200);
+      const refused = await t.api.post('/events', alarm(type.id, '2026-05-03T10:00:00Z', 'tubing_pressure'), operator.headers);
+      expect(refused.status).to.equal(409);
+    } finally {
+      await other.stop();
+    }
   });
 });
