@@ -23,7 +23,9 @@ import { claimFreshStream } from '../../src/platform/http/request-scope';
  * guard rules; suppress a duplicate (duplication rules); otherwise append the event, and
  * — in the same atomic write — the type's first-reference mark (so DELETE of the type is
  * refused from then on) and, for a type that names a compliance domain, the
- * `ComplianceAnomalyFlagged` the compliance dashboard's anomaly bucket reads.
+ * `ComplianceAnomalyFlagged` the compliance dashboard's anomaly bucket reads. The type and the
+ * rules come from what this process remembers of them when it can, and the append checks
+ * they are still there (a check, not a read: one round trip fewer per event logged).
  */
 
 export const OCCURRED_AT = z.string().max(40).datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
