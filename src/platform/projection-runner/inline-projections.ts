@@ -53,15 +53,7 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
       const client = connection as PoolClient;
       // The projectors' queries run on the append's own connection, so inside its transaction.
       const trx = onConnection(knex, client) as unknown as Knex.Transaction;
-      await client.query('BEGIN');
-      try {
-        const result = await append((events) => apply(trx, events));
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
-      }
+      return inTransaction(client, 'BEGIN', () => append((events) => apply(trx, events)));
     },
   };
 }
@@ -75,17 +67,22 @@ export async function transactionOnPool<T>(knex: Knex, fn: (trx: Knex.Transactio
   const connection = (await knex.client.acquireConnection()) as PoolClient;
   try {
     const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; ');
-    await connection.query(begin);
-    try {
-      const result = await fn(onConnection(knex, connection) as unknown as Knex.Transaction);
-      await connection.query('COMMIT');
-      return result;
-    } catch (error) {
-      await connection.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    return await inTransaction(connection, begin, () => fn(onConnection(knex, connection) as unknown as Knex.Transaction));
   } finally {
     await knex.client.releaseConnection(connection);
+  }
+}
+
+/** `fn` between `begin` and COMMIT on `connection`; ROLLBACK when it throws. */
+async function inTransaction<T>(connection: PoolClient, begin: string, fn: () => Promise<T>): Promise<T> {
+  await connection.query(begin);
+  try {
+    const result = await fn();
+    await connection.query('COMMIT');
+    return result;
+  } catch (error) {
+    await connection.query('ROLLBACK').catch(() => undefined);
+    throw error;
   }
 }
 
