@@ -2,6 +2,10 @@ import type { Knex } from 'knex';
 
 const APPEND_SIGNATURE = 'append_to_stream(text, bigint, uuid[], text[], jsonb[], jsonb[], timestamptz, text)';
 
+/** Where the batch's ids are stored already, if any are (both append functions answer them first). */
+const FIND_STORED_IDS = `SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
+        INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);`;
+
 /**
  * The append as one statement (DESIGN §3): a compare-and-set of the stream's revision and
  * the insert of the batch in one server-side call, so an autocommitted append costs one
@@ -40,8 +44,7 @@ function appendFunction(positions: boolean): string {
       found_existing json;
       locked int;
     BEGIN
-      SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
-        INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
+      ${FIND_STORED_IDS}
       IF found_existing IS NOT NULL THEN
         RETURN QUERY SELECT false, NULL::bigint, NULL::text, NULL::text, NULL::bigint, found_existing${none};
         RETURN;
@@ -111,6 +114,10 @@ const APPEND_MANY_SIGNATURE = 'append_to_streams(text[], bigint[], integer[], uu
 /** The SQLSTATE `append_to_streams` raises when a stream is not at the revision expected. */
 export const WRONG_REVISION_SQLSTATE = 'ES409';
 
+/** The refusal of stream `i`, with its head in DETAIL for the caller's error. */
+const RAISE_WRONG_REVISION = `RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
+            DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;`;
+
 /**
  * Migration 0010: several streams' appends as one statement, each at an exact expected
  * revision (a number, or -1 for no stream): one round trip for a multi-stream command (a
@@ -134,8 +141,7 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
       n int;
       locked int;
     BEGIN
-      SELECT json_agg(json_build_object('stream', e.stream_id, 'revision', e.revision::text, 'tx', e.transaction_id::text, 'pos', e.position::text))
-        INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);
+      ${FIND_STORED_IDS}
       IF found_existing IS NOT NULL THEN
         RETURN QUERY SELECT NULL::text, NULL::bigint, NULL::text, NULL::text[], found_existing;
         RETURN;
@@ -145,8 +151,7 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
         IF n = 0 THEN
           -- A check: the stream must still be where the decision read it; nothing is written.
           IF (SELECT s.revision FROM streams s WHERE s.stream_id = p_streams[i]) IS DISTINCT FROM nullif(greatest(p_expected[i], -1), -1) THEN
-            RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
-              DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;
+            ${RAISE_WRONG_REVISION}
           END IF;
           CONTINUE;
         END IF;
@@ -159,8 +164,7 @@ export async function createAppendManyFunction(knex: Knex): Promise<void> {
         END IF;
         GET DIAGNOSTICS locked = ROW_COUNT;
         IF locked = 0 THEN
-          RAISE EXCEPTION 'stream % is not at the expected revision', p_streams[i] USING ERRCODE = '${WRONG_REVISION_SQLSTATE}',
-            DETAIL = json_build_object('stream', p_streams[i], 'actual', (SELECT s.revision::text FROM streams s WHERE s.stream_id = p_streams[i]))::text;
+          ${RAISE_WRONG_REVISION}
         END IF;
       END LOOP;
       RETURN QUERY

@@ -267,9 +267,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       });
       const row = result.rows[0];
       if (row.existing) {
-        if (row.existing.length !== ids.length || row.existing.some((e) => e.stream !== stream)) throw new IdempotencyConflictError(stream, ids);
-        const stored = row.existing.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
-        return { nextRevision: BigInt(stored.revision), position: { commit: BigInt(stored.tx), prepare: BigInt(stored.pos) } };
+        if (row.existing.length !== ids.length) throw new IdempotencyConflictError(stream, ids);
+        return storedResult(write, row.existing);
       }
       if (row.ok) {
         const nextRevision = BigInt(row.head_revision!);
@@ -288,6 +287,17 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (attempt >= 1) return appendLocked(client, write, inTransaction, apply);
       head = actual;
     }
+  }
+
+  /**
+   * A retried write's answer from where its ids are stored (`existing`, as the append functions
+   * answer it): every id in this write's stream, or the ids were reused for other events.
+   */
+  function storedResult(write: PreparedWrite, existing: NonNullable<AppendRow['existing']>): AppendResult {
+    const stored = existing.filter((e) => e.stream === write.stream);
+    if (stored.length !== write.ids.length) throw new IdempotencyConflictError(write.stream, write.ids);
+    const last = stored.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
+    return { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
   }
 
   /**
@@ -337,13 +347,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const existing = rows[0]?.existing;
     if (existing) {
       // A retried write: every id stored, each in its own stream, or the ids were reused.
-      for (const [k, write] of ordered.entries()) {
-        if (write.ids.length === 0) continue;
-        const stored = existing.filter((e) => e.stream === write.stream);
-        if (stored.length !== write.ids.length) throw new IdempotencyConflictError(write.stream, write.ids);
-        const last = stored.reduce((a, b) => (BigInt(a.revision) > BigInt(b.revision) ? a : b));
-        results[order[k]] = { nextRevision: BigInt(last.revision), position: { commit: BigInt(last.tx), prepare: BigInt(last.pos) } };
-      }
+      for (const [k, write] of ordered.entries()) if (write.ids.length > 0) results[order[k]] = storedResult(write, existing);
       if (existing.length !== ordered.reduce((n, w) => n + w.ids.length, 0)) throw new IdempotencyConflictError(ordered[0].stream, ordered.flatMap((w) => w.ids));
       return results;
     }
