@@ -183,7 +183,7 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
         const [head] = await drain(client.readStream(write.stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
         const actual = head ? head.revision : 'no_stream';
         const expected = write.expectedRevision ?? 'any';
-        if (expected !== 'any' && expected !== (head ? head.revision : 'no_stream') && !(expected === 'stream_exists' && head)) throw new WrongExpectedRevisionError(write.stream, expected, actual);
+        if (expected !== 'any' && expected !== actual && !(expected === 'stream_exists' && head)) throw new WrongExpectedRevisionError(write.stream, expected, actual);
         checked.set(write.stream, { nextRevision: head ? head.revision : -1n, position: head ? head.position : START });
       }
       const results: AppendResult[] = [];
