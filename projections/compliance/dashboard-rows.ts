@@ -176,7 +176,7 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
   const latest = new Map<string, Date>();
   for (const { entityId, at } of openings) latest.set(entityId, at);
   const ids = [...latest.keys()];
-  const last = new Date(Math.max(...openings.map((o) => o.at.getTime())));
+  const last = new Date(openings.reduce((max, o) => Math.max(max, o.at.getTime()), -Infinity));
   // An import's batch opens thousands at one time: a single time is sent once, not per entity.
   const oneTime = openings.every((o) => o.at.getTime() === last.getTime());
   const { rows } = await trx.raw(

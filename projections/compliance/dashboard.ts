@@ -197,6 +197,9 @@ async function applyAnomaly(trx: Knex.Transaction, event: RecordedEvent): Promis
     .ignore();
 }
 
+/** The most entity openings written by one set of statements (their ids travel as arrays). */
+const MAX_OPENINGS_PER_RUN = 20_000;
+
 const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, 'VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
 
 /**
@@ -251,7 +254,9 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
         await flush();
         if (openings && openings.tenantId !== tenantId) await flushOpenings();
         openings ??= { tenantId, opened: [] };
-        openings.opened.push(...openedBy(event, labels));
+        for (const opened of openedBy(event, labels)) openings.opened.push(opened);
+        // A rebuild meets thousands of import batches in a row: one statement's worth at a time.
+        if (openings.opened.length >= MAX_OPENINGS_PER_RUN) await flushOpenings();
         continue;
       }
       await flush();
