@@ -200,7 +200,9 @@ async function applyAnomaly(trx: Knex.Transaction, event: RecordedEvent): Promis
 /** The most entity openings written by one set of statements (their ids travel as arrays). */
 const MAX_OPENINGS_PER_RUN = 20_000;
 
-const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, 'VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
+/** One entity's graph facts, as the graph's own routes write them. */
+const VERTEX_TYPES = ['VertexCreated', 'VertexPropertiesUpdated', 'WellProductionReported', 'VertexDeleted'] as const;
+const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, ...VERTEX_TYPES] as const;
 
 /**
  * The compliance dashboard read model (one projector, so the daily snapshot computed on
@@ -226,10 +228,11 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
-    // A graph change shows here within a lane batch; the graph's own routes do not wait for
-    // the dashboard (issue 27: dashboards stay off a command's path). An assessment, which
-    // reads the graph and colors the rows, waits, and so sees every graph change before it.
-    eventualFor: GRAPH_TYPES,
+    // One entity's change shows here within a lane batch: the graph's own routes do not wait
+    // for the dashboard (issue 27: dashboards stay off a command's path). An import (batch
+    // events) answers once the dashboard holds it, as documented; an assessment, which colors
+    // the rows, waits too, and so sees every graph change before it.
+    eventualFor: VERTEX_TYPES,
     apply: (trx, event) => applyBatch(trx, [event]),
     applyBatch,
   };
