@@ -14,6 +14,13 @@ import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
  */
 export interface ModelRouter {
   languageModel(modelId: string): LanguageModelV3;
+  /**
+   * Whether a call to the model is streamed. A hosted model is: its reply crosses a network,
+   * and the providers' streamed wire formats are the ones the turn is proven on. A model that
+   * runs in this process answers at once, and the SDK's stream stages would cost more than
+   * the answer (about 5 ms of CPU per call on Node 20, where every web stream is costly to make).
+   */
+  streams(modelId: string): boolean;
 }
 
 /** `assistant`: the domain knowledge of the `builtin/*` models (default: the kernel's generic one). */
@@ -24,6 +31,7 @@ export function createModelRouter(llm: Config['llm'], options: { assistant?: Bui
   let anthropic: ReturnType<typeof import('@ai-sdk/anthropic').createAnthropic> | null = null;
   let local: ReturnType<typeof import('@ai-sdk/openai-compatible').createOpenAICompatible> | null = null;
   return {
+    streams: (modelId) => !modelId.startsWith('builtin/'),
     languageModel(modelId) {
       if (!isModelId(modelId)) throw new Invalid(`"${modelId}" is not a model id from /settings/model-options`);
       const slash = modelId.indexOf('/');
@@ -88,16 +96,17 @@ function thinkingOptions(modelId: string, mode: ThinkingMode): Record<string, Re
 }
 
 /**
- * One model call over the streaming protocol (the same path for every provider). The tools
- * carry no `execute`: the turn's tool node runs them, so a call returns either text or the
- * tool calls the model asked for.
+ * One model call: streamed for a hosted model, generated at once for one in this process
+ * (`ModelRouter.streams`), with the same prompt, tools and reply either way. The tools carry
+ * no `execute`: the turn's tool node runs them, so a call returns either text or the tool
+ * calls the model asked for.
  */
 export async function callModel(router: ModelRouter, modelId: string, call: ModelCall): Promise<ModelReply> {
   const model = router.languageModel(modelId);
   // The AI SDK loads with the first model call.
-  const { jsonSchema, streamText, tool } = require('ai') as typeof import('ai');
+  const { generateText, jsonSchema, streamText, tool } = require('ai') as typeof import('ai');
   const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
-  const result = streamText({
+  const options = {
     model,
     system: call.system,
     messages: call.messages,
@@ -106,9 +115,19 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
     providerOptions: thinkingOptions(modelId, call.thinkingMode),
     abortSignal: call.signal,
     maxRetries: 0,
-    // Errors arrive as `error` parts below; the SDK's default handler would print them.
-    onError: () => undefined,
-  });
+  };
+  if (!router.streams(modelId)) {
+    const result = await generateText(options);
+    return {
+      text: result.text,
+      toolCalls: result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: (c.input ?? {}) as Record<string, unknown> })),
+      inputTokens: result.totalUsage.inputTokens ?? null,
+      outputTokens: result.totalUsage.outputTokens ?? null,
+      assistantMessage: result.response.messages.find((m) => m.role === 'assistant') ?? null,
+    };
+  }
+  // Errors arrive as `error` parts below; the SDK's default handler would print them.
+  const result = streamText({ ...options, onError: () => undefined });
   let text = '';
   const toolCalls: ModelReply['toolCalls'] = [];
   let inputTokens: number | null = null;
