@@ -7,7 +7,9 @@ import { startBenchPlatform } from './support';
  * fresh bench database, runs a few warm-up turns, then counts every statement sent while
  * `TURNS` (default 10) turns run one after another, grouped by their text (up to the first
  * 100 characters), per turn, most frequent first. What runs in the background meanwhile (the
- * lanes' wake-ups) is counted too, as it costs the same round trips.
+ * lanes' wake-ups) is counted too, as it costs the same round trips. `CONCURRENCY` (default 1)
+ * runs that many conversations' turns at once, as the HTTP bench's 8 connections do: what
+ * runs in the background per turn differs under load.
  */
 /** The platform's frames of the current (synchronous) stack, outside the event store and pg. */
 function callers(): string {
@@ -58,17 +60,21 @@ async function main(): Promise<void> {
     return readAll(options);
   };
   const { post, wellApi } = await benchTenant(bench);
-  const conversation = (await post('/conversations', { agent_id: 'compliance' })).id;
-  const turn = () => post('/execute', { conversation_id: conversation, message: `What is the status of well ${wellApi}?` });
-  for (let i = 0; i < 3; i++) await turn();
-  const turns = Number(process.env.TURNS ?? 10);
+  const concurrency = Number(process.env.CONCURRENCY ?? 1);
+  const conversations: string[] = [];
+  for (let c = 0; c < concurrency; c++) conversations.push((await post('/conversations', { agent_id: 'compliance' })).id);
+  const turn = (conversation: string) => post('/execute', { conversation_id: conversation, message: `What is the status of well ${wellApi}?` });
+  const each = async (n: number) => Promise.all(conversations.map(async (c) => { for (let i = 0; i < n; i++) await turn(c); }));
+  await each(3);
+  const perConversation = Math.max(1, Math.round(Number(process.env.TURNS ?? 10) / concurrency));
+  const turns = perConversation * concurrency;
   counting = true;
   const started = performance.now();
-  for (let i = 0; i < turns; i++) await turn();
+  await each(perConversation);
   const ms = (performance.now() - started) / turns;
   counting = false;
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  process.stdout.write(`${(total / turns).toFixed(1)} queries per turn, ${ms.toFixed(0)} ms per turn (sequential)\n`);
+  process.stdout.write(`${(total / turns).toFixed(1)} queries per turn, ${ms.toFixed(0)} ms per turn (${concurrency === 1 ? 'sequential' : `${concurrency} at once`})\n`);
   for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${text}\n`);
   process.stdout.write('global-log reads by caller, per turn:\n');
   for (const [caller, n] of [...readers].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${caller}\n`);

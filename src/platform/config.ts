@@ -24,6 +24,8 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** The least-privileged role the platform runs as when DATABASE_URL is a superuser; `none` to connect as given. */
   DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none').default('platform_app'),
+  /** Repeated statements prepared on each connection; `off` behind a transaction-mode pooler (PgBouncer). */
+  DATABASE_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
   EVENTSTORE_URL: z.string().optional(),
   /** PostgreSQL store: how many groups of concurrent appends may commit at once (0: each append commits alone). */
@@ -106,7 +108,7 @@ export interface Config {
   /** Absent: start an embedded PostgreSQL under `dataDir`. */
   databaseUrl?: string;
   /** The role the platform runs as when the configured connection is a superuser; null: as given. */
-  database: { appRole: string | null };
+  database: { appRole: string | null; preparedStatements: boolean };
   eventStore: { kind: 'postgres'; groupCommit: number } | { kind: 'esdb'; url: string };
   redisUrl?: string;
   kafkaBrokers?: string[];
@@ -201,7 +203,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
-    database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE },
+    database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE, preparedStatements: env.DATABASE_PREPARED_STATEMENTS === 'on' },
     eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres', groupCommit: env.EVENTSTORE_GROUP_COMMIT },
     redisUrl: env.REDIS_URL || undefined,
     kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,

@@ -1,5 +1,6 @@
 import knexFactory, { Knex } from 'knex';
 import { CustomTypesConfig, Pool, types as pgTypes } from 'pg';
+import { preparingPgClient } from './prepared-statements';
 
 /**
  * How the platform's connections turn columns into values, fixed here rather than taken from
@@ -25,9 +26,10 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function connectDatabase(url: string, { poolSize = 10 }: { poolSize?: number } = {}): Database {
+/** `prepare`: repeated read-model statements are prepared on each connection (prepared-statements.ts). */
+export function connectDatabase(url: string, { poolSize = 10, prepare = true }: { poolSize?: number; prepare?: boolean } = {}): Database {
   const knex = knexFactory({
-    client: 'pg',
+    client: prepare ? (preparingPgClient() as Knex.Config['client']) : 'pg',
     connection: { connectionString: url, types: platformTypes } as Knex.PgConnectionConfig,
     pool: { min: 0, max: poolSize },
   });

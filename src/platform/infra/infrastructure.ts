@@ -37,7 +37,7 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
     } finally {
       await admin.close();
     }
-    db = connectDatabase(databaseUrl);
+    db = connectDatabase(databaseUrl, { prepare: config.database.preparedStatements });
     const signer = new AuditSigner(config.auditSigningKey);
     const store =
       config.eventStore.kind === 'esdb'
