@@ -214,13 +214,24 @@ export class ReactorRunner {
     // The head before the read: a short read has seen everything up to it.
     const head = await store.headPosition();
     const events = await store.readAll({ from: lane.saved, limit, filter: { eventTypes: [...reactor.handles] } });
-    for (const event of events) {
-      if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
-      await this.react(reactor, event);
-      await advanceCheckpoint(knex, name, { version: VERSION, from: lane.saved, to: event.position, applied: 1 });
-      lane.saved = lane.seen = event.position;
-      lane.failures = 0;
-      lane.savedAt = Date.now();
+    // The checkpoint moves once per batch, past the reactions that succeeded (before a failure
+    // too): a crash in between replays them, and a reaction replayed under its event's scope
+    // appends nothing twice, so one write per batch loses nothing but a few reads.
+    let reacted = 0;
+    try {
+      for (const event of events) {
+        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
+        await this.react(reactor, event);
+        lane.seen = event.position;
+        lane.failures = 0;
+        reacted++;
+      }
+    } finally {
+      if (reacted > 0) {
+        await advanceCheckpoint(knex, name, { version: VERSION, from: lane.saved, to: lane.seen, applied: reacted });
+        lane.saved = lane.seen;
+        lane.savedAt = Date.now();
+      }
     }
     if (events.length < limit && comparePositions(head, lane.seen) > 0) {
       lane.seen = head;

@@ -106,6 +106,35 @@ describe('reactor runner', () => {
     await projections.stop();
   });
 
+  it('given a batch whose third event keeps failing, then the checkpoint stands past the two before it, and a fix reacts to the rest once', async () => {
+    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await projections.start();
+    let broken = true;
+    const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
+    const deps = depsOf(projections);
+    const options = { knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 100 };
+    const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_003) });
+    await first.start();
+    await first.stop();
+    // Appended while no runner reacts: the next one reads them as one batch.
+    await note('a');
+    await note('b');
+    await note('poison');
+    await note('c');
+    const [, b] = (await store.readAll({ limit: 1000 })).filter((e) => e.type === 'NoteCreated');
+    const runner = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_003) });
+    await runner.start();
+    for (let i = 0; i < 200 && (reactor.attempts.get((await store.readAll({ limit: 1000 })).find((e) => (e.data as { title: string }).title === 'poison')!.id) ?? 0) < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    const stuck = await readCheckpoint(db.knex, reactorCheckpoint('toy.echo'));
+    expect(stuck?.position).to.deep.equal(b.position);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo poison']);
+    broken = false;
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c', 'echo poison']);
+    await runner.stop();
+    await projections.stop();
+  });
+
   it('projection runner: failures to read the log retry with backoff and never dead-letter a good event', async () => {
     const id = await note('x');
     let outages = 6;
