@@ -5,6 +5,7 @@ import { callModel, ModelReply } from '../../platform/infra/llm/model-router';
 import { costOf } from '../../platform/infra/llm/model-prices';
 import { countTokens, truncateToTokens } from '../../platform/infra/tokens';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
+import { toolInputSchema } from '../../platform/infra/llm/ai-sdk';
 import { agentAllows, resolveAgent } from './agent-definitions';
 import type { SkillDefinition } from './builtin-skills';
 import { openApprovalFor, resumeGuard } from './resume-guard';
@@ -160,7 +161,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks, prepareFiling)];
     const tools = new Map<string, AgentTool>();
     for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
-    const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: (require('ai') as typeof import('ai')).zodSchema(t.parameters).jsonSchema as Record<string, unknown> }));
+    const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolInputSchema(t.parameters) }));
     const contextWindow = Number(MODEL_OPTIONS.find((m) => m.id === settings.model)?.context_window ?? 128000);
 
     let finalText = '';

@@ -5,6 +5,7 @@ import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
 import type { ThinkingMode } from '../../../contexts/settings/thinking-mode';
 import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
+import { aiSdk } from './ai-sdk';
 
 /**
  * Routes a curated `<provider>/<model>` id to an AI SDK language model: `builtin/*` to the
@@ -103,8 +104,7 @@ function thinkingOptions(modelId: string, mode: ThinkingMode): Record<string, Re
  */
 export async function callModel(router: ModelRouter, modelId: string, call: ModelCall): Promise<ModelReply> {
   const model = router.languageModel(modelId);
-  // The AI SDK loads with the first model call.
-  const { generateText, jsonSchema, streamText, tool } = require('ai') as typeof import('ai');
+  const { generateText, jsonSchema, streamText, tool } = aiSdk();
   const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
   const options = {
     model,
