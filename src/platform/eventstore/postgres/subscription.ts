@@ -52,9 +52,11 @@ export class PollingSubscription implements Subscription {
   private hurried: (() => void) | null = null;
 
   /** After a wake-up: lets more appends land before the read, for as long as asked. */
-  private async gather(): Promise<void> {
-    const ms = this.options.gatherMs?.() ?? 0;
-    if (ms <= 0 || this.stopped) return;
+  /** Waits the gathering time (at least `floorMs`), cut short by `hurry`; nothing while someone waits. */
+  private async gather(floorMs = 0): Promise<void> {
+    const gathering = this.options.gatherMs?.() ?? 0;
+    if (gathering <= 0 || this.stopped) return;
+    const ms = Math.max(gathering, floorMs);
     await new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -96,7 +98,11 @@ export class PollingSubscription implements Subscription {
         if (notifier.seen !== seenBefore) await this.gather();
         continue;
       }
-      await notifier.wait(delay);
+      // An older transaction is still in flight, so what it may commit cannot be read past yet.
+      // While nobody waits, look again after the gathering rather than within a millisecond:
+      // under load some transaction nearly always is, and each look is a read of the log.
+      if ((this.options.gatherMs?.() ?? 0) > 0) await this.gather(delay);
+      else await notifier.wait(delay);
       delay = notifier.seen !== seenBefore ? 1 : Math.min(delay * 4, pollIntervalMs);
     }
   }
