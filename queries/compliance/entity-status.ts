@@ -26,20 +26,34 @@ export interface CellView {
 
 const cellView = (r: any): CellView => ({ domain: r.domain, color: r.color, bucket: r.bucket, due_date: r.due_date ? isoDate(r.due_date) : null, anomaly: r.anomaly, reason: r.reason, facts: r.facts ?? {} });
 
-/** The entity as the dashboard knows it now (by entity id or, for a well, its API number), with its current cells; null when unknown. */
+/**
+ * The entity as the dashboard knows it now (by entity id or, for a well, its API number), with
+ * its current cells and its open anomalies (the ten latest); null when unknown. One statement:
+ * an assistant's tool asks it on every turn that names an entity.
+ */
 export async function entityStatus(knex: Knex, tenantId: string, entityId: string, domains: readonly string[]) {
-  const entity = await knex(ENTITIES).where({ tenant_id: tenantId, entity_id: entityId }).whereNull('valid_to').first();
+  const { rows } = await knex.raw(
+    `SELECT e.entity_id, e.entity_type, e.name_prop, e.well_name_prop,
+            (SELECT coalesce(json_agg(c ORDER BY c.domain), '[]')
+               FROM (SELECT domain, color, bucket, due_date, anomaly, reason, facts FROM ${CELLS}
+                      WHERE tenant_id = :tenantId AND entity_id = :entityId AND valid_to IS NULL AND domain = ANY(:domains)) c) AS cells,
+            (SELECT coalesce(json_agg(a ORDER BY a.observed_at DESC), '[]')
+               FROM (SELECT domain, kind, detail, observed_at FROM ${ANOMALIES}
+                      WHERE tenant_id = :tenantId AND entity_id = :entityId AND observed_at > now() - interval '${ANOMALY_OPEN_DAYS} days'
+                      ORDER BY observed_at DESC LIMIT 10) a) AS anomalies
+       FROM ${ENTITIES} e
+      WHERE e.tenant_id = :tenantId AND e.entity_id = :entityId AND e.valid_to IS NULL
+      LIMIT 1`,
+    { tenantId, entityId, domains: [...domains] },
+  );
+  const entity = rows[0];
   if (!entity) return null;
-  const [cells, anomalies] = await Promise.all([
-    knex(CELLS).where({ tenant_id: tenantId, entity_id: entityId }).whereNull('valid_to').whereIn('domain', [...domains]).orderBy('domain'),
-    knex(ANOMALIES).where({ tenant_id: tenantId, entity_id: entityId }).andWhere('observed_at', '>', knex.raw(`now() - interval '${ANOMALY_OPEN_DAYS} days'`)).orderBy('observed_at', 'desc').limit(10),
-  ]);
   return {
     entity_id: entity.entity_id as string,
     entity_type: entity.entity_type as string,
     entity_name: (entity.name_prop ?? entity.well_name_prop ?? entity.entity_id) as string,
-    cells: cells.map(cellView),
-    anomalies: anomalies.map((a) => ({ domain: a.domain as string, kind: a.kind as string, detail: a.detail as string, observed_at: new Date(a.observed_at).toISOString() })),
+    cells: (entity.cells as any[]).map(cellView),
+    anomalies: (entity.anomalies as any[]).map((a) => ({ domain: a.domain as string, kind: a.kind as string, detail: a.detail as string, observed_at: new Date(a.observed_at).toISOString() })),
   };
 }
 

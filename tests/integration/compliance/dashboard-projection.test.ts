@@ -5,6 +5,7 @@ import { complianceDashboardProjector } from '../../../projections/compliance/da
 import { bucketCounts } from '../../../projections/compliance/selectors';
 import { CELLS, COUNTS, DAILY, ROWS } from '../../../projections/compliance/tables';
 import { matrix, summary } from '../../../queries/compliance/dashboard';
+import { entityStatus } from '../../../queries/compliance/entity-status';
 import { trendChart } from '../../../queries/compliance/charts';
 import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
@@ -200,5 +201,25 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
       expect(row.due_date).to.be.instanceOf(Date);
     }
     expect(await db.knex(CELLS).where({ tenant_id: other }).count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '2' }]);
+  });
+  it("an entity's status: its current cells by domain and its anomalies of the last 30 days, latest first, in one read", async () => {
+    const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000);
+    const wellC = vertex('42-501-00003', 'JONES 3H');
+    await given([recorded('GraphBatchImported', { importId: randomUUID(), namespace: 'ns', batch: 0, vertices: [wellC], edges: [] }, daysAgo(50), 'graph.import-z')]);
+    await given(assessment(daysAgo(45), { [wellC.entity_id]: [cell('production', 'red', 'overdue'), cell('rule_32', 'red', 'overdue', true)] }));
+    const flagged = (kind: string, at: Date) => recorded('ComplianceAnomalyFlagged', { entityId: wellC.entity_id, entityLabel: 'Well', domain: 'rule_32', kind, detail: `${kind} seen`, observedAt: at.toISOString(), source: 'scada' }, at, 'ingestion.scada-z');
+    await given([flagged('scada_gap', daysAgo(40)), flagged('flared_above_authorization', daysAgo(3)), flagged('scada_gap', daysAgo(1))]);
+    const status = await entityStatus(db.knex, tenantId, wellC.entity_id, domains);
+    expect(status).to.deep.include({ entity_id: wellC.entity_id, entity_type: 'Well', entity_name: 'JONES 3H' });
+    expect(status!.cells.map((c) => [c.domain, c.color, c.bucket, c.anomaly, c.due_date])).to.deep.equal([
+      ['production', 'red', 'overdue', false, null],
+      ['rule_32', 'red', 'overdue', true, null],
+    ]);
+    expect(status!.anomalies.map((a) => [a.kind, a.detail, a.observed_at.slice(0, 10)])).to.deep.equal([
+      ['scada_gap', 'scada_gap seen', daysAgo(1).toISOString().slice(0, 10)],
+      ['flared_above_authorization', 'flared_above_authorization seen', daysAgo(3).toISOString().slice(0, 10)],
+    ]);
+    expect(await entityStatus(db.knex, tenantId, wellC.entity_id, ['production'])).to.have.nested.property('cells.length', 1);
+    expect(await entityStatus(db.knex, tenantId, 'no-such-entity', domains)).to.equal(null);
   });
 });
