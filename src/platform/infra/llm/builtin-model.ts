@@ -3,7 +3,8 @@ import { countTokens } from '../tokens';
 
 /**
  * The `builtin/*` models: deterministic and offline, implemented as a real AI SDK language
- * model so a turn on them runs the same code path as one on a hosted provider. Each step asks
+ * model so a turn on them runs the same SDK path as one on a hosted provider (generated, not
+ * streamed: `ModelRouter.streams`; `doStream` serves direct SDK streaming). Each step asks
  * a `BuiltinAssistant` for the next tool calls or the answer; the kernel's generic one plans:
  *  - a well (API number), lease or operator named → the graph tools on that entity;
  *  - a skill's trigger word → `load_skill` (the catalogue is read from the system prompt);
