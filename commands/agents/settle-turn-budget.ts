@@ -40,15 +40,47 @@ export function decideSettleTurnBudget(command: SettleTurnBudget, state: DailyUs
   ];
 }
 
-const settleIn: Decider<SettleTurnBudget, DailyUsageState, DailyUsageEvent> = { ...dailyUsageAggregate, decide: decideSettleTurnBudget };
+/**
+ * Several turns' settlements in one stream, in order, each deciding on the state the ones
+ * before it left: what a batch of finished turns settles in one write.
+ */
+export interface SettleTurnBudgets {
+  type: 'SettleTurnBudgets';
+  settlements: SettleTurnBudget[];
+}
+
+export function decideSettleTurnBudgets(command: SettleTurnBudgets, state: DailyUsageState, now: Date): DailyUsageEvent[] {
+  const events: DailyUsageEvent[] = [];
+  for (const settlement of command.settlements) {
+    const decided = decideSettleTurnBudget(settlement, state, now);
+    state = decided.reduce(dailyUsageAggregate.evolve, state);
+    events.push(...decided);
+  }
+  return events;
+}
+
+const settleAllIn: Decider<SettleTurnBudgets, DailyUsageState, DailyUsageEvent> = { ...dailyUsageAggregate, decide: decideSettleTurnBudgets };
 
 /** Settles in the tenant's and the user's stream of the reservation's day, in one write (`exclusive`: see the reservation). */
 export async function settleTurnBudget(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: SettleTurnBudget): Promise<void> {
+  await settleTurnBudgets(deps, context, [command]);
+}
+
+/**
+ * Settles finished turns of one tenant in one write: each day's tenant stream takes all of
+ * that day's settlements, each user's stream of the day its own. Under load the settlements
+ * keep up with the reservations, which count against the caps until they are settled.
+ */
+export async function settleTurnBudgets(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, commands: SettleTurnBudget[]): Promise<void> {
+  const streams = new Map<string, SettleTurnBudget[]>();
+  const add = (stream: string, command: SettleTurnBudget) => streams.set(stream, [...(streams.get(stream) ?? []), command]);
+  for (const command of commands) {
+    add(tenantUsageStream(context.tenantId, command.day), command);
+    add(userUsageStream(context.tenantId, command.userId, command.day), command);
+  }
+  if (streams.size === 0) return;
   await deps.handle.together(
-    [
-      { decider: settleIn, stream: tenantUsageStream(context.tenantId, command.day), command, exclusive: true },
-      { decider: settleIn, stream: userUsageStream(context.tenantId, command.userId, command.day), command, exclusive: true },
-    ],
+    [...streams].map(([stream, settlements]) => ({ decider: settleAllIn, stream, command: { type: 'SettleTurnBudgets' as const, settlements }, exclusive: true })),
     context,
     { retries: USAGE_WRITE_RETRIES },
   );

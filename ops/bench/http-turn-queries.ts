@@ -73,8 +73,18 @@ async function main(): Promise<void> {
   await each(perConversation);
   const ms = (performance.now() - started) / turns;
   counting = false;
+  // How far the settlement reactor is behind when the last turn answers: reservations of the
+  // daily usage streams not settled yet count against the caps, and every fold carries them.
+  const usage = await store.readAll({ limit: 100_000, filter: { eventTypes: ['UsageReserved', 'UsageSettled'] } });
+  const open = new Set<string>();
+  for (const e of usage) {
+    const key = `${e.stream} ${(e.data as { executionId: string }).executionId}`;
+    if (e.type === 'UsageReserved') open.add(key);
+    else open.delete(key);
+  }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
   process.stdout.write(`${(total / turns).toFixed(1)} queries per turn, ${ms.toFixed(0)} ms per turn (${concurrency === 1 ? 'sequential' : `${concurrency} at once`})\n`);
+  process.stdout.write(`${open.size} reservations unsettled when the last turn answered\n`);
   for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${text}\n`);
   process.stdout.write('global-log reads by caller, per turn:\n');
   for (const [caller, n] of [...readers].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${caller}\n`);

@@ -18,6 +18,13 @@ export interface Reactor {
   /** Event types it reacts to; the runner skips every other event without calling it. */
   handles: readonly string[];
   react(event: RecordedEvent, deps: PlatformDeps): Promise<void>;
+  /**
+   * Optional: reacts to several events at once (a batch the lane read), for a reactor whose
+   * commands find their work done in their streams' state when replayed, whatever batch they
+   * come in. Its commands run under the first event's `reactionContext`. After a failure the
+   * lane goes back to `react`, one event at a time, to find the event that fails.
+   */
+  reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
 }
 
 /**

@@ -219,7 +219,12 @@ export class ReactorRunner {
     // appends nothing twice, so one write per batch loses nothing but a few reads.
     let reacted = 0;
     try {
-      for (const event of events) {
+      if (reactor.reactBatch && lane.failures === 0 && events.length > 1) {
+        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
+        await this.reactAll(reactor, events);
+        lane.seen = events[events.length - 1].position;
+        reacted = events.length;
+      } else for (const event of events) {
         if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
         await this.react(reactor, event);
         lane.seen = event.position;
@@ -243,6 +248,15 @@ export class ReactorRunner {
       }
     }
     return events.length;
+  }
+
+  private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
+    try {
+      await withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}:${events.length}` }, () => reactor.reactBatch!(events, this.options.deps()));
+    } catch (error) {
+      // Counted against the batch's first event; the lane then reacts one event at a time.
+      throw new ReactionFailed(events[0], error);
+    }
   }
 
   private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {

@@ -145,6 +145,26 @@ describe('daily budgets under concurrency', function () {
     for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 400, reservedTokens: 0 });
   });
 
+  it('a batch of finished turns of two users settles in one write; the same ends replayed in another batch settle nothing again', async () => {
+    const users = await Promise.all(Array.from({ length: 2 }, () => signIn(t, { tenantId })));
+    chat.fallback = () => ({ text: 'ok', usage: { prompt_tokens: 90, completion_tokens: 10 } });
+    const answers = await Promise.all(users.flatMap((user) => Array.from({ length: 3 }, () => execute(user))));
+    expect(answers.map((a) => a.status)).to.deep.equal(answers.map(() => 200));
+    const ends = [];
+    for (const answer of answers) ends.push(...(await t.deps.store.readStream(turnAggregate.stream(tenantId, answer.body.execution_id))).filter((e) => (TERMINAL_TURN_EVENTS as readonly string[]).includes(e.type)));
+    const tenantStream = tenantUsageStream(tenantId, usageDayOf(new Date()));
+    const before = (await t.deps.store.readStream(tenantStream)).length;
+    await budgetSettlementReactor.reactBatch!(ends, t.deps);
+    const settledNow = (await t.deps.store.readStream(tenantStream)).slice(before);
+    expect(settledNow.map((e) => e.type)).to.deep.equal(answers.map(() => 'UsageSettled'));
+    expect(new Set(settledNow.map((e) => String(e.position.commit))).size, 'one write').to.equal(1);
+    for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 300, reservedTokens: 0 });
+    await budgetSettlementReactor.reactBatch!(ends.slice(2), t.deps);
+    await settle([answers[0].body.execution_id]);
+    expect((await t.deps.store.readStream(tenantStream)).length).to.equal(before + answers.length);
+    for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 300, reservedTokens: 0 });
+  });
+
   it('60 reservations and their 60 settlements racing in one tenant all land, each counted once', async () => {
     const users = Array.from({ length: 6 }, () => randomUUID());
     const turns = Array.from({ length: 60 }, (_, i) => ({ executionId: randomUUID(), userId: users[i % users.length] }));

@@ -135,6 +135,46 @@ describe('reactor runner', () => {
     await projections.stop();
   });
 
+  it('given a reactor that takes batches, then a batch goes to it whole; when a batch fails, then the lane reacts one event at a time', async () => {
+    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await projections.start();
+    const echo = echoReactor(() => false);
+    const batches: number[] = [];
+    let batchFails = false;
+    const reactor: Reactor = {
+      ...echo,
+      async reactBatch(events, deps) {
+        // The echoes are notes too: a batch of them follows each batch of notes.
+        const notes = events.filter((e) => !(e.data as { title: string }).title.startsWith('echo'));
+        if (notes.length === 0) return;
+        batches.push(notes.length);
+        if (batchFails) throw new Error('batch failure injected');
+        for (const event of events) await echo.react(event, deps);
+      },
+    };
+    const deps = depsOf(projections);
+    const options = { knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), idleMs: 50, retryBaseMs: 5 };
+    const run = async (titles: string[]) => {
+      const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_004) });
+      await first.start();
+      await first.stop();
+      for (const title of titles) await note(title);
+      const runner = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_004) });
+      await runner.start();
+      expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+      await runner.stop();
+    };
+    await run(['a', 'b', 'c']);
+    expect(batches).to.deep.equal([3]);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c']);
+    batchFails = true;
+    await run(['d', 'e']);
+    // The failed batch, then one event on its own (d), then batches again while they keep failing.
+    expect(batches.slice(0, 2)).to.deep.equal([3, 2]);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c', 'echo d', 'echo e']);
+    await projections.stop();
+  });
+
   it('projection runner: failures to read the log retry with backoff and never dead-letter a good event', async () => {
     const id = await note('x');
     let outages = 6;

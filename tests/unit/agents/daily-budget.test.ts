@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { settlementOf } from '../../../commands/agents/budget-settlement';
 import { decideReserveTurnBudget, ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
-import { decideSettleTurnBudget, SettleTurnBudget } from '../../../commands/agents/settle-turn-budget';
+import { decideSettleTurnBudget, decideSettleTurnBudgets, SettleTurnBudget } from '../../../commands/agents/settle-turn-budget';
 import { RateLimited, Unavailable } from '../../../src/platform/domain-errors';
 import { committedTokens, DailyCaps, dailyUsageAggregate, DailyUsageEvent } from '../../../streams/agents/daily-usage';
 import { turnAggregate, TurnOutcome } from '../../../streams/agents/turn';
@@ -94,6 +94,16 @@ describe('daily budget: settlement', () => {
   it('a turn settles once; a turn that reserved nothing settles nothing', () => {
     expect(decideSettleTurnBudget(settle(), fold([reserved('e1', 1000, CAPS, 0.5), settledAs(250, 0.01, 'reported')]), NOW)).to.deep.equal([]);
     expect(decideSettleTurnBudget(settle(), fold([]), NOW)).to.deep.equal([]);
+  });
+
+  it('given three open turns, when a batch settles two of them, one settled already and one twice, then each open one settles once, in order', () => {
+    const state = fold([reserved('e1', 1000, CAPS, 0.5), reserved('e2', 1000, CAPS, 0.5), reserved('e3', 1000, CAPS, 0.5), { ...settledAs(250, 0.01, 'reported') }]);
+    const events = decideSettleTurnBudgets({ type: 'SettleTurnBudgets', settlements: [settle({ executionId: 'e3' }), settle(), settle({ executionId: 'e2', tokensUsed: null, costUsd: null }), settle({ executionId: 'e3' })] }, state, NOW);
+    expect(events.map((e) => [e.data.executionId, (e.data as { tokens: number }).tokens, (e.data as { basis: string }).basis])).to.deep.equal([
+      ['e3', 250, 'reported'],
+      ['e2', 1000, 'reservation'],
+    ]);
+    expect(fold([reserved('e1', 1000, CAPS, 0.5), reserved('e2', 1000, CAPS, 0.5), reserved('e3', 1000, CAPS, 0.5), settledAs(250, 0.01, 'reported'), ...events]).open).to.deep.equal({});
   });
 });
 
