@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
  * extended protocol: Parse once, then Bind/Execute). The read models' queries come from knex's
  * builder with their values as parameters, so their texts repeat while their values vary.
  *
- * Measured on a turn (33 statements, `npm run bench -- http`): PostgreSQL CPU fell by about a
- * third, and the platform's by a quarter, since a named statement's Parse is not sent again.
+ * Measured on a turn (about 34 statements, `npm run bench -- http`): PostgreSQL's CPU per turn
+ * fell by about a third (docs/benchmarks.md, issue 27's fifth pass).
  *
  * Bounded: at most `MAX_NAMED` texts per process are ever named (each connection holds a
  * plan per name); texts seen once (a bulk insert of a size not seen before) are never named.
@@ -58,7 +58,7 @@ export class StatementNames {
   }
 }
 
-export function isPlanChanged(error: unknown): boolean {
+function isPlanChanged(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === PLAN_CHANGED && /cached plan must not change result type/.test(String((error as Error).message));
 }
 
