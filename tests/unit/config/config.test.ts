@@ -37,6 +37,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).to.throw(ConfigError);
   });
 
+  it('DATABASE_PREPARED_STATEMENTS is on unless set off, and nothing else', () => {
+    expect(loadConfig({}).database.preparedStatements).to.equal(true);
+    expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'off' }).database.preparedStatements).to.equal(false);
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).to.throw(ConfigError, /DATABASE_PREPARED_STATEMENTS/);
+  });
+
   it('names every invalid variable in one error', () => {
     expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' })).to.throw(ConfigError, /PORT/).and.to.match(/LOG_LEVEL/);
   });
