@@ -33,6 +33,13 @@ describe('reactor runner', () => {
     return { store, knex: db.knex, handle, projections } as unknown as PlatformDeps;
   }
 
+  /** The notes' projection runner, started: the echo reactions' commands wait for it. */
+  async function startedProjections(): Promise<ProjectionRunner> {
+    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await projections.start();
+    return projections;
+  }
+
   /** Reacts to every new note by creating its "echo" note, whose id derives from the reaction's scope. */
   function echoReactor(fail: (event: RecordedEvent, attempt: number) => boolean): Reactor & { attempts: Map<string, number> } {
     const attempts = new Map<string, number>();
@@ -67,8 +74,7 @@ describe('reactor runner', () => {
 
   it('reacts once to each new event, from the head it first saw; a replay after a failure appends nothing twice', async () => {
     await note('before the reactor');
-    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
-    await projections.start();
+    const projections = await startedProjections();
     const reactor = echoReactor((_e, attempt) => attempt < 3);
     const deps = depsOf(projections);
     const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_001), idleMs: 50, retryBaseMs: 5 });
@@ -85,8 +91,7 @@ describe('reactor runner', () => {
   });
 
   it('a reaction that keeps failing goes to the dead letters (health names it); retry after a fix reacts once more without duplicating', async () => {
-    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
-    await projections.start();
+    const projections = await startedProjections();
     let broken = true;
     const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
     const deps = depsOf(projections);
@@ -107,8 +112,7 @@ describe('reactor runner', () => {
   });
 
   it('given a batch whose third event keeps failing, then the checkpoint stands past the two before it, and a fix reacts to the rest once', async () => {
-    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
-    await projections.start();
+    const projections = await startedProjections();
     let broken = true;
     const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
     const deps = depsOf(projections);
@@ -136,8 +140,7 @@ describe('reactor runner', () => {
   });
 
   it('given a reactor that takes batches, then a batch goes to it whole; when a batch fails, then the lane reacts one event at a time', async () => {
-    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
-    await projections.start();
+    const projections = await startedProjections();
     const echo = echoReactor(() => false);
     const batches: number[] = [];
     let batchFails = false;
