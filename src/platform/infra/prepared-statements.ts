@@ -25,6 +25,9 @@ const PLAN_CHANGED = '0A000';
 const IN_FAILED_TRANSACTION = '25P02';
 
 export class StatementNames {
+  /** `sightings`: how often a text is seen before it is named (1: at once, for a known handful of texts). */
+  constructor(private readonly sightings = SIGHTINGS) {}
+
   private readonly seen = new Map<string, number>();
   private readonly names = new Map<string, string>();
   /** Texts never named again (their prepared plan met a schema change). */
@@ -36,7 +39,7 @@ export class StatementNames {
     if (named !== undefined) return named;
     if (this.names.size >= MAX_NAMED || this.refused.has(text)) return undefined;
     const count = (this.seen.get(text) ?? 0) + 1;
-    if (count < SIGHTINGS) {
+    if (count < this.sightings) {
       // The sightings map is bounded like the names: past it, only texts already counted count.
       if (this.seen.size < MAX_NAMED * 4) this.seen.set(text, count);
       return undefined;

@@ -18,6 +18,13 @@ describe('repeated statements are prepared on each connection', () => {
       expect(names.nameFor('select * from u where id = $1')).to.not.equal(name);
     });
 
+    it('given one sighting asked for (the event store\'s few read texts), then a text is named at once', () => {
+      const names = new StatementNames(1);
+      const name = names.nameFor('select * from events where stream_id = $1');
+      expect(name).to.match(/^p-/);
+      expect(names.nameFor('select * from events where stream_id = $1')).to.equal(name);
+    });
+
     it('given a refused text, then it is never named again', () => {
       const names = new StatementNames();
       names.nameFor('q $1');

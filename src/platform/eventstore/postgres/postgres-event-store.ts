@@ -28,6 +28,7 @@ import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
 import { LiveRead, PollingSubscription } from './subscription';
 import { WRONG_REVISION_SQLSTATE } from './append-function';
+import { StatementNames } from '../../infra/prepared-statements';
 import { GroupCommit } from './group-commit';
 
 const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
@@ -78,11 +79,9 @@ export async function readCommittedSince(knex: Knex, from: Position, types: read
  * or of the log was planned on every call: up to 0.3 ms of the server's time, as much as
  * running it). The texts vary only by which filters and limits a read has: a handful of names.
  */
-const statementNames = new Map<string, string>();
-function prepared(text: string, values: unknown[]): { name: string; text: string; values: unknown[] } {
-  let name = statementNames.get(text);
-  if (!name) statementNames.set(text, (name = `events-read-${statementNames.size}`));
-  return { name, text, values };
+const readNames = new StatementNames(1);
+function prepared(text: string, values: unknown[]): { name: string | undefined; text: string; values: unknown[] } {
+  return { name: readNames.nameFor(text), text, values };
 }
 
 /** xid8 has no negative values; START maps to (0, -1), before every real transaction. */
