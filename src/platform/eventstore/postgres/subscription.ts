@@ -51,11 +51,14 @@ export class PollingSubscription implements Subscription {
 
   private hurried: (() => void) | null = null;
 
-  /** After a wake-up: lets more appends land before the read, for as long as asked. */
-  /** Waits the gathering time (at least `floorMs`), cut short by `hurry`; nothing while someone waits. */
-  private async gather(floorMs = 0): Promise<void> {
+  /**
+   * After a wake-up: lets more appends land before the read, for the gathering time asked (at
+   * least `floorMs`), cut short by `hurry`. False when nothing is gathering (someone waits).
+   */
+  private async gather(floorMs = 0): Promise<boolean> {
     const gathering = this.options.gatherMs?.() ?? 0;
-    if (gathering <= 0 || this.stopped) return;
+    if (gathering <= 0) return false;
+    if (this.stopped) return true;
     const ms = Math.max(gathering, floorMs);
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -66,6 +69,7 @@ export class PollingSubscription implements Subscription {
       const timer = setTimeout(done, ms);
       this.hurried = done;
     });
+    return true;
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<RecordedEvent> {
@@ -101,8 +105,7 @@ export class PollingSubscription implements Subscription {
       // An older transaction is still in flight, so what it may commit cannot be read past yet.
       // While nobody waits, look again after the gathering rather than within a millisecond:
       // under load some transaction nearly always is, and each look is a read of the log.
-      if ((this.options.gatherMs?.() ?? 0) > 0) await this.gather(delay);
-      else await notifier.wait(delay);
+      if (!(await this.gather(delay))) await notifier.wait(delay);
       delay = notifier.seen !== seenBefore ? 1 : Math.min(delay * 4, pollIntervalMs);
     }
   }
