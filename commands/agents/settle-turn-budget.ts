@@ -73,7 +73,11 @@ export async function settleTurnBudget(deps: Pick<PlatformDeps, 'handle'>, conte
  */
 export async function settleTurnBudgets(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, commands: SettleTurnBudget[]): Promise<void> {
   const streams = new Map<string, SettleTurnBudget[]>();
-  const add = (stream: string, command: SettleTurnBudget) => streams.set(stream, [...(streams.get(stream) ?? []), command]);
+  const add = (stream: string, command: SettleTurnBudget) => {
+    const settlements = streams.get(stream);
+    if (settlements) settlements.push(command);
+    else streams.set(stream, [command]);
+  };
   for (const command of commands) {
     add(tenantUsageStream(context.tenantId, command.day), command);
     add(userUsageStream(context.tenantId, command.userId, command.day), command);
