@@ -162,8 +162,13 @@ describe('connectors over PostgreSQL', function () {
     await activeConnector('switch-source');
     const response = await t.api.put('/connectors/switch-source/credential', { credential: source.readWrite }, admin.headers);
     expect(response.body).to.include({ status: 'probe_failed', read_only_verified_at: null });
-    const { recorded } = await credentialLog('switch-source');
-    expect(await secretNames('switch-source'), 'the PUT itself deletes nothing').to.have.length(2);
+    const { recorded, sets: before } = await credentialLog('switch-source');
+    // The leader's reactor runner may have reacted already. It records before it deletes, so a
+    // secret gone before this read is a reaction already in the log when the log is read next.
+    const left = await secretNames('switch-source');
+    const reacted = (await t.deps.store.readStream(before[0].stream)).filter((e) => e.type === 'CredentialSecretDeleted').length;
+    expect(left, 'the PUT keeps the recorded secret').to.include(recorded);
+    expect(left.length === 2 || reacted === 1, `the PUT itself deletes nothing (${left.length} left, ${reacted} deletions recorded)`).to.equal(true);
     await runSecretCleanup('switch-source');
     await runSecretCleanup('switch-source'); // a replay after a crash deletes nothing more and records nothing twice
     expect(await secretNames('switch-source'), 'the replaced credential is removed').to.deep.equal([recorded]);
