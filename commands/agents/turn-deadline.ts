@@ -4,9 +4,10 @@ import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
 import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
-import { turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+import { TERMINAL_TURN_EVENTS, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
 import { turnEnding } from '../../src/contexts/agents/conversation-turns';
+import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
 
@@ -37,21 +38,41 @@ export function deadlineFinish(state: TurnState, started: Started, timeoutMs: nu
   };
 }
 
-/** Turn started → its deadline is scheduled (the due-message lane fires it on the leader). */
+/** The turns of a batch that started and are not seen ending in it: those that may need a deadline. */
+export function startedWithoutEnd(events: RecordedEvent[]): RecordedEvent[] {
+  const ended = new Set(events.filter((e) => (TERMINAL_TURN_EVENTS as readonly string[]).includes(e.type)).map((e) => e.stream));
+  return events.filter((e) => e.type === 'TurnStarted' && !ended.has(e.stream));
+}
+
+/**
+ * Turn started → its deadline is scheduled (the due-message lane fires it on the leader).
+ * Paced: a turn on the embedded model ends in well under a second, so a batch read every
+ * couple of seconds holds most turns' start and end together, and those need nothing at all.
+ */
 export const scheduleTurnDeadlineReactor: Reactor = {
   name: 'agents.schedule-turn-deadline',
-  handles: ['TurnStarted'],
-  async react(recorded, deps) {
-    const started = turnAggregate.read(recorded);
-    if (started.type !== 'TurnStarted') return;
-    const context = reactionContext(recorded, 'deadline');
-    // A turn that ended before this reaction ran (most turns on the embedded model) needs no
-    // deadline: one read instead of a scheduled message written now and fired later. A turn
-    // ending right after the read gets one, which then finds it ended and does nothing.
-    if (await turnEnding(deps.store, context.tenantId, started.data.executionId)) return;
-    await scheduleMessage(deps.handle, context, deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
+  handles: ['TurnStarted', ...TERMINAL_TURN_EVENTS],
+  // Well inside the deadline itself, which is scheduled from the turn's start, not from here.
+  paceMs: (config) => Math.min(2000, Math.floor(config.llm.turnTimeoutMs / 4)),
+  async reactBatch(events, deps) {
+    for (const started of startedWithoutEnd(events)) await scheduleDeadline(started, deps);
   },
+  react: scheduleDeadline,
 };
+
+/** One turn's start: its deadline, unless the turn has ended already. */
+async function scheduleDeadline(recorded: RecordedEvent, deps: PlatformDeps): Promise<void> {
+  // The lane also brings the turns' ends (for its batches): nothing to do for those alone.
+  if (recorded.type !== 'TurnStarted') return;
+  const started = turnAggregate.read(recorded);
+  if (started.type !== 'TurnStarted') return;
+  const context = reactionContext(recorded, 'deadline');
+  // A turn that ended before this reaction ran (most turns on the embedded model) needs no
+  // deadline: one read instead of a scheduled message written now and fired later. A turn
+  // ending right after the read gets one, which then finds it ended and does nothing.
+  if (await turnEnding(deps.store, context.tenantId, started.data.executionId)) return;
+  await scheduleMessage(deps.handle, context, deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
+}
 
 async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Promise<void> {
   const executionId = String(message.payload.execution_id);

@@ -1,4 +1,5 @@
 import type { CommandContext } from '../command-handling/command-handler';
+import type { Config } from '../config';
 import type { PlatformDeps } from '../context-module';
 import type { RecordedEvent } from '../eventstore/types';
 
@@ -25,6 +26,13 @@ export interface Reactor {
    * lane goes back to `react`, one event at a time, to find the event that fails.
    */
   reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
+  /**
+   * Optional: a reactor nobody waits for (no route's `waitFor` names its types, or one that
+   * does accepts the pace) reads the log every this many ms instead of on each append, so its
+   * batches hold what happened meanwhile: an event and its sequel arrive together, and the
+   * lane reads and moves its checkpoint once per pace instead of once per append.
+   */
+  paceMs?(config: Config): number;
 }
 
 /**

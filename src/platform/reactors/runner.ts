@@ -41,6 +41,8 @@ interface Lane {
   failures: number;
   wake: () => void;
   savedAt: number;
+  /** The reactor's pace (ms, `Reactor.paceMs`); 0: it reads on each append. */
+  paceMs: number;
 }
 
 class LeadershipLost extends Error {
@@ -118,7 +120,8 @@ export class ReactorRunner {
     this.lanes.clear();
     for (const reactor of this.options.reactors) {
       const position = await this.prepare(reactor);
-      this.lanes.set(reactor.name, { reactor, saved: position, seen: position, failures: 0, wake: () => undefined, savedAt: 0 });
+      const paceMs = reactor.paceMs?.(this.options.deps().config) ?? 0;
+      this.lanes.set(reactor.name, { reactor, saved: position, seen: position, failures: 0, wake: () => undefined, savedAt: 0, paceMs });
     }
     this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
   }
@@ -156,9 +159,9 @@ export class ReactorRunner {
     });
   }
 
-  /** Wakes every lane now (new events were appended on this instance). */
+  /** Wakes every lane now (new events were appended on this instance), except the paced ones. */
   poke(): void {
-    for (const lane of this.lanes.values()) lane.wake();
+    for (const lane of this.lanes.values()) if (lane.paceMs === 0) lane.wake();
   }
 
   private async runLane(lane: Lane): Promise<void> {
@@ -167,7 +170,8 @@ export class ReactorRunner {
     while (this.running && this.leader) {
       try {
         const reacted = await this.step(lane);
-        if (reacted === 0) await this.sleep(lane, this.idleMs);
+        // A paced lane goes on at once only after a full batch: there is more to read now.
+        if (lane.paceMs > 0 ? reacted < this.batchSize : reacted === 0) await this.sleep(lane, lane.paceMs || this.idleMs);
       } catch (error) {
         if (error instanceof LeadershipLost) {
           this.relinquish(error.message);
@@ -277,6 +281,8 @@ export class ReactorRunner {
     if (concerned.length === 0) return true;
     const deadline = Date.now() + timeoutMs;
     this.poke();
+    // Someone waits: a paced lane reads now too.
+    for (const reactor of concerned) this.lanes.get(reactor.name)?.wake();
     for (;;) {
       if (await this.reached(position, concerned)) return true;
       if (Date.now() >= deadline) return false;

@@ -178,6 +178,35 @@ describe('reactor runner', () => {
     await projections.stop();
   });
 
+  it('given a paced reactor, when events are appended and the lanes poked, then it waits for its pace or a waiter, and takes them as one batch', async () => {
+    const projections = await startedProjections();
+    const echo = echoReactor(() => false);
+    const batches: number[] = [];
+    const reactor: Reactor = {
+      ...echo,
+      paceMs: () => 5_000,
+      async reactBatch(events, deps) {
+        const notes = events.filter((e) => !(e.data as { title: string }).title.startsWith('echo'));
+        if (notes.length > 0) batches.push(notes.length);
+        for (const event of events) await echo.react(event, deps);
+      },
+    };
+    const deps = depsOf(projections);
+    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_005), idleMs: 50, retryBaseMs: 5 });
+    await runner.start();
+    for (const title of ['a', 'b', 'c']) {
+      await note(title);
+      runner.poke();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(batches, 'an append does not wake a paced lane').to.deep.equal([]);
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    expect(batches).to.deep.equal([3]);
+    expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c']);
+    await runner.stop();
+    await projections.stop();
+  });
+
   it('projection runner: failures to read the log retry with backoff and never dead-letter a good event', async () => {
     const id = await note('x');
     let outages = 6;

@@ -3,7 +3,7 @@ import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../comm
 import type { FilingPayload } from '../../../src/contexts/checklists/filing-payload';
 import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
-import { deadlineFinish, deadlineMessage } from '../../../commands/agents/turn-deadline';
+import { deadlineFinish, deadlineMessage, startedWithoutEnd } from '../../../commands/agents/turn-deadline';
 import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
@@ -134,6 +134,16 @@ describe('reactor specs (given an event, then the command)', () => {
 
     it('given TurnStarted, then a message due at start + AGENT_TURN_TIMEOUT_MS, one per turn', () => {
       expect(deadlineMessage(started, 300_000)).to.deep.equal({ messageId: 'turn-deadline-x1', dueAt: '2026-11-26T08:05:00.000Z', handler: 'agents.turn-deadline', payload: { execution_id: 'x1' } });
+    });
+
+    it('given a batch where one turn started and ended and another only started, then only the second may need a deadline', () => {
+      const at = (stream: string, type: string, data: Record<string, unknown> = {}, revision = 0): RecordedEvent =>
+        ({ id: `${stream}-${revision}`, stream, revision: BigInt(revision), position: { commit: 1n, prepare: BigInt(revision) }, type, data, metadata: {}, recordedAt: new Date(NOW) }) as RecordedEvent;
+      const ended = at('agents.turn-t1', 'TurnStarted', { ...started, executionId: 't1' });
+      const running = at('agents.turn-t2', 'TurnStarted', { ...started, executionId: 't2' });
+      const paused = at('agents.turn-t3', 'TurnStarted', { ...started, executionId: 't3' });
+      const batch = [ended, running, paused, at('agents.turn-t1', 'TurnCompleted', {}, 5), at('agents.turn-t3', 'TurnPaused', {}, 4)];
+      expect(startedWithoutEnd(batch)).to.deep.equal([running]);
     });
 
     it('given the turn still running at its deadline, then FinishTurn as error with unknown usage; given it ended, then nothing', () => {
