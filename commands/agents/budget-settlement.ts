@@ -10,6 +10,8 @@ export interface FinishedTurnUsage {
   executionId: string;
   tokensUsed: number | null;
   costUsd: number | null;
+  /** The reservation its end names (null: none); undefined for an end that predates the field. */
+  reservation?: { userId: string; day: string } | null;
 }
 
 /** The reaction's pure mapping: a turn's terminal event → the usage to settle. */
@@ -19,15 +21,21 @@ export function settlementOf(event: RecordedEvent): FinishedTurnUsage | null {
   if (parsed.type !== 'TurnCompleted' && parsed.type !== 'TurnPaused' && parsed.type !== 'TurnFailed') return null;
   const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
   const executionId = event.stream.slice(turnAggregate.stream(tenantId, '').length);
-  return { executionId, tokensUsed: parsed.data.outcome.tokensUsed, costUsd: parsed.data.outcome.costUsd };
+  const { reservation } = parsed.data;
+  return { executionId, tokensUsed: parsed.data.outcome.tokensUsed, costUsd: parsed.data.outcome.costUsd, ...(reservation === undefined ? {} : { reservation }) };
 }
 
-/** The settlement of a finished turn, from its `TurnStarted` (the user and the day it reserved on); null for a turn from before reservations. */
+/**
+ * The settlement of a finished turn: the reservation its end names, or (an end recorded before
+ * ends named it) its `TurnStarted`'s user and day; null for a turn that reserved nothing.
+ */
 async function settlementCommand(deps: Pick<PlatformDeps, 'store'>, tenantId: string, usage: FinishedTurnUsage): Promise<SettleTurnBudget | null> {
+  const { reservation, ...settled } = usage;
+  if (reservation !== undefined) return reservation && { type: 'SettleTurnBudget', ...settled, ...reservation };
   const [first] = await deps.store.readStream(turnAggregate.stream(tenantId, usage.executionId), { limit: 1 });
   const started = first ? readTurnEvent(first) : null;
   if (started?.type !== 'TurnStarted' || !started.data.budgetDay) return null;
-  return { type: 'SettleTurnBudget', ...usage, userId: started.data.userId, day: started.data.budgetDay };
+  return { type: 'SettleTurnBudget', ...settled, userId: started.data.userId, day: started.data.budgetDay };
 }
 
 /**

@@ -25,14 +25,16 @@ export function decideFinishTurn(command: FinishTurn, state: TurnState, now: Dat
   const { outcome } = command;
   const usage: TurnEvent = { type: 'UsageRecorded', data: { ...command.usage, day: finishedAt.slice(0, 10) } };
   const before: TurnEvent[] = [...(command.progress ?? []), usage];
+  // The end names the reservation it settles, so the settlement reads nothing back.
+  const reservation = state.budgetDay ? { userId: state.userId, day: state.budgetDay } : null;
   switch (outcome.status) {
     case 'awaiting_hitl':
       if (!outcome.hitlApprovalId || !outcome.hitlCheckpointType) throw new Error('a paused turn needs its approval id and checkpoint type');
-      return [...before, { type: 'TurnPaused', data: { approvalId: outcome.hitlApprovalId, checkpointType: outcome.hitlCheckpointType, outcome, finishedAt } }];
+      return [...before, { type: 'TurnPaused', data: { approvalId: outcome.hitlApprovalId, checkpointType: outcome.hitlCheckpointType, outcome, finishedAt, reservation } }];
     case 'completed':
-      return [...before, { type: 'TurnCompleted', data: { outcome, finishedAt } }];
+      return [...before, { type: 'TurnCompleted', data: { outcome, finishedAt, reservation } }];
     case 'error':
-      return [...before, { type: 'TurnFailed', data: { error: outcome.error ?? 'turn failed', outcome, finishedAt } }];
+      return [...before, { type: 'TurnFailed', data: { error: outcome.error ?? 'turn failed', outcome, finishedAt, reservation } }];
   }
 }
 

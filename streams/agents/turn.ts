@@ -41,6 +41,13 @@ const TurnOutcome = z.object({
 });
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
+/**
+ * The daily reservation a turn's end settles (its user and the day it reserved on), carried by
+ * the end so the settlement needs no read of the turn's start. Null: the turn reserved
+ * nothing; absent: an end recorded before the field, whose settlement reads `TurnStarted`.
+ */
+const SettledReservation = z.object({ userId: z.string(), day: z.string() }).nullable().optional();
+
 export const TurnEventSchemas = {
   TurnStarted: z.object({
     executionId: z.string(),
@@ -82,9 +89,9 @@ export const TurnEventSchemas = {
     tokensUsed: z.number().int().nullable(),
     costUsd: z.number().nullable(),
   }),
-  TurnPaused: z.object({ approvalId: z.string(), checkpointType: z.string(), outcome: TurnOutcome, finishedAt: z.string() }),
-  TurnCompleted: z.object({ outcome: TurnOutcome, finishedAt: z.string() }),
-  TurnFailed: z.object({ error: z.string(), outcome: TurnOutcome, finishedAt: z.string() }),
+  TurnPaused: z.object({ approvalId: z.string(), checkpointType: z.string(), outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
+  TurnCompleted: z.object({ outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
+  TurnFailed: z.object({ error: z.string(), outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
 };
 
 export type TurnEvent = EventsOf<typeof TurnEventSchemas>;
@@ -97,6 +104,8 @@ interface TurnFields {
   executionId: string;
   conversationId: string;
   userId: string;
+  /** The day whose usage streams hold the turn's reservation (null: none). */
+  budgetDay: string | null;
   nodesCompleted: number;
   lastNode: PipelineNode | null;
 }
@@ -110,7 +119,7 @@ export type TurnState =
 export function evolveTurn(state: TurnState, event: TurnEvent): TurnState {
   if (event.type === 'TurnStarted') {
     const d = event.data;
-    return { status: 'running', executionId: d.executionId, conversationId: d.conversationId, userId: d.userId, nodesCompleted: 0, lastNode: null };
+    return { status: 'running', executionId: d.executionId, conversationId: d.conversationId, userId: d.userId, budgetDay: d.budgetDay ?? null, nodesCompleted: 0, lastNode: null };
   }
   if (state.status === 'none') return state;
   switch (event.type) {

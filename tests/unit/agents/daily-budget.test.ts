@@ -123,6 +123,12 @@ describe('agents.budget-settlement reaction', () => {
     reactionSpec(settlementOf).given({ stream, type: 'TurnPaused', data: { approvalId: 'a1', checkpointType: 'filing_review', outcome: { ...outcome('awaiting_hitl', 90, 0), hitlApprovalId: 'a1', hitlCheckpointType: 'filing_review' }, finishedAt: at } }).then({ executionId: 'e1', tokensUsed: 90, costUsd: 0 });
   });
 
+  it('an end that names its reservation settles it as named (no read of the turn start); one that names none settles nothing', () => {
+    const reservation = { userId: 'u1', day: '2026-01-15' };
+    reactionSpec(settlementOf).given({ stream, type: 'TurnCompleted', data: { outcome: outcome('completed', 420, 0.002), finishedAt: at, reservation } }).then({ executionId: 'e1', tokensUsed: 420, costUsd: 0.002, reservation });
+    reactionSpec(settlementOf).given({ stream, type: 'TurnCompleted', data: { outcome: outcome('completed', 420, 0.002), finishedAt: at, reservation: null } }).then({ executionId: 'e1', tokensUsed: 420, costUsd: 0.002, reservation: null });
+  });
+
   it('progress events settle nothing', () => {
     reactionSpec(settlementOf).given({ stream, type: 'ToolCalled', data: { toolCallId: 'c1', toolName: 'graph_context', args: {} } }).thenNothing();
   });

@@ -72,11 +72,16 @@ describe('agent turn decider', () => {
 
   it('finishing records usage (dated by UTC day) then exactly one terminal event chosen by the outcome', () => {
     const finishedAt = now.toISOString();
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).then([usageEvent, { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt } }]);
+    given(decider, [started]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).then([usageEvent, { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt, reservation: null } }]);
     const paused = outcome('awaiting_hitl', { hitlApprovalId: 'a1', hitlCheckpointType: 'filing_submission' });
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: paused, usage }).then([usageEvent, { type: 'TurnPaused', data: { approvalId: 'a1', checkpointType: 'filing_submission', outcome: paused, finishedAt } }]);
+    given(decider, [started]).when({ type: 'FinishTurn', outcome: paused, usage }).then([usageEvent, { type: 'TurnPaused', data: { approvalId: 'a1', checkpointType: 'filing_submission', outcome: paused, finishedAt, reservation: null } }]);
     const failed = outcome('error', { error: 'token budget exceeded' });
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: failed, usage }).then([usageEvent, { type: 'TurnFailed', data: { error: 'token budget exceeded', outcome: failed, finishedAt } }]);
+    given(decider, [started]).when({ type: 'FinishTurn', outcome: failed, usage }).then([usageEvent, { type: 'TurnFailed', data: { error: 'token budget exceeded', outcome: failed, finishedAt, reservation: null } }]);
+  });
+
+  it('given a turn that reserved on a day, then its end names that reservation (the settlement reads nothing back)', () => {
+    const reservedOn: TurnEvent = { type: 'TurnStarted', data: { ...turn, budgetDay: '2026-01-15', startedAt: now.toISOString() } };
+    given(decider, [reservedOn]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).then([usageEvent, { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt: now.toISOString(), reservation: { userId: turn.userId, day: '2026-01-15' } } }]);
   });
 
   it('a turn finishes once', () => {

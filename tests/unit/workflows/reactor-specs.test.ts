@@ -147,7 +147,7 @@ describe('reactor specs (given an event, then the command)', () => {
     });
 
     it('given the turn still running at its deadline, then FinishTurn as error with unknown usage; given it ended, then nothing', () => {
-      const fields = { executionId: 'x1', conversationId: 'c1', userId: 'u1', nodesCompleted: 2, lastNode: null };
+      const fields = { executionId: 'x1', conversationId: 'c1', userId: 'u1', budgetDay: null, nodesCompleted: 2, lastNode: null };
       const finish = deadlineFinish({ status: 'running', ...fields }, started, 300_000);
       expect(finish?.outcome).to.include({ status: 'error', tokensUsed: null, costUsd: null });
       expect(finish?.outcome.error).to.match(/deadline/);
