@@ -15,6 +15,17 @@ export type ResumeOutcome =
 /** Reads the conversation's decision state (from its snapshot when it has one) without writing. */
 const reading: Decider<null, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: () => [] };
 
+/**
+ * The conversation's state as this turn's own write left it, when this process remembers it:
+ * the turn's start appended the user's message expecting the conversation's revision, which
+ * proved that state the head. What the guard takes from it (the approvals waited on, the
+ * recent turns) is recorded by the conversation's own turns; a decision delivered since is read
+ * from the approval's own stream anyway. Otherwise it is read.
+ */
+async function conversationAtTurnStart(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string): Promise<ConversationState> {
+  return deps.handle.recall(conversationAggregate, conversationStream(context.tenantId, conversationId))?.state ?? conversationState(deps, context, conversationId);
+}
+
 async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string): Promise<ConversationState> {
   return (await deps.handle(reading, conversationStream(context.tenantId, conversationId), null, context)).state;
 }
@@ -28,7 +39,7 @@ async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: Co
  * its awaited approvals is found as the previous turn's pause.
  */
 export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, conversationId: string, executionId: string): Promise<ResumeOutcome> {
-  const state = await conversationState(deps, context, conversationId);
+  const state = await conversationAtTurnStart(deps, context, conversationId);
   const candidates = state.status === 'none' ? [] : state.awaitedApprovals.map((a) => a.approvalId);
   const previousId = state.status === 'none' ? undefined : [...state.recentExecutions].reverse().find((id) => id !== executionId);
   const previous = previousId ? await turnEnding(deps.store, context.tenantId, previousId) : null;
