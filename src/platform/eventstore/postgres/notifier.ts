@@ -3,6 +3,15 @@ import { APPEND_CHANNEL } from './schema';
 
 /** The shortest time between two NOTIFYs of one process (ms). */
 const NOTIFY_GAP_MS = 10;
+/** How often this process looks again whether anyone else listens (ms). */
+const LISTENERS_CHECK_MS = 1000;
+/**
+ * Whether another session of this database listens on the channel (as far as this role may
+ * see: a session whose statement it may not see counts as listening). A listening connection's
+ * last statement is its LISTEN, or the NOTIFY it sends itself.
+ */
+const OTHERS_LISTEN = `SELECT coalesce(bool_or(query IN ('LISTEN ${APPEND_CHANNEL}', 'NOTIFY ${APPEND_CHANNEL}') OR query = '<insufficient privilege>'), false) AS others
+  FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`;
 
 /**
  * One LISTEN connection per store, shared by every subscription. A notification only wakes
@@ -17,6 +26,8 @@ export class AppendNotifier {
   private generation = 0;
   private sending = false;
   private pending = false;
+  private othersListen = true;
+  private checkedAt = 0;
 
   constructor(private readonly pool: Pool) {}
 
@@ -65,8 +76,7 @@ export class AppendNotifier {
     this.sending = true;
     this.pending = false;
     const sentAt = Date.now();
-    client
-      .query(`NOTIFY ${APPEND_CHANNEL}`)
+    this.notifyOthers(client)
       .catch(() => undefined)
       .finally(() => {
         // Appends that landed meanwhile share the next NOTIFY, at most one per gap: each is a
@@ -80,6 +90,23 @@ export class AppendNotifier {
         if (wait > 0 && this.pending) setTimeout(done, wait).unref();
         else done();
       });
+  }
+
+  /**
+   * The NOTIFY, when another process listens (another instance, a bridge). Alone, a process
+   * sends none: its own readers were woken in process, and each NOTIFY is a round trip and a
+   * notification delivered back to its own LISTEN connection. A process that starts listening
+   * is seen within LISTENERS_CHECK_MS; until then its readers poll (every 500 ms).
+   */
+  private async notifyOthers(client: PoolClient): Promise<void> {
+    if (Date.now() - this.checkedAt >= LISTENERS_CHECK_MS) {
+      this.checkedAt = Date.now();
+      this.othersListen = await client.query<{ others: boolean }>(OTHERS_LISTEN).then(
+        ({ rows }) => rows[0]?.others !== false,
+        () => true,
+      );
+    }
+    if (this.othersListen) await client.query(`NOTIFY ${APPEND_CHANNEL}`);
   }
 
   /** Local readers were woken when their appends landed: only the server still needs telling. */
