@@ -28,9 +28,10 @@ export interface Reactor {
   reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
   /**
    * Optional: a reactor nobody waits for (no route's `waitFor` names its types, or one that
-   * does accepts the pace) reads the log every this many ms instead of on each append, so its
-   * batches hold what happened meanwhile: an event and its sequel arrive together, and the
-   * lane reads and moves its checkpoint once per pace instead of once per append.
+   * does accepts the pace) waits this many ms after each batch that was not full, where a lane
+   * reads again at once after reacting: its batches hold what happened meanwhile (an event and
+   * its sequel arrive together), and it reads and moves its checkpoint once per pace, not once
+   * per few events.
    */
   paceMs?(config: Config): number;
 }

@@ -41,7 +41,7 @@ interface Lane {
   failures: number;
   wake: () => void;
   savedAt: number;
-  /** The reactor's pace (ms, `Reactor.paceMs`); 0: it reads on each append. */
+  /** The reactor's pace (ms, `Reactor.paceMs`); 0: it reads again at once after reacting. */
   paceMs: number;
 }
 
