@@ -7,10 +7,12 @@ const NOTIFY_GAP_MS = 10;
 const LISTENERS_CHECK_MS = 1000;
 /**
  * Whether another session of this database listens on the channel (as far as this role may
- * see: a session whose statement it may not see counts as listening). A listening connection's
- * last statement is its LISTEN, or the NOTIFY it sends itself.
+ * see: a session whose statement it may not see counts as listening). A listening
+ * connection's last statement names the channel: its LISTEN, a NOTIFY, or this very check,
+ * which each process runs on its LISTEN connection. Any other session naming it counts too:
+ * a NOTIFY too many costs little, one too few costs a reader its poll interval.
  */
-const OTHERS_LISTEN = `SELECT coalesce(bool_or(query IN ('LISTEN ${APPEND_CHANNEL}', 'NOTIFY ${APPEND_CHANNEL}') OR query = '<insufficient privilege>'), false) AS others
+const OTHERS_LISTEN = `SELECT coalesce(bool_or(strpos(query, '${APPEND_CHANNEL}') > 0 OR query = '<insufficient privilege>'), false) AS others
   FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'`;
 
 /**
