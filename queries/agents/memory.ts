@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { T } from '../../projections/conversations/tables';
+import { ConversationView, visibleView } from '../conversations/conversations';
 
 export interface MemoryMessage {
   id: string;
@@ -9,10 +10,18 @@ export interface MemoryMessage {
   metadata: Record<string, unknown> | null;
 }
 
-/** The conversation's most recent messages, oldest first (a turn's memory). */
-export async function recentMessages(knex: Knex, tenantId: string, conversationId: string, limit: number): Promise<MemoryMessage[]> {
-  const rows = await knex(T.messages).where({ tenant_id: tenantId, conversation_id: conversationId }).orderBy('sequence_number', 'desc').limit(limit).select('id', 'role', 'content', 'tool_name', 'metadata');
-  return rows.reverse();
+/**
+ * The conversation a turn runs in, as its caller may see it (not found otherwise), with its
+ * `limit` most recent messages, oldest first (the turn's memory): one statement.
+ */
+export async function turnConversation(knex: Knex, tenantId: string, conversationId: string, callerId: string | null, limit: number): Promise<{ conversation: ConversationView; recent: MemoryMessage[] }> {
+  const recent = knex.raw(
+    `coalesce((SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content, 'tool_name', m.tool_name, 'metadata', m.metadata) ORDER BY m.sequence_number)
+       FROM (SELECT id, role, content, tool_name, metadata, sequence_number FROM ${T.messages} WHERE tenant_id = ? AND conversation_id = ? ORDER BY sequence_number DESC LIMIT ?) m), '[]'::json) AS recent_messages`,
+    [tenantId, conversationId, limit],
+  );
+  const row = await knex(T.conversations).where({ tenant_id: tenantId, id: conversationId }).whereNull('deleted_at').first(`${T.conversations}.*`, recent);
+  return { conversation: visibleView(row, callerId), recent: row.recent_messages as MemoryMessage[] };
 }
 
 /** Whether the project's instructions were already injected into this conversation. */

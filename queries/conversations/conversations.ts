@@ -77,7 +77,11 @@ export async function listConversations(
  * other users' rows are all "not found" (spec 2 §7).
  */
 export async function visibleConversation(knex: Knex, tenantId: string, id: string, callerId: string | null): Promise<ConversationView> {
-  const row = await knex(T.conversations).where({ tenant_id: tenantId, id }).whereNull('deleted_at').first();
+  return visibleView(await knex(T.conversations).where({ tenant_id: tenantId, id }).whereNull('deleted_at').first(), callerId);
+}
+
+/** A conversation's row (not deleted) as `callerId` may see it; not found when absent or not theirs. */
+export function visibleView(row: Record<string, any> | undefined, callerId: string | null): ConversationView {
   if (!row || !mayAccess({ ownerId: row.user_id }, callerId)) throw new NotFound('Conversation not found');
   return view(row);
 }

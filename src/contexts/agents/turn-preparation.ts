@@ -6,7 +6,7 @@ import { resolveEffectiveSettings, TurnSettings } from '../settings/effective-se
 import { appendMessageCommand, appendMessagesDecision } from '../../../commands/conversations/append-message';
 import { startTurnDecision } from '../../../commands/agents/start-turn';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
-import { visibleConversation } from '../../../queries/conversations/conversations';
+import { MemoryMessage, turnConversation } from '../../../queries/agents/memory';
 import { projectContext } from '../../../queries/conversations/projects';
 import type { TurnOutcome } from '../../../streams/agents/turn';
 import type { SystemPromptResolver } from './system-prompt';
@@ -64,8 +64,13 @@ export interface PreparedTurn {
   settings: TurnSettings;
   projectId: string | null;
   attachments: Array<{ filename: string; text: string }>;
+  /** The conversation's most recent messages before this turn's, oldest first (its memory). */
+  history: MemoryMessage[];
   context: CommandContext;
 }
+
+/** How many of the conversation's latest messages a turn remembers. */
+const MEMORY_MESSAGES = 40;
 
 /**
  * Everything that can refuse the turn, in the order the spec's errors imply: the
@@ -75,7 +80,8 @@ export interface PreparedTurn {
  */
 export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Promise<PreparedTurn> {
   const { deps } = engine;
-  const conversation = await visibleConversation(deps.knex, request.tenantId, request.conversationId, request.userId);
+  // The conversation and its latest messages in one read, before the turn adds its own.
+  const { conversation, recent: history } = await turnConversation(deps.knex, request.tenantId, request.conversationId, request.userId, MEMORY_MESSAGES);
   const project = conversation.project_id ? await projectContext(deps.knex, request.tenantId, conversation.project_id) : null;
   const projectMode = project && typeof project.defaults?.thinking_mode === 'string' ? project.defaults.thinking_mode : null;
   const settings = await resolveEffectiveSettings(deps, {
@@ -114,5 +120,5 @@ export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Pro
     context,
     { retries: USAGE_WRITE_RETRIES },
   );
-  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), context };
+  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), history, context };
 }

@@ -18,12 +18,11 @@ import { TurnWrites } from './turn-writes';
 import { awaitApproval } from '../../../commands/conversations/await-approval';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { projectContext } from '../../../queries/conversations/projects';
-import { projectInjected, recentMessages } from '../../../queries/agents/memory';
+import { projectInjected } from '../../../queries/agents/memory';
 import { effectiveSkills } from '../../../queries/agents/skills';
 import { NodeMessage, PipelineNode, ProgressEvent, ReferencedEntity, TurnOutcome, TurnToolCall } from '../../../streams/agents/turn';
 
 const MAX_TOOL_ROUNDS = 6;
-const MEMORY_MESSAGES = 40;
 const TOOL_CONTENT_TOKENS = 4000;
 
 class TurnStopped extends Error {}
@@ -115,7 +114,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
         projectInjectedNow = true;
       }
     }
-    const history = await recentMessages(deps.knex, tenantId, conversationId, MEMORY_MESSAGES);
+    const { history } = prepared;
     const messages: ModelMessage[] = [];
     for (const row of history) {
       if (row.metadata?.execution_id === executionId && row.role === 'user') continue;
