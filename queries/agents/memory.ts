@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { T } from '../../projections/conversations/tables';
-import { ConversationView, visibleView } from '../conversations/conversations';
+import { conversationRow, ConversationView, visibleView } from '../conversations/conversations';
 
 export interface MemoryMessage {
   id: string;
@@ -20,7 +20,7 @@ export async function turnConversation(knex: Knex, tenantId: string, conversatio
        FROM (SELECT id, role, content, tool_name, metadata, sequence_number FROM ${T.messages} WHERE tenant_id = ? AND conversation_id = ? ORDER BY sequence_number DESC LIMIT ?) m), '[]'::json) AS recent_messages`,
     [tenantId, conversationId, limit],
   );
-  const row = await knex(T.conversations).where({ tenant_id: tenantId, id: conversationId }).whereNull('deleted_at').first(`${T.conversations}.*`, recent);
+  const row = await conversationRow(knex, tenantId, conversationId).first(`${T.conversations}.*`, recent);
   return { conversation: visibleView(row, callerId), recent: row.recent_messages as MemoryMessage[] };
 }
 

@@ -77,7 +77,12 @@ export async function listConversations(
  * other users' rows are all "not found" (spec 2 §7).
  */
 export async function visibleConversation(knex: Knex, tenantId: string, id: string, callerId: string | null): Promise<ConversationView> {
-  return visibleView(await knex(T.conversations).where({ tenant_id: tenantId, id }).whereNull('deleted_at').first(), callerId);
+  return visibleView(await conversationRow(knex, tenantId, id).first(), callerId);
+}
+
+/** The query of a tenant's conversation that is not deleted; who may see it is `visibleView`'s. */
+export function conversationRow(knex: Knex, tenantId: string, id: string): Knex.QueryBuilder {
+  return knex(T.conversations).where({ tenant_id: tenantId, id }).whereNull('deleted_at');
 }
 
 /** A conversation's row (not deleted) as `callerId` may see it; not found when absent or not theirs. */
