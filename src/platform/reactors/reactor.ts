@@ -22,7 +22,8 @@ export interface Reactor {
   /**
    * Optional: reacts to several events at once (a batch the lane read), for a reactor whose
    * commands find their work done in their streams' state when replayed, whatever batch they
-   * come in. Its commands run under the first event's `reactionContext`. After a failure the
+   * come in. Its commands run under a `reactionContext` of an event of the batch (the first,
+   * for one write for the batch; each its own, for a command per event). After a failure the
    * lane goes back to `react`, one event at a time, to find the event that fails.
    */
   reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
