@@ -40,6 +40,21 @@ describe('projection runner', () => {
     return new ProjectionRunner({ knex: db.knex, store, projectors, logger, leaderLock: createAdvisoryLeaderLock(db.url), batchSize, idleMs: 50 });
   }
 
+  /** The notes projector, recording how many events each batch it applied held. */
+  function batchCountingNotes(consistency?: Projector['consistency']): { projector: Projector; batches: number[] } {
+    const batches: number[] = [];
+    const base = notesProjector();
+    const projector: Projector = {
+      ...base,
+      ...(consistency ? { consistency } : {}),
+      async applyBatch(trx, events) {
+        batches.push(events.length);
+        for (const event of events) await base.apply(trx, event);
+      },
+    };
+    return { projector, batches };
+  }
+
   async function createNotes(count: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -291,17 +306,21 @@ describe('projection runner', () => {
     await r.stop();
   });
 
+  it('a lane takes the events of one append as one batch, not the first alone and then the rest', async () => {
+    const { projector: counting, batches } = batchCountingNotes();
+    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [counting], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    await r.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ids = Array.from({ length: 40 }, () => randomUUID());
+    const stream = noteStream(tenantId, randomUUID());
+    const { position } = await store.append(stream, ids.map((id, i) => ({ type: 'NoteCreated', data: { noteId: id, title: `note ${i}` }, metadata: { ...ctx, correlationId: id, causationId: id } })));
+    expect(await r.waitFor(position, 5000)).to.equal(true);
+    expect(batches, `batches ${batches.join(', ')}`).to.deep.equal([40]);
+    await r.stop();
+  });
+
   it('an eventual projector gathers a burst of appends into few transactions, and a reader catching up does not wait for the pace', async () => {
-    const batches: number[] = [];
-    const base = notesProjector();
-    const eventual: Projector = {
-      ...base,
-      consistency: 'eventual',
-      async applyBatch(trx, events) {
-        batches.push(events.length);
-        for (const event of events) await base.apply(trx, event);
-      },
-    };
+    const { projector: eventual, batches } = batchCountingNotes('eventual');
     // A long idle sleep: only new events (paced) or a reader wake the lane.
     const r = new ProjectionRunner({ knex: db.knex, store, projectors: [eventual], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
     await r.start();
