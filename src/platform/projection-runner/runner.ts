@@ -61,10 +61,12 @@ class ApplyFailed extends Error {
 const SKIP_SAVE_MS = 5000;
 
 /**
- * How long an eventual lane (the audit index) lets new events gather before it applies them:
- * nobody waits for it on a command's path, so one transaction per this interval replaces one
- * per wake-up (a turn's dozen appends were a dozen audit transactions). Its readers hurry it
- * (`catchUp`), so they never wait this long.
+ * How long a lane nobody waits on lets new events gather before it applies them: an eventual
+ * one (the audit index: a turn's dozen appends were a dozen audit transactions), and one that
+ * takes some types as eventual (the compliance dashboard, under a burst of single well
+ * creations: a batch of ~8 per wake-up, each a handful of statements). One transaction per
+ * this interval replaces one per wake-up. Whoever waits hurries the lane (`catchUp`, and
+ * `waitFor` for the types it does not take as eventual), so nobody waits this long.
  */
 const EVENTUAL_PACE_MS = 150;
 
@@ -189,7 +191,7 @@ export class ProjectionRunner {
     if (!this.wakeSubscription) {
       const head = await this.options.store.headPosition();
       this.tail = new LogTail(head, Math.max(2000, this.batchSize * 2));
-      this.wakeSubscription = this.options.store.subscribeToAll({ from: head, gatherMs: () => (this.waiters.size > 0 || this.catchingUp.size > 0 ? 0 : WAKE_GATHER_MS) });
+      this.wakeSubscription = this.options.store.subscribeToAll({ from: head, gatherMs: () => (this.waiters.size > 0 || this.waitedOn.size > 0 ? 0 : WAKE_GATHER_MS) });
     }
     void this.consumeWakeUps(this.wakeSubscription);
     this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
@@ -281,10 +283,40 @@ export class ProjectionRunner {
     });
   }
 
-  /** An eventual lane nobody is catching up on: it gathers events for `EVENTUAL_PACE_MS`. */
-  private paced(lane: Lane): boolean {
-    return lane.projector.consistency === 'eventual' && !this.catchingUp.has(lane.projector.name);
+  /** A lane that may gather events for `EVENTUAL_PACE_MS`: commands never wait on it, or wait only for some of its types. */
+  private paceable(projector: Projector): boolean {
+    return projector.consistency === 'eventual' || (projector.eventualFor?.length ?? 0) > 0;
   }
+
+  /** A paceable lane nobody waits on: it gathers events for `EVENTUAL_PACE_MS`. */
+  private paced(lane: Lane): boolean {
+    return this.paceable(lane.projector) && !this.waitedOn.has(lane.projector.name);
+  }
+
+  /**
+   * Marks paceable lanes as waited on (they stop gathering) and wakes them; answers the
+   * release. Only paceable lanes are counted: the others never gather.
+   */
+  private waitOn(names: Iterable<string>): () => void {
+    const held: string[] = [];
+    for (const name of names) {
+      const lane = this.lanes.get(name);
+      if (!lane || !this.paceable(lane.projector)) continue;
+      held.push(name);
+      this.waitedOn.set(name, (this.waitedOn.get(name) ?? 0) + 1);
+      this.hurry(lane);
+    }
+    return () => {
+      for (const name of held) {
+        const left = this.waitedOn.get(name)! - 1;
+        if (left === 0) this.waitedOn.delete(name);
+        else this.waitedOn.set(name, left);
+      }
+    };
+  }
+
+  /** Paceable lanes someone waits on (a command in `waitFor`, a reader in `catchUp`), and how many. */
+  private readonly waitedOn = new Map<string, number>();
 
   /** A lane others wait for wakes at once; an eventual one within `EVENTUAL_PACE_MS`. */
   private wakeForNewEvents(lane: Lane): void {
@@ -503,23 +535,16 @@ export class ProjectionRunner {
    * log now, false when `timeoutMs` passes first.
    */
   async catchUp(name: string, timeoutMs: number): Promise<boolean> {
-    const lane = this.lanes.get(name);
     // While someone waits, the lane is not paced: events the wake-up subscription has yet to
     // deliver wake it at once too.
-    this.catchingUp.set(name, (this.catchingUp.get(name) ?? 0) + 1);
+    const release = this.waitOn([name]);
     try {
-      if (lane) this.hurry(lane);
       this.wakeSubscription?.hurry?.();
       return await this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
     } finally {
-      const left = this.catchingUp.get(name)! - 1;
-      if (left === 0) this.catchingUp.delete(name);
-      else this.catchingUp.set(name, left);
+      release();
     }
   }
-
-  /** Eventual lanes with a reader waiting in `catchUp`, and how many readers. */
-  private readonly catchingUp = new Map<string, number>();
 
   private async waitUntil(position: Position, timeoutMs: number, concerned: (projector: Projector) => boolean): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
@@ -537,6 +562,7 @@ export class ProjectionRunner {
       return true;
     };
     if (reachedNow()) return true;
+    const release = this.waitOn(waitedFor);
     return new Promise((resolve) => {
       const check = () => {
         if (reachedNow()) finish(true);
@@ -544,6 +570,7 @@ export class ProjectionRunner {
       const finish = (value: boolean) => {
         clearTimeout(timer);
         this.waiters.delete(check);
+        release();
         resolve(value);
       };
       const timer = setTimeout(() => finish(false), Math.max(0, deadline - Date.now()));

@@ -306,6 +306,22 @@ describe('projection runner', () => {
     await r.stop();
   });
 
+  it('given a projector that takes a type as eventual, a burst of that type gathers into few transactions, and a command that appended another of its types still gets it applied', async () => {
+    const { projector, batches } = batchCountingNotes();
+    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [{ ...projector, eventualFor: ['NoteCreated'] }], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    await r.start();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ids = await createNotes(60);
+    const { position } = await store.append(noteStream(tenantId, ids[0]), [{ type: 'NoteRenamed', data: { title: 'renamed' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    expect(await r.waitFor(position, 5000, ['NoteRenamed'])).to.equal(true);
+    expect(await db.knex('toy_notes').where({ id: ids[0] }).first()).to.include({ title: 'renamed' });
+    expect(batches.reduce((a, b) => a + b, 0)).to.equal(61);
+    // One batch per pace (150 ms) while the appends run (~150 ms here), then the rename's:
+    // without pacing, 7 batches here (each woken lane took what had landed meanwhile).
+    expect(batches.length, `batches ${batches.join(', ')}`).to.be.at.most(4);
+    await r.stop();
+  });
+
   it('a lane takes the events of one append as one batch, not the first alone and then the rest', async () => {
     const { projector: counting, batches } = batchCountingNotes();
     const r = new ProjectionRunner({ knex: db.knex, store, projectors: [counting], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
