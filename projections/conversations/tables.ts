@@ -39,9 +39,15 @@ export async function createConversationTables(knex: Knex): Promise<void> {
     t.timestamp('updated_at', { useTz: true }).notNullable();
     t.timestamp('deleted_at', { useTz: true });
     t.primary(['tenant_id', 'id']);
-    t.index(['tenant_id', 'user_id']);
     t.index(['tenant_id', 'project_id']);
   });
+  // A user's list, most recent first (`listConversations`, its only reader by user): its first
+  // page walks this index instead of sorting every conversation of the user (3.8 against
+  // 0.07 ms at 10,000). It replaces an index on (tenant_id, user_id), which the planner took
+  // (and sorted) while a fast-growing table had no statistics yet.
+  await knex.raw(
+    `CREATE INDEX conversations_recent ON ${T.conversations} (tenant_id, user_id, (coalesce(last_message_at, created_at)) DESC, created_at DESC, id) WHERE deleted_at IS NULL`,
+  );
   await knex.schema.createTable(T.messages, (t) => {
     t.text('tenant_id').notNullable();
     t.text('conversation_id').notNullable();
