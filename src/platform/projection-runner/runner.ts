@@ -318,7 +318,7 @@ export class ProjectionRunner {
   /** Paceable lanes someone waits on (a command in `waitFor`, a reader in `catchUp`), and how many. */
   private readonly waitedOn = new Map<string, number>();
 
-  /** A lane others wait for wakes at once; an eventual one within `EVENTUAL_PACE_MS`. */
+  /** A lane others wait for wakes at once; a paced one within `EVENTUAL_PACE_MS`. */
   private wakeForNewEvents(lane: Lane): void {
     if (!this.paced(lane)) return this.hurry(lane);
     if (lane.paced) return;
