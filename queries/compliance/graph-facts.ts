@@ -57,23 +57,25 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
       const sides: Array<{ self: string; other: string; selfLabel: string; otherLabel: string }> = [];
       if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
       if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
-      const out = new Map<string, Neighbor[]>();
+      // Both directions in one statement: one round trip for a vertex's neighbors either way.
+      const parts: string[] = [];
+      const bindings: Knex.RawBinding[] = [];
       for (const side of sides) {
         const filter = vertexIds ? `AND e.${side.self} = ANY(?::uuid[])` : '';
-        const properties = pick(knex, 'v.properties', fields);
-        const bindings: Knex.RawBinding[] = [properties, namespace, edgeLabel, ofLabel, neighborLabel];
-        if (vertexIds) bindings.push(vertexIds);
-        const { rows } = await knex.raw(
+        parts.push(
           `SELECT e.${side.self} AS self, v.id, v.entity_id, v.label, ? AS properties, e.properties AS edge
              FROM ${EDGES} e JOIN ${VERTICES} v ON v.id = e.${side.other}
             WHERE e.namespace = ? AND e.label = ? AND e.${side.selfLabel} = ? AND e.${side.otherLabel} = ? ${filter}`,
-          bindings,
         );
-        for (const row of rows as Array<{ self: string; id: string; entity_id: string; label: string; properties: Properties; edge: Properties }>) {
-          const list = out.get(row.self) ?? [];
-          list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
-          out.set(row.self, list);
-        }
+        bindings.push(pick(knex, 'v.properties', fields), namespace, edgeLabel, ofLabel, neighborLabel);
+        if (vertexIds) bindings.push(vertexIds);
+      }
+      const { rows } = await knex.raw(parts.join('\n UNION ALL\n'), bindings);
+      const out = new Map<string, Neighbor[]>();
+      for (const row of rows as Array<{ self: string; id: string; entity_id: string; label: string; properties: Properties; edge: Properties }>) {
+        const list = out.get(row.self) ?? [];
+        list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
+        out.set(row.self, list);
       }
       return out;
     },
