@@ -4,6 +4,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { turnEnding } from './conversation-turns';
 import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
+import { turnAggregate } from '../../../streams/agents/turn';
 import { approvalStanding, AwaitedApproval, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ReviewerDecision } from '../../../streams/conversations/conversation';
 
 export type ResumeOutcome =
@@ -31,6 +32,19 @@ async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: Co
 }
 
 /**
+ * The approval the previous turn paused on, if it did. A turn this process remembers ran here,
+ * and only the process running a turn pauses it: its remembered state says so without a read
+ * (every turn of a conversation on one instance, the common case, reads nothing). A turn
+ * that ran elsewhere, or was forgotten since, is read from its stream's last event.
+ */
+async function previousPause(deps: Pick<PlatformDeps, 'handle' | 'store'>, tenantId: string, executionId: string): Promise<{ approvalId: string } | null> {
+  const known = deps.handle.recall(turnAggregate, turnAggregate.stream(tenantId, executionId));
+  if (known) return known.state.status === 'awaiting_hitl' ? { approvalId: known.state.approvalId } : null;
+  const ending = await turnEnding(deps.store, tenantId, executionId);
+  return ending?.type === 'TurnPaused' ? { approvalId: ending.approvalId } : null;
+}
+
+/**
  * `resume_guard` (issue 24 §2): the approvals this conversation's paused turns wait on, oldest
  * first, whatever turns ran since. The first one decided is resumed from, exactly once (the
  * conversation records the consumption; a turn that loses that race looks further). The
@@ -42,8 +56,8 @@ export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, 
   const state = await conversationAtTurnStart(deps, context, conversationId);
   const candidates = state.status === 'none' ? [] : state.awaitedApprovals.map((a) => a.approvalId);
   const previousId = state.status === 'none' ? undefined : [...state.recentExecutions].reverse().find((id) => id !== executionId);
-  const previous = previousId ? await turnEnding(deps.store, context.tenantId, previousId) : null;
-  if (previous?.type === 'TurnPaused' && approvalStanding(state, previous.approvalId).kind === 'unknown') candidates.push(previous.approvalId);
+  const paused = previousId ? await previousPause(deps, context.tenantId, previousId) : null;
+  if (paused && approvalStanding(state, paused.approvalId).kind === 'unknown') candidates.push(paused.approvalId);
 
   let waiting: ResumeOutcome = { status: 'nothing_to_resume' };
   for (const approvalId of candidates) {

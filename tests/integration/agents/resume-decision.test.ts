@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import sinon from 'sinon';
+import { appendMessagesDecision } from '../../../commands/conversations/append-message';
 import { APPROVALS_TABLE } from '../../../projections/approvals/approval-queue';
 import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
 import { approvalAggregate } from '../../../streams/approvals/approval';
@@ -123,5 +126,38 @@ describe('a reviewer\'s decision reaches its paused turn (issue 24 §2)', functi
     const guards = await Promise.all(turns.map((turn) => guardOf(turn.execution_id)));
     expect(guards.map((g) => g.status).sort()).to.deep.equal(['nothing_to_resume', 'resumed']);
     expect(guards.find((g) => g.status === 'resumed')!.detail).to.deep.include({ approval_id: approvalId, decision: 'modified', modifications: { test_date: '2026-01-12' } });
+  });
+
+  it('a turn paused before conversations recorded their approvals is read from its stream; a turn this instance ran is not read back', async () => {
+    // A pause as older code left it: the turn's own stream says it paused, its conversation does not.
+    const first = await newConversation();
+    const paused = await say(first, `Please submit the W-10 for well ${wellApi}.`);
+    const approvalId = paused.hitl_approval_id as string;
+    const legacy = await newConversation();
+    const legacyTurn = '00000000-0000-4000-8000-00000000a24b';
+    const copied = (await t.deps.store.readStream(turnAggregate.stream(alice.tenantId, paused.execution_id))).map((e) => ({
+      id: randomUUID(),
+      type: e.type,
+      data: e.type === 'TurnStarted' ? { ...(e.data as object), executionId: legacyTurn, conversationId: legacy } : e.data,
+      metadata: e.metadata,
+    }));
+    await t.deps.store.append(turnAggregate.stream(alice.tenantId, legacyTurn), copied);
+    const message = { type: 'AppendMessage' as const, callerId: alice.userId, messageId: randomUUID(), role: 'assistant' as const, content: 'Waiting for a reviewer.', toolName: null, metadata: { execution_id: legacyTurn }, attachmentIds: [] };
+    const rows = appendMessagesDecision(alice.tenantId, legacy, [message]);
+    await t.deps.handle(rows.decider, rows.stream, rows.command, { tenantId: alice.tenantId, actorId: alice.userId });
+
+    const reads = sinon.spy(t.deps.store, 'readStream');
+    try {
+      const afterLegacy = await say(legacy, 'Is it filed yet?');
+      expect(await guardOf(afterLegacy.execution_id)).to.deep.include({ status: 'pending', detail: { approval_id: approvalId, checkpoint_type: 'filing_submission', decision: null } });
+      expect(reads.calledWith(turnAggregate.stream(alice.tenantId, legacyTurn))).to.equal(true);
+
+      // The turn just run is remembered by the instance that ran it: the next turn asks nothing of its stream.
+      reads.resetHistory();
+      await say(legacy, 'And now?');
+      expect(reads.calledWith(turnAggregate.stream(alice.tenantId, afterLegacy.execution_id))).to.equal(false);
+    } finally {
+      reads.restore();
+    }
   });
 });
