@@ -42,7 +42,61 @@ function pick(knex: Knex, column: string, fields: readonly string[]): Knex.Raw {
   return knex.raw(`jsonb_strip_nulls(jsonb_build_object(${fields.map(() => `?::text, ${column}->?`).join(', ')}))`, fields.flatMap((f) => [f, f]));
 }
 
+/** A neighbor lookup's SQL: one SELECT per direction, each row tagged with the lookup it answers. */
+interface Lookup {
+  sql: string[];
+  bindings: Knex.RawBinding[];
+  resolve(rows: NeighborRow[]): void;
+  reject(error: unknown): void;
+}
+
+interface NeighborRow {
+  part: number;
+  self: string;
+  id: string;
+  entity_id: string;
+  label: string;
+  properties: Properties;
+  edge: Properties;
+}
+
+/**
+ * Lookups for at most this many vertices, asked in the same tick (a pack's relationships, the
+ * packs of one entity's assessment, an agent tool's question about one well), go as one
+ * statement: for a few vertices the round trip is the cost. Larger ones (a portfolio's) run
+ * side by side on the pool, where the database's time is the cost.
+ */
+const GATHERED_UP_TO = 50;
+
 export function graphFacts(knex: Knex, namespace: string): GraphFacts {
+  let gathered: Lookup[] = [];
+
+  async function run(lookups: Lookup[]): Promise<void> {
+    const sql = lookups.flatMap((l, part) => l.sql.map((select) => select.replace('SELECT ', `SELECT ${part}::int AS part, `)));
+    try {
+      const { rows } = await knex.raw(sql.join('\n UNION ALL\n'), lookups.flatMap((l) => l.bindings));
+      const byPart = lookups.map((): NeighborRow[] => []);
+      for (const row of rows as NeighborRow[]) byPart[row.part].push(row);
+      lookups.forEach((l, i) => l.resolve(byPart[i]));
+    } catch (error) {
+      for (const l of lookups) l.reject(error);
+    }
+  }
+
+  function lookup(sql: string[], bindings: Knex.RawBinding[], gather: boolean): Promise<NeighborRow[]> {
+    return new Promise((resolve, reject) => {
+      const asked: Lookup = { sql, bindings, resolve, reject };
+      if (!gather) return void run([asked]);
+      gathered.push(asked);
+      if (gathered.length > 1) return;
+      queueMicrotask(() => {
+        const batch = gathered;
+        gathered = [];
+        void run(batch);
+      });
+    });
+  }
+
   return {
     namespace,
     async vertices(label, fields, only = {}) {
@@ -58,11 +112,11 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
       if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
       if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
       // Both directions in one statement: one round trip for a vertex's neighbors either way.
-      const parts: string[] = [];
+      const sql: string[] = [];
       const bindings: Knex.RawBinding[] = [];
       for (const side of sides) {
         const filter = vertexIds ? `AND e.${side.self} = ANY(?::uuid[])` : '';
-        parts.push(
+        sql.push(
           `SELECT e.${side.self} AS self, v.id, v.entity_id, v.label, ? AS properties, e.properties AS edge
              FROM ${EDGES} e JOIN ${VERTICES} v ON v.id = e.${side.other}
             WHERE e.namespace = ? AND e.label = ? AND e.${side.selfLabel} = ? AND e.${side.otherLabel} = ? ${filter}`,
@@ -70,9 +124,9 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
         bindings.push(pick(knex, 'v.properties', fields), namespace, edgeLabel, ofLabel, neighborLabel);
         if (vertexIds) bindings.push(vertexIds);
       }
-      const { rows } = await knex.raw(parts.join('\n UNION ALL\n'), bindings);
+      const rows = await lookup(sql, bindings, vertexIds !== null && vertexIds.length <= GATHERED_UP_TO);
       const out = new Map<string, Neighbor[]>();
-      for (const row of rows as Array<{ self: string; id: string; entity_id: string; label: string; properties: Properties; edge: Properties }>) {
+      for (const row of rows) {
         const list = out.get(row.self) ?? [];
         list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
         out.set(row.self, list);
