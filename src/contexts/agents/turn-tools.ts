@@ -18,11 +18,14 @@ export interface TurnToolHooks {
   approvalAsked(ask: ApprovalAsk): void;
 }
 
+/** One schema object for every turn's `load_skill`: the model-facing JSON schema is converted once per schema object. */
+const LoadSkillArgs = z.object({ skill_key: z.string().min(1).max(64) }).strict();
+
 export function loadSkillTool(skills: SkillDefinition[], hooks: TurnToolHooks): AgentTool {
   return {
     name: 'load_skill',
     description: `Loads a skill's instructions into this turn. Skills: ${skills.map((s) => s.key).join(', ') || 'none'}.`,
-    parameters: z.object({ skill_key: z.string().min(1).max(64) }).strict(),
+    parameters: LoadSkillArgs,
     async run(args) {
       const { skill_key } = args as { skill_key: string };
       const skill = skills.find((s) => s.key === skill_key);

@@ -51,8 +51,26 @@ export async function checkedContent(engine: EngineKey, connectorKey: string, ek
   return { ekey, displayName: input.display_name ?? ekey, description: input.description, sql: input.sql, sqlHash: sqlHash(input.sql), parameters: input.parameters, maxRows: input.max_rows };
 }
 
-/** The arguments of an exposure run (and of its agent tool), validated before binding. */
+/**
+ * The arguments of an exposure run (and of its agent tool), validated before binding. One
+ * schema object per declaration: the tools are built every turn, and the model-facing JSON
+ * schema is converted once per schema object (zod schemas are immutable, so sharing is safe).
+ */
 export function parameterSchema(parameters: ExposureParameter[]) {
+  const key = JSON.stringify(parameters);
+  let schema = schemas.get(key);
+  if (!schema) {
+    schema = buildParameterSchema(parameters);
+    if (schemas.size >= SCHEMAS_KEPT) schemas.delete(schemas.keys().next().value!);
+    schemas.set(key, schema);
+  }
+  return schema;
+}
+
+const schemas = new Map<string, ReturnType<typeof buildParameterSchema>>();
+const SCHEMAS_KEPT = 1000;
+
+function buildParameterSchema(parameters: ExposureParameter[]) {
   const shape: Record<string, z.ZodTypeAny> = {};
   for (const p of parameters) {
     const base = {
