@@ -20,6 +20,8 @@ import { createHash } from 'node:crypto';
  */
 const SIGHTINGS = 2;
 const MAX_NAMED = 1000;
+/** Texts longer than this have their `?`s positioned anew each time (see `positionBindings`). */
+const POSITIONED_MAX_CHARS = 4096;
 /** PostgreSQL: "cached plan must not change result type" (feature_not_supported). */
 const PLAN_CHANGED = '0A000';
 const IN_FAILED_TRANSACTION = '25P02';
@@ -78,9 +80,24 @@ interface KnexQueryObject {
  */
 export function preparingPgClient(): new (config: unknown) => unknown {
   // knex's own dialect class: subclassed, since knex accepts a client class in its config.
-  const PgClient = require('knex/lib/dialects/postgres/index.js') as new (config: unknown) => { _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> };
+  const PgClient = require('knex/lib/dialects/postgres/index.js') as new (config: unknown) => { _query(connection: unknown, obj: KnexQueryObject): Promise<unknown>; positionBindings(sql: string): string };
   const names = new StatementNames();
+  const positioned = new Map<string, string>();
   return class PreparingPgClient extends PgClient {
+    /**
+     * knex turns every `?` into `$n` with a regular expression over the whole text, on every
+     * query (1 % of a command's CPU): the repeated texts keep their answer. Bounded like the
+     * names, and long texts (a bulk insert's) are not kept.
+     */
+    positionBindings(sql: string): string {
+      let text = positioned.get(sql);
+      if (text === undefined) {
+        text = super.positionBindings(sql);
+        if (sql.length <= POSITIONED_MAX_CHARS && positioned.size < MAX_NAMED) positioned.set(sql, text);
+      }
+      return text;
+    }
+
     _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> {
       if (!obj.bindings || obj.bindings.length === 0 || obj.options?.name) return super._query(connection, obj);
       const name = names.nameFor(obj.sql);

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { connectDatabase, Database } from '../../../src/platform/infra/database';
 import { StatementNames } from '../../../src/platform/infra/prepared-statements';
 import { createEmptyDatabase } from '../../support/database';
@@ -84,6 +85,19 @@ describe('repeated statements are prepared on each connection', () => {
       });
       await db.knex('things').insert({ id: 1, name: 'one', label: 'first' });
       for (let i = 0; i < 2; i++) expect(await db.knex('things').where({ id: 1 }).first()).to.deep.equal({ id: 1, name: 'one', label: 'first' });
+    });
+
+    it("a text's placeholders are positioned once, escaped question marks kept, and every call binds its own values", async () => {
+      const client = db.knex.client as unknown as { positionBindings(sql: string): string };
+      const calls = sinon.spy(Object.getPrototypeOf(Object.getPrototypeOf(client)), 'positionBindings');
+      try {
+        const sql = 'SELECT ?::int AS a, ?::text AS b, \'\\?\' AS literal';
+        for (const [a, b] of [[1, 'x'], [2, 'y'], [3, 'z']] as const) expect((await db.knex.raw(sql, [a, b])).rows[0]).to.deep.equal({ a, b, literal: '?' });
+        expect(calls.callCount).to.equal(1);
+        expect(client.positionBindings(sql)).to.equal("SELECT $1::int AS a, $2::text AS b, '?' AS literal");
+      } finally {
+        calls.restore();
+      }
     });
 
     it('off: nothing is prepared', async () => {
