@@ -69,9 +69,10 @@ async function withEntityId(knex: Knex, namespace: string, label: string | null,
  */
 export async function creationFacts(knex: Knex, namespace: string, label: string, entityId: string): Promise<{ labelKnown: boolean; entityIdTaken: boolean }> {
   const { rows } = await knex.raw(
-    `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = :label) AS known,
-            EXISTS (SELECT 1 FROM ${VERTICES} WHERE namespace = :namespace AND entity_id = :entityId AND label = :label) AS taken`,
-    { label, namespace, entityId },
+    // Positional bindings: named ones cost knex a pass over the text on every call.
+    `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = ?) AS known,
+            EXISTS (SELECT 1 FROM ${VERTICES} WHERE namespace = ? AND entity_id = ? AND label = ?) AS taken`,
+    [label, namespace, entityId, label],
   ).options({ name: 'graph-creation-facts' });
   return { labelKnown: rows[0].known, entityIdTaken: rows[0].taken };
 }
