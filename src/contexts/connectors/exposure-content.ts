@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { connectorRefusal, sqlHash } from '../../../commands/connectors/connector-refs';
 import type { EngineKey, ExposureParameter } from '../../../streams/connectors/connector';
@@ -61,14 +62,13 @@ export function parameterSchema(parameters: ExposureParameter[]) {
   let schema = schemas.get(key);
   if (!schema) {
     schema = buildParameterSchema(parameters);
-    if (schemas.size >= SCHEMAS_KEPT) schemas.delete(schemas.keys().next().value!);
     schemas.set(key, schema);
   }
   return schema;
 }
 
-const schemas = new Map<string, ReturnType<typeof buildParameterSchema>>();
-const SCHEMAS_KEPT = 1000;
+/** The declarations' schemas, the least recently used leaving first past 1,000. */
+const schemas = new LRUCache<string, ReturnType<typeof buildParameterSchema>>({ max: 1000 });
 
 function buildParameterSchema(parameters: ExposureParameter[]) {
   const shape: Record<string, z.ZodTypeAny> = {};
