@@ -42,9 +42,12 @@ function pick(knex: Knex, column: string, fields: readonly string[]): Knex.Raw {
   return knex.raw(`jsonb_strip_nulls(jsonb_build_object(${fields.map(() => `?::text, ${column}->?`).join(', ')}))`, fields.flatMap((f) => [f, f]));
 }
 
-/** A neighbor lookup's SQL: one SELECT per direction, each row tagged with the lookup it answers. */
+/**
+ * A neighbor lookup: one select per direction, each written from its select list on, so the
+ * statement it goes in puts the lookup's tag (`part`) first.
+ */
 interface Lookup {
-  sql: string[];
+  selects: string[];
   bindings: Knex.RawBinding[];
   resolve(rows: NeighborRow[]): void;
   reject(error: unknown): void;
@@ -72,7 +75,7 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
   let gathered: Lookup[] = [];
 
   async function run(lookups: Lookup[]): Promise<void> {
-    const sql = lookups.flatMap((l, part) => l.sql.map((select) => select.replace('SELECT ', `SELECT ${part}::int AS part, `)));
+    const sql = lookups.flatMap((l, part) => l.selects.map((select) => `SELECT ${part}::int AS part, ${select}`));
     try {
       const { rows } = await knex.raw(sql.join('\n UNION ALL\n'), lookups.flatMap((l) => l.bindings));
       const byPart = lookups.map((): NeighborRow[] => []);
@@ -83,9 +86,9 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
     }
   }
 
-  function lookup(sql: string[], bindings: Knex.RawBinding[], gather: boolean): Promise<NeighborRow[]> {
+  function lookup(selects: string[], bindings: Knex.RawBinding[], gather: boolean): Promise<NeighborRow[]> {
     return new Promise((resolve, reject) => {
-      const asked: Lookup = { sql, bindings, resolve, reject };
+      const asked: Lookup = { selects, bindings, resolve, reject };
       if (!gather) return void run([asked]);
       gathered.push(asked);
       if (gathered.length > 1) return;
@@ -112,19 +115,19 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
       if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
       if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
       // Both directions in one statement: one round trip for a vertex's neighbors either way.
-      const sql: string[] = [];
+      const selects: string[] = [];
       const bindings: Knex.RawBinding[] = [];
       for (const side of sides) {
         const filter = vertexIds ? `AND e.${side.self} = ANY(?::uuid[])` : '';
-        sql.push(
-          `SELECT e.${side.self} AS self, v.id, v.entity_id, v.label, ? AS properties, e.properties AS edge
+        selects.push(
+          `e.${side.self} AS self, v.id, v.entity_id, v.label, ? AS properties, e.properties AS edge
              FROM ${EDGES} e JOIN ${VERTICES} v ON v.id = e.${side.other}
             WHERE e.namespace = ? AND e.label = ? AND e.${side.selfLabel} = ? AND e.${side.otherLabel} = ? ${filter}`,
         );
         bindings.push(pick(knex, 'v.properties', fields), namespace, edgeLabel, ofLabel, neighborLabel);
         if (vertexIds) bindings.push(vertexIds);
       }
-      const rows = await lookup(sql, bindings, vertexIds !== null && vertexIds.length <= GATHERED_UP_TO);
+      const rows = await lookup(selects, bindings, vertexIds !== null && vertexIds.length <= GATHERED_UP_TO);
       const out = new Map<string, Neighbor[]>();
       for (const row of rows) {
         const list = out.get(row.self) ?? [];
