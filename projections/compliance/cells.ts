@@ -44,8 +44,13 @@ interface CellRun {
 }
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-/** A value in COPY's text format: backslash, tab and line breaks escaped, null as `\N`. */
-const copyValue = (value: string | null) => (value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]));
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+/**
+ * A value in COPY's text format: backslash, tab and line breaks escaped, null as `\N`. Most
+ * values have nothing to escape and are used as they are: `replace` made a new string of each
+ * (a first assessment copies 107,000 cells of nine values).
+ */
+const copyValue = (value: string | null) => (value === null ? '\\N' : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value);
 
 const CELL_COLUMNS = ['entity_id', 'domain', 'fingerprint', 'color', 'bucket', 'due_date', 'anomaly', 'reason', 'facts'];
 
@@ -56,13 +61,18 @@ const CELL_COLUMNS = ['entity_id', 'domain', 'fingerprint', 'color', 'bucket', '
 async function copyCells(trx: Knex.Transaction, table: string, run: CellRun, extra: Record<string, string> = {}): Promise<void> {
   const constant = Object.values(extra).map((v) => `\t${copyValue(v)}`).join('');
   function* chunks() {
-    const lines: string[] = [];
+    // Each chunk is one string built by concatenation: no array of values per line, no array of lines.
+    let chunk = '';
+    let lines = 0;
     for (const { entityId, cell, fingerprint } of run.cells) {
-      const values = [entityId, cell.domain, fingerprint, cell.color, cell.bucket, cell.dueDate, cell.anomaly ? 't' : 'f', cell.reason, JSON.stringify(cell.facts)];
-      lines.push(values.map(copyValue).join('\t') + constant);
-      if (lines.length === 2000) yield `${lines.splice(0).join('\n')}\n`;
+      chunk += `${copyValue(entityId)}\t${copyValue(cell.domain)}\t${fingerprint}\t${cell.color}\t${copyValue(cell.bucket)}\t${copyValue(cell.dueDate)}\t${cell.anomaly ? 't' : 'f'}\t${copyValue(cell.reason)}\t${copyValue(JSON.stringify(cell.facts))}${constant}\n`;
+      if (++lines === 2000) {
+        yield chunk;
+        chunk = '';
+        lines = 0;
+      }
     }
-    if (lines.length > 0) yield `${lines.join('\n')}\n`;
+    if (lines > 0) yield chunk;
   }
   // Inside a transaction, knex hands out the transaction's connection (and does not release it).
   const connection = (await trx.client.acquireConnection()) as PoolClient;
