@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
  * fell by about a third (docs/benchmarks.md, issue 27's fifth pass).
  *
  * Bounded: at most `MAX_NAMED` texts per process are ever named (each connection holds a
- * plan per name); texts seen once (a bulk insert of a size not seen before) are never named.
+ * plan per name); texts seen once (a bulk insert of a size not seen before) are never named,
+ * nor are calls that carry a batch in their bindings (`isBulk`).
  * A schema change under a prepared statement whose result columns moved (a read model rebuilt
  * with other columns while this process runs) is answered by running the text unnamed and
  * never naming it again. `DATABASE_PREPARED_STATEMENTS=off` turns this off for a
@@ -25,6 +26,25 @@ const POSITIONED_MAX_CHARS = 4096;
 /** PostgreSQL: "cached plan must not change result type" (feature_not_supported). */
 const PLAN_CHANGED = '0A000';
 const IN_FAILED_TRANSACTION = '25P02';
+/** A binding past these sizes makes a call bulk (see `isBulk`). */
+const BULK_ELEMENTS = 64;
+const BULK_CHARS = 16_384;
+
+/**
+ * A call whose bindings carry a batch (an array of more than 64 values, or a text of more than
+ * 16 KB: an array literal, a JSON document unnested in SQL) is sent unnamed, so PostgreSQL
+ * plans it for its size. Named, after five runs a connection may keep a generic plan, costed
+ * for an array of unknown length against statistics that still describe the table as it was
+ * before a bulk load: the dashboard's row opening for an import batch of 2,250 entities then
+ * tested every current entity of the tenant against the whole (unhashed) array, seconds per
+ * batch late in a 100,000-row import. Its few-id calls (a command's) are still named.
+ */
+function isBulk(bindings: readonly unknown[]): boolean {
+  for (const binding of bindings) {
+    if (Array.isArray(binding) ? binding.length > BULK_ELEMENTS : typeof binding === 'string' && binding.length > BULK_CHARS) return true;
+  }
+  return false;
+}
 
 export class StatementNames {
   /** `sightings`: how often a text is seen before it is named (1: at once, for a known handful of texts). */
@@ -99,7 +119,7 @@ export function preparingPgClient(): new (config: unknown) => unknown {
     }
 
     _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> {
-      if (!obj.bindings || obj.bindings.length === 0 || obj.options?.name) return super._query(connection, obj);
+      if (!obj.bindings || obj.bindings.length === 0 || obj.options?.name || isBulk(obj.bindings)) return super._query(connection, obj);
       const name = names.nameFor(obj.sql);
       if (name === undefined) return super._query(connection, obj);
       const unnamed = obj.options;

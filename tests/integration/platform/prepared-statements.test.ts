@@ -100,6 +100,16 @@ describe('repeated statements are prepared on each connection', () => {
       }
     });
 
+    it('a call carrying a batch (a long array, a long text) is sent unnamed, planned for its size; the same text with a few values is prepared', async () => {
+      const ids = Array.from({ length: 65 }, (_, i) => i + 1);
+      const sql = 'SELECT count(*)::int AS n FROM things WHERE id = ANY(CAST(? AS int[])) AND length(?) >= 0';
+      for (let i = 0; i < 3; i++) expect((await db.knex.raw(sql, [ids, 'x'])).rows[0].n).to.equal(2);
+      for (let i = 0; i < 3; i++) expect((await db.knex.raw(sql, [[1, 2, 3], 'x'.repeat(16_385)])).rows[0].n).to.equal(2);
+      expect(await prepared()).to.equal(0);
+      for (let i = 0; i < 2; i++) expect((await db.knex.raw(sql, [ids.slice(0, 64), 'x'.repeat(16_384)])).rows[0].n).to.equal(2);
+      expect(await prepared()).to.equal(1);
+    });
+
     it('off: nothing is prepared', async () => {
       const plain = connectDatabase(db.url, { poolSize: 1, prepare: false });
       try {
