@@ -45,12 +45,13 @@ interface CellRun {
 
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
+const ESCAPED = new RegExp(NEEDS_ESCAPE.source, 'g');
 /**
  * A value in COPY's text format: backslash, tab and line breaks escaped, null as `\N`. Most
  * values have nothing to escape and are used as they are: `replace` made a new string of each
  * (a first assessment copies 107,000 cells of nine values).
  */
-const copyValue = (value: string | null) => (value === null ? '\\N' : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]) : value);
+const copyValue = (value: string | null) => (value === null ? '\\N' : NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => COPY_ESCAPES[c]) : value);
 
 const CELL_COLUMNS = ['entity_id', 'domain', 'fingerprint', 'color', 'bucket', 'due_date', 'anomaly', 'reason', 'facts'];
 
