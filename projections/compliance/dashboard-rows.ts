@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AssessmentEvent } from '../../streams/compliance/assessment';
 import { COUNTS, ENTITIES, ROWS, VERDICTS } from './tables';
+import { BULK_ELEMENTS } from '../../src/platform/infra/prepared-statements';
 
 export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
 
@@ -130,9 +131,10 @@ export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, sum
  * A refresh of at most this many entities (a command's: a vertex created, a property changed)
  * is a named statement, planned once per connection: unnamed, its planning cost five times its
  * run (1.3 against 0.26 ms), and `POST /graph/entities` waits for it. A bulk refresh (an import
- * batch, an assessment of thousands) stays unnamed, so it is planned for its size.
+ * batch, an assessment of thousands) stays unnamed, so it is planned for its size: the
+ * prepared statements' own bulk bound, so a call named here is never one they call bulk.
  */
-const FEW = 64;
+const FEW = BULK_ELEMENTS;
 
 /** The current version of each entity of `:ids` (the latest, should one be opened twice), with its row's name. */
 const ALIVE_SQL = `

@@ -26,8 +26,8 @@ const POSITIONED_MAX_CHARS = 4096;
 /** PostgreSQL: "cached plan must not change result type" (feature_not_supported). */
 const PLAN_CHANGED = '0A000';
 const IN_FAILED_TRANSACTION = '25P02';
-/** A binding past these sizes makes a call bulk (see `isBulk`). */
-const BULK_ELEMENTS = 64;
+/** A binding past these sizes makes a call bulk (see `isBulk`); callers that name their few-valued calls use the same bound. */
+export const BULK_ELEMENTS = 64;
 const BULK_CHARS = 16_384;
 
 /**
