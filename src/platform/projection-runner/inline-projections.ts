@@ -2,6 +2,7 @@ import knexFactory, { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import type { InlineProjections, RecordedEvent } from '../eventstore/types';
 import type { Projector } from './projector';
+import { inTransaction } from '../infra/transaction';
 
 /**
  * A projector's `apply` threw inside an append: the append is rolled back with it, so the
@@ -53,7 +54,7 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
       const client = connection as PoolClient;
       // The projectors' queries run on the append's own connection, so inside its transaction.
       const trx = onConnection(knex, client) as unknown as Knex.Transaction;
-      return inTransaction(client, 'BEGIN', () => append((events) => apply(trx, events)));
+      return inTransaction(client, () => append((events) => apply(trx, events)));
     },
   };
 }
@@ -67,22 +68,9 @@ export async function transactionOnPool<T>(knex: Knex, fn: (trx: Knex.Transactio
   const connection = (await knex.client.acquireConnection()) as PoolClient;
   try {
     const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; ');
-    return await inTransaction(connection, begin, () => fn(onConnection(knex, connection) as unknown as Knex.Transaction));
+    return await inTransaction(connection, () => fn(onConnection(knex, connection) as unknown as Knex.Transaction), begin);
   } finally {
     await knex.client.releaseConnection(connection);
-  }
-}
-
-/** `fn` between `begin` and COMMIT on `connection`; ROLLBACK when it throws. */
-async function inTransaction<T>(connection: PoolClient, begin: string, fn: () => Promise<T>): Promise<T> {
-  await connection.query(begin);
-  try {
-    const result = await fn();
-    await connection.query('COMMIT');
-    return result;
-  } catch (error) {
-    await connection.query('ROLLBACK').catch(() => undefined);
-    throw error;
   }
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Pool, PoolClient } from 'pg';
 import { isConnectionLoss } from '../../infra/connection-loss';
+import { inTransaction } from '../../infra/transaction';
 import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
   AppendResult,
@@ -250,7 +251,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * either re-sign from the true head (expected 'any' / 'stream_exists') or report the
    * conflict. Inside `appendMany` the same calls run in one transaction.
    */
-  async function appendOne(client: PoolClient, write: PreparedWrite, inTransaction = false, apply?: ApplyInline): Promise<AppendResult> {
+  async function appendOne(client: PoolClient, write: PreparedWrite, withinTransaction = false, apply?: ApplyInline): Promise<AppendResult> {
     const { stream, events, ids, expectedRevision: expected } = write;
     const datas = events.map((e) => JSON.stringify(e.data ?? null));
     let head = await startingHead(client, write);
@@ -283,7 +284,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       // Inline: this transaction already holds an xid; events written under it after a newer
       // writer's would sort before them in the log. Start over in a fresh transaction.
       if (apply) throw new HeadMoved(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
-      if (attempt >= 1) return appendLocked(client, write, inTransaction, apply);
+      if (attempt >= 1) return appendLocked(client, write, withinTransaction, apply);
       head = actual;
     }
   }
@@ -380,35 +381,29 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * A contended stream under 'any': optimism would retry without bound, so the row lock
    * decides the order instead (SELECT … FOR UPDATE, then the same append call).
    */
-  async function appendLocked(client: PoolClient, write: PreparedWrite, inTransaction: boolean, apply?: ApplyInline): Promise<AppendResult> {
-    if (!inTransaction) await client.query('BEGIN');
-    try {
-      const locked = await client.query<{ revision: string; last_signature: string | null }>({
+  async function appendLocked(client: PoolClient, write: PreparedWrite, withinTransaction: boolean, apply?: ApplyInline): Promise<AppendResult> {
+    const locked = async (): Promise<AppendResult> => {
+      const found = await client.query<{ revision: string; last_signature: string | null }>({
         name: 'events-head-lock',
         text: 'SELECT revision::text, last_signature FROM streams WHERE stream_id = $1 FOR UPDATE',
         values: [write.stream],
       });
-      const row = locked.rows[0];
+      const row = found.rows[0];
       if (!row && write.expectedRevision === 'stream_exists') throw new WrongExpectedRevisionError(write.stream, 'stream_exists', 'no_stream');
       const head: Head = row ? { revision: BigInt(row.revision), signature: row.last_signature } : NO_HEAD;
       heads.set(write.stream, head);
       // With the lock held the head cannot move again (a missing stream may still be created
       // concurrently: then this call reports it and the caller's retry loop goes round once more).
-      let result: AppendResult;
       try {
-        result = await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true, apply);
+        return await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true, apply);
       } catch (error) {
         if (row || !(error instanceof WrongExpectedRevisionError)) throw error;
         if (apply) throw new HeadMoved(write.stream, write.expectedRevision, error.actual);
         // Created by someone else between the lock attempt and the insert: lock it now.
-        result = await appendLocked(client, write, true, apply);
+        return appendLocked(client, write, true, apply);
       }
-      if (!inTransaction) await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      if (!inTransaction) await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+    };
+    return withinTransaction ? locked() : inTransaction(client, locked);
   }
 
   async function withClient<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -561,15 +556,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     const results = await withClient(async (client) => {
       try {
         if (feedsInline(writes)) return await inlineTransaction(client, writes, (apply) => appendAll(client, apply));
-        await client.query('BEGIN');
-        try {
-          const out = await appendAll(client);
-          await client.query('COMMIT');
-          return out;
-        } catch (error) {
-          await client.query('ROLLBACK').catch(() => undefined);
-          throw error;
-        }
+        return await inTransaction(client, () => appendAll(client));
       } catch (error) {
         // Heads cached inside the rolled-back transaction never became true.
         for (const w of writes) heads.forget(w.stream);
