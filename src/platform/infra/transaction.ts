@@ -39,11 +39,13 @@ export function beginWithFirstStatement(connection: PoolClient, begin: string): 
   const own = client.query as unknown as Query;
   let begun: Promise<unknown> | null = null;
   let restored = false;
+  // Usually pg's own method, from the prototype; a query patched onto this client is kept.
+  const patched = Object.prototype.hasOwnProperty.call(client, 'query');
   const restore = () => {
     if (restored) return;
     restored = true;
-    // The instance property shadowed the prototype's method: removing it restores pg's own.
-    delete (client as { query?: unknown }).query;
+    if (patched) (client as unknown as { query: Query }).query = own;
+    else delete (client as { query?: unknown }).query;
   };
 
   let beginError: Error | null = null;

@@ -115,6 +115,23 @@ describe('a transaction\'s BEGIN travels with its first statement', () => {
     expect(await rows()).to.deep.equal([9]);
   });
 
+  it('given a query patched onto the connection, then the transaction goes through it and leaves it in place', async () => {
+    const seen: string[] = [];
+    const own = client.query;
+    const patched = function (this: PoolClient, ...args: unknown[]) {
+      const first = args[0] as string | { text: string };
+      seen.push(typeof first === 'string' ? first : first.text);
+      return (own as (...a: unknown[]) => unknown).apply(this, args);
+    };
+    (client as unknown as { query: unknown }).query = patched;
+    await inTransaction(client, async () => {
+      await client.query('INSERT INTO t VALUES (1)');
+    });
+    expect(seen).to.deep.equal(['BEGIN', 'INSERT INTO t VALUES (1)', 'COMMIT']);
+    expect(client.query).to.equal(patched);
+    delete (client as unknown as { query?: unknown }).query;
+  });
+
   it('given no statement in the transaction, then no BEGIN is sent and there is nothing to commit', async () => {
     const t = beginWithFirstStatement(client, 'BEGIN');
     expect(await t.opened()).to.equal(false);
