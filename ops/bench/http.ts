@@ -143,13 +143,16 @@ async function startTarget() {
   const lines = createInterface({ input: child.stdout! });
   const nextLine = (prefix: string) =>
     new Promise<string>((resolve, reject) => {
+      // Both listeners go once the line is in: one pair per question, not one more per round.
+      const onExit = (code: number | null) => reject(new Error(`the bench server exited (${code})`));
       const onLine = (line: string) => {
         if (!line.startsWith(prefix)) return;
         lines.off('line', onLine);
+        child.off('exit', onExit);
         resolve(line);
       };
       lines.on('line', onLine);
-      child.once('exit', (code) => reject(new Error(`the bench server exited (${code})`)));
+      child.once('exit', onExit);
     });
   const target = JSON.parse(await nextLine('{"api"')) as HttpTarget;
   return {
