@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import { decideRecordAssessment } from '../../commands/compliance/record-assessment';
 import { DEFAULT_PACKS } from '../../src/contexts/compliance/packs';
 import { runPacks } from '../../src/contexts/compliance/run-packs';
 import { assessmentAggregate } from '../../streams/compliance/assessment';
-import { BenchRow, startBenchPlatform } from './support';
+import { BenchRow, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const WELLS = Number(process.env.BENCH_COMPLIANCE_WELLS ?? 20_000);
 const READS = Number(process.env.BENCH_COMPLIANCE_READS ?? 50);
@@ -16,6 +18,26 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const started = process.hrtime.bigint();
   const value = await fn();
   return [value, Number(process.hrtime.bigint() - started) / 1e6];
+}
+
+/**
+ * `BENCH_CPU_PROF=<file.cpuprofile>`: a CPU profile of the platform (in this process) during
+ * the first assessment alone, for `ops/bench/cpu-profile.ts`.
+ */
+async function profiled(file: string | undefined): Promise<{ stop(): Promise<void> }> {
+  if (!file) return { stop: async () => {} };
+  const session = new Session();
+  session.connect();
+  const inspect = (method: string) => new Promise<any>((resolve, reject) => session.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))));
+  await inspect('Profiler.enable');
+  await inspect('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await inspect('Profiler.stop');
+      await writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 /**
@@ -39,7 +61,14 @@ export async function run(): Promise<BenchRow[]> {
     };
     const post = (path: string, body: unknown) => send('POST', path, body);
     await post('/graph/seed', { wells: WELLS, as_of: new Date().toISOString().slice(0, 7) });
-    const [first, firstMs] = await timed(() => post('/compliance/assess', {}));
+    // BENCH_PG_STATEMENTS=1: the server's time by statement during the first assessment, on stderr.
+    const statements = process.env.BENCH_PG_STATEMENTS === '1';
+    if (statements) await serverStatements(bench.databaseUrl);
+    const profile = await profiled(process.env.BENCH_CPU_PROF);
+    const firstCpu = await withCpu(bench.databaseUrl, () => timed(() => post('/compliance/assess', {})));
+    const [first, firstMs] = firstCpu.result;
+    await profile.stop();
+    if (statements) process.stderr.write(`server time during the first assessment (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
     // Wells, oil leases and operators are assessed (issue 26): at least every well.
     if (first.entities < WELLS) throw new Error(`assessed ${first.entities} entities for ${WELLS} wells`);
     const [, secondMs] = await timed(() => post('/compliance/assess', {}));
@@ -97,6 +126,8 @@ export async function run(): Promise<BenchRow[]> {
     ];
     const rows: BenchRow[] = [
       { name: `POST /compliance/assess, ${WELLS} wells × 7 domains, ${first.entities} entities (recorded + projected)`, value: round(firstMs / 1000), unit: 's', target: '<= 5' },
+      { name: '  CPU of the platform process during it', value: round(firstCpu.processCpu), unit: 's' },
+      ...(firstCpu.postgresCpu === null ? [] : [{ name: '  CPU of PostgreSQL during it', value: round(firstCpu.postgresCpu), unit: 's' }]),
       { name: 'assessment rate', value: Math.round(WELLS / (firstMs / 1000)), unit: 'wells/s' },
       { name: 'POST /compliance/assess again, nothing changed', value: round(secondMs / 1000), unit: 's', target: '<= 1' },
       { name: `POST /compliance/assess after one well changed (${changed.entities} entities)`, value: round(changedMs / 1000), unit: 's' },

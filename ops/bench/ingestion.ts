@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
 import { Client } from 'pg';
-import { BenchRow, postgresCpuSeconds, serverStatements, startBenchPlatform } from './support';
+import { BenchRow, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '475', '135', '003', '501'];
@@ -22,16 +22,6 @@ async function writeCsv(path: string, rows: number): Promise<void> {
     await write(`42${county}${String(10_000 + i).padStart(5, '0').slice(-5)},${operator},OPERATOR ${operator} LLC,LEASE ${lease},${lease},${(i % 8) + 1}H,Midland,08,SPRABERRY (TREND AREA),85279200,${(31 + (i % 1000) / 1000).toFixed(4)},${(-102 - (i % 997) / 1000).toFixed(4)},O\n`);
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
-}
-
-/** CPU seconds of this process (the platform runs in it) and of PostgreSQL while `work` runs. */
-async function withCpu<T>(databaseUrl: string, work: () => Promise<T>): Promise<{ result: T; processCpu: number; postgresCpu: number | null }> {
-  const pgBefore = await postgresCpuSeconds(databaseUrl);
-  const before = process.cpuUsage();
-  const result = await work();
-  const used = process.cpuUsage(before);
-  const pgAfter = await postgresCpuSeconds(databaseUrl);
-  return { result, processCpu: (used.user + used.system) / 1e6, postgresCpu: pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore };
 }
 
 /** Peak RSS and heap while `work` runs, sampled every 25 ms. */

@@ -170,3 +170,13 @@ export async function serverStatements(databaseUrl: string): Promise<string> {
     await client.end();
   }
 }
+
+/** CPU seconds of this process (the platform runs in it) and of PostgreSQL while `work` runs. */
+export async function withCpu<T>(databaseUrl: string, work: () => Promise<T>): Promise<{ result: T; processCpu: number; postgresCpu: number | null }> {
+  const pgBefore = await postgresCpuSeconds(databaseUrl);
+  const before = process.cpuUsage();
+  const result = await work();
+  const used = process.cpuUsage(before);
+  const pgAfter = await postgresCpuSeconds(databaseUrl);
+  return { result, processCpu: (used.user + used.system) / 1e6, postgresCpu: pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore };
+}
