@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector';
 import { decideRecordAssessment } from '../../commands/compliance/record-assessment';
 import { DEFAULT_PACKS } from '../../src/contexts/compliance/packs';
 import { runPacks } from '../../src/contexts/compliance/run-packs';
 import { assessmentAggregate } from '../../streams/compliance/assessment';
-import { BenchRow, serverStatements, startBenchPlatform, withCpu } from './support';
+import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const WELLS = Number(process.env.BENCH_COMPLIANCE_WELLS ?? 20_000);
 const READS = Number(process.env.BENCH_COMPLIANCE_READS ?? 50);
@@ -18,26 +16,6 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const started = process.hrtime.bigint();
   const value = await fn();
   return [value, Number(process.hrtime.bigint() - started) / 1e6];
-}
-
-/**
- * `BENCH_CPU_PROF=<file.cpuprofile>`: a CPU profile of the platform (in this process) during
- * the first assessment alone, for `ops/bench/cpu-profile.ts`.
- */
-async function profiled(file: string | undefined): Promise<{ stop(): Promise<void> }> {
-  if (!file) return { stop: async () => {} };
-  const session = new Session();
-  session.connect();
-  const inspect = (method: string) => new Promise<any>((resolve, reject) => session.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))));
-  await inspect('Profiler.enable');
-  await inspect('Profiler.start');
-  return {
-    async stop() {
-      const { profile } = await inspect('Profiler.stop');
-      await writeFile(file, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }
 
 /**

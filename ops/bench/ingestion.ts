@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
 import { Client } from 'pg';
-import { BenchRow, serverStatements, startBenchPlatform, withCpu } from './support';
+import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '475', '135', '003', '501'];
@@ -75,10 +75,13 @@ export async function run(): Promise<BenchRow[]> {
       if (response.status !== 200) throw new Error(`POST /ingest/operator/csv answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
       return body;
     };
-    // BENCH_PG_STATEMENTS=1: the server's time by statement during the first import, on stderr.
+    // BENCH_PG_STATEMENTS=1: the server's time by statement during the first import, on stderr;
+    // BENCH_CPU_PROF=<file>: a CPU profile of the platform during it.
     const statements = process.env.BENCH_PG_STATEMENTS === '1';
     if (statements) await serverStatements(bench.databaseUrl);
+    const profile = await profiled(process.env.BENCH_CPU_PROF);
     const firstCpu = await withCpu(bench.databaseUrl, () => withPeakMemory(post));
+    await profile.stop();
     const first = firstCpu.result;
     if (statements) process.stderr.write(`server time during the import (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
     const again = await withPeakMemory(post);

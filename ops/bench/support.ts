@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
-import { promises as fs } from 'node:fs';
+import { appendFileSync, promises as fs } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { Session } from 'node:inspector';
 import { Client } from 'pg';
 import pino from 'pino';
 import { AuditSigner } from '../../src/platform/eventstore/audit-signature';
@@ -26,6 +27,9 @@ export interface BenchRow {
   target?: string;
 }
 
+/** Where `BENCH_AUTO_EXPLAIN` leaves the embedded server's log. */
+export const PLANS_LOG = path.join(os.tmpdir(), 'platform-bench-plans.log');
+
 /**
  * A fresh migrated database for one benchmark: on DATABASE_URL's server when set, else an
  * embedded PostgreSQL with its default (durable) settings in a temporary directory.
@@ -39,7 +43,12 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
     // BENCH_PG_STATEMENTS=1: the server keeps pg_stat_statements (the http bench prints it per route).
     const settings: Record<string, string> = process.env.BENCH_PG_STATEMENTS === '1' ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.track_planning': 'on' } : {};
-    const server = await startEmbeddedPostgres({ dataDir: tmp, logger, settings });
+    // BENCH_AUTO_EXPLAIN=<ms>: the plan of every statement slower than that, as the server ran
+    // it (auto_explain, with actual rows and times), in the server's log at PLANS_LOG.
+    const explainMs = process.env.BENCH_AUTO_EXPLAIN;
+    if (explainMs) Object.assign(settings, { shared_preload_libraries: 'auto_explain', 'auto_explain.log_min_duration': explainMs, 'auto_explain.log_analyze': 'on' });
+    const serverLog = explainMs ? pino({ level: 'trace' }, { write: (line: string) => appendFileSync(PLANS_LOG, `${JSON.parse(line).msg}\n`) }) : logger;
+    const server = await startEmbeddedPostgres({ dataDir: tmp, logger: serverLog, settings });
     adminUrl = server.url('postgres');
     stopServer = server.stop;
   }
@@ -179,4 +188,24 @@ export async function withCpu<T>(databaseUrl: string, work: () => Promise<T>): P
   const used = process.cpuUsage(before);
   const pgAfter = await postgresCpuSeconds(databaseUrl);
   return { result, processCpu: (used.user + used.system) / 1e6, postgresCpu: pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore };
+}
+
+/**
+ * `BENCH_CPU_PROF=<file.cpuprofile>`: a CPU profile of the platform (in this process) while
+ * a bench's measured step runs, for `ops/bench/cpu-profile.ts`.
+ */
+export async function profiled(file: string | undefined): Promise<{ stop(): Promise<void> }> {
+  if (!file) return { stop: async () => {} };
+  const session = new Session();
+  session.connect();
+  const inspect = (method: string) => new Promise<any>((resolve, reject) => session.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))));
+  await inspect('Profiler.enable');
+  await inspect('Profiler.start');
+  return {
+    async stop() {
+      const { profile } = await inspect('Profiler.stop');
+      await fs.writeFile(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }

@@ -1,8 +1,8 @@
-import knexFactory, { Knex } from 'knex';
+import type { Knex } from 'knex';
 import type { PoolClient } from 'pg';
 import type { InlineProjections, RecordedEvent } from '../eventstore/types';
 import type { Projector } from './projector';
-import { inTransaction } from '../infra/transaction';
+import { inTransaction, onConnection } from '../infra/transaction';
 
 /**
  * A projector's `apply` threw inside an append: the append is rolled back with it, so the
@@ -57,50 +57,4 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
       return inTransaction(client, () => append((events) => apply(trx, events)));
     },
   };
-}
-
-/**
- * `fn` in a transaction on a connection of knex's pool, through a knex bound to it (as the
- * inline projectors get theirs), the BEGIN sent with `SET LOCAL` settings in one simple query:
- * a lane's batch is one round trip and one transactor shorter than with `knex.transaction`.
- */
-export async function transactionOnPool<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>, settings: Record<string, string> = {}): Promise<T> {
-  const connection = (await knex.client.acquireConnection()) as PoolClient;
-  try {
-    const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; ');
-    return await inTransaction(connection, () => fn(onConnection(knex, connection) as unknown as Knex.Transaction), begin);
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
-}
-
-/** Knex instances bound to one pooled connection each, built once per connection. */
-const bound = new WeakMap<PoolClient, Knex>();
-
-/**
- * A knex whose every query runs on `connection`, for the inline projectors of an append the
- * store brackets with BEGIN and COMMIT itself. `knex.transaction(fn, {connection})` built a
- * transactor (a client and a knex function with all their properties) for every append: 180–270
- * µs of CPU per transaction against 105–130 µs for BEGIN, the same query and COMMIT sent on the
- * client (5,000 of each, local PostgreSQL). This one is built once per pooled connection,
- * through knex's public custom-client hook: the pg dialect's client with its connection fixed.
- */
-function onConnection(knex: Knex, connection: PoolClient): Knex {
-  let found = bound.get(connection);
-  if (!found) {
-    const Dialect = knex.client.constructor as new (config: Knex.Config) => Knex.Client;
-    class OnConnection extends Dialect {
-      override acquireConnection() {
-        return Promise.resolve(connection);
-      }
-      override releaseConnection() {
-        return Promise.resolve();
-      }
-    }
-    // No connection settings: no driver pool is made. The server version the main client read
-    // is carried over, as knex's own transactors do.
-    found = knexFactory({ client: OnConnection as unknown as Knex.Config['client'], version: (knex.client as { version?: string }).version });
-    bound.set(connection, found);
-  }
-  return found;
 }

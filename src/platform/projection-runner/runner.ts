@@ -5,7 +5,8 @@ import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, 
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { LeaderLock } from './leader-lock';
 import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
-import { createInlineProjections, transactionOnPool } from './inline-projections';
+import { createInlineProjections } from './inline-projections';
+import { transactionOnPool } from '../infra/transaction';
 import { LogTail } from './log-tail';
 import type { Projector } from './projector';
 
@@ -394,7 +395,7 @@ export class ProjectionRunner {
    */
   private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const { projector } = lane;
-    await this.options.knex.transaction(async (trx) => {
+    await transactionOnPool(this.options.knex, async (trx) => {
       await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: event.position, applied: 0 });
       await recordDeadLetter(trx, projector.name, event, error, lane.failures);
     });
@@ -434,7 +435,8 @@ export class ProjectionRunner {
       lane.savedAt = Date.now();
     } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > SKIP_SAVE_MS) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
-      await knex.transaction((trx) => advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 }));
+      // One compare-and-set statement: nothing to bracket in a transaction of its own.
+      await advanceCheckpoint(knex, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 });
       lane.saved = next;
       lane.savedAt = Date.now();
     }
@@ -498,7 +500,7 @@ export class ProjectionRunner {
         continue;
       }
       try {
-        await this.options.knex.transaction(async (trx) => {
+        await transactionOnPool(this.options.knex, async (trx) => {
           if (projector.applyBatch) await projector.applyBatch(trx, [event]);
           else await projector.apply(trx, event);
           await resolveDeadLetter(trx, letter.id);

@@ -6,6 +6,7 @@ import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
 import type { LeaderLock } from '../projection-runner/leader-lock';
+import { transactionOnPool } from '../infra/transaction';
 import type { Reactor } from './reactor';
 
 /**
@@ -200,7 +201,7 @@ export class ReactorRunner {
 
   private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const name = reactorCheckpoint(lane.reactor.name);
-    await this.options.knex.transaction(async (trx) => {
+    await transactionOnPool(this.options.knex, async (trx) => {
       await advanceCheckpoint(trx, name, { version: VERSION, from: lane.saved, to: event.position, applied: 0 });
       await recordDeadLetter(trx, name, event, error, lane.failures);
     });
