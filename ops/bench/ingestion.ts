@@ -3,7 +3,10 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { stageCsv } from '../../src/contexts/ingestion/csv-wells';
+import { stageCsv, stagedBatches } from '../../src/contexts/ingestion/csv-wells';
+import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
+import { entityKey, FeedDeps, FeedPlan, planFeed } from '../../commands/ingestion/feed-graph';
+import { CSV_FEED_BATCH } from '../../commands/ingestion/import-operator-csv';
 import { Client } from 'pg';
 import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
@@ -22,6 +25,30 @@ async function writeCsv(path: string, rows: number): Promise<void> {
     await write(`42${county}${String(10_000 + i).padStart(5, '0').slice(-5)},${operator},OPERATOR ${operator} LLC,LEASE ${lease},${lease},${(i % 8) + 1}H,Midland,08,SPRABERRY (TREND AREA),85279200,${(31 + (i % 1000) / 1000).toFixed(4)},${(-102 - (i % 997) / 1000).toFixed(4)},O\n`);
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
+
+/**
+ * The import's decide half alone: the file's batches turned into graph facts and planned one
+ * after the other as the import plans them (each counting the one before as written), against
+ * a tenant with nothing stored, nothing written. What Node spends deciding, apart from writing.
+ */
+async function planOnly(deps: FeedDeps, file: string): Promise<{ seconds: number; cpu: number }> {
+  const staged = await stageCsv(createReadStream(file));
+  try {
+    const actor = { tenantId: randomUUID(), userId: randomUUID() };
+    const createdEarlier = new Set<string>();
+    let inFlight: FeedPlan | undefined;
+    const started = process.hrtime.bigint();
+    const before = process.cpuUsage();
+    for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
+      inFlight = await planFeed(deps, actor, csvFacts(wells), { waitForProjection: false, createdEarlier, inFlight });
+      for (const v of inFlight.newVertices) createdEarlier.add(entityKey(v.label, v.entity_id));
+    }
+    const used = process.cpuUsage(before);
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpu: (used.user + used.system) / 1e6 };
+  } finally {
+    await staged.discard();
+  }
 }
 
 /** Peak RSS and heap while `work` runs, sampled every 25 ms. */
@@ -65,6 +92,8 @@ export async function run(): Promise<BenchRow[]> {
     });
     if (staging.result.accepted !== ROWS) throw new Error(`staged ${staging.result.accepted} of ${ROWS} rows: ${JSON.stringify(staging.result.rejections.slice(0, 3))}`);
 
+    const planning = await planOnly(bench.platform.deps, path);
+
     const { headers } = await bench.session({ tenantId: randomUUID(), roles: ['power_user'] });
     const { 'content-type': _json, ...auth } = headers;
     const post = async () => {
@@ -98,6 +127,8 @@ export async function run(): Promise<BenchRow[]> {
       { name: `csv file (${ROWS.toLocaleString('en-US')} rows)`, value: round(sizeMb), unit: 'MB' },
       { name: 'csv staging rows/s', value: Math.round(ROWS / staging.seconds), unit: 'rows/s' },
       { name: 'csv staging peak heap', value: round(staging.peakHeapMb), unit: 'MB' },
+      { name: `csv import's planning alone (${CSV_FEED_BATCH}-row batches, nothing stored)`, value: round(planning.seconds), unit: 's' },
+      { name: "csv import's planning alone, CPU", value: round(planning.cpu), unit: 's' },
       { name: 'csv import rows/s (HTTP, graph fed)', value: Math.round(ROWS / first.seconds), unit: 'rows/s', target: '100k rows ≤ 20 s (issue 27)' },
       { name: 'csv import seconds', value: round(first.seconds), unit: 's' },
       { name: 'csv import graph vertices created', value: first.result.graph.created, unit: 'vertices' },

@@ -74,20 +74,33 @@ export const importedEdgeId = (namespace: string, label: string, fromId: string,
 /**
  * An imported edge whose id is `importedEdgeId`, hashed the first time it is read: a feed
  * compares edges by their endpoints and packs them without ids, so most are never hashed.
+ * An instance of a class, its getter on the prototype: an object literal with a getter of its
+ * own cost a closure and an accessor pair per edge, 3 µs each (400,000 edges: 1.3 s), against
+ * 0.8 µs for this. So the id is not an own property: a copy (`{ ...edge }`) has none.
  */
+class DerivedEdge implements ImportedEdge {
+  // Private fields: the edge's own properties are an edge's, and nothing else.
+  readonly #namespace: string;
+  #id: string | undefined;
+  readonly properties: Properties = {};
+  constructor(
+    namespace: string,
+    readonly label: string,
+    readonly from_id: string,
+    readonly from_label: string,
+    readonly to_id: string,
+    readonly to_label: string,
+  ) {
+    this.#namespace = namespace;
+  }
+
+  get id(): string {
+    return (this.#id ??= importedEdgeId(this.#namespace, this.label, this.from_id, this.to_id));
+  }
+}
+
 export function derivedEdge(namespace: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string): ImportedEdge {
-  let id: string | undefined;
-  return {
-    get id() {
-      return (id ??= importedEdgeId(namespace, label, fromId, toId));
-    },
-    label,
-    from_id: fromId,
-    from_label: fromLabel,
-    to_id: toId,
-    to_label: toLabel,
-    properties: {},
-  };
+  return new DerivedEdge(namespace, label, fromId, fromLabel, toId, toLabel);
 }
 
 function keysOf(items: Array<{ properties: Properties }>): string[] {
