@@ -61,9 +61,7 @@ interface KnownVertex {
   properties: Properties;
 }
 
-/** An entity's key in a feed (and in `FeedOptions.createdEarlier`): its label and business id. */
-export const entityKey = (label: string, entityId: string) => `${label}\u001f${entityId}`;
-const key = entityKey;
+const key = (label: string, entityId: string) => `${label}\u001f${entityId}`;
 const LOOKUP_CHUNK = 1000;
 /** Graph batch events per append (≈120 kB each): one round trip and one commit for ≈2 MB. */
 const EVENTS_PER_APPEND = 16;
@@ -282,6 +280,11 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
   return { namespace, newVertices, newEdges, existing, updates, production: facts.production ?? [], written, result };
 }
 
+/** Records in a bulk feed's `createdEarlier` the vertices a plan creates, once they are written. */
+export function markCreated(plan: Pick<FeedPlan, 'newVertices'>, createdEarlier: Set<string>): void {
+  for (const v of plan.newVertices) createdEarlier.add(key(v.label, v.entity_id));
+}
+
 /** The write half: the new vertices and edges as one bulk import, then the updates and Form PR reports. */
 export async function commitFeed(deps: FeedDeps, actor: GraphActor, plan: FeedPlan, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
   const { namespace, newVertices, newEdges, existing, updates } = plan;
@@ -289,7 +292,7 @@ export async function commitFeed(deps: FeedDeps, actor: GraphActor, plan: FeedPl
   if (newVertices.length > 0 || newEdges.length > 0) {
     const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing, derivedEdgeIds: true }, { waitMs: options.waitForProjection === false ? 0 : undefined, schema: options.schema, eventsPerAppend: EVENTS_PER_APPEND });
     result.position = imported.position;
-    for (const v of newVertices) options.createdEarlier?.add(entityKey(v.label, v.entity_id));
+    if (options.createdEarlier) markCreated(plan, options.createdEarlier);
     result.created = newVertices.length;
     result.edges_created = newEdges.length;
   }

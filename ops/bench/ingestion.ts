@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv, stagedBatches } from '../../src/contexts/ingestion/csv-wells';
 import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
-import { entityKey, FeedDeps, FeedPlan, planFeed } from '../../commands/ingestion/feed-graph';
+import { FeedDeps, FeedPlan, markCreated, planFeed } from '../../commands/ingestion/feed-graph';
 import { CSV_FEED_BATCH } from '../../commands/ingestion/import-operator-csv';
 import { Client } from 'pg';
 import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
@@ -42,7 +42,7 @@ async function planOnly(deps: FeedDeps, file: string): Promise<{ seconds: number
     const before = process.cpuUsage();
     for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
       inFlight = await planFeed(deps, actor, csvFacts(wells), { waitForProjection: false, createdEarlier, inFlight });
-      for (const v of inFlight.newVertices) createdEarlier.add(entityKey(v.label, v.entity_id));
+      markCreated(inFlight, createdEarlier);
     }
     const used = process.cpuUsage(before);
     return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpu: (used.user + used.system) / 1e6 };

@@ -143,11 +143,12 @@ const bound = new WeakMap<PoolClient, Knex>();
 
 /**
  * A knex whose every query runs on `connection`, for the inline projectors of an append the
- * store brackets with BEGIN and COMMIT itself, and for `transactionOnPool`. `knex.transaction(fn, {connection})` built a
- * transactor (a client and a knex function with all their properties) for every append: 180–270
- * µs of CPU per transaction against 105–130 µs for BEGIN, the same query and COMMIT sent on the
- * client (5,000 of each, local PostgreSQL). This one is built once per pooled connection,
- * through knex's public custom-client hook: the pg dialect's client with its connection fixed.
+ * store brackets with BEGIN and COMMIT itself, and for `transactionOnPool`.
+ * `knex.transaction(fn, {connection})` built a transactor (a client and a knex function with
+ * all their properties) for every append: 180–270 µs of CPU per transaction against 105–130 µs
+ * for BEGIN, the same query and COMMIT sent on the client (5,000 of each, local PostgreSQL).
+ * This one is built once per pooled connection, through knex's public custom-client hook: the
+ * pg dialect's client with its connection fixed.
  */
 export function onConnection(knex: Knex, connection: PoolClient): Knex {
   let found = bound.get(connection);
