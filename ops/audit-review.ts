@@ -16,7 +16,7 @@ const FORMATS: readonly AuditFormat[] = ['table', 'json', 'csv', 'xlsx'];
 /** Exit codes: 0 done, 2 a tampered entry is in the result, 3 nothing found, 1 any other error. */
 export const EXIT_NOTHING_FOUND = 3;
 
-/** The entity keys of issue 19; a flag no registered catalog answers fails with a clear message. */
+/** The entity keys reviewers use (docs/audit.md); a flag no registered catalog answers fails with a clear message. */
 export const ENTITY_FLAGS: Array<[flag: string, value: string, help: string]> = [
   ['user', '<email|id>', 'a user account (and their budget override)'],
   ['well', '<api-number>', 'a well by API number (with its relationships)'],

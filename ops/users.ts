@@ -26,7 +26,7 @@ import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 
 /**
- * The operator's identity commands (spec 1 §4): the same commands and events as the API,
+ * The operator's identity commands: the same commands and events as the API,
  * attributed to the system account. The identity read models are brought up to date
  * first (or, with a running platform, followed through its checkpoints).
  */
