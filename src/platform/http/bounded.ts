@@ -5,7 +5,7 @@ import { IDENTITY_HEADER_LIMITS } from './identity';
  * Bounded input primitives: every string, integer, array and free-form object a
  * request carries has a limit a real user never meets and that keeps one request's cost
  * bounded. The OpenAPI document is generated from these schemas, so each bound is both the
- * check and its documentation (docs/architecture.md, "Input bounds").
+ * check and its documentation (docs/http-api.md, "Input bounds").
  */
 export const LIMITS = {
   /** Keys, slugs, names, labels, short codes. */
