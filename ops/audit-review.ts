@@ -16,7 +16,7 @@ const FORMATS: readonly AuditFormat[] = ['table', 'json', 'csv', 'xlsx'];
 /** Exit codes: 0 done, 2 a tampered entry is in the result, 3 nothing found, 1 any other error. */
 export const EXIT_NOTHING_FOUND = 3;
 
-/** The entity keys of issue 19; a flag no registered catalog answers fails with a clear message. */
+/** The entity keys reviewers use (docs/audit.md); a flag no registered catalog answers fails with a clear message. */
 export const ENTITY_FLAGS: Array<[flag: string, value: string, help: string]> = [
   ['user', '<email|id>', 'a user account (and their budget override)'],
   ['well', '<api-number>', 'a well by API number (with its relationships)'],
@@ -59,34 +59,17 @@ export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
 async function withReview<T>(work: (deps: ReviewDeps & { handle: CommandHandler }) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: `ops audit verify|anchor` should not load every context.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadConfig } = require('../src/platform/config') as typeof import('../src/platform/config');
   const { contexts } = require('../src/contexts') as typeof import('../src/contexts');
   const { buildAuditRegistry } = require('../src/platform/audit/registry') as typeof import('../src/platform/audit/registry');
-  const { openInfrastructure } = require('../src/platform/infra/infrastructure') as typeof import('../src/platform/infra/infrastructure');
-  const { createAdvisoryLeaderLock } = require('../src/platform/projection-runner/leader-lock') as typeof import('../src/platform/projection-runner/leader-lock');
-  const { ProjectionRunner } = require('../src/platform/projection-runner/runner') as typeof import('../src/platform/projection-runner/runner');
-  const { createCommandHandler } = require('../src/platform/command-handling/command-handler') as typeof import('../src/platform/command-handling/command-handler');
+  const { withOfflineProjections } = require('./offline') as typeof import('./offline');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  const config = loadConfig();
   // stdout carries the timeline (or the workbook): logs go to stderr.
   const logger = pino({ level: 'warn' }, pino.destination(2));
-  const infrastructure = await openInfrastructure(config, logger);
-  const runner = new ProjectionRunner({
-    knex: infrastructure.db.knex,
-    store: infrastructure.store,
-    projectors: contexts.flatMap((c) => c.projectors ?? []),
-    logger,
-    leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
-  });
-  try {
-    await runner.start();
-    while (!runner.caughtUp) await new Promise((r) => setTimeout(r, 20));
-    const handle = createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs });
-    return await work({ knex: infrastructure.db.knex, store: infrastructure.store, signer: infrastructure.signer, registry: buildAuditRegistry(contexts), handle });
-  } finally {
-    await runner.stop();
-    await infrastructure.close();
-  }
+  const projectors = contexts.flatMap((c) => c.projectors ?? []);
+  return withOfflineProjections(projectors, ({ infrastructure, handle }) => {
+    const { knex } = infrastructure.db;
+    return work({ knex, store: infrastructure.store, signer: infrastructure.signer, registry: buildAuditRegistry(contexts), handle });
+  }, { logger });
 }
 
 /** Reviewer errors print as one line with their exit code; anything else goes up as usual. */

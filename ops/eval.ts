@@ -22,7 +22,7 @@ function gitSha(): string | null {
 }
 
 /**
- * `npm run ops -- eval run [--tag] [--model]`: local only (spec 2 §4), never routed. Runs the
+ * `npm run ops -- eval run [--tag] [--model]`: local only, never routed. Runs the
  * platform's code in this process (listeners on loopback, ephemeral ports) against the
  * configured database, replays the tenant's captured turns and prints the table.
  */

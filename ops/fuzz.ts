@@ -1,5 +1,5 @@
 /**
- * `npm run fuzz` (issue 18): schemathesis against a freshly started platform.
+ * `npm run fuzz`: schemathesis against a freshly started platform.
  *
  * 1. Installs schemathesis with pip into its own venv under the user cache directory
  *    (`$XDG_CACHE_HOME` or ~/.cache, `compliance-platform/schemathesis-<version>`); reused later.

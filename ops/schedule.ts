@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
-import pino from 'pino';
-import { CommandHandler, createCommandHandler } from '../src/platform/command-handling/command-handler';
-import { loadConfig } from '../src/platform/config';
-import { openInfrastructure } from '../src/platform/infra/infrastructure';
-import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
-import { ProjectionRunner } from '../src/platform/projection-runner/runner';
+import type { CommandHandler } from '../src/platform/command-handling/command-handler';
 import { deadLetteredMessages, retryScheduled, scheduleProjector } from '../src/platform/scheduling/schedule';
+import { withOfflineProjections } from './offline';
 
 const OPS_ACTOR = 'system:ops';
 
@@ -17,19 +13,7 @@ const OPS_ACTOR = 'system:ops';
  * brought up to date first (or followed through its checkpoint with a running platform).
  */
 async function withSchedule<T>(work: (tools: { knex: Knex; handle: CommandHandler }) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = pino({ level: 'warn' });
-  const infrastructure = await openInfrastructure(config, logger);
-  const runner = new ProjectionRunner({ knex: infrastructure.db.knex, store: infrastructure.store, projectors: [scheduleProjector], logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
-  try {
-    await runner.start();
-    while (!runner.caughtUp) await new Promise((r) => setTimeout(r, 20));
-    const handle = createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs });
-    return await work({ knex: infrastructure.db.knex, handle });
-  } finally {
-    await runner.stop();
-    await infrastructure.close();
-  }
+  return withOfflineProjections([scheduleProjector], ({ infrastructure, handle }) => work({ knex: infrastructure.db.knex, handle }));
 }
 
 export function registerScheduleCommands(program: Command): void {

@@ -1,15 +1,11 @@
 import type { Command } from 'commander';
-import pino from 'pino';
 import { installOilgasVertical } from '../commands/graph/install-vertical';
 import { seedGraph, SeedBody } from '../commands/graph/seed-graph';
 import { graphContext } from '../src/contexts/graph/module';
-import { createCommandHandler } from '../src/platform/command-handling/command-handler';
 import { loadConfig } from '../src/platform/config';
-import { openInfrastructure } from '../src/platform/infra/infrastructure';
-import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
-import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
+import { withOfflineProjections } from './offline';
 
 /**
  * `npm run ops -- seed [--wells N] [--tenant <uuid>]`: the same bulk import as POST
@@ -29,19 +25,7 @@ export function registerSeedCommand(program: Command): void {
       const config = loadConfig();
       if (config.production) throw new Error('seed data is for development only (NODE_ENV=production)');
       const seed = SeedBody.parse({ wells: Number(options.wells), seed: Number(options.seed), as_of: options.asOf });
-      const logger = pino({ level: 'warn' });
-      const infrastructure = await openInfrastructure(config, logger);
-      const runner = new ProjectionRunner({
-        knex: infrastructure.db.knex,
-        store: infrastructure.store,
-        projectors: graphContext.projectors ?? [],
-        logger,
-        leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
-      });
-      try {
-        await runner.start();
-        while (!runner.caughtUp) await new Promise((r) => setTimeout(r, 20));
-        const handle = createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs });
+      await withOfflineProjections(graphContext.projectors ?? [], async ({ infrastructure, runner, handle }) => {
         await installOilgasVertical({ handle, knex: infrastructure.db.knex });
         const result = await seedGraph(
           { store: infrastructure.store, knex: infrastructure.db.knex, projections: runner, config },
@@ -50,9 +34,6 @@ export function registerSeedCommand(program: Command): void {
         );
         console.log(Object.entries(result.by_label).map(([label, n]) => `  ${label}: ${n}`).join('\n'));
         console.log(`seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`);
-      } finally {
-        await runner.stop();
-        await infrastructure.close();
-      }
+      }, { config });
     });
 }

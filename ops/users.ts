@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { createToolRegistry } from '../src/platform/agent-tools';
 import { createStreamTail } from '../src/platform/subscriptions/stream-tail';
-import pino from 'pino';
 import { inviteUser } from '../commands/identity/invite-user';
 import { registerUser } from '../commands/identity/register-user';
 import { rotatePassword } from '../commands/identity/rotate-password';
@@ -10,46 +9,31 @@ import { updateUser } from '../commands/identity/update-user';
 import { findTenant } from '../queries/identity/tenants';
 import { findUserByEmail, UserRow } from '../queries/identity/user-directory';
 import { identityContext } from '../src/contexts/identity/module';
-import { createCommandHandler } from '../src/platform/command-handling/command-handler';
-import { loadConfig } from '../src/platform/config';
 import type { PlatformDeps } from '../src/platform/context-module';
 import { createMemoryCache } from '../src/platform/infra/cache';
-import { openInfrastructure } from '../src/platform/infra/infrastructure';
 import { identityDeps, IdentityDeps } from '../src/contexts/identity/identity-deps';
 import { ensureDefaultTenant } from '../src/contexts/identity/bootstrap';
 import { passwordTooLong } from '../src/contexts/identity/passwords';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import { ReactorRunner } from '../src/platform/reactors/runner';
-import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { ROLES, Role } from '../streams/identity/permissions';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
+import { withOfflineProjections } from './offline';
 
 /**
- * The operator's identity commands (spec 1 §4): the same commands and events as the API,
+ * The operator's identity commands: the same commands and events as the API,
  * attributed to the system account. The identity read models are brought up to date
  * first (or, with a running platform, followed through its checkpoints).
  */
 export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = pino({ level: 'warn' });
-  const infrastructure = await openInfrastructure(config, logger);
-  const runner = new ProjectionRunner({
-    knex: infrastructure.db.knex,
-    store: infrastructure.store,
-    projectors: identityContext.projectors ?? [],
-    logger,
-    leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
-  });
-  try {
-    await runner.start();
-    while (!runner.caughtUp) await new Promise((r) => setTimeout(r, 20));
+  return withOfflineProjections(identityContext.projectors ?? [], async ({ config, logger, infrastructure, runner, handle }) => {
     const platform: PlatformDeps = {
       config,
       logger,
       knex: infrastructure.db.knex,
       store: infrastructure.store,
-      handle: createCommandHandler({ store: infrastructure.store, projections: runner, logger, retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
+      handle,
       projections: runner,
       // The identity commands trigger no reaction of their own; the platform's leader runs them.
       reactors: new ReactorRunner({ knex: infrastructure.db.knex, store: infrastructure.store, reactors: [], deps: () => platform, logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) }),
@@ -63,10 +47,7 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
     // Any order on a fresh database: the default tenant and system accounts a first start would create.
     await ensureDefaultTenant(deps);
     return await work(deps);
-  } finally {
-    await runner.stop();
-    await infrastructure.close();
-  }
+  });
 }
 
 const actor = { actorId: SYSTEM_USER_ID };

@@ -18,7 +18,7 @@ import {
 
 /**
  * A turn reserves its budget in the tenant's and the user's usage stream of the day before
- * it starts (spec 1 §4 items 2–4; issue 24 item 5). `tenantCaps`/`userCaps` are the caps read
+ * it starts. `tenantCaps`/`userCaps` are the caps read
  * from settings; `'last-known'` when settings cannot be read, and then the caps the streams
  * applied last are used again — caps never fail open.
  */
@@ -50,7 +50,7 @@ export function turnReservation(turn: { model: string; maxTokensPerExecution: nu
 /**
  * A turn is admitted while the day's committed usage (settled + reserved) is below each cap;
  * the refusal names the cap. The turn that crosses a cap is the one in-flight overshoot the
- * spec allows (spec 1 §4 item 3): its reservation is counted at once, so the next is refused.
+ * spec allows: its reservation is counted at once, so the next is refused.
  */
 function refusal(who: 'tenant' | 'user', state: DailyUsageState, caps: DailyCaps): string | null {
   const tokens = committedTokens(state);

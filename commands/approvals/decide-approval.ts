@@ -6,7 +6,7 @@ import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../src/platf
 import { approvalAggregate, ApprovalEvent, ApprovalState, Decision, DECISIONS } from '../../streams/approvals/approval';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
-/** POST /approvals/{id}/decide body (spec 2 §4). `reviewer_id` only counts for header-less internal callers. */
+/** POST /approvals/{id}/decide body. `reviewer_id` only counts for header-less internal callers. */
 export const DecideApprovalBody = z
   .object({
     decision: z.enum(DECISIONS),

@@ -6,7 +6,7 @@ import { Conflict } from '../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
 import { approvalNotFound } from './decide-approval';
 
-/** POST /approvals/escalate body (spec 2 §4). */
+/** POST /approvals/escalate body. */
 export const EscalateApprovalBody = z
   .object({
     approval_id: z.string().trim().min(1).max(200),

@@ -7,7 +7,7 @@ import { Conflict } from '../../src/platform/domain-errors';
 import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
-/** POST /approvals body (spec 2 §4 Approvals). */
+/** POST /approvals body. */
 export const RequestApprovalBody = z
   .object({
     conversation_id: z.string().trim().min(1).max(200).nullable().optional(),

@@ -10,7 +10,7 @@ import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../stream
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** POST /checklists body (spec 2 §4 Checklists); `period` (YYYY-MM) is the reporting month of a Form PR. */
+/** POST /checklists body; `period` (YYYY-MM) is the reporting month of a Form PR. */
 export const CreateChecklistBody = z
   .object({
     template_id: z.string().trim().min(1).max(100),

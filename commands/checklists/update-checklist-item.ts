@@ -5,7 +5,7 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import { checklistAggregate, ChecklistEvent, ChecklistState, ITEM_STATUSES, ItemStatus } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
-/** PATCH /checklists/{id}/items/{idx}: `status` and/or `notes` (spec 2 §2). */
+/** PATCH /checklists/{id}/items/{idx}: `status` and/or `notes`. */
 export const UpdateChecklistItemBody = z
   .object({ status: z.enum(ITEM_STATUSES).optional(), notes: z.string().max(10_000).nullable().optional() })
   .strict()

@@ -29,7 +29,7 @@ export async function scheduleDailyAssessment(deps: Pick<PlatformDeps, 'handle' 
 }
 
 /**
- * The daily assessment (issue 24 §8): every tenant's portfolio is assessed on the leader, so
+ * The daily assessment: every tenant's portfolio is assessed on the leader, so
  * trends and weekly deltas build up without an outside cron, then the next day's is
  * scheduled. Each tenant's assessment id derives from the message, so a handler run again
  * after a crash records no tenant twice; one tenant failing does not stop the others, but

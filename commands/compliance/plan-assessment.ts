@@ -23,7 +23,7 @@ export interface PortfolioPlan {
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
- * A portfolio assessment does only what changed (issue 27 §3). Verdicts depend on the graph's
+ * A portfolio assessment does only what changed. Verdicts depend on the graph's
  * facts and on the day, so a second assessment on the same day, after a complete one with the
  * same packs, re-evaluates only the entities near what changed in the graph since that one
  * (`changedSince`): none when nothing changed. A new day, a partial or missing previous

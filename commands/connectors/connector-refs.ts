@@ -44,7 +44,7 @@ export function requireLive(state: ConnectorState): LiveConnector {
 export const sqlHash = (sql: string) => createHash('sha256').update(sql, 'utf8').digest('hex');
 
 /**
- * Spec 3 §7's connector refusals: 422 `{detail: {error, …}}`. Field-level detail names
+ * Connector refusals (docs/connectors.md): 422 `{detail: {error, …}}`. Field-level detail names
  * fields (and for config their messages), never a submitted value.
  */
 export function connectorRefusal(error: string, detail: Record<string, unknown>): ValidationFailed {

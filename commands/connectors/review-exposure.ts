@@ -8,7 +8,7 @@ import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../stream
 import { connectorIdOf, exposureOf, refuseTransition, requireLive } from './connector-refs';
 
 /**
- * The review transitions of spec 3 §3 (submit, approve, reject, retire, delete): each a
+ * The review transitions of an exposure (submit, approve, reject, retire, delete): each a
  * small pure branch over the exposure's status. Approval pins the hash of the content it
  * saw; whoever wrote that content cannot approve it.
  */

@@ -9,8 +9,8 @@ import { sequenceOf, accessibleConversation, conversationAggregate, Conversation
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
- * Appends one message to a conversation's stream. There is no public route for it in this
- * part of spec 2; agent turns call `appendMessage` for the user's text, assistant replies
+ * Appends one message to a conversation's stream. There is no public route for it; agent
+ * turns call `appendMessage` for the user's text, assistant replies
  * and tool rows. Field names follow the wire (snake case) so an execute body maps 1:1.
  */
 export const AppendMessageInput = z.object({

@@ -3,7 +3,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { approvalStanding, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
-/** A turn paused on an approval: the conversation records that it waits on it (issue 24 §2). */
+/** A turn paused on an approval: the conversation records that it waits on it. */
 export interface AwaitApproval {
   type: 'AwaitApproval';
   approvalId: string;

@@ -6,7 +6,7 @@ import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, Conversatio
 import { findProjectOwner } from '../../queries/conversations/projects';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
-/** POST /conversations (spec 2 §4). `user_id` is the header-less fallback owner. */
+/** POST /conversations. `user_id` is the header-less fallback owner. */
 export const CreateConversationBody = z.object({
   agent_id: z.string().trim().min(1).max(128),
   id: CONVERSATION_ID.optional(),

@@ -8,7 +8,7 @@ import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState }
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 
-/** Form PR figures are whole numbers: barrels of oil and water, mcf of gas (DOMAIN.md); a billion is far past any well's month. */
+/** Form PR figures are whole numbers: barrels of oil and water, mcf of gas; a billion is far past any well's month. */
 const volume = z.number().int().nonnegative().max(1_000_000_000);
 
 export const WellProductionBody = z

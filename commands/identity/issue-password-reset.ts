@@ -9,7 +9,7 @@ import { runOneTimeTokenCommand } from './onetime-token-commands';
 import { voidTokenStreams } from './void-user-tokens';
 
 /**
- * POST /auth/admin/users/{id}/reset-password (spec 1 §3): voids the user's open tokens,
+ * POST /auth/admin/users/{id}/reset-password: voids the user's open tokens,
  * bumps token_version (every session ends) and issues a 1-hour reset token.
  */
 export interface IssuePasswordReset {

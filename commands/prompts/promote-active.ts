@@ -7,7 +7,7 @@ import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/p
 import { liveTemplate, versionIn } from './template-guards';
 
 /**
- * The direct path to active (spec 3: "any → active"): a draft, a pre-production version, or
+ * The direct path to active ("any → active"): a draft, a pre-production version, or
  * a retired one (a rollback). The two-person rule holds here too: the promoter is not the
  * author. A rejected version stays rejected; the active version is retired by this event.
  */

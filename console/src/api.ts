@@ -35,7 +35,7 @@ function describe(status: number, body: unknown): { message: string; fields: Rec
     }
     if (typeof b.detail === 'string') return { message: b.detail, fields };
     if (b.detail && typeof b.detail === 'object') {
-      // Spec 3 §7 refusals: `{detail: {error, reason?, fields?: {name: msg} | [names], errors?: [{message}]}}`.
+      // Connector refusals (docs/connectors.md): `{detail: {error, reason?, fields?: {name: msg} | [names], errors?: [{message}]}}`.
       const d = b.detail as { error?: unknown; reason?: unknown; fields?: unknown; errors?: unknown; expected?: unknown };
       const parts = [typeof d.error === 'string' ? d.error.replace(/_/g, ' ') : `Request failed (${status})`];
       if (typeof d.reason === 'string') parts.push(d.reason);

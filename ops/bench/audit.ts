@@ -13,7 +13,7 @@ import { vertexStream } from '../../streams/graph/names';
 import { benchDatabase, BenchRow } from './support';
 
 /**
- * Issue 19: replaying one entity's long history and exporting a large slice of the log to
+ * The audit review at size: replaying one entity's long history and exporting a large slice of the log to
  * XLSX, time and peak memory. Sizes: AUDIT_BENCH_HISTORY (default 10,000 events on one well)
  * and AUDIT_BENCH_EXPORT (default 100,000 events over 1,000 wells, 100 each).
  */

@@ -24,7 +24,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
  * as batched events and projected before the response), a second unchanged assessment
  * (nothing re-evaluated, nothing recorded), one after a single well changed (its
  * neighborhood re-evaluated), and summary and matrix reads (filters, first and last page,
- * current and as-of) against the issue 27 target of 50 ms p95.
+ * current and as-of) against the target of 50 ms p95 (docs/benchmarks.md).
  */
 export async function run(): Promise<BenchRow[]> {
   const bench = await startBenchPlatform({ NODE_ENV: 'development', PROJECTION_WAIT_MS: '600000' });
@@ -47,7 +47,7 @@ export async function run(): Promise<BenchRow[]> {
     const [first, firstMs] = firstCpu.result;
     await profile.stop();
     if (statements) process.stderr.write(`server time during the first assessment (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
-    // Wells, oil leases and operators are assessed (issue 26): at least every well.
+    // Wells, oil leases and operators are assessed: at least every well.
     if (first.entities < WELLS) throw new Error(`assessed ${first.entities} entities for ${WELLS} wells`);
     const [, secondMs] = await timed(() => post('/compliance/assess', {}));
     const well = (await (await fetch(`${api}/graph/entities/Well?limit=1`, { headers })).json()) as { entities: Array<{ id: string }> };

@@ -7,7 +7,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib';
 import type { BenchRow } from './support';
 
 /**
- * The platform's own memory (issue 27 item 5), measured black-box: `ops/cli.ts start` as a
+ * The platform's own memory, measured black-box: `ops/cli.ts start` as a
  * child process on a fresh embedded PostgreSQL (a process of its own, not counted), seeded
  * with `ops seed`, then sampled from /proc (VmRSS: the whole process, worker threads
  * included) every 20 ms.

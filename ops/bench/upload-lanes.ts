@@ -3,7 +3,7 @@ import { createExtractionPool } from '../../src/platform/infra/extraction';
 import type { BenchRow } from './support';
 
 /**
- * Slow uploads and small ones (issue 9): two PDFs with thousands of empty pages, each
+ * Slow uploads and small ones: two PDFs with thousands of empty pages, each
  * holding a worker for seconds, and a small text file sent after them. Measures how long
  * the small file waits, how the two slow ones share the pool, and the process's peak RSS
  * (worker threads included) while they are read.

@@ -119,7 +119,7 @@ async function writeCells(trx: Knex.Transaction, run: CellRun): Promise<void> {
 
 /**
  * The assessed cells' versions (what each verdict said, with its reason and facts, and when),
- * a lane of its own (issue 27 §3): the 100,000 cell versions of a first assessment are written
+ * a lane of its own: the 100,000 cell versions of a first assessment are written
  * while the dashboard's lane (`complianceDashboardProjector`) refreshes the entity rows from the
  * same events, on another database connection, instead of one after the other. The command
  * waits for both (each handles the verdict events), and the next assessment's plan reads the

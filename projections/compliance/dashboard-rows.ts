@@ -164,7 +164,7 @@ export interface Opening {
 }
 
 /**
- * The rows of entities just opened, by a run of graph events (issue 27: an import of 100,000
+ * The rows of entities just opened, by a run of graph events (an import of 100,000
  * rows opens thousands in one event; `POST /graph/entities` under load brings the lane runs
  * of single creations): those without verdicts and without a current row, nearly all of
  * them, are opened grey in one plain insert, each at its own event's time, without the

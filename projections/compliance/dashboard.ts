@@ -218,18 +218,18 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
   const domains = packs.map((p) => p.domain);
   return {
     name: 'compliance_dashboard',
-    // 2: Lease and Operator entities are assessed too (issue 26); a rebuild collects them from the log.
-    // 3: per-entity dashboard rows and bucket counts kept by the projector (issue 27 §3).
-    // 4: verdicts recorded packed (`VerdictsAssessed`, issue 27 §3).
-    // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane (issue 27 §3).
-    // 6: dashboard rows without a surrogate key (one index fewer per row version, issue 27 §3).
-    // 7: no index on the lower-cased entity type (the matrix filters by the packs' labels, issue 27 §3).
+    // 2: Lease and Operator entities are assessed too; a rebuild collects them from the log.
+    // 3: per-entity dashboard rows and bucket counts kept by the projector.
+    // 4: verdicts recorded packed (`VerdictsAssessed`).
+    // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane.
+    // 6: dashboard rows without a surrogate key (one index fewer per row version).
+    // 7: no index on the lower-cased entity type (the matrix filters by the packs' labels).
     version: 7,
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],
     // One entity's change shows here within a lane batch: the graph's own routes do not wait
-    // for the dashboard (issue 27: dashboards stay off a command's path). An import (batch
+    // for the dashboard (dashboards stay off a command's path). An import (batch
     // events) answers once the dashboard holds it, as documented; an assessment, which colors
     // the rows, waits too, and so sees every graph change before it.
     eventualFor: VERTEX_TYPES,

@@ -14,7 +14,7 @@ export { SEVERITY_SQL } from './dashboard-rows';
  * its entity an anomaly; an entity known only from an open anomaly is a row of its own). The
  * overlay is the only part done per request: anomalies expire with time, not with an event,
  * and the open ones are few. The summary counts and the matrix filters use these same columns
- * (spec 2 §4: "the same selector the matrix uses").
+ * ("the same selector the matrix uses").
  *
  * Columns: entity_id, entity_type, entity_name, domains (jsonb domain → color), severity
  * (0 grey … 4 red), in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due (date).

@@ -1,10 +1,10 @@
 /**
  * The compliance dashboard's read model. Entities and cells are kept as versions with
  * `valid_from`/`valid_to` (the recorded times of the events that opened and closed them), so
- * the dashboard as it stood at any instant is a query, not a second model (issue 12, as-of).
+ * the dashboard as it stood at any instant is a query, not a second model (as-of).
  * `ROWS` and `COUNTS` are that query done once, by the projector, as the events arrive: one
  * versioned row per entity (its colors, worst severity, buckets, next due date) and the
- * tenant's bucket counts after every change (issue 27 §3), so no request aggregates cells.
+ * tenant's bucket counts after every change, so no request aggregates cells.
  */
 export const ENTITIES = 'compliance_entities';
 export const CELLS = 'compliance_cells';

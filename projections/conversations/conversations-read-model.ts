@@ -22,7 +22,7 @@ function idOf(event: RecordedEvent, prefix: string): string {
 export const conversationsProjector: Projector = {
   name: 'conversations',
   consistency: 'inline',
-  // 2: an index for a user's list, most recent first (issue 27).
+  // 2: an index for a user's list, most recent first.
   version: 2,
   tables: [T.projectFiles, T.projects, T.attachments, T.messages, T.conversations],
   eventTypes: [...CONVERSATION_EVENT_TYPES, ...PROJECT_EVENT_TYPES],

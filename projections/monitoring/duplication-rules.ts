@@ -4,18 +4,28 @@ import { duplicationRulesAggregate, DuplicationRule } from '../../streams/monito
 /** Duplication rules for GET /duplication-rules (internal listener). */
 export const DUPLICATION_RULES_TABLE = 'monitoring_duplication_rules';
 
-const row = (tenantId: string, r: DuplicationRule) => ({
-  tenant_id: tenantId,
+/**
+ * A rule as the columns of its row, `match_fields` still an array: the projector stores it
+ * (as JSON) and the query maps a rule the write side just decided with it, so both read the
+ * same row shape.
+ */
+export const duplicationRuleColumns = (r: DuplicationRule) => ({
   id: r.id,
   name: r.name,
   event_type_id: r.eventTypeId,
-  match_fields: JSON.stringify(r.matchFields),
+  match_fields: r.matchFields,
   window_seconds: r.windowSeconds,
   enabled: r.enabled,
   generation: r.generation,
   reset_at: r.resetAt,
   updated_by: r.updatedBy,
   updated_at: r.updatedAt,
+});
+
+const row = (tenantId: string, r: DuplicationRule) => ({
+  tenant_id: tenantId,
+  ...duplicationRuleColumns(r),
+  match_fields: JSON.stringify(r.matchFields),
 });
 
 export const duplicationRulesProjector: Projector = {

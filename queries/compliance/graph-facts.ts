@@ -104,7 +104,7 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
     namespace,
     async vertices(label, fields, only = {}) {
       // The assessed vertices themselves come whole: picking 20-odd fields out of each of
-      // 20,000 wells costs the database more than shipping them (0.6 against 1-2 s, issue 27 §3).
+      // 20,000 wells costs the database more than shipping them (0.6 against 1-2 s).
       const query = knex(VERTICES).select('id', 'entity_id', 'label', fields.length === 0 ? knex.raw(`'{}'::jsonb AS properties`) : 'properties').where({ namespace, label });
       if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
       if (only.vertexIds !== undefined) query.andWhere(knex.raw('id = ANY(?::uuid[])', [[...only.vertexIds]]));

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NotFound } from '../../src/platform/domain-errors';
 import { CONNECTORS_TABLE, SCHEMAS_TABLE } from '../../projections/connectors/connectors-read-model';
 
-/** Connector views (spec 3 §connector); another tenant's key answers 404 like a missing one. */
+/** Connector views; another tenant's key answers 404 like a missing one. */
 
 export interface ConnectorRow {
   connector_id: string;

@@ -3,7 +3,7 @@ import { NotFound } from '../../src/platform/domain-errors';
 import { CONNECTORS_TABLE, EXPOSURES_TABLE } from '../../projections/connectors/connectors-read-model';
 import type { ExposureParameter } from '../../streams/connectors/connector';
 
-/** Exposure views (spec 3 §exposure) and the approved set agents and the bindings route read. */
+/** Exposure views and the approved set agents and the bindings route read. */
 
 export interface ExposureRow {
   connector_id: string;

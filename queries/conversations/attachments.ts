@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { T } from '../../projections/conversations/tables';
 
-/** The attachment object of spec 2 §2 (the extracted text is not part of it). */
+/** The attachment object of the API (the extracted text is not part of it). */
 export interface AttachmentView {
   id: string;
   filename: string;

@@ -3,7 +3,7 @@ import { NotFound } from '../../src/platform/domain-errors';
 import { DEFAULT_TITLE, mayAccess } from '../../streams/conversations/conversation';
 import { T } from '../../projections/conversations/tables';
 
-/** Hidden from lists (spec 2 §4): replays re-run old turns, tests are harness traffic. */
+/** Hidden from lists: replays re-run old turns, tests are harness traffic. */
 const HIDDEN_TYPES = ['replay', 'test'];
 const TITLE_FROM_MESSAGE_CHARS = 80;
 
@@ -74,7 +74,7 @@ export async function listConversations(
 
 /**
  * The conversation as the caller may see it: soft-deleted rows, other tenants' rows and
- * other users' rows are all "not found" (spec 2 §7).
+ * other users' rows are all "not found".
  */
 export async function visibleConversation(knex: Knex, tenantId: string, id: string, callerId: string | null): Promise<ConversationView> {
   return visibleView(await conversationRow(knex, tenantId, id).first(), callerId);

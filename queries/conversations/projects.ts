@@ -69,7 +69,7 @@ export async function getKnowledgeFile(knex: Knex, tenantId: string, projectId: 
 }
 
 /**
- * What a turn reloads from its project (spec 2 §4): instructions, defaults and the
+ * What a turn reloads from its project: instructions, defaults and the
  * knowledge files' extracted text, for the agent context to inject once per conversation.
  */
 export async function projectContext(knex: Knex, tenantId: string, id: string) {

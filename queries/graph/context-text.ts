@@ -3,7 +3,7 @@ import type { EntityTypeDefinition, RelationshipTypeDefinition } from '../../str
 import type { VertexView } from './entities';
 import type { Related, Walk } from './context-walk';
 
-/** Above this every context is cut, whatever the caller asks (spec 3 §8). */
+/** Above this every context is cut, whatever the caller asks. */
 export const HARD_TOKEN_BACKSTOP = 8000;
 const VALUE_CHARS = 240;
 const FALLBACK_FIELDS = 6;

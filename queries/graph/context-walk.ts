@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { VertexView } from './entities';
 import { Hop, hopsFrom } from './neighborhood';
 
-/** The structured limit per relationship (spec 3 §8). */
+/** The structured limit per relationship. */
 export const STRUCTURED_PER_RELATIONSHIP = 1000;
 
 export interface Related extends Hop {

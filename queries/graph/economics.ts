@@ -1,6 +1,6 @@
 import { numberOf, Properties } from '../../streams/graph/properties';
 
-/** 1 mcf ≈ 1.037 MMBtu (DOMAIN.md): gas value = mcf × 1.037 × Henry Hub. */
+/** 1 mcf ≈ 1.037 MMBtu (the EIA's average heat content): gas value = mcf × 1.037 × Henry Hub. */
 export const MMBTU_PER_MCF = 1.037;
 const DAYS_PER_MONTH = 30.4375;
 

@@ -5,7 +5,7 @@ import { toVertexView } from './entities';
 import { edgeLabels, vertexLabels } from './graph-schema';
 
 /**
- * Whitelisted graph queries (spec 3 §4): callers name a template and its parameters, never
+ * Whitelisted graph queries: callers name a template and its parameters, never
  * query text. Every parameter is bound (a `value` as a literal, a whitelisted `label` too),
  * so nothing a caller sends is ever spliced into SQL.
  */

@@ -16,7 +16,7 @@ export interface UserRow {
 
 const COLUMNS = ['id', 'tenant_id', 'email', 'display_name', 'roles', 'status', 'kind', 'token_version', 'password_ref'];
 
-/** The admin directory's row shape (spec 1 §4); invited accounts count as not deactivated. */
+/** The admin directory's row shape; invited accounts count as not deactivated. */
 export function adminView(row: UserRow) {
   return { id: row.id, email: row.email, display_name: row.display_name, roles: row.roles, is_active: row.status !== 'disabled', status: row.status };
 }

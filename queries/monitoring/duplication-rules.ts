@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { DUPLICATION_RULES_TABLE } from '../../projections/monitoring/duplication-rules';
+import { duplicationRuleColumns, DUPLICATION_RULES_TABLE } from '../../projections/monitoring/duplication-rules';
 import type { DuplicationRule } from '../../streams/monitoring/duplication-rules';
 
 const view = (r: any) => ({
@@ -25,16 +25,4 @@ export async function findDuplicationRule(knex: Knex, tenantId: string, id: stri
 }
 
 /** The same view from the write side's state (a write answers without waiting on the read model). */
-export const duplicationRuleViewOf = (r: DuplicationRule) =>
-  view({
-    id: r.id,
-    name: r.name,
-    event_type_id: r.eventTypeId,
-    match_fields: r.matchFields,
-    window_seconds: r.windowSeconds,
-    enabled: r.enabled,
-    generation: r.generation,
-    reset_at: r.resetAt,
-    updated_by: r.updatedBy,
-    updated_at: r.updatedAt,
-  });
+export const duplicationRuleViewOf = (r: DuplicationRule) => view(duplicationRuleColumns(r));

@@ -1,6 +1,6 @@
 import type { Validation } from '../../streams/prompts/template';
 
-/** Read-model rows in the API's wire shape (spec 3 §prompt resources). */
+/** Read-model rows in the API's wire shape. */
 const iso = (value: unknown): string | null => (value === null || value === undefined ? null : (value instanceof Date ? value : new Date(String(value))).toISOString());
 
 export function validationView(v: Validation) {

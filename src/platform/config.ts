@@ -8,7 +8,7 @@ import { DEFAULT_MODEL_ID, MODEL_IDS } from './infra/llm/model-options';
  * from the composition root; no module reads `process.env` on its own.
  */
 
-// Development defaults are usable locally and refused in production (DESIGN §7).
+// Development defaults are usable locally and refused in production.
 export const DEV_AUDIT_SIGNING_KEY = 'dev-audit-signing-key-change-me-in-production!!';
 export const DEV_JWT_SECRET = 'dev-jwt-secret-change-me-in-production-0123456789';
 export const DEV_SECRET_STORE_KEY = 'dev-secret-store-key-change-me-in-production-0123';
@@ -46,7 +46,7 @@ const EnvSchema = z.object({
   BOOTSTRAP_ADMIN_EMAIL: z.string().email().optional(),
   BOOTSTRAP_ADMIN_PASSWORD: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
-  // Environment defaults for tenant settings (spec 1 §2); a tenant's own value wins.
+  // Environment defaults for tenant settings; a tenant's own value wins.
   DEFAULT_LLM_MODEL: z
     .string()
     .default(DEFAULT_MODEL_ID)
@@ -123,7 +123,7 @@ export interface Config {
   bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
   /** Environment defaults behind tenant settings; `maxThinkingMode` is the thinking-mode ceiling. */
   settingsDefaults: { defaultModel: string; maxTokensPerExecution: number; maxCostUsdPerExecution: number; maxThinkingMode: 'disabled' | 'adaptive' };
-  /** AES-256-GCM key material for the secret store (DESIGN §7). */
+  /** AES-256-GCM key material for the secret store. */
   secretStoreKey: string;
   /** bcrypt work factor for passwords (at least 10). */
   bcryptCost: number;
@@ -131,7 +131,7 @@ export interface Config {
   extraction: { workers: number; timeLimitMs: number; idleMs: number; maxHeapMb: number };
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
   llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; anthropicBaseUrl?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
-  /** Connector egress allow-list, timeouts and row caps (spec 3 §connector). */
+  /** Connector egress allow-list, timeouts and row caps. */
   /** The daily portfolio assessment's time of day, `HH:MM` UTC. */
   compliance: { assessAt: string };
   connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };

@@ -37,7 +37,7 @@ export interface PlatformDeps {
 }
 
 /**
- * A bounded context as the platform sees it (DESIGN §2): its projectors, its routers for
+ * A bounded context as the platform sees it: its projectors, its routers for
  * the two listeners (mounted under /api/v1) and an optional start hook (bootstrap data).
  */
 export interface ContextModule {
@@ -58,6 +58,6 @@ export interface ContextModule {
   /** Runs after projections have caught up, before the platform reports healthy. */
   start?(deps: PlatformDeps): Promise<void>;
   stop?(): Promise<void>;
-  /** Its routes in the API contract: `src/contexts/<ctx>/openapi.ts` (issue 18). */
+  /** Its routes in the API contract: `src/contexts/<ctx>/openapi.ts`. */
   openapi?: ApiDescription;
 }

@@ -134,7 +134,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       rateLimit: (req, res, next) => stages.rateLimit(req, res, next),
     };
     const whileStarting: RequestHandler = (_req, res, next) => (ready ? next() : res.status(503).json({ error: 'service starting' }));
-    // The API contract of each listener answers while starting too (issue 18).
+    // The API contract of each listener answers while starting too.
     const publicContract = openApiRouters(contextModules, 'public');
     const internalContract = openApiRouters(contextModules, 'internal');
     publicRoutes.use(publicContract.api);

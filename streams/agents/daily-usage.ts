@@ -3,7 +3,7 @@ import type { Aggregate, EventsOf } from '../../src/platform/command-handling/ag
 import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
- * Daily usage decided on the write side (spec 1 §4 "How settings bind", issue 24 item 5): one
+ * Daily usage decided on the write side: one
  * stream per tenant and UTC day, one per user and day. A turn reserves its budget in both
  * before it starts (one atomic append, each at the revision read), and settles what it really
  * used when it ends. The daily caps are checked against reserved + settled, so concurrent turns

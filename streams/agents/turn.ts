@@ -3,7 +3,7 @@ import type { Aggregate, EventsOf } from '../../src/platform/command-handling/ag
 import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
- * One agent turn (spec 2 §agent execution): a short stream of its own,
+ * One agent turn: a short stream of its own,
  * `agents.turn-<tenant>-<executionId>`, so the SSE reader replays and follows exactly one
  * turn and resumes by revision. The conversation keeps only a bounded reference to it (the
  * `execution_id` in the metadata of the messages the turn appended).

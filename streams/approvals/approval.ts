@@ -4,7 +4,7 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
 import type { EventStore } from '../../src/platform/eventstore/types';
 
 /**
- * A human-in-the-loop approval (spec 2 §3 Approval): requested by an agent turn or a
+ * A human-in-the-loop approval: requested by an agent turn or a
  * checklist submission, decided once by a reviewer. The decision is an event in this
  * stream, signed and chained like every event, so "decisions are recorded in an
  * append-only audit trail and cannot be changed or removed" holds by construction.

@@ -3,7 +3,7 @@ import type { Aggregate, EventsOf } from '../../src/platform/command-handling/ag
 import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
- * The workspace assessment of a checklist (spec 2 §6 Workspace assessment stream): one
+ * The workspace assessment of a checklist: one
  * stream per checklist, `checklists.assessment-<tenant>-<checklistId>`, holding every run.
  * Each frame the SSE route sends is one event here, so a late or reconnecting reader
  * replays exactly what was streamed (the stream revision is the SSE `id`). Frames are data

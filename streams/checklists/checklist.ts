@@ -5,7 +5,7 @@ import { ITEM_TYPES } from '../../src/contexts/checklists/filing-templates';
 import { DECISIONS } from '../approvals/approval';
 
 /**
- * A filing checklist made from a shipped template (spec 2 §2 Checklist). Status moves:
+ * A filing checklist made from a shipped template. Status moves:
  *
  *   in_progress ─submit─▶ in_review ─approved|modified─▶ approved
  *                              └──────rejected─────────▶ in_progress (returned for rework)

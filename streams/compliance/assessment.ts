@@ -7,7 +7,7 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
  * One compliance assessment (`compliance.assessment-<tenant>-<assessmentId>`): the packs'
  * verdicts for a portfolio (or one entity) on a day, recorded once. The verdicts travel in
  * `VerdictsAssessed` batches of a few hundred entities, then `AssessmentRecorded` closes the
- * snapshot; the dashboard's read models are projections of these events (DESIGN §5).
+ * snapshot; the dashboard's read models are projections of these events.
  */
 export const COLORS = ['green', 'amber', 'red', 'grey', 'blue'] as const;
 export type Color = (typeof COLORS)[number];
@@ -21,7 +21,7 @@ export const AssessedCell = z.object({
   bucket: z.enum(BUCKETS).nullable(),
   /** YYYY-MM-DD, or null when nothing falls due. */
   dueDate: z.string().nullable(),
-  /** The explicit anomaly flag the `anomalies` bucket keys on (spec 2 §4 summary). */
+  /** The explicit anomaly flag the `anomalies` bucket keys on. */
   anomaly: z.boolean(),
   reason: z.string(),
   facts: z.record(Fact),
@@ -94,7 +94,7 @@ const ownSource = (entityType: string, entityId: string) => `graph:${entityType}
 
 export const AssessmentEventSchemas = {
   /**
-   * The verdicts of up to `ASSESSMENT_BATCH_SIZE` entities, packed (issue 27 §3): every cell
+   * The verdicts of up to `ASSESSMENT_BATCH_SIZE` entities, packed: every cell
    * an array, what repeats from cell to cell (domain, the rule's citation, the fact names)
    * stored once per event. Same verdicts as `EntitiesAssessed`, about half the bytes and a
    * tenth of the JSON objects to sign and store; `assessedEntities` unpacks either.
@@ -109,7 +109,7 @@ export const AssessmentEventSchemas = {
     factKeys: z.array(z.array(z.string())),
     entities: z.array(z.custom<PackedEntity>((v) => Array.isArray(v))),
   }),
-  /** The verdicts unpacked, one object per cell: what assessments recorded before issue 27 §3 (still read). */
+  /** The verdicts unpacked, one object per cell: what assessments recorded before packing (still read). */
   EntitiesAssessed: z.object({
     assessmentId: z.string(),
     batch: z.number().int(),
@@ -128,7 +128,7 @@ export const AssessmentEventSchemas = {
     /** Entities and verdicts of the portfolio after this assessment (re-evaluated or carried over). */
     entities: z.number().int(),
     cells: z.number().int(),
-    /** The graph as the packs read it (portfolio assessments since issue 27). */
+    /** The graph as the packs read it. */
     graph: GraphMark.optional(),
     /** How many entities the packs re-evaluated (absent: all); only changed verdicts are in the batches. */
     reassessed: z.number().int().optional(),

@@ -6,7 +6,7 @@ import { DECISIONS } from '../approvals/approval';
 import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**
- * A conversation (spec 2 §2): its messages and attachments are events of its own stream,
+ * A conversation: its messages and attachments are events of its own stream,
  * so a turn's history, the extracted attachment text and every status change replay from
  * the log. Original upload bytes are never evented; only the extracted text (at most about
  * 8,000 tokens) is.
@@ -16,7 +16,7 @@ export const CONVERSATION_STREAM_PREFIX = 'conversations.conversation-';
 
 export const CONVERSATION_TYPES = ['filing_prep', 'field_event', 'test', 'replay'] as const;
 export type ConversationType = (typeof CONVERSATION_TYPES)[number];
-/** The statuses spec 2 names; `deleted` is reached only through DELETE. */
+/** The statuses the API names; `deleted` is reached only through DELETE. */
 export const SETTABLE_STATUSES = ['created', 'active', 'awaiting_hitl'] as const;
 export type ConversationStatus = (typeof SETTABLE_STATUSES)[number] | 'deleted';
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
@@ -61,7 +61,7 @@ function upcastMessage(data: unknown): unknown {
 }
 const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentId: z.string(), ...ExtractedFileFields }));
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
-/** A turn of this conversation paused on an approval (issue 24 §2): the conversation waits on it. */
+/** A turn of this conversation paused on an approval: the conversation waits on it. */
 const ApprovalAwaited = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string() });
 const ReviewerDecision = z.object({
   decision: z.enum(DECISIONS),
@@ -193,7 +193,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
     case 'ApprovalDecisionDelivered': {
       const { approvalId, checkpointType, ...decision } = event.data;
       const known = state.awaitedApprovals.some((a) => a.approvalId === approvalId);
-      // A decision may arrive for an approval whose awaiting was never recorded (a turn paused before issue 24 §2).
+      // A decision may arrive for an approval whose awaiting was never recorded.
       const awaited = known ? state.awaitedApprovals : [...state.awaitedApprovals, { approvalId, executionId: '', checkpointType, decision: null }];
       return { ...state, awaitedApprovals: awaited.map((a) => (a.approvalId === approvalId ? { ...a, decision } : a)) };
     }
@@ -231,14 +231,14 @@ export const conversationAggregate: Aggregate<ConversationState, ConversationEve
   snapshot: { every: 100, version: 3, toJSON: (state) => state, fromJSON: (json) => json as ConversationState },
 };
 
-/** Owner guard (spec 2 §4): with a caller known, only the owner, or anyone on an unowned row. */
+/** Owner guard: with a caller known, only the owner, or anyone on an unowned row. */
 export function mayAccess(state: { ownerId: string | null }, callerId: string | null): boolean {
   return callerId === null || state.ownerId === null || state.ownerId === callerId;
 }
 
 /**
  * The live conversation the caller may touch. Someone else's conversation answers exactly
- * like a missing one (spec 2 §7: 404), so ids cannot be probed.
+ * like a missing one (404), so ids cannot be probed.
  */
 export function accessibleConversation(state: ConversationState, callerId: string | null): Extract<ConversationState, { status: 'open' }> {
   if (state.status !== 'open' || !mayAccess(state, callerId)) throw new NotFound('Conversation not found');

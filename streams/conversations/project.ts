@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**
- * A project (spec 2 §4 Projects): owner-scoped settings shared by its member
+ * A project: owner-scoped settings shared by its member
  * conversations, and up to five knowledge files whose extracted text is evented like an
  * attachment's. Deleting a project detaches its members in the read model (their
  * `project_id` becomes null) and drops its knowledge files.

@@ -4,7 +4,7 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 
 /**
- * The baseline of one (tenant, model) (spec 2 §3 eval run): a stream of its own, so "at
+ * The baseline of one (tenant, model): a stream of its own, so "at
  * most one baseline per tenant and model" is decided by one stream's revision, and a
  * promotion is one event that names the run it demotes (the read model flips both rows in
  * the same transaction).

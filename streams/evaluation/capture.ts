@@ -4,7 +4,7 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 
 /**
- * An expert verdict on one agent turn (spec 2 §eval capture): one stream per (tenant,
+ * An expert verdict on one agent turn: one stream per (tenant,
  * execution, captured-by user), so the upsert key is decided on the write side by the
  * stream's name. Each gesture is a CaptureRecorded carrying the score and only the
  * enrichment fields that gesture gave (null: not given, the earlier value stands). Snapshot

@@ -3,7 +3,7 @@ import type { Aggregate, EventsOf } from '../../src/platform/command-handling/ag
 import { eventReader } from '../../src/platform/command-handling/aggregate';
 
 /**
- * One evaluation run (spec 2 §eval run and case result): started with its model, tag, code
+ * One evaluation run: started with its model, tag, code
  * version and judge threshold, one EvalCaseGraded per replayed case, then completed with the
  * totals. A run of many cases is a long stream, so it keeps snapshots.
  */

@@ -1,6 +1,6 @@
 /**
  * Where graph facts live. A tenant's property graph is a namespace named from the tenant
- * uuid without dashes and the logical graph name `oilgas` (spec 3 §2); every read-model
+ * uuid without dashes and the logical graph name `oilgas`; every read-model
  * row carries it and every query filters by it.
  */
 export const GRAPH_NAME = 'oilgas';
@@ -12,7 +12,7 @@ export const edgeStream = (tenantId: string, edgeId: string) => `graph.edge-${te
 /** Bulk loads (seed, ingestion): each event carries a batch of vertices and edges. */
 export const importStream = (tenantId: string, importId: string) => `graph.import-${tenantId}-${importId}`;
 
-/** Entity and relationship configuration is platform-wide: its reads are public (spec 1 §4). */
+/** Entity and relationship configuration is platform-wide: its reads are public. */
 export const SCHEMA_SCOPE = 'global';
 export const verticalStream = (vertical: string, version: number) => `graph.vertical-${SCHEMA_SCOPE}-${vertical}-v${version}`;
 export const entityTypeStream = (key: string) => `graph.entity-type-${SCHEMA_SCOPE}-${key}`;

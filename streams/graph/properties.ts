@@ -1,5 +1,5 @@
 /**
- * Vertex and edge properties are stored as strings (spec 3 §2): numbers and booleans as
+ * Vertex and edge properties are stored as strings: numbers and booleans as
  * their text, nested structures as JSON text. `null` in an update removes the property.
  */
 export type Properties = Record<string, string>;

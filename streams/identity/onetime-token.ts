@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 /**
- * An invite or password-reset token (spec 1 §2). The stream is named by the token's
+ * An invite or password-reset token. The stream is named by the token's
  * SHA-256, so a raw token finds its stream by hashing and single use is decided by the
  * stream's optimistic concurrency: of concurrent redemptions exactly one appends.
  */

@@ -1,5 +1,5 @@
 /**
- * The permission catalogue and role→permission matrix (DESIGN §9, extended; the README
+ * The permission catalogue and role→permission matrix (docs/identity.md
  * lists it). A user's permissions are the union over their roles, resolved per request.
  * Add a permission here together with the context that checks it.
  */

@@ -1,7 +1,7 @@
 import { DEFAULT_TENANT_ID } from './tenant';
 
 /**
- * The four non-loginable accounts of spec 1 §2, for attribution (an event's actorId) and
+ * The four non-loginable accounts, for attribution (an event's actorId) and
  * referential integrity. They never get a password, so login always fails for them.
  */
 export const SYSTEM_USER_ID = '00000000-0000-0000-0000-000000000000';

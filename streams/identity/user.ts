@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { ROLES, Role } from './permissions';
 
 /**
- * A user account (spec 1 §2–3): invited → active ⇄ disabled. The password hash lives in
+ * A user account: invited → active ⇄ disabled. The password hash lives in
  * the secret store under `passwordSecretName(passwordRef)`; events carry only the ref.
  * One-time tokens (invite, reset) are referenced by their SHA-256, never by value.
  */

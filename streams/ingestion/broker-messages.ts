@@ -1,8 +1,8 @@
 import { batchWells } from './operator-csv-import';
 
 /**
- * The broker message names (spec 3 §6: `{event_type, data}` on `entity-extraction-worker`,
- * `wells_scraped` in use; the rest of the list is ours). A scrape's records go out per data
+ * The broker message names (`{event_type, data}` on `entity-extraction-worker`;
+ * `wells_scraped` is the one consumers already read). A scrape's records go out per data
  * type (`wells_scraped`, `permits_scraped`, …); CSV batches as `operator_wells_imported`.
  */
 export const ENTITY_EXTRACTION_TOPIC = 'entity-extraction-worker';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
- * Duplication rules (spec 3 §4, internal listener only): a logged event whose type, and
+ * Duplication rules (internal listener only): a logged event whose type, and
  * whose chosen keys (`entity_id`, `entity_type` or field names), equal those of an event
  * accepted within `windowSeconds` of its `occurred_at` is suppressed. One stream per tenant
  * holds all its rules (at most MAX_DUPLICATION_RULES). A reset starts a new generation of a

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
- * An operational event type (spec 3 §2 "Event and event type", §4 "Operational events"):
+ * An operational event type:
  * its typed fields in display order, conditional (visibility) rules, guard rules with
  * published versions, and its lifecycle. One stream per tenant and type. The whole
  * definition is decision state because logging an event validates against all of it;

@@ -3,7 +3,7 @@ import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-han
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../compliance/anomaly-flagged';
 
 /**
- * One logged operational event (spec 3 §4): its stream is its history. PATCH appends
+ * One logged operational event: its stream is its history. PATCH appends
  * `OperationalEventUpdated` with the changed values, so `?history=true` is this stream read
  * back. When the event's type names a compliance domain, the log write also appends
  * `ComplianceAnomalyFlagged` here, for the compliance dashboard's anomaly bucket.

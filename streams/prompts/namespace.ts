@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
- * A prompt namespace (spec 3 §prompt resources): the first half of a template's address
+ * A prompt namespace: the first half of a template's address
  * `<namespace>:<slug>` and the holder of budget tiers. One stream per namespace; its name is
  * unique per tenant through a reservation (kind `namespace-name`), decided on the write side.
  */

@@ -8,8 +8,8 @@ import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-han
  * Version bodies travel in the events (the read models are rebuilt from them) but never
  * enter the decision state, which keeps per version only its number, status and author.
  *
- * Version statuses: `draft`, `pre_production` (the pre-production stage; spec 3 leaves its
- * string open and this is the one the API answers), `active`, `rejected`, `retired`.
+ * Version statuses: `draft`, `pre_production` (the pre-production stage; the one string
+ * the API answers for it), `active`, `rejected`, `retired`.
  */
 export const VERSION_STATUSES = ['draft', 'pre_production', 'active', 'rejected', 'retired'] as const;
 export type VersionStatus = (typeof VERSION_STATUSES)[number];

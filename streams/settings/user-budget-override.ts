@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { BudgetCaps } from '../../src/contexts/settings/fields';
 
 /**
- * A per-user daily budget override (spec 1 §2): caps one user below the tenant's daily caps,
+ * A per-user daily budget override: caps one user below the tenant's daily caps,
  * which stay the aggregate ceiling. One stream per tenant and user.
  */
 export type UserBudgetOverrideEvent =

@@ -19,7 +19,7 @@ export interface HttpClient {
   patch<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
 }
 
-/** Sees every response (the contract check of issue 18); throwing fails the request. */
+/** Sees every response; throwing fails the request. */
 export type ResponseHook = (method: string, path: string, response: HttpResponse) => void | Promise<void>;
 
 const served = new Map<string, Promise<ContractCheck | null>>();

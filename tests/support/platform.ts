@@ -85,7 +85,7 @@ export async function startTestPlatform(options: { contexts?: ContextModule[]; e
 }
 
 /**
- * The contract check of the test HTTP client (issue 18): a response that does not match the
+ * The contract check of the test HTTP client: a response that does not match the
  * OpenAPI document fails the request, and so the test. With the product's contexts
  * (`strict`) a response from an undescribed route fails too, except a 404 for a path no
  * route serves or a gateway answer; a hand-picked context list (toy contexts) only checks the routes it describes.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Agent types (spec 2 execute `agent_type`): a free-form slug resolved at run time. A known
+ * Agent types: a free-form slug resolved at run time. A known
  * type brings its prompt and tool set; an unknown but well-formed one runs as a general
  * agent limited to the core tools; a malformed slug is refused (422).
  */

@@ -1,6 +1,6 @@
 /**
  * Skills every tenant starts with. A tenant skill with the same key replaces one of these;
- * retiring the key hides it. Instructions are written for Texas RRC work (DOMAIN.md).
+ * retiring the key hides it. Instructions are written for Texas RRC work (16 TAC chapter 3).
  */
 export interface SkillDefinition {
   key: string;

@@ -3,9 +3,9 @@ import { DefineSkillBody } from '../../../commands/agents/define-skill';
 import { AgentPathParams, ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
 
 /**
- * Agents (spec 2 §4-§6) in the API contract. Request schemas are the router's own; response
- * bodies are described as open objects with the fields known to be there (first pass,
- * written at the merge of issue 18: the agents' owners tighten them here).
+ * Agents in the API contract. Request schemas are the router's own; response
+ * bodies are described as open objects with the fields known to be there (a first
+ * pass: the agents' owners tighten them here).
  */
 const Obj = z.record(z.unknown());
 const Turn = z.object({ execution_id: z.string().optional(), status: z.string().optional() }).passthrough().openapi('AgentTurnResult');

@@ -45,7 +45,7 @@ async function previousPause(deps: Pick<PlatformDeps, 'handle' | 'store'>, tenan
 }
 
 /**
- * `resume_guard` (issue 24 §2): the approvals this conversation's paused turns wait on, oldest
+ * `resume_guard`: the approvals this conversation's paused turns wait on, oldest
  * first, whatever turns ran since. The first one decided is resumed from, exactly once (the
  * conversation records the consumption; a turn that loses that race looks further). The
  * decision is read from the approval's own stream, so a turn right after the decision does not

@@ -6,7 +6,7 @@ import { CONVERSATION_ID, MAX_ATTACHMENTS_PER_MESSAGE } from '../../../streams/c
 
 /** Request schemas of the agents routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 /**
- * Agent execution (spec 2 §agent execution, §6): POST /execute and its alias run a turn and
+ * Agent execution: POST /execute and its alias run a turn and
  * answer with the execution result; GET /conversations/{id}/stream runs or attaches to a
  * turn as server-sent events replayed and followed from the turn's own stream. Skills
  * (read by everyone, written with `skills.author`) live here too.
@@ -21,7 +21,7 @@ export const ExecuteBody = z.object({
   system_prompt: z.string().min(1).max(50_000).optional(),
   max_tokens: z.number().int().positive().max(100_000_000).optional(),
   max_cost_usd: z.number().positive().optional(),
-  // Any value is accepted and clamped to the tenant ceiling (spec 1 §4 item 5), never rejected.
+  // Any value is accepted and clamped to the tenant ceiling, never rejected.
   thinking_mode: z.string().max(64).optional(),
   attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).default([]),
   metadata: boundedRecord(z.unknown()).optional(),

@@ -10,7 +10,7 @@ type Deps = Pick<PlatformDeps, 'store' | 'logger'>;
 
 /**
  * The daily caps a reservation applies. Settings that could not be read (the turn runs
- * `degraded` on environment defaults, spec 1 §4 item 1) must not lift the caps: they are read
+ * `degraded` on environment defaults) must not lift the caps: they are read
  * from the settings streams themselves, and failing that the usage streams' last applied caps
  * are used (`last-known`). Caps never fail open.
  */

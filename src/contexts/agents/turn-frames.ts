@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../../platform/eventstore/types';
 import { readTurnEvent, TurnOutcome } from '../../../streams/agents/turn';
 
 /**
- * How turn events read on the conversation stream (spec 2 §6): named SSE events whose data
+ * How turn events read on the conversation stream: named SSE events whose data
  * is `{event, node, data}`; the frame id `<executionId>:<revision>` lets a reconnect resume
  * right after the last frame it saw. Events that are not frames (TurnStarted, tool and skill
  * details, usage) still advance the revision.

@@ -28,7 +28,7 @@ const TOOL_CONTENT_TOKENS = 4000;
 class TurnStopped extends Error {}
 
 /**
- * One agent turn (spec 2 §agent execution, §6): the pipeline `system_prompt_node`,
+ * One agent turn: the pipeline `system_prompt_node`,
  * `memory_node`, `resume_guard`, `initial_llm_call` ↔ `tool_node` while tools are called,
  * `approval_node`, `output_format`, then `done`. Every node's completion is an event of the
  * turn's own stream, which is what SSE readers replay and follow; the conversation receives

@@ -15,7 +15,7 @@ import { requirePermission } from '../identity/require-permission';
 import { IdParams, ListQuery, TenantQuery } from './schemas';
 
 /**
- * Human-in-the-loop approvals (spec 2 §4 Approvals). Decide and escalate need
+ * Human-in-the-loop approvals. Decide and escalate need
  * `hitl.approve` (the gateway's reviewer/admin gate is in front of decide on the public
  * listener). The internal listener serves decide for header-less local callers, who name the
  * reviewer with `reviewer_id` (and the tenant with `?tenant_id=`); a stamped identity always wins.
@@ -23,7 +23,7 @@ import { IdParams, ListQuery, TenantQuery } from './schemas';
 type Listener = 'public' | 'internal';
 
 
-/** Only admins hold `users.manage` (DESIGN §9): they may decide an approval named to someone else. */
+/** Only admins hold `users.manage`: they may decide an approval named to someone else. */
 const ADMIN_MARK = 'users.manage';
 
 async function details(deps: PlatformDeps, tenantId: string, approvalId: string) {

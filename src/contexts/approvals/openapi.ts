@@ -5,8 +5,8 @@ import { RequestApprovalBody } from '../../../commands/approvals/request-approva
 import { IdParams, ListQuery, TenantQuery } from './schemas';
 
 /**
- * Human-in-the-loop approvals (spec 2) in the API contract. Request schemas are the router's
- * own; responses are open objects (first pass at the merge of issue 18, to be tightened here).
+ * Human-in-the-loop approvals in the API contract. Request schemas are the router's
+ * own; responses are open objects (to be tightened here).
  */
 const Decision = z.object({ decision: z.string(), reviewer_id: z.string().nullable(), comments: z.unknown(), modifications: z.unknown(), decided_at: z.string() }).passthrough();
 const ApprovalSummary = z.object({ approval_id: z.string(), status: z.string() }).passthrough().openapi('ApprovalSummary');

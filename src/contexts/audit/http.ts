@@ -19,7 +19,7 @@ import { requirePermission } from '../identity/require-permission';
 import { ENTITY_FLAGS, EventsQuery, ExportQuery, FilterQuery } from './schemas';
 
 /**
- * The audit review over HTTP (issue 19): `GET /admin/audit/events` and `/admin/audit/export`.
+ * The audit review over HTTP: `GET /admin/audit/events` and `/admin/audit/export`.
  * Admin role (the gateway's /admin gate) plus `audit.read`; always the caller's tenant.
  */
 const PERMISSION = 'audit.read';

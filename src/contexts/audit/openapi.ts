@@ -2,8 +2,8 @@ import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { EventsQuery, ExportQuery } from './schemas';
 
 /**
- * Audit review (issue 19) in the API contract. Query schemas are the router's own; the entry
- * shape is an open object (first pass at the merge of issue 18, to be tightened here).
+ * Audit review in the API contract. Query schemas are the router's own; the entry
+ * shape is an open object (to be tightened here).
  */
 const Entry = z.object({}).passthrough().openapi('AuditEntry');
 

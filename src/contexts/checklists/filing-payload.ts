@@ -29,7 +29,7 @@ export interface FilingPayload {
   checklist_id: string | null;
   conversation_id: string | null;
   execution_id: string | null;
-  /** The keys reviewers and older clients already read (spec 2 §4: `filing_type`, `entity_id`). */
+  /** The keys reviewers and older clients already read (`filing_type`, `entity_id`). */
   filing_type: string;
   entity_id: string;
   template_id: string | null;

@@ -1,5 +1,5 @@
 /**
- * The shipped filing templates (Texas RRC forms, 16 TAC chapter 3; facts in DOMAIN.md).
+ * The shipped filing templates (Texas RRC forms, 16 TAC chapter 3; the rules in docs/compliance.md).
  * An item is a `data_table` (figures pulled from the knowledge graph) or an `analysis` (an
  * assessment with validations). `key` names what the assessment computes for the item.
  */

@@ -31,8 +31,8 @@ import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extracti
 import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
 
 /**
- * Filing checklists, their artifacts and the workspace assessment stream (spec 2 §4
- * Checklists, §6 Workspace assessment stream). Submit and exception need `filings.submit`,
+ * Filing checklists, their artifacts and the workspace assessment stream
+ * (docs/checklists.md). Submit and exception need `filings.submit`,
  * reject needs `hitl.approve`; the rest needs an authenticated user of the tenant.
  */
 export type Extract = (bytes: Buffer) => Promise<ExtractedText>;

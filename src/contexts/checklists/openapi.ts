@@ -8,9 +8,9 @@ import { UpdateChecklistItemBody } from '../../../commands/checklists/update-che
 import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
 
 /**
- * Compliance checklists and their artifacts (spec 2) in the API contract. Request schemas are
- * the router's own; responses are open objects with the fields known to be there (first pass
- * at the merge of issue 18, to be tightened here).
+ * Compliance checklists and their artifacts in the API contract. Request schemas are
+ * the router's own; responses are open objects with the fields known to be there (a first
+ * pass, to be tightened here).
  */
 const ts = z.string().nullable();
 const Item = z

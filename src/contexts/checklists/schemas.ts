@@ -25,7 +25,7 @@ export const ListQuery = z.object({
 
 export const ArtifactQuery = z.object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i).default('supporting_document') });
 
-/** JSON form of an artifact (spec 2 §2: created with `artifact_type`, `content`, `filename`). */
+/** JSON form of an artifact (created with `artifact_type`, `content`, `filename`). */
 export const ArtifactJsonBody = z
   .object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i), content: z.string().min(1).max(LIMITS.documentText), filename: z.string().trim().min(1).max(255) })
   .strict();

@@ -12,7 +12,7 @@ import { requirePermission } from '../identity/require-permission';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
 /**
- * Compliance dashboard (spec 2 §4 "Compliance dashboard"): reads need `dashboards.read`;
+ * Compliance dashboard: reads need `dashboards.read`;
  * an assessment writes events for the whole portfolio, so it needs `compliance.assess`.
  */
 

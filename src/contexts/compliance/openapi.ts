@@ -2,8 +2,8 @@ import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
 /**
- * Compliance dashboards and assessment (spec 2) in the API contract. Query and path schemas
- * are the router's own; responses are open objects (first pass at the merge of issue 18, to be
+ * Compliance dashboards and assessment in the API contract. Query and path schemas
+ * are the router's own; responses are open objects (a first pass, to be
  * tightened here by the context's owners).
  */
 const Obj = z.object({}).passthrough();

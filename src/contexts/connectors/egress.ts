@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where a connector may connect (spec 3 §7): the host is resolved once, EVERY address it
+ * Where a connector may connect: the host is resolved once, EVERY address it
  * resolves to must be a public unicast address (or inside CONNECTOR_EGRESS_ALLOW), and the
  * engine then connects to the exact address that was checked — never the name again, so a
  * DNS answer that changes between the check and the connect (rebinding) gains nothing.

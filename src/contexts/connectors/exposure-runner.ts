@@ -10,7 +10,7 @@ import { parameterSchema } from './exposure-content';
 import { validateSql } from './sql-validator';
 
 /**
- * The execution envelope (spec 3 §connector, issue 13 item 7) for previews and agents: the
+ * The execution envelope for previews and agents: the
  * write side's state decides whether the exposure may run (approved, and the SQL about to
  * run hashes to the pinned hash), the SQL passes the validator again, arguments are
  * validated and bound, and the engine runs it read-only on a fresh connection with the

@@ -27,7 +27,7 @@ import { parseBody, parseParams, parseQuery } from '../../platform/http/validati
 import { requirePermission } from '../identity/require-permission';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 
-/** Connectors and guarded queries (spec 3 §4 Connectors). */
+/** Connectors and guarded queries. */
 
 const MANAGE = 'connectors.manage';
 const PROPOSE = 'exposures.propose';
@@ -194,7 +194,7 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
   return router;
 }
 
-/** Internal callers name the tenant in X-Tenant-Id and nothing else (spec 3 §4). */
+/** Internal callers name the tenant in X-Tenant-Id and nothing else. */
 function internalTenant(req: Request): { tenantId: string; actorId: string } {
   const tenantId = req.get('x-tenant-id');
   if (!tenantId) throw new Unauthenticated('X-Tenant-Id is required');

@@ -8,7 +8,7 @@ import { RejectExposureInput } from '../../../commands/connectors/review-exposur
 import { SetCredentialInput } from '../../../commands/connectors/set-credential';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 
-/** Connectors and guarded queries (spec 3 §4 Connectors) in the API contract; schemas are the router's own. */
+/** Connectors and guarded queries in the API contract; schemas are the router's own. */
 const ts = z.string().nullable();
 const Connector = z
   .object({

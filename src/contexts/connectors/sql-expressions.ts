@@ -1,5 +1,5 @@
 /**
- * What a PostgreSQL exposure may contain besides allowlisted functions (issue 28): the
+ * What a PostgreSQL exposure may contain besides allowlisted functions: the
  * validator walks every node of libpg-query's tree and refuses a node kind that is not here,
  * so a construct the checker does not know — XMLTABLE, xmlparse, JSON_TABLE, JSON_QUERY,
  * TABLESAMPLE methods, column definition lists — is refused, not waved through. Each kind

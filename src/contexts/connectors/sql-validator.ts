@@ -5,13 +5,13 @@ import { functionRefusal } from './sql-functions';
 import { Dialect, scanParameters } from './sql-parameters';
 
 /**
- * The one SQL validator (spec 3 §exposure) for editors, exposure drafts and every run: a real
+ * The one SQL validator for editors, exposure drafts and every run: a real
  * parser per engine (libpg-query — PostgreSQL's own grammar compiled to WebAssembly — and
  * node-sql-parser's Snowflake grammar), then rules on the tree: exactly one top-level
  * SELECT, no data-modifying statement anywhere (CTEs included), no SELECT INTO, no locking
  * clause, functions on an allowlist, parameters named and bound.
  *
- * Names are checked as the server resolves them (issue 28): PostgreSQL folds unquoted names to
+ * Names are checked as the server resolves them: PostgreSQL folds unquoted names to
  * lower case and keeps quoted ones, so `"LOWER"(x)` is a different function from `lower(x)` —
  * one the source may have defined — and is refused; every node kind, operator and cast type
  * is on an allowlist too (sql-expressions.ts). The warehouse refuses table functions

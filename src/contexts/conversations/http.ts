@@ -26,7 +26,7 @@ import { MAX_KNOWLEDGE_FILES } from '../../../streams/conversations/project';
 import { AttachmentParams, ConversationParams, KnowledgeParams, ListQuery, ProjectParams } from './schemas';
 
 /**
- * Conversations, attachments and projects (spec 2 §4). The same routes serve both
+ * Conversations, attachments and projects. The same routes serve both
  * listeners: on the public one the gateway has stamped the caller; on the internal one a
  * header-less local tool may name itself with `user_id` (and `tenant_id`), while stamped
  * headers, when present, always win.

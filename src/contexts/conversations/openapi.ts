@@ -5,7 +5,7 @@ import { UpdateConversationBody } from '../../../commands/conversations/update-c
 import { UpdateProjectBody } from '../../../commands/conversations/update-project';
 import { AttachmentParams, ConversationParams, KnowledgeParams, ListQuery, ProjectParams } from './schemas';
 
-/** Conversations, attachments and projects (spec 2 §4) in the API contract; schemas are the router's own. */
+/** Conversations, attachments and projects in the API contract; schemas are the router's own. */
 const Conversation = z
   .object({
     id: z.string(),

@@ -11,7 +11,7 @@ import { mirrorScore } from './langfuse-mirror';
 import { findTurnSnapshot } from './turn-snapshot';
 
 /**
- * POST /eval/captures end to end (spec 2 §4): the gesture is recorded (the only step that
+ * POST /eval/captures end to end: the gesture is recorded (the only step that
  * may fail the request), then the score is mirrored when a mirror is configured (its outcome
  * an event; a failure only shows in `mirror_status`), and a missing snapshot is looked for
  * once more about 2 s later in the background (the retry's outcome is an event too).

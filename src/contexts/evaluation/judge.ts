@@ -1,7 +1,7 @@
 import { callModel, ModelRouter } from '../../platform/infra/llm/model-router';
 
 /**
- * Judges of expert cases (spec 2 §eval run: grader `llm_judge`, judge against
+ * Judges of expert cases (grader `llm_judge`: judged against
  * `expected_output`). The builtin judge is deterministic: token-overlap F1 between the
  * replayed answer and the expected output (lower-cased words and numbers, identifiers such as
  * API numbers kept whole), with a rationale naming what is missing. Verdicts are advisory.

@@ -2,7 +2,7 @@ import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { RecordCaptureBody } from '../../../commands/evaluation/record-capture';
 import { CapturesQuery, RunParams, RunsQuery } from './schemas';
 
-/** Evaluation capture and runs (spec 2 §4) in the API contract; request schemas are the router's own. */
+/** Evaluation capture and runs in the API contract; request schemas are the router's own. */
 const Capture = z
   .object({
     id: z.string(),

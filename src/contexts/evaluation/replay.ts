@@ -12,7 +12,7 @@ import type { ExtractedFileData } from '../../../streams/conversations/extracted
 import { conversationStream, readConversationEvent } from '../../../streams/conversations/conversation';
 import type { FrozenTurn } from './turn-snapshot';
 
-/** The evaluation-runner account of spec 1 §2: replay conversations and turns are its own. */
+/** The evaluation-runner system account: replay conversations and turns are its own. */
 export const EVAL_RUNNER_ID = '00000000-0000-0000-0000-00000000000e';
 /** What the runner may do in a replayed turn: what every user may. */
 const RUNNER_PERMISSIONS = ['conversations.use', 'dashboards.read'];

@@ -13,7 +13,7 @@ import { shapeViolations } from './shape-check';
 import { loadFrozenTurn } from './turn-snapshot';
 
 /**
- * `npm run ops -- eval run` (spec 2 §4: local only, never routed). The cases are the
+ * `npm run ops -- eval run` (local only, never routed). The cases are the
  * tenant's captures: one with an `expected_output` is an expert case (judged against it);
  * a thumbs-up without one is a pin (its frozen shape asserted); a thumbs-down without one
  * has nothing to grade against and is skipped. Each case's frozen input is read from the

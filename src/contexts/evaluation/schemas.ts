@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** Request schemas of the evaluation routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 /**
- * Evaluation capture and runs (spec 2 §4 evaluation capture). Captures are each user's own;
+ * Evaluation capture and runs. Captures are each user's own;
  * runs are the tenant's (recorded by `npm run ops -- eval run`, never by a route); promotion
  * needs `evals.manage`.
  */

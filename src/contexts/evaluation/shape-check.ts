@@ -1,5 +1,5 @@
 /**
- * Pins (spec 2 §eval run: grader `pin_check`): a turn the expert approved without giving an
+ * Pins (grader `pin_check`): a turn the expert approved without giving an
  * expected output pins its shape. The replay must end the way the frozen turn ended, answer
  * something, and call the same tools and load the same skills (as sets: order and repeats
  * may change). Each broken assertion is one violation.

@@ -2,7 +2,7 @@ import type { EventStore } from '../../platform/eventstore/types';
 import { readTurnEvent, turnAggregate, TurnOutcome } from '../../../streams/agents/turn';
 
 /**
- * A turn's events are its frozen snapshot (spec 2 §3 eval capture snapshot linkage): the
+ * A turn's events are its frozen snapshot: the
  * turn stream `agents.turn-<tenant>-<execution>` opens with TurnStarted, whose metadata and
  * data name the user who ran it.
  */

@@ -30,7 +30,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams } from './schemas';
 
-/** The knowledge graph (spec 3 §4 "Graph"), impact analysis and the run-time entity schema. */
+/** The knowledge graph, impact analysis and the run-time entity schema. */
 
 
 function actorOf(req: Request) {
@@ -106,7 +106,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
     const body = parseBody(req, TemplateBody);
     res.json(await runTemplate(knex, namespaceFor(req, tenant_id), body.template_id, body.params));
   });
-  // Raw graph-query text is never reachable (spec 3 §4).
+  // Raw graph-query text is never reachable.
   router.all('/graph/query', () => {
     throw new NotFound('Not Found');
   });
@@ -147,7 +147,7 @@ export function createGraphApi(deps: PlatformDeps): Router {
   router.get('/impact/inward/:label/:id', impactRoute('inward'));
   router.get('/impact/:label/:id', impactRoute('both'));
 
-  // Entity schema: reads are public (spec 1 §4); writes need graph.configure.
+  // Entity schema: reads are public; writes need graph.configure.
   router.get('/entity-types', async (_req, res) => {
     res.json({ entity_types: await listEntityTypes(knex) });
   });

@@ -1,7 +1,7 @@
 import type { EntityTypeDefinition, RelationshipRuleDefinition, RelationshipTypeDefinition } from '../../../streams/graph/schema';
 
 /**
- * The shipped vertical: Texas oil-and-gas regulatory compliance (spec 3 §2). Installed
+ * The shipped vertical: Texas oil-and-gas regulatory compliance. Installed
  * once as a `GraphVerticalInstalled` event; everything here can be changed at run time
  * through /entity-types, /relationship-types and /relationship-rules.
  */
@@ -96,7 +96,7 @@ export const OILGAS_RELATIONSHIP_RULES: RelationshipRuleDefinition[] = EDGE_ROWS
 );
 
 /**
- * Context sections each domain tag selects (spec 3 §4, "Domain tag selection"). `flaring`
+ * Context sections each domain tag selects. `flaring`
  * "adds" its five sections to the core every list shares (well, lease, field, operator).
  */
 const CORE = ['well', 'lease', 'field', 'operator'];

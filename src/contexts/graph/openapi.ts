@@ -14,7 +14,7 @@ import {
   ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams,
 } from './schemas';
 
-/** The knowledge graph, impact analysis and the entity schema (spec 3 §4 "Graph") in the API contract. */
+/** The knowledge graph, impact analysis and the entity schema in the API contract. */
 const Vertex = z.object({ id: z.string(), label: z.string(), entity_id: z.string(), properties: z.record(z.unknown()) }).openapi('Vertex');
 const Edge = z
   .object({ id: z.string(), edge_label: z.string(), from_id: z.string(), from_label: z.string(), to_id: z.string(), to_label: z.string(), properties: z.record(z.unknown()) })

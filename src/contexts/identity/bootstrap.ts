@@ -12,7 +12,7 @@ const actor = { actorId: SYSTEM_USER_ID };
 export const BOOTSTRAP_ADMIN_ROLES = ['admin', 'operator', 'reviewer'] as const;
 
 /**
- * Start-up data (spec 1 §2, §5), idempotent across restarts and racing instances: the
+ * Start-up data, idempotent across restarts and racing instances: the
  * default tenant, the four system accounts, and the bootstrap administrator when no user
  * holds its e-mail yet. Development defaults are refused in production by src/platform/config.ts.
  */

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { TOKEN_LIFETIME_S } from './session-tokens';
 
-/** The session cookie (spec 1 §4): HttpOnly, Secure, SameSite=Lax, Path=/, 24 h. */
+/** The session cookie: HttpOnly, Secure, SameSite=Lax, Path=/, 24 h. */
 export const SESSION_COOKIE = 'svc_token';
 
 export function readCookie(req: Request, name: string): string | undefined {

@@ -10,7 +10,7 @@ import { passesGate, roleGateFor } from './role-gates';
 import { changesState, isCrossSite } from './same-site';
 
 /**
- * Authentication and role gates (spec 1 §5). Identity headers sent by the client are
+ * Authentication and role gates. Identity headers sent by the client are
  * dropped first, whatever their letter case or count; they are stamped only from a token
  * that verifies locally (HS256, exp) and resolves to an active user of the current token
  * version. A resolve failure is 503, never a pass-through. A state change authenticated by the

@@ -20,7 +20,7 @@ import { REFRESH_AFTER_S } from './session-tokens';
 import { openSession } from './sessions';
 import { InviteTokenParam, UserIdParam, ValidateQuery } from './schemas';
 
-/** Identity endpoints of spec 1 §4; API decisions the spec leaves open: docs/identity.md. */
+/** Identity endpoints; the decisions behind them: docs/identity.md. */
 
 
 const subjectOf = (row: UserRow) => ({ userId: row.id, tenantId: row.tenant_id, email: row.email, displayName: row.display_name, roles: row.roles, tokenVersion: row.token_version });

@@ -6,7 +6,7 @@ import { UpdateUserInput } from '../../../commands/identity/update-user';
 
 import { InviteTokenParam, UserIdParam, ValidateQuery } from './schemas';
 
-/** Identity routes (spec 1 §4) in the API contract; schemas are the router's own. */
+/** Identity routes in the API contract; schemas are the router's own. */
 const Session = z
   .object({ expires_in: z.number().int(), user_id: z.string(), roles: z.array(z.string()), email: z.string(), display_name: z.string().nullable() })
   .openapi('Session', { description: 'Login result; the token itself travels in the HttpOnly `svc_token` cookie.' });

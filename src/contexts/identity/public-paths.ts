@@ -1,7 +1,7 @@
 /**
- * Which paths (relative to /api/v1) skip authentication (spec 1 §4) and which the public
- * gateway must answer 404 for because they exist only on the internal listener (DESIGN
- * §6). Shared by the authentication and rate-limit stages. Paths are compared in a
+ * Which paths (relative to /api/v1) skip authentication and which the public
+ * gateway must answer 404 for because they exist only on the internal listener
+ * (docs/http-api.md). Shared by the authentication and rate-limit stages. Paths are compared in a
  * normalised form (decoded, lower-case, single slashes, no trailing slash) because Express
  * routes case-insensitively and ignores a trailing slash: `/AUTH/Resolve/` must not slip by.
  */

@@ -4,9 +4,9 @@ import { Forbidden } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
 
 /**
- * Fine-grained permission checks in handlers (spec 1 §5), from the gateway-stamped
+ * Fine-grained permission checks in handlers, from the gateway-stamped
  * X-Permissions. With SVC_AUTH_MODE=log a miss is only logged (rollout mode), except for
- * connector permissions (spec 3) and the identity-administration ones: a log-only miss
+ * connector permissions and the identity-administration ones: a log-only miss
  * there would let anyone create accounts or grant themselves admin.
  */
 export const ALWAYS_ENFORCED: readonly string[] = ['connectors.manage', 'exposures.propose', 'exposures.approve', 'users.manage', 'roles.grant'];

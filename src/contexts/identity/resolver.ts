@@ -5,7 +5,7 @@ import { permissionsFor } from '../../../streams/identity/permissions';
 import type { SessionClaims } from './session-tokens';
 
 /**
- * The resolve step (spec 1 §3, §5): a verified token to the caller's current roles and
+ * The resolve step: a verified token to the caller's current roles and
  * permissions. Rows are cached per user for about 5 s, stale-while-revalidate: after
  * FRESH_MS a request still gets the cached row while one refresh runs in the background,
  * so deactivation, role changes, logout-all and resets bind within ~5 s on every instance.

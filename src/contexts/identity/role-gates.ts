@@ -1,7 +1,7 @@
 import { normalizePath } from './public-paths';
 
 /**
- * The gateway's role gates (spec 1 §5). Only the admin gate's message is given by the
+ * The gateway's role gates. Only the admin gate's message is given by the
  * spec; the others name the roles that pass (docs/identity.md).
  */
 export interface RoleGate {

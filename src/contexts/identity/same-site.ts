@@ -2,10 +2,10 @@ import type { Request } from 'express';
 import { normalizePath } from './public-paths';
 
 /**
- * No state change from another site (issue 28). The session cookie is `SameSite=Lax`, which
+ * No state change from another site. The session cookie is `SameSite=Lax`, which
  * browsers still send on a top-level cross-site navigation and (for older browsers or a
  * same-site sibling) on some cross-site writes: a link or form on any site could make a
- * signed-in user start a turn or change data. Spec 1 lets every origin *read* (CORS reflects
+ * signed-in user start a turn or change data. The platform lets every origin *read* (CORS reflects
  * it); writes authenticated by the cookie must come from the platform's own pages. Bearer
  * clients carry their token by hand and are never cross-site in this sense.
  */

@@ -3,7 +3,7 @@ import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import { z } from 'zod';
 
 /**
- * Session tokens (spec 1 §2): HS256 JWTs with the claims user_id, email, roles, tenant_id,
+ * Session tokens: HS256 JWTs with the claims user_id, email, roles, tenant_id,
  * tv, iss, iat, exp. Verification accepts exactly what `issue` produces: HS256 only, a
  * numeric exp and iat, our issuer, and no key-selection headers (kid, jku, jwk, x5u, x5c)
  * a forger could use to point at a key of their choosing.
@@ -31,7 +31,7 @@ const Payload = z.object({
   email: z.string(),
   roles: z.array(z.string()),
   tenant_id: z.string().min(1),
-  // Absent in a token means 0 (spec 1 §2).
+  // Absent in a token means 0.
   tv: z.number().int().min(0).optional(),
   iss: z.literal(TOKEN_ISSUER),
   iat: z.number(),

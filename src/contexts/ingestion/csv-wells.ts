@@ -11,8 +11,8 @@ import type { CsvWell } from '../../../streams/ingestion/operator-csv-import';
 import { RRC_DISTRICTS } from './rrc-simulator';
 
 /**
- * An operator's well list as CSV (spec 3 §4 "columns for well identification, location,
- * operational data; names are normalized"). Header names are normalised (case, spaces,
+ * An operator's well list as CSV (columns for well identification, location and
+ * operational data). Header names are normalised (case, spaces,
  * punctuation) and mapped from the RRC PDQ-style names (API_NO, OPERATOR_NO, LEASE_NAME,
  * COUNTY, FIELD_NAME, SURFACE_LAT/LONG …) to one vocabulary; each row is validated on its
  * own and a rejected row is reported with its row number, column and reason.

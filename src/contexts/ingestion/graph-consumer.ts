@@ -10,7 +10,7 @@ import { csvFacts, extractionFacts, scrapeFacts } from './graph-facts';
 /**
  * Consumer mode (`ROLE=graph-consumer`): the knowledge graph fed from the topic, for
  * deployments where ingestion runs apart from the graph. Group `graph-consumer`, earliest
- * offset when none is committed, offsets committed automatically (spec 3 §6). Feeding is
+ * offset when none is committed, offsets committed automatically. Feeding is
  * idempotent (vertex and edge ids derive from business keys, unchanged properties append
  * nothing), so a redelivered message changes nothing.
  */

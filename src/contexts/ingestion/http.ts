@@ -13,7 +13,7 @@ import { ImportIdParams, ImportListQuery } from './schemas';
 import { withCsvUpload } from './csv-upload';
 import { requirePermission } from '../identity/require-permission';
 
-/** Ingestion (spec 3 §4): RRC scrape simulator, operator CSV, SCADA readings, entity extraction. */
+/** Ingestion: RRC scrape simulator, operator CSV, SCADA readings, entity extraction. */
 export function createIngestionApi(deps: PlatformDeps): Router {
   const router = Router();
 
@@ -53,7 +53,7 @@ export function createIngestionApi(deps: PlatformDeps): Router {
   return router;
 }
 
-/** `POST /extract` exists only on the internal listener (spec 3 §4), with the same roles. */
+/** `POST /extract` exists only on the internal listener, with the same roles. */
 export function createExtractionApi(deps: PlatformDeps): Router {
   const router = Router();
   router.post('/extract', async (req, res) => {

@@ -7,7 +7,7 @@ import type { LeaderLock } from '../../platform/projection-runner/leader-lock';
 import { brokerData, brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
 
 /**
- * The Kafka bridge (DESIGN §1, spec 3 §6): a subscription on the event log that publishes
+ * The Kafka bridge: a subscription on the event log that publishes
  * ingestion events as `{event_type, data}` to `entity-extraction-worker`. Its checkpoint
  * (a row of its own table, the (commit, prepare) pair like a projector's) moves only after
  * the broker acknowledged the batch with acks=all, so a broker outage delays messages and

@@ -9,7 +9,7 @@ import { IMPORT_KINDS, IMPORT_STATUSES } from '../../../projections/ingestion/im
 import { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entity-extraction';
 
 /**
- * Ingestion (spec 3 §4) in the API contract: the request schemas are the ones the router and
+ * Ingestion in the API contract: the request schemas are the ones the router and
  * its commands parse with; the responses are what the handlers return (RrcScrapeResult,
  * CsvImportResult, the SCADA batch result, the extraction).
  */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { COUNTIES, FIELDS, LEASE_NAMES, OPERATOR_WORDS } from '../graph/seed/texas-facts';
 
 /**
- * A stand-in for the Railroad Commission's public data (spec 3 §4: "the scrape currently
- * produces simulated data"), shaped by DOMAIN.md: API numbers `42-CCC-UUUUU` of the
+ * A stand-in for the Railroad Commission's public data (the scrape produces simulated data
+ * until a real one is wired), shaped like the real data: API numbers `42-CCC-UUUUU` of the
  * district's counties, P-5 operators (6 digits), oil leases (5 digits within a district)
  * and gas well ids (6 digits), W-1 permits, Form PR production in whole bbl/mcf with gas
  * disposition codes 10 (flared) and 11 (vented) and their authority remark, and R-32
@@ -278,7 +278,7 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
           water_bbls: Math.round(oil * (r.int(5, 40) / 10)),
           disposition_code_10_mcf: flared,
           disposition_code_11_mcf: vented,
-          // Volumes under codes 10/11 need an authority remark (DOMAIN.md).
+          // Volumes under codes 10/11 need an authority remark (Form PR instructions).
           ...(flared + vented > 0 ? { authority_remark: r.pick(['AR', 'AE', 'EP', 'EX'] as const) } : {}),
           producing_days: days,
         });

@@ -27,7 +27,7 @@ import { requirePermission } from '../identity/require-permission';
 import { CorrelateBody, EventListQuery, EventQuery, FieldParams, RuleIdParams, RuleParams, TenantQuery, TypeListQuery, TypeParams } from './schemas';
 
 /**
- * Operational events (spec 3 §4 "Operational events"): event types with fields,
+ * Operational events: event types with fields,
  * conditional and guard rules, lifecycle; logged events with history and correlation.
  * Writes to types and rules need `events.configure` (power_user, admin; the gateway's role
  * gate stands in front of /event-types writes). Duplication rules are on the internal

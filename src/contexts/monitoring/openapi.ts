@@ -11,9 +11,9 @@ import { UpdateEventBody } from '../../../commands/monitoring/update-event';
 import { CorrelateBody, EventListQuery, EventQuery, FieldParams, RuleIdParams, RuleParams, TenantQuery, TypeListQuery, TypeParams } from './schemas';
 
 /**
- * Monitoring: event types, logged events, duplication rules (spec 3) in the API contract.
- * Request schemas are the router's own; responses are open objects (first pass at the merge of
- * issue 18, to be tightened here by the context's owners).
+ * Monitoring: event types, logged events, duplication rules in the API contract.
+ * Request schemas are the router's own; responses are open objects (a first pass,
+ * to be tightened here by the context's owners).
  */
 const Obj = z.object({}).passthrough();
 const EventType = Obj.openapi('EventType');

@@ -33,7 +33,7 @@ import type { ResolvedIdentity } from '../identity/resolver';
 import { AuditQuery, Id, RefParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
 
 /**
- * Prompt management (spec 3 §4 "Prompts"). Authoring needs `prompts.author`, approval,
+ * Prompt management. Authoring needs `prompts.author`, approval,
  * promotion to active, namespaces and budget tiers need `prompts.approve`; reads need
  * either. Resolve and render (the agents' hot path) serve every signed-in user on the
  * public listener and, on the internal one, any local service naming the tenant

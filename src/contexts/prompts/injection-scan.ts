@@ -1,7 +1,7 @@
 import { positionsIn } from './template-syntax';
 
 /**
- * The injection scan of a prompt body (spec 3 validation result `injection_scan`). Hidden
+ * The injection scan of a prompt body. Hidden
  * Unicode and exfiltration URLs fail the validation (nobody writes them by accident into a
  * system prompt); instruction-override phrases and role markers are warnings, since a
  * prompt may legitimately quote them (e.g. to tell the model to resist them).

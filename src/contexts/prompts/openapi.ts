@@ -11,7 +11,7 @@ import { UpdateNamespaceBody } from '../../../commands/prompts/update-namespace'
 import { UpdateTemplateBody } from '../../../commands/prompts/update-template';
 import { AuditQuery, Id, RefPathParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
 
-/** Prompt management (spec 3 §4 "Prompts") in the API contract; schemas are the router's own. */
+/** Prompt management in the API contract; schemas are the router's own. */
 const ts = z.string().nullable();
 const Tier = z
   .object({ id: z.string(), namespace_id: z.string(), name: z.string(), max_tokens: z.number().int(), description: z.string().nullable(), created_at: ts, updated_at: ts })

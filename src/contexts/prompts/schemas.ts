@@ -9,7 +9,7 @@ export const TierParams = z.object({ id: z.string().uuid(), tid: z.string().uuid
 export const RefParams = z.object({ ref: z.string().min(3).max(130) });
 
 /**
- * The same path segment as the contract writes it (spec 3: `{ns}:{slug}`): the router takes
+ * The same path segment as the contract writes it (`{ns}:{slug}`): the router takes
  * the segment whole (`:ref`) and splits it, the document names its two halves.
  */
 export const RefPathParams = z.object({

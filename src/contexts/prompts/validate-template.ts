@@ -6,7 +6,7 @@ import { ValidationFailed } from '../../platform/domain-errors';
 import type { Positioned } from './template-syntax';
 
 /**
- * The validation result stored with every saved version (spec 3 §prompt resources). A body
+ * The validation result stored with every saved version. A body
  * with syntax errors is not stored at all (422 with line and column, see `assertSyntax`);
  * anything else is stored with its result, and only a `valid` version can be promoted or
  * rendered. `token_estimate` counts the template text itself with the real tokenizer.

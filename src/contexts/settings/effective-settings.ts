@@ -34,7 +34,7 @@ export function effectiveTenantSettings(stored: TenantSettingsValues, defaults: 
   return { effective: effective as unknown as TenantSettingsValues, sources };
 }
 
-/** What one agent turn may ask for (spec 2 execute body, plus the project's default mode). */
+/** What one agent turn may ask for (plus the project's default mode). */
 export interface TurnRequestOverrides {
   model?: string | null;
   maxTokens?: number | null;
@@ -46,7 +46,7 @@ export interface TurnRequestOverrides {
 
 export type TurnSource = 'request' | 'project' | 'tenant' | 'default';
 
-/** The settings one agent turn runs under (spec 1 §4 "How settings bind"). */
+/** The settings one agent turn runs under. */
 export interface TurnSettings {
   tenantId: string;
   userId: string;
@@ -128,7 +128,7 @@ export function resolveTurnSettings(input: {
 
 /**
  * What agent code calls at the start of every turn. A failed settings read degrades to the
- * environment defaults (logged) instead of failing the turn (spec 1 §4, item 1).
+ * environment defaults (logged) instead of failing the turn.
  */
 export async function resolveEffectiveSettings(
   deps: Pick<PlatformDeps, 'knex' | 'cache' | 'logger' | 'config'>,

@@ -1,7 +1,7 @@
 import type { ThinkingMode } from './thinking-mode';
 
 /**
- * The tenant settings (spec 1 §2): every value nullable, null meaning "inherit the
+ * The tenant settings: every value nullable, null meaning "inherit the
  * environment default". The six fields of the spec plus `maxThinkingMode`, the tenant's
  * thinking-mode ceiling (the spec leaves its name open; on the wire it is `max_thinking_mode`).
  */
@@ -40,13 +40,13 @@ export const INHERIT_ALL: TenantSettingsValues = Object.freeze({
   maxThinkingMode: null,
 });
 
-/** What a user's budget override holds (spec 1 §2 "Per-user budget override"). */
+/** What a user's budget override holds. */
 export interface BudgetCaps {
   maxTokensPerDay: number | null;
   maxCostUsdPerDay: number | null;
 }
 
-/** Audit action names carried in the signed event metadata (spec 1 §4). */
+/** Audit action names carried in the signed event metadata. */
 export const AUDIT_ACTIONS = {
   update: 'platform_settings.update',
   overrideUpsert: 'platform_settings.user_override.upsert',

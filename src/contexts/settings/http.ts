@@ -17,7 +17,7 @@ import { invalidateTenantSettings, loadTenantSettings } from './settings-cache';
 import { createTenantUserCheck } from './tenant-users';
 import { AuditQuery, UserIdParams } from './schemas';
 
-/** Tenant settings endpoints (spec 1 §4). Writes need `settings.manage` (admin). */
+/** Tenant settings endpoints. Writes need `settings.manage` (admin). */
 
 const MANAGE = 'settings.manage';
 

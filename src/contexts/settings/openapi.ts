@@ -3,7 +3,7 @@ import { UpdateTenantSettingsBody } from '../../../commands/settings/update-tena
 import { UpsertUserBudgetOverrideBody } from '../../../commands/settings/upsert-user-budget-override';
 import { AuditQuery, UserIdParams } from './schemas';
 
-/** Tenant settings routes (spec 1 §4) in the API contract; schemas are the router's own. */
+/** Tenant settings routes in the API contract; schemas are the router's own. */
 const value = z.union([z.string(), z.number(), z.null()]);
 const SettingValues = z
   .object({

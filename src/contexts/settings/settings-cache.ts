@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { readTenantSettingsSnapshot, TenantSettingsSnapshot } from '../../../queries/settings/tenant-settings';
 import type { Cache } from '../../platform/infra/cache';
 
-/** Spec 1 §8: settings reads are cached for 300 s under `settings:{tenant_id}`. */
+/** Settings reads are cached for 300 s under `settings:{tenant_id}`. */
 export const SETTINGS_CACHE_TTL_SECONDS = 300;
 export const settingsCacheKey = (tenantId: string) => `settings:${tenantId}`;
 

@@ -1,7 +1,7 @@
 /**
  * Thinking modes in ascending order of cost. A tenant's `max_thinking_mode` is a ceiling:
  * a turn may ask for a mode at or below it; a higher or unknown value is clamped to the
- * ceiling, never rejected (spec 1 §4 "How settings bind", item 5).
+ * ceiling, never rejected.
  */
 export const THINKING_MODES = ['disabled', 'adaptive'] as const;
 export type ThinkingMode = (typeof THINKING_MODES)[number];

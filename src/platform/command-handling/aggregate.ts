@@ -3,7 +3,7 @@ import type { RecordedEvent } from '../eventstore/types';
 import type { DomainEvent } from './decider';
 
 /**
- * One aggregate definition per stream (DESIGN §4): the stream-name helper, the event
+ * One aggregate definition per stream: the stream-name helper, the event
  * catalogue and the fold. A command spreads it and adds its own `decide`:
  *
  *   const decider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideApproval };

@@ -8,7 +8,7 @@ export interface DomainEvent<T extends string = string, D = unknown> {
 }
 
 /**
- * A pure aggregate (DESIGN §4): `evolve` folds events into state, `decide` turns a command
+ * A pure aggregate: `evolve` folds events into state, `decide` turns a command
  * and the current state into new events or throws a domain error. No I/O; time and ids
  * arrive as arguments. A command's decider is its stream's aggregate definition
  * (streams/<context>/) spread with the command's own `decide`.

@@ -2,7 +2,7 @@ import { createHmac, createSecretKey, KeyObject, timingSafeEqual } from 'node:cr
 import type { EventMetadata, RecordedEvent } from './types';
 
 /**
- * Signed, chained audit metadata (DESIGN §3). Each event's signature is an HMAC-SHA256 over
+ * Signed, chained audit metadata. Each event's signature is an HMAC-SHA256 over
  * its canonical content and the previous event's signature in the same stream, so altering,
  * removing or reordering any stored event breaks every signature after it.
  */

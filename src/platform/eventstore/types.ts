@@ -1,5 +1,5 @@
 /**
- * The event store contract (DESIGN §3). Both adapters (Postgres, EventStoreDB) implement it
+ * The event store contract. Both adapters (Postgres, EventStoreDB) implement it
  * and pass the same conformance suite in tests/conformance.
  */
 

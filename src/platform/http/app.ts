@@ -39,11 +39,11 @@ function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boole
 
 /**
  * The public listener: CORS, then the gateway (authentication, role gates, rate limit),
- * then routes (spec 1 §8). Bodies are parsed only after the gateway let a request through.
+ * then routes. Bodies are parsed only after the gateway let a request through.
  */
 export function createPublicApp(options: PublicAppOptions): Express {
   const app = base(options.logger, 'public', options.trustProxy);
-  // Every origin may call (spec 1 §1); the origin is reflected so cookie sessions work.
+  // Every origin may call; the origin is reflected so cookie sessions work.
   app.use(cors({ origin: true, credentials: true, maxAge: 600 }));
   app.use(options.health);
   const api = Router();

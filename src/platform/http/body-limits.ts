@@ -7,14 +7,14 @@ export interface BodyLimit {
   bytes: number;
 }
 
-/** What a route takes when its description names no limit: the platform-wide limit before issue 28. */
+/** What a route takes when its description names no limit: the one limit all routes had before. */
 export const DEFAULT_JSON_LIMIT_BYTES = 2 * 1024 * 1024;
 
 /** `2 MB`, `64 KB`: how limits read in the 413 and in the document. */
 export const readableBytes = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`);
 
 /**
- * JSON bodies parsed with the limit of the route they are for (issue 28): a login needs a few
+ * JSON bodies parsed with the limit of the route they are for: a login needs a few
  * hundred bytes, an artifact pasted whole a few megabytes, and the smallest limit that fits
  * each route keeps what one request can make the parser hold small. The route is found as
  * the router will find it (method, then the path with literal segments before parameters); a

@@ -2,10 +2,10 @@ import { z } from '../openapi/describe';
 import { IDENTITY_HEADER_LIMITS } from './identity';
 
 /**
- * Bounded input primitives (issue 28): every string, integer, array and free-form object a
+ * Bounded input primitives: every string, integer, array and free-form object a
  * request carries has a limit a real user never meets and that keeps one request's cost
  * bounded. The OpenAPI document is generated from these schemas, so each bound is both the
- * check and its documentation (docs/architecture.md, "Input bounds").
+ * check and its documentation (docs/http-api.md, "Input bounds").
  */
 export const LIMITS = {
   /** Keys, slugs, names, labels, short codes. */

@@ -11,7 +11,7 @@ const RESERVED = /^\/(api|health)(\/|$)/;
 /**
  * Whether a path looks like the API to anyone: `//api/v1/auth//resolve`, `/API/v1`, `/%2Fapi`,
  * `/api%2Fv1` or a backslash reach no route, and answering them with the SPA's HTML would make
- * an API client read a 200 for a request that did nothing (issue 28). The path is decoded
+ * an API client read a 200 for a request that did nothing. The path is decoded
  * (twice-encoded slashes too), backslashes read as slashes, runs of slashes collapsed and the
  * letter case ignored before the reserved prefixes are tested.
  */

@@ -19,7 +19,7 @@ const STATUS: Record<DomainError['kind'], number> = {
   unavailable: 503,
 };
 
-/** Gateway-originated errors use `{error}`, backend ones `{detail}` (spec 1 §7). */
+/** Gateway-originated errors use `{error}`, backend ones `{detail}`. */
 export class GatewayError extends Error {
   constructor(readonly status: number, message: string) {
     super(message);

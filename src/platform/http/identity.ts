@@ -5,7 +5,7 @@ import { Unauthenticated, ValidationFailed } from '../domain-errors';
 
 /**
  * The gateway stamps these from the resolved token; backends take identity from nowhere
- * else (spec 1 §1). Anything a client sends under these names is removed first.
+ * else. Anything a client sends under these names is removed first.
  */
 export const IDENTITY_HEADERS = ['x-user-id', 'x-tenant-id', 'x-permissions'] as const;
 

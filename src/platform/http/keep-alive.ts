@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { RequestHandler } from 'express';
 
 /**
- * Idle keep-alive connections are closed by the client, never under it (issue 28). A client
+ * Idle keep-alive connections are closed by the client, never under it. A client
  * reuses a pooled connection it believes open (Node's fetch: up to the server's `Keep-Alive:
  * timeout` less 1 s); when the server's own idle timer fires at the same moment — on a busy
  * machine a timer runs late and a request's bytes wait behind it — the server closes the

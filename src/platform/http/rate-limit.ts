@@ -7,7 +7,7 @@ import { createMemoryBucketStore, TokenBucketStore, withFallback } from './token
 import { createRedisBucketStore } from './token-bucket-redis';
 
 /**
- * The gateway's rate-limit stage (spec 1 §8): a token bucket per identity, `burst` tokens
+ * The gateway's rate-limit stage: a token bucket per identity, `burst` tokens
  * refilled at `perMinute`/60 per second. It runs after authentication, so a signed-in
  * caller is counted by user id wherever they connect from; anonymous callers (public
  * paths) by address.

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 
 /**
- * Server-sent events for browsers and proxies (spec 2 §6): named events, an `id` on every
+ * Server-sent events for browsers and proxies: named events, an `id` on every
  * frame so `Last-Event-ID` can resume, no buffering by intermediaries, a heartbeat comment
  * so idle streams are not timed out, and `closed` aborting as soon as the client goes away.
  */

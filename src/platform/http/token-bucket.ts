@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 
 /**
- * Token buckets for the gateway's rate limit (spec 1 §8): each identity has a bucket of
+ * Token buckets for the gateway's rate limit: each identity has a bucket of
  * `capacity` tokens that refills continuously at `refillPerSecond`; a request takes one
  * token or is refused. A bucket that has refilled completely is the same as no bucket, so
  * stores forget it.

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type Redis from 'ioredis';
 
 /**
- * A small JSON cache (DESIGN §7): in-process by default, Redis when REDIS_URL is set so
+ * A small JSON cache: in-process by default, Redis when REDIS_URL is set so
  * several API instances share it and a write's invalidation reaches them all.
  */
 export interface Cache {

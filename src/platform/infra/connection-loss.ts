@@ -1,7 +1,7 @@
 /**
  * Whether an error means the database (or another dependency reached over a socket) is gone,
- * not that the request was wrong: spec 1 reserves 503 for an unavailable dependency, so a
- * command that loses its database answers 503 and the client retries after a pause (issue 28).
+ * not that the request was wrong: the API contract reserves 503 for an unavailable dependency, so a
+ * command that loses its database answers 503 and the client retries after a pause.
  * - socket errors: refused, reset, timed out, unreachable, the name not resolving;
  * - PostgreSQL class 08 (connection exception), 57P01–57P03 (shut down, crash, starting up)
  *   and 53300 (too many connections);

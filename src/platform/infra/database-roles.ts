@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 
 /**
- * Least privilege for the running platform (DESIGN §7). When the configured connection is
+ * Least privilege for the running platform. When the configured connection is
  * a superuser (the embedded default, a fresh development server), migrations run with it
  * and then the platform connects as its own role, which
  *

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
  * builder with their values as parameters, so their texts repeat while their values vary.
  *
  * Measured on a turn (about 34 statements, `npm run bench -- http`): PostgreSQL's CPU per turn
- * fell by about a third (docs/benchmarks.md, issue 27's fifth pass).
+ * fell by about a third (docs/benchmarks.md).
  *
  * Bounded: at most `MAX_NAMED` texts per process are ever named (each connection holds a
  * plan per name); texts seen once (a bulk insert of a size not seen before) are never named,

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 
 /**
  * Secrets that must never appear in an event (password hashes, connector credentials):
- * an AES-256-GCM encrypted table keyed by name (DESIGN §7). Events carry only the name.
+ * an AES-256-GCM encrypted table keyed by name. Events carry only the name.
  * The name is bound in as associated data, so a ciphertext copied under another name
  * does not decrypt.
  */

@@ -24,7 +24,7 @@ export interface DeferredBegin {
  * A transaction whose `begin` (BEGIN, with any SET LOCAL) goes out with its first statement,
  * pipelined, instead of a round trip ahead of it: a command's transaction is BEGIN, its append,
  * the inline projections' statements and COMMIT, and every round trip costs both processes a
- * socket write, a read and a wake-up (issue 27). BEGIN, two inserts and COMMIT on one
+ * socket write, a read and a wake-up. BEGIN, two inserts and COMMIT on one
  * connection of the 2-core bench machine: 10–90 µs less client CPU per transaction, and one
  * round trip less of latency (the commands' and the turn's figures: docs/benchmarks.md).
  *

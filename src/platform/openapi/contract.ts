@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type { OpenApiDocument } from './describe';
 
 /**
- * Checks responses against an OpenAPI 3.1 document with ajv (issue 18): the operation is
+ * Checks responses against an OpenAPI 3.1 document with ajv: the operation is
  * found by method and path (literal segments beat parameters), the status must be
  * documented, and a JSON body must match its schema.
  */

@@ -7,7 +7,7 @@ import { outputBounds } from './output-bounds';
 extendZodWithOpenApi(z);
 
 /**
- * The API contract (issue 18): every context describes its routes in
+ * The API contract: every context describes its routes in
  * `src/contexts/<ctx>/openapi.ts` with the SAME zod schemas its router parses with, and the
  * document for each listener is generated from those descriptions. Paths are written as the
  * router writes them (express `:param` syntax, relative to /api/v1).
@@ -27,7 +27,7 @@ export type ResponseSpec =
       events?: Record<string, ZodTypeAny>;
     };
 
-/** An SSE stream's frames as one schema: `{id?, event, data}` per named event (spec 2 §6). */
+/** An SSE stream's frames as one schema: `{id?, event, data}` per named event. */
 export function sseFrames(events: Record<string, ZodTypeAny>): ZodTypeAny {
   const frames = Object.entries(events).map(([event, data]) => z.object({ id: z.string().optional(), event: z.literal(event), data }).openapi({ title: event }));
   const schema = frames.length === 1 ? frames[0] : z.union(frames as unknown as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
@@ -78,7 +78,7 @@ export interface ApiDescription {
   internal?: () => RouteDescription[];
 }
 
-// ---- error bodies (spec 1 §7) ---------------------------------------------------------
+// ---- error bodies ---------------------------------------------------------
 
 export const ErrorDetail = z
   .object({ detail: z.string() })
@@ -151,7 +151,7 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
 
 /**
  * Who may call: the session token by header or cookie; on a public path also nobody (`{}`),
- * while a good token there is still resolved (spec 1 §4). The root routes (health, docs)
+ * while a good token there is still resolved. The root routes (health, docs)
  * have no gateway. On the internal listener (127.0.0.1 only, no gateway) the local caller
  * asserts the identity with `X-Tenant-Id` and `X-User-Id`; the token-resolving route reads the
  * session token itself.
@@ -283,7 +283,7 @@ const INT32 = 2 ** 31;
 
 /**
  * Writes into the document the bounds the checks already enforce but the generator leaves
- * out (issue 28): a uuid or date string's length, and an integer's format when its range
+ * out: a uuid or date string's length, and an integer's format when its range
  * fits int32 or int64. Nothing is added that the zod schema does not check.
  */
 function impliedBounds(node: unknown): void {

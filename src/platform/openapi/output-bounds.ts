@@ -1,5 +1,5 @@
 /**
- * Bounds on what the platform SENDS (issue 28, item 2). A request schema is bounded by its zod
+ * Bounds on what the platform SENDS. A request schema is bounded by its zod
  * check (src/platform/http/bounded.ts); a response schema only describes, so where a context
  * gives no tighter bound the document states the ceilings every response already lives under:
  * a body is one string built by `JSON.stringify`, and V8 (Node 20) cannot build a string past

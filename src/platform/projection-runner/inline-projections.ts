@@ -20,7 +20,7 @@ export class InlineProjectionFailed extends Error {
 }
 
 /**
- * Inline projectors (DESIGN §5, as Marten's and Emmett's): the PostgreSQL store calls them in
+ * Inline projectors (as Marten's and Emmett's): the PostgreSQL store calls them in
  * the append's own transaction, on its own connection (through a knex bound to it), so a read
  * model a caller reads right after its command is written with the events, and the command
  * waits for no projector to read them back. Appends of other types never open a transaction.

@@ -7,7 +7,7 @@ export interface TailSlice {
 }
 
 /**
- * The newest stretch of the global log, read once for every lane (DESIGN §5, "one wake-up
+ * The newest stretch of the global log, read once for every lane ("one wake-up
  * serves every waiter"). Before it, each of the ~25 lanes answered every append's wake-up with
  * its own head query and filtered read: ~50 queries per command, most finding nothing. Now the
  * runner's one live subscription, which reads every new event anyway, fills the tail, and lanes

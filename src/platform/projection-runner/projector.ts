@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../eventstore/types';
 
 /**
- * A read-model builder (DESIGN §5). Bumping `version` makes the runner drop `tables`,
+ * A read-model builder. Bumping `version` makes the runner drop `tables`,
  * call `createTables` and replay every event into `apply`, so a read model is always
  * whatever its events say.
  */

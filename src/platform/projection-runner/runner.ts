@@ -94,7 +94,7 @@ export interface RebuildProgress {
 }
 
 /**
- * Runs projectors (DESIGN §5): each lane reads the log in batches and applies a batch and
+ * Runs projectors: each lane reads the log in batches and applies a batch and
  * its checkpoint in one transaction, so a crash anywhere leaves read model and checkpoint
  * in agreement. One live subscription only wakes the lanes; reading is always readAll.
  */

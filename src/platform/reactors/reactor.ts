@@ -4,7 +4,7 @@ import type { PlatformDeps } from '../context-module';
 import type { RecordedEvent } from '../eventstore/types';
 
 /**
- * A process manager on the log (DESIGN §4; Emmett's workflows, Wolverine's sagas): a named,
+ * A process manager on the log (Emmett's workflows, Wolverine's sagas): a named,
  * fenced, checkpointed subscription, run like a projection lane on the leader, whose handler
  * turns one event into commands on other aggregates. A route never writes a second aggregate
  * after its own command: what must follow elsewhere is a reactor.

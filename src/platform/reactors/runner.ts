@@ -59,7 +59,7 @@ class ReactionFailed extends Error {
 }
 
 /**
- * Runs reactors (process managers, DESIGN §4) on the leader: one lane per reactor reads the
+ * Runs reactors (process managers) on the leader: one lane per reactor reads the
  * events it handles in log order and calls `react` for each, then moves its fenced
  * checkpoint past the event (compare and set). The reaction's commands commit on their own,
  * outside the checkpoint's write, so a crash between the two replays the event: every

@@ -5,7 +5,7 @@ import type { Projector } from '../projection-runner/projector';
 import type { RecordedEvent } from '../eventstore/types';
 
 /**
- * "At time T, handle command C" as events (DESIGN §4): a scheduled message is a stream of
+ * "At time T, handle command C" as events: a scheduled message is a stream of
  * its own, `platform.schedule-<tenant>-<messageId>`, with `MessageScheduled` and, once its
  * handler ran, `ScheduledMessageFired`. The id is chosen by the scheduler (derived from what
  * the message is about), so scheduling the same thing twice appends nothing, and firing

@@ -16,7 +16,7 @@ import { ChatServer, startChatServer } from './chat-completions-server';
 const MODEL = 'local/llama-3.1-8b-instruct';
 
 /**
- * Daily caps decided on the write side (issue 24 item 5), over HTTP: turns reserve their
+ * Daily caps decided on the write side, over HTTP: turns reserve their
  * budget in the usage streams before they start, so concurrent turns see each other.
  */
 describe('daily budgets under concurrency', function () {

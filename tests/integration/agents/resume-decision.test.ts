@@ -14,11 +14,11 @@ import { ChatServer } from './chat-completions-server';
 import { startSeededPlatform } from './seeded-platform';
 
 /**
- * Issue 24 §2 over HTTP on the builtin model: a reviewer's decision reaches the turn that
+ * Over HTTP on the builtin model: a reviewer's decision reaches the turn that
  * paused on it whatever turns ran in between, exactly once, and no second approval is opened
  * for the same request.
  */
-describe('a reviewer\'s decision reaches its paused turn (issue 24 §2)', function () {
+describe('a reviewer\'s decision reaches its paused turn', function () {
   this.timeout(60_000);
   let t: TestPlatform;
   let chat: ChatServer;

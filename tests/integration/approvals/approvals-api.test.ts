@@ -11,7 +11,7 @@ import { TEST_SIGNING_KEY } from '../../support/secrets';
 
 const run = promisify(execFile);
 
-/** Spec 2 §4 Approvals over HTTP: request, list, details, decide (once), escalate. */
+/** Approvals over HTTP: request, list, details, decide (once), escalate. */
 describe('approvals API', () => {
   let t: TestPlatform;
   let tenantId: string;

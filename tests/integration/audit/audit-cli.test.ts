@@ -13,7 +13,7 @@ import { TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 const run = promisify(execFile);
 const tsx = path.resolve('node_modules/.bin/tsx');
 
-/** Issue 19 from the operator's shell: `ops audit replay` and `ops audit state` by reviewer keys. */
+/** The audit review from the operator's shell: `ops audit replay` and `ops audit state` by reviewer keys. */
 describe('ops audit replay / state (CLI)', () => {
   let t: TestPlatform;
   let admin: Session;

@@ -6,7 +6,7 @@ import { signIn, Session } from '../../support/auth';
 import { superuserConnection } from '../../support/database';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** Issue 19 over HTTP: GET /admin/audit/events and /admin/audit/export. */
+/** The audit review over HTTP: GET /admin/audit/events and /admin/audit/export. */
 describe('audit review API', () => {
   let t: TestPlatform;
 

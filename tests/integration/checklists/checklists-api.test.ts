@@ -8,7 +8,7 @@ import * as files from '../../support/files';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { createWell, WellFixture } from './graph-fixture';
 
-/** Spec 2 §4 Checklists: templates, create, items, submit → approval → decision, exception, reject, artifacts. */
+/** Checklists over HTTP: templates, create, items, submit → approval → decision, exception, reject, artifacts. */
 describe('checklists API', () => {
   let t: TestPlatform;
   let tenantId: string;
@@ -64,7 +64,7 @@ describe('checklists API', () => {
     expect(domain.body.detail[0].loc).to.deep.equal(['body', 'domain']);
   });
 
-  // Issue 26: `entity_type: "Well"` (the graph's own label) was refused with "template form_pr is about a well".
+  // A regression: `entity_type: "Well"` (the graph's own label) was refused with "template form_pr is about a well".
   it('entity types match the graph labels case-insensitively; a Form PR may be about a lease, not a gas lease', async () => {
     for (const entity_type of ['Well', 'WELL', 'well']) {
       const response = await create({ entity_type });

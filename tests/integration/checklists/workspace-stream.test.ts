@@ -7,7 +7,7 @@ import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { createWell, WellFixture } from './graph-fixture';
 import { readSse, SseFrame } from './sse-client';
 
-/** Spec 2 §6 Workspace assessment stream: frames computed from the graph, recorded, replayed, resumed. */
+/** The workspace assessment stream: frames computed from the graph, recorded, replayed, resumed. */
 describe('workspace assessment stream', () => {
   let t: TestPlatform;
   let tenantId: string;
@@ -78,7 +78,7 @@ describe('workspace assessment stream', () => {
     expect(frames.map((f) => f.id)).to.deep.equal(events.map((e) => e.revision.toString()));
   });
 
-  // Issue 26: the dashboard said red ("flaring after authorization expired") while the month's checklist said compliant.
+  // A regression: the dashboard said red ("flaring after authorization expired") while the month's checklist said compliant.
   it('the dashboard and the Form PR checklist judge Rule 32 on the flared month with the same verdict and reason', async () => {
     const monthsAgo = (n: number) => new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() - n, 1)).toISOString().slice(0, 7);
     const month = monthsAgo(10);

@@ -12,7 +12,7 @@ const DOMAINS = ['rule_32', 'rule_37', 'production', 'drilling', 'inactive_wells
 const WELL_PACKS = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('compliance dashboard over a seeded Texas portfolio (spec 2 §4)', () => {
+describe('compliance dashboard over a seeded Texas portfolio', () => {
   let t: TestPlatform;
   let auth: Record<string, string>;
   let tenantId: string;

@@ -12,7 +12,7 @@ import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /**
- * Issue 27 §3: a portfolio re-assessed on the same day re-evaluates only the entities near a
+ * A portfolio re-assessed on the same day re-evaluates only the entities near a
  * graph change and records only the verdicts that changed, and the dashboard ends exactly
  * where a whole assessment would have put it.
  */

@@ -9,7 +9,7 @@ import type { TestPlatform } from '../../support/platform';
 import { createSourceDatabase, SourceDatabase, startCapturingPlatform } from './support';
 
 /**
- * Spec 3 §4 Connectors against the machine's real PostgreSQL: a source database with a
+ * Connectors against the machine's real PostgreSQL: a source database with a
  * read-only and a read-write role made here, egress admitted for 127.0.0.0/8 only.
  */
 describe('connectors over PostgreSQL', function () {

@@ -10,7 +10,7 @@ import { ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser
 
 /**
  * The evaluation page's run detail and baseline promotion, and chat's tables from a tool's
- * `tool_result`, in Chromium (issue 29 items 1 and 4).
+ * `tool_result`, in Chromium.
  */
 describe('console: evaluation runs and tool tables in chat (Chromium)', function () {
   this.timeout(180_000);

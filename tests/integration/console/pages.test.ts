@@ -7,7 +7,7 @@ import { createSourceDatabase, SourceDatabase } from '../connectors/support';
 import { ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
 
 /**
- * The console pages of issue 29 in Chromium: the start page, filing approvals as a reviewer
+ * Console pages in Chromium: the start page, filing approvals as a reviewer
  * sees them, chat that reads like a conversation, connectors and exposure review, operational
  * events with their rules, ingestion, evaluation, projects and skills, and an axe-core check
  * of every page of the console.

@@ -4,7 +4,7 @@ import { graphContext } from '../../../src/contexts/graph/module';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-describe('graph entities and edges (spec 3 §4)', () => {
+describe('graph entities and edges', () => {
   let t: TestPlatform;
   let auth: Record<string, string>;
   let other: Record<string, string>;

@@ -5,7 +5,7 @@ import { countTokens } from '../../../src/platform/infra/tokens';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-describe('a seeded graph: templates, context assembly, impact (spec 3 §4)', () => {
+describe('a seeded graph: templates, context assembly, impact', () => {
   let t: TestPlatform;
   let auth: Record<string, string>;
   let tenantId: string;

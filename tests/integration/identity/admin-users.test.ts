@@ -4,7 +4,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, sessionCookie, uniqueEmail } from './helpers';
 
-describe('identity: user administration and the tenant directory (spec 1 §3, §4)', () => {
+describe('identity: user administration and the tenant directory', () => {
   let t: TestPlatform;
   let admin: Session;
   let operator: Session;

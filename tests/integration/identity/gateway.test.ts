@@ -24,7 +24,7 @@ const echoContext: ContextModule = {
 const key = new TextEncoder().encode(TEST_JWT_SECRET);
 const enc = (value: object) => base64url.encode(JSON.stringify(value));
 
-describe('identity: the gateway against forged and malformed tokens (spec 1 §5)', () => {
+describe('identity: the gateway against forged and malformed tokens', () => {
   let t: TestPlatform;
   let user: Session;
   let claims: Record<string, unknown>;

@@ -6,7 +6,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { sessionCookie, uniqueEmail } from './helpers';
 
-describe('identity: invites and their redemption (spec 1 §3, §4)', () => {
+describe('identity: invites and their redemption', () => {
   let t: TestPlatform;
   let admin: Session;
 

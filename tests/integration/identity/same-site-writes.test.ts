@@ -5,8 +5,8 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /**
- * No state change from another site (issue 28): a write authenticated by the session cookie is
- * refused 403 when the browser marks it cross-site; reads stay open to every origin (spec 1),
+ * No state change from another site: a write authenticated by the session cookie is
+ * refused 403 when the browser marks it cross-site; reads stay open to every origin,
  * and bearer clients are unaffected.
  */
 describe('cookie-authenticated writes from another site', function () {

@@ -4,7 +4,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, sessionCookie, uniqueEmail } from './helpers';
 
-describe('identity: login, me, refresh, logout, validate, resolve (spec 1 §4)', () => {
+describe('identity: login, me, refresh, logout, validate, resolve', () => {
   let t: TestPlatform;
   let admin: Session;
 

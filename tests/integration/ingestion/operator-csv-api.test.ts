@@ -6,7 +6,7 @@ import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { postCsv } from './support';
 import { batchWells } from '../../../streams/ingestion/operator-csv-import';
 
-/** Spec 3 §4 "Ingestion": POST /ingest/operator/csv with normalised column names. */
+/** Ingestion: POST /ingest/operator/csv with normalised column names. */
 describe('operator CSV import API', () => {
   let t: TestPlatform;
   before(async () => {

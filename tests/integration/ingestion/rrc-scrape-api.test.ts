@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** Spec 3 §4 "Ingestion": POST /ingest/rrc-scrape, the simulated Railroad Commission scrape. */
+/** Ingestion: POST /ingest/rrc-scrape, the simulated Railroad Commission scrape. */
 describe('RRC scrape API', () => {
   let t: TestPlatform;
   before(async () => {

@@ -6,7 +6,7 @@ import { httpClient } from '../../support/http';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { postCsv } from './support';
 
-/** Spec 3 §4 "Ingestion": POST /ingest/scada and the internal-only POST /extract. */
+/** Ingestion: POST /ingest/scada and the internal-only POST /extract. */
 describe('SCADA readings and entity extraction API', () => {
   let t: TestPlatform;
   before(async () => {

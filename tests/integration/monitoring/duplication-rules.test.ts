@@ -6,7 +6,7 @@ import { signIn, Session } from '../../support/auth';
 import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
 import { httpClient } from '../../support/http';
 
-/** Spec 3 §4: duplication rules exist only on the monitoring service's internal listener. */
+/** Duplication rules exist only on the monitoring service's internal listener. */
 describe('duplication rules (internal listener)', () => {
   let t: TestPlatform;
 

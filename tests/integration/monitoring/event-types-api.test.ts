@@ -4,7 +4,7 @@ import { eventTypeAggregate } from '../../../streams/monitoring/event-type';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** Spec 3 §4 operational events: event types, fields, lifecycle, conditional and guard rules. */
+/** Operational events: event types, fields, lifecycle, conditional and guard rules. */
 describe('event types API', () => {
   let t: TestPlatform;
 

@@ -4,7 +4,7 @@ import { operationalEventAggregate } from '../../../streams/monitoring/operation
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** Spec 3 §4 operational events: logging, validation, guard and conditional rules, history, correlation, anomalies. */
+/** Operational events: logging, validation, guard and conditional rules, history, correlation, anomalies. */
 describe('operational events API', () => {
   let t: TestPlatform;
 

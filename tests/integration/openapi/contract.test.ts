@@ -4,7 +4,7 @@ import { servedRoutes } from '../../support/routes';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import type { OpenApiDocument } from '../../../src/platform/openapi/describe';
 
-/** The API contract (issue 18): served on both listeners, and it describes every route the apps serve. */
+/** The API contract: served on both listeners, and it describes every route the apps serve. */
 describe('the API contract', function () {
   let t: TestPlatform;
   before(async () => {
@@ -12,7 +12,7 @@ describe('the API contract', function () {
   });
   after(() => t?.close());
 
-  // One path segment may hold several parameters (`{ns}:{slug}`, spec 3) where the router takes it whole (`:ref`).
+  // One path segment may hold several parameters (`{ns}:{slug}`) where the router takes it whole (`:ref`).
   const shape = (path: string) => path.replace(/\{[^}/]+\}(:\{[^}/]+\})*/g, '{}');
   const operations = (doc: OpenApiDocument) =>
     Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${shape(path)}`));
@@ -74,7 +74,7 @@ describe('the API contract', function () {
     expect(Object.keys(publicDoc.paths ?? {})).not.to.include('/api/v1/auth/resolve');
   });
 
-  it('writes the prompts hot path as spec 3 does (`{ns}:{slug}`), both halves as path parameters', async () => {
+  it('writes the prompts hot path as `{ns}:{slug}`, both halves as path parameters', async () => {
     const paths = (await t.api.get<OpenApiDocument>('/openapi.json')).body.paths as any;
     for (const [path, method] of [['/api/v1/prompts/resolve/{ns}:{slug}', 'get'], ['/api/v1/prompts/render/{ns}:{slug}', 'post']]) {
       expect(paths[path]?.[method]?.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name), path).to.deep.equal(['ns', 'slug']);

@@ -44,6 +44,16 @@ describe('ops: the command line in any order on a fresh database', function () {
     expect(again.stderr).to.match(/^ops: /);
   });
 
+  it('schedule status and retry on a database with nothing scheduled: none parked, nothing to retry (exit 2)', async () => {
+    const status = await ops('schedule', 'status');
+    expect(status.code, status.stderr).to.equal(0);
+    expect(status.lines.at(-1)).to.equal('scheduled messages: none dead-lettered');
+
+    const retry = await ops('schedule', 'retry', 'no-such-handler');
+    expect(retry.code, retry.stderr).to.equal(2);
+    expect(retry.lines.at(-1)).to.equal('scheduled messages: 0 of 0 dead-lettered made due again (no-such-handler)');
+  });
+
   it('seed beside a running platform (which projects; the command follows its checkpoints) returns once the import is projected', async () => {
     const t = await startTestPlatform();
     try {

@@ -5,7 +5,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /**
- * A JSON body limit per route family (issue 28): the parser takes the limit of the route the
+ * A JSON body limit per route family: the parser takes the limit of the route the
  * body is for, refuses a larger body with the readable 413 before any route runs, and the
  * document states each limit as `x-body-limit`.
  */

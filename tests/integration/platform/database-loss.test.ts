@@ -7,9 +7,9 @@ import { createTestDatabase } from '../../support/database';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
 /**
- * A lost database (issue 28): the platform reaches PostgreSQL through a TCP relay that the
+ * A lost database: the platform reaches PostgreSQL through a TCP relay that the
  * test cuts — open connections are reset and new ones refused, as when the database host
- * goes away. Spec 1 reserves 503 for an unavailable dependency: never a 500.
+ * goes away. The API contract reserves 503 for an unavailable dependency: never a 500.
  */
 describe('a lost database', function () {
   this.timeout(60_000);

@@ -3,7 +3,7 @@ import { connectDatabase } from '../../../src/platform/infra/database';
 import { migrateToLatest, migrations } from '../../../src/platform/infra/migrations';
 import { createEmptyDatabase } from '../../support/database';
 
-/** Issue 24 §9: two instances started at the same instant on an empty database. */
+/** Two instances started at the same instant on an empty database. */
 describe('migrations under the advisory lock', () => {
   it('two concurrent migrations of an empty database both succeed and apply each migration once', async () => {
     for (let round = 0; round < 3; round++) {

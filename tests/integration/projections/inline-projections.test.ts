@@ -14,7 +14,7 @@ import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
 /**
- * Inline projectors (DESIGN §5): written in the append's own transaction, so a read right
+ * Inline projectors: written in the append's own transaction, so a read right
  * after the append sees them, a failed apply appends nothing, and a rebuild from the log
  * gives the same rows.
  */

@@ -6,7 +6,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { superuserConnection } from '../../support/database';
 
-/** Spec 3 §4 "Prompts": the version lifecycle, resolve, render and the signed audit, over HTTP. */
+/** Prompts: the version lifecycle, resolve, render and the signed audit, over HTTP. */
 describe('prompts API', () => {
   let t: TestPlatform;
 

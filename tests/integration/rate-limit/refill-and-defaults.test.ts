@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** The defaults of spec 1 §8 (600/min, burst 100), observed through HTTP. */
+/** The rate limit's defaults (600/min, burst 100), observed through HTTP. */
 describe('gateway rate limit with the default limits', () => {
   let t: TestPlatform;
 

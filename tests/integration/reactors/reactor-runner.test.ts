@@ -15,7 +15,7 @@ import { reactorCheckpoint, ReactorRunner } from '../../../src/platform/reactors
 import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
-/** Issue 24 §1 and §9: reactor lanes, and the projection runner's failure accounting. */
+/** Reactor lanes, and the projection runner's failure accounting. */
 describe('reactor runner', () => {
   let db: Database;
   let store: EventStore;

@@ -5,7 +5,7 @@ import { tenantSettingsStream } from '../../../streams/settings/tenant-settings'
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 
-/** Spec 1 §4 "Tenant settings endpoints": GET/PUT /settings and the model list. */
+/** Tenant settings: GET/PUT /settings and the model list. */
 describe('tenant settings API', () => {
   let t: TestPlatform;
 

@@ -10,7 +10,7 @@ import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { TEST_SIGNING_KEY } from '../../support/secrets';
 
-/** Spec 1 §4: per-user budget overrides, and the signed audit of every settings write. */
+/** Per-user budget overrides, and the signed audit of every settings write. */
 describe('user budget overrides and the settings audit', () => {
   let t: TestPlatform;
 

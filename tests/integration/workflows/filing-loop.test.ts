@@ -6,7 +6,7 @@ import { createWell, WellFixture } from '../checklists/graph-fixture';
 import { filingEntityId } from '../../../commands/checklists/record-filing';
 import { eventually } from '../../support/eventually';
 
-/** Issue 24 §3: checklist → submit → approval → decision → filing in the graph → the dashboard cell. */
+/** The filing loop: checklist → submit → approval → decision → filing in the graph → the dashboard cell. */
 describe('the filing loop (reactors over HTTP)', () => {
   let t: TestPlatform;
   let operator: Session;

@@ -13,7 +13,7 @@ import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { createWell } from '../checklists/graph-fixture';
 import { eventually } from '../../support/eventually';
 
-/** Issue 24 §2, §6, §8: scheduled messages on the leader, and work that survives a stop between steps. */
+/** Scheduled messages on the leader, and work that survives a stop between steps. */
 describe('scheduling and recovery', () => {
   describe('turn deadlines and the daily assessment', () => {
     let t: TestPlatform;

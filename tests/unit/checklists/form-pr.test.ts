@@ -57,7 +57,7 @@ describe('Form PR from the graph, per oil lease or gas well', () => {
     expect(run('oil_production', alone(well(), { period: '2025-12' })).field('oil_production_bbl')).to.include({ fieldValue: 3200, confidence: 0.8 });
   });
 
-  // Issue 26: the old checklist passed production_found with "0 bbl" and flaring with "no gas flared" for a month the graph holds nothing for.
+  // A regression: the old checklist passed production_found with "0 bbl" and flaring with "no gas flared" for a month the graph holds nothing for.
   it('a month without figures is reported missing, never as 0', () => {
     const r = run('oil_production', alone(well(), { period: '2025-10' }));
     expect(r.check('production_found')).to.include({ passed: false });
@@ -87,7 +87,7 @@ describe('Form PR from the graph, per oil lease or gas well', () => {
     expect(run('flaring_authority', alone(well(), { authorizations: { [API]: [expired] } })).check('flaring_within_authorization')).to.include({ passed: false });
   });
 
-  // Issue 26: an authorization that expired 40 days ago was reported as "expires within 30 days".
+  // A regression: an authorization that expired 40 days ago was reported as "expires within 30 days".
   it('an authorization that covered the month and has since expired is compliant for the month and not "expiring"', () => {
     const auth = authorization('R32-3', 500, '2026-02-01');
     const r = run('flaring_authority', alone(well(), { authorizations: { [API]: [auth] }, today: '2026-03-13' }));

@@ -39,7 +39,7 @@ describe('compliance domain packs', () => {
     it('flaring without an authorization is red, overdue and an anomaly', () => {
       expect(rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: new Map() }, TODAY)).to.include({ color: 'red', bucket: 'overdue', anomaly: true });
     });
-    // Issue 26: the old pack judged against today and called this red; Rule 32 judges the month the gas was flared.
+    // A regression: the old pack judged against today and called this red; Rule 32 judges the month the gas was flared.
     it('an authorization that covered the flared month and expired later is compliant for that month', () => {
       expect(rule32Pack.assess(well({ gas_flared_mcf: 300 }), { authorizations: at(auth(500, '2026-03-01')) }, TODAY)).to.include({ color: 'green', dueDate: null });
     });
@@ -94,7 +94,7 @@ describe('compliance domain packs', () => {
       expect(productionPack.assess(reported('2026-01'), none, '2026-03-26')).to.include({ color: 'amber', bucket: 'due_7d', dueDate: '2026-03-31' });
       expect(productionPack.assess(reported('2026-02'), none, TODAY)).to.include({ color: 'green', bucket: null, dueDate: '2026-04-30' });
     });
-    // Issue 26: the old pack was green here ("Form PR filed through 2026-01") with no figures for February in the graph.
+    // A regression: the old pack was green here ("Form PR filed through 2026-01") with no figures for February in the graph.
     it('a month that ended without production figures in the graph is grey, never green', () => {
       const v = productionPack.assess(reported('2026-01'), none, TODAY)!;
       expect(v).to.include({ color: 'grey', bucket: 'due_30d', dueDate: '2026-03-31' });

@@ -15,7 +15,7 @@ import { wellTestsPack } from '../../../src/contexts/compliance/packs/well-tests
 import { authorization, entity, formPrContext, keyed, leaseFacts, neighbor, NO_LEASE, wellFacts } from '../../support/rule-fixtures';
 
 /**
- * The golden table (issue 26): facts + period + today → the color and reason a regulator would
+ * The golden table: facts + period + today → the color and reason a regulator would
  * accept, each row citing the rule it encodes. Every row runs through the dashboard evaluator
  * (the pack's `assess`, which judges the latest reported period or the report owed) and through
  * the checklist evaluator (the checklist item that judges the rule for the checklist's period);

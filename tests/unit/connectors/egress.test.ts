@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { checkEgress, egressPolicy, refusalOf } from '../../../src/contexts/connectors/egress';
 
-/** Spec 3 §7 egress: every resolved address must be public unicast unless the allow-list admits it. */
+/** Connector egress: every resolved address must be public unicast unless the allow-list admits it. */
 describe('connector egress check', () => {
   const closed = egressPolicy([]);
 

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { validateSql } from '../../../src/contexts/connectors/sql-validator';
 
 /**
- * The validator as an allowlist of resolved names (issue 28), table-driven: statements from
+ * The validator as an allowlist of resolved names, table-driven: statements from
  * the API review, from PayloadsAllTheThings' "SQL Injection/PostgreSQL Injection.md" (as read
  * at commit 2ac947e; the repository has no Snowflake page, so the warehouse cases follow
  * Snowflake's own system functions and views), and comment and dollar-quote tricks are

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { validateSql } from '../../../src/contexts/connectors/sql-validator';
 
-/** The shared validator (spec 3 §exposure) on PostgreSQL's own parser and on node-sql-parser's Snowflake grammar. */
+/** The shared validator on PostgreSQL's own parser and on node-sql-parser's Snowflake grammar. */
 describe('SQL validator', () => {
   const codes = async (sql: string, engine: 'postgresql' | 'snowflake' = 'postgresql') => (await validateSql(sql, engine)).errors.map((e) => e.code);
 

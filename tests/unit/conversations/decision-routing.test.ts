@@ -8,7 +8,7 @@ import type { ApprovalState } from '../../../streams/approvals/approval';
 import { conversationAggregate, ConversationEvent, ConversationState, ReviewerDecision } from '../../../streams/conversations/conversation';
 import { dispatching, given } from '../../support/given';
 
-/** Issue 24 §2: the conversation waits on its approvals, receives their decisions and is resumed from each once. */
+/** the conversation waits on its approvals, receives their decisions and is resumed from each once. */
 type AnyCommand = Parameters<typeof decideAwaitApproval>[0] | Parameters<typeof decideDeliverApprovalDecision>[0] | Parameters<typeof decideConsumeApprovalDecision>[0];
 const conversation = dispatching<ConversationState, ConversationEvent, AnyCommand>(conversationAggregate, {
   AwaitApproval: decideAwaitApproval,
@@ -30,7 +30,7 @@ const awaitCommand = { type: 'AwaitApproval' as const, approvalId: 'ap1', execut
 const deliver = (decision: ReviewerDecision = approved) => ({ type: 'DeliverApprovalDecision' as const, approvalId: 'ap1', checkpointType: 'filing_submission', decision });
 const consume = (decision: ReviewerDecision = approved, executionId = 'x3') => ({ type: 'ConsumeApprovalDecision' as const, approvalId: 'ap1', checkpointType: 'filing_submission', executionId, decision });
 
-describe('conversation decider: approvals its turns wait on (issue 24 §2)', () => {
+describe('conversation decider: approvals its turns wait on', () => {
   it('given a turn paused on an approval, when AwaitApproval, then ApprovalAwaited; a second time, nothing', () => {
     given(conversation, [created]).when(awaitCommand).then([awaited()]);
     given(conversation, [created, awaited()]).when(awaitCommand).thenNothing();

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The layout's two rules, checked on the source itself (issue 23): no import cycles, and the
+ * The layout's two rules, checked on the source itself: no import cycles, and the
  * kernel (`src/platform/`) stands on no context. Type-only imports are erased at run time, so
  * they neither load a module nor close a cycle; they are left out of the graph.
  */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CreateEntityBody } from '../../../commands/graph/create-entity';
 import { boundedRecord, LIMITS } from '../../../src/platform/http/bounded';
 
-/** Free-form objects (graph properties, metadata, payloads) are bounded in count and size (issue 28). */
+/** Free-form objects (graph properties, metadata, payloads) are bounded in count and size. */
 describe('bounded free-form objects', () => {
   const record = boundedRecord(z.unknown());
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { OUTPUT_CEILINGS, outputBounds } from '../../../src/platform/openapi/output-bounds';
 
-/** The ceilings the document states for what the platform sends (issue 28, item 2). */
+/** The ceilings the document states for what the platform sends. */
 describe('output bounds in the OpenAPI document', () => {
   const documentWith = (shared: object) => ({
     paths: {

@@ -9,7 +9,7 @@ import { documentFor } from '../../../src/platform/openapi/serve';
 
 /**
  * The OWASP API Security Top 10 ruleset and Spectral's OpenAPI rules on the document the
- * platform serves (issue 28), with only the rules `.spectral.yaml` turns off.
+ * platform serves, with only the rules `.spectral.yaml` turns off.
  */
 describe('the served OpenAPI document under the API security rules', function () {
   this.timeout(300_000);

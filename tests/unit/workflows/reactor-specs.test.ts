@@ -10,7 +10,7 @@ import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
 import type { ApprovalState } from '../../../streams/approvals/approval';
 import { given } from '../../support/given';
 
-/** Issue 24: each reactor's mapping, given an event (and the facts it reads), then the command it issues. */
+/** Each reactor's mapping, given an event (and the facts it reads), then the command it issues. */
 const NOW = '2026-11-26T08:00:00.000Z';
 
 const checklist = {

@@ -24,7 +24,7 @@ const judged = (frames: ItemFrames, check: string, subject: RuleSubject | null |
 
 /**
  * R-32, W-1, W-2/G-1 and W-3X items, assessed against the graph with the Rule 32, 37, 38,
- * 14/15 facts of DOMAIN.md. Where the graph cannot know (plats, pooling, H2S) the item gets
+ * 14/15 facts of 16 TAC chapter 3 (docs/compliance.md). Where the graph cannot know (plats, pooling, H2S) the item gets
  * an informational check telling the preparer what to attach.
  */
 const source = (v: VertexView) => `graph:${v.label}/${v.entity_id}`;

@@ -6,7 +6,7 @@ import type { AssessedVertex, DomainPack, Verdict } from '../../compliance/packs
 import type { ItemFrames, Severity } from './frames';
 
 /**
- * A checklist judges a rule with the compliance pack's own evaluator (issue 26): the same
+ * A checklist judges a rule with the compliance pack's own evaluator: the same
  * `load` over the knowledge graph for one entity and the same `assess`, given the checklist's
  * period. So a checklist item and the dashboard cell give the same verdict and reason.
  */

@@ -14,12 +14,12 @@ export interface AssessedVertex {
 export type Verdict = Omit<AssessedCell, 'domain'>;
 
 /**
- * A compliance domain pack (issue 12): registered data (`domain`, titles, the entity labels it
+ * A compliance domain pack: registered data (`domain`, titles, the entity labels it
  * applies to) plus two functions — `load` gathers the pack's facts from the knowledge graph's
  * read model for a set of vertices (null: the whole portfolio) in a few set-based queries,
  * and the pure `assess` turns one entity's facts into a verdict for `today` (YYYY-MM-DD).
  *
- * `assess` is the rule's one evaluator (issue 26): the dashboard calls it without `period`
+ * `assess` is the rule's one evaluator: the dashboard calls it without `period`
  * (the rule judges the latest reported period, or the filing currently owed, and names it);
  * a checklist calls it with the checklist's period. It answers null where the rule does not
  * apply to that entity (an oil well's Form PR is filed on its lease).

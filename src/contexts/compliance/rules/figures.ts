@@ -5,7 +5,7 @@ import { num } from '../packs/pack';
  * One month's Form PR figures of a well, as the graph holds them: the current fields when the
  * well's newest reported month (`form_pr_period`) is that month, else the month's entry of
  * `production_history_12m`. Null when the graph holds nothing for the month — missing is not
- * zero (issue 26). Volumes a source did not report stay null inside a found month.
+ * zero. Volumes a source did not report stay null inside a found month.
  */
 export interface MonthFigures {
   period: string;

@@ -1,8 +1,8 @@
 import { CalendarOptions, workingDayCalendar, WorkingDayCalendar } from './calendar';
 
 /**
- * The Texas domain pack's configuration: the deadlines DOMAIN.md could not confirm from the
- * regulator (marked (?)) and the windows the dashboard warns in. A tenant whose counsel reads a
+ * The Texas domain pack's configuration: the deadlines not confirmed from the regulator's
+ * own text (marked (?) in docs/compliance.md) and the windows the dashboard warns in. A tenant whose counsel reads a
  * rule differently installs the packs with another configuration; nothing here is a literal in
  * a rule function.
  */

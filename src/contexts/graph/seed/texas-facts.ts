@@ -1,5 +1,5 @@
 /**
- * Public facts behind the seed portfolio (DOMAIN.md): Texas API county codes (the odd
+ * Public facts behind the seed portfolio: Texas API county codes (the odd
  * FIPS-style numbers), RRC districts and field names of the big plays. Field numbers,
  * leases, operators and P-5 numbers in the seed are made up but shaped like the real ones.
  */

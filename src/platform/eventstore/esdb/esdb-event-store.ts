@@ -41,7 +41,7 @@ import {
 } from '../types';
 
 /**
- * EventStoreDB adapter (DESIGN §3). The server owns revisions, positions and optimistic
+ * EventStoreDB adapter. The server owns revisions, positions and optimistic
  * concurrency; the adapter adds the chained audit signature, which is why every append
  * first reads the stream's tail.
  */

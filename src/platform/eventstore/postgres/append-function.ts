@@ -7,7 +7,7 @@ const FIND_STORED_IDS = `SELECT json_agg(json_build_object('stream', e.stream_id
         INTO found_existing FROM events e WHERE e.event_id = ANY(p_ids);`;
 
 /**
- * The append as one statement (DESIGN §3): a compare-and-set of the stream's revision and
+ * The append as one statement: a compare-and-set of the stream's revision and
  * the insert of the batch in one server-side call, so an autocommitted append costs one
  * round trip. The chain signatures are computed in Node from the head the caller believes
  * in; the revision compare-and-set proves that head is still the head. On a mismatch nothing

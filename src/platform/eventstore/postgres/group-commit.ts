@@ -1,5 +1,5 @@
 /**
- * Group commit (issue 27 item 7): appends that arrive while the store is busy wait briefly and
+ * Group commit: appends that arrive while the store is busy wait briefly and
  * are then committed together, in one transaction with one WAL flush, instead of one each.
  * Up to `maxGroups` groups are in flight at once; an append arriving with a slot free starts
  * its own group at once, so a quiet store adds no wait. Under load the waiting appends

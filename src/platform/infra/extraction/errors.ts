@@ -1,7 +1,7 @@
 import { UnsupportedMediaType, ValidationFailed } from '../../domain-errors';
 
 /**
- * Why an uploaded file yields no text (spec 2 §7: 422 with a human-readable detail). It
+ * Why an uploaded file yields no text (422 with a human-readable detail). It
  * is a validation failure of the `file` part, so the body keeps the platform's 422 shape
  * `{detail: [{loc: ['body', 'file'], msg, type}]}` with `msg` written for people.
  */

@@ -6,9 +6,9 @@ import { extractXlsx } from './xlsx';
 import { UnreadableFile } from './errors';
 import type { ZipLimits } from './zip-guard';
 
-/** About 8,000 tokens per attachment or knowledge file (spec 2 §8), head kept. */
+/** About 8,000 tokens per attachment or knowledge file, head kept. */
 export const EXTRACTED_TOKEN_LIMIT = 8000;
-/** Per-file upload limit (spec 2 §8). */
+/** Per-file upload limit. */
 export const UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
 
 export interface ExtractedText {

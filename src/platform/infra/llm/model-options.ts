@@ -1,5 +1,5 @@
 /**
- * The curated model list (spec 1 §2 "Model option"): the only ids a tenant may pick for
+ * The curated model list: the only ids a tenant may pick for
  * `default_model` / `fallback_model`, and the only values DEFAULT_LLM_MODEL may take. The
  * `builtin/*` models are deterministic and offline (demos, tests, air-gapped installs).
  * Every field is a string, as the spec's model option shape says.
