@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
-import { ITEM_TYPES } from '../../src/contexts/checklists/filing-templates';
+import { ITEM_TYPES } from './filing-templates';
 import { DECISIONS } from '../approvals/approval';
 
 /**

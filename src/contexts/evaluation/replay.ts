@@ -10,7 +10,7 @@ import { addAttachment } from '../../../commands/conversations/add-attachment';
 import { createConversation } from '../../../commands/conversations/create-conversation';
 import type { ExtractedFileData } from '../../../streams/conversations/extracted-file';
 import { conversationStream, readConversationEvent } from '../../../streams/conversations/conversation';
-import type { FrozenTurn } from './turn-snapshot';
+import type { FrozenTurn } from '../../../commands/evaluation/turn-snapshot';
 
 /** The evaluation-runner account of spec 1 §2: replay conversations and turns are its own. */
 export const EVAL_RUNNER_ID = '00000000-0000-0000-0000-00000000000e';

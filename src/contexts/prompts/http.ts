@@ -29,7 +29,7 @@ import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity/require-permission';
-import type { ResolvedIdentity } from '../identity/resolver';
+import type { ResolvedIdentity } from '../../../commands/identity/resolver';
 import { AuditQuery, Id, RefParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
 
 /**

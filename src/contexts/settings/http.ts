@@ -11,7 +11,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity/require-permission';
 import { effectiveTenantSettings, environmentDefaults } from './effective-settings';
-import { SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from './fields';
+import { SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from './settings-cache';
 import { createTenantUserCheck } from './tenant-users';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { seedGraph } from '../../../commands/graph/seed-graph';
 import { NotFound } from '../../../src/platform/domain-errors';
-import { DOMAIN_TAG_SECTIONS, OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
+import { DOMAIN_TAG_SECTIONS, OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_TYPES } from '../../../streams/graph/oilgas-vertical';
 import { generatePortfolio } from '../../../src/contexts/graph/seed/texas-portfolio';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { contextText } from '../../../queries/graph/context-text';

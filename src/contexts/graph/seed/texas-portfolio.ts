@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ImportedEdge, ImportedVertex } from '../../../../streams/graph/graph-import';
 import type { Properties } from '../../../../streams/graph/properties';
-import { addDays, nextMonth } from '../../compliance/rules/calendar';
-import { TEXAS_RULES } from '../../compliance/rules/texas-rules';
-import { COUNTIES, FIELDS, FORMATIONS, LEASE_NAMES, OPERATOR_WORDS, REGULATIONS } from './texas-facts';
+import { addDays, nextMonth } from '../../../../commands/compliance/rules/calendar';
+import { TEXAS_RULES } from '../../../../commands/compliance/rules/texas-rules';
+import { COUNTIES, FIELDS, FORMATIONS, LEASE_NAMES, OPERATOR_WORDS, REGULATIONS } from '../../../platform/samples/texas-facts';
 
 /**
  * A realistic Texas operating portfolio for demos, tests and benchmarks: operators with P-5
