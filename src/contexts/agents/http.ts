@@ -6,7 +6,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { newId } from '../../platform/command-handling/idempotency';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { createModelRouter } from '../../platform/infra/llm/model-router';
 import { complianceAssistant } from './assistant/compliance-assistant';
 import { BUILTIN_SKILLS } from '../../../streams/agents/builtin-skills';

@@ -26,7 +26,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { readUpload } from '../../platform/http/multipart';
 import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
 import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
 

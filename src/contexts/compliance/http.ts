@@ -8,7 +8,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
 /**

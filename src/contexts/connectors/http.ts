@@ -24,7 +24,7 @@ import { Unauthenticated } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 
 /** Connectors and guarded queries (spec 3 §4 Connectors). */

@@ -9,7 +9,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { effectiveTenantSettings, environmentDefaults } from './effective-settings';
 import { SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
