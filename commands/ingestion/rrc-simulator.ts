@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { seededRandom } from '../../src/platform/samples/seeded-random';
 import { COUNTIES, FIELDS, LEASE_NAMES, OPERATOR_WORDS } from '../../src/platform/samples/texas-facts';
 
 /**
@@ -118,22 +119,6 @@ export interface RrcRecords {
   flaring: RrcFlaringAuthorization[];
 }
 
-function prng(seedText: string) {
-  let a = createHash('sha256').update(seedText).digest().readUInt32BE(0);
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
-    chance: (p: number) => next() < p,
-  };
-}
-
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
 const addDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString().slice(0, 10);
 
@@ -163,7 +148,7 @@ const LEASES_PER_DISTRICT = 12;
 
 /** The district's wells, leases and operators: fixed by the district alone. */
 function universe(district: string) {
-  const r = prng(`rrc-universe|${district}`);
+  const r = seededRandom(`rrc-universe|${district}`);
   const counties = countiesOf(district);
   const districtFields = FIELDS.filter((f) => f.counties.some((c) => COUNTIES[c]?.district === district));
   const fields = (districtFields.length > 0 ? districtFields : [{ name: `${counties[0].name.toUpperCase()} (CONSOLIDATED)`, wellType: 'oil' as const }]).map((f, i) => ({
@@ -242,7 +227,7 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
     // Permits per well are a function of the well and the year, so overlapping ranges agree.
     for (const well of wells) {
       for (let year = Number(range.from.slice(0, 4)); year <= Number(range.to.slice(0, 4)); year++) {
-        const r = prng(`rrc-permit|${well.api_number}|${year}`);
+        const r = seededRandom(`rrc-permit|${well.api_number}|${year}`);
         if (!r.chance(0.25)) continue;
         const issued = `${year}-${pad(r.int(1, 12), 2)}-${pad(r.int(1, 28), 2)}`;
         if (issued < range.from || issued > range.to) continue;
@@ -263,7 +248,7 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
   if (want.has('production')) {
     for (const month of monthsIn(range)) {
       for (const well of wells.filter((w) => w.status !== 'inactive')) {
-        const r = prng(`rrc-pr|${well.api_number}|${month}`);
+        const r = seededRandom(`rrc-pr|${well.api_number}|${month}`);
         const days = well.status === 'shut-in' ? r.int(0, 10) : r.int(26, 31);
         const oil = well.well_type === 'oil' ? r.int(15, 850) * days : r.int(0, 3) * days;
         const gas = well.well_type === 'oil' ? Math.round(oil * (r.int(8, 30) / 10)) : r.int(200, 4_000) * days;
@@ -287,7 +272,7 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
   }
   if (want.has('flaring')) {
     for (const well of wells) {
-      const r = prng(`rrc-r32|${well.api_number}`);
+      const r = seededRandom(`rrc-r32|${well.api_number}`);
       if (!r.chance(0.3)) continue;
       // Staggered 180-day administrative exceptions from the well's completion onwards.
       const span = r.pick([45, 90, 180]);

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ToolProvider, ToolRegistry } from './agent-tools';
 import type { AuditCatalog } from './audit/catalog';
-import type { CommandHandler } from './command-handling/command-types';
+import type { CommandContext, CommandHandler } from './command-handling/command-types';
 import type { Config } from './config';
 import type { EventStore, Position, RecordedEvent } from './eventstore/types';
 import type { GatewayStages } from './http/gateway';
@@ -60,6 +60,8 @@ export interface ContextModule {
   audit?: AuditCatalog;
   /** Replaces gateway stages (the identity context fills them). */
   gateway?(deps: PlatformDeps): Partial<GatewayStages>;
+  /** Sample data it adds to a tenant's when the graph's sample portfolio is loaded (POST /graph/seed, development only). */
+  seedSamples?(deps: PlatformDeps, context: CommandContext): Promise<void>;
   /** Runs after projections have caught up, before the platform reports healthy. */
   start?(deps: PlatformDeps): Promise<void>;
   stop?(): Promise<void>;

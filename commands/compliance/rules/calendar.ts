@@ -1,3 +1,7 @@
+import { addDays, lastDayOfMonth } from '../../../src/platform/dates';
+
+export { addDays, addMonths, daysInMonth, lastDayOfMonth, nextMonth } from '../../../src/platform/dates';
+
 /**
  * The regulator's working-day calendar. The Railroad Commission is a Texas state agency: its
  * offices close on Saturdays, Sundays and the holidays of Texas Government Code §662.003 on
@@ -59,7 +63,6 @@ export function texasHolidays(year: number): Holiday[] {
   ];
 }
 
-export const addDays = (isoDate: string, days: number) => new Date(Date.parse(isoDate.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
 
 export interface WorkingDayCalendar {
   isWorkingDay(date: string): boolean;
@@ -101,21 +104,3 @@ export function workingDayCalendar(options: CalendarOptions = {}): WorkingDayCal
     lastWorkingDayOfMonth: (month) => move(lastDayOfMonth(month), 'previous'),
   };
 }
-
-export function lastDayOfMonth(month: string): string {
-  const [y, m] = month.split('-').map(Number);
-  return new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
-}
-
-export function nextMonth(month: string): string {
-  const [y, m] = month.split('-').map(Number);
-  return new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 7);
-}
-
-export function addMonths(isoDate: string, months: number): string {
-  const [y, m, d] = isoDate.slice(0, 10).split('-').map(Number);
-  const last = new Date(Date.UTC(y, m - 1 + months + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(y, m - 1 + months, Math.min(d, last))).toISOString().slice(0, 10);
-}
-
-export const daysInMonth = (month: string) => Number(lastDayOfMonth(month).slice(8, 10));

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { ImportedEdge, ImportedVertex } from '../../../../streams/graph/graph-import';
-import type { Properties } from '../../../../streams/graph/properties';
-import { addDays, nextMonth } from '../../../../commands/compliance/rules/calendar';
-import { TEXAS_RULES } from '../../../../commands/compliance/rules/texas-rules';
-import { COUNTIES, FIELDS, FORMATIONS, LEASE_NAMES, OPERATOR_WORDS, REGULATIONS } from '../../../platform/samples/texas-facts';
+import type { ImportedEdge, ImportedVertex } from '../../../streams/graph/graph-import';
+import type { Properties } from '../../../streams/graph/properties';
+import { addDays } from '../../../src/platform/dates';
+import { seededRandom } from '../../../src/platform/samples/seeded-random';
+import { COUNTIES, FIELDS, FORMATIONS, LEASE_NAMES, OPERATOR_WORDS, REGULATIONS } from '../../../src/platform/samples/texas-facts';
 
 /**
  * A realistic Texas operating portfolio for demos, tests and benchmarks: operators with P-5
@@ -17,28 +17,17 @@ export interface PortfolioOptions {
   seed?: number;
   /** The month the latest Form PR reports (YYYY-MM); deadlines follow from it. */
   asOf?: string;
+  /**
+   * The date a production month's Form PR is due: a compliance rule on the regulator's
+   * calendar, handed in by whoever composes the seed (graph's route takes it from compliance's
+   * face) so that the graph's sample data depends on no other context.
+   */
+  formPrDue: (period: string) => string;
 }
 
 export interface Portfolio {
   vertices: ImportedVertex[];
   edges: ImportedEdge[];
-}
-
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
-    chance: (p: number) => next() < p,
-  };
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -47,11 +36,9 @@ const monthsBack = (asOf: string, back: number) => {
   const d = new Date(Date.UTC(y, m - 1 - back, 1));
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1, 2)}`;
 };
-/** Form PR is due on the last working day of the month after the production month, on the regulator's calendar. */
-const formPrDue = (period: string) => TEXAS_RULES.calendar.lastWorkingDayOfMonth(nextMonth(period));
 
 export function generatePortfolio(options: PortfolioOptions): Portfolio {
-  const r = prng(options.seed ?? 42);
+  const r = seededRandom(options.seed ?? 42);
   const asOf = options.asOf ?? '2026-01';
   const today = `${asOf}-15`;
   const vertices: ImportedVertex[] = [];
@@ -243,7 +230,7 @@ export function generatePortfolio(options: PortfolioOptions): Portfolio {
         edge('HAS_DEADLINE', well, due);
       } else if (r.chance(0.05)) {
         const period = monthsBack(asOf, 0);
-        const due = vertex('ComplianceDeadline', `DL-PR-${api}-${period}`, { deadline_date: formPrDue(period), type: 'Form PR monthly production report', form: 'PR', period, status: 'open' });
+        const due = vertex('ComplianceDeadline', `DL-PR-${api}-${period}`, { deadline_date: options.formPrDue(period), type: 'Form PR monthly production report', form: 'PR', period, status: 'open' });
         edge('HAS_DEADLINE', well, due);
       }
     }
