@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { CELLS } from '../../../projections/compliance/tables';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../src/platform/published/anomaly-flagged';
 import { bucketCounts, dashboardRows } from '../../../projections/compliance/selectors';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
