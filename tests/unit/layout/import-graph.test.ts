@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The layout's rules, checked on the source itself (see docs/architecture.md, "Layout"). Every
+ * The layout's rules, checked on the source itself (see docs/architecture.md, "Overview"). Every
  * relative import counts, type-only ones included (`import type`, `{ type X }`, `import('…')`
  * types): a type import is still a dependency a reader must follow, and a type-only cycle is
  * still a cycle. Only the browser rule also follows what the bundle loads at run time.
