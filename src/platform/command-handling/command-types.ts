@@ -1,9 +1,11 @@
 import type { Decider, DomainEvent } from './decider';
 import type { Position } from '../eventstore/types';
 
-/**
- * What issues and runs commands, as their callers see it; the handler itself is
- * `createCommandHandler` (command-handler.ts).
+/*
+ * The command handler as its callers see it, apart from its implementation
+ * (`createCommandHandler`, command-handler.ts): what the handler itself uses (reservations,
+ * multi-stream writes) and what runs commands (reactors, the scheduler) name these types
+ * without importing the handler, so no import cycle runs through it.
  */
 
 /** Who issues a command; becomes every appended event's metadata. */
