@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { formPrDue } from '../commands/compliance/packs/production';
 import { installOilgasVertical } from '../commands/graph/install-vertical';
 import { seedGraph, SeedBody } from '../commands/graph/seed-graph';
 import { graphContext } from '../src/contexts/graph/module';
@@ -31,6 +32,7 @@ export function registerSeedCommand(program: Command): void {
           { store: infrastructure.store, knex: infrastructure.db.knex, projections: runner, config },
           { tenantId: options.tenant, userId: SYSTEM_USER_ID },
           seed,
+          { formPrDue },
         );
         console.log(Object.entries(result.by_label).map(([label, n]) => `  ${label}: ${n}`).join('\n'));
         console.log(`seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`);

@@ -6,7 +6,7 @@ import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
 import { TERMINAL_TURN_EVENTS, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
-import { turnEnding } from '../../src/contexts/agents/conversation-turns';
+import { turnEnding } from './conversation-turns';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
 type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];

@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { FilingTemplate } from '../../src/contexts/checklists/filing-templates';
+import type { FilingTemplate } from '../../streams/checklists/filing-templates';
 import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;

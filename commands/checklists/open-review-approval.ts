@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { approvalAggregate } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
 import { requestApproval, RequestApprovalInput } from '../approvals/request-approval';
-import { filingPayload, FilingPayload } from '../../src/contexts/checklists/filing-payload';
+import { filingPayload, FilingPayload } from './filing-payload';
 import { checklistFacts, checklistHistory } from './checklist-history';
 import type { ChecklistFacts } from './checklist-facts';
 

@@ -2,7 +2,7 @@ import { findVertex } from '../../queries/graph/entities';
 import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
 import { newId } from '../../src/platform/command-handling/idempotency';
-import { DEFAULT_PACKS } from '../../src/contexts/compliance/packs';
+import { DEFAULT_PACKS } from '../compliance/packs';
 import { approvalAggregate, ApprovalDecisionRecord, approvalState } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
 import { namespaceOf } from '../../streams/graph/names';

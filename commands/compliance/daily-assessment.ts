@@ -1,5 +1,5 @@
 import { listTenants } from '../../queries/identity/tenants';
-import type { DomainPack } from '../../src/contexts/compliance/packs/pack';
+import type { DomainPack } from './packs/pack';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { changedSince, currentVerdicts, graphMark, lastPortfolioAssessment } from '../../queries/compliance/graph-changes';
-import type { DomainPack } from '../../src/contexts/compliance/packs/pack';
-import { PackScope, runPacks } from '../../src/contexts/compliance/run-packs';
+import type { DomainPack } from './packs/pack';
+import { PackScope, runPacks } from './run-packs';
 import { AssessedEntity, cellFingerprint, GraphMark } from '../../streams/compliance/assessment';
 import { namespaceOf } from '../../streams/graph/names';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { checkDestination, engineOf, parseConfig } from '../../src/contexts/connectors/destination';
+import type { ConnectorsDeps } from './connectors-deps';
+import { checkDestination, engineOf, parseConfig } from './destination';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';

@@ -3,7 +3,7 @@ import { reservationDecider, ReservationKey, reservationStream } from '../../src
 import { fold } from '../../src/platform/command-handling/decider';
 import { createSnapshotStore } from '../../src/platform/command-handling/snapshots';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import type { ConnectorsDeps } from './connectors-deps';
 import { connectorAggregate, ConnectorState, LiveConnector } from '../../streams/connectors/connector';
 
 /** Shared by the connector commands: key → stream, the key reservation, the typed refusals. */

@@ -1,6 +1,6 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import type { ConnectorsDeps } from './connectors-deps';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, requireLive } from './connector-refs';
 

@@ -1,9 +1,9 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import type { DiscoveredTable } from '../../src/contexts/connectors/engines/engine';
-import { engineRun } from '../../src/contexts/connectors/engine-run';
+import type { ConnectorsDeps } from './connectors-deps';
+import type { DiscoveredTable } from './engines/engine';
+import { engineRun } from './engine-run';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 

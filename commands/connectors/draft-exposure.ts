@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { checkedContent, EKEY, ExposureContent, ExposureContentInput } from '../../src/contexts/connectors/exposure-content';
+import type { ConnectorsDeps } from './connectors-deps';
+import { checkedContent, EKEY, ExposureContent, ExposureContentInput } from './exposure-content';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { checkedContent, ExposureContent, ExposureContentInput } from '../../src/contexts/connectors/exposure-content';
+import type { ConnectorsDeps } from './connectors-deps';
+import { checkedContent, ExposureContent, ExposureContentInput } from './exposure-content';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, exposureOf, loadConnector, requireLive } from './connector-refs';
 import { exposureRow } from '../../queries/connectors/exposures';

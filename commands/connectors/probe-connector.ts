@@ -1,8 +1,8 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { engineRun } from '../../src/contexts/connectors/engine-run';
+import type { ConnectorsDeps } from './connectors-deps';
+import { engineRun } from './engine-run';
 import { connectorAggregate, ConnectorEvent, ConnectorState, ProbeResult } from '../../streams/connectors/connector';
 import { discoverSchema } from './discover-schema';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';

@@ -3,8 +3,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { checkDestination, engineOf, parseConfig } from '../../src/contexts/connectors/destination';
+import type { ConnectorsDeps } from './connectors-deps';
+import { checkDestination, engineOf, parseConfig } from './destination';
 import { connectorAggregate, ConnectorEvent, ConnectorState, EngineKey } from '../../streams/connectors/connector';
 import { connectorKeyReservation } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';

@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { assertNever } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import type { ConnectorsDeps } from './connectors-deps';
 import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, exposureOf, refuseTransition, requireLive } from './connector-refs';
 

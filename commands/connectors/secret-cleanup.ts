@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { reactionContext, Reactor } from '../../src/platform/reactors/reactor';
-import { connectorsDeps } from '../../src/contexts/connectors/connectors-deps';
+import { connectorsDeps } from './connectors-deps';
 import { connectorAggregate, readConnectorEvent } from '../../streams/connectors/connector';
 import { DeleteSupersededSecret, deleteSupersededSecret } from './delete-superseded-secret';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import type { ConnectorsDeps } from '../../src/contexts/connectors/connectors-deps';
-import { engineOf } from '../../src/contexts/connectors/destination';
+import type { ConnectorsDeps } from './connectors-deps';
+import { engineOf } from './destination';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';

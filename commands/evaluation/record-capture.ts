@@ -4,7 +4,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { CaptureEvent, CaptureState, captureAggregate, captureIdOf, Score } from '../../streams/evaluation/capture';
-import { findTurnSnapshot } from '../../src/contexts/evaluation/turn-snapshot';
+import { findTurnSnapshot } from './turn-snapshot';
 
 /** POST /eval/captures body: a bare score is valid; identity never comes from here. */
 export const RecordCaptureBody = z.object({

@@ -1,5 +1,5 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
-import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES, OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION } from '../../src/contexts/graph/oilgas-vertical';
+import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES, OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION } from '../../streams/graph/oilgas-vertical';
 import { verticalStream } from '../../streams/graph/names';
 import { readSchemaEvent, SchemaEvent } from '../../streams/graph/schema';
 import type { GraphCommandDeps } from './actor';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { generatePortfolio } from '../../src/contexts/graph/seed/texas-portfolio';
+import { generatePortfolio, PortfolioOptions } from './seed/texas-portfolio';
 import { countVertices } from '../../queries/graph/entities';
 import { namespaceOf } from '../../streams/graph/names';
 import type { GraphActor } from './actor';
@@ -21,12 +21,17 @@ export type SeedOptions = z.infer<typeof SeedBody>;
  * Development only: in production the route does not exist (404). A graph that already
  * holds vertices is refused (409) so a second seed never duplicates API numbers.
  */
-export async function seedGraph(deps: Pick<PlatformDeps, 'store' | 'knex' | 'projections' | 'config'>, actor: GraphActor, options: SeedOptions) {
+export async function seedGraph(
+  deps: Pick<PlatformDeps, 'store' | 'knex' | 'projections' | 'config'>,
+  actor: GraphActor,
+  options: SeedOptions,
+  rules: Pick<PortfolioOptions, 'formPrDue'>,
+) {
   if (deps.config.production) throw new NotFound('No route for POST /graph/seed');
   const existing = await countVertices(deps.knex, namespaceOf(actor.tenantId));
   if (existing > 0) throw new Conflict(`the graph already holds ${existing} vertices; seed data loads only into an empty graph`);
   const started = process.hrtime.bigint();
-  const portfolio = generatePortfolio({ wells: options.wells, seed: options.seed, asOf: options.as_of });
+  const portfolio = generatePortfolio({ wells: options.wells, seed: options.seed, asOf: options.as_of, ...rules });
   const generated = process.hrtime.bigint();
   const result = await importGraph(deps, actor, {
     source: 'seed',

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import type { IdentityDeps } from './identity-deps';
 import { activeAdminIds } from '../../queries/identity/user-directory';
 import { adminRosterEvolution, AdminRosterEvent, AdminRosterState, adminRosterStream } from '../../streams/identity/admin-roster';
 import { isActiveAdmin } from '../../streams/identity/user';

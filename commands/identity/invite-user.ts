@@ -4,8 +4,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { claim, release } from '../../src/platform/command-handling/reservation';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
-import { newOneTimeToken } from '../../src/contexts/identity/onetime-secrets';
+import type { IdentityDeps } from './identity-deps';
+import { newOneTimeToken } from './onetime-secrets';
 import { INVITE_TTL_MS } from '../../streams/identity/onetime-token';
 import { ROLES } from '../../streams/identity/permissions';
 import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';

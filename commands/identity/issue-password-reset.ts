@@ -1,8 +1,8 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
-import { newOneTimeToken } from '../../src/contexts/identity/onetime-secrets';
+import type { IdentityDeps } from './identity-deps';
+import { newOneTimeToken } from './onetime-secrets';
 import { RESET_TTL_MS } from '../../streams/identity/onetime-token';
 import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 import { runOneTimeTokenCommand } from './onetime-token-commands';

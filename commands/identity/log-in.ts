@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Unauthenticated } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import type { IdentityDeps } from './identity-deps';
 import { findUserByEmail, UserRow } from '../../queries/identity/user-directory';
 import { passwordSecretName } from '../../streams/identity/user';
 

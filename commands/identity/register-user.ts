@@ -3,8 +3,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { claim, release } from '../../src/platform/command-handling/reservation';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
-import { hashPassword } from '../../src/contexts/identity/passwords';
+import type { IdentityDeps } from './identity-deps';
+import { hashPassword } from './passwords';
 import type { Role } from '../../streams/identity/permissions';
 import { AccountKind, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
-import { hashPassword } from '../../src/contexts/identity/passwords';
+import type { IdentityDeps } from './identity-deps';
+import { hashPassword } from './passwords';
 import { passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 
 /** The operator's `users rotate-password`: a new password, and live sessions end. */

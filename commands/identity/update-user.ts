@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import type { IdentityDeps } from './identity-deps';
 import { Role, ROLES } from '../../streams/identity/permissions';
 import { isActiveAdmin, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat, releaseAdminSeat } from './admin-seats';

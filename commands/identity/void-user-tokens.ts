@@ -1,5 +1,5 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import type { IdentityDeps } from '../../src/contexts/identity/identity-deps';
+import type { IdentityDeps } from './identity-deps';
 import type { UserEvent } from '../../streams/identity/user';
 import { runOneTimeTokenCommand } from './onetime-token-commands';
 

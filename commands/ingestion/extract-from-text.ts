@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
-import { extractEntities } from '../../src/contexts/ingestion/extract-entities';
-import { extractionFacts } from '../../src/contexts/ingestion/graph-facts';
+import { extractEntities } from './extract-entities';
+import { extractionFacts } from './graph-facts';
 import { entityExtractionAggregate, EntityExtractionEvent, EntityExtractionState, ExtractedEdge, ExtractedEntity } from '../../streams/ingestion/entity-extraction';
 import { feedGraph, FeedDeps } from './feed-graph';
 

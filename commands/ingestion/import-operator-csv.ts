@@ -5,8 +5,8 @@ import { assertNever, Decider } from '../../src/platform/command-handling/decide
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
-import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from '../../src/contexts/ingestion/csv-wells';
-import { csvFacts } from '../../src/contexts/ingestion/graph-facts';
+import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from './csv-wells';
+import { csvFacts } from './graph-facts';
 import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';

@@ -5,9 +5,9 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { ValidationFailed } from '../../src/platform/domain-errors';
-import { normaliseApiNumber } from '../../src/contexts/ingestion/csv-wells';
+import { normaliseApiNumber } from './csv-wells';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 import { namespaceOf } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { scadaBatchAggregate, ScadaBatchEvent, ScadaBatchState, ScadaReading } from '../../streams/ingestion/scada-batch';

@@ -3,8 +3,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { ValidationFailed } from '../../src/platform/domain-errors';
-import { scrapeFacts } from '../../src/contexts/ingestion/graph-facts';
-import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, simulateRrc } from '../../src/contexts/ingestion/rrc-simulator';
+import { scrapeFacts } from './graph-facts';
+import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, simulateRrc } from './rrc-simulator';
 import { rrcScrapeAggregate, RrcScrapeEvent, RrcScrapeState } from '../../streams/ingestion/rrc-scrape';
 import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
 

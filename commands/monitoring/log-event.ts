@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../src/platform/published/anomaly-flagged';
 import {
   DUPLICATE_KEY_LOOKBACK,
   duplicateKeyStream,

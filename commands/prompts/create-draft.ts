@@ -4,7 +4,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { validatedForSave } from '../../src/contexts/prompts/validate-template';
+import { validatedForSave } from '../../streams/prompts/validate-template';
 import { validationContext } from '../../queries/prompts/templates';
 import { templateAggregate, TemplateEvent, TemplateState, Validation } from '../../streams/prompts/template';
 import { liveTemplate } from './template-guards';

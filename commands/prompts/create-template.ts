@@ -4,7 +4,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
+import { promptResolveCache } from './resolve-cache';
 import { findNamespace, findTier } from '../../queries/prompts/namespaces';
 import { TEMPLATE_SLUG, templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 

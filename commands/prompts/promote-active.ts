@@ -2,7 +2,7 @@ import { assertNever, Decider } from '../../src/platform/command-handling/decide
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
+import { promptResolveCache } from './resolve-cache';
 import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 import { liveTemplate, versionIn } from './template-guards';
 

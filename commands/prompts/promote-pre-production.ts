@@ -3,7 +3,7 @@ import { assertNever, Decider } from '../../src/platform/command-handling/decide
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden, ValidationFailed } from '../../src/platform/domain-errors';
-import { promptResolveCache } from '../../src/contexts/prompts/resolve-cache';
+import { promptResolveCache } from './resolve-cache';
 import { findVersion } from '../../queries/prompts/versions';
 import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
 import { ROLES } from '../../streams/identity/permissions';

@@ -3,7 +3,7 @@ import { assertNever, Decider } from '../../src/platform/command-handling/decide
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden } from '../../src/platform/domain-errors';
-import { validatedForSave } from '../../src/contexts/prompts/validate-template';
+import { validatedForSave } from '../../streams/prompts/validate-template';
 import { validationContext } from '../../queries/prompts/templates';
 import { templateAggregate, TemplateEvent, TemplateState, Validation } from '../../streams/prompts/template';
 import { PROMPT_BODY_MAX } from './create-draft';

@@ -1,7 +1,7 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
-import { AUDIT_ACTIONS } from '../../src/contexts/settings/fields';
+import { AUDIT_ACTIONS } from '../../streams/settings/fields';
 import {
   capsOf,
   evolveUserBudgetOverride,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isModelId } from '../../src/platform/infra/llm/model-options';
-import { THINKING_MODES } from '../../src/contexts/settings/thinking-mode';
+import { THINKING_MODES } from '../../src/platform/infra/llm/thinking-mode';
 
 /**
  * Value rules shared by the settings commands. Limits are sanity bounds, not business caps:

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { assertNever, Decider } from '../../src/platform/command-handling/decider';
-import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../src/contexts/settings/fields';
+import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../streams/settings/fields';
 import {
   evolveTenantSettings,
   initialTenantSettings,

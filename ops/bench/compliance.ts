@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decideRecordAssessment } from '../../commands/compliance/record-assessment';
-import { DEFAULT_PACKS } from '../../src/contexts/compliance/packs';
-import { runPacks } from '../../src/contexts/compliance/run-packs';
+import { DEFAULT_PACKS } from '../../commands/compliance/packs';
+import { runPacks } from '../../commands/compliance/run-packs';
 import { assessmentAggregate } from '../../streams/compliance/assessment';
 import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 

@@ -1,6 +1,6 @@
-import { egressPolicy, checkEgress } from '../../src/contexts/connectors/egress';
-import { postgresqlEngine } from '../../src/contexts/connectors/engines/postgresql';
-import { validateSql } from '../../src/contexts/connectors/sql-validator';
+import { egressPolicy, checkEgress } from '../../commands/connectors/egress';
+import { postgresqlEngine } from '../../commands/connectors/engines/postgresql';
+import { validateSql } from '../../streams/connectors/sql-validator';
 import { BenchRow, perSecond } from './support';
 
 const PG_SQL = `select w.api, w.name, count(*) as inspections, max(i.inspected_at) as last

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { resolvePrompt } from '../../queries/prompts/resolve-prompt';
 import { createMemoryCache } from '../../src/platform/infra/cache';
-import { promptResolveCache, TemplateResolution } from '../../src/contexts/prompts/resolve-cache';
+import { promptResolveCache, TemplateResolution } from '../../commands/prompts/resolve-cache';
 import { BenchRow, perSecond } from './support';
 
 /**

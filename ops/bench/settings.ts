@@ -6,7 +6,7 @@ import { createRedisBucketStore } from '../../src/platform/http/token-bucket-red
 import { loadConfig } from '../../src/platform/config';
 import { createMemoryCache } from '../../src/platform/infra/cache';
 import { resolveEffectiveSettings } from '../../src/contexts/settings/effective-settings';
-import { INHERIT_ALL } from '../../src/contexts/settings/fields';
+import { INHERIT_ALL } from '../../streams/settings/fields';
 import { settingsCacheKey } from '../../src/contexts/settings/settings-cache';
 import { BenchRow, perSecond } from './support';
 

@@ -14,7 +14,7 @@ import { migrateToLatest } from '../../src/platform/infra/migrations';
 import { createTenant } from '../../commands/identity/create-tenant';
 import { registerUser } from '../../commands/identity/register-user';
 import { loadConfig } from '../../src/platform/config';
-import { identityDeps } from '../../src/contexts/identity/identity-deps';
+import { identityDeps } from '../../commands/identity/identity-deps';
 import { startPlatform } from '../../src/platform/platform';
 import { contexts } from '../../src/contexts';
 import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';

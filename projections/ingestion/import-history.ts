@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../src/platform/published/anomaly-flagged';
 import { operatorCsvImportAggregate, readOperatorCsvImportEvent } from '../../streams/ingestion/operator-csv-import';
 import { readRrcScrapeEvent } from '../../streams/ingestion/rrc-scrape';
 import { readScadaBatchEvent, scadaBatchAggregate } from '../../streams/ingestion/scada-batch';

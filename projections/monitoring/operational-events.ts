@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../src/platform/published/anomaly-flagged';
 import { operationalEventAggregate } from '../../streams/monitoring/operational-event';
 
 /**

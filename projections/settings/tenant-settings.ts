@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { SETTING_NAMES, WIRE_NAMES } from '../../src/contexts/settings/fields';
+import { SETTING_NAMES, WIRE_NAMES } from '../../streams/settings/fields';
 import { readTenantSettingsEvent } from '../../streams/settings/tenant-settings';
 
 /** One row per tenant that ever changed a setting: the stored values (null = inherit). */

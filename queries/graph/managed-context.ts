@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { DOMAIN_TAG_SECTIONS } from '../../src/contexts/graph/oilgas-vertical';
+import { DOMAIN_TAG_SECTIONS } from '../../streams/graph/oilgas-vertical';
 import { contextText } from './context-text';
 import { walkFrom } from './context-walk';
 import { findVertex } from './entities';

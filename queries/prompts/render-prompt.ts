@@ -1,7 +1,7 @@
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { countTokens } from '../../src/platform/infra/tokens';
-import { renderTemplate, RenderFailed } from '../../src/contexts/prompts/template-engine';
-import { TemplateSyntaxError } from '../../src/contexts/prompts/template-syntax';
+import { renderTemplate, RenderFailed } from '../../streams/prompts/template-engine';
+import { TemplateSyntaxError } from '../../streams/prompts/template-syntax';
 import { resolveServeable, ResolveDeps } from './resolve-prompt';
 
 export interface Caller {

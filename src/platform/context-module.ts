@@ -1,20 +1,25 @@
 import type { Router } from 'express';
-import type { ToolProvider, ToolRegistry } from './agent-tools';
-import type { AuditCatalog } from './audit/catalog';
-import type { StreamTail } from './subscriptions/stream-tail';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { CommandHandler } from './command-handling/command-handler';
+import type { ToolProvider, ToolRegistry } from './agent-tools';
+import type { AuditCatalog } from './audit/catalog';
+import type { CommandContext, CommandHandler } from './command-handling/command-types';
 import type { Config } from './config';
-import type { EventStore } from './eventstore/types';
+import type { EventStore, Position, RecordedEvent } from './eventstore/types';
 import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
+import type { ApiDescription } from './openapi/describe';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
-import type { Reactor } from './reactors/reactor';
-import type { ReactorRunner } from './reactors/runner';
-import type { ScheduledHandler } from './scheduling/due-lane';
-import type { ApiDescription } from './openapi/describe';
+import type { ScheduledMessage } from './scheduling/schedule';
+import type { StreamTail } from './subscriptions/stream-tail';
+
+/*
+ * The composition root's types, in one file because they refer to each other: a context
+ * module's reactors and scheduled handlers receive the platform's deps, and the deps list the
+ * context modules. The runners import them from here and nothing here imports a runner but the
+ * projection runner (which needs none of them).
+ */
 
 /** What every context receives from the composition root; passed explicitly, never global. */
 export interface PlatformDeps {
@@ -25,7 +30,7 @@ export interface PlatformDeps {
   handle: CommandHandler;
   projections: ProjectionRunner;
   /** Process managers on the log; routes wait on them when their answer shows a follow-up. */
-  reactors: ReactorRunner;
+  reactors: ReactorLanes;
   cache: Cache;
   clock: () => Date;
   /** Tools for agent turns, filled from every context's `agentTools`. */
@@ -55,9 +60,62 @@ export interface ContextModule {
   audit?: AuditCatalog;
   /** Replaces gateway stages (the identity context fills them). */
   gateway?(deps: PlatformDeps): Partial<GatewayStages>;
+  /** Sample data it adds to a tenant's when the graph's sample portfolio is loaded (POST /graph/seed, development only). */
+  seedSamples?(deps: PlatformDeps, context: CommandContext): Promise<void>;
   /** Runs after projections have caught up, before the platform reports healthy. */
   start?(deps: PlatformDeps): Promise<void>;
   stop?(): Promise<void>;
   /** Its routes in the API contract: `src/contexts/<ctx>/openapi.ts`. */
   openapi?: ApiDescription;
+}
+
+/** The reactor runner as the deps offer it (reactors/runner.ts `ReactorRunner`). */
+export interface ReactorLanes {
+  readonly names: string[];
+  readonly isLeader: boolean;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  poke(): void;
+  waitFor(position: Position, timeoutMs: number, eventTypes: readonly string[]): Promise<boolean>;
+  retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }>;
+}
+
+/**
+ * A process manager on the log (DESIGN §4; Emmett's workflows, Wolverine's sagas): a named,
+ * fenced, checkpointed subscription, run like a projection lane on the leader, whose handler
+ * turns one event into commands on other aggregates. A route never writes a second aggregate
+ * after its own command: what must follow elsewhere is a reactor.
+ *
+ * Replays are safe because every command a reactor issues runs under `reactionContext`, whose
+ * idempotency key derives from the triggering event's id: after a crash between a command and
+ * the checkpoint, the replayed command derives the same event ids and appends nothing twice.
+ */
+export interface Reactor {
+  /** Checkpoint name, `<context>.<reaction>` (e.g. `connectors.secret-cleanup`). */
+  name: string;
+  /** Event types it reacts to; the runner skips every other event without calling it. */
+  handles: readonly string[];
+  react(event: RecordedEvent, deps: PlatformDeps): Promise<void>;
+  /**
+   * Optional: reacts to several events at once (a batch the lane read), for a reactor whose
+   * commands find their work done in their streams' state when replayed, whatever batch they
+   * come in. Its commands run under a `reactionContext` of an event of the batch (the first,
+   * for one write for the batch; each its own, for a command per event). After a failure the
+   * lane goes back to `react`, one event at a time, to find the event that fails.
+   */
+  reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
+  /**
+   * Optional: a reactor nobody waits for (no route's `waitFor` names its types, or one that
+   * does accepts the pace) waits this many ms after each batch that was not full, where a lane
+   * reads again at once after reacting: its batches hold what happened meanwhile (an event and
+   * its sequel arrive together), and it reads and moves its checkpoint once per pace, not once
+   * per few events.
+   */
+  paceMs?(config: Config): number;
+}
+
+/** What a context does when one of its scheduled messages falls due. */
+export interface ScheduledHandler {
+  name: string;
+  fire(message: ScheduledMessage, deps: PlatformDeps): Promise<void>;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
 import type { EventStore } from '../../src/platform/eventstore/types';
+import { DECISIONS, type Decision } from '../../src/platform/published/decisions';
 
 /**
  * A human-in-the-loop approval: requested by an agent turn or a
@@ -13,8 +14,8 @@ import type { EventStore } from '../../src/platform/eventstore/types';
  * takes it away from its named reviewer: from then on any reviewer or admin of the tenant
  * may decide it, and the queue shows it flagged `escalated` with the reason and level.
  */
-export const DECISIONS = ['approved', 'rejected', 'modified'] as const;
-export type Decision = (typeof DECISIONS)[number];
+export { DECISIONS } from '../../src/platform/published/decisions';
+export type { Decision } from '../../src/platform/published/decisions';
 export const APPROVAL_STATUSES = ['pending', ...DECISIONS] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 

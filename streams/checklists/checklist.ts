@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Aggregate, EventsOf } from '../../src/platform/command-handling/aggregate';
 import { eventReader } from '../../src/platform/command-handling/aggregate';
-import { ITEM_TYPES } from '../../src/contexts/checklists/filing-templates';
-import { DECISIONS } from '../approvals/approval';
+import { ITEM_TYPES } from './filing-templates';
+import { DECISIONS } from '../../src/platform/published/decisions';
 
 /**
  * A filing checklist made from a shipped template. Status moves:

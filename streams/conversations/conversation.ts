@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Aggregate } from '../../src/platform/command-handling/aggregate';
 import { NotFound } from '../../src/platform/domain-errors';
-import { DECISIONS } from '../approvals/approval';
+import { DECISIONS } from '../../src/platform/published/decisions';
 import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
 
 /**

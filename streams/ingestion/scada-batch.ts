@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 
 /**
  * One accepted batch of SCADA readings (`ingestion.scada-<tenant>-<batchId>`) and the

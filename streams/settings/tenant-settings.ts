@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { INHERIT_ALL, SETTING_NAMES, SettingName, TenantSettingsValues } from '../../src/contexts/settings/fields';
-import { THINKING_MODES } from '../../src/contexts/settings/thinking-mode';
+import { INHERIT_ALL, SETTING_NAMES, SettingName, TenantSettingsValues } from './fields';
+import { THINKING_MODES } from '../../src/platform/infra/llm/thinking-mode';
 
 /**
  * A tenant's runtime settings: one stream per tenant. Each event records only the fields

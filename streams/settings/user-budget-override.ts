@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import type { BudgetCaps } from '../../src/contexts/settings/fields';
+import type { BudgetCaps } from './fields';
 
 /**
  * A per-user daily budget override: caps one user below the tenant's daily caps,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createTenant } from '../../commands/identity/create-tenant';
 import { registerUser } from '../../commands/identity/register-user';
-import { identityDeps } from '../../src/contexts/identity/identity-deps';
+import { identityDeps } from '../../commands/identity/identity-deps';
 import { SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../streams/identity/tenant';
 import type { TestPlatform } from './platform';

@@ -1,10 +1,10 @@
 import type { Neighbor } from '../../queries/compliance/graph-facts';
 import type { VertexView } from '../../queries/graph/entities';
-import type { FormPrContext } from '../../src/contexts/checklists/assessment/form-pr';
-import type { WellFacts } from '../../src/contexts/checklists/assessment/well-facts';
-import type { AssessedVertex } from '../../src/contexts/compliance/packs/pack';
-import { formPrUnit, productionPack, ProductionFacts } from '../../src/contexts/compliance/packs/production';
-import { rule32Pack } from '../../src/contexts/compliance/packs/rule-32';
+import type { FormPrContext } from '../../commands/checklists/assessment/form-pr';
+import type { WellFacts } from '../../commands/checklists/assessment/well-facts';
+import type { AssessedVertex } from '../../commands/compliance/packs/pack';
+import { formPrUnit, productionPack, ProductionFacts } from '../../commands/compliance/packs/production';
+import { rule32Pack } from '../../commands/compliance/packs/rule-32';
 
 /**
  * In-memory graph facts for the rule evaluators: entities and neighbours shaped as the packs'

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, qs } from '../api';
-import { hiddenFields } from '../../../commands/monitoring/event-validation';
+import { hiddenFields } from '../../../streams/monitoring/field-rules';
 import type { LiveEventType } from '../../../streams/monitoring/event-type';
 import { can, useMe } from '../router';
 import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, TextField, useAction, useLoad, When } from '../ui';

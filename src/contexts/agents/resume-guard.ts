@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { Decider } from '../../platform/command-handling/decider';
 import type { PlatformDeps } from '../../platform/context-module';
-import { turnEnding } from './conversation-turns';
+import { turnEnding } from '../../../commands/agents/conversation-turns';
 import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
 import { turnAggregate } from '../../../streams/agents/turn';

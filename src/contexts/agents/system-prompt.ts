@@ -1,5 +1,5 @@
 import type { PlatformDeps } from '../../platform/context-module';
-import { renderTemplate } from '../prompts/template-engine';
+import { renderTemplate } from '../../../streams/prompts/template-engine';
 import { resolvePrompt, systemPromptRef } from '../../../queries/prompts/resolve-prompt';
 
 /**

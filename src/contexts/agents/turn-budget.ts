@@ -1,7 +1,7 @@
 import { loadAggregate } from '../../platform/command-handling/multi-stream-command';
 import type { PlatformDeps } from '../../platform/context-module';
 import { countTokens } from '../../platform/infra/tokens';
-import type { TurnSettings } from '../settings/effective-settings';
+import type { TurnSettings } from '../settings';
 import { ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
 import { tenantSettingsAggregate, tenantSettingsStream, valuesOf } from '../../../streams/settings/tenant-settings';
 import { capsOf, userBudgetOverrideAggregate, userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';

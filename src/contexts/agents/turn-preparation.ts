@@ -2,7 +2,7 @@ import type { CommandContext } from '../../platform/command-handling/command-han
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import type { ModelRouter } from '../../platform/infra/llm/model-router';
-import { resolveEffectiveSettings, TurnSettings } from '../settings/effective-settings';
+import { resolveEffectiveSettings, TurnSettings } from '../settings';
 import { appendMessageCommand, appendMessagesDecision } from '../../../commands/conversations/append-message';
 import { startTurnDecision } from '../../../commands/agents/start-turn';
 import { attachmentTexts } from '../../../queries/conversations/attachments';

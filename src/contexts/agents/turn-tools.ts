@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool } from '../../platform/agent-tools';
-import type { SkillDefinition } from './builtin-skills';
+import type { SkillDefinition } from '../../../streams/agents/builtin-skills';
 
 /**
  * The agents context's own tools, built per turn because their effect is on the turn:

@@ -11,7 +11,7 @@ import { NotFound, Unauthenticated } from '../../platform/domain-errors';
 import { commandContext, idempotencyKeyOf } from '../../platform/http/command-context';
 import { identityOf, requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { IdParams, ListQuery, TenantQuery } from './schemas';
 
 /**

@@ -4,7 +4,7 @@ import { recordAuditExport } from '../../../commands/audit/record-export';
 import { auditExportAggregate } from '../../../streams/audit/audit-export';
 import { auditEventIndexProjector } from '../../../projections/audit/event-index';
 import { AuditCatalog } from '../../platform/audit/catalog';
-import { findUsers } from '../identity/audit';
+import { findUsers } from '../identity';
 import { exportText, exportXlsx } from './export';
 import { AuditUsageError, AuditRegistry } from '../../platform/audit/registry';
 import { NothingFound, parseReviewDate, resolveReview, ReviewDeps, ReviewFilters } from './review';
@@ -15,7 +15,7 @@ import { AuditSigner } from '../../platform/eventstore/audit-signature';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { ENTITY_FLAGS, EventsQuery, ExportQuery, FilterQuery } from './schemas';
 
 /**

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { EventStore } from '../../platform/eventstore/types';
 import type { AuditSigner } from '../../platform/eventstore/audit-signature';
 import type { AuditTarget } from '../../platform/audit/catalog';
-import { findUsers } from '../identity/audit';
+import { findUsers } from '../identity';
 import { AuditUsageError, type AuditRegistry } from '../../platform/audit/registry';
 import { AuditQuery, indexPage } from './timeline';
 

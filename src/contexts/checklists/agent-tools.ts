@@ -8,10 +8,10 @@ import type { AgentTool, ToolCaller, ToolProvider } from '../../platform/agent-t
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
-import { loadFormPrUnit } from './assessment/form-pr-subjects';
-import { runAssessment } from './assessment/run-assessment';
-import { FILING_TEMPLATES } from './filing-templates';
-import { templateOfForm } from './filing-payload';
+import { loadFormPrUnit } from '../../../commands/checklists/assessment/form-pr-subjects';
+import { runAssessment } from '../../../commands/checklists/assessment/run-assessment';
+import { FILING_TEMPLATES } from '../../../streams/checklists/filing-templates';
+import { templateOfForm } from '../../../commands/checklists/filing-payload';
 import { openChecklist } from './open-checklist';
 
 /**

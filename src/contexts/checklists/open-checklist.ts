@@ -5,8 +5,8 @@ import { namespaceOf } from '../../../streams/graph/names';
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
 import { ValidationFailed } from '../../platform/domain-errors';
-import { formPrDueDate, previousMonth } from './assessment/working-days';
-import { entityLabelOf, entityMismatch, entityTypeMismatch, FILING_TEMPLATES, findTemplate } from './filing-templates';
+import { formPrDueDate, previousMonth } from '../../../commands/checklists/assessment/working-days';
+import { entityLabelOf, entityMismatch, entityTypeMismatch, FILING_TEMPLATES, findTemplate } from '../../../streams/checklists/filing-templates';
 
 const invalidField = (field: string, msg: string) => new ValidationFailed([{ loc: ['body', field], msg, type: 'value_error' }]);
 

@@ -9,8 +9,8 @@ import { MATRIX_BUCKETS } from '../../../queries/compliance/dashboard';
 import { wellContext } from '../../../queries/graph/well-context';
 import { namespaceOf } from '../../../streams/graph/names';
 import { graphFacts } from '../../../queries/compliance/graph-facts';
-import { formPrUnit, ProductionFacts } from './packs/production';
-import type { DomainPack } from './packs/pack';
+import { formPrUnit, ProductionFacts } from '../../../commands/compliance/packs/production';
+import type { DomainPack } from '../../../commands/compliance/packs/pack';
 
 /**
  * The compliance dashboard as agent tools: one entity's verdicts (with the rule's name and

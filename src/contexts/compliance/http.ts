@@ -2,13 +2,13 @@ import { Request, Router } from 'express';
 import { assess } from '../../../commands/compliance/record-assessment';
 import { deadlinesChart, filingsChart, flaringChart, trendChart } from '../../../queries/compliance/charts';
 import { matrix, SortColumn, summary } from '../../../queries/compliance/dashboard';
-import { domainList } from './packs';
-import type { DomainPack } from './packs/pack';
+import { domainList } from '../../../commands/compliance/packs';
+import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import type { PlatformDeps } from '../../platform/context-module';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
 /**

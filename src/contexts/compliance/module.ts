@@ -1,7 +1,7 @@
 import { complianceCellsProjector } from '../../../projections/compliance/cells';
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
-import { DEFAULT_PACKS } from './packs';
-import type { DomainPack } from './packs/pack';
+import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
+import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import { dailyAssessmentHandler, scheduleDailyAssessment } from '../../../commands/compliance/daily-assessment';
 import type { ContextModule } from '../../platform/context-module';
 import { complianceApi } from './openapi';

@@ -4,10 +4,10 @@ import { issuesOf } from '../../platform/http/validation';
 import { ValidationFailed } from '../../platform/domain-errors';
 import { connectorIdOf, connectorRefusal, loadConnector, sqlHash } from '../../../commands/connectors/connector-refs';
 import { exposureRow } from '../../../queries/connectors/exposures';
-import type { ConnectorsDeps } from './connectors-deps';
-import { engineRun } from './engine-run';
-import { parameterSchema } from './exposure-content';
-import { validateSql } from './sql-validator';
+import type { ConnectorsDeps } from '../../../commands/connectors/connectors-deps';
+import { engineRun } from '../../../commands/connectors/engine-run';
+import { parameterSchema } from '../../../commands/connectors/exposure-content';
+import { validateSql } from '../../../streams/connectors/sql-validator';
 
 /**
  * The execution envelope for previews and agents: the

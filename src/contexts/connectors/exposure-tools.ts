@@ -1,8 +1,8 @@
 import type { AgentTool, ToolProvider } from '../../platform/agent-tools';
 import { approvedExposures } from '../../../queries/connectors/exposures';
 import { toolName } from '../../../streams/connectors/connector';
-import type { ConnectorsDeps } from './connectors-deps';
-import { parameterSchema } from './exposure-content';
+import type { ConnectorsDeps } from '../../../commands/connectors/connectors-deps';
+import { parameterSchema } from '../../../commands/connectors/exposure-content';
 import { runExposure } from './exposure-runner';
 
 /** What the model reads back from one run: the table as JSON lines, bounded. */

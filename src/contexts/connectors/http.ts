@@ -15,16 +15,16 @@ import { getConnector, getConnectorSchema, listConnectors } from '../../../queri
 import { approvedExposures, getExposure, listExposures } from '../../../queries/connectors/exposures';
 import { ENGINES, toolName } from '../../../streams/connectors/connector';
 import type { PlatformDeps } from '../../platform/context-module';
-import { ConnectorsDeps, connectorsDeps } from './connectors-deps';
-import { engineListing } from './engines';
-import { parameterSchema } from './exposure-content';
+import { ConnectorsDeps, connectorsDeps } from '../../../commands/connectors/connectors-deps';
+import { engineListing } from '../../../commands/connectors/engines';
+import { parameterSchema } from '../../../commands/connectors/exposure-content';
 import { runExposure } from './exposure-runner';
-import { validateSql } from './sql-validator';
+import { validateSql } from '../../../streams/connectors/sql-validator';
 import { Unauthenticated } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 
 /** Connectors and guarded queries. */

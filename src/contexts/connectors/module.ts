@@ -1,7 +1,7 @@
 import { connectorsProjector } from '../../../projections/connectors/connectors-read-model';
 import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
 import type { ContextModule } from '../../platform/context-module';
-import { connectorsDeps } from './connectors-deps';
+import { connectorsDeps } from '../../../commands/connectors/connectors-deps';
 import { exposureToolProvider } from './exposure-tools';
 import { connectorsApi } from './openapi';
 import { connectorsAuditCatalog } from './audit';

@@ -8,7 +8,7 @@ import { recheckSnapshot } from '../../../commands/evaluation/recheck-snapshot';
 import { recordMirrorOutcome } from '../../../commands/evaluation/record-mirror-outcome';
 import { capturesWithMissingSnapshots, capturesWithPendingMirror } from '../../../queries/evaluation/captures';
 import { mirrorScore } from './langfuse-mirror';
-import { findTurnSnapshot } from './turn-snapshot';
+import { findTurnSnapshot } from '../../../commands/evaluation/turn-snapshot';
 
 /**
  * POST /eval/captures end to end: the gesture is recorded (the only step that

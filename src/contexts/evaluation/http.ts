@@ -4,7 +4,7 @@ import { Conflict, Forbidden, NotFound } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { CaptureService } from './captures';
 import { RecordCaptureBody } from '../../../commands/evaluation/record-capture';
 import { promoteEvalRun } from '../../../commands/evaluation/promote-eval-run';

@@ -2,15 +2,12 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import { DomainError } from '../../platform/domain-errors';
 import { createModelRouter } from '../../platform/infra/llm/model-router';
-import { complianceAssistant } from '../agents/assistant/compliance-assistant';
-import { promptsSystemPrompt } from '../agents/system-prompt';
-import { prepareTurn, TurnEngine } from '../agents/turn-preparation';
-import { runTurn } from '../agents/turn-runner';
+import { complianceAssistant, prepareTurn, promptsSystemPrompt, runTurn, TurnEngine } from '../agents';
 import { addAttachment } from '../../../commands/conversations/add-attachment';
 import { createConversation } from '../../../commands/conversations/create-conversation';
 import type { ExtractedFileData } from '../../../streams/conversations/extracted-file';
 import { conversationStream, readConversationEvent } from '../../../streams/conversations/conversation';
-import type { FrozenTurn } from './turn-snapshot';
+import type { FrozenTurn } from '../../../commands/evaluation/turn-snapshot';
 
 /** The evaluation-runner system account: replay conversations and turns are its own. */
 export const EVAL_RUNNER_ID = '00000000-0000-0000-0000-00000000000e';

@@ -10,7 +10,7 @@ import type { CaseResult } from '../../../streams/evaluation/run';
 import type { Judge } from './judge';
 import { EVAL_RUNNER_ID, Replayer } from './replay';
 import { shapeViolations } from './shape-check';
-import { loadFrozenTurn } from './turn-snapshot';
+import { loadFrozenTurn } from '../../../commands/evaluation/turn-snapshot';
 
 /**
  * `npm run ops -- eval run` (local only, never routed). The cases are the

@@ -12,7 +12,7 @@ import { removeRelationshipRule } from '../../../commands/graph/remove-relations
 import { removeRelationshipType } from '../../../commands/graph/remove-relationship-type';
 import { resolveVertex } from '../../../commands/graph/resolve-vertex';
 import { SeedBody, seedGraph } from '../../../commands/graph/seed-graph';
-import { seedEventTypes } from '../../../commands/monitoring/seed-event-types';
+import { formPrDue } from '../compliance';
 import { updateEntity, UpdateEntityBody } from '../../../commands/graph/update-entity';
 import { updateWellProduction, WellProductionBody } from '../../../commands/graph/update-well-production';
 import { edgesOf, listVertices } from '../../../queries/graph/entities';
@@ -124,9 +124,9 @@ export function createGraphApi(deps: PlatformDeps): Router {
   router.post('/graph/seed', async (req, res) => {
     const body = parseBody(req, SeedBody);
     const actor = actorOf(req);
-    const seeded = await seedGraph(deps, actor, body);
-    // The sample portfolio comes with the operational event types field staff log against it (where monitoring runs).
-    if (deps.contexts.some((c) => c.name === 'monitoring')) await seedEventTypes(deps, { tenantId: actor.tenantId, actorId: actor.userId });
+    const seeded = await seedGraph(deps, actor, body, { formPrDue });
+    // The sample portfolio comes with what the running contexts add to it (monitoring: the event types field staff log).
+    for (const context of deps.contexts) await context.seedSamples?.(deps, { tenantId: actor.tenantId, actorId: actor.userId });
     res.status(201).json(seeded);
   });
 

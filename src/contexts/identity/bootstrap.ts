@@ -4,8 +4,8 @@ import { findUserByEmail, findUserById } from '../../../queries/identity/user-di
 import { SYSTEM_ACCOUNTS, SYSTEM_ACCOUNTS_TENANT, SYSTEM_USER_ID } from '../../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
 import { Conflict } from '../../platform/domain-errors';
-import type { IdentityDeps } from './identity-deps';
-import { passwordTooLong } from './passwords';
+import type { IdentityDeps } from '../../../commands/identity/identity-deps';
+import { passwordTooLong } from '../../../commands/identity/passwords';
 
 const actor = { actorId: SYSTEM_USER_ID };
 

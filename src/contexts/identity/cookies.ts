@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { TOKEN_LIFETIME_S } from './session-tokens';
+import { TOKEN_LIFETIME_S } from '../../../commands/identity/session-tokens';
 
 /** The session cookie: HttpOnly, Secure, SameSite=Lax, Path=/, 24 h. */
 export const SESSION_COOKIE = 'svc_token';

@@ -3,9 +3,9 @@ import type { GatewayStages } from '../../platform/http/gateway';
 import { GatewayError } from '../../platform/http/errors';
 import { stampIdentity, stripIdentityHeaders } from '../../platform/http/identity';
 import { presentedCredential } from './cookies';
-import type { IdentityDeps } from './identity-deps';
+import type { IdentityDeps } from '../../../commands/identity/identity-deps';
 import { isInternalOnlyPath, isPublicPath } from './public-paths';
-import type { ResolvedIdentity } from './resolver';
+import type { ResolvedIdentity } from '../../../commands/identity/resolver';
 import { passesGate, roleGateFor } from './role-gates';
 import { changesState, isCrossSite } from './same-site';
 

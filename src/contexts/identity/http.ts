@@ -13,10 +13,10 @@ import { Forbidden, NotFound, Unauthenticated, Unavailable } from '../../platfor
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { clearSessionCookie, presentedToken } from './cookies';
-import { identityDeps, IdentityDeps } from './identity-deps';
-import { hashOneTimeToken } from './onetime-secrets';
+import { identityDeps, IdentityDeps } from '../../../commands/identity/identity-deps';
+import { hashOneTimeToken } from '../../../commands/identity/onetime-secrets';
 import { requirePermission } from './require-permission';
-import { REFRESH_AFTER_S } from './session-tokens';
+import { REFRESH_AFTER_S } from '../../../commands/identity/session-tokens';
 import { openSession } from './sessions';
 import { InviteTokenParam, UserIdParam, ValidateQuery } from './schemas';
 

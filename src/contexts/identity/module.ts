@@ -4,7 +4,7 @@ import { userDirectoryProjector } from '../../../projections/identity/user-direc
 import type { ContextModule } from '../../platform/context-module';
 import { bootstrapIdentity } from './bootstrap';
 import { identityGateway } from './gateway';
-import { identityDeps } from './identity-deps';
+import { identityDeps } from '../../../commands/identity/identity-deps';
 import { identityApi } from './openapi';
 import { identityAuditCatalog } from './audit';
 import { publicRouter, internalRouter } from './http';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { setSessionCookie } from './cookies';
-import type { IdentityDeps } from './identity-deps';
+import type { IdentityDeps } from '../../../commands/identity/identity-deps';
 
 export interface SessionSubject {
   userId: string;

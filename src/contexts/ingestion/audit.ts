@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../platform/published/anomaly-flagged';
 import { entityExtractionAggregate, EntityExtractionEventSchemas } from '../../../streams/ingestion/entity-extraction';
 import { batchWells, operatorCsvImportAggregate, OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
 import { rrcScrapeAggregate, RrcScrapeEventSchemas } from '../../../streams/ingestion/rrc-scrape';

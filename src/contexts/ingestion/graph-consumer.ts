@@ -5,7 +5,7 @@ import { ENTITY_EXTRACTION_TOPIC } from '../../../streams/ingestion/broker-messa
 import type { CsvWell } from '../../../streams/ingestion/operator-csv-import';
 import type { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entity-extraction';
 import { SYSTEM_USER_ID } from '../../../streams/identity/system-accounts';
-import { csvFacts, extractionFacts, scrapeFacts } from './graph-facts';
+import { csvFacts, extractionFacts, scrapeFacts } from '../../../commands/ingestion/graph-facts';
 
 /**
  * Consumer mode (`ROLE=graph-consumer`): the knowledge graph fed from the topic, for

@@ -11,7 +11,7 @@ import { parseBody, parseParams, parseQuery } from '../../platform/http/validati
 import { findImport, listImports } from '../../../queries/ingestion/import-history';
 import { ImportIdParams, ImportListQuery } from './schemas';
 import { withCsvUpload } from './csv-upload';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 
 /** Ingestion: RRC scrape simulator, operator CSV, SCADA readings, entity extraction. */
 export function createIngestionApi(deps: PlatformDeps): Router {

@@ -2,7 +2,7 @@ import { z, type ApiDescription } from '../../platform/openapi/describe';
 import { ExtractBody } from '../../../commands/ingestion/extract-from-text';
 import { ScadaBody } from '../../../commands/ingestion/record-scada-readings';
 import { RrcScrapeBody } from '../../../commands/ingestion/run-rrc-scrape';
-import { RRC_DATA_TYPES } from './rrc-simulator';
+import { RRC_DATA_TYPES } from '../../../commands/ingestion/rrc-simulator';
 import { CSV_MAX_BYTES } from './csv-upload';
 import { ImportIdParams, ImportListQuery } from './schemas';
 import { IMPORT_KINDS, IMPORT_STATUSES } from '../../../projections/ingestion/import-history';

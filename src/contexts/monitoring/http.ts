@@ -23,7 +23,7 @@ import { Forbidden, NotFound } from '../../platform/domain-errors';
 import { commandContext, idempotencyKeyOf } from '../../platform/http/command-context';
 import { identityOf, requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
+import { requirePermission } from '../identity';
 import { CorrelateBody, EventListQuery, EventQuery, FieldParams, RuleIdParams, RuleParams, TenantQuery, TypeListQuery, TypeParams } from './schemas';
 
 /**

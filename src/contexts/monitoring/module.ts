@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { seedEventTypes } from '../../../commands/monitoring/seed-event-types';
 import { duplicationRulesProjector } from '../../../projections/monitoring/duplication-rules';
 import { eventTypesProjector } from '../../../projections/monitoring/event-types';
 import { operationalEventsProjector } from '../../../projections/monitoring/operational-events';
@@ -16,4 +17,7 @@ export const monitoringContext: ContextModule = {
   internalRouter: duplicationRuleRoutes,
   openapi: monitoringApi,
   agentTools: monitoringAgentTools,
+  seedSamples: async (deps, context) => {
+    await seedEventTypes(deps, context);
+  },
 };

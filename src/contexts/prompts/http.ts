@@ -28,8 +28,8 @@ import { NotFound } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { requirePermission } from '../identity/require-permission';
-import type { ResolvedIdentity } from '../identity/resolver';
+import { requirePermission } from '../identity';
+import type { ResolvedIdentity } from '../../../commands/identity/resolver';
 import { AuditQuery, Id, RefParams, RenderBody, TemplatesQuery, TierParams, UserQuery, VerifyQuery } from './schemas';
 
 /**

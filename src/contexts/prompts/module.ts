@@ -2,7 +2,7 @@ import { promptAuditLogProjector } from '../../../projections/prompts/prompt-aud
 import { promptCatalogProjector } from '../../../projections/prompts/prompt-catalog';
 import type { ContextModule } from '../../platform/context-module';
 import { connectRedis } from '../../platform/infra/cache';
-import { promptResolveCache } from './resolve-cache';
+import { promptResolveCache } from '../../../commands/prompts/resolve-cache';
 import { promptsApi } from './openapi';
 import { promptsAuditCatalog } from './audit';
 import { createPromptsApi } from './http';

@@ -1,6 +1,9 @@
 import type { z, ZodTypeAny } from 'zod';
 import type { RecordedEvent } from '../eventstore/types';
 import type { DomainEvent } from './decider';
+import type { SnapshotPolicy } from './snapshot-policy';
+
+export type { SnapshotPolicy } from './snapshot-policy';
 
 /**
  * One aggregate definition per stream: the stream-name helper, the event
@@ -23,18 +26,6 @@ export interface Aggregate<State, Event extends DomainEvent> {
   /** Reads stored events back: zod parsing, upcasting old shapes. */
   read(event: Pick<RecordedEvent, 'type' | 'data'>): Event;
   snapshot?: SnapshotPolicy<State>;
-}
-
-/**
- * How a long stream's decision state is kept: every `every` events the handler stores the
- * state (as `toJSON` gives it) with the revision it covers; `version` changes whenever the
- * state's shape or `evolve` changes, which invalidates stored snapshots.
- */
-export interface SnapshotPolicy<State> {
-  every: number;
-  version: number;
-  toJSON(state: State): unknown;
-  fromJSON(json: unknown): State;
 }
 
 /** The discriminated union `{type, data}` of an event catalogue given as zod schemas. */

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../eventstore/types';
-import type { SnapshotPolicy } from './aggregate';
+import type { SnapshotPolicy } from './snapshot-policy';
 
 /** What a decider emits: the handler adds metadata (tenant, actor, correlation, signature). */
 export interface DomainEvent<T extends string = string, D = unknown> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Aggregate } from './aggregate';
-import type { CommandContext } from './command-handler';
+import type { CommandContext } from './command-types';
 import type { DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import type { PlatformDeps } from '../context-module';

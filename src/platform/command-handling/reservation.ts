@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Conflict } from '../domain-errors';
 import { assertNever, Decider } from './decider';
-import type { CommandContext, CommandHandler } from './command-handler';
+import type { CommandContext, CommandHandler, ReservationKey } from './command-types';
+
+export type { ReservationKey } from './command-types';
 
 /**
  * Uniqueness across aggregates (an e-mail, a connector key, one draft per author): a small
@@ -40,15 +42,6 @@ export function reservationDecider(what: string): Decider<ReservationCommand, Re
 export function reservationStream(context: string, tenantId: string, kind: string, value: string): string {
   const digest = createHash('sha256').update(value).digest('hex').slice(0, 40);
   return `${context}.reservation-${tenantId}-${kind}-${digest}`;
-}
-
-export interface ReservationKey {
-  context: string;
-  tenantId: string;
-  kind: string;
-  value: string;
-  /** Human name for the conflict message, e.g. "e-mail address". */
-  label: string;
 }
 
 export async function claim(handle: CommandHandler, key: ReservationKey, owner: string, context: CommandContext): Promise<void> {

@@ -1,13 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { PlatformDeps } from '../context-module';
+import type { PlatformDeps, Reactor } from '../context-module';
 import { comparePositions, EventStore, Position, positionToString, RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
 import type { LeaderLock } from '../projection-runner/leader-lock';
 import { transactionOnPool } from '../infra/transaction';
-import type { Reactor } from './reactor';
 
 /**
  * A reactor's checkpoint and dead letters live in the projection tables under this prefix,

@@ -1,14 +1,10 @@
 import type { Logger } from 'pino';
-import type { PlatformDeps } from '../context-module';
+import type { PlatformDeps, ScheduledHandler } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
 import { dueMessages, markDeadLettered, markFired, ScheduledMessage } from './schedule';
 
-/** What a context does when one of its scheduled messages falls due. */
-export interface ScheduledHandler {
-  name: string;
-  fire(message: ScheduledMessage, deps: PlatformDeps): Promise<void>;
-}
+export type { ScheduledHandler } from '../context-module';
 
 /** Leadership of the due-message lane: arbitrary but fixed, distinct from the other locks. */
 export const SCHEDULER_LOCK_KEY = 72_114_003;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { CommandContext, CommandHandler } from '../command-handling/command-handler';
+import type { CommandContext, CommandHandler } from '../command-handling/command-types';
 import type { Decider } from '../command-handling/decider';
 import type { Projector } from '../projection-runner/projector';
 import type { RecordedEvent } from '../eventstore/types';

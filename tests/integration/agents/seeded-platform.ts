@@ -1,3 +1,4 @@
+import { formPrDue } from '../../../commands/compliance/packs/production';
 import { seedGraph } from '../../../commands/graph/seed-graph';
 import { listVertices } from '../../../queries/graph/entities';
 import { namespaceOf } from '../../../streams/graph/names';
@@ -16,7 +17,7 @@ export async function startSeededPlatform(seed: { wells: number; seed: number },
   const alice = await signIn(t);
   // The oil-and-gas vertical (entity types) is projected before the seed checks its labels.
   await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
-  await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { ...seed, as_of: '2026-01' });
+  await seedGraph(t.deps, { tenantId: alice.tenantId, userId: alice.userId }, { ...seed, as_of: '2026-01' }, { formPrDue });
   await t.deps.projections.waitFor(await t.deps.store.headPosition(), 100_000);
   const [{ entity_id: wellApi }] = await listVertices(t.deps.knex, namespaceOf(alice.tenantId), 'Well', 1);
   return { t, chat, alice, wellApi };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { ARTIFACT_BLOBS_TABLE } from '../../../src/platform/infra/artifact-blobs';
-import { formPrDueDate } from '../../../src/contexts/checklists/assessment/working-days';
+import { formPrDueDate } from '../../../commands/checklists/assessment/working-days';
 import { checklistAggregate } from '../../../streams/checklists/checklist';
 import { signIn, Session } from '../../support/auth';
 import * as files from '../../support/files';

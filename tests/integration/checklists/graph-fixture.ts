@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { previousMonth } from '../../../src/contexts/checklists/assessment/working-days';
+import { previousMonth } from '../../../commands/checklists/assessment/working-days';
 import type { Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
 

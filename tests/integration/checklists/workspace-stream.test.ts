@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { formPrDueDate } from '../../../src/contexts/checklists/assessment/working-days';
+import { formPrDueDate } from '../../../commands/checklists/assessment/working-days';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { createComplianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
-import type { DomainPack } from '../../../src/contexts/compliance/packs/pack';
-import { productionPack } from '../../../src/contexts/compliance/packs/production';
-import { rule37Pack } from '../../../src/contexts/compliance/packs/rule-37';
+import type { DomainPack } from '../../../commands/compliance/packs/pack';
+import { productionPack } from '../../../commands/compliance/packs/production';
+import { rule37Pack } from '../../../commands/compliance/packs/rule-37';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 

@@ -7,7 +7,7 @@ import { CELLS, COUNTS, DAILY, ROWS } from '../../../projections/compliance/tabl
 import { matrix, summary } from '../../../queries/compliance/dashboard';
 import { entityStatus } from '../../../queries/compliance/entity-status';
 import { trendChart } from '../../../queries/compliance/charts';
-import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
+import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { connectDatabase, Database } from '../../../src/platform/infra/database';
 import type { AssessedCell, AssessmentEvent } from '../../../streams/compliance/assessment';

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { CELLS } from '../../../projections/compliance/tables';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../src/platform/published/anomaly-flagged';
 import { bucketCounts, dashboardRows } from '../../../projections/compliance/selectors';
 import { complianceContext } from '../../../src/contexts/compliance/module';
-import { DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
-import { runPacks } from '../../../src/contexts/compliance/run-packs';
+import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
+import { runPacks } from '../../../commands/compliance/run-packs';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';

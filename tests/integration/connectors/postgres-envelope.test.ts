@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { EngineRun } from '../../../src/contexts/connectors/engines/engine';
-import { postgresqlEngine } from '../../../src/contexts/connectors/engines/postgresql';
+import type { EngineRun } from '../../../commands/connectors/engines/engine';
+import { postgresqlEngine } from '../../../commands/connectors/engines/postgresql';
 import { createSourceDatabase, SourceDatabase } from './support';
 
 /**

@@ -4,7 +4,7 @@ import { updateUser } from '../../../commands/identity/update-user';
 import { activeAdminIds } from '../../../queries/identity/user-directory';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import type { EventStore } from '../../../src/platform/eventstore/types';
-import { identityDeps, IdentityDeps } from '../../../src/contexts/identity/identity-deps';
+import { identityDeps, IdentityDeps } from '../../../commands/identity/identity-deps';
 import type { Platform } from '../../../src/platform/platform';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { userStream } from '../../../streams/identity/user';

@@ -5,7 +5,7 @@ import { SignJWT, base64url } from 'jose';
 import { identityContext } from '../../../src/contexts/identity/module';
 import type { ContextModule } from '../../../src/platform/context-module';
 import { identityOf } from '../../../src/platform/http/identity';
-import { TOKEN_ISSUER } from '../../../src/contexts/identity/session-tokens';
+import { TOKEN_ISSUER } from '../../../commands/identity/session-tokens';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform, TEST_JWT_SECRET } from '../../support/platform';
 

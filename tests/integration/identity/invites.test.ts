@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { runOneTimeTokenCommand } from '../../../commands/identity/onetime-token-commands';
-import { identityDeps } from '../../../src/contexts/identity/identity-deps';
-import { newOneTimeToken } from '../../../src/contexts/identity/onetime-secrets';
+import { identityDeps } from '../../../commands/identity/identity-deps';
+import { newOneTimeToken } from '../../../commands/identity/onetime-secrets';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { sessionCookie, uniqueEmail } from './helpers';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { identityDeps } from '../../../src/contexts/identity/identity-deps';
+import { identityDeps } from '../../../commands/identity/identity-deps';
 import { signIn, Session } from '../../support/auth';
 import { startTestPlatform, TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, sessionCookie, uniqueEmail } from './helpers';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../streams/compliance/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../src/platform/published/anomaly-flagged';
 import { signIn, Session } from '../../support/auth';
 import { httpClient } from '../../support/http';
 import { startTestPlatform, TestPlatform } from '../../support/platform';

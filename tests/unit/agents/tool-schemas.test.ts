@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadSkillTool } from '../../../src/contexts/agents/turn-tools';
-import { parameterSchema } from '../../../src/contexts/connectors/exposure-content';
+import { parameterSchema } from '../../../commands/connectors/exposure-content';
 import type { ExposureParameter } from '../../../streams/connectors/connector';
 import { toolInputSchema } from '../../../src/platform/infra/llm/ai-sdk';
 

@@ -8,7 +8,7 @@ import { removeArtifactDecider } from '../../../commands/checklists/remove-artif
 import { requestExceptionDecider } from '../../../commands/checklists/request-exception';
 import { submitChecklistDecider } from '../../../commands/checklists/submit-checklist';
 import { updateChecklistItemDecider } from '../../../commands/checklists/update-checklist-item';
-import { findTemplate } from '../../../src/contexts/checklists/filing-templates';
+import { findTemplate } from '../../../streams/checklists/filing-templates';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import type { AssessmentEvent } from '../../../streams/checklists/assessment';
 import { checklistAggregate, ChecklistEvent, MAX_ARTIFACTS_PER_ITEM } from '../../../streams/checklists/checklist';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { assessFormPrItem, FormPrContext, formPrFigures } from '../../../src/contexts/checklists/assessment/form-pr';
-import { ItemFrames } from '../../../src/contexts/checklists/assessment/frames';
-import { formPrDueDate, previousMonth } from '../../../src/contexts/checklists/assessment/working-days';
+import { assessFormPrItem, FormPrContext, formPrFigures } from '../../../commands/checklists/assessment/form-pr';
+import { ItemFrames } from '../../../commands/checklists/assessment/frames';
+import { formPrDueDate, previousMonth } from '../../../commands/checklists/assessment/working-days';
 import { authorization, entity, formPrContext, leaseFacts, NO_LEASE } from '../../support/rule-fixtures';
 
 const API = '42-501-10001';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addMonths, texasHolidays, workingDayCalendar } from '../../../src/contexts/compliance/rules/calendar';
+import { addMonths, texasHolidays, workingDayCalendar } from '../../../commands/compliance/rules/calendar';
 
 describe("the regulator's working-day calendar (Texas Government Code §662.003)", () => {
   const calendar = workingDayCalendar();

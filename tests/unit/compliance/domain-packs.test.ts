@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { drillingPack } from '../../../src/contexts/compliance/packs/drilling';
-import { domainList, DEFAULT_PACKS } from '../../../src/contexts/compliance/packs';
-import { inactiveWellsPack } from '../../../src/contexts/compliance/packs/inactive-wells';
-import type { AssessedVertex } from '../../../src/contexts/compliance/packs/pack';
-import { formPrDue, productionPack } from '../../../src/contexts/compliance/packs/production';
-import { rule32Pack } from '../../../src/contexts/compliance/packs/rule-32';
-import { rule37Pack } from '../../../src/contexts/compliance/packs/rule-37';
+import { drillingPack } from '../../../commands/compliance/packs/drilling';
+import { domainList, DEFAULT_PACKS } from '../../../commands/compliance/packs';
+import { inactiveWellsPack } from '../../../commands/compliance/packs/inactive-wells';
+import type { AssessedVertex } from '../../../commands/compliance/packs/pack';
+import { formPrDue, productionPack } from '../../../commands/compliance/packs/production';
+import { rule32Pack } from '../../../commands/compliance/packs/rule-32';
+import { rule37Pack } from '../../../commands/compliance/packs/rule-37';
 
 const TODAY = '2026-03-10';
 const well = (properties: Record<string, string | number>): AssessedVertex => ({

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { assessFormPrItem } from '../../../src/contexts/checklists/assessment/form-pr';
-import { ItemFrames } from '../../../src/contexts/checklists/assessment/frames';
-import { assessOtherItem, OtherSubjects } from '../../../src/contexts/checklists/assessment/other-forms';
-import { recordVerdict } from '../../../src/contexts/checklists/assessment/rule-verdicts';
-import { drillingPack } from '../../../src/contexts/compliance/packs/drilling';
-import { inactiveWellsPack } from '../../../src/contexts/compliance/packs/inactive-wells';
-import { operatorsPack } from '../../../src/contexts/compliance/packs/operators';
-import type { AssessedVertex, DomainPack } from '../../../src/contexts/compliance/packs/pack';
-import { productionPack, ProductionFacts } from '../../../src/contexts/compliance/packs/production';
-import { rule32Pack } from '../../../src/contexts/compliance/packs/rule-32';
-import { rule37Pack } from '../../../src/contexts/compliance/packs/rule-37';
-import { wellTestsPack } from '../../../src/contexts/compliance/packs/well-tests';
+import { assessFormPrItem } from '../../../commands/checklists/assessment/form-pr';
+import { ItemFrames } from '../../../commands/checklists/assessment/frames';
+import { assessOtherItem, OtherSubjects } from '../../../commands/checklists/assessment/other-forms';
+import { recordVerdict } from '../../../commands/checklists/assessment/rule-verdicts';
+import { drillingPack } from '../../../commands/compliance/packs/drilling';
+import { inactiveWellsPack } from '../../../commands/compliance/packs/inactive-wells';
+import { operatorsPack } from '../../../commands/compliance/packs/operators';
+import type { AssessedVertex, DomainPack } from '../../../commands/compliance/packs/pack';
+import { productionPack, ProductionFacts } from '../../../commands/compliance/packs/production';
+import { rule32Pack } from '../../../commands/compliance/packs/rule-32';
+import { rule37Pack } from '../../../commands/compliance/packs/rule-37';
+import { wellTestsPack } from '../../../commands/compliance/packs/well-tests';
 import { authorization, entity, formPrContext, keyed, leaseFacts, neighbor, NO_LEASE, wellFacts } from '../../support/rule-fixtures';
 
 /**

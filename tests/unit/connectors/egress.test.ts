@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { checkEgress, egressPolicy, refusalOf } from '../../../src/contexts/connectors/egress';
+import { checkEgress, egressPolicy, refusalOf } from '../../../commands/connectors/egress';
 
 /** Connector egress: every resolved address must be public unicast unless the allow-list admits it. */
 describe('connector egress check', () => {

@@ -2,8 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import snowflake from 'snowflake-sdk';
-import type { EngineRun } from '../../../src/contexts/connectors/engines/engine';
-import { snowflakeEngine } from '../../../src/contexts/connectors/engines/snowflake';
+import type { EngineRun } from '../../../commands/connectors/engines/engine';
+import { snowflakeEngine } from '../../../commands/connectors/engines/snowflake';
 
 /** Engine W at the snowflake-sdk boundary: what the driver is asked to do, and what we make of its answers. */
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { validateSql } from '../../../src/contexts/connectors/sql-validator';
+import { validateSql } from '../../../streams/connectors/sql-validator';
 
 /**
  * The validator as an allowlist of resolved names, table-driven: statements from

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { validateSql } from '../../../src/contexts/connectors/sql-validator';
+import { validateSql } from '../../../streams/connectors/sql-validator';
 
 /** The shared validator on PostgreSQL's own parser and on node-sql-parser's Snowflake grammar. */
 describe('SQL validator', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createMemoryCache } from '../../../src/platform/infra/cache';
 import { createMemoryBucketStore, MEMORY_BUCKETS_MAX } from '../../../src/platform/http/token-bucket';
 import { rateLimitIdentity } from '../../../src/platform/http/rate-limit';
-import { createIdentityResolver } from '../../../src/contexts/identity/resolver';
+import { createIdentityResolver } from '../../../commands/identity/resolver';
 
 describe('bounded in-memory caches (lru-cache: max entries and TTL)', () => {
   it('the memory cache keeps at most its max entries, least recently used out first', async () => {

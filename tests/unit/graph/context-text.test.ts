@@ -1,8 +1,9 @@
 import { expect } from 'chai';
+import { formPrDue } from '../../../commands/compliance/packs/production';
 import { seedGraph } from '../../../commands/graph/seed-graph';
 import { NotFound } from '../../../src/platform/domain-errors';
-import { DOMAIN_TAG_SECTIONS, OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
-import { generatePortfolio } from '../../../src/contexts/graph/seed/texas-portfolio';
+import { DOMAIN_TAG_SECTIONS, OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_TYPES } from '../../../streams/graph/oilgas-vertical';
+import { generatePortfolio } from '../../../commands/graph/seed/texas-portfolio';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { contextText } from '../../../queries/graph/context-text';
 import type { Related, Walk } from '../../../queries/graph/context-walk';
@@ -64,8 +65,8 @@ describe('context text, sections and economics', () => {
   });
 
   it('the portfolio generator is deterministic for a seed and sized by wells', () => {
-    const a = generatePortfolio({ wells: 30, seed: 7 });
-    const b = generatePortfolio({ wells: 30, seed: 7 });
+    const a = generatePortfolio({ wells: 30, seed: 7, formPrDue });
+    const b = generatePortfolio({ wells: 30, seed: 7, formPrDue });
     expect(a.vertices.filter((v) => v.label === 'Well')).to.have.length(30);
     expect(a.vertices.map((v) => v.entity_id)).to.deep.equal(b.vertices.map((v) => v.entity_id));
     expect(new Set(a.vertices.filter((v) => v.label === 'Well').map((v) => v.entity_id)).size).to.equal(30);
@@ -74,7 +75,7 @@ describe('context text, sections and economics', () => {
   it('seeding is refused in production with a 404', async () => {
     let thrown: unknown;
     try {
-      await seedGraph({ config: { production: true } } as any, { tenantId: 't', userId: 'u' }, { wells: 1, seed: 1, as_of: '2026-01' });
+      await seedGraph({ config: { production: true } } as any, { tenantId: 't', userId: 'u' }, { wells: 1, seed: 1, as_of: '2026-01' }, { formPrDue });
     } catch (error) {
       thrown = error;
     }

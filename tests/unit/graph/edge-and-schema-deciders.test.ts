@@ -8,7 +8,7 @@ import { planImport } from '../../../commands/graph/import-graph';
 import { batchEdges, batchVertices, derivedEdge, importedEdgeId, PackedGraphBatchData } from '../../../streams/graph/graph-import';
 import { installVerticalDecider } from '../../../commands/graph/install-vertical';
 import { removeEntityTypeDecider } from '../../../commands/graph/remove-entity-type';
-import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../src/contexts/graph/oilgas-vertical';
+import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES } from '../../../streams/graph/oilgas-vertical';
 import { given } from '../../support/given';
 
 const schema = { edgeLabelKnown: true, fromAllowed: true, toAllowed: true, pairAllowed: true, allowedFrom: ['Well'], allowedTo: ['Operator'] };

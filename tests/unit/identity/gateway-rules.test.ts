@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Request } from 'express';
 import { Forbidden } from '../../../src/platform/domain-errors';
-import { createPasswordVerifier, hashPassword, passwordTooLong } from '../../../src/contexts/identity/passwords';
+import { createPasswordVerifier, hashPassword, passwordTooLong } from '../../../commands/identity/passwords';
 import { isInternalOnlyPath, isPublicPath } from '../../../src/contexts/identity/public-paths';
 import { requirePermission } from '../../../src/contexts/identity/require-permission';
 import { roleGateFor } from '../../../src/contexts/identity/role-gates';
-import { createSessionTokens } from '../../../src/contexts/identity/session-tokens';
+import { createSessionTokens } from '../../../commands/identity/session-tokens';
 
 const request = (permissions: string) =>
   ({ headers: { 'x-user-id': 'u', 'x-tenant-id': 't', 'x-permissions': permissions }, log: { warn: () => undefined } }) as unknown as Request;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { NotFound } from '../../../src/platform/domain-errors';
 import { onetimeTokenDecider } from '../../../commands/identity/onetime-token-commands';
-import { hashOneTimeToken, newOneTimeToken } from '../../../src/contexts/identity/onetime-secrets';
+import { hashOneTimeToken, newOneTimeToken } from '../../../commands/identity/onetime-secrets';
 import type { OneTimeTokenEvent } from '../../../streams/identity/onetime-token';
 import { given } from '../../support/given';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { UserRow } from '../../../queries/identity/user-directory';
-import { createIdentityResolver } from '../../../src/contexts/identity/resolver';
-import type { SessionClaims } from '../../../src/contexts/identity/session-tokens';
+import { createIdentityResolver } from '../../../commands/identity/resolver';
+import type { SessionClaims } from '../../../commands/identity/session-tokens';
 
 const row = (fields: Partial<UserRow> = {}): UserRow => ({
   id: 'u1', tenant_id: 't1', email: 'a@b.io', display_name: null, roles: ['operator'], status: 'active', kind: 'person', token_version: 0, password_ref: 'p', ...fields,

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { CsvFileRejected, mapHeader, normaliseApiNumber, normaliseHeader, stageCsv, stagedBatches, validateRow } from '../../../src/contexts/ingestion/csv-wells';
+import { CsvFileRejected, mapHeader, normaliseApiNumber, normaliseHeader, stageCsv, stagedBatches, validateRow } from '../../../commands/ingestion/csv-wells';
 
 describe('operator CSV rows', () => {
   it('normalises header case, spaces and punctuation', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { extractEntities } from '../../../src/contexts/ingestion/extract-entities';
+import { extractEntities } from '../../../commands/ingestion/extract-entities';
 
 describe('entity extraction from RRC prose', () => {
   it('reads a hearing notice: operator with P-5, lease, field, county, wells and permit', () => {

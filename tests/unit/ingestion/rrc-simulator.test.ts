@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { countiesOf, defaultRange, monthsIn, simulateRrc } from '../../../src/contexts/ingestion/rrc-simulator';
+import { countiesOf, defaultRange, monthsIn, simulateRrc } from '../../../commands/ingestion/rrc-simulator';
 
 describe('RRC scrape simulator', () => {
   const range = { from: '2025-01-01', to: '2025-06-30' };

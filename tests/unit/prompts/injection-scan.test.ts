@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { scanForInjection } from '../../../src/contexts/prompts/injection-scan';
+import { scanForInjection } from '../../../streams/prompts/injection-scan';
 
 describe('prompt injection scan', () => {
   it('finds nothing in an ordinary prompt', () => {

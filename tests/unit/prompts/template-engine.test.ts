@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { analyseTemplate, renderTemplate, RenderFailed } from '../../../src/contexts/prompts/template-engine';
-import { validateTemplate, validatedForSave } from '../../../src/contexts/prompts/validate-template';
+import { analyseTemplate, renderTemplate, RenderFailed } from '../../../streams/prompts/template-engine';
+import { validateTemplate, validatedForSave } from '../../../streams/prompts/validate-template';
 import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { parsePromptRef, systemPromptRef } from '../../../queries/prompts/resolve-prompt';

@@ -7,7 +7,7 @@ import {
 } from '../../../commands/settings/upsert-user-budget-override';
 import { NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import { parse } from '../../../src/platform/http/validation';
-import type { BudgetCaps } from '../../../src/contexts/settings/fields';
+import type { BudgetCaps } from '../../../streams/settings/fields';
 import type { UserBudgetOverrideEvent } from '../../../streams/settings/user-budget-override';
 import { given } from '../../support/given';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../commands/checklists/open-review-approval';
-import type { FilingPayload } from '../../../src/contexts/checklists/filing-payload';
+import type { FilingPayload } from '../../../commands/checklists/filing-payload';
 import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
 import { deadlineFinish, deadlineMessage, startedWithoutEnd } from '../../../commands/agents/turn-deadline';

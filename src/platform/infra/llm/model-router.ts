@@ -3,7 +3,7 @@ import type { ModelMessage, ToolSet } from 'ai';
 import type { Config } from '../../config';
 import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
-import type { ThinkingMode } from '../../../contexts/settings/thinking-mode';
+import type { ThinkingMode } from './thinking-mode';
 import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
 import { aiSdk } from './ai-sdk';
 
