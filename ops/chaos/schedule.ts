@@ -2,28 +2,13 @@
  * The chaos run's fault schedule, decided up front from the seed alone so that a failing
  * schedule can be replayed exactly (`npm run chaos -- --seed S`). Pure: no clock, no I/O.
  */
+import { seededRandom } from '../../src/platform/samples/seeded-random';
+
 export type Fault =
   | { kind: 'terminate-backends'; at: number }
   | { kind: 'drop-connections'; at: number; instance: number; mode: 'reset' | 'end' }
   | { kind: 'outage'; at: number; instance: number | 'both'; ms: number }
   | { kind: 'kill-leader'; at: number; restartAfterMs: number };
-
-/** mulberry32 over a 32-bit seed: small, fast and the same on every machine. */
-export function seededRandom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)],
-  };
-}
 
 /**
  * Faults from the first seconds to the run's end, a few seconds apart. Outages run 1 to 30 s

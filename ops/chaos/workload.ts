@@ -1,6 +1,6 @@
 import type { Instance } from './instances';
 import { sleep } from './instances';
-import { seededRandom } from './schedule';
+import { seededRandom } from '../../src/platform/samples/seeded-random';
 
 /**
  * A write the platform acknowledged (a 2xx), with the read that must find it afterwards on

@@ -81,7 +81,7 @@ export interface ReactorLanes {
 }
 
 /**
- * A process manager on the log (DESIGN §4; Emmett's workflows, Wolverine's sagas): a named,
+ * A process manager on the log (Emmett's workflows, Wolverine's sagas): a named,
  * fenced, checkpointed subscription, run like a projection lane on the leader, whose handler
  * turns one event into commands on other aggregates. A route never writes a second aggregate
  * after its own command: what must follow elsewhere is a reactor.
