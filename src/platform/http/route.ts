@@ -27,8 +27,11 @@ type Parsed<S> = S extends ZodTypeAny ? z.infer<S> : undefined;
 type Schema = ZodTypeAny | undefined;
 
 interface Steps<P extends Schema, Q extends Schema, B extends Schema> {
-  /** Checked before anything is parsed; absent: any authenticated user of the tenant. */
-  permission?: string;
+  /**
+   * Checked before anything is parsed; absent: any authenticated user of the tenant. A list
+   * takes any one of them (a caller holding none is checked against the first).
+   */
+  permission?: string | readonly string[];
   params?: P;
   query?: Q;
   body?: B;
@@ -72,7 +75,8 @@ async function steps<P extends Schema, Q extends Schema, B extends Schema>(
   authorize: Authorize,
 ): Promise<RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>> {
   const identity = requireIdentity(req);
-  if (route.permission) authorize(req, route.permission, deps);
+  const anyOf = typeof route.permission === 'string' ? [route.permission] : (route.permission ?? []);
+  if (anyOf.length > 0 && !anyOf.some((p) => identity.permissions.includes(p))) authorize(req, anyOf[0], deps);
   return {
     params: (route.params ? parse(route.params, req.params, 'path') : undefined) as Parsed<P>,
     query: (route.query ? parse(route.query, req.query, 'query') : undefined) as Parsed<Q>,

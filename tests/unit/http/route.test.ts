@@ -54,6 +54,7 @@ describe('declared routes (src/platform/http/route.ts)', () => {
       read: async ({ params, query }) => (params.id === 'n1' ? { note_id: 'n1', title: 'first', fields: query.fields } : null),
       notFound: 'Note not found',
     });
+    route.get('/drafts', { permission: ['notes.write', 'notes.review'], read: () => ({ drafts: [] }) });
     const app = express();
     app.use(express.json());
     app.use(router);
@@ -123,6 +124,12 @@ describe('declared routes (src/platform/http/route.ts)', () => {
   it('without a mapper the command result is the body; the declared status is used', async () => {
     expect(await call('POST', '/notes', { title: 'first' })).to.deep.equal({ status: 201, body: { note_id: 'n1', title: 'first', tenant_id: 't1' } });
     expect(await call('DELETE', '/notes/n1')).to.deep.equal({ status: 204, body: undefined });
+  });
+
+  it('a list of permissions takes any one of them', async () => {
+    expect((await call('GET', '/drafts', undefined, 'notes.review')).status).to.equal(200);
+    expect((await call('GET', '/drafts', undefined, 'notes.write')).status).to.equal(200);
+    expect(await call('GET', '/drafts', undefined, 'notes.read')).to.deep.equal({ status: 403, body: { detail: 'Insufficient permissions' } });
   });
 
   it('a read parses its query, and answers 404 with the declared detail when it finds nothing', async () => {
