@@ -115,12 +115,14 @@ export async function approvalAsWritten(knex: Knex, tenantId: string, state: App
 }
 
 /**
- * An approval a command asked a reactor to open, as the queue shows it, or, while the queue
- * does not hold it yet, as it will be: pending, unassigned, requested now.
+ * An approval a command just asked for, as the queue shows it, or, while the queue does not
+ * hold it yet (a reactor opens it, or a projection lags), as it will be: pending.
  */
-export async function approvalOrPending(knex: Knex, tenantId: string, expected: { approvalId: string; checkpointType: string; now: Date }) {
-  const row = await queueRow(knex, tenantId, expected.approvalId);
-  return approvalSummary(
-    row ?? { approval_id: expected.approvalId, status: 'pending', checkpoint_type: expected.checkpointType, created_at: expected.now, reviewer_id: null, escalation_level: 0 },
-  );
+export async function approvalOrExpected(
+  knex: Knex,
+  tenantId: string,
+  expected: { approval_id: string; checkpoint_type: string; created_at: string | Date; reviewer_id: string | null },
+) {
+  const row = await queueRow(knex, tenantId, expected.approval_id);
+  return approvalSummary(row ?? { ...expected, status: 'pending', escalation_level: 0 });
 }

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFound } from '../../src/platform/domain-errors';
 import { isoOrNull } from '../../src/platform/infra/row-values';
-import { approvalOrPending } from '../approvals/approval-queue';
+import { approvalOrExpected } from '../approvals/approval-queue';
 import { CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE } from '../../projections/checklists/checklists-read-model';
 
 
@@ -77,7 +77,8 @@ export async function visibleChecklist(knex: Knex, tenantId: string, checklistId
  * on (opened by a reactor; until the queue holds it, as it will be).
  */
 export async function checklistAwaitingApproval(knex: Knex, tenantId: string, checklistId: string, approval: { approvalId: string; checkpointType: string; now: Date }) {
-  const [checklist, awaited] = await Promise.all([visibleChecklist(knex, tenantId, checklistId), approvalOrPending(knex, tenantId, approval)]);
+  const expected = { approval_id: approval.approvalId, checkpoint_type: approval.checkpointType, created_at: approval.now, reviewer_id: null };
+  const [checklist, awaited] = await Promise.all([visibleChecklist(knex, tenantId, checklistId), approvalOrExpected(knex, tenantId, expected)]);
   return { ...checklist, approval: awaited };
 }
 

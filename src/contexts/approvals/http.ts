@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { decideApproval, DecideApprovalBody } from '../../../commands/approvals/decide-approval';
 import { escalateApproval, EscalateApprovalBody } from '../../../commands/approvals/escalate-approval';
 import { requestApproval, RequestApprovalBody } from '../../../commands/approvals/request-approval';
-import { approvalAsWritten, findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
+import { approvalAsWritten, approvalOrExpected, findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Unauthenticated } from '../../platform/domain-errors';
@@ -56,6 +56,7 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
         reviewerStrategy: body.reviewer_strategy,
         reviewerId: body.reviewer_id ?? null,
       }),
+    respond: (receipt, { context }) => approvalOrExpected(deps.knex, context.tenantId, receipt),
   });
 
   route.get('/approvals', {
