@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
+import { NotFound } from '../../src/platform/domain-errors';
 import { isoOrNull } from '../../src/platform/infra/row-values';
 import { APPROVALS_TABLE } from '../../projections/approvals/approval-queue';
+import type { ApprovalState } from '../../streams/approvals/approval';
 
 export interface ApprovalFilter {
   status?: string;
@@ -11,8 +13,11 @@ export interface ApprovalFilter {
   offset: number;
 }
 
-
-function summary(row: Record<string, any>) {
+/**
+ * The one place an approval's JSON is shaped, from a row of the queue (or a row laid over
+ * with what a command just decided): `summary` for lists and references, `details` for one.
+ */
+export function approvalSummary(row: Record<string, any>) {
   return {
     approval_id: row.approval_id,
     status: row.status,
@@ -44,9 +49,9 @@ function subjectOf(payload: unknown) {
   };
 }
 
-function details(row: Record<string, any>) {
+export function approvalDetails(row: Record<string, any>) {
   return {
-    ...summary(row),
+    ...approvalSummary(row),
     conversation_id: row.conversation_id,
     payload: row.payload,
     reviewer_strategy: row.reviewer_strategy,
@@ -70,10 +75,54 @@ export async function listApprovals(knex: Knex, tenantId: string, filter: Approv
     base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'approval_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
-  return { approvals: rows.map(summary), total: Number(count) };
+  return { approvals: rows.map(approvalSummary), total: Number(count) };
 }
 
+const queueRow = (knex: Knex, tenantId: string, approvalId: string): Promise<Record<string, any> | undefined> =>
+  knex(APPROVALS_TABLE).where({ tenant_id: tenantId, approval_id: approvalId }).first();
+
+/** GET /approvals/{id}. */
 export async function findApproval(knex: Knex, tenantId: string, approvalId: string) {
-  const row = await knex(APPROVALS_TABLE).where({ tenant_id: tenantId, approval_id: approvalId }).first();
-  return row ? details(row) : null;
+  const row = await queueRow(knex, tenantId, approvalId);
+  return row ? approvalDetails(row) : null;
+}
+
+/**
+ * The answer to a write: the queue's row with what the command just decided laid over it, so
+ * a projection that has not caught up within the bounded wait (a loaded machine) never turns
+ * a successful decision into a 404 or a stale status.
+ */
+export async function approvalAsWritten(knex: Knex, tenantId: string, state: ApprovalState) {
+  if (state.status === 'none') throw new NotFound('Approval not found');
+  const row = await queueRow(knex, tenantId, state.approvalId);
+  const decided = state.status === 'pending' ? null : state.decision;
+  return approvalDetails({
+    ...row,
+    approval_id: state.approvalId,
+    status: state.status,
+    checkpoint_type: state.checkpointType,
+    agent_type: state.agentType,
+    created_at: state.requestedAt,
+    reviewer_id: state.reviewerId,
+    escalation_level: state.escalationLevel,
+    conversation_id: state.conversationId,
+    requested_by: state.requestedBy,
+    decided_by: decided?.reviewerId ?? null,
+    comments: decided?.comments ?? null,
+    modifications: decided?.modifications ?? null,
+    decided_at: decided?.decidedAt ?? null,
+  });
+}
+
+/**
+ * An approval a command just asked for, as the queue shows it, or, while the queue does not
+ * hold it yet (a reactor opens it, or a projection lags), as it will be: pending.
+ */
+export async function approvalOrExpected(
+  knex: Knex,
+  tenantId: string,
+  expected: { approval_id: string; checkpoint_type: string; created_at: string | Date; reviewer_id: string | null },
+) {
+  const row = await queueRow(knex, tenantId, expected.approval_id);
+  return approvalSummary(row ?? { ...expected, status: 'pending', escalation_level: 0 });
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import { NotFound } from '../../src/platform/domain-errors';
 import { isoOrNull } from '../../src/platform/infra/row-values';
+import { approvalOrExpected } from '../approvals/approval-queue';
 import { CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE } from '../../projections/checklists/checklists-read-model';
 
 
@@ -63,6 +65,23 @@ export async function getChecklist(knex: Knex, tenantId: string, checklistId: st
 
 export type ChecklistView = NonNullable<Awaited<ReturnType<typeof getChecklist>>>;
 
+/** A checklist that must exist: the answer to a write on it, or a read beneath it. */
+export async function visibleChecklist(knex: Knex, tenantId: string, checklistId: string): Promise<ChecklistView> {
+  const checklist = await getChecklist(knex, tenantId, checklistId);
+  if (!checklist) throw new NotFound('Checklist not found');
+  return checklist;
+}
+
+/**
+ * The answer to a submit or an exception request: the checklist and the approval it waits
+ * on (opened by a reactor; until the queue holds it, as it will be).
+ */
+export async function checklistAwaitingApproval(knex: Knex, tenantId: string, checklistId: string, approval: { approvalId: string; checkpointType: string; now: Date }) {
+  const expected = { approval_id: approval.approvalId, checkpoint_type: approval.checkpointType, created_at: approval.now, reviewer_id: null };
+  const [checklist, awaited] = await Promise.all([visibleChecklist(knex, tenantId, checklistId), approvalOrExpected(knex, tenantId, expected)]);
+  return { ...checklist, approval: awaited };
+}
+
 /** GET /checklists: the tenant's checklists, newest first. */
 export async function listChecklists(knex: Knex, tenantId: string, filter: { entity_id?: string; status?: string; template_id?: string; limit: number; offset: number }) {
   const base = knex(CHECKLISTS_TABLE).where({ tenant_id: tenantId });
@@ -77,6 +96,14 @@ export async function listChecklists(knex: Knex, tenantId: string, filter: { ent
     checklists: rows.map((r) => ({ checklist_id: r.checklist_id, template_id: r.template_id, title: r.title, entity_id: r.entity_id, domain: r.domain, status: r.status, period: r.period, due_date: r.due_date, created_at: isoOrNull(r.created_at) })),
     total: Number(count),
   };
+}
+
+/** GET /checklists/{id}/artifacts and /checklists/{id}/items/{idx}/artifacts: 404 for a missing checklist or item. */
+export async function artifactsOf(knex: Knex, tenantId: string, checklistId: string, itemIndex?: number) {
+  const checklist = await visibleChecklist(knex, tenantId, checklistId);
+  if (itemIndex !== undefined && !checklist.items.some((i) => i.index === itemIndex)) throw new NotFound(`Checklist item ${itemIndex} not found`);
+  const artifacts = await listArtifacts(knex, tenantId, checklistId, itemIndex);
+  return { artifacts, total: artifacts.length };
 }
 
 export async function listArtifacts(knex: Knex, tenantId: string, checklistId: string, itemIndex?: number) {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { CASE_RESULTS_TABLE, RUNS_TABLE } from '../../projections/evaluation/runs';
 
 interface RunRow {
@@ -77,6 +78,27 @@ export async function listRuns(knex: Knex, tenantId: string, limit: number) {
 export async function findRun(knex: Knex, tenantId: string, runId: string): Promise<RunView | null> {
   const row: RunRow | undefined = await knex(RUNS_TABLE).where({ tenant_id: tenantId, run_id: runId }).first();
   return row ? runView(row) : null;
+}
+
+/** A run that must exist (404 otherwise). */
+export async function visibleRun(knex: Knex, tenantId: string, runId: string): Promise<RunView> {
+  const run = await findRun(knex, tenantId, runId);
+  if (!run) throw new NotFound(`No eval run ${runId}`);
+  return run;
+}
+
+/** GET /eval/runs/{id}: the run with its case results. */
+export async function runWithCases(knex: Knex, tenantId: string, runId: string) {
+  return { ...(await visibleRun(knex, tenantId, runId)), case_results: await caseResults(knex, tenantId, runId) };
+}
+
+/** GET /eval/runs/{id}/regressions: against the baseline of the run's model (409 while there is none). */
+export async function regressionsOf(knex: Knex, tenantId: string, runId: string) {
+  const run = await visibleRun(knex, tenantId, runId);
+  const baseline = await baselineRun(knex, tenantId, run.model_id);
+  if (!baseline) throw new Conflict(`No baseline run for model ${run.model_id}; promote a completed run of that model first`);
+  const regressions = await regressionsAgainst(knex, tenantId, runId, baseline.id);
+  return { run_id: runId, model_id: run.model_id, baseline_run_id: baseline.id, regressions, total: regressions.length };
 }
 
 export async function caseResults(knex: Knex, tenantId: string, runId: string): Promise<CaseView[]> {

@@ -3,6 +3,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { DomainError, Forbidden, NotFound } from '../../platform/domain-errors';
 import { idempotencyKeyOf } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
 import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { newId } from '../../platform/command-handling/idempotency';
@@ -75,9 +76,12 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
     const prepared = await prepareTurn(engine, request);
     res.json(await runTurn(engine, prepared));
   };
+  // A custom body: a retried request (same Idempotency-Key) answers from the first turn's
+  // result, read from its stream, before any command runs; the turn is prepared and run here.
   router.post('/execute', execute);
   router.post('/agents/:agent_id/execute', execute);
 
+  // A custom body: a server-sent event stream that starts or resumes a turn and follows it live.
   router.get('/conversations/:id/stream', async (req, res) => {
     const identity = chatter(req);
     const { id } = parseParams(req, StreamParams);
@@ -151,33 +155,30 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
     sse.end();
   });
 
-  router.get('/skills', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const skills = await effectiveSkills(deps.knex, tenantId);
-    res.json({ skills: skills.map(skillView), total: skills.length });
-  });
-  router.get('/skills/:key', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { key } = parseParams(req, SkillParams);
+  const route = declareRoutes(router, deps, requirePermission);
+  const skillOf = async (tenantId: string, key: string) => {
     const skill = (await effectiveSkills(deps.knex, tenantId)).find((s) => s.key === key);
     if (!skill) throw new NotFound(`skill ${key} not found`);
-    res.json(skillView(skill));
+    return skillView(skill);
+  };
+
+  route.get('/skills', {
+    read: ({ identity }) => effectiveSkills(deps.knex, identity.tenantId),
+    respond: (skills) => ({ skills: skills.map(skillView), total: skills.length }),
   });
-  router.put('/skills/:key', async (req, res) => {
-    requirePermission(req, 'skills.author', deps);
-    const { tenantId, userId } = requireIdentity(req);
-    const { key } = parseParams(req, SkillParams);
-    const body = parseBody(req, DefineSkillBody);
-    await defineSkill(deps, { tenantId, actorId: userId, correlationId: req.id as string | undefined }, key, body);
-    const skill = (await effectiveSkills(deps.knex, tenantId)).find((s) => s.key === key)!;
-    res.json(skillView(skill));
+  route.get('/skills/:key', { params: SkillParams, read: ({ identity, params }) => skillOf(identity.tenantId, params.key) });
+  route.put('/skills/:key', {
+    permission: 'skills.author',
+    params: SkillParams,
+    body: DefineSkillBody,
+    command: ({ context, params, body }) => defineSkill(deps, context, params.key, body),
+    respond: (_, { context, params }) => skillOf(context.tenantId, params.key),
   });
-  router.delete('/skills/:key', async (req, res) => {
-    requirePermission(req, 'skills.author', deps);
-    const { tenantId, userId } = requireIdentity(req);
-    const { key } = parseParams(req, SkillParams);
-    await retireSkill(deps, { tenantId, actorId: userId, correlationId: req.id as string | undefined }, key, BUILTIN_SKILLS.some((s) => s.key === key));
-    res.json({ key, status: 'retired' });
+  route.delete('/skills/:key', {
+    permission: 'skills.author',
+    params: SkillParams,
+    command: ({ context, params }) => retireSkill(deps, context, params.key, BUILTIN_SKILLS.some((s) => s.key === params.key)),
+    respond: (_, { params }) => ({ key: params.key, status: 'retired' }),
   });
 
   return router;

@@ -1,16 +1,15 @@
+import type { NextFunction, Request, Response } from 'express';
 import { Router } from 'express';
 import { decideApproval, DecideApprovalBody } from '../../../commands/approvals/decide-approval';
 import { escalateApproval, EscalateApprovalBody } from '../../../commands/approvals/escalate-approval';
 import { requestApproval, RequestApprovalBody } from '../../../commands/approvals/request-approval';
-import { findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
-import { ApprovalState } from '../../../streams/approvals/approval';
+import { approvalAsWritten, approvalOrExpected, findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
-import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
-import { NotFound, Unauthenticated } from '../../platform/domain-errors';
-import { commandContext, idempotencyKeyOf } from '../../platform/http/command-context';
-import { identityOf, requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { Unauthenticated } from '../../platform/domain-errors';
+import { identityOf, stampIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
+import { parse, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { IdParams, ListQuery, TenantQuery } from './schemas';
 
@@ -25,108 +24,82 @@ type Listener = 'public' | 'internal';
 
 /** Only admins hold `users.manage`: they may decide an approval named to someone else. */
 const ADMIN_MARK = 'users.manage';
-
-async function details(deps: PlatformDeps, tenantId: string, approvalId: string) {
-  const approval = await findApproval(deps.knex, tenantId, approvalId);
-  if (!approval) throw new NotFound('Approval not found');
-  return approval;
-}
+const DECIDE = 'hitl.approve';
 
 /**
- * The answer to a write: the read model's row with what the command just decided laid
- * over it, so a projection that has not caught up within the bounded wait (a loaded
- * machine) never turns a successful decision into a 404 or a stale status.
+ * A header-less local caller on the internal listener asserts the reviewer in the body
+ * instead of the identity headers: it is read as those headers would be, then decided like
+ * any other reviewer's decision (never as an admin).
  */
-async function afterWrite(deps: PlatformDeps, tenantId: string, state: ApprovalState) {
-  if (state.status === 'none') throw new NotFound('Approval not found');
-  const row = await findApproval(deps.knex, tenantId, state.approvalId);
-  const escalated = state.escalationLevel > 0;
-  const decision =
-    state.status === 'pending'
-      ? null
-      : { decision: state.decision.decision, reviewer_id: state.decision.reviewerId, comments: state.decision.comments, modifications: state.decision.modifications, decided_at: state.decision.decidedAt };
-  return {
-    ...row,
-    approval_id: state.approvalId,
-    status: state.status,
-    checkpoint_type: state.checkpointType,
-    agent_type: state.agentType,
-    created_at: state.requestedAt,
-    reviewer_id: state.reviewerId,
-    escalated,
-    escalation_level: state.escalationLevel,
-    conversation_id: state.conversationId,
-    requested_by: state.requestedBy,
-    escalation: escalated ? (row?.escalation ?? null) : null,
-    decision,
-  };
+function headerlessReviewer(req: Request, _res: Response, next: NextFunction): void {
+  if (identityOf(req)) return next();
+  const { reviewer_id } = parse(DecideApprovalBody, req.body ?? {}, 'body');
+  if (!reviewer_id) throw new Unauthenticated('Not authenticated: no identity and no reviewer_id');
+  const tenantId = parseQuery(req, TenantQuery).tenant_id ?? DEFAULT_TENANT_ID;
+  stampIdentity(req, { userId: reviewer_id, tenantId, permissions: [DECIDE] });
+  next();
 }
 
 export function routes(deps: PlatformDeps, listener: Listener): Router {
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
 
-  router.post('/approvals', async (req, res) => {
-    requirePermission(req, 'conversations.use', deps);
-    const body = parseBody(req, RequestApprovalBody);
-    const receipt = await requestApproval(deps, commandContext(req), {
-      conversationId: body.conversation_id ?? null,
-      agentType: body.agent_type,
-      checkpointType: body.checkpoint_type,
-      payload: body.payload,
-      reviewerStrategy: body.reviewer_strategy,
-      reviewerId: body.reviewer_id ?? null,
-    });
-    res.status(201).json(receipt);
+  route.post('/approvals', {
+    permission: 'conversations.use',
+    body: RequestApprovalBody,
+    status: 201,
+    command: ({ body, context }) =>
+      requestApproval(deps, context, {
+        conversationId: body.conversation_id ?? null,
+        agentType: body.agent_type,
+        checkpointType: body.checkpoint_type,
+        payload: body.payload,
+        reviewerStrategy: body.reviewer_strategy,
+        reviewerId: body.reviewer_id ?? null,
+      }),
+    respond: (receipt, { context }) => approvalOrExpected(deps.knex, context.tenantId, receipt),
   });
 
-  router.get('/approvals', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await listApprovals(deps.knex, tenantId, parseQuery(req, ListQuery)));
+  route.get('/approvals', {
+    query: ListQuery,
+    read: ({ identity, query }) => listApprovals(deps.knex, identity.tenantId, query),
   });
 
-  router.post('/approvals/escalate', async (req, res) => {
-    requirePermission(req, 'hitl.approve', deps);
-    const body = parseBody(req, EscalateApprovalBody);
-    const context = commandContext(req);
-    const state = await escalateApproval(deps, context, body.approval_id, { type: 'EscalateApproval', reason: body.reason, escalatedBy: context.actorId });
-    res.json(await afterWrite(deps, context.tenantId, state));
+  route.post('/approvals/escalate', {
+    permission: DECIDE,
+    body: EscalateApprovalBody,
+    command: ({ body, context }) =>
+      escalateApproval(deps, context, body.approval_id, { type: 'EscalateApproval', reason: body.reason, escalatedBy: context.actorId }),
+    respond: (state, { context }) => approvalAsWritten(deps.knex, context.tenantId, state),
   });
 
-  router.get('/approvals/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, IdParams);
-    res.json(await details(deps, tenantId, id));
+  route.get('/approvals/:id', {
+    params: IdParams,
+    read: ({ identity, params }) => findApproval(deps.knex, identity.tenantId, params.id),
+    notFound: 'Approval not found',
   });
 
-  router.post('/approvals/:id/decide', async (req, res) => {
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, DecideApprovalBody);
-    let context: CommandContext;
-    let reviewerIsAdmin = false;
-    if (identityOf(req) || listener === 'public') {
-      requirePermission(req, 'hitl.approve', deps);
-      context = commandContext(req);
-      reviewerIsAdmin = requireIdentity(req).permissions.includes(ADMIN_MARK);
-    } else {
-      if (!body.reviewer_id) throw new Unauthenticated('Not authenticated: no identity and no reviewer_id');
-      const tenantId = parseQuery(req, TenantQuery).tenant_id ?? DEFAULT_TENANT_ID;
-      context = { tenantId, actorId: body.reviewer_id, correlationId: req.id, idempotencyKey: idempotencyKeyOf(req) };
-    }
-    const { state, position } = await decideApproval(deps, context, id, {
-      type: 'DecideApproval',
-      decision: body.decision,
-      reviewerId: context.actorId,
-      reviewerIsAdmin,
-      mayDecideOwn: reviewerIsAdmin && deps.config.approvals.adminMayDecideOwn,
-      comments: body.comments ?? null,
-      modifications: body.modifications ?? null,
-    });
+  if (listener === 'internal') router.post('/approvals/:id/decide', headerlessReviewer);
+  route.post('/approvals/:id/decide', {
+    permission: DECIDE,
+    params: IdParams,
+    body: DecideApprovalBody,
+    command: ({ params, body, context, identity }) => {
+      const reviewerIsAdmin = identity.permissions.includes(ADMIN_MARK);
+      return decideApproval(deps, context, params.id, {
+        type: 'DecideApproval',
+        decision: body.decision,
+        reviewerId: context.actorId,
+        reviewerIsAdmin,
+        mayDecideOwn: reviewerIsAdmin && deps.config.approvals.adminMayDecideOwn,
+        comments: body.comments ?? null,
+        modifications: body.modifications ?? null,
+      });
+    },
     // What follows a decision (the checklist's review, the paused conversation) is done by
-    // reactors; the answer waits for them, bounded, so a GET right after shows it. It waits
-    // for the decision's own position: the visible head can still be short of it while an
-    // older transaction is open. A replayed decision waits for the position it was first written at.
-    if (position) await deps.reactors.waitFor(position, deps.config.projectionWaitMs, ['ApprovalDecided']);
-    res.json(await afterWrite(deps, context.tenantId, state));
+    // reactors; the answer shows it. A replayed decision waits for the position it was first written at.
+    awaits: ['ApprovalDecided'],
+    respond: ({ state }, { context }) => approvalAsWritten(deps.knex, context.tenantId, state),
   });
 
   return router;

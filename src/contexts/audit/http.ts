@@ -14,6 +14,7 @@ import { Invalid, NotFound, ValidationFailed } from '../../platform/domain-error
 import { AuditSigner } from '../../platform/eventstore/audit-signature';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
 import { parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { ENTITY_FLAGS, EventsQuery, ExportQuery, FilterQuery } from './schemas';
@@ -79,29 +80,35 @@ async function catchUpIndex(deps: PlatformDeps): Promise<void> {
   if (!(await deps.projections.catchUp(auditEventIndexProjector.name, deps.config.projectionWaitMs))) deps.logger.warn('the audit index did not reach the head of the log in time; the review may miss the newest events');
 }
 
+/** GET /admin/audit/events: one page of the review and the cursor of the next. */
+async function eventsPage(deps: PlatformDeps, review: ReviewDeps, tenantId: string, q: z.infer<typeof EventsQuery>) {
+  await catchUpIndex(deps);
+  const { query } = await resolved(review, filtersOf(tenantId, q));
+  const rows = await indexPage(deps.knex, { ...query, after: q.cursor }, q.limit + 1);
+  const page = rows.slice(0, q.limit);
+  const reader = new AuditReader(review);
+  const events: ReturnType<typeof wireEntry>[] = [];
+  const lastOnPage = new Map(page.map((row) => [row.stream, BigInt(row.revision)] as const));
+  for (const row of page) {
+    const entry = await reader.entry(row, lastOnPage.get(row.stream));
+    if (entry) events.push(wireEntry(entry));
+  }
+  const last = page[page.length - 1];
+  return { events, next_cursor: rows.length > q.limit && last ? `${last.commit}/${last.prepare}` : null };
+}
+
 export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Router {
   const review = reviewDepsOf(deps, registry);
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
 
-  router.get('/admin/audit/events', async (req, res) => {
-    requirePermission(req, PERMISSION, deps);
-    const { tenantId } = requireIdentity(req);
-    const q = parseQuery(req, EventsQuery);
-    await catchUpIndex(deps);
-    const { query } = await resolved(review, filtersOf(tenantId, q));
-    const rows = await indexPage(deps.knex, { ...query, after: q.cursor }, q.limit + 1);
-    const page = rows.slice(0, q.limit);
-    const reader = new AuditReader(review);
-    const events: ReturnType<typeof wireEntry>[] = [];
-    const lastOnPage = new Map(page.map((row) => [row.stream, BigInt(row.revision)] as const));
-    for (const row of page) {
-      const entry = await reader.entry(row, lastOnPage.get(row.stream));
-      if (entry) events.push(wireEntry(entry));
-    }
-    const last = page[page.length - 1];
-    res.json({ events, next_cursor: rows.length > q.limit && last ? `${last.commit}/${last.prepare}` : null });
+  route.get('/admin/audit/events', {
+    permission: PERMISSION,
+    query: EventsQuery,
+    read: ({ identity, query }) => eventsPage(deps, review, identity.tenantId, query),
   });
 
+  // A custom body: the export streams a file (xlsx, csv or json) with its own headers.
   router.get('/admin/audit/export', async (req, res) => {
     requirePermission(req, PERMISSION, deps);
     const identity = requireIdentity(req);

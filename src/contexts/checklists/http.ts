@@ -10,20 +10,19 @@ import { requestException, RequestExceptionBody } from '../../../commands/checkl
 import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
 import { updateChecklist, UpdateChecklistBody } from '../../../commands/checklists/update-checklist';
 import { updateChecklistItem, UpdateChecklistItemBody } from '../../../commands/checklists/update-checklist-item';
-import { findApproval } from '../../../queries/approvals/approval-queue';
-import type { Position } from '../../platform/eventstore/types';
 import { assessmentFrame } from '../../../queries/checklists/assessment-frames';
-import { findArtifact, getChecklist, listArtifacts, listChecklists } from '../../../queries/checklists/checklists';
+import { artifactsOf, checklistAwaitingApproval, findArtifact, getChecklist, listChecklists, visibleChecklist } from '../../../queries/checklists/checklists';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
 import { getBlob } from '../../platform/infra/artifact-blobs';
 import { runAssessment } from '../../../commands/checklists/assessment/run-assessment';
 import { FILING_TEMPLATES } from '../../../streams/checklists/filing-templates';
 import type { PlatformDeps } from '../../platform/context-module';
-import { Conflict, DomainError, Forbidden, Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
+import { Conflict, DomainError, Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { newId } from '../../platform/command-handling/idempotency';
 import { requireIdentity } from '../../platform/http/identity';
 import { readUpload } from '../../platform/http/multipart';
+import { declareRoutes } from '../../platform/http/route';
 import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
@@ -38,118 +37,98 @@ import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParam
 export type Extract = (bytes: Buffer) => Promise<ExtractedText>;
 
 
-async function visibleChecklist(deps: PlatformDeps, tenantId: string, checklistId: string) {
-  const checklist = await getChecklist(deps.knex, tenantId, checklistId);
-  if (!checklist) throw new NotFound('Checklist not found');
-  return checklist;
-}
+/** GET /checklists/templates: the templates as the API shows them (static). */
+const TEMPLATES = {
+  templates: FILING_TEMPLATES.map((t) => ({
+    template_id: t.templateId,
+    form: t.form,
+    title: t.title,
+    domain: t.domain,
+    entity_type: t.entityTypes[0],
+    entity_types: t.entityTypes,
+    description: t.description,
+    items: t.items.map((item, index) => ({ index, key: item.key, label: item.label, item_type: item.itemType, description: item.description })),
+  })),
+};
 
 export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: AssessmentRuns): Router {
   const { knex } = deps;
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
+  const checklistOf = (id: string, { context }: { context: { tenantId: string } }) => visibleChecklist(knex, context.tenantId, id);
+  /** The approval a submit or an exception request asked the `checklists.open-review-approval` reactor to open. */
+  const awaitingApproval = (checkpointType: string) => (opened: { approvalId: string }, { params, context }: { params: { id: string }; context: { tenantId: string } }) =>
+    checklistAwaitingApproval(knex, context.tenantId, params.id, { approvalId: opened.approvalId, checkpointType, now: deps.clock() });
 
-  router.get('/checklists/templates', (req, res) => {
-    requireIdentity(req);
-    res.json({
-      templates: FILING_TEMPLATES.map((t) => ({
-        template_id: t.templateId,
-        form: t.form,
-        title: t.title,
-        domain: t.domain,
-        entity_type: t.entityTypes[0],
-        entity_types: t.entityTypes,
-        description: t.description,
-        items: t.items.map((item, index) => ({ index, key: item.key, label: item.label, item_type: item.itemType, description: item.description })),
-      })),
-    });
+  route.get('/checklists/templates', { read: () => TEMPLATES });
+
+  route.get('/checklists', {
+    query: ListQuery,
+    read: ({ identity, query }) => listChecklists(knex, identity.tenantId, query),
   });
 
-  router.get('/checklists', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await listChecklists(knex, tenantId, parseQuery(req, ListQuery)));
+  route.post('/checklists', {
+    body: CreateChecklistBody,
+    status: 201,
+    command: ({ body, context }) => openChecklist(deps, context, body),
+    respond: checklistOf,
   });
 
-  router.post('/checklists', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const id = await openChecklist(deps, commandContext(req), parseBody(req, CreateChecklistBody));
-    res.status(201).json(await visibleChecklist(deps, tenantId, id));
+  route.get('/checklists/:id', {
+    params: IdParams,
+    read: ({ identity, params }) => getChecklist(knex, identity.tenantId, params.id),
+    notFound: 'Checklist not found',
   });
 
-  router.get('/checklists/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await visibleChecklist(deps, tenantId, parseParams(req, IdParams).id));
+  route.patch('/checklists/:id', {
+    params: IdParams,
+    body: UpdateChecklistBody,
+    command: ({ params, body, context }) => updateChecklist(deps, context, params.id, body),
+    respond: (_, input) => checklistOf(input.params.id, input),
   });
 
-  router.patch('/checklists/:id', async (req, res) => {
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, UpdateChecklistBody);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    await updateChecklist(deps, context, id, body);
-    res.json(await visibleChecklist(deps, context.tenantId, id));
+  route.patch('/checklists/:id/items/:idx', {
+    params: ItemParams,
+    body: UpdateChecklistItemBody,
+    command: ({ params, body, context }) => updateChecklistItem(deps, context, params.id, params.idx, body),
+    respond: async (_, input) => (await checklistOf(input.params.id, input)).items.find((i) => i.index === input.params.idx),
   });
 
-  router.patch('/checklists/:id/items/:idx', async (req, res) => {
-    const { id, idx } = parseParams(req, ItemParams);
-    const body = parseBody(req, UpdateChecklistItemBody);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    await updateChecklistItem(deps, context, id, idx, body);
-    const checklist = await visibleChecklist(deps, context.tenantId, id);
-    res.json(checklist.items.find((i) => i.index === idx));
+  route.post('/checklists/:id/submit', {
+    permission: 'filings.submit',
+    params: IdParams,
+    body: SubmitChecklistBody,
+    command: ({ params, body, context }) => submitChecklist(deps, context, params.id, body),
+    awaits: ['ChecklistSubmitted'],
+    respond: awaitingApproval('filing_submission'),
   });
 
-  /**
-   * The answer to a submit or an exception request: the checklist and the approval it waits
-   * on. The approval is opened by a reactor; the route waits (bounded) for it so the answer
-   * usually shows it, and otherwise answers with what the approval will be.
-   */
-  async function withApproval(tenantId: string, id: string, opened: { approvalId: string; position: Position | null }, eventType: string, checkpointType: string) {
-    if (opened.position) await deps.reactors.waitFor(opened.position, deps.config.projectionWaitMs, [eventType]);
-    const row = await findApproval(deps.knex, tenantId, opened.approvalId);
-    const approval = row
-      ? { approval_id: row.approval_id, status: row.status, checkpoint_type: row.checkpoint_type, created_at: row.created_at, reviewer_id: row.reviewer_id }
-      : { approval_id: opened.approvalId, status: 'pending', checkpoint_type: checkpointType, created_at: deps.clock().toISOString(), reviewer_id: null };
-    return { ...(await visibleChecklist(deps, tenantId, id)), approval };
-  }
-
-  router.post('/checklists/:id/submit', async (req, res) => {
-    requirePermission(req, 'filings.submit', deps);
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, SubmitChecklistBody);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    const submitted = await submitChecklist(deps, context, id, body);
-    res.json(await withApproval(context.tenantId, id, submitted, 'ChecklistSubmitted', 'filing_submission'));
+  route.post('/checklists/:id/exception', {
+    permission: 'filings.submit',
+    params: IdParams,
+    body: RequestExceptionBody,
+    command: ({ params, body, context }) => requestException(deps, context, params.id, body),
+    awaits: ['ChecklistExceptionRequested'],
+    respond: awaitingApproval('checklist_exception'),
   });
 
-  router.post('/checklists/:id/exception', async (req, res) => {
-    requirePermission(req, 'filings.submit', deps);
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, RequestExceptionBody);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    const requested = await requestException(deps, context, id, body);
-    res.json(await withApproval(context.tenantId, id, requested, 'ChecklistExceptionRequested', 'checklist_exception'));
-  });
-
-  router.post('/checklists/:id/reject', async (req, res) => {
-    requirePermission(req, 'hitl.approve', deps);
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, RejectChecklistBody);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    const isAdmin = requireIdentity(req).permissions.includes('users.manage');
+  route.post('/checklists/:id/reject', {
+    permission: 'hitl.approve',
+    params: IdParams,
+    body: RejectChecklistBody,
+    command: ({ params, body, context, identity }) =>
+      rejectChecklist(deps, context, params.id, body, identity.permissions.includes('users.manage') && deps.config.approvals.adminMayDecideOwn),
     // The approval it waited on is closed by the `checklists.close-rejected-approval` reactor.
-    const { position } = await rejectChecklist(deps, context, id, body, isAdmin && deps.config.approvals.adminMayDecideOwn);
-    if (position) await deps.reactors.waitFor(position, deps.config.projectionWaitMs, ['ChecklistRejected']);
-    res.json(await visibleChecklist(deps, context.tenantId, id));
+    awaits: ['ChecklistRejected'],
+    respond: (_, input) => checklistOf(input.params.id, input),
   });
 
+  // A custom body: a multipart upload streamed through busboy. The checklist is read first so
+  // a missing item or a closed checklist is refused before the upload is read.
   router.post('/checklists/:id/items/:idx/artifacts', async (req, res) => {
     const { id, idx } = parseParams(req, ItemParams);
     const context = commandContext(req);
-    const checklist = await visibleChecklist(deps, context.tenantId, id);
+    const checklist = await visibleChecklist(knex, context.tenantId, id);
     // Refuse before reading the upload when the item does not exist or the checklist is closed.
     if (!checklist.items.some((i) => i.index === idx)) throw new NotFound(`Checklist item ${idx} not found`);
     if (checklist.status !== 'in_progress') throw new Conflict(`Cannot add an artifact: the checklist is ${checklist.status}`);
@@ -170,23 +149,17 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     res.status(201).json(await findArtifact(knex, context.tenantId, id, artifactId));
   });
 
-  router.get('/checklists/:id/items/:idx/artifacts', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id, idx } = parseParams(req, ItemParams);
-    const checklist = await visibleChecklist(deps, tenantId, id);
-    if (!checklist.items.some((i) => i.index === idx)) throw new NotFound(`Checklist item ${idx} not found`);
-    const artifacts = await listArtifacts(knex, tenantId, id, idx);
-    res.json({ artifacts, total: artifacts.length });
+  route.get('/checklists/:id/items/:idx/artifacts', {
+    params: ItemParams,
+    read: ({ identity, params }) => artifactsOf(knex, identity.tenantId, params.id, params.idx),
   });
 
-  router.get('/checklists/:id/artifacts', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, IdParams);
-    await visibleChecklist(deps, tenantId, id);
-    const artifacts = await listArtifacts(knex, tenantId, id);
-    res.json({ artifacts, total: artifacts.length });
+  route.get('/checklists/:id/artifacts', {
+    params: IdParams,
+    read: ({ identity, params }) => artifactsOf(knex, identity.tenantId, params.id),
   });
 
+  // A custom body: the artifact's bytes with their own content type, not JSON.
   router.get('/checklists/:id/artifacts/:aid/content', async (req, res) => {
     const { tenantId } = requireIdentity(req);
     const { id, aid } = parseParams(req, ChecklistArtifactParams);
@@ -199,14 +172,13 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     res.send(blob.content);
   });
 
-  router.delete('/checklists/:id/items/:idx/artifacts/:aid', async (req, res) => {
-    const { id, idx, aid } = parseParams(req, ArtifactParams);
-    const context = commandContext(req);
-    await visibleChecklist(deps, context.tenantId, id);
-    await removeArtifact(deps, context, id, idx, aid);
-    res.json({ artifact_id: aid, status: 'deleted' });
+  route.delete('/checklists/:id/items/:idx/artifacts/:aid', {
+    params: ArtifactParams,
+    command: ({ params, context }) => removeArtifact(deps, context, params.id, params.idx, params.aid),
+    respond: (_, { params }) => ({ artifact_id: params.aid, status: 'deleted' }),
   });
 
+  // A custom body: a server-sent event stream that replays the assessment run and follows it live.
   router.get('/workspaces/:checklist_id/stream', (req, res) => workspaceStream(deps, runs, req, res));
 
   return router;
@@ -228,7 +200,7 @@ async function workspaceStream(deps: PlatformDeps, runs: AssessmentRuns, req: Re
   const { tenantId } = requireIdentity(req);
   const { checklist_id: checklistId } = parseParams(req, WorkspaceParams);
   const query = parseQuery(req, StreamQuery);
-  const checklist = await visibleChecklist(deps, tenantId, checklistId);
+  const checklist = await visibleChecklist(deps.knex, tenantId, checklistId);
   const stream = assessmentAggregate.stream(tenantId, checklistId);
   const resumeFrom = lastEventIdOf(req);
   let after: bigint | null = null;

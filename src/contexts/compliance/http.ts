@@ -1,13 +1,11 @@
-import { Request, Router } from 'express';
+import { Router } from 'express';
 import { assess } from '../../../commands/compliance/record-assessment';
 import { deadlinesChart, filingsChart, flaringChart, trendChart } from '../../../queries/compliance/charts';
 import { matrix, SortColumn, summary } from '../../../queries/compliance/dashboard';
 import { domainList } from '../../../commands/compliance/packs';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import type { PlatformDeps } from '../../platform/context-module';
-import { commandContext } from '../../platform/http/command-context';
-import { requireIdentity } from '../../platform/http/identity';
-import { parseParams, parseQuery } from '../../platform/http/validation';
+import { declareRoutes } from '../../platform/http/route';
 import { requirePermission } from '../identity';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
@@ -19,17 +17,12 @@ import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, 
 const READ = 'dashboards.read';
 const ASSESS = 'compliance.assess';
 
-/** `as_of`: an ISO 8601 instant; the dashboard as the log stood then. */
-
 export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]): Router {
   const { knex } = deps;
   const domains = packs.map((p) => p.domain);
   const router = Router();
 
-  const reader = (req: Request) => {
-    requirePermission(req, READ, deps);
-    return requireIdentity(req).tenantId;
-  };
+  const route = declareRoutes(router, deps, requirePermission);
   /** A past instant reads the log as it stood then; a future one is today. */
   const instant = (asOf: string | undefined) => {
     const now = deps.clock();
@@ -37,60 +30,57 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     const at = new Date(asOf);
     return at < now ? at : now;
   };
+  const today = () => deps.clock().toISOString().slice(0, 10);
 
-  router.get('/compliance/summary', async (req, res) => {
-    const tenantId = reader(req);
-    const { as_of } = parseQuery(req, SummaryQuery);
-    res.json(await summary(knex, tenantId, instant(as_of), domains));
+  route.get('/compliance/summary', {
+    permission: READ,
+    query: SummaryQuery,
+    read: ({ identity, query }) => summary(knex, identity.tenantId, instant(query.as_of), domains),
   });
 
-  router.get('/compliance/matrix', async (req, res) => {
-    const tenantId = reader(req);
-    const { as_of, sort_by, ...q } = parseQuery(req, MatrixQuery);
-    const sort = { sort_by: sort_by.replace(/^-/, '') as SortColumn, descending: sort_by.startsWith('-') };
-    const at = instant(as_of);
-    // No as_of, or one in the future: the current rows.
-    const current = as_of === undefined || new Date(as_of) > at;
-    res.json(await matrix(knex, tenantId, at, packs, { ...q, ...sort, current }));
+  route.get('/compliance/matrix', {
+    permission: READ,
+    query: MatrixQuery,
+    read: ({ identity, query: { as_of, sort_by, ...q } }) => {
+      const sort = { sort_by: sort_by.replace(/^-/, '') as SortColumn, descending: sort_by.startsWith('-') };
+      const at = instant(as_of);
+      // No as_of, or one in the future: the current rows.
+      const current = as_of === undefined || new Date(as_of) > at;
+      return matrix(knex, identity.tenantId, at, packs, { ...q, ...sort, current });
+    },
   });
 
-  router.get('/compliance/domains', async (req, res) => {
-    reader(req);
-    res.json(domainList(packs));
+  route.get('/compliance/domains', { permission: READ, read: () => domainList(packs) });
+
+  route.get('/compliance/charts/deadlines', {
+    permission: READ,
+    query: DeadlinesQuery,
+    read: ({ identity, query }) => deadlinesChart(knex, identity.tenantId, domains, today(), query.weeks),
   });
 
-  router.get('/compliance/charts/deadlines', async (req, res) => {
-    const tenantId = reader(req);
-    const { weeks } = parseQuery(req, DeadlinesQuery);
-    res.json(await deadlinesChart(knex, tenantId, domains, deps.clock().toISOString().slice(0, 10), weeks));
+  route.get('/compliance/charts/trend', {
+    permission: READ,
+    query: TrendQuery,
+    read: ({ identity, query }) => trendChart(knex, identity.tenantId, domains, deps.clock(), query.days),
   });
 
-  router.get('/compliance/charts/trend', async (req, res) => {
-    const tenantId = reader(req);
-    const { days } = parseQuery(req, TrendQuery);
-    res.json(await trendChart(knex, tenantId, domains, deps.clock(), days));
+  route.get('/compliance/charts/filings', {
+    permission: READ,
+    read: ({ identity }) => filingsChart(knex, identity.tenantId, packs, deps.clock()),
   });
 
-  router.get('/compliance/charts/filings', async (req, res) => {
-    const tenantId = reader(req);
-    res.json(await filingsChart(knex, tenantId, packs, deps.clock()));
+  route.get('/compliance/charts/flaring', {
+    permission: READ,
+    query: FlaringQuery,
+    read: ({ identity, query }) => flaringChart(knex, identity.tenantId, today(), query.months),
   });
 
-  router.get('/compliance/charts/flaring', async (req, res) => {
-    const tenantId = reader(req);
-    const { months } = parseQuery(req, FlaringQuery);
-    res.json(await flaringChart(knex, tenantId, deps.clock().toISOString().slice(0, 10), months));
-  });
+  route.post('/compliance/assess', { permission: ASSESS, command: ({ context }) => assess(deps, packs, context) });
 
-  router.post('/compliance/assess', async (req, res) => {
-    requirePermission(req, ASSESS, deps);
-    res.json(await assess(deps, packs, commandContext(req)));
-  });
-
-  router.post('/compliance/assess/:entity_id', async (req, res) => {
-    requirePermission(req, ASSESS, deps);
-    const { entity_id } = parseParams(req, EntityParams);
-    res.json(await assess(deps, packs, commandContext(req), entity_id));
+  route.post('/compliance/assess/:entity_id', {
+    permission: ASSESS,
+    params: EntityParams,
+    command: ({ params, context }) => assess(deps, packs, context, params.entity_id),
   });
 
   return router;

@@ -9,7 +9,7 @@ import { EditExposureInput, editExposure } from '../../../commands/connectors/ed
 import { enableConnector } from '../../../commands/connectors/enable-connector';
 import { probeConnector, probeConnectorById } from '../../../commands/connectors/probe-connector';
 import { RegisterConnectorInput, registerConnector } from '../../../commands/connectors/register-connector';
-import { RejectExposureInput, reviewExposure, ReviewExposure } from '../../../commands/connectors/review-exposure';
+import { RejectExposureInput, reviewExposure } from '../../../commands/connectors/review-exposure';
 import { SetCredentialInput, setCredential } from '../../../commands/connectors/set-credential';
 import { getConnector, getConnectorSchema, listConnectors } from '../../../queries/connectors/connectors';
 import { approvedExposures, getExposure, listExposures } from '../../../queries/connectors/exposures';
@@ -21,8 +21,7 @@ import { parameterSchema } from '../../../commands/connectors/exposure-content';
 import { runExposure } from './exposure-runner';
 import { validateSql } from '../../../streams/connectors/sql-validator';
 import { Unauthenticated } from '../../platform/domain-errors';
-import { commandContext } from '../../platform/http/command-context';
-import { requireIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
@@ -39,156 +38,155 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
   const { knex } = deps;
   const router = Router();
 
-  const connectorAfter = async (req: Request, key: string) => getConnector(knex, requireIdentity(req).tenantId, key);
+  const route = declareRoutes(router, platform, requirePermission);
+  type Scoped = { context: { tenantId: string }; params: { key: string } };
+  const connector = (_: unknown, { context, params }: Scoped) => getConnector(knex, context.tenantId, params.key);
+  const exposure = (_: unknown, { context, params }: { context: { tenantId: string }; params: { key: string; ekey: string } }) =>
+    getExposure(knex, context.tenantId, params.key, params.ekey);
 
-  router.get('/connectors', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    res.json(await listConnectors(knex, requireIdentity(req).tenantId));
+  route.get('/connectors', { permission: PROPOSE, read: ({ identity }) => listConnectors(knex, identity.tenantId) });
+
+  route.post('/connectors', {
+    permission: MANAGE,
+    body: RegisterConnectorInput,
+    status: 201,
+    command: ({ body, context }) => registerConnector(deps, body, context),
+    respond: (_, { context, body }) => getConnector(knex, context.tenantId, body.connector_key),
   });
 
-  router.post('/connectors', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const body = parseBody(req, RegisterConnectorInput);
-    await registerConnector(deps, body, commandContext(req));
-    res.status(201).json(await connectorAfter(req, body.connector_key));
+  route.get('/connectors/engines', { permission: PROPOSE, read: () => engineListing() });
+
+  route.search('/connectors/validate', {
+    permission: PROPOSE,
+    body: ValidateInput,
+    read: async ({ identity, body }) => {
+      const engine = body.engine ?? (body.connector_key ? ((await getConnector(knex, identity.tenantId, body.connector_key)).connector_type as (typeof ENGINES)[number]) : 'postgresql');
+      return validateSql(body.sql, engine);
+    },
   });
 
-  router.get('/connectors/engines', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    res.json(engineListing());
+  route.get('/connectors/:key', { permission: PROPOSE, params: KeyParams, read: ({ context, params }) => getConnector(knex, context.tenantId, params.key) });
+
+  // A connector whose config or credential changed is probed again in the same request (status `probing`).
+  route.patch('/connectors/:key', {
+    permission: MANAGE,
+    params: KeyParams,
+    body: ChangeConnectorInput,
+    command: async ({ params, body, context }) => {
+      const { id, reprobe } = await changeConnector(deps, params.key, body, context);
+      if (reprobe) await probeConnectorById(deps, id, context);
+    },
+    respond: connector,
   });
 
-  router.post('/connectors/validate', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const body = parseBody(req, ValidateInput);
-    const engine = body.engine ?? (body.connector_key ? ((await getConnector(knex, requireIdentity(req).tenantId, body.connector_key)).connector_type as (typeof ENGINES)[number]) : 'postgresql');
-    res.json(await validateSql(body.sql, engine));
+  route.delete('/connectors/:key', {
+    permission: MANAGE,
+    params: KeyParams,
+    status: 204,
+    command: ({ params, context }) => deleteConnector(deps, params.key, context),
   });
 
-  router.get('/connectors/:key', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    res.json(await connectorAfter(req, parseParams(req, KeyParams).key));
+  route.post('/connectors/:key/disable', {
+    permission: MANAGE,
+    params: KeyParams,
+    command: ({ params, context }) => disableConnector(deps, params.key, context),
+    respond: connector,
   });
 
-  router.patch('/connectors/:key', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    const context = commandContext(req);
-    const { id, reprobe } = await changeConnector(deps, key, parseBody(req, ChangeConnectorInput), context);
-    if (reprobe) await probeConnectorById(deps, id, context);
-    res.json(await connectorAfter(req, key));
+  route.post('/connectors/:key/enable', {
+    permission: MANAGE,
+    params: KeyParams,
+    command: async ({ params, context }) => probeConnectorById(deps, await enableConnector(deps, params.key, context), context),
+    respond: connector,
   });
 
-  router.delete('/connectors/:key', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    await deleteConnector(deps, parseParams(req, KeyParams).key, commandContext(req));
-    res.status(204).end();
+  route.put('/connectors/:key/credential', {
+    permission: MANAGE,
+    params: KeyParams,
+    body: SetCredentialInput,
+    command: async ({ params, body, context }) => {
+      const { id, probe } = await setCredential(deps, params.key, body, context);
+      if (probe) await probeConnectorById(deps, id, context);
+    },
+    respond: connector,
   });
 
-  router.post('/connectors/:key/disable', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    await disableConnector(deps, key, commandContext(req));
-    res.json(await connectorAfter(req, key));
+  route.post('/connectors/:key/probe', {
+    permission: MANAGE,
+    params: KeyParams,
+    command: ({ params, context }) => probeConnector(deps, params.key, context),
+    respond: async (probe, input) => ({ ...(await connector(null, input)), probe }),
   });
 
-  router.post('/connectors/:key/enable', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    const context = commandContext(req);
-    const id = await enableConnector(deps, key, context);
-    await probeConnectorById(deps, id, context);
-    res.json(await connectorAfter(req, key));
+  route.post('/connectors/:key/discover', {
+    permission: MANAGE,
+    params: KeyParams,
+    command: ({ params, context }) => discoverConnectorSchema(deps, params.key, context),
+    respond: (_, { context, params }) => getConnectorSchema(knex, context.tenantId, params.key),
   });
 
-  router.put('/connectors/:key/credential', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    const context = commandContext(req);
-    const { id, probe } = await setCredential(deps, key, parseBody(req, SetCredentialInput), context);
-    if (probe) await probeConnectorById(deps, id, context);
-    res.json(await connectorAfter(req, key));
+  route.get('/connectors/:key/schema', {
+    permission: PROPOSE,
+    params: KeyParams,
+    read: ({ context, params }) => getConnectorSchema(knex, context.tenantId, params.key),
   });
 
-  router.post('/connectors/:key/probe', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    const probe = await probeConnector(deps, key, commandContext(req));
-    res.json({ ...(await connectorAfter(req, key)), probe });
+  route.get('/connectors/:key/exposures', {
+    permission: PROPOSE,
+    params: KeyParams,
+    query: StatusQuery,
+    read: ({ context, params, query }) => listExposures(knex, context.tenantId, params.key, query.status),
   });
 
-  router.post('/connectors/:key/discover', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { key } = parseParams(req, KeyParams);
-    await discoverConnectorSchema(deps, key, commandContext(req));
-    res.json(await getConnectorSchema(knex, requireIdentity(req).tenantId, key));
+  route.post('/connectors/:key/exposures', {
+    permission: PROPOSE,
+    params: KeyParams,
+    body: DraftExposureInput,
+    status: 201,
+    command: ({ params, body, context }) => draftExposure(deps, params.key, body, context),
+    respond: (_, { context, params, body }) => getExposure(knex, context.tenantId, params.key, body.ekey),
   });
 
-  router.get('/connectors/:key/schema', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    res.json(await getConnectorSchema(knex, requireIdentity(req).tenantId, parseParams(req, KeyParams).key));
+  route.get('/connectors/:key/exposures/:ekey', { permission: PROPOSE, params: ExposureParams, read: (input) => exposure(null, input) });
+
+  route.patch('/connectors/:key/exposures/:ekey', {
+    permission: PROPOSE,
+    params: ExposureParams,
+    body: EditExposureInput,
+    command: ({ params, body, context }) => editExposure(deps, params.key, params.ekey, body, context),
+    respond: exposure,
   });
 
-  router.get('/connectors/:key/exposures', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key } = parseParams(req, KeyParams);
-    res.json(await listExposures(knex, requireIdentity(req).tenantId, key, parseQuery(req, StatusQuery).status));
+  route.delete('/connectors/:key/exposures/:ekey', {
+    permission: PROPOSE,
+    params: ExposureParams,
+    status: 204,
+    command: ({ params, context }) => reviewExposure(deps, params.key, { type: 'DeleteExposure', ekey: params.ekey, by: context.actorId }, context),
   });
 
-  router.post('/connectors/:key/exposures', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key } = parseParams(req, KeyParams);
-    const body = parseBody(req, DraftExposureInput);
-    await draftExposure(deps, key, body, commandContext(req));
-    res.status(201).json(await getExposure(knex, requireIdentity(req).tenantId, key, body.ekey));
-  });
-
-  router.get('/connectors/:key/exposures/:ekey', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key, ekey } = parseParams(req, ExposureParams);
-    res.json(await getExposure(knex, requireIdentity(req).tenantId, key, ekey));
-  });
-
-  router.patch('/connectors/:key/exposures/:ekey', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key, ekey } = parseParams(req, ExposureParams);
-    await editExposure(deps, key, ekey, parseBody(req, EditExposureInput), commandContext(req));
-    res.json(await getExposure(knex, requireIdentity(req).tenantId, key, ekey));
-  });
-
-  router.delete('/connectors/:key/exposures/:ekey', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key, ekey } = parseParams(req, ExposureParams);
-    await reviewExposure(deps, key, { type: 'DeleteExposure', ekey, by: requireIdentity(req).userId }, commandContext(req));
-    res.status(204).end();
-  });
-
-  const transition = (verb: 'submit' | 'approve' | 'reject' | 'retire', permission: string) =>
-    router.post(`/connectors/:key/exposures/:ekey/${verb}`, async (req, res) => {
-      requirePermission(req, permission, deps);
-      const { key, ekey } = parseParams(req, ExposureParams);
-      const by = requireIdentity(req).userId;
-      const command: ReviewExposure =
-        verb === 'submit'
-          ? { type: 'SubmitExposure', ekey, by }
-          : verb === 'approve'
-            ? { type: 'ApproveExposure', ekey, by }
-            : verb === 'retire'
-              ? { type: 'RetireExposure', ekey, by }
-              : { type: 'RejectExposure', ekey, by, reason: parseBody(req, RejectExposureInput).reason };
-      await reviewExposure(deps, key, command, commandContext(req));
-      res.json(await getExposure(knex, requireIdentity(req).tenantId, key, ekey));
+  const REVIEWS = { submit: ['SubmitExposure', PROPOSE], approve: ['ApproveExposure', APPROVE], retire: ['RetireExposure', APPROVE] } as const;
+  for (const [verb, [type, permission]] of Object.entries(REVIEWS)) {
+    route.post(`/connectors/:key/exposures/:ekey/${verb}`, {
+      permission,
+      params: ExposureParams,
+      command: ({ params, context }) => reviewExposure(deps, params.key, { type, ekey: params.ekey, by: context.actorId }, context),
+      respond: exposure,
     });
-  transition('submit', PROPOSE);
-  transition('approve', APPROVE);
-  transition('reject', APPROVE);
-  transition('retire', APPROVE);
+  }
+  route.post('/connectors/:key/exposures/:ekey/reject', {
+    permission: APPROVE,
+    params: ExposureParams,
+    body: RejectExposureInput,
+    command: ({ params, body, context }) =>
+      reviewExposure(deps, params.key, { type: 'RejectExposure', ekey: params.ekey, by: context.actorId, reason: body.reason }, context),
+    respond: exposure,
+  });
 
-  router.post('/connectors/:key/exposures/:ekey/preview', async (req, res) => {
-    requirePermission(req, PROPOSE, deps);
-    const { key, ekey } = parseParams(req, ExposureParams);
-    const { tenantId, userId } = requireIdentity(req);
-    res.json(await runExposure(deps, key, ekey, parseBody(req, RunInput).params, 'preview', { tenantId, actorId: userId, correlationId: req.id as string }));
+  route.search('/connectors/:key/exposures/:ekey/preview', {
+    permission: PROPOSE,
+    params: ExposureParams,
+    body: RunInput,
+    read: ({ params, body, context }) => runExposure(deps, params.key, params.ekey, body.params, 'preview', context),
   });
 
   return router;
@@ -201,7 +199,10 @@ function internalTenant(req: Request): { tenantId: string; actorId: string } {
   return { tenantId, actorId: req.get('x-user-id') || 'service:connectors-internal' };
 }
 
-/** The service-internal routes: status check, bindings for tool building, execute for agents. */
+/**
+ * The service-internal routes: status check, bindings for tool building, execute for agents.
+ * Plain handlers: the caller is a service naming a tenant, not a stamped identity.
+ */
 export function createConnectorsInternalApi(platform: PlatformDeps, deps: ConnectorsDeps = connectorsDeps(platform)): Router {
   const router = Router();
 

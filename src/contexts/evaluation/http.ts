@@ -1,79 +1,67 @@
 import { Router } from 'express';
 import type { PlatformDeps } from '../../platform/context-module';
-import { Conflict, Forbidden, NotFound } from '../../platform/domain-errors';
-import { commandContext } from '../../platform/http/command-context';
+import { Forbidden } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { Authorize, declareRoutes } from '../../platform/http/route';
 import { requirePermission } from '../identity';
 import { CaptureService } from './captures';
 import { RecordCaptureBody } from '../../../commands/evaluation/record-capture';
 import { promoteEvalRun } from '../../../commands/evaluation/promote-eval-run';
 import { captureMetrics, listOwnCaptures } from '../../../queries/evaluation/captures';
-import { baselineRun, caseResults, findRun, listRuns, regressionsAgainst } from '../../../queries/evaluation/runs';
+import { listRuns, regressionsOf, runWithCases, visibleRun } from '../../../queries/evaluation/runs';
 import { CapturesQuery, RunParams, RunsQuery } from './schemas';
 
 
-function chatter(req: Parameters<typeof requireIdentity>[0]) {
-  const identity = requireIdentity(req);
-  if (!identity.permissions.includes('conversations.use')) throw new Forbidden('Missing permission: conversations.use');
-  return identity;
-}
+const CHAT = 'conversations.use';
+
+/** The chat permission is enforced whatever SVC_AUTH_MODE says, the others as the identity context decides. */
+const authorize: Authorize = (req, permission, deps) => {
+  if (permission !== CHAT) return requirePermission(req, permission, deps);
+  if (!requireIdentity(req).permissions.includes(CHAT)) throw new Forbidden(`Missing permission: ${CHAT}`);
+};
 
 export function createEvaluationApi(deps: PlatformDeps, captures: CaptureService): Router {
   const { knex } = deps;
   const router = Router();
+  const route = declareRoutes(router, deps, authorize);
 
-  router.post('/eval/captures', async (req, res) => {
-    chatter(req);
-    const body = parseBody(req, RecordCaptureBody);
-    res.json(await captures.capture(commandContext(req), body));
+  route.post('/eval/captures', {
+    permission: CHAT,
+    body: RecordCaptureBody,
+    command: ({ context, body }) => captures.capture(context, body),
   });
 
-  router.get('/eval/captures', async (req, res) => {
-    const { tenantId, userId } = chatter(req);
-    const { conversation_id } = parseQuery(req, CapturesQuery);
-    res.json(await listOwnCaptures(knex, tenantId, userId, conversation_id));
+  route.get('/eval/captures', {
+    permission: CHAT,
+    query: CapturesQuery,
+    read: ({ identity, query }) => listOwnCaptures(knex, identity.tenantId, identity.userId, query.conversation_id),
   });
 
-  router.get('/eval/metrics', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await captureMetrics(knex, tenantId));
+  route.get('/eval/metrics', { read: ({ identity }) => captureMetrics(knex, identity.tenantId) });
+
+  route.get('/eval/runs', {
+    query: RunsQuery,
+    read: ({ identity, query }) => listRuns(knex, identity.tenantId, query.limit),
   });
 
-  router.get('/eval/runs', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { limit } = parseQuery(req, RunsQuery);
-    res.json(await listRuns(knex, tenantId, limit));
+  route.get('/eval/runs/:id', {
+    params: RunParams,
+    read: ({ identity, params }) => runWithCases(knex, identity.tenantId, params.id),
   });
 
-  router.get('/eval/runs/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, RunParams);
-    const run = await findRun(knex, tenantId, id);
-    if (!run) throw new NotFound(`No eval run ${id}`);
-    res.json({ ...run, case_results: await caseResults(knex, tenantId, id) });
+  route.get('/eval/runs/:id/regressions', {
+    params: RunParams,
+    read: ({ identity, params }) => regressionsOf(knex, identity.tenantId, params.id),
   });
 
-  router.get('/eval/runs/:id/regressions', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, RunParams);
-    const run = await findRun(knex, tenantId, id);
-    if (!run) throw new NotFound(`No eval run ${id}`);
-    const baseline = await baselineRun(knex, tenantId, run.model_id);
-    if (!baseline) throw new Conflict(`No baseline run for model ${run.model_id}; promote a completed run of that model first`);
-    const regressions = await regressionsAgainst(knex, tenantId, id, baseline.id);
-    res.json({ run_id: id, model_id: run.model_id, baseline_run_id: baseline.id, regressions, total: regressions.length });
-  });
-
-  router.post('/eval/runs/:id/promote', async (req, res) => {
-    requirePermission(req, 'evals.manage', deps);
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, RunParams);
-    const { events } = await promoteEvalRun(deps, commandContext(req), id);
-    const run = await findRun(knex, tenantId, id);
-    if (!run) throw new NotFound(`No eval run ${id}`);
-    const promoted = events.find((e) => e.type === 'BaselinePromoted');
-    res.json({ ...run, demoted_run_id: promoted ? promoted.data.previousRunId : null });
+  route.post('/eval/runs/:id/promote', {
+    permission: 'evals.manage',
+    params: RunParams,
+    command: ({ params, context }) => promoteEvalRun(deps, context, params.id),
+    respond: async ({ events }, { identity, params }) => {
+      const promoted = events.find((e) => e.type === 'BaselinePromoted');
+      return { ...(await visibleRun(knex, identity.tenantId, params.id)), demoted_run_id: promoted ? promoted.data.previousRunId : null };
+    },
   });
 
   return router;

@@ -1,4 +1,4 @@
-import { Request, Router } from 'express';
+import { Router } from 'express';
 import { addRelationshipRule, AddRelationshipRuleBody } from '../../../commands/graph/add-relationship-rule';
 import { changeEntityType, ChangeEntityTypeBody } from '../../../commands/graph/change-entity-type';
 import { changeRelationshipType, ChangeRelationshipTypeBody } from '../../../commands/graph/change-relationship-type';
@@ -27,125 +27,129 @@ import { newId } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { Authorize, declareRoutes } from '../../platform/http/route';
+import { parseParams, parseQuery } from '../../platform/http/validation';
 import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams } from './schemas';
 
 /** The knowledge graph, impact analysis and the run-time entity schema. */
 
 
-function actorOf(req: Request) {
-  const { tenantId, userId } = requireIdentity(req);
-  return { tenantId, userId };
-}
-
 /** The optional `tenant_id` may only name the caller's own tenant (a tenant never reads another's graph). */
-function namespaceFor(req: Request, requested?: string): string {
-  const { tenantId } = requireIdentity(req);
+function namespaceFor(tenantId: string, requested?: string): string {
   if (requested && requested.toLowerCase() !== tenantId.toLowerCase()) throw new Forbidden('tenant_id must be the caller\'s own tenant');
   return namespaceOf(tenantId);
 }
 
-function configurer(req: Request) {
-  const identity = requireIdentity(req);
-  if (!identity.permissions.includes('graph.configure')) throw new Forbidden('graph.configure permission required');
-  return { tenantId: identity.tenantId, userId: identity.userId };
-}
+const CONFIGURE = 'graph.configure';
+
+/** Schema writes need graph.configure whatever SVC_AUTH_MODE says. */
+const authorize: Authorize = (req, permission) => {
+  if (!requireIdentity(req).permissions.includes(permission)) throw new Forbidden(`${permission} permission required`);
+};
 
 export function createGraphApi(deps: PlatformDeps): Router {
   const { knex } = deps;
   const settings = cachedSchemaSettings(knex);
   const router = Router();
 
-  router.post('/graph/entities', async (req, res) => {
-    const body = parseBody(req, CreateEntityBody);
-    const actor = actorOf(req);
-    res.status(201).json(await createEntity(deps, actor, body, newId(actor.tenantId, 'graph.vertex')));
+  const route = declareRoutes(router, deps, authorize);
+  type Caller = { identity: { tenantId: string } };
+  const rootOf = ({ identity }: Caller, label: string, id: string, loc?: [string, string]) =>
+    resolveVertex(knex, namespaceFor(identity.tenantId), label, id, loc);
+
+  route.post('/graph/entities', {
+    body: CreateEntityBody,
+    status: 201,
+    command: ({ identity, body }) => createEntity(deps, identity, body, newId(identity.tenantId, 'graph.vertex')),
   });
-  router.get('/graph/entities/:label', async (req, res) => {
-    const { label } = parseParams(req, LabelParams);
-    const { limit, offset } = parseQuery(req, EntityListQuery);
-    const namespace = namespaceFor(req);
-    if (!(await isVertexLabel(knex, label))) throw new ValidationFailed([{ loc: ['path', 'label'], msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' }]);
-    res.json({ entities: await listVertices(knex, namespace, label, limit, offset) });
+  route.get('/graph/entities/:label', {
+    params: LabelParams,
+    query: EntityListQuery,
+    read: async ({ identity, params: { label }, query }) => {
+      if (!(await isVertexLabel(knex, label))) throw new ValidationFailed([{ loc: ['path', 'label'], msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' }]);
+      return { entities: await listVertices(knex, namespaceFor(identity.tenantId), label, query.limit, query.offset) };
+    },
   });
-  router.get('/graph/entities/:label/:id', async (req, res) => {
-    const { label, id } = parseParams(req, VertexPath);
-    res.json(await resolveVertex(knex, namespaceFor(req), label, id));
+  route.get('/graph/entities/:label/:id', { params: VertexPath, read: (input) => rootOf(input, input.params.label, input.params.id) });
+  route.put('/graph/entities/Well/:id/production', {
+    params: IdParams,
+    body: WellProductionBody,
+    command: ({ identity, params, body }) => updateWellProduction(deps, identity, params.id, body),
   });
-  router.put('/graph/entities/Well/:id/production', async (req, res) => {
-    const { id } = parseParams(req, IdParams);
-    const body = parseBody(req, WellProductionBody);
-    res.json(await updateWellProduction(deps, actorOf(req), id, body));
+  route.put('/graph/entities/:label/:id', {
+    params: VertexPath,
+    body: UpdateEntityBody,
+    command: ({ identity, params, body }) => updateEntity(deps, identity, params.label, params.id, body),
   });
-  router.put('/graph/entities/:label/:id', async (req, res) => {
-    const { label, id } = parseParams(req, VertexPath);
-    const body = parseBody(req, UpdateEntityBody);
-    res.json(await updateEntity(deps, actorOf(req), label, id, body));
-  });
-  router.delete('/graph/entities/:label/:id', async (req, res) => {
-    const { label, id } = parseParams(req, VertexPath);
-    res.json(await deleteEntity(deps, actorOf(req), label, id));
+  route.delete('/graph/entities/:label/:id', {
+    params: VertexPath,
+    command: ({ identity, params }) => deleteEntity(deps, identity, params.label, params.id),
   });
 
-  router.post('/graph/edges', async (req, res) => {
-    const body = parseBody(req, CreateEdgeBody);
-    const actor = actorOf(req);
-    res.status(201).json(await createEdge(deps, actor, body, newId(actor.tenantId, 'graph.edge')));
+  route.post('/graph/edges', {
+    body: CreateEdgeBody,
+    status: 201,
+    command: ({ identity, body }) => createEdge(deps, identity, body, newId(identity.tenantId, 'graph.edge')),
   });
-  router.get('/graph/edges/:label/:id', async (req, res) => {
-    const { label, id } = parseParams(req, VertexPath);
-    const query = parseQuery(req, EdgesQuery);
-    const namespace = namespaceFor(req);
-    const vertex = await resolveVertex(knex, namespace, label, id);
-    const edges = await edgesOf(knex, namespace, vertex.id, { edgeLabel: query.edge_label, direction: query.direction, limit: query.limit });
-    res.json({ vertex: { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id }, edges, count: edges.length });
+  route.get('/graph/edges/:label/:id', {
+    params: VertexPath,
+    query: EdgesQuery,
+    read: async (input) => {
+      const vertex = await rootOf(input, input.params.label, input.params.id);
+      const { query } = input;
+      const edges = await edgesOf(knex, namespaceFor(input.identity.tenantId), vertex.id, { edgeLabel: query.edge_label, direction: query.direction, limit: query.limit });
+      return { vertex: { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id }, edges, count: edges.length };
+    },
   });
 
-  router.post('/graph/query-template', async (req, res) => {
-    const { tenant_id } = parseQuery(req, TenantOnlyQuery);
-    const body = parseBody(req, TemplateBody);
-    res.json(await runTemplate(knex, namespaceFor(req, tenant_id), body.template_id, body.params));
+  route.search('/graph/query-template', {
+    query: TenantOnlyQuery,
+    body: TemplateBody,
+    read: ({ identity, query, body }) => runTemplate(knex, namespaceFor(identity.tenantId, query.tenant_id), body.template_id, body.params),
   });
   // Raw graph-query text is never reachable.
   router.all('/graph/query', () => {
     throw new NotFound('Not Found');
   });
 
-  router.get('/graph/context/managed/:id', async (req, res) => {
-    const { id } = parseParams(req, IdParams);
-    const query = parseQuery(req, ContextQuery);
-    res.json(await managedContext(knex, await settings(), namespaceFor(req, query.tenant_id), id, query));
+  route.get('/graph/context/managed/:id', {
+    params: IdParams,
+    query: ContextQuery,
+    read: async ({ identity, params, query }) => managedContext(knex, await settings(), namespaceFor(identity.tenantId, query.tenant_id), params.id, query),
   });
-  router.get('/graph/context/:well_api', async (req, res) => {
-    const { well_api } = parseParams(req, WellApiParams);
-    res.json(await wellContext(knex, namespaceFor(req), well_api));
-  });
-
-  router.post('/graph/seed', async (req, res) => {
-    const body = parseBody(req, SeedBody);
-    const actor = actorOf(req);
-    const seeded = await seedGraph(deps, actor, body, { formPrDue });
-    // The sample portfolio comes with what the running contexts add to it (monitoring: the event types field staff log).
-    for (const context of deps.contexts) await context.seedSamples?.(deps, { tenantId: actor.tenantId, actorId: actor.userId });
-    res.status(201).json(seeded);
+  route.get('/graph/context/:well_api', {
+    params: WellApiParams,
+    read: ({ identity, params }) => wellContext(knex, namespaceFor(identity.tenantId), params.well_api),
   });
 
-  router.get('/impact/tree', async (req, res) => {
-    const query = parseQuery(req, TreeQuery);
-    const namespace = namespaceFor(req);
-    const root = await resolveVertex(knex, namespace, query.root_label, query.root_id, ['query', 'root_label']);
-    res.json(await infrastructureTree(knex, await settings(), namespace, root, query.max_depth));
+  route.post('/graph/seed', {
+    body: SeedBody,
+    status: 201,
+    command: async ({ identity, body }) => {
+      const seeded = await seedGraph(deps, identity, body, { formPrDue });
+      // The sample portfolio comes with what other contexts seed beside it (monitoring's event types).
+      for (const context of deps.contexts) await context.seedSamples?.(deps, { tenantId: identity.tenantId, actorId: identity.userId });
+      return seeded;
+    },
   });
-  const impactRoute = (direction: ImpactDirection) => async (req: Request, res: import('express').Response) => {
-    const { label, id } = parseParams(req, VertexPath);
-    const query = parseQuery(req, ImpactQuery);
-    const namespace = namespaceFor(req);
-    const root = await resolveVertex(knex, namespace, label, id);
-    res.json(await impactOf(knex, await settings(), namespace, root, direction, query));
-  };
-  router.get('/impact/outward/:label/:id', impactRoute('outward'));
-  router.get('/impact/inward/:label/:id', impactRoute('inward'));
-  router.get('/impact/:label/:id', impactRoute('both'));
+
+  route.get('/impact/tree', {
+    query: TreeQuery,
+    read: async (input) => {
+      const root = await rootOf(input, input.query.root_label, input.query.root_id, ['query', 'root_label']);
+      return infrastructureTree(knex, await settings(), namespaceFor(input.identity.tenantId), root, input.query.max_depth);
+    },
+  });
+  for (const [path, direction] of [['/impact/outward', 'outward'], ['/impact/inward', 'inward'], ['/impact', 'both']] as const) {
+    route.get(`${path}/:label/:id`, {
+      params: VertexPath,
+      query: ImpactQuery,
+      read: async (input) => {
+        const root = await rootOf(input, input.params.label, input.params.id);
+        return impactOf(knex, await settings(), namespaceFor(input.identity.tenantId), root, direction as ImpactDirection, input.query);
+      },
+    });
+  }
 
   // Entity schema: reads are public; writes need graph.configure.
   router.get('/entity-types', async (_req, res) => {
@@ -157,23 +161,31 @@ export function createGraphApi(deps: PlatformDeps): Router {
     if (!type) throw new NotFound(`entity type '${key}' not found`);
     res.json(type);
   });
-  router.post('/entity-types', async (req, res) => {
-    const actor = configurer(req);
-    res.status(201).json(await defineEntityType(deps, actor, parseBody(req, DefineEntityTypeBody)));
+  route.post('/entity-types', {
+    permission: CONFIGURE,
+    body: DefineEntityTypeBody,
+    status: 201,
+    command: ({ identity, body }) => defineEntityType(deps, identity, body),
   });
   for (const method of ['put', 'patch'] as const) {
-    router[method]('/entity-types/:key', async (req, res) => {
-      const actor = configurer(req);
-      res.json(await changeEntityType(deps, actor, parseParams(req, TypeKeyParams).key, parseBody(req, ChangeEntityTypeBody)));
+    route[method]('/entity-types/:key', {
+      permission: CONFIGURE,
+      params: TypeKeyParams,
+      body: ChangeEntityTypeBody,
+      command: ({ identity, params, body }) => changeEntityType(deps, identity, params.key, body),
     });
-    router[method]('/relationship-types/:key', async (req, res) => {
-      const actor = configurer(req);
-      res.json(await changeRelationshipType(deps, actor, parseParams(req, TypeKeyParams).key, parseBody(req, ChangeRelationshipTypeBody)));
+    route[method]('/relationship-types/:key', {
+      permission: CONFIGURE,
+      params: TypeKeyParams,
+      body: ChangeRelationshipTypeBody,
+      command: ({ identity, params, body }) => changeRelationshipType(deps, identity, params.key, body),
     });
   }
-  router.delete('/entity-types/:key', async (req, res) => {
-    await removeEntityType(deps, configurer(req), parseParams(req, TypeKeyParams).key);
-    res.status(204).end();
+  route.delete('/entity-types/:key', {
+    permission: CONFIGURE,
+    params: TypeKeyParams,
+    status: 204,
+    command: ({ identity, params }) => removeEntityType(deps, identity, params.key),
   });
 
   router.get('/relationship-types', async (_req, res) => {
@@ -185,13 +197,17 @@ export function createGraphApi(deps: PlatformDeps): Router {
     if (!type) throw new NotFound(`relationship type '${key}' not found`);
     res.json(type);
   });
-  router.post('/relationship-types', async (req, res) => {
-    const actor = configurer(req);
-    res.status(201).json(await defineRelationshipType(deps, actor, parseBody(req, DefineRelationshipTypeBody)));
+  route.post('/relationship-types', {
+    permission: CONFIGURE,
+    body: DefineRelationshipTypeBody,
+    status: 201,
+    command: ({ identity, body }) => defineRelationshipType(deps, identity, body),
   });
-  router.delete('/relationship-types/:key', async (req, res) => {
-    await removeRelationshipType(deps, configurer(req), parseParams(req, TypeKeyParams).key);
-    res.status(204).end();
+  route.delete('/relationship-types/:key', {
+    permission: CONFIGURE,
+    params: TypeKeyParams,
+    status: 204,
+    command: ({ identity, params }) => removeRelationshipType(deps, identity, params.key),
   });
 
   router.get('/relationship-rules', async (req, res) => {
@@ -204,13 +220,17 @@ export function createGraphApi(deps: PlatformDeps): Router {
     if (!rule) throw new NotFound(`relationship rule '${id}' not found`);
     res.json(rule);
   });
-  router.post('/relationship-rules', async (req, res) => {
-    const actor = configurer(req);
-    res.status(201).json(await addRelationshipRule(deps, actor, parseBody(req, AddRelationshipRuleBody), newId(actor.tenantId, 'graph.relationship-rule')));
+  route.post('/relationship-rules', {
+    permission: CONFIGURE,
+    body: AddRelationshipRuleBody,
+    status: 201,
+    command: ({ identity, body }) => addRelationshipRule(deps, identity, body, newId(identity.tenantId, 'graph.relationship-rule')),
   });
-  router.delete('/relationship-rules/:id', async (req, res) => {
-    await removeRelationshipRule(deps, configurer(req), parseParams(req, RuleIdParams).id);
-    res.status(204).end();
+  route.delete('/relationship-rules/:id', {
+    permission: CONFIGURE,
+    params: RuleIdParams,
+    status: 204,
+    command: ({ identity, params }) => removeRelationshipRule(deps, identity, params.id),
   });
 
   return router;

@@ -5,49 +5,49 @@ import { recordScadaReadings, ScadaBody } from '../../../commands/ingestion/reco
 import { RrcScrapeBody, runRrcScrape } from '../../../commands/ingestion/run-rrc-scrape';
 import type { PlatformDeps } from '../../platform/context-module';
 import { commandContext } from '../../platform/http/command-context';
-import { NotFound } from '../../platform/domain-errors';
-import { requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { declareRoutes } from '../../platform/http/route';
 import { findImport, listImports } from '../../../queries/ingestion/import-history';
 import { ImportIdParams, ImportListQuery } from './schemas';
 import { withCsvUpload } from './csv-upload';
 import { requirePermission } from '../identity';
 
 /** Ingestion: RRC scrape simulator, operator CSV, SCADA readings, entity extraction. */
+const INGEST = 'ingest.run';
+
 export function createIngestionApi(deps: PlatformDeps): Router {
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
 
-  router.post('/ingest/rrc-scrape', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
-    const body = parseBody(req, RrcScrapeBody);
-    res.json(await runRrcScrape(deps, commandContext(req), body, deps.clock()));
+  route.post('/ingest/rrc-scrape', {
+    permission: INGEST,
+    body: RrcScrapeBody,
+    command: ({ context, body }) => runRrcScrape(deps, context, body, deps.clock()),
   });
 
+  // A custom body: the CSV arrives as a multipart upload streamed through busboy.
   router.post('/ingest/operator/csv', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
+    requirePermission(req, INGEST, deps);
     const context = commandContext(req);
     res.json(await withCsvUpload(req, res, (file) => importOperatorCsv(deps, context, file)));
   });
 
-  router.post('/ingest/scada', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
-    const body = parseBody(req, ScadaBody);
-    res.json(await recordScadaReadings(deps, commandContext(req), body));
+  route.post('/ingest/scada', {
+    permission: INGEST,
+    body: ScadaBody,
+    command: ({ context, body }) => recordScadaReadings(deps, context, body),
   });
 
-  router.get('/ingest/imports', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
-    const { tenantId } = requireIdentity(req);
-    res.json(await listImports(deps.knex, tenantId, parseQuery(req, ImportListQuery)));
+  route.get('/ingest/imports', {
+    permission: INGEST,
+    query: ImportListQuery,
+    read: ({ identity, query }) => listImports(deps.knex, identity.tenantId, query),
   });
 
-  router.get('/ingest/imports/:id', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, ImportIdParams);
-    const found = await findImport(deps.knex, tenantId, id);
-    if (!found) throw new NotFound('import not found');
-    res.json(found);
+  route.get('/ingest/imports/:id', {
+    permission: INGEST,
+    params: ImportIdParams,
+    read: ({ identity, params }) => findImport(deps.knex, identity.tenantId, params.id),
+    notFound: 'import not found',
   });
 
   return router;
@@ -56,10 +56,10 @@ export function createIngestionApi(deps: PlatformDeps): Router {
 /** `POST /extract` exists only on the internal listener, with the same roles. */
 export function createExtractionApi(deps: PlatformDeps): Router {
   const router = Router();
-  router.post('/extract', async (req, res) => {
-    requirePermission(req, 'ingest.run', deps);
-    const { text } = parseBody(req, ExtractBody);
-    res.json(await extractFromText(deps, commandContext(req), text));
+  declareRoutes(router, deps, requirePermission).post('/extract', {
+    permission: INGEST,
+    body: ExtractBody,
+    command: ({ context, body }) => extractFromText(deps, context, body.text),
   });
   return router;
 }

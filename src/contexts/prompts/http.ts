@@ -25,8 +25,8 @@ import { findUserInTenant } from '../../../queries/identity/user-directory';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
-import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import type { ResolvedIdentity } from '../../../commands/identity/resolver';
@@ -45,12 +45,6 @@ const APPROVE = 'prompts.approve';
 
 type Listener = 'public' | 'internal';
 
-
-function requireAnyOf(req: Request, deps: PlatformDeps, permissions: string[]): void {
-  const identity = requireIdentity(req);
-  if (permissions.some((p) => identity.permissions.includes(p))) return;
-  requirePermission(req, permissions[0], deps);
-}
 
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
@@ -77,6 +71,8 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     return user && user.status === 'active' ? { tenantId, userId, roles: user.roles } : { tenantId, userId: null, roles: [] };
   }
 
+  // Custom bodies: who resolves differs by listener (see resolveCaller), which the declared
+  // steps (an identity stamped on every request) do not express.
   router.get('/prompts/resolve/:ref', async (req, res) => {
     const { ref } = parseParams(req, RefParams);
     const { user_id } = parseQuery(req, UserQuery);
@@ -91,223 +87,211 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
 
   if (listener === 'internal') return router;
 
+  const route = declareRoutes(router, deps, requirePermission);
+  const READ = [AUTHOR, APPROVE];
+  type Scoped = { context: { tenantId: string }; params: { id: string } };
+  const namespace = (_: unknown, { context, params }: Scoped) => getNamespace(knex, context.tenantId, params.id);
+  const template = (_: unknown, { context, params }: Scoped) => getTemplate(knex, context.tenantId, params.id);
+  const version = (_: unknown, { context, params }: Scoped) => getVersion(knex, context.tenantId, params.id);
+  const tier = (tierId: string, { context, params }: Scoped) => listTiers(knex, context.tenantId, params.id).then((tiers) => tiers.find((t) => t.id === tierId));
+  /** A version's stream is addressed under its template: the command needs the template's id. */
+  const templateOf = ({ context, params }: Scoped) => templateOfVersion(knex, context.tenantId, params.id);
+
   // Namespaces and budget tiers.
-  router.get('/prompts/namespaces', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    res.json(await listNamespaces(knex, requireIdentity(req).tenantId));
+  route.get('/prompts/namespaces', { permission: READ, read: ({ identity }) => listNamespaces(knex, identity.tenantId) });
+
+  route.post('/prompts/namespaces', {
+    permission: APPROVE,
+    body: CreateNamespaceBody,
+    status: 201,
+    command: ({ context, body }) => createNamespace(deps, context, body),
+    respond: (id, { context }) => getNamespace(knex, context.tenantId, id),
   });
 
-  router.post('/prompts/namespaces', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const body = parseBody(req, CreateNamespaceBody);
-    const context = commandContext(req);
-    const id = await createNamespace(deps, context, body);
-    res.status(201).json(await getNamespace(knex, context.tenantId, id));
+  route.get('/prompts/namespaces/:id', { permission: READ, params: Id, read: (input) => namespace(null, input) });
+
+  route.put('/prompts/namespaces/:id', {
+    permission: APPROVE,
+    params: Id,
+    body: UpdateNamespaceBody,
+    command: ({ context, params, body }) => updateNamespace(deps, context, params.id, body),
+    respond: namespace,
   });
 
-  router.get('/prompts/namespaces/:id', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    const { id } = parseParams(req, Id);
-    res.json(await getNamespace(knex, requireIdentity(req).tenantId, id));
+  route.get('/prompts/namespaces/:id/tiers', {
+    permission: READ,
+    params: Id,
+    read: async ({ identity, params }) => {
+      if (!(await findNamespace(knex, identity.tenantId, params.id))) throw new NotFound('Prompt namespace not found');
+      return listTiers(knex, identity.tenantId, params.id);
+    },
   });
 
-  router.put('/prompts/namespaces/:id', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, UpdateNamespaceBody);
-    const context = commandContext(req);
-    await updateNamespace(deps, context, id, body);
-    res.json(await getNamespace(knex, context.tenantId, id));
+  route.post('/prompts/namespaces/:id/tiers', {
+    permission: APPROVE,
+    params: Id,
+    body: BudgetTierBody,
+    status: 201,
+    command: ({ context, params, body }) => createBudgetTier(deps, context, params.id, body),
+    respond: tier,
   });
 
-  router.get('/prompts/namespaces/:id/tiers', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    const { id } = parseParams(req, Id);
-    const { tenantId } = requireIdentity(req);
-    if (!(await findNamespace(knex, tenantId, id))) throw new NotFound('Prompt namespace not found');
-    res.json(await listTiers(knex, tenantId, id));
+  route.put('/prompts/namespaces/:id/tiers/:tid', {
+    permission: APPROVE,
+    params: TierParams,
+    body: BudgetTierBody,
+    command: ({ context, params, body }) => updateBudgetTier(deps, context, params.id, params.tid, body),
+    respond: (_, input) => tier(input.params.tid, input),
   });
 
-  router.post('/prompts/namespaces/:id/tiers', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, BudgetTierBody);
-    const context = commandContext(req);
-    const tierId = await createBudgetTier(deps, context, id, body);
-    res.status(201).json((await listTiers(knex, context.tenantId, id)).find((t) => t.id === tierId));
-  });
-
-  router.put('/prompts/namespaces/:id/tiers/:tid', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id, tid } = parseParams(req, TierParams);
-    const body = parseBody(req, BudgetTierBody);
-    const context = commandContext(req);
-    await updateBudgetTier(deps, context, id, tid, body);
-    res.json((await listTiers(knex, context.tenantId, id)).find((t) => t.id === tid));
-  });
-
-  router.delete('/prompts/namespaces/:id/tiers/:tid', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id, tid } = parseParams(req, TierParams);
-    await deleteBudgetTier(deps, commandContext(req), id, tid);
-    res.json({ id: tid, status: 'deleted' });
+  route.delete('/prompts/namespaces/:id/tiers/:tid', {
+    permission: APPROVE,
+    params: TierParams,
+    command: ({ context, params }) => deleteBudgetTier(deps, context, params.id, params.tid),
+    respond: (_, { params }) => ({ id: params.tid, status: 'deleted' }),
   });
 
   // Templates.
-  router.get('/prompts/templates', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    res.json(await listTemplates(knex, requireIdentity(req).tenantId, parseQuery(req, TemplatesQuery)));
+  route.get('/prompts/templates', {
+    permission: READ,
+    query: TemplatesQuery,
+    read: ({ identity, query }) => listTemplates(knex, identity.tenantId, query),
   });
 
-  router.post('/prompts/templates', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const body = parseBody(req, CreateTemplateBody);
-    const context = commandContext(req);
-    const id = await createTemplate(deps, context, body);
-    res.status(201).json(await getTemplate(knex, context.tenantId, id));
+  route.post('/prompts/templates', {
+    permission: AUTHOR,
+    body: CreateTemplateBody,
+    status: 201,
+    command: ({ context, body }) => createTemplate(deps, context, body),
+    respond: (id, { context }) => getTemplate(knex, context.tenantId, id),
   });
 
-  router.get('/prompts/templates/:id', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    const { id } = parseParams(req, Id);
-    res.json(await getTemplate(knex, requireIdentity(req).tenantId, id));
+  route.get('/prompts/templates/:id', { permission: READ, params: Id, read: (input) => template(null, input) });
+
+  route.put('/prompts/templates/:id', {
+    permission: AUTHOR,
+    params: Id,
+    body: UpdateTemplateBody,
+    // A budget tier named in the body must be one of the template's namespace: the command needs it.
+    command: async (input) => updateTemplate(deps, input.context, input.params.id, (await template(null, input)).namespace_id, input.body),
+    respond: template,
   });
 
-  router.put('/prompts/templates/:id', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, UpdateTemplateBody);
-    const context = commandContext(req);
-    const template = await getTemplate(knex, context.tenantId, id);
-    await updateTemplate(deps, context, id, template.namespace_id, body);
-    res.json(await getTemplate(knex, context.tenantId, id));
-  });
-
-  router.delete('/prompts/templates/:id', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const context = commandContext(req);
-    await deleteTemplate(deps, context, await getTemplate(knex, context.tenantId, id));
-    res.json({ id, status: 'deleted' });
+  route.delete('/prompts/templates/:id', {
+    permission: AUTHOR,
+    params: Id,
+    command: async (input) => deleteTemplate(deps, input.context, await template(null, input)),
+    respond: (_, { params }) => ({ id: params.id, status: 'deleted' }),
   });
 
   // Versions.
-  router.get('/prompts/templates/:id/versions', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    const { id } = parseParams(req, Id);
-    const { tenantId } = requireIdentity(req);
-    await getTemplate(knex, tenantId, id);
-    res.json(await listVersions(knex, tenantId, id));
+  route.get('/prompts/templates/:id/versions', {
+    permission: READ,
+    params: Id,
+    read: async (input) => {
+      await template(null, input);
+      return listVersions(knex, input.identity.tenantId, input.params.id);
+    },
   });
 
-  router.post('/prompts/templates/:id/versions', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, CreateDraftBody);
-    const context = commandContext(req);
-    const versionId = await createDraft(deps, context, id, body);
-    res.status(201).json(await getVersion(knex, context.tenantId, versionId));
+  route.post('/prompts/templates/:id/versions', {
+    permission: AUTHOR,
+    params: Id,
+    body: CreateDraftBody,
+    status: 201,
+    command: ({ context, params, body }) => createDraft(deps, context, params.id, body),
+    respond: (versionId, { context }) => getVersion(knex, context.tenantId, versionId),
   });
 
-  router.get('/prompts/templates/:id/my-draft', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const { tenantId, userId } = requireIdentity(req);
-    await getTemplate(knex, tenantId, id);
-    const draft = await findMyDraft(knex, tenantId, id, userId);
-    if (!draft) throw new NotFound('You have no draft of this template');
-    res.json(draft);
+  route.get('/prompts/templates/:id/my-draft', {
+    permission: AUTHOR,
+    params: Id,
+    read: async (input) => {
+      await template(null, input);
+      return findMyDraft(knex, input.identity.tenantId, input.params.id, input.identity.userId);
+    },
+    notFound: 'You have no draft of this template',
   });
 
-  router.get('/prompts/versions/:id', async (req, res) => {
-    requireAnyOf(req, deps, [AUTHOR, APPROVE]);
-    const { id } = parseParams(req, Id);
-    res.json(await getVersion(knex, requireIdentity(req).tenantId, id));
+  route.get('/prompts/versions/:id', { permission: READ, params: Id, read: (input) => version(null, input) });
+
+  route.put('/prompts/versions/:id/save-draft', {
+    permission: AUTHOR,
+    params: Id,
+    body: SaveDraftBody,
+    command: async (input) => saveDraft(deps, input.context, await templateOf(input), input.params.id, input.body),
+    respond: version,
   });
 
-  router.put('/prompts/versions/:id/save-draft', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, SaveDraftBody);
-    const context = commandContext(req);
-    await saveDraft(deps, context, await templateOfVersion(knex, context.tenantId, id), id, body);
-    res.json(await getVersion(knex, context.tenantId, id));
+  route.delete('/prompts/versions/:id/discard', {
+    permission: AUTHOR,
+    params: Id,
+    command: async (input) => discardDraft(deps, input.context, await templateOf(input), input.params.id),
+    respond: (_, { params }) => ({ id: params.id, status: 'discarded' }),
   });
 
-  router.delete('/prompts/versions/:id/discard', async (req, res) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const context = commandContext(req);
-    await discardDraft(deps, context, await templateOfVersion(knex, context.tenantId, id), id);
-    res.json({ id, status: 'discarded' });
+  for (const [path, mode] of [['', 'plain'], ['/override', 'override'], ['/merge', 'merge']] as const) {
+    route.post(`/prompts/versions/:id/promote-pre-prod${path}`, {
+      permission: AUTHOR,
+      params: Id,
+      body: PromotePreProductionBody,
+      command: async (input) => promotePreProduction(deps, input.context, await templateOf(input), input.params.id, input.body, mode as PromoteMode),
+      respond: version,
+    });
+  }
+
+  route.post('/prompts/versions/:id/promote-active', {
+    permission: APPROVE,
+    params: Id,
+    command: async (input) => promoteActive(deps, input.context, await templateOf(input), input.params.id),
+    respond: version,
   });
 
-  const promote = (mode: PromoteMode) => async (req: Request, res: import('express').Response) => {
-    requirePermission(req, AUTHOR, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, PromotePreProductionBody);
-    const context = commandContext(req);
-    await promotePreProduction(deps, context, await templateOfVersion(knex, context.tenantId, id), id, body, mode);
-    res.json(await getVersion(knex, context.tenantId, id));
-  };
-  router.post('/prompts/versions/:id/promote-pre-prod', promote('plain'));
-  router.post('/prompts/versions/:id/promote-pre-prod/override', promote('override'));
-  router.post('/prompts/versions/:id/promote-pre-prod/merge', promote('merge'));
-
-  router.post('/prompts/versions/:id/promote-active', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id } = parseParams(req, Id);
-    const context = commandContext(req);
-    await promoteActive(deps, context, await templateOfVersion(knex, context.tenantId, id), id);
-    res.json(await getVersion(knex, context.tenantId, id));
+  route.post('/prompts/versions/:id/approve', {
+    permission: APPROVE,
+    params: Id,
+    command: async (input) => approveVersion(deps, input.context, await templateOf(input), input.params.id),
+    respond: version,
   });
 
-  router.post('/prompts/versions/:id/approve', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id } = parseParams(req, Id);
-    const context = commandContext(req);
-    await approveVersion(deps, context, await templateOfVersion(knex, context.tenantId, id), id);
-    res.json(await getVersion(knex, context.tenantId, id));
+  route.post('/prompts/versions/:id/reject', {
+    permission: APPROVE,
+    params: Id,
+    body: RejectVersionBody,
+    command: async (input) => rejectVersion(deps, input.context, await templateOf(input), input.params.id, input.body),
+    respond: version,
   });
 
-  router.post('/prompts/versions/:id/reject', async (req, res) => {
-    requirePermission(req, APPROVE, deps);
-    const { id } = parseParams(req, Id);
-    const body = parseBody(req, RejectVersionBody);
-    const context = commandContext(req);
-    await rejectVersion(deps, context, await templateOfVersion(knex, context.tenantId, id), id, body);
-    res.json(await getVersion(knex, context.tenantId, id));
+  route.get('/prompts/pending-approvals', { permission: [APPROVE, AUTHOR], read: ({ identity }) => listPendingApprovals(knex, identity.tenantId) });
+
+  // Audit. A deleted template's trail stays readable; an id never seen in the tenant is 404.
+  route.get('/prompts/templates/:id/audit-log', {
+    permission: [APPROVE, AUTHOR],
+    params: Id,
+    query: AuditQuery,
+    read: async ({ identity, params, query }) => {
+      if (!(await hasAuditEntries(knex, identity.tenantId, { templateId: params.id }))) throw new NotFound('Prompt template not found');
+      return listPromptAudit(knex, identity.tenantId, { templateId: params.id }, query);
+    },
   });
 
-  router.get('/prompts/pending-approvals', async (req, res) => {
-    requireAnyOf(req, deps, [APPROVE, AUTHOR]);
-    res.json(await listPendingApprovals(knex, requireIdentity(req).tenantId));
+  route.get('/prompts/namespaces/:id/audit-log', {
+    permission: [APPROVE, AUTHOR],
+    params: Id,
+    query: AuditQuery,
+    read: async ({ identity, params, query }) => {
+      if (!(await hasAuditEntries(knex, identity.tenantId, { namespaceId: params.id }))) throw new NotFound('Prompt namespace not found');
+      return listPromptAudit(knex, identity.tenantId, { namespaceId: params.id }, query);
+    },
   });
 
-  // Audit.
-  router.get('/prompts/templates/:id/audit-log', async (req, res) => {
-    requireAnyOf(req, deps, [APPROVE, AUTHOR]);
-    const { id } = parseParams(req, Id);
-    const { tenantId } = requireIdentity(req);
-    // A deleted template's trail stays readable; an id never seen in the tenant is 404.
-    if (!(await hasAuditEntries(knex, tenantId, { templateId: id }))) throw new NotFound('Prompt template not found');
-    res.json(await listPromptAudit(knex, tenantId, { templateId: id }, parseQuery(req, AuditQuery)));
-  });
-
-  router.get('/prompts/namespaces/:id/audit-log', async (req, res) => {
-    requireAnyOf(req, deps, [APPROVE, AUTHOR]);
-    const { id } = parseParams(req, Id);
-    const { tenantId } = requireIdentity(req);
-    if (!(await hasAuditEntries(knex, tenantId, { namespaceId: id }))) throw new NotFound('Prompt namespace not found');
-    res.json(await listPromptAudit(knex, tenantId, { namespaceId: id }, parseQuery(req, AuditQuery)));
-  });
-
-  router.post('/prompts/audit/verify', async (req, res) => {
-    requireAnyOf(req, deps, [APPROVE, AUTHOR]);
-    const { template_id } = parseQuery(req, VerifyQuery);
-    const { tenantId } = requireIdentity(req);
-    if (template_id && !(await hasAuditEntries(knex, tenantId, { templateId: template_id }))) throw new NotFound('Prompt template not found');
-    res.json(await verifyPromptAudit(deps, tenantId, template_id));
+  route.search('/prompts/audit/verify', {
+    permission: [APPROVE, AUTHOR],
+    query: VerifyQuery,
+    read: async ({ identity, query }) => {
+      if (query.template_id && !(await hasAuditEntries(knex, identity.tenantId, { templateId: query.template_id }))) throw new NotFound('Prompt template not found');
+      return verifyPromptAudit(deps, identity.tenantId, query.template_id);
+    },
   });
 
   return router;

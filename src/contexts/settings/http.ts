@@ -7,8 +7,7 @@ import type { StoredUserOverride, TenantSettingsSnapshot } from '../../../querie
 import { findUserBudgetOverride, listUserBudgetOverrides } from '../../../queries/settings/user-budget-overrides';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
-import { requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { declareRoutes } from '../../platform/http/route';
 import { requirePermission } from '../identity';
 import { effectiveTenantSettings, environmentDefaults } from './effective-settings';
 import { SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
@@ -55,58 +54,61 @@ export function createSettingsApi(deps: PlatformDeps): Router {
   const assertUserInTenant = createTenantUserCheck(knex);
   const router = Router();
 
-  router.get('/settings', async (req, res) => {
-    const { tenantId, userId } = requireIdentity(req);
-    res.json(settingsView(await loadTenantSettings(deps, tenantId), defaults, userId));
-  });
-
-  router.put('/settings', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { tenantId, userId } = requireIdentity(req);
-    const body = parseBody(req, UpdateTenantSettingsBody);
-    await updateTenantSettings(deps, tenantId, updateTenantSettingsCommand(body, userId));
+  const route = declareRoutes(router, deps, requirePermission);
+  /** A write to the settings; the cached copy of the tenant's settings is dropped after it. */
+  const forgetting = async <T>(tenantId: string, write: Promise<T>): Promise<T> => {
+    const written = await write;
     await invalidateTenantSettings(deps, tenantId);
-    res.json(settingsView(await loadTenantSettings(deps, tenantId), defaults, userId));
+    return written;
+  };
+  const currentSettings = (_: unknown, { identity }: { identity: { tenantId: string; userId: string } }) =>
+    loadTenantSettings(deps, identity.tenantId).then((snapshot) => settingsView(snapshot, defaults, identity.userId));
+
+  route.get('/settings', { read: (input) => currentSettings(null, input) });
+
+  route.put('/settings', {
+    permission: MANAGE,
+    body: UpdateTenantSettingsBody,
+    command: ({ identity, body }) => forgetting(identity.tenantId, updateTenantSettings(deps, identity.tenantId, updateTenantSettingsCommand(body, identity.userId))),
+    respond: currentSettings,
   });
 
-  router.get('/settings/model-options', async (req, res) => {
-    requireIdentity(req);
-    res.json(MODEL_OPTIONS);
+  route.get('/settings/model-options', { read: () => MODEL_OPTIONS });
+
+  route.get('/settings/user-overrides', {
+    permission: MANAGE,
+    read: ({ identity }) => listUserBudgetOverrides(knex, identity.tenantId),
+    respond: (overrides) => overrides.map(overrideView),
   });
 
-  router.get('/settings/user-overrides', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { tenantId } = requireIdentity(req);
-    res.json((await listUserBudgetOverrides(knex, tenantId)).map(overrideView));
+  route.put('/settings/user-overrides/:user_id', {
+    permission: MANAGE,
+    params: UserIdParams,
+    body: UpsertUserBudgetOverrideBody,
+    command: async ({ identity, params, body }) => {
+      // The user lives in the identity context, which the override's decider cannot see.
+      await assertUserInTenant(identity.tenantId, params.user_id);
+      return forgetting(identity.tenantId, upsertUserBudgetOverride(deps, identity.tenantId, upsertUserBudgetOverrideCommand(params.user_id, body, identity.userId)));
+    },
+    respond: async (_, { identity, params }) => {
+      const stored = await findUserBudgetOverride(knex, identity.tenantId, params.user_id);
+      if (!stored) throw new NotFound('No budget override for this user');
+      return overrideView(stored);
+    },
   });
 
-  router.put('/settings/user-overrides/:user_id', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { tenantId, userId: actorId } = requireIdentity(req);
-    const { user_id } = parseParams(req, UserIdParams);
-    const body = parseBody(req, UpsertUserBudgetOverrideBody);
-    await assertUserInTenant(tenantId, user_id);
-    await upsertUserBudgetOverride(deps, tenantId, upsertUserBudgetOverrideCommand(user_id, body, actorId));
-    await invalidateTenantSettings(deps, tenantId);
-    const stored = await findUserBudgetOverride(knex, tenantId, user_id);
-    if (!stored) throw new NotFound('No budget override for this user');
-    res.json(overrideView(stored));
+  route.delete('/settings/user-overrides/:user_id', {
+    permission: MANAGE,
+    params: UserIdParams,
+    status: 204,
+    command: ({ identity, params }) =>
+      forgetting(identity.tenantId, deleteUserBudgetOverride(deps, identity.tenantId, { type: 'DeleteUserBudgetOverride', userId: params.user_id, actorId: identity.userId })),
   });
 
-  router.delete('/settings/user-overrides/:user_id', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { tenantId, userId: actorId } = requireIdentity(req);
-    const { user_id } = parseParams(req, UserIdParams);
-    await deleteUserBudgetOverride(deps, tenantId, { type: 'DeleteUserBudgetOverride', userId: user_id, actorId });
-    await invalidateTenantSettings(deps, tenantId);
-    res.status(204).end();
-  });
-
-  router.get('/settings/audit-log', async (req, res) => {
-    requirePermission(req, MANAGE, deps);
-    const { tenantId } = requireIdentity(req);
-    const query = parseQuery(req, AuditQuery);
-    res.json(await listSettingsAudit(knex, tenantId, query));
+  route.get('/settings/audit-log', {
+    permission: MANAGE,
+    query: AuditQuery,
+    read: ({ identity, query }) => listSettingsAudit(knex, identity.tenantId, query),
   });
 
   return router;
