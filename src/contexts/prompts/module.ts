@@ -23,7 +23,7 @@ export function createPromptsContext(): ContextModule {
     async start(deps) {
       if (!deps.config.redisUrl) return;
       const cache = promptResolveCache(deps);
-      await cache.connect(connectRedis(deps.config.redisUrl), connectRedis(deps.config.redisUrl));
+      await cache.connect(connectRedis(deps.config.redisUrl, deps.logger), connectRedis(deps.config.redisUrl, deps.logger));
       connected.push(() => cache.disconnect());
     },
     async stop() {
