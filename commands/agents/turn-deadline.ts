@@ -6,6 +6,7 @@ import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
 import { TERMINAL_TURN_EVENTS, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
+import { localTurnElapsedMs } from './running-turns';
 import { turnEnding } from '../../src/contexts/agents/conversation-turns';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
@@ -13,11 +14,22 @@ type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
 
 export const TURN_DEADLINE_HANDLER = 'agents.turn-deadline';
 
-/** Given a turn that started, then the message that ends it if it is still running at its deadline. */
+/**
+ * How long after a turn's own deadline the scheduler ends it: the turn aborts itself at
+ * AGENT_TURN_TIMEOUT_MS on its instance's monotonic clock and then stores its reply and its
+ * end, which takes a moment; the scheduled message is due by the wall clock of whichever
+ * instance leads, which may run ahead of the turn's. A quarter of the timeout, between 10 s and
+ * 60 s, covers both (docs/agents.md, "Turn deadlines").
+ */
+export function deadlineMarginMs(timeoutMs: number): number {
+  return Math.min(60_000, Math.max(10_000, Math.round(timeoutMs / 4)));
+}
+
+/** Given a turn that started, then the message that ends it if it is still running past its deadline and the margin. */
 export function deadlineMessage(started: Started, timeoutMs: number): Omit<ScheduledMessage, 'tenantId'> {
   return {
     messageId: `turn-deadline-${started.executionId}`,
-    dueAt: new Date(Date.parse(started.startedAt) + timeoutMs).toISOString(),
+    dueAt: new Date(Date.parse(started.startedAt) + timeoutMs + deadlineMarginMs(timeoutMs)).toISOString(),
     handler: TURN_DEADLINE_HANDLER,
     payload: { execution_id: started.executionId },
   };
@@ -76,6 +88,10 @@ async function scheduleDeadline(recorded: RecordedEvent, deps: PlatformDeps): Pr
 
 async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Promise<void> {
   const executionId = String(message.payload.execution_id);
+  // A turn this instance runs is timed by its own monotonic clock, not by a wall clock: it
+  // aborts itself at its deadline and stores its end; only one past that and the margin is ended here.
+  const elapsed = localTurnElapsedMs(executionId);
+  if (elapsed !== undefined && elapsed < deps.config.llm.turnTimeoutMs + deadlineMarginMs(deps.config.llm.turnTimeoutMs)) return;
   const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(turnAggregate.read);
   const first = events[0];
   if (first?.type !== 'TurnStarted') return;

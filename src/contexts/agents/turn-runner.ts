@@ -15,6 +15,7 @@ import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from '
 import { filingPayload } from '../checklists/filing-payload';
 import { appendMessageCommand } from '../../../commands/conversations/append-message';
 import { TurnWrites } from './turn-writes';
+import { runningHere } from '../../../commands/agents/running-turns';
 import { awaitApproval } from '../../../commands/conversations/await-approval';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { projectContext } from '../../../queries/conversations/projects';
@@ -44,6 +45,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('turn deadline exceeded')), deps.config.llm.turnTimeoutMs);
   timer.unref();
+  // The scheduled deadline leaves a turn running here to this clock (commands/agents/turn-deadline.ts).
+  const ranHere = runningHere(executionId);
 
   const produced: ExecutionResult['messages'] = [];
   const skillsInjected: string[] = [];
@@ -88,6 +91,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       });
     } catch (err) {
       deps.logger.error({ err, executionId }, 'turn end not recorded');
+    } finally {
+      ranHere();
     }
     return { ...outcomeWire(executionId, result), conversation_id: conversationId, messages: produced };
   }
