@@ -17,6 +17,7 @@ import { appendMessageCommand } from '../../../commands/conversations/append-mes
 import { TurnWrites } from './turn-writes';
 import { runningHere } from '../../../commands/agents/running-turns';
 import { awaitApproval } from '../../../commands/conversations/await-approval';
+import { releaseApprovalDecision } from '../../../commands/conversations/release-approval-decision';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { projectContext } from '../../../queries/conversations/projects';
 import { projectInjected } from '../../../queries/agents/memory';
@@ -60,6 +61,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   let cost: number | null = null;
   let modelUsed = settings.model;
   let approval: { id: string; checkpointType: string } | null = null;
+  /** The decision this turn consumed at `resume_guard`: given back if the turn ends in error. */
+  let consumed: Extract<Awaited<ReturnType<typeof resumeGuard>>, { status: 'resumed' }> | null = null;
 
   const caller: ToolCaller = { tenantId, userId: request.userId, permissions: request.permissions, signal: deadline.signal };
   // Progress and messages are held and written together when a wait turns out slow, and with the end.
@@ -143,6 +146,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       systemParts.push(`Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): pending. Do not file or submit until it is decided.`);
       await nodeDone('resume_guard', 'pending', { detail: { approval_id: guard.approvalId, checkpoint_type: guard.checkpointType, decision: null } });
     } else if (guard.status === 'resumed') {
+      consumed = guard;
       const d = guard.decision;
       systemParts.push(
         `Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): ${d.decision}.` +
@@ -289,6 +293,12 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   } catch (err) {
     const message = err instanceof TurnStopped ? err.message : deadline.signal.aborted ? 'the turn took longer than its deadline' : `model or pipeline failure: ${err instanceof Error ? err.message : String(err)}`;
     if (!(err instanceof TurnStopped)) deps.logger.warn({ err, executionId }, 'agent turn failed');
+    if (consumed) {
+      const { approvalId, checkpointType, decision } = consumed;
+      await releaseApprovalDecision(deps, context, conversationId, { type: 'ReleaseApprovalDecision', approvalId, checkpointType, executionId, decision }).catch((error) =>
+        deps.logger.error({ err: error, executionId, approvalId }, 'the decision this failed turn consumed was not given back'),
+      );
+    }
     return finish(outcome('error', message));
   }
 }
