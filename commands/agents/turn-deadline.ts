@@ -7,6 +7,8 @@ import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling
 import { TERMINAL_TURN_EVENTS, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
 import { localTurnElapsedMs } from './running-turns';
+import { ReleaseApprovalDecision, releaseApprovalDecision } from '../conversations/release-approval-decision';
+import { ReviewerDecision } from '../../streams/conversations/conversation';
 import { turnEnding } from '../../src/contexts/agents/conversation-turns';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
@@ -48,6 +50,21 @@ export function deadlineFinish(state: TurnState, started: Started, timeoutMs: nu
     outcome: { status: 'error', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: started.thinkingMode, referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error },
     usage: { userId: started.userId, model: started.model, inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
   };
+}
+
+/**
+ * Given the events of a turn ended at its deadline, then the decision it consumed at
+ * `resume_guard` and must give back (its process is gone or stuck: it acted on nothing it
+ * stored an end for), or null when it resumed from none.
+ */
+export function consumedDecision(events: TurnEvent[], executionId: string): Omit<ReleaseApprovalDecision, 'type'> | null {
+  const guard = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'resume_guard');
+  if (guard?.type !== 'NodeCompleted' || guard.data.status !== 'resumed' || !guard.data.detail) return null;
+  const d = guard.data.detail as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  const decision = ReviewerDecision.safeParse({ decision: d.decision, reviewerId: d.reviewer_id, comments: text(d.comments), modifications: d.modifications ?? null, decidedAt: d.decided_at });
+  if (typeof d.approval_id !== 'string' || typeof d.checkpoint_type !== 'string' || !decision.success) return null;
+  return { approvalId: d.approval_id, checkpointType: d.checkpoint_type, executionId, decision: decision.data };
 }
 
 /** The turns of a batch that started and are not seen ending in it: those that may need a deadline. */
@@ -98,10 +115,17 @@ async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Pro
   const state = events.reduce(turnAggregate.evolve, turnAggregate.initialState);
   const finish = deadlineFinish(state, first.data, deps.config.llm.turnTimeoutMs);
   if (!finish) return;
-  await finishTurn(deps, { tenantId: message.tenantId, actorId: first.data.userId }, executionId, finish).catch((error) => {
-    // The turn finished on its own between the read and the write: nothing to end.
-    if (!(error instanceof Conflict)) throw error;
-  });
+  const context = { tenantId: message.tenantId, actorId: first.data.userId };
+  const ended = await finishTurn(deps, context, executionId, finish).then(
+    () => true,
+    (error) => {
+      // The turn finished on its own between the read and the write: nothing to end.
+      if (!(error instanceof Conflict)) throw error;
+      return false;
+    },
+  );
+  const consumed = ended ? consumedDecision(events, executionId) : null;
+  if (consumed) await releaseApprovalDecision(deps, context, first.data.conversationId, { type: 'ReleaseApprovalDecision', ...consumed });
 }
 
 export const turnDeadlineHandler: ScheduledHandler = { name: TURN_DEADLINE_HANDLER, fire: endAtDeadline };

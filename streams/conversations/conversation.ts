@@ -63,7 +63,7 @@ const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentI
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
 /** A turn of this conversation paused on an approval (issue 24 §2): the conversation waits on it. */
 const ApprovalAwaited = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string() });
-const ReviewerDecision = z.object({
+export const ReviewerDecision = z.object({
   decision: z.enum(DECISIONS),
   reviewerId: z.string(),
   comments: z.string().nullable(),

@@ -3,7 +3,7 @@ import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../comm
 import type { FilingPayload } from '../../../src/contexts/checklists/filing-payload';
 import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
-import { deadlineFinish, deadlineMarginMs, deadlineMessage, startedWithoutEnd, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
+import { consumedDecision, deadlineFinish, deadlineMarginMs, deadlineMessage, startedWithoutEnd, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
 import { runningHere } from '../../../commands/agents/running-turns';
 import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
@@ -149,6 +149,20 @@ describe('reactor specs (given an event, then the command)', () => {
       } finally {
         ended();
       }
+    });
+
+    it('given a turn ended at its deadline after resume_guard consumed a decision, then that decision is given back; given none consumed, then nothing', () => {
+      const guard = (status: string, detail: Record<string, unknown> | null) =>
+        ({ type: 'NodeCompleted', data: { node: 'resume_guard', status, tokensUsed: null, message: null, skillsLoaded: null, detail } }) as const;
+      const detail = { approval_id: 'a1', checkpoint_type: 'filing_submission', decision: 'modified', reviewer_id: 'r1', comments: null, modifications: { oil: 3100 }, decided_at: NOW };
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('resumed', detail)], 'x1')).to.deep.equal({
+        approvalId: 'a1',
+        checkpointType: 'filing_submission',
+        executionId: 'x1',
+        decision: { decision: 'modified', reviewerId: 'r1', comments: null, modifications: { oil: 3100 }, decidedAt: NOW },
+      });
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('pending', { approval_id: 'a1' })], 'x1')).to.equal(null);
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }], 'x1')).to.equal(null);
     });
 
     it('given a batch where one turn started and ended and another only started, then only the second may need a deadline', () => {
