@@ -12,7 +12,10 @@ export function runningHere(executionId: string): () => void {
   };
 }
 
-/** How long ago, on this process's monotonic clock, a turn it runs started; undefined when it runs elsewhere or ended. */
+/**
+ * How long ago, on this process's monotonic clock, a turn it runs started;
+ * undefined when it runs elsewhere or has ended.
+ */
 export function localTurnElapsedMs(executionId: string): number | undefined {
   const startedAt = running.get(executionId);
   return startedAt === undefined ? undefined : performance.now() - startedAt;

@@ -57,12 +57,21 @@ export function deadlineFinish(state: TurnState, started: Started, timeoutMs: nu
  * `resume_guard` and must give back (its process is gone or stuck: it acted on nothing it
  * stored an end for), or null when it resumed from none.
  */
-export function consumedDecision(events: TurnEvent[], executionId: string): Omit<ReleaseApprovalDecision, 'type'> | null {
+export function consumedDecision(
+  events: TurnEvent[],
+  executionId: string,
+): Omit<ReleaseApprovalDecision, 'type'> | null {
   const guard = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'resume_guard');
   if (guard?.type !== 'NodeCompleted' || guard.data.status !== 'resumed' || !guard.data.detail) return null;
   const d = guard.data.detail as Record<string, unknown>;
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  const decision = ReviewerDecision.safeParse({ decision: d.decision, reviewerId: d.reviewer_id, comments: text(d.comments), modifications: d.modifications ?? null, decidedAt: d.decided_at });
+  const decision = ReviewerDecision.safeParse({
+    decision: d.decision,
+    reviewerId: d.reviewer_id,
+    comments: text(d.comments),
+    modifications: d.modifications ?? null,
+    decidedAt: d.decided_at,
+  });
   if (typeof d.approval_id !== 'string' || typeof d.checkpoint_type !== 'string' || !decision.success) return null;
   return { approvalId: d.approval_id, checkpointType: d.checkpoint_type, executionId, decision: decision.data };
 }
@@ -108,7 +117,8 @@ async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Pro
   // A turn this instance runs is timed by its own monotonic clock, not by a wall clock: it
   // aborts itself at its deadline and stores its end; only one past that and the margin is ended here.
   const elapsed = localTurnElapsedMs(executionId);
-  if (elapsed !== undefined && elapsed < deps.config.llm.turnTimeoutMs + deadlineMarginMs(deps.config.llm.turnTimeoutMs)) return;
+  const timeoutMs = deps.config.llm.turnTimeoutMs;
+  if (elapsed !== undefined && elapsed < timeoutMs + deadlineMarginMs(timeoutMs)) return;
   const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(turnAggregate.read);
   const first = events[0];
   if (first?.type !== 'TurnStarted') return;
@@ -125,7 +135,9 @@ async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Pro
     },
   );
   const consumed = ended ? consumedDecision(events, executionId) : null;
-  if (consumed) await releaseApprovalDecision(deps, context, first.data.conversationId, { type: 'ReleaseApprovalDecision', ...consumed });
+  if (!consumed) return;
+  const release = { type: 'ReleaseApprovalDecision' as const, ...consumed };
+  await releaseApprovalDecision(deps, context, first.data.conversationId, release);
 }
 
 export const turnDeadlineHandler: ScheduledHandler = { name: TURN_DEADLINE_HANDLER, fire: endAtDeadline };

@@ -295,7 +295,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     if (!(err instanceof TurnStopped)) deps.logger.warn({ err, executionId }, 'agent turn failed');
     if (consumed) {
       const { approvalId, checkpointType, decision } = consumed;
-      await releaseApprovalDecision(deps, context, conversationId, { type: 'ReleaseApprovalDecision', approvalId, checkpointType, executionId, decision }).catch((error) =>
+      const release = { type: 'ReleaseApprovalDecision' as const, approvalId, checkpointType, executionId, decision };
+      await releaseApprovalDecision(deps, context, conversationId, release).catch((error) =>
         deps.logger.error({ err: error, executionId, approvalId }, 'the decision this failed turn consumed was not given back'),
       );
     }

@@ -169,7 +169,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   }
 
   /** `whole`: from revision 0, never from a snapshot. `fromSnapshot`: `stored` holds only the events after one. */
-  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, whole = false) {
+  async function load<State, Event extends DomainEvent>(
+    decider: Decider<unknown, State, Event>,
+    stream: string,
+    whole = false,
+  ) {
     let state = decider.initialState;
     let revision: bigint | null = null;
     const stored = whole ? { events: await store.readStream(stream), snapshot: undefined } : await readForDecision(decider, stream);
