@@ -6,6 +6,9 @@ import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
 import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
 import { TERMINAL_TURN_EVENTS, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
 import { FinishTurn, finishTurn } from './finish-turn';
+import { localTurnElapsedMs } from './running-turns';
+import { ReleaseApprovalDecision, releaseApprovalDecision } from '../conversations/release-approval-decision';
+import { ReviewerDecision } from '../../streams/conversations/conversation';
 import { turnEnding } from './conversation-turns';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 
@@ -13,11 +16,22 @@ type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
 
 export const TURN_DEADLINE_HANDLER = 'agents.turn-deadline';
 
-/** Given a turn that started, then the message that ends it if it is still running at its deadline. */
+/**
+ * How long after a turn's own deadline the scheduler ends it: the turn aborts itself at
+ * AGENT_TURN_TIMEOUT_MS on its instance's monotonic clock and then stores its reply and its
+ * end, which takes a moment; the scheduled message is due by the wall clock of whichever
+ * instance leads, which may run ahead of the turn's. A quarter of the timeout, between 10 s and
+ * 60 s, covers both (docs/agents.md, "Turn deadlines").
+ */
+export function deadlineMarginMs(timeoutMs: number): number {
+  return Math.min(60_000, Math.max(10_000, Math.round(timeoutMs / 4)));
+}
+
+/** Given a turn that started, then the message that ends it if it is still running past its deadline and the margin. */
 export function deadlineMessage(started: Started, timeoutMs: number): Omit<ScheduledMessage, 'tenantId'> {
   return {
     messageId: `turn-deadline-${started.executionId}`,
-    dueAt: new Date(Date.parse(started.startedAt) + timeoutMs).toISOString(),
+    dueAt: new Date(Date.parse(started.startedAt) + timeoutMs + deadlineMarginMs(timeoutMs)).toISOString(),
     handler: TURN_DEADLINE_HANDLER,
     payload: { execution_id: started.executionId },
   };
@@ -36,6 +50,30 @@ export function deadlineFinish(state: TurnState, started: Started, timeoutMs: nu
     outcome: { status: 'error', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: started.thinkingMode, referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error },
     usage: { userId: started.userId, model: started.model, inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
   };
+}
+
+/**
+ * Given the events of a turn ended at its deadline, then the decision it consumed at
+ * `resume_guard` and must give back (its process is gone or stuck: it acted on nothing it
+ * stored an end for), or null when it resumed from none.
+ */
+export function consumedDecision(
+  events: TurnEvent[],
+  executionId: string,
+): Omit<ReleaseApprovalDecision, 'type'> | null {
+  const guard = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'resume_guard');
+  if (guard?.type !== 'NodeCompleted' || guard.data.status !== 'resumed' || !guard.data.detail) return null;
+  const d = guard.data.detail as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  const decision = ReviewerDecision.safeParse({
+    decision: d.decision,
+    reviewerId: d.reviewer_id,
+    comments: text(d.comments),
+    modifications: d.modifications ?? null,
+    decidedAt: d.decided_at,
+  });
+  if (typeof d.approval_id !== 'string' || typeof d.checkpoint_type !== 'string' || !decision.success) return null;
+  return { approvalId: d.approval_id, checkpointType: d.checkpoint_type, executionId, decision: decision.data };
 }
 
 /** The turns of a batch that started and are not seen ending in it: those that may need a deadline. */
@@ -76,16 +114,30 @@ async function scheduleDeadline(recorded: RecordedEvent, deps: PlatformDeps): Pr
 
 async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Promise<void> {
   const executionId = String(message.payload.execution_id);
+  // A turn this instance runs is timed by its own monotonic clock, not by a wall clock: it
+  // aborts itself at its deadline and stores its end; only one past that and the margin is ended here.
+  const elapsed = localTurnElapsedMs(executionId);
+  const timeoutMs = deps.config.llm.turnTimeoutMs;
+  if (elapsed !== undefined && elapsed < timeoutMs + deadlineMarginMs(timeoutMs)) return;
   const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(turnAggregate.read);
   const first = events[0];
   if (first?.type !== 'TurnStarted') return;
   const state = events.reduce(turnAggregate.evolve, turnAggregate.initialState);
   const finish = deadlineFinish(state, first.data, deps.config.llm.turnTimeoutMs);
   if (!finish) return;
-  await finishTurn(deps, { tenantId: message.tenantId, actorId: first.data.userId }, executionId, finish).catch((error) => {
-    // The turn finished on its own between the read and the write: nothing to end.
-    if (!(error instanceof Conflict)) throw error;
-  });
+  const context = { tenantId: message.tenantId, actorId: first.data.userId };
+  const ended = await finishTurn(deps, context, executionId, finish).then(
+    () => true,
+    (error) => {
+      // The turn finished on its own between the read and the write: nothing to end.
+      if (!(error instanceof Conflict)) throw error;
+      return false;
+    },
+  );
+  const consumed = ended ? consumedDecision(events, executionId) : null;
+  if (!consumed) return;
+  const release = { type: 'ReleaseApprovalDecision' as const, ...consumed };
+  await releaseApprovalDecision(deps, context, first.data.conversationId, release);
 }
 
 export const turnDeadlineHandler: ScheduledHandler = { name: TURN_DEADLINE_HANDLER, fire: endAtDeadline };

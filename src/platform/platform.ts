@@ -158,7 +158,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
     let cache: Cache;
     if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl);
+      redis = connectRedis(config.redisUrl, logger);
       cache = createRedisCache(redis);
     } else cache = createMemoryCache();
     stages = { ...stages, rateLimit: createRateLimitStage({ config, redis, logger: logger.child({ component: 'rate-limit' }) }) };

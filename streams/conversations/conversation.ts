@@ -63,7 +63,7 @@ const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentI
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
 /** A turn of this conversation paused on an approval: the conversation waits on it. */
 const ApprovalAwaited = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string() });
-const ReviewerDecision = z.object({
+export const ReviewerDecision = z.object({
   decision: z.enum(DECISIONS),
   reviewerId: z.string(),
   comments: z.string().nullable(),
@@ -74,6 +74,11 @@ const ReviewerDecision = z.object({
 const ApprovalDecisionDelivered = z.object({ approvalId: z.string(), checkpointType: z.string(), ...ReviewerDecision.shape });
 /** A turn resumed from the decision: no later turn resumes from it again. */
 const ApprovalDecisionConsumed = z.object({ approvalId: z.string(), executionId: z.string() });
+/**
+ * The turn that consumed the decision ended in error before acting on it (a model error, its
+ * deadline, its process gone): the decision is awaited again, for the next turn to resume from.
+ */
+const ApprovalDecisionReleased = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string(), ...ReviewerDecision.shape });
 
 export type ConversationEvent =
   | { type: 'ConversationCreated'; data: z.infer<typeof ConversationCreated> }
@@ -85,7 +90,8 @@ export type ConversationEvent =
   | { type: 'AttachmentRemoved'; data: z.infer<typeof AttachmentRemoved> }
   | { type: 'ApprovalAwaited'; data: z.infer<typeof ApprovalAwaited> }
   | { type: 'ApprovalDecisionDelivered'; data: z.infer<typeof ApprovalDecisionDelivered> }
-  | { type: 'ApprovalDecisionConsumed'; data: z.infer<typeof ApprovalDecisionConsumed> };
+  | { type: 'ApprovalDecisionConsumed'; data: z.infer<typeof ApprovalDecisionConsumed> }
+  | { type: 'ApprovalDecisionReleased'; data: z.infer<typeof ApprovalDecisionReleased> };
 
 export type ReviewerDecision = z.infer<typeof ReviewerDecision>;
 
@@ -103,6 +109,7 @@ const schemas: Record<ConversationEvent['type'], z.ZodTypeAny> = {
   ApprovalAwaited,
   ApprovalDecisionDelivered,
   ApprovalDecisionConsumed,
+  ApprovalDecisionReleased,
 };
 export const CONVERSATION_EVENT_TYPES = Object.keys(schemas) as ConversationEvent['type'][];
 
@@ -203,6 +210,16 @@ export function evolveConversation(state: ConversationState, event: Conversation
         awaitedApprovals: state.awaitedApprovals.filter((a) => a.approvalId !== event.data.approvalId),
         settledApprovals: [...state.settledApprovals.slice(-(REMEMBERED_SETTLED_APPROVALS - 1)), event.data.approvalId],
       };
+    case 'ApprovalDecisionReleased': {
+      const { approvalId, executionId, checkpointType, ...decision } = event.data;
+      if (!state.settledApprovals.includes(approvalId)) return state;
+      // Waited on longest of all: first again.
+      return {
+        ...state,
+        awaitedApprovals: [{ approvalId, executionId, checkpointType, decision }, ...state.awaitedApprovals],
+        settledApprovals: state.settledApprovals.filter((id) => id !== approvalId),
+      };
+    }
   }
 }
 

@@ -38,6 +38,12 @@ interface Pair {
 
 export async function startRelay(options: { targetHost: string; targetPort: number }): Promise<Relay> {
   const pairs = new Set<Pair>();
+  /** Every socket still open, also one already cut from its pair that waits for the other end's FIN. */
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  };
   let refusing = false;
   let refuseTimer: NodeJS.Timeout | undefined;
   let accepted = 0;
@@ -56,6 +62,7 @@ export async function startRelay(options: { targetHost: string; targetPort: numb
   const listener = net.createServer((client) => {
     // A socket error here is the fault under test, never the relay's own: swallow it, cut the pair.
     client.on('error', () => undefined);
+    track(client);
     if (refusing) {
       refused += 1;
       client.resetAndDestroy();
@@ -64,6 +71,7 @@ export async function startRelay(options: { targetHost: string; targetPort: numb
     accepted += 1;
     const server = net.connect({ host: options.targetHost, port: options.targetPort });
     server.on('error', () => undefined);
+    track(server);
     const pair: Pair = { client, server };
     pairs.add(pair);
     // A reset on one side resets the other; a clean end is passed on as a clean end (pipe does
@@ -133,6 +141,7 @@ export async function startRelay(options: { targetHost: string; targetPort: numb
     async close() {
       clearTimeout(refuseTimer);
       relay.dropAll('reset');
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => listener.close(() => resolve()));
     },
   };

@@ -15,7 +15,9 @@ import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from '
 import { filingPayload } from '../../../commands/checklists/filing-payload';
 import { appendMessageCommand } from '../../../commands/conversations/append-message';
 import { TurnWrites } from './turn-writes';
+import { runningHere } from '../../../commands/agents/running-turns';
 import { awaitApproval } from '../../../commands/conversations/await-approval';
+import { releaseApprovalDecision } from '../../../commands/conversations/release-approval-decision';
 import { requestApproval } from '../../../commands/approvals/request-approval';
 import { projectContext } from '../../../queries/conversations/projects';
 import { projectInjected } from '../../../queries/agents/memory';
@@ -44,6 +46,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('turn deadline exceeded')), deps.config.llm.turnTimeoutMs);
   timer.unref();
+  // The scheduled deadline leaves a turn running here to this clock (commands/agents/turn-deadline.ts).
+  const ranHere = runningHere(executionId);
 
   const produced: ExecutionResult['messages'] = [];
   const skillsInjected: string[] = [];
@@ -57,6 +61,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   let cost: number | null = null;
   let modelUsed = settings.model;
   let approval: { id: string; checkpointType: string } | null = null;
+  /** The decision this turn consumed at `resume_guard`: given back if the turn ends in error. */
+  let consumed: Extract<Awaited<ReturnType<typeof resumeGuard>>, { status: 'resumed' }> | null = null;
 
   const caller: ToolCaller = { tenantId, userId: request.userId, permissions: request.permissions, signal: deadline.signal };
   // Progress and messages are held and written together when a wait turns out slow, and with the end.
@@ -88,6 +94,8 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       });
     } catch (err) {
       deps.logger.error({ err, executionId }, 'turn end not recorded');
+    } finally {
+      ranHere();
     }
     return { ...outcomeWire(executionId, result), conversation_id: conversationId, messages: produced };
   }
@@ -138,6 +146,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       systemParts.push(`Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): pending. Do not file or submit until it is decided.`);
       await nodeDone('resume_guard', 'pending', { detail: { approval_id: guard.approvalId, checkpoint_type: guard.checkpointType, decision: null } });
     } else if (guard.status === 'resumed') {
+      consumed = guard;
       const d = guard.decision;
       systemParts.push(
         `Reviewer decision on approval ${guard.approvalId} (${guard.checkpointType}): ${d.decision}.` +
@@ -284,6 +293,13 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
   } catch (err) {
     const message = err instanceof TurnStopped ? err.message : deadline.signal.aborted ? 'the turn took longer than its deadline' : `model or pipeline failure: ${err instanceof Error ? err.message : String(err)}`;
     if (!(err instanceof TurnStopped)) deps.logger.warn({ err, executionId }, 'agent turn failed');
+    if (consumed) {
+      const { approvalId, checkpointType, decision } = consumed;
+      const release = { type: 'ReleaseApprovalDecision' as const, approvalId, checkpointType, executionId, decision };
+      await releaseApprovalDecision(deps, context, conversationId, release).catch((error) =>
+        deps.logger.error({ err: error, executionId, approvalId }, 'the decision this failed turn consumed was not given back'),
+      );
+    }
     return finish(outcome('error', message));
   }
 }

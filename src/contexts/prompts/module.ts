@@ -23,7 +23,8 @@ export function createPromptsContext(): ContextModule {
     async start(deps) {
       if (!deps.config.redisUrl) return;
       const cache = promptResolveCache(deps);
-      await cache.connect(connectRedis(deps.config.redisUrl), connectRedis(deps.config.redisUrl));
+      const { redisUrl } = deps.config;
+      await cache.connect(connectRedis(redisUrl, deps.logger), connectRedis(redisUrl, deps.logger));
       connected.push(() => cache.disconnect());
     },
     async stop() {

@@ -75,12 +75,17 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   /**
    * The stream's state now, read: from a state remembered at an older revision (events never
    * change, so only those after it are read and folded), else from the snapshot or the start.
-   * `incremental` tells the replay check that the events read are not the whole stream.
+   * `incremental` tells the replay check that the events read are not the whole stream (they
+   * follow a remembered state or a snapshot), so it looks the first request's event up.
    */
   async function read<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, replayCheck: boolean) {
     // A keyed command reads the whole stream unless the store can look its event id up.
-    const known = replayCheck && !store.findEvent ? null : recall(decider, stream, false);
-    if (!known || known.revision === null) return { ...(await load(decider, stream)), incremental: false };
+    const whole = replayCheck && !store.findEvent;
+    const known = whole ? null : recall(decider, stream, false);
+    if (!known || known.revision === null) {
+      const { fromSnapshot, ...loaded } = await load(decider, stream, whole);
+      return { ...loaded, incremental: fromSnapshot };
+    }
     const stored = await store.readStream(stream, { from: known.revision + 1n });
     return { state: foldOnto(decider, known.state, stored), stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision, incremental: true };
   }
@@ -97,14 +102,19 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     remembered.set(stream, { state: { fold: { evolve: decider.evolve, read: decider.read, initialState: decider.initialState }, state }, revision });
   }
 
-  async function load<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string) {
+  /** `whole`: from revision 0, never from a snapshot. `fromSnapshot`: `stored` holds only the events after one. */
+  async function load<State, Event extends DomainEvent>(
+    decider: Decider<unknown, State, Event>,
+    stream: string,
+    whole = false,
+  ) {
     let state = decider.initialState;
     let revision: bigint | null = null;
-    const stored = await readForDecision(decider, stream);
+    const stored = whole ? { events: await store.readStream(stream), snapshot: undefined } : await readForDecision(decider, stream);
     if (stored.snapshot) ({ state, revision } = stored.snapshot);
     state = foldOnto(decider, state, stored.events);
     if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
-    return { state, stored: stored.events, revision };
+    return { state, stored: stored.events, revision, fromSnapshot: stored.snapshot !== undefined };
   }
 
   /**
@@ -241,7 +251,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
             const { decider, stream } = items[i];
             const next = d.events.reduce(decider.evolve, d.state);
-            remember(decider, stream, next, d.own === undefined ? d.revision : heads[d.own]);
+            const head = d.own === undefined ? d.revision : heads[d.own];
+            // An append the store answered as a replay of events it already held (a keyed retry
+            // racing the first request) names an older head than this decision's own: the state
+            // decided here is true at no revision, so it is not remembered.
+            const own = d.own === undefined || head === (d.revision ?? -1n) + BigInt(d.events.length);
+            if (own) remember(decider, stream, next, head);
+            else remembered.forget(stream);
             return { state: next, events: d.events, position };
           });
         if (writes.length === 0) return outcome(null, []);

@@ -4,7 +4,7 @@ import type { CommandContext } from './command-types';
 import type { DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import type { PlatformDeps } from '../context-module';
-import { currentScope } from '../http/request-scope';
+import { currentScope, nextInScope } from '../http/request-scope';
 import { Conflict } from '../domain-errors';
 import { comparePositions, EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 
@@ -115,7 +115,19 @@ export async function appendAtomically<Outcome>(
   const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
   const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
   const key = idempotencyKeyFor(context.idempotencyKey);
-  const eventId = (stream: string, index: number) => (key ? derivedUuid('event', context.tenantId, key, stream, String(index)) : randomUUID());
+  // The n-th write to a stream within the request, as `handle.together` counts it (and with
+  // the same counter): two calls of one request that write the same stream (two events of a
+  // turn on one duplicate key) derive different ids, a retry of the request the same ones.
+  // Drawn once per stream per call, so this call's retries keep them. The first write keeps the
+  // ids it derived before writes were counted.
+  const nthOf = new Map<string, number>();
+  const eventId = (stream: string, index: number) => {
+    if (!key) return randomUUID();
+    let nth = nthOf.get(stream);
+    if (nth === undefined) nthOf.set(stream, (nth = nextInScope(`stream:${stream}`)));
+    const parts = nth === 0 ? [stream, String(index)] : [stream, String(nth), String(index)];
+    return derivedUuid('event', context.tenantId, key, ...parts);
+  };
   const retries = options.retries ?? deps.config.commandRetries;
   for (let attempt = 0; ; attempt++) {
     try {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { LRUCache } from 'lru-cache';
 import type Redis from 'ioredis';
 
@@ -62,8 +63,11 @@ export function createRedisCache(redis: Redis, prefix = 'platform:'): Cache {
   };
 }
 
-export function connectRedis(url: string): Redis {
+export function connectRedis(url: string, logger?: Logger): Redis {
   // ioredis loads only when REDIS_URL is set.
   const Client = require('ioredis').default as typeof Redis;
-  return new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  const redis = new Client(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+  // ioredis reconnects by itself; unheard, its errors are printed to the console instead of the log.
+  redis.on('error', (error: Error) => logger?.warn({ err: error }, 'redis connection error; reconnecting'));
+  return redis;
 }

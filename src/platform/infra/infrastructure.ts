@@ -27,7 +27,7 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
     }
     // Migrations run on the configured connection; the platform then runs as its own
     // least-privileged role when that connection is a superuser (src/platform/infra/database-roles.ts).
-    const admin = connectDatabase(databaseUrl, { poolSize: 1 });
+    const admin = connectDatabase(databaseUrl, { poolSize: 1, logger });
     try {
       if (migrate) {
         const applied = await migrateToLatest(admin.knex);
@@ -37,7 +37,7 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
     } finally {
       await admin.close();
     }
-    db = connectDatabase(databaseUrl, { prepare: config.database.preparedStatements });
+    db = connectDatabase(databaseUrl, { prepare: config.database.preparedStatements, logger });
     const signer = new AuditSigner(config.auditSigningKey);
     const store =
       config.eventStore.kind === 'esdb'

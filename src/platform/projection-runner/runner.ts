@@ -166,7 +166,9 @@ export class ProjectionRunner {
       this.followerCaughtUp = true;
     }
     // Keeps trying: a follower takes over from a stopped leader, a fenced leader comes back.
-    this.leadershipTimer = setInterval(() => void this.tryLead(), 2000);
+    // A database fault while taking the lead leaves no half-led lanes: let go, try again next tick.
+    const retry = () => this.tryLead().catch((error: Error) => this.relinquish(`taking the lead failed: ${error.message}`));
+    this.leadershipTimer = setInterval(() => void retry(), 2000);
     this.leadershipTimer.unref();
   }
 

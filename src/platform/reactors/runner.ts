@@ -103,7 +103,9 @@ export class ReactorRunner {
     this.running = true;
     if (this.options.reactors.length === 0) return;
     await this.tryLead();
-    this.leadershipTimer = setInterval(() => void this.tryLead(), 2000);
+    // A database fault while taking the lead leaves no half-led lanes: let go, try again next tick.
+    const retry = () => this.tryLead().catch((error: Error) => this.relinquish(`taking the lead failed: ${error.message}`));
+    this.leadershipTimer = setInterval(() => void retry(), 2000);
     this.leadershipTimer.unref();
   }
 

@@ -90,6 +90,26 @@ describe('a reviewer\'s decision reaches its paused turn', function () {
     expect(consumed.map((e) => e.data)).to.deep.equal([{ approvalId, executionId: resumed.execution_id }]);
   });
 
+  it('a turn that resumed from a decision and then failed (model error) gives the decision back: the next turn resumes from it', async () => {
+    const conversationId = await newConversation();
+    const approvalId = (await say(conversationId, `Please submit the W-10 for well ${wellApi}.`)).hitl_approval_id as string;
+    expect((await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'approved', comments: 'ok to file' }, reviewer.headers)).status).to.equal(200);
+    await delivered(conversationId, approvalId);
+
+    chat.script.push({ status: 500, error: 'GPU on fire' });
+    const body = { conversation_id: conversationId, message: 'Go ahead and submit it.', agent_type: 'filing_prep', model: 'local/llama-3.1-8b-instruct' };
+    const failed = (await t.api.post('/execute', body, alice.headers)).body;
+    expect(failed.status).to.equal('error');
+    expect(await guardOf(failed.execution_id)).to.deep.include({ status: 'resumed' });
+
+    const resumed = await say(conversationId, 'Go ahead and submit it.');
+    expect(resumed).to.include({ status: 'completed' });
+    expect(await guardOf(resumed.execution_id)).to.deep.include({ status: 'resumed' });
+    expect((await guardOf(resumed.execution_id)).detail).to.deep.include({ approval_id: approvalId, decision: 'approved', comments: 'ok to file' });
+    // And then only once.
+    expect(await guardOf((await say(conversationId, 'Go ahead.')).execution_id)).to.deep.include({ status: 'nothing_to_resume' });
+  });
+
   it('asking again while A is pending pauses on A again; a rejection reaches the next turn the same way and nothing is filed', async () => {
     const conversationId = await newConversation();
     const paused = await say(conversationId, `Please submit the W-10 for well ${wellApi}.`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pino from 'pino';
-import { appendMessage } from '../../../commands/conversations/append-message';
+import { appendMessage, appendMessageCommand, decideAppendMessage } from '../../../commands/conversations/append-message';
 import { createConversation } from '../../../commands/conversations/create-conversation';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import { createSnapshotStore, SNAPSHOTS_TABLE } from '../../../src/platform/command-handling/snapshots';
@@ -50,6 +50,48 @@ describe('stream snapshots of long aggregates', () => {
     expect(appended.sequence_number).to.equal(251);
     expect(reads.slice(1)).to.deep.equal([{ direction: 'backwards', limit: 100 }]);
     expect(loaded.snapshots).to.equal(2);
+  });
+
+  describe('a keyed retry on a stream decided from its snapshot, by a handler that remembers nothing of it', () => {
+    const decider = { ...conversationAggregate, decide: decideAppendMessage };
+    const quiet = { projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }) };
+
+    /** A conversation whose snapshot (at revision 199) covers a keyed message appended at revision 51. */
+    async function conversationWithKeyedMessage(snapshots: ReturnType<typeof createSnapshotStore>) {
+      const handle = createCommandHandler({ store, snapshots, ...quiet });
+      const tenantId = randomUUID();
+      const conversationId = randomUUID();
+      const stream = conversationAggregate.stream(tenantId, conversationId);
+      await createConversation({ handle, knex: db.knex }, tenantId, { type: 'CreateConversation', conversationId, userId: 'u1', agentId: 'a', title: null, conversationType: null, projectId: null, metadata: null });
+      for (let i = 0; i < 50; i++) await appendMessage({ handle }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: `message ${i}` });
+      const context = { tenantId, actorId: 'u1', idempotencyKey: `key-${randomUUID()}` };
+      // Each attempt of a request draws its own message id: only the key makes it the same request.
+      const keyed = () => appendMessageCommand('u1', { role: 'user', content: 'sent once' });
+      const first = await handle(decider, stream, keyed(), context);
+      for (let i = 0; i < 150; i++) await appendMessage({ handle }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: `later ${i}` });
+      expect((await snapshots.load(stream))?.revision).to.equal(199n);
+      return { tenantId, conversationId, stream, context, keyed, first };
+    }
+
+    for (const lookUp of ['by event id', 'without an event-id lookup (reads the whole stream)'] as const) {
+      it(`answers from the first request and appends nothing (${lookUp}); the state it remembers is the stream's`, async () => {
+        const snapshots = createSnapshotStore(db.knex);
+        const { tenantId, conversationId, stream, context, keyed, first } = await conversationWithKeyedMessage(snapshots);
+        const { findEvent, ...withoutLookUp } = store;
+        void findEvent;
+        const restarted = createCommandHandler({ store: lookUp === 'by event id' ? store : withoutLookUp, snapshots, ...quiet });
+        const retried = await restarted(decider, stream, keyed(), context);
+        expect(retried.replayed).to.equal(true);
+        expect(retried.events).to.deep.equal([]);
+        expect(retried.position).to.deep.equal(first.position);
+        const all = await store.readStream(stream);
+        expect(all.filter((e) => (e.data as { content?: string }).content === 'sent once')).to.have.length(1);
+        expect(all).to.have.length(202);
+        // The next message from the same handler is numbered after every stored one.
+        const next = await appendMessage({ handle: restarted }, { tenantId, conversationId, callerId: 'u1' }, { role: 'user', content: 'next' });
+        expect(next.sequence_number).to.equal(202);
+      });
+    }
   });
 
   it('a snapshot of another shape version is ignored: the stream is folded from revision 0', async () => {

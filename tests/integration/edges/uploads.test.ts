@@ -120,6 +120,35 @@ describe('uploads every client can read', function () {
     expect(reads).to.be.greaterThan(0);
   });
 
+  /** A raw client writing `body` whole, as fast as the socket takes it, with its Content-Length. */
+  function rawPost(path: string, body: Buffer, contentType: string): Promise<string> {
+    const target = new URL(t.publicUrl);
+    return new Promise((resolve) => {
+      const headers = { ...alice.headers, 'content-type': contentType, 'content-length': String(body.length) };
+      const request = http.request({ host: target.hostname, port: target.port, path, method: 'POST', headers, agent: false });
+      request.on('response', (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve(`${response.statusCode} ${response.headers['content-type']?.split(';')[0]} ${text}`));
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
+      request.end(body);
+    });
+  }
+
+  it('8 raw http.request clients writing 11 MB with a Content-Length each read the 413 in the error shape', async function () {
+    this.timeout(120_000);
+    const { body, contentType } = files.multipartBody({ bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' });
+    const path = `/api/v1/conversations/${conversation}/attachments`;
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => rawPost(path, body, contentType)));
+    expect(outcomes).to.deep.equal(Array(8).fill('413 application/json {"detail":"The file exceeds the 10 MB limit"}'));
+    const json = Buffer.from(JSON.stringify({ agent_id: 'filing-agent', title: 'x'.repeat(11 * 1024 * 1024) }));
+    const jsonOutcomes = await Promise.all(Array.from({ length: 8 }, () => rawPost('/api/v1/conversations', json, 'application/json')));
+    expect(new Set(jsonOutcomes).size, jsonOutcomes.join('\n')).to.equal(1);
+    expect(jsonOutcomes[0]).to.match(/^413 application\/json \{"detail":"Request body too large: this route takes at most [\d.]+ [KM]B"\}$/);
+  });
+
   it(`a body declared beyond the drain bound (${DRAIN_BOUND_BYTES / 1024 / 1024} MB) is answered at once and the connection closed`, async () => {
     const target = new URL(url());
     const result = await new Promise<{ status: number; connection: string | undefined; closed: boolean }>((resolve, reject) => {

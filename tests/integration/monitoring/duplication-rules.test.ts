@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { duplicateKey } from '../../../commands/monitoring/log-event';
+import { duplicateKey, logEvent, LogEvent } from '../../../commands/monitoring/log-event';
+import { withScope } from '../../../src/platform/http/request-scope';
 import { duplicateKeyStream, DuplicationRule } from '../../../streams/monitoring/duplication-rules';
 import { signIn, Session } from '../../support/auth';
 import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
@@ -100,6 +101,30 @@ describe('duplication rules (internal listener)', () => {
     const logged = await t.api.post('/events', alarm(type.id, '2026-06-05T10:10:00Z'), operator.headers);
     expect(logged.status).to.equal(201);
     expect((await t.api.post('/events', alarm(type.id, '2026-06-05T10:20:00Z'), operator.headers)).body).to.include({ suppressed: true, duplicate_of: logged.body.id });
+  });
+
+  it('two events of one keyed request on the same duplicate key are both logged, and a retry of the request logs nothing again', async () => {
+    const { operator, type, internal, tenantId } = await setup();
+    const view = (await t.internal.post('/duplication-rules', { name: 'Per well', event_type_id: type.id, window_seconds: 3600 }, internal)).body;
+    const rule = { id: view.id, generation: view.generation, matchFields: view.match_fields } as DuplicationRule;
+    const keyStream = duplicateKeyStream(tenantId, rule, duplicateKey(rule, { eventTypeId: type.id, entityId: '42-329-30001', entityType: 'Well' }, {}));
+    // As an agent's turn logs two alarms through its tool, hours apart (so neither suppresses the other).
+    const command = (eventId: string, occurredAt: string): LogEvent => ({
+      type: 'LogEvent', eventId, eventTypeId: type.id, entityId: '42-329-30001', entityType: 'Well', occurredAt, fields: { metric: 'casing_pressure', value: 1 }, actorId: operator.userId,
+    });
+    const ids = [randomUUID(), randomUUID()];
+    const turn = (idempotencyKey: string) =>
+      withScope({ idempotencyKey }, async () => [
+        await logEvent(t.deps, { tenantId, actorId: operator.userId }, command(ids[0], '2026-07-01T08:00:00Z')),
+        await logEvent(t.deps, { tenantId, actorId: operator.userId }, command(ids[1], '2026-07-01T12:00:00Z')),
+      ]);
+    const key = `turn-${randomUUID()}`;
+    const first = await turn(key);
+    expect(first.map((o) => o.status)).to.deep.equal(['logged', 'logged']);
+    expect((await t.deps.store.readStream(keyStream)).map((e) => (e.data as { eventId: string }).eventId)).to.deep.equal(ids);
+    const retried = await turn(key);
+    expect(retried.map((o) => o.status === 'logged' && o.replayed)).to.deep.equal([true, true]);
+    expect(await t.deps.store.readStream(keyStream)).to.have.length(2);
   });
 
   it('rules are per tenant: another tenant sees none and is not suppressed', async () => {

@@ -2,18 +2,24 @@ import { expect } from 'chai';
 import { decideAwaitApproval } from '../../../commands/conversations/await-approval';
 import { decideConsumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { decideDeliverApprovalDecision, decisionNotice } from '../../../commands/conversations/deliver-approval-decision';
+import { decideReleaseApprovalDecision } from '../../../commands/conversations/release-approval-decision';
 import { decisionDelivery } from '../../../commands/conversations/route-decision';
 import { derivedUuid } from '../../../src/platform/command-handling/idempotency';
 import type { ApprovalState } from '../../../streams/approvals/approval';
 import { conversationAggregate, ConversationEvent, ConversationState, ReviewerDecision } from '../../../streams/conversations/conversation';
 import { dispatching, given } from '../../support/given';
 
-/** the conversation waits on its approvals, receives their decisions and is resumed from each once. */
-type AnyCommand = Parameters<typeof decideAwaitApproval>[0] | Parameters<typeof decideDeliverApprovalDecision>[0] | Parameters<typeof decideConsumeApprovalDecision>[0];
+/** The conversation waits on its approvals, receives their decisions and is resumed from each once. */
+type AnyCommand =
+  | Parameters<typeof decideAwaitApproval>[0]
+  | Parameters<typeof decideDeliverApprovalDecision>[0]
+  | Parameters<typeof decideConsumeApprovalDecision>[0]
+  | Parameters<typeof decideReleaseApprovalDecision>[0];
 const conversation = dispatching<ConversationState, ConversationEvent, AnyCommand>(conversationAggregate, {
   AwaitApproval: decideAwaitApproval,
   DeliverApprovalDecision: decideDeliverApprovalDecision,
   ConsumeApprovalDecision: decideConsumeApprovalDecision,
+  ReleaseApprovalDecision: decideReleaseApprovalDecision,
 });
 
 const NOW = '2026-11-26T08:00:00.000Z';
@@ -31,6 +37,15 @@ const deliver = (decision: ReviewerDecision = approved) => ({ type: 'DeliverAppr
 const consume = (decision: ReviewerDecision = approved, executionId = 'x3') => ({ type: 'ConsumeApprovalDecision' as const, approvalId: 'ap1', checkpointType: 'filing_submission', executionId, decision });
 
 describe('conversation decider: approvals its turns wait on', () => {
+  it('given a decision consumed by a turn that then failed, when ReleaseApprovalDecision, then it is awaited again with its decision and the next consumption takes it; given it was never consumed, then nothing', () => {
+    const release = { type: 'ReleaseApprovalDecision' as const, approvalId: 'ap1', checkpointType: 'filing_submission', executionId: 'x3', decision: approved };
+    const released: ConversationEvent = { type: 'ApprovalDecisionReleased', data: { approvalId: 'ap1', checkpointType: 'filing_submission', executionId: 'x3', ...approved } };
+    given(conversation, [created, awaited(), delivered(), consumed()]).when(release).then([released]);
+    given(conversation, [created, awaited(), delivered()]).when(release).thenNothing();
+    given(conversation, [created, awaited(), delivered(), consumed(), released]).when(release).thenNothing();
+    given(conversation, [created, awaited(), delivered(), consumed(), released]).when(consume(approved, 'x4')).then([consumed('ap1', 'x4')]);
+  });
+
   it('given a turn paused on an approval, when AwaitApproval, then ApprovalAwaited; a second time, nothing', () => {
     given(conversation, [created]).when(awaitCommand).then([awaited()]);
     given(conversation, [created, awaited()]).when(awaitCommand).thenNothing();

@@ -3,7 +3,8 @@ import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../comm
 import type { FilingPayload } from '../../../commands/checklists/filing-payload';
 import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
-import { deadlineFinish, deadlineMessage, startedWithoutEnd } from '../../../commands/agents/turn-deadline';
+import { consumedDecision, deadlineFinish, deadlineMarginMs, deadlineMessage, startedWithoutEnd, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
+import { runningHere } from '../../../commands/agents/running-turns';
 import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
@@ -132,8 +133,36 @@ describe('reactor specs (given an event, then the command)', () => {
   describe('agents.schedule-turn-deadline and its handler', () => {
     const started = { executionId: 'x1', conversationId: 'c1', userId: 'u1', agentId: 'a', agentType: 'general', model: 'm', fallbackModel: null, thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: 'm1', attachmentIds: [], startedAt: NOW };
 
-    it('given TurnStarted, then a message due at start + AGENT_TURN_TIMEOUT_MS, one per turn', () => {
-      expect(deadlineMessage(started, 300_000)).to.deep.equal({ messageId: 'turn-deadline-x1', dueAt: '2026-11-26T08:05:00.000Z', handler: 'agents.turn-deadline', payload: { execution_id: 'x1' } });
+    it('given TurnStarted, then a message due a margin after start + AGENT_TURN_TIMEOUT_MS (when the turn aborts itself), one per turn', () => {
+      expect(deadlineMessage(started, 300_000)).to.deep.equal({ messageId: 'turn-deadline-x1', dueAt: '2026-11-26T08:06:00.000Z', handler: 'agents.turn-deadline', payload: { execution_id: 'x1' } });
+      expect(Date.parse(deadlineMessage(started, 1_000).dueAt) - Date.parse(NOW)).to.equal(11_000);
+      expect([1_000, 120_000, 300_000, 3_600_000].map(deadlineMarginMs)).to.deep.equal([10_000, 30_000, 60_000, 60_000]);
+    });
+
+    it('given the deadline fires on the instance running the turn before its own clock says the turn is past its deadline and margin, then it is left to finish itself', async () => {
+      const ended = runningHere('x-local');
+      try {
+        const untouchable = { readStream: () => Promise.reject(new Error('a turn running here was read')) };
+        const deps = { config: { llm: { turnTimeoutMs: 1_000 } }, store: untouchable } as unknown as Parameters<typeof turnDeadlineHandler.fire>[1];
+        // Due by a wall clock far ahead of this instance's: the turn started a moment ago here.
+        await turnDeadlineHandler.fire({ tenantId: 't1', messageId: 'turn-deadline-x-local', dueAt: NOW, handler: 'agents.turn-deadline', payload: { execution_id: 'x-local' } }, deps);
+      } finally {
+        ended();
+      }
+    });
+
+    it('given a turn ended at its deadline after resume_guard consumed a decision, then that decision is given back; given none consumed, then nothing', () => {
+      const guard = (status: string, detail: Record<string, unknown> | null) =>
+        ({ type: 'NodeCompleted', data: { node: 'resume_guard', status, tokensUsed: null, message: null, skillsLoaded: null, detail } }) as const;
+      const detail = { approval_id: 'a1', checkpoint_type: 'filing_submission', decision: 'modified', reviewer_id: 'r1', comments: null, modifications: { oil: 3100 }, decided_at: NOW };
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('resumed', detail)], 'x1')).to.deep.equal({
+        approvalId: 'a1',
+        checkpointType: 'filing_submission',
+        executionId: 'x1',
+        decision: { decision: 'modified', reviewerId: 'r1', comments: null, modifications: { oil: 3100 }, decidedAt: NOW },
+      });
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('pending', { approval_id: 'a1' })], 'x1')).to.equal(null);
+      expect(consumedDecision([{ type: 'TurnStarted', data: started }], 'x1')).to.equal(null);
     });
 
     it('given a batch where one turn started and ended and another only started, then only the second may need a deadline', () => {

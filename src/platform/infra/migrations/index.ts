@@ -69,6 +69,9 @@ const MIGRATION_LOCK_KEY = 72_114_000;
 export async function migrateToLatest(knex: Knex): Promise<string[]> {
   const connection = (knex.client as { config: { connection: string | ClientConfig } }).config.connection;
   const lock = new Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+  // A lock connection lost mid-migration must not end the process: the migration goes on
+  // under knex's own lock table, which refuses a second migrator.
+  lock.on('error', () => undefined);
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
