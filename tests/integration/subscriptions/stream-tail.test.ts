@@ -78,4 +78,38 @@ describe('stream tail: one subscription, many SSE followers', () => {
     results.forEach((seen, i) => expect(seen).to.deep.equal([i, i + 1000]));
     for (const c of controllers) c.abort();
   });
+
+  it('when the shared subscription ends, open followers read what they missed from the log and keep following', async () => {
+    // The first subscription dies as a lost connection would; later ones work.
+    let subscriptions = 0;
+    const flaky: EventStore = Object.create(store);
+    flaky.subscribeToAll = (options) => {
+      const live = store.subscribeToAll(options);
+      if (subscriptions++ > 0) return live;
+      return {
+        stop: () => live.stop(),
+        async *[Symbol.asyncIterator]() {
+          await new Promise((r) => setTimeout(r, 100));
+          await live.stop();
+          throw new Error('Connection terminated unexpectedly');
+        },
+      };
+    };
+    const own = createStreamTail(flaky, pino({ level: 'silent' }));
+    const stream = `test.tick-${randomUUID()}`;
+    const controller = new AbortController();
+    try {
+      const reading = take(own.follow(stream, null, controller.signal), 2);
+      await new Promise((r) => setTimeout(r, 300));
+      await store.append(stream, [ev(1)]);
+      await new Promise((r) => setTimeout(r, 300));
+      await store.append(stream, [ev(2)]);
+      const outcome = await Promise.race([reading, new Promise((r) => setTimeout(() => r('hung'), 5000))]);
+      expect(outcome).to.deep.equal([1, 2]);
+      expect(subscriptions).to.be.greaterThan(1);
+    } finally {
+      controller.abort();
+      await own.stop();
+    }
+  });
 });
