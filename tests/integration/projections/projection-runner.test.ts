@@ -11,7 +11,7 @@ import { degradedProjectors, openDeadLetters } from '../../../src/platform/proje
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
 import type { Projector } from '../../../src/platform/projection-runner/projector';
-import { createTestEventStore } from '../../support/event-store';
+import { createTestEventStore, storeWhoseFirstSubscriptionDies } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
 function captureLogger() {
@@ -392,22 +392,7 @@ describe('projection runner', () => {
   });
 
   it('lanes come back after the wake-up subscription ends: they poll the store meanwhile and it is taken again', async () => {
-    let subscriptions = 0;
-    const flaky: EventStore = Object.create(store);
-    flaky.subscribeToAll = (options) => {
-      const live = store.subscribeToAll(options);
-      if (subscriptions++ > 0) return live;
-      // The first subscription ends as a lost connection ends it, after passing on what it read.
-      return {
-        stop: () => live.stop(),
-        hurry: () => live.hurry?.(),
-        async *[Symbol.asyncIterator]() {
-          setTimeout(() => void live.stop(), 300);
-          yield* live;
-          throw new Error('Connection terminated unexpectedly');
-        },
-      };
-    };
+    const { store: flaky, subscriptions } = storeWhoseFirstSubscriptionDies(store, 300);
     const r = new ProjectionRunner({ knex: db.knex, store: flaky, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
     await r.start();
     await createNotes(1);
@@ -415,7 +400,7 @@ describe('projection runner', () => {
     const [later] = await createNotes(1);
     expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
     expect(await db.knex('toy_notes').where({ id: later }).first()).to.include({ id: later });
-    expect(subscriptions).to.be.greaterThan(1);
+    expect(subscriptions()).to.be.greaterThan(1);
     await r.stop();
   });
 

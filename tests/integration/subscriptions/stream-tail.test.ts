@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
 import { createStreamTail, StreamTail } from '../../../src/platform/subscriptions/stream-tail';
-import { createTestEventStore } from '../../support/event-store';
+import { createTestEventStore, storeWhoseFirstSubscriptionDies } from '../../support/event-store';
 
 const meta = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };
 const ev = (n: number) => ({ type: 'Ticked', data: { n }, metadata: meta });
@@ -80,21 +80,7 @@ describe('stream tail: one subscription, many SSE followers', () => {
   });
 
   it('when the shared subscription ends, open followers read what they missed from the log and keep following', async () => {
-    // The first subscription dies as a lost connection would; later ones work.
-    let subscriptions = 0;
-    const flaky: EventStore = Object.create(store);
-    flaky.subscribeToAll = (options) => {
-      const live = store.subscribeToAll(options);
-      if (subscriptions++ > 0) return live;
-      return {
-        stop: () => live.stop(),
-        async *[Symbol.asyncIterator]() {
-          await new Promise((r) => setTimeout(r, 100));
-          await live.stop();
-          throw new Error('Connection terminated unexpectedly');
-        },
-      };
-    };
+    const { store: flaky, subscriptions } = storeWhoseFirstSubscriptionDies(store, 100);
     const own = createStreamTail(flaky, pino({ level: 'silent' }));
     const stream = `test.tick-${randomUUID()}`;
     const controller = new AbortController();
@@ -106,7 +92,7 @@ describe('stream tail: one subscription, many SSE followers', () => {
       await store.append(stream, [ev(2)]);
       const outcome = await Promise.race([reading, new Promise((r) => setTimeout(() => r('hung'), 5000))]);
       expect(outcome).to.deep.equal([1, 2]);
-      expect(subscriptions).to.be.greaterThan(1);
+      expect(subscriptions()).to.be.greaterThan(1);
     } finally {
       controller.abort();
       await own.stop();
