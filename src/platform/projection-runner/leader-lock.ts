@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { Client } from 'pg';
 
 /**
@@ -14,7 +15,7 @@ export interface LeaderLock {
 }
 
 // Arbitrary but fixed: every instance of the platform must agree on it.
-const PROJECTOR_LOCK_KEY = 72_114_001;
+export const PROJECTOR_LOCK_KEY = 72_114_001;
 
 export interface LeaderLockOptions {
   /**
@@ -100,4 +101,14 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
       listeners.push(listener);
     },
   };
+}
+
+/** Which of these lock keys some session of the database holds now (for /health: a lock nobody holds is a lane nobody runs). */
+export async function heldLockKeys(knex: Knex, keys: readonly number[]): Promise<Set<number>> {
+  const { rows } = await knex.raw<{ rows: Array<{ key: string }> }>(
+    `SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ANY(?::bigint[])`,
+    [keys.map(String)],
+  );
+  return new Set(rows.map((row) => Number(row.key)));
 }
