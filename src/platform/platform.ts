@@ -231,7 +231,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // Reactions issue commands that read the read models: they start once those are current.
     await reactors.start();
     for (const context of contextModules) await context.start?.(deps);
-    scheduler.start();
+    await scheduler.start();
     ready = true;
     logger.info({ ms: Date.now() - started }, 'platform ready');
 

@@ -40,7 +40,9 @@ export class DueMessageLane {
     this.deadLetterAfter = options.deadLetterAfter ?? 8;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    // Takes the lead now, not a tick later: /health names a leadership nobody holds.
+    await this.options.leaderLock.tryAcquire();
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
     this.timer.unref();
   }
