@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   /** Whether a reverse proxy sits in front: `true`, `false`, or a hop count. */
   TRUST_PROXY: z.string().default('false'),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(5000),
+  /** /health is `degraded` when a lane's oldest pending event is older than this (seconds). */
+  LANE_LAG_DEGRADED_S: z.coerce.number().positive().default(60),
+  /** How often a leader probes that its lock's session still holds the lock (ms). */
+  LEADER_PROBE_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   COMMAND_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
   ROLE: z.enum(['all', 'api', 'projector', 'bridge', 'graph-consumer']).default('all'),
   JWT_SECRET: z.string().optional(),
@@ -116,6 +120,8 @@ export interface Config {
   jwtSecret: string;
   logLevel: Env['LOG_LEVEL'];
   projectionWaitMs: number;
+  /** The processing runtime (docs/runtime.md): when a lag degrades /health, how often leadership is probed. */
+  runtime: { laneLagDegradedS: number; leaderProbeMs: number };
   commandRetries: number;
   role: Env['ROLE'];
   authMode: Env['SVC_AUTH_MODE'];
@@ -211,6 +217,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret,
     logLevel: env.LOG_LEVEL,
     projectionWaitMs: env.PROJECTION_WAIT_MS,
+    runtime: { laneLagDegradedS: env.LANE_LAG_DEGRADED_S, leaderProbeMs: env.LEADER_PROBE_MS },
     commandRetries: env.COMMAND_RETRIES,
     role: env.ROLE,
     authMode: env.SVC_AUTH_MODE,

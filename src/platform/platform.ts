@@ -19,7 +19,7 @@ import { Cache, connectRedis, createMemoryCache, createRedisCache } from './infr
 import type { Database } from './infra/database';
 import { Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
-import { createAdvisoryLeaderLock, LeaderLock } from './projection-runner/leader-lock';
+import { createAdvisoryLeaderLock, heldLockKeys, LeaderLock, PROJECTOR_LOCK_KEY } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
 import { ReactorRunner } from './reactors/runner';
@@ -99,6 +99,23 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       const knex = infrastructure.db.knex;
       return (await Promise.all([degradedProjectors(knex), degradedScheduledHandlers(knex)])).flat();
     },
+    runtime: async () => {
+      if (!infrastructure || !runner || !reactors || !scheduler) return { lanes: [], leaderless: [], lagDegradedS: config.runtime.laneLagDegradedS };
+      const locks = { projections: PROJECTOR_LOCK_KEY, ...(reactors.names.length > 0 ? { reactors: REACTOR_LOCK_KEY } : {}), scheduler: SCHEDULER_LOCK_KEY };
+      const [projectionLanes, reactorLanes, due, held] = await Promise.all([
+        runner.lanesReport(),
+        reactors.lanesReport(),
+        scheduler.lag(),
+        heldLockKeys(infrastructure.db.knex, Object.values(locks)),
+      ]);
+      const waited = due.oldestDueAt ? Math.max(0, Math.round((Date.now() - due.oldestDueAt.getTime()) / 100) / 10) : 0;
+      const schedulerLane = { name: 'scheduler', kind: 'scheduler' as const, lag_events: due.due, lag_seconds: waited, subscribed: null, failures: 0 };
+      return {
+        lanes: [...projectionLanes, ...reactorLanes, schedulerLane],
+        leaderless: Object.entries(locks).filter(([, key]) => !held.has(key)).map(([name]) => name),
+        lagDegradedS: config.runtime.laneLagDegradedS,
+      };
+    },
     details: () => ({
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,
@@ -163,12 +180,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     } else cache = createMemoryCache();
     stages = { ...stages, rateLimit: createRateLimitStage({ config, redis, logger: logger.child({ component: 'rate-limit' }) }) };
 
+    const probe = { probeMs: config.runtime.leaderProbeMs };
     runner = new ProjectionRunner({
       knex: db.knex,
       store,
       projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
-      leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url),
+      leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url, PROJECTOR_LOCK_KEY, probe),
     });
     const leads = !(config.role === 'api' || config.role === 'bridge');
     reactors = new ReactorRunner({
@@ -177,12 +195,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       reactors: contextModules.flatMap((c) => c.reactors ?? []),
       deps: () => deps,
       logger: logger.child({ component: 'reactors' }),
-      leaderLock: leads ? createAdvisoryLeaderLock(db.url, REACTOR_LOCK_KEY) : neverLead,
+      leaderLock: leads ? createAdvisoryLeaderLock(db.url, REACTOR_LOCK_KEY, probe) : neverLead,
     });
     scheduler = new DueMessageLane({
       deps: () => deps,
       handlers: contextModules.flatMap((c) => c.scheduledHandlers ?? []),
-      leaderLock: leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY) : neverLead,
+      leaderLock: leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY, probe) : neverLead,
       logger: logger.child({ component: 'scheduler' }),
     });
     const deps: PlatformDeps = {
@@ -213,7 +231,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // Reactions issue commands that read the read models: they start once those are current.
     await reactors.start();
     for (const context of contextModules) await context.start?.(deps);
-    scheduler.start();
+    await scheduler.start();
     ready = true;
     logger.info({ ms: Date.now() - started }, 'platform ready');
 

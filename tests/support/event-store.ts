@@ -22,3 +22,26 @@ export async function createTestEventStore(options: { groupCommit?: { maxGroups:
     },
   };
 }
+
+/**
+ * `store`, except that its first `subscribeToAll` ends after `afterMs` the way a lost connection
+ * ends it (an error); later subscriptions work. `subscriptions()` counts how many were taken.
+ */
+export function storeWhoseFirstSubscriptionDies(store: EventStore, afterMs: number): { store: EventStore; subscriptions(): number } {
+  let taken = 0;
+  const flaky: EventStore = Object.create(store);
+  flaky.subscribeToAll = (options) => {
+    const live = store.subscribeToAll(options);
+    if (taken++ > 0) return live;
+    return {
+      stop: () => live.stop(),
+      hurry: () => live.hurry?.(),
+      async *[Symbol.asyncIterator]() {
+        setTimeout(() => void live.stop(), afterMs);
+        yield* live;
+        throw new Error('Connection terminated unexpectedly');
+      },
+    };
+  };
+  return { store: flaky, subscriptions: () => taken };
+}

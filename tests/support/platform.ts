@@ -59,8 +59,12 @@ export async function startSecondInstance(t: TestPlatform, env: Record<string, s
  * The real platform (same composition root as `npm start`) on ports chosen by the kernel,
  * over a fresh database of its own. `contexts` defaults to every context of the product.
  */
-export async function startTestPlatform(options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger } = {}): Promise<TestPlatform> {
-  const { url } = await createTestDatabase();
+export async function startTestPlatform(
+  options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger; databaseUrl?: (url: string) => Promise<string> } = {},
+): Promise<TestPlatform> {
+  const { url: created } = await createTestDatabase();
+  // A fault test puts a relay between the platform and its database.
+  const url = options.databaseUrl ? await options.databaseUrl(created) : created;
   const config = testConfig(url, options.env);
   const logger = options.logger ?? pino({ level: config.logLevel });
   let contexts = options.contexts ?? productContexts;

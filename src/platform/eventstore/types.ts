@@ -165,6 +165,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): Subscription;
   /** The position of the newest event visible to readers, or START. */
   headPosition(): Promise<Position>;
+  /**
+   * How far a reader at `from` is behind the head: the visible events after it that match
+   * `filter` (counted up to `cap`) and when the oldest of them was recorded (null: none).
+   */
+  measureLag?(from: Position, filter: EventFilter | undefined, cap: number): Promise<{ events: number; oldest: Date | null }>;
   close(): Promise<void>;
 }
 

@@ -1,6 +1,38 @@
 import { Router } from 'express';
+import type { LaneReport } from '../projection-runner/lane-runtime';
 import { REACTOR_PREFIX } from '../reactors/runner';
 import { SCHEDULED_PREFIX } from '../scheduling/schedule';
+
+/** One lane as /health reports it: a projection, a reactor or the scheduler (docs/runtime.md). */
+export type LaneHealth = Omit<LaneReport, 'kind'> & { kind: LaneReport['kind'] | 'scheduler' };
+
+/** What the processing runtime says about itself: every lane's lag, and which leaderships nobody holds. */
+export interface RuntimeHealth {
+  lanes: LaneHealth[];
+  /** Leaderships (`projections`, `reactors`, `scheduler`) no instance holds now: their lanes run nowhere. */
+  leaderless: string[];
+  /** A lane whose oldest pending event is older than this is `behind`. */
+  lagDegradedS: number;
+}
+
+/** How long /health waits for the runtime's figures before it calls the database unreachable (ms). */
+const RUNTIME_HEALTH_TIMEOUT_MS = 3000;
+
+/** A lane that misses work now: its wake-up subscription is down, or it is behind by more than the bound. */
+function degradedLanes(runtime: RuntimeHealth): Array<{ name: string; kind: string; reason: 'subscription_down' | 'behind' }> {
+  const out: Array<{ name: string; kind: string; reason: 'subscription_down' | 'behind' }> = [];
+  for (const lane of runtime.lanes) {
+    if (lane.subscribed === false) out.push({ name: lane.name, kind: lane.kind, reason: 'subscription_down' });
+    else if (lane.lag_seconds > runtime.lagDegradedS) out.push({ name: lane.name, kind: lane.kind, reason: 'behind' });
+  }
+  return out;
+}
+
+function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 export interface HealthSource {
   /** Migrations ran and projections reached the head of the log. */
@@ -11,11 +43,15 @@ export interface HealthSource {
    */
   degraded(): Promise<string[]>;
   details(): Record<string, unknown>;
+  /** The runtime's lanes and leaderships (absent: not reported). */
+  runtime?(): Promise<RuntimeHealth>;
 }
 
 /**
  * `GET /health` (outside /api/v1): 503 while starting or stopping; 200 once ready, with
- * `status: 'degraded'` and the projector (reactor, scheduled handler) names while any has dead letters.
+ * `status: 'degraded'` and the projector (reactor, scheduled handler) names while any has dead
+ * letters, the lanes whose subscription is down or that are behind, the leaderships nobody
+ * holds, or while the database does not answer. Every lane's lag is in `lanes` (docs/runtime.md).
  */
 export function createHealthApi(source: HealthSource): Router {
   const router = Router();
@@ -25,15 +61,26 @@ export function createHealthApi(source: HealthSource): Router {
       res.status(503).json({ status: 'starting', ...source.details() });
       return;
     }
-    const degraded = await source.degraded().catch(() => []);
+    const [degraded, runtime] = await Promise.all([
+      source.degraded().catch(() => []),
+      source.runtime ? withinTime(source.runtime(), RUNTIME_HEALTH_TIMEOUT_MS).catch(() => 'unreachable' as const) : null,
+    ]);
+    const unreachable = runtime === 'unreachable';
+    const lanes = runtime && !unreachable ? degradedLanes(runtime) : [];
+    const leaderless = runtime && !unreachable ? runtime.leaderless : [];
     // Reactor lanes and scheduled handlers keep their dead letters beside the projectors', under a prefix.
     const prefixed = (prefix: string) => degraded.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
     const reactors = prefixed(REACTOR_PREFIX);
     const scheduled = prefixed(SCHEDULED_PREFIX);
     const projectors = degraded.filter((n) => !n.startsWith(REACTOR_PREFIX) && !n.startsWith(SCHEDULED_PREFIX));
+    const healthy = degraded.length === 0 && !unreachable && lanes.length === 0 && leaderless.length === 0;
     res.status(200).json({
-      status: degraded.length > 0 ? 'degraded' : 'ok',
+      status: healthy ? 'ok' : 'degraded',
       ...(projectors.length > 0 ? { degraded_projectors: projectors } : {}),
+      ...(lanes.length > 0 ? { degraded_lanes: lanes } : {}),
+      ...(leaderless.length > 0 ? { leaderless } : {}),
+      ...(unreachable ? { database: 'unreachable' } : {}),
+      ...(runtime && !unreachable ? { lanes: runtime.lanes, lag_degraded_after_s: runtime.lagDegradedS } : {}),
       ...(reactors.length > 0 ? { degraded_reactors: reactors } : {}),
       ...(scheduled.length > 0 ? { degraded_scheduled_handlers: scheduled } : {}),
       ...source.details(),

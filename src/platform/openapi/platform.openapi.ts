@@ -10,6 +10,26 @@ const Health = z
     degraded_reactors: z.array(z.string()).optional(),
     /** Scheduled-message handlers with dead-lettered messages (`ops schedule status`). */
     degraded_scheduled_handlers: z.array(z.string()).optional(),
+    /** Lanes missing work now: their wake-up subscription is down, or they are behind by more than `lag_degraded_after_s`. */
+    degraded_lanes: z.array(z.object({ name: z.string(), kind: z.string(), reason: z.enum(['subscription_down', 'behind']) })).optional(),
+    /** Leaderships no instance holds (`projections`, `reactors`, `scheduler`): their lanes run nowhere. */
+    leaderless: z.array(z.string()).optional(),
+    /** Present when the database did not answer the runtime's figures in time. */
+    database: z.literal('unreachable').optional(),
+    /** Every lane's lag behind the head of the log: events it has yet to handle (counted up to 100,000) and the age of the oldest (s). */
+    lanes: z
+      .array(
+        z.object({
+          name: z.string(),
+          kind: z.enum(['projection', 'reactor', 'scheduler']),
+          lag_events: z.number().int(),
+          lag_seconds: z.number(),
+          subscribed: z.boolean().nullable(),
+          failures: z.number().int(),
+        }),
+      )
+      .optional(),
+    lag_degraded_after_s: z.number().optional(),
     uptime_s: z.number(),
     event_store: z.string(),
     projections: z.object({ leader: z.boolean(), caught_up: z.boolean() }).nullable(),

@@ -1,36 +1,84 @@
+import type { Knex } from 'knex';
 import { Client } from 'pg';
 
 /**
- * Projector leadership through a session-level advisory lock on a dedicated connection:
- * the lock lives exactly as long as the connection, so a crashed leader frees it at once.
+ * Leadership through a session-level advisory lock on a dedicated connection: the lock lives
+ * exactly as long as the connection, so a crashed leader frees it at once. See docs/runtime.md.
  */
 export interface LeaderLock {
   tryAcquire(): Promise<boolean>;
-  /** False as soon as the lock's session is known to be gone (killed, server restarted). */
+  /** False as soon as the lock's session is known to be gone (killed, server restarted, probe failed). */
   isHeld(): boolean;
   release(): Promise<void>;
+  /** Called once each time a held lock is found lost (its lanes stop at once). */
+  onLost?(listener: (reason: string) => void): void;
 }
 
 // Arbitrary but fixed: every instance of the platform must agree on it.
-const PROJECTOR_LOCK_KEY = 72_114_001;
+export const PROJECTOR_LOCK_KEY = 72_114_001;
 
-export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LOCK_KEY): LeaderLock {
+export interface LeaderLockOptions {
+  /**
+   * How often the held lock is probed (ms): a query on its connection that the session still
+   * holds the lock. A half-open connection (a failover, a dropped route) sends no error and no
+   * end, so without a probe two instances would lead.
+   */
+  probeMs?: number;
+}
+
+/** A probe that takes longer than this many probe periods counts as a lost session. */
+const PROBE_TIMEOUT_PERIODS = 2;
+
+export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LOCK_KEY, options: LeaderLockOptions = {}): LeaderLock {
+  const probeMs = options.probeMs ?? 3000;
   let client: Client | null = null;
+  let probe: NodeJS.Timeout | null = null;
+  const listeners: Array<(reason: string) => void> = [];
+
+  function lose(held: Client, reason: string): void {
+    if (client !== held) return;
+    client = null;
+    if (probe) clearInterval(probe);
+    probe = null;
+    void held.end().catch(() => undefined);
+    for (const listener of listeners) listener(reason);
+  }
+
+  function startProbing(held: Client): void {
+    probe = setInterval(() => {
+      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), probeMs * PROBE_TIMEOUT_PERIODS).unref());
+      const check = held
+        .query<{ held: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
+             AND objid = ($1::bigint & 4294967295) AND classid = ($1::bigint >> 32)) AS held`,
+          [key],
+        )
+        .then((result) => (result.rows[0]?.held ? 'held' : 'not held'))
+        .catch((error: Error) => `probe failed: ${error.message}`);
+      void Promise.race([check, timeout]).then((answer) => {
+        if (answer !== 'held') lose(held, answer === 'timeout' ? 'the lock probe got no answer in time' : `lock ${answer}`);
+      });
+    }, probeMs);
+    probe.unref();
+  }
+
   return {
     async tryAcquire() {
       if (client) return true;
-      const candidate = new Client({ connectionString: databaseUrl });
-      const lost = () => {
+      // Keepalive: the kernel notices a dead peer even while no query is in flight.
+      const candidate = new Client({ connectionString: databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 1000 });
+      const lost = (reason: string) => () => {
         // The connection died, and the lock with it; the next tryAcquire starts over.
-        if (client === candidate) client = null;
+        if (client === candidate) lose(candidate, reason);
       };
-      candidate.on('error', lost);
-      candidate.on('end', lost);
+      candidate.on('error', lost('the lock connection failed'));
+      candidate.on('end', lost('the lock connection ended'));
       try {
         await candidate.connect();
         const result = await candidate.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
         if (result.rows[0].locked) {
           client = candidate;
+          startProbing(candidate);
           return true;
         }
       } catch {
@@ -45,7 +93,22 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
     async release() {
       const held = client;
       client = null;
+      if (probe) clearInterval(probe);
+      probe = null;
       if (held) await held.end().catch(() => undefined);
     },
+    onLost(listener) {
+      listeners.push(listener);
+    },
   };
+}
+
+/** Which of these lock keys some session of the database holds now (for /health: a lock nobody holds is a lane nobody runs). */
+export async function heldLockKeys(knex: Knex, keys: readonly number[]): Promise<Set<number>> {
+  const { rows } = await knex.raw<{ rows: Array<{ key: string }> }>(
+    `SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks
+      WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ANY(?::bigint[])`,
+    [keys.map(String)],
+  );
+  return new Set(rows.map((row) => Number(row.key)));
 }

@@ -19,12 +19,25 @@ export interface TailSlice {
 export class LogTail {
   private start: Position;
   private events: RecordedEvent[] = [];
+  /** The approximate bytes of `events`, each as `approximateSize` measured it on its way in. */
+  private size = 0;
+  private readonly sizes: number[] = [];
 
+  /**
+   * `maxBytes` bounds the memory it pins whatever the events' size (an import's large payloads
+   * held for a lagging lane): past either bound it forgets its oldest half.
+   */
   constructor(
     from: Position,
     private readonly maxEvents: number,
+    private readonly maxBytes = 64 * 1024 * 1024,
   ) {
     this.start = from;
+  }
+
+  /** Bytes held (approximate: the JSON text of data and metadata). */
+  get bytes(): number {
+    return this.size;
   }
 
   get end(): Position {
@@ -34,25 +47,34 @@ export class LogTail {
   /** The subscription's next event (in log order, after `end`). */
   push(event: RecordedEvent): void {
     if (comparePositions(event.position, this.end) <= 0) return;
+    const size = approximateSize(event);
     this.events.push(event);
-    this.trimTo(this.maxEvents);
+    this.sizes.push(size);
+    this.size += size;
+    if (this.events.length > this.maxEvents || this.size > this.maxBytes) this.trim();
   }
 
-  /** Keeps at most `max` events, forgetting the oldest; lanes behind `start` read the store. */
-  private trimTo(max: number): void {
-    if (this.events.length <= max) return;
-    const drop = this.events.length - Math.floor(max / 2);
-    this.start = this.events[drop - 1].position;
-    this.events = this.events.slice(drop);
+  /** Forgets the oldest events until at most half of each bound is held; lanes behind `start` read the store. */
+  private trim(): void {
+    let drop = Math.max(0, this.events.length - Math.floor(this.maxEvents / 2));
+    let kept = this.size;
+    for (let i = 0; i < drop; i++) kept -= this.sizes[i];
+    while (drop < this.events.length && kept > this.maxBytes / 2) kept -= this.sizes[drop++];
+    this.dropFirst(drop);
+  }
+
+  private dropFirst(count: number): void {
+    if (count === 0) return;
+    this.start = this.events[count - 1].position;
+    this.events = this.events.slice(count);
+    for (const size of this.sizes.splice(0, count)) this.size -= size;
   }
 
   /** Forgets what every lane has passed (`slowest`: the position of the lane furthest behind). */
   release(slowest: Position): void {
     let drop = 0;
     while (drop < this.events.length && comparePositions(this.events[drop].position, slowest) <= 0) drop++;
-    if (drop === 0) return;
-    this.start = this.events[drop - 1].position;
-    this.events = this.events.slice(drop);
+    this.dropFirst(drop);
   }
 
   /**
@@ -77,4 +99,9 @@ export class LogTail {
     return { events, next: end };
   }
 
+}
+
+/** An event's rough weight in memory: its data's and metadata's JSON text, and a fixed part for the rest. */
+export function approximateSize(event: RecordedEvent): number {
+  return 200 + JSON.stringify(event.data ?? null).length + JSON.stringify(event.metadata ?? null).length;
 }

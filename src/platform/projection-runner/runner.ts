@@ -1,58 +1,25 @@
 import type { Knex } from 'knex';
-import type { Logger } from 'pino';
-import { comparePositions, EventStore, Position, positionToString, RecordedEvent, START, Subscription } from '../eventstore/types';
-import { advanceCheckpoint, CheckpointMoved, CHECKPOINTS_TABLE, markCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
+import { comparePositions, Position, RecordedEvent, START } from '../eventstore/types';
+import { advanceCheckpoint, CHECKPOINTS_TABLE, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
-import { LeaderLock } from './leader-lock';
 import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
 import { createInlineProjections } from './inline-projections';
 import { transactionOnPool } from '../infra/transaction';
-import { LogTail } from './log-tail';
+import { HandlerFailed, LaneRuntime, LaneRuntimeOptions, LaneState, LeadershipLost } from './lane-runtime';
 import type { Projector } from './projector';
+import { WakeUps } from './wake-ups';
 
-export interface RunnerOptions {
-  knex: Knex;
-  store: EventStore;
+export interface RunnerOptions extends LaneRuntimeOptions {
   projectors: Projector[];
-  logger: Logger;
-  /** Takes projector leadership; several instances may run, one projects. */
-  leaderLock: LeaderLock;
   batchSize?: number;
-  /** Longest pause between polls when no wake-up arrives. */
-  idleMs?: number;
-  /** Attempts at one event before it goes to the dead-letter table. */
-  deadLetterAfter?: number;
-  /** First retry delay; doubles per failure, capped at 30 s. */
-  retryBaseMs?: number;
+  /** Bytes the shared tail may hold at most (approximate). */
+  tailBytes?: number;
 }
 
-interface Lane {
+interface Lane extends LaneState {
   projector: Projector;
-  position: Position;
-  caughtUp: boolean;
-  /** Wakes the lane's loop early (new events, stop). */
-  wake: () => void;
-  /** Consecutive failures of `apply`; while > 0 the lane reads one event at a time to isolate the bad one. */
-  failures: number;
-  /** Consecutive failures to read the log or reach the database: retried with backoff, never dead-lettered. */
-  stalls: number;
-  /** When the checkpoint was last written (ms). */
-  savedAt: number;
-  /** Where the stored checkpoint stands: `position` may run ahead over skipped stretches. */
-  saved: Position;
   /** An eventual lane's pending wake-up: new events wait for it instead of waking the lane at once. */
   paced: NodeJS.Timeout | null;
-}
-
-/**
- * An error thrown by a projector's own `apply`: only these count toward dead-lettering, so a
- * database or connection outage retries with backoff and never dead-letters good events.
- */
-class ApplyFailed extends Error {
-  readonly name = 'ApplyFailed';
-  constructor(readonly cause: unknown) {
-    super(String((cause as Error)?.message ?? cause));
-  }
 }
 
 /**
@@ -83,41 +50,25 @@ const WAKE_GATHER_MS = 5;
 /** The checkpoint status of an inline projector: the store applies it, no lane runs it. */
 export const INLINE_STATUS = 'inline';
 
-/** This instance lost the projector lock: its lanes stop before applying another batch. */
-class LeadershipLost extends Error {
-  readonly name = 'LeadershipLost';
-}
-
 export interface RebuildProgress {
   applied: number;
   position: Position;
 }
 
 /**
- * Runs projectors: each lane reads the log in batches and applies a batch and
- * its checkpoint in one transaction, so a crash anywhere leaves read model and checkpoint
- * in agreement. One live subscription only wakes the lanes; reading is always readAll.
+ * Runs projectors (docs/runtime.md): each lane reads the log in batches and applies a batch
+ * and its checkpoint in one transaction, so a crash anywhere leaves read model and checkpoint
+ * in agreement. One live subscription only wakes the lanes and fills the tail they share at
+ * the head of the log; a lane behind it, or any lane while it is down, reads the store.
  */
-export class ProjectionRunner {
-  private readonly lanes = new Map<string, Lane>();
+export class ProjectionRunner extends LaneRuntime<Lane> {
   private readonly waiters = new Set<() => void>();
-  private running = false;
-  private leader = false;
-  private wakeSubscription: Subscription | null = null;
-  /** What the wake-up subscription read, shared by the lanes at the head of the log. */
-  private tail: LogTail | null = null;
-  private loops: Promise<void>[] = [];
-  private leadershipTimer: NodeJS.Timeout | null = null;
+  private readonly wakeUps: WakeUps;
   private readonly batchSize: number;
-  private readonly idleMs: number;
-  private readonly deadLetterAfter: number;
-  private readonly retryBaseMs: number;
 
   constructor(private readonly options: RunnerOptions) {
+    super('projection', options);
     this.batchSize = options.batchSize ?? 1000;
-    this.idleMs = options.idleMs ?? 1000;
-    this.deadLetterAfter = options.deadLetterAfter ?? 5;
-    this.retryBaseMs = options.retryBaseMs ?? 250;
     const names = new Set<string>();
     for (const projector of options.projectors) {
       if (names.has(projector.name)) throw new Error(`two projectors are named ${projector.name}`);
@@ -126,6 +77,18 @@ export class ProjectionRunner {
     // Inline only where the store can share its append transaction; elsewhere a lane as usual.
     const inlineCapable = typeof options.store.useInlineProjections === 'function';
     this.inline = new Set(options.projectors.filter((p) => inlineCapable && p.consistency === 'inline').map((p) => p.name));
+    this.wakeUps = new WakeUps({
+      store: options.store,
+      logger: options.logger,
+      tailEvents: Math.max(2000, this.batchSize * 2),
+      tailBytes: options.tailBytes,
+      gatherMs: () => (this.waiters.size > 0 || this.waitedOn.size > 0 ? 0 : WAKE_GATHER_MS),
+      onEvents: () => this.wakeLanesAfterPage(),
+      // Up again or down: every lane reads the store for what it may have missed.
+      onChange: () => {
+        for (const lane of this.lanes.values()) this.hurry(lane);
+      },
+    });
   }
 
   /** Projectors the store applies in its append transaction: no lane, nobody waits for them. */
@@ -135,17 +98,23 @@ export class ProjectionRunner {
     return this.inline.has(projector.name);
   }
 
-  /** Hands the inline projectors to the store: from now on every append applies them. */
-  private attachInline(): void {
-    if (this.inline.size === 0 || this.inlineAttached) return;
-    this.inlineAttached = true;
-    this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, this.options.projectors.filter((p) => this.isInline(p))));
-  }
+  /** Inline projectors handed to the store: from then on every append applies them. */
+  private readonly attached = new Set<string>();
 
-  private inlineAttached = false;
-
-  get isLeader(): boolean {
-    return this.leader;
+  /**
+   * Hands the inline projectors whose tables stand at this build's version to the store. One
+   * whose stored version differs (the leader has not created its tables yet, or another version
+   * of the platform runs it) is not attached: its appends would write tables of another shape.
+   */
+  private async attachInline(): Promise<void> {
+    if (this.inline.size === 0) return;
+    const stored = new Map((await readCheckpoints(this.options.knex)).map((row) => [row.name, row.version]));
+    const ready = this.options.projectors.filter((p) => this.isInline(p) && stored.get(p.name) === p.version);
+    if (ready.every((p) => this.attached.has(p.name)) && ready.length === this.attached.size) return;
+    for (const p of ready) this.attached.add(p.name);
+    const missing = this.options.projectors.filter((p) => this.isInline(p) && !this.attached.has(p.name)).map((p) => p.name);
+    if (missing.length > 0) this.options.logger.warn({ projectors: missing }, 'inline projectors not attached: their tables are missing or of another version');
+    this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, ready));
   }
 
   /** True once every lane has reached the head of the log at least once. */
@@ -157,66 +126,91 @@ export class ProjectionRunner {
   private followerCaughtUp = false;
 
   async start(): Promise<void> {
-    this.running = true;
-    await this.tryLead();
+    await this.startLeading();
     if (!this.leader) {
       this.options.logger.info('another instance runs the projectors; this one waits on their checkpoints');
       // The leader creates and rebuilds inline read models; this instance's appends write them.
-      this.attachInline();
+      await this.attachInline().catch((err) => this.options.logger.warn({ err }, 'inline projectors not attached yet'));
       this.followerCaughtUp = true;
+      // A follower that started before the leader created an inline projector's tables attaches it once they exist.
+      this.attaching = setInterval(() => void this.attachInline().catch(() => undefined), 2000);
+      this.attaching.unref();
     }
-    // Keeps trying: a follower takes over from a stopped leader, a fenced leader comes back.
-    // A database fault while taking the lead leaves no half-led lanes: let go, try again next tick.
-    const retry = () => this.tryLead().catch((error: Error) => this.relinquish(`taking the lead failed: ${error.message}`));
-    this.leadershipTimer = setInterval(() => void retry(), 2000);
-    this.leadershipTimer.unref();
   }
 
-  private leading: Promise<void> | null = null;
+  private attaching: NodeJS.Timeout | null = null;
 
-  private tryLead(): Promise<void> {
-    this.leading ??= this.lead().finally(() => (this.leading = null));
-    return this.leading;
-  }
-
-  private async lead(): Promise<void> {
-    if (this.leader || !this.running) return;
-    await Promise.allSettled(this.loops);
-    if (!(await this.options.leaderLock.tryAcquire())) return;
-    this.leader = true;
-    this.lanes.clear();
+  protected async prepareLanes(): Promise<Lane[]> {
     for (const projector of this.options.projectors.filter((p) => this.isInline(p))) await this.prepareInline(projector);
+    await this.attachInline();
+    const lanes: Lane[] = [];
     for (const projector of this.options.projectors.filter((p) => !this.isInline(p))) {
       const position = await this.prepare(projector);
-      const lane: Lane = { projector, position, saved: position, caughtUp: false, wake: () => undefined, failures: 0, stalls: 0, savedAt: 0, paced: null };
-      this.lanes.set(projector.name, lane);
+      if (!position) continue;
+      lanes.push({
+        name: projector.name,
+        checkpoint: projector.name,
+        version: projector.version,
+        eventTypes: projector.eventTypes,
+        projector,
+        position,
+        saved: position,
+        caughtUp: false,
+        wake: () => undefined,
+        failures: 0,
+        stalls: 0,
+        savedAt: 0,
+        paced: null,
+      });
     }
-    if (!this.wakeSubscription) {
-      const head = await this.options.store.headPosition();
-      this.tail = new LogTail(head, Math.max(2000, this.batchSize * 2));
-      this.wakeSubscription = this.options.store.subscribeToAll({ from: head, gatherMs: () => (this.waiters.size > 0 || this.waitedOn.size > 0 ? 0 : WAKE_GATHER_MS) });
+    return lanes;
+  }
+
+  protected onLead(): void {
+    this.wakeUps.start(() => this.releaseTail());
+  }
+
+  protected onRelinquish(): void {
+    this.followerCaughtUp = true;
+    void this.wakeUps.stop();
+  }
+
+  protected subscribed(): boolean | null {
+    return this.leader ? this.wakeUps.up : null;
+  }
+
+  protected laneSpecs() {
+    return this.options.projectors.filter((p) => !this.isInline(p)).map((p) => ({ name: p.name, checkpoint: p.name, eventTypes: p.eventTypes }));
+  }
+
+  protected restMs(lane: Lane, applied: number): number {
+    if (applied === 0) {
+      lane.caughtUp = true;
+      return this.idleMs;
     }
-    void this.consumeWakeUps(this.wakeSubscription);
-    this.loops = [...this.lanes.values()].map((lane) => this.runLane(lane));
+    // Caught up with what had gathered: the next batch waits for the pace (or a reader), even
+    // while new events keep arriving.
+    if (this.paced(lane) && applied < this.batchSize) return this.idleMs;
+    return 0;
+  }
+
+  protected moved(): void {
+    this.notifyWaiters();
   }
 
   /**
-   * Fenced: the lock's session is gone, so another instance may already project. Every lane
-   * stops before its next batch; the leadership timer tries to take the lock again.
+   * Creates tables on first sight and rebuilds from zero when the version changed. A stored
+   * version newer than this build's is left alone (null: no lane): during a rolling deploy an
+   * older instance that takes the lead must not drop the newer version's tables, and the newer
+   * one would drop them again when it leads (a reset flip-flop).
    */
-  private relinquish(reason: string): void {
-    if (!this.leader) return;
-    this.options.logger.warn({ reason }, 'projector leadership lost: lanes stop; this instance waits on checkpoints until it leads again');
-    this.leader = false;
-    this.followerCaughtUp = true;
-    for (const lane of this.lanes.values()) lane.wake();
-    void this.options.leaderLock.release();
-  }
-
-  /** Creates tables on first sight and rebuilds from zero when the version changed. */
-  private async prepare(projector: Projector): Promise<Position> {
+  private async prepare(projector: Projector): Promise<Position | null> {
     const stored = await readCheckpoint(this.options.knex, projector.name);
     if (stored && stored.version === projector.version) return stored.position;
+    if (stored && stored.version > projector.version) {
+      this.options.logger.warn({ projector: projector.name, stored: stored.version, ours: projector.version }, 'a newer version of this projector runs elsewhere: this instance leaves it alone');
+      return null;
+    }
     if (stored) {
       this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'projector version changed: rebuilding');
     }
@@ -231,10 +225,9 @@ export class ProjectionRunner {
    */
   private async prepareInline(projector: Projector): Promise<void> {
     const stored = await readCheckpoint(this.options.knex, projector.name);
-    if (stored && stored.version === projector.version) return this.attachInline();
+    if (stored && stored.version >= projector.version) return;
     if (stored) this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'inline projector version changed: rebuilding');
     if (!stored) await this.reset(projector);
-    this.attachInline();
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const [any] = await this.options.store.readAll({ limit: 1, filter });
     if (stored || any) await this.rebuild(projector.name);
@@ -249,23 +242,6 @@ export class ProjectionRunner {
       await projector.createTables(trx);
       await saveCheckpoint(trx, projector.name, { version: projector.version, position: START, reset: true });
     });
-  }
-
-  private consuming = false;
-
-  private async consumeWakeUps(subscription: Subscription): Promise<void> {
-    if (this.consuming) return;
-    this.consuming = true;
-    try {
-      let pushed = 0;
-      for await (const event of subscription) {
-        this.tail?.push(event);
-        this.wakeLanesAfterPage();
-        if (++pushed % 256 === 0) this.releaseTail();
-      }
-    } catch (error) {
-      if (this.running) this.options.logger.warn({ err: error }, 'wake-up subscription ended; lanes fall back to polling');
-    }
   }
 
   private wakePending = false;
@@ -339,55 +315,7 @@ export class ProjectionRunner {
   private releaseTail(): void {
     let slowest: Position | null = null;
     for (const lane of this.lanes.values()) if (!slowest || comparePositions(lane.position, slowest) < 0) slowest = lane.position;
-    if (slowest) this.tail?.release(slowest);
-  }
-
-  private sleep(lane: Lane, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      lane.wake = done;
-    });
-  }
-
-  private async runLane(lane: Lane): Promise<void> {
-    const { logger } = this.options;
-    const name = lane.projector.name;
-    while (this.running && this.leader) {
-      try {
-        const applied = await this.step(lane);
-        if (applied === 0) {
-          lane.caughtUp = true;
-          await this.sleep(lane, this.idleMs);
-        } else if (this.paced(lane) && applied < this.batchSize) {
-          // Caught up with what had gathered: the next batch waits for the pace (or a reader),
-          // even while new events keep arriving.
-          await this.sleep(lane, this.idleMs);
-        }
-      } catch (error) {
-        if (error instanceof LeadershipLost) {
-          this.relinquish(error.message);
-          return;
-        }
-        if (error instanceof CheckpointMoved) {
-          // Another runner applied this stretch: take its checkpoint and carry on if still leading.
-          const stored = await readCheckpoint(this.options.knex, name).catch(() => undefined);
-          if (stored) lane.position = lane.saved = stored.position;
-          logger.warn({ projector: name, at: positionToString(lane.position) }, 'checkpoint moved under this lane: batch rolled back');
-          if (!this.options.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
-          continue;
-        }
-        if (error instanceof ApplyFailed) lane.failures++;
-        else lane.stalls++;
-        const delay = Math.min(30_000, this.retryBaseMs * 2 ** Math.min(Math.max(lane.failures, lane.stalls) - 1, 7));
-        logger.error({ err: error instanceof ApplyFailed ? error.cause : error, projector: name, at: positionToString(lane.position), attempt: lane.failures, retryInMs: delay }, 'projection batch failed; read model and checkpoint unchanged');
-        await markCheckpoint(this.options.knex, name, 'failed', String((error as Error).message ?? error)).catch(() => undefined);
-        await this.sleep(lane, delay);
-      }
-    }
+    if (slowest) this.wakeUps.tail?.release(slowest);
   }
 
   /**
@@ -395,16 +323,12 @@ export class ProjectionRunner {
    * known; once it has failed `deadLetterAfter` times it is recorded as a dead letter and the
    * checkpoint moves past it in the same transaction.
    */
-  private async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
+  protected async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const { projector } = lane;
     await transactionOnPool(this.options.knex, async (trx) => {
       await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: event.position, applied: 0 });
       await recordDeadLetter(trx, projector.name, event, error, lane.failures);
     });
-    this.options.logger.error({ projector: projector.name, eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures }, 'event moved to the dead-letter table; the projector goes on (ops projections retry after a fix)');
-    lane.position = lane.saved = event.position;
-    lane.failures = 0;
-    this.notifyWaiters();
   }
 
   /**
@@ -413,24 +337,15 @@ export class ProjectionRunner {
    * type, and when the read comes back short the lane has seen the log up to the head taken
    * just before it, so its checkpoint moves there even if nothing matched.
    */
-  private async step(lane: Lane): Promise<number> {
+  protected async step(lane: Lane): Promise<number> {
     const { knex } = this.options;
     const { projector } = lane;
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const limit = lane.failures > 0 ? 1 : this.batchSize;
-    const { events, next } = this.tail?.slice(lane.position, projector.eventTypes, limit) ?? (await this.readStore(lane.position, limit, filter));
+    const { events, next } = this.wakeUps.tail?.slice(lane.position, projector.eventTypes, limit) ?? (await this.readStore(lane.position, limit, filter));
     if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
     if (events.length > 0) {
-      try {
-        await this.applyBatch(projector, events, lane.saved, next);
-      } catch (error) {
-        if (events.length === 1 && error instanceof ApplyFailed && lane.failures + 1 >= this.deadLetterAfter) {
-          lane.failures++;
-          await this.deadLetter(lane, events[0], error.cause);
-          return 1;
-        }
-        throw error;
-      }
+      await this.applyBatch(projector, events, lane.saved, next);
       lane.failures = 0;
       lane.stalls = 0;
       lane.saved = next;
@@ -475,7 +390,7 @@ export class ProjectionRunner {
           if (projector.applyBatch) await projector.applyBatch(trx, events);
           else for (const event of events) await projector.apply(trx, event);
         } catch (error) {
-          throw new ApplyFailed(error);
+          throw new HandlerFailed(events, error);
         }
       },
       { synchronous_commit: 'off' },
@@ -543,7 +458,7 @@ export class ProjectionRunner {
     // deliver wake it at once too.
     const release = this.waitOn([name]);
     try {
-      this.wakeSubscription?.hurry?.();
+      this.wakeUps.hurry();
       return await this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
     } finally {
       release();
@@ -579,7 +494,7 @@ export class ProjectionRunner {
       };
       const timer = setTimeout(() => finish(false), Math.max(0, deadline - Date.now()));
       this.waiters.add(check);
-      this.wakeSubscription?.hurry?.();
+      this.wakeUps.hurry();
     });
   }
 
@@ -589,6 +504,9 @@ export class ProjectionRunner {
    * leader saves a skip over unrelated events only now and then).
    */
   private async followerReached(position: Position, concerned: (projector: Projector) => boolean): Promise<boolean> {
+    // Not yet visible to readers (an older transaction still open): no lane can have read it,
+    // and a read from a checkpoint before it answers nothing, which proves nothing.
+    if (!(await this.visible(position))) return false;
     const saved = new Map((await readCheckpoints(this.options.knex)).map((r) => [r.name, r.position]));
     for (const projector of this.options.projectors.filter(concerned)) {
       const checkpoint = saved.get(projector.name);
@@ -599,6 +517,11 @@ export class ProjectionRunner {
       if (pending && comparePositions(pending.position, position) <= 0) return false;
     }
     return true;
+  }
+
+  /** Whether readers of the log can see `position` yet: the visible log is a prefix of the order. */
+  private async visible(position: Position): Promise<boolean> {
+    return comparePositions(await this.options.store.headPosition(), position) >= 0;
   }
 
   /**
@@ -693,13 +616,9 @@ export class ProjectionRunner {
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    if (this.leadershipTimer) clearInterval(this.leadershipTimer);
+    if (this.attaching) clearInterval(this.attaching);
     for (const lane of this.lanes.values()) this.hurry(lane);
-    await this.wakeSubscription?.stop();
-    await Promise.allSettled(this.loops);
+    await this.stopLeading(() => this.wakeUps.stop());
     this.notifyWaiters();
-    await this.options.leaderLock.release();
-    this.leader = false;
   }
 }

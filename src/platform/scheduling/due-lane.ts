@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PlatformDeps, ScheduledHandler } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
-import { dueMessages, markDeadLettered, markFired, ScheduledMessage } from './schedule';
+import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, ScheduledMessage } from './schedule';
 
 export type { ScheduledHandler } from '../context-module';
 
@@ -16,14 +16,15 @@ const SCHEDULER_ACTOR = 'system:scheduler';
  * and runs their handler in a scope keyed by the message, so the commands a handler issues
  * derive the same ids if it runs again (a crash before `ScheduledMessageFired`, a second
  * leader after a fence); then records the firing, which the stream appends only once. A
- * handler that throws is retried on later ticks with backoff; after `deadLetterAfter`
- * failures (about four minutes with the default 8) the message is dead-lettered: parked,
- * reported by /health, and made due again by `ops schedule retry`.
+ * handler that throws is retried on later ticks with backoff; its attempts and next try are
+ * events of the message's stream (`ScheduledMessageFailed`), so a message in backoff waits in
+ * the table without holding a place among the due ones, and a new leader goes on counting.
+ * After `deadLetterAfter` failures (about four minutes with the default 8) the message is
+ * dead-lettered: parked, reported by /health, and made due again by `ops schedule retry`.
  */
 export class DueMessageLane {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
-  private readonly retryAt = new Map<string, { at: number; attempts: number }>();
   private readonly handlers: Map<string, ScheduledHandler>;
 
   private readonly deadLetterAfter: number;
@@ -35,7 +36,9 @@ export class DueMessageLane {
     this.deadLetterAfter = options.deadLetterAfter ?? 8;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    // Takes the lead now, not a tick later: /health names a leadership nobody holds.
+    await this.options.leaderLock.tryAcquire();
     this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
     this.timer.unref();
   }
@@ -50,43 +53,45 @@ export class DueMessageLane {
     const { logger, leaderLock } = this.options;
     if (!(await leaderLock.tryAcquire())) return;
     const deps = this.options.deps();
-    const due = await dueMessages(deps.knex, deps.clock(), 50).catch((err) => {
+    const due = await dueMessages(deps.knex, deps.clock(), 50, [...this.handlers.keys()]).catch((err) => {
       logger.warn({ err }, 'due messages could not be read; next tick retries');
       return [];
     });
     for (const message of due) {
+      // Fenced: a lost lock stops the lane before the next message.
+      if (!leaderLock.isHeld()) return;
       const key = `${message.tenantId}:${message.messageId}`;
-      const retry = this.retryAt.get(key);
-      if (retry && retry.at > Date.now()) continue;
-      const handler = this.handlers.get(message.handler);
+      const handler = this.handlers.get(message.handler)!;
       try {
-        // A message whose handler this build does not know (retired, or a newer instance's) fails like a throwing one.
-        if (!handler) throw new Error(`no handler ${message.handler} is registered`);
         await withScope({ idempotencyKey: `scheduled:${key}` }, () => handler.fire(message, deps));
         await markFired(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId);
-        this.retryAt.delete(key);
       } catch (err) {
-        await this.failed(message, key, (retry?.attempts ?? 0) + 1, err, deps);
+        await this.failed(message, (message.attempts ?? 0) + 1, err, deps).catch((recordErr) =>
+          logger.error({ err: recordErr, messageId: message.messageId }, 'failure of a scheduled message not recorded; the next tick tries it again'),
+        );
       }
     }
   }
 
-  private async failed(message: ScheduledMessage, key: string, attempts: number, err: unknown, deps: PlatformDeps): Promise<void> {
+  private async failed(message: ScheduledMessage, attempts: number, err: unknown, deps: PlatformDeps): Promise<void> {
     const { logger } = this.options;
+    const context = { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR };
+    const error = String((err as Error)?.message ?? err);
     const fields = { err, handler: message.handler, messageId: message.messageId, attempts };
     if (attempts >= this.deadLetterAfter) {
-      try {
-        await markDeadLettered(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId, attempts, String((err as Error)?.message ?? err));
-        this.retryAt.delete(key);
-        logger.error(fields, 'scheduled message dead-lettered after repeated failures; `ops schedule retry` makes it due again');
-        return;
-      } catch (recordErr) {
-        logger.error({ ...fields, err: recordErr }, 'dead letter of a scheduled message not recorded; retried later');
-      }
+      await markDeadLettered(deps.handle, context, message.messageId, attempts, error);
+      logger.error(fields, 'scheduled message dead-lettered after repeated failures; `ops schedule retry` makes it due again');
+      return;
     }
     const delay = Math.min(300_000, 1000 * 2 ** Math.min(attempts - 1, 8));
-    this.retryAt.set(key, { at: Date.now() + delay, attempts });
+    await markFailed(deps.handle, context, message.messageId, error, new Date(deps.clock().getTime() + delay));
     logger.error({ ...fields, retryInMs: delay }, 'scheduled message failed; retried later');
+  }
+
+  /** Messages due now and how long the oldest has waited past its time (for /health). */
+  async lag(): Promise<{ due: number; oldestDueAt: Date | null }> {
+    const deps = this.options.deps();
+    return dueLag(deps.knex, deps.clock());
   }
 
   async stop(): Promise<void> {

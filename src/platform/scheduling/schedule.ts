@@ -20,33 +20,38 @@ export interface ScheduledMessage {
   /** A handler name registered by a context (`ContextModule.scheduledHandlers`). */
   handler: string;
   payload: Record<string, unknown>;
+  /** Failed firings so far (kept in the stream, so a new leader goes on counting). */
+  attempts?: number;
 }
 
 export type ScheduleEvent =
   | { type: 'MessageScheduled'; data: { messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> } }
   | { type: 'ScheduledMessageFired'; data: { messageId: string; firedAt: string } }
+  | { type: 'ScheduledMessageFailed'; data: { messageId: string; attempts: number; error: string; failedAt: string; retryAt: string } }
   | { type: 'ScheduledMessageDeadLettered'; data: { messageId: string; attempts: number; error: string; deadLetteredAt: string } }
   | { type: 'ScheduledMessageRetried'; data: { messageId: string; retriedAt: string } };
 
-export type ScheduleState = { status: 'none' } | { status: 'scheduled' | 'fired' | 'dead_lettered'; messageId: string };
+export type ScheduleState = { status: 'none' } | { status: 'scheduled' | 'fired' | 'dead_lettered'; messageId: string; attempts: number };
 
 export type ScheduleCommand =
   | { type: 'Schedule'; messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> }
   | { type: 'Fire' }
+  | { type: 'Fail'; error: string; retryAt: string }
   | { type: 'DeadLetter'; attempts: number; error: string }
   | { type: 'Retry' };
 
-export const SCHEDULE_EVENT_TYPES = ['MessageScheduled', 'ScheduledMessageFired', 'ScheduledMessageDeadLettered', 'ScheduledMessageRetried'] as const;
+export const SCHEDULE_EVENT_TYPES = ['MessageScheduled', 'ScheduledMessageFired', 'ScheduledMessageFailed', 'ScheduledMessageDeadLettered', 'ScheduledMessageRetried'] as const;
 
 export const scheduleStream = (tenantId: string, messageId: string) => `platform.schedule-${tenantId}-${messageId}`;
 
 export const scheduleDecider: Decider<ScheduleCommand, ScheduleState, ScheduleEvent> = {
   initialState: { status: 'none' },
   evolve(state, event) {
-    if (event.type === 'MessageScheduled') return { status: 'scheduled', messageId: event.data.messageId };
+    if (event.type === 'MessageScheduled') return { status: 'scheduled', messageId: event.data.messageId, attempts: 0 };
     if (state.status === 'none') return state;
-    const status = event.type === 'ScheduledMessageFired' ? 'fired' : event.type === 'ScheduledMessageDeadLettered' ? 'dead_lettered' : 'scheduled';
-    return { ...state, status };
+    if (event.type === 'ScheduledMessageFailed') return { ...state, attempts: event.data.attempts };
+    if (event.type === 'ScheduledMessageRetried') return { ...state, status: 'scheduled', attempts: 0 };
+    return { ...state, status: event.type === 'ScheduledMessageFired' ? 'fired' : 'dead_lettered' };
   },
   decide(command, state, now) {
     if (command.type === 'Schedule') {
@@ -59,6 +64,10 @@ export const scheduleDecider: Decider<ScheduleCommand, ScheduleState, ScheduleEv
     // Each transition happens once: a second lane, a replay or a retried ops call appends nothing.
     if (command.type === 'Retry') return state.status === 'dead_lettered' ? [{ type: 'ScheduledMessageRetried', data: { messageId: state.messageId, retriedAt: at } }] : [];
     if (state.status !== 'scheduled') return [];
+    if (command.type === 'Fail') {
+      const data = { messageId: state.messageId, attempts: state.attempts + 1, error: command.error.slice(0, 2000), failedAt: at, retryAt: command.retryAt };
+      return [{ type: 'ScheduledMessageFailed', data }];
+    }
     if (command.type === 'DeadLetter') return [{ type: 'ScheduledMessageDeadLettered', data: { messageId: state.messageId, attempts: command.attempts, error: command.error.slice(0, 2000), deadLetteredAt: at } }];
     return [{ type: 'ScheduledMessageFired', data: { messageId: state.messageId, firedAt: at } }];
   },
@@ -70,6 +79,11 @@ export async function scheduleMessage(handle: CommandHandler, context: CommandCo
 
 export async function markFired(handle: CommandHandler, context: CommandContext, messageId: string): Promise<void> {
   await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Fire' }, context);
+}
+
+/** Records a failed firing and when to try again; answers the attempts counted so far. */
+export async function markFailed(handle: CommandHandler, context: CommandContext, messageId: string, error: string, retryAt: Date): Promise<void> {
+  await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Fail', error, retryAt: retryAt.toISOString() }, context);
 }
 
 export async function markDeadLettered(handle: CommandHandler, context: CommandContext, messageId: string, attempts: number, error: string): Promise<void> {
@@ -87,7 +101,7 @@ export const SCHEDULE_TABLE = 'platform_scheduled_messages';
 /** The messages still to fire, by due time: what the due-message lane polls. */
 export const scheduleProjector: Projector = {
   name: 'platform.scheduled-messages',
-  version: 2,
+  version: 3,
   tables: [SCHEDULE_TABLE],
   eventTypes: SCHEDULE_EVENT_TYPES,
   async createTables(knex: Knex) {
@@ -101,6 +115,8 @@ export const scheduleProjector: Projector = {
       t.timestamp('dead_lettered_at', { useTz: true });
       t.integer('attempts');
       t.text('last_error');
+      // A message in backoff is not due before this, whatever its due time.
+      t.timestamp('retry_at', { useTz: true });
       t.primary(['tenant_id', 'message_id']);
       t.index(['fired_at', 'due_at']);
     });
@@ -113,12 +129,15 @@ export const scheduleProjector: Projector = {
     } else if (event.type === 'ScheduledMessageFired') {
       const d = event.data as { messageId: string; firedAt: string };
       await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ fired_at: d.firedAt });
+    } else if (event.type === 'ScheduledMessageFailed') {
+      const d = event.data as { messageId: string; attempts: number; error: string; retryAt: string };
+      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ attempts: d.attempts, last_error: d.error, retry_at: d.retryAt });
     } else if (event.type === 'ScheduledMessageDeadLettered') {
       const d = event.data as { messageId: string; attempts: number; error: string; deadLetteredAt: string };
       await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: d.deadLetteredAt, attempts: d.attempts, last_error: d.error });
     } else if (event.type === 'ScheduledMessageRetried') {
       const d = event.data as { messageId: string };
-      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: null });
+      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: null, retry_at: null, attempts: 0 });
     }
   },
 };
@@ -129,11 +148,34 @@ const messageOf = (r: Record<string, any>): ScheduledMessage => ({
   dueAt: new Date(r.due_at).toISOString(),
   handler: r.handler,
   payload: typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload,
+  attempts: Number(r.attempts ?? 0),
 });
 
-export async function dueMessages(knex: Knex, now: Date, limit: number): Promise<ScheduledMessage[]> {
-  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNull('dead_lettered_at').andWhere('due_at', '<=', now).orderBy('due_at').limit(limit);
+/**
+ * The messages due now whose handler is one of `handlers`: a message in backoff is due again
+ * only at its retry time, so however many fail, the others still fire; a handler this build
+ * does not know (retired, or a newer instance's) is left for an instance that knows it.
+ */
+export async function dueMessages(knex: Knex, now: Date, limit: number, handlers: readonly string[]): Promise<ScheduledMessage[]> {
+  const rows = await pending(knex, now)
+    .whereIn('handler', [...handlers])
+    .orderByRaw('coalesce(retry_at, due_at)')
+    .limit(limit);
   return rows.map(messageOf);
+}
+
+function pending(knex: Knex, now: Date) {
+  return knex(SCHEDULE_TABLE)
+    .whereNull('fired_at')
+    .whereNull('dead_lettered_at')
+    .andWhere('due_at', '<=', now)
+    .andWhere((q) => q.whereNull('retry_at').orWhere('retry_at', '<=', now));
+}
+
+/** How many messages are due now and how long the oldest has waited past its time (the scheduler's lag). */
+export async function dueLag(knex: Knex, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
+  const [row] = await pending(knex, now).select(knex.raw('count(*)::int AS due'), knex.raw('min(coalesce(retry_at, due_at)) AS oldest'));
+  return { due: Number(row?.due ?? 0), oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
 }
 
 export interface DeadLetteredMessage extends ScheduledMessage {

@@ -17,20 +17,41 @@ export interface StreamTail {
   stop(): Promise<void>;
 }
 
-type Listener = (event: RecordedEvent) => void;
+/** A follower hears each live event of its stream, and `resync` when the live feed may have missed some. */
+interface Listener {
+  (event: RecordedEvent): void;
+  resync(): void;
+}
+
+/** First and longest pause before the shared subscription is taken again after it ended (ms). */
+const RESUBSCRIBE_BASE_MS = 100;
+const RESUBSCRIBE_MAX_MS = 2000;
 
 export function createStreamTail(store: EventStore, logger: Logger): StreamTail {
   const listeners = new Map<string, Set<Listener>>();
   let subscription: Subscription | null = null;
   let starting: Promise<void> | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+  let attempt = 0;
   let count = 0;
 
+  const everyListener = () => [...listeners.values()].flatMap((set) => [...set]);
+
+  /**
+   * The shared subscription, from the head. When it ends (the database went away) every open
+   * follower re-reads its stream from the log, and the subscription is taken again with backoff
+   * while anyone follows: nobody hangs on a feed that no longer exists.
+   */
   function ensureSubscribed(): Promise<void> {
-    if (subscription) return Promise.resolve();
+    if (subscription || stopped) return Promise.resolve();
     starting ??= (async () => {
       const from = await store.headPosition();
       const live = store.subscribeToAll({ from });
       subscription = live;
+      attempt = 0;
+      // Events committed between the old feed's end and this one's head come from the log.
+      for (const listener of everyListener()) listener.resync();
       void (async () => {
         try {
           for await (const event of live) {
@@ -38,14 +59,30 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
             if (set) for (const listener of set) listener(event);
           }
         } catch (error) {
-          logger.warn({ err: error }, 'stream tail subscription ended; followers re-read on their next wake-up');
+          logger.warn({ err: error }, 'stream tail subscription ended; followers re-read the log and it is taken again');
         } finally {
           if (subscription === live) subscription = null;
-          starting = null;
+          if (!stopped) {
+            for (const listener of everyListener()) listener.resync();
+            resubscribeLater();
+          }
         }
       })();
-    })();
+    })().finally(() => (starting = null));
     return starting;
+  }
+
+  function resubscribeLater(): void {
+    if (stopped || retry || count === 0) return;
+    const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(attempt++, 10));
+    retry = setTimeout(() => {
+      retry = null;
+      ensureSubscribed().catch((error) => {
+        logger.warn({ err: error }, 'stream tail could not subscribe; retried');
+        resubscribeLater();
+      });
+    }, delay);
+    retry.unref();
   }
 
   return {
@@ -58,10 +95,19 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
         async *[Symbol.asyncIterator]() {
           const queue: RecordedEvent[] = [];
           let wake: (() => void) | null = null;
-          const listener: Listener = (event) => {
-            queue.push(event);
-            wake?.();
-          };
+          let resync = false;
+          const listener: Listener = Object.assign(
+            (event: RecordedEvent) => {
+              queue.push(event);
+              wake?.();
+            },
+            {
+              resync: () => {
+                resync = true;
+                wake?.();
+              },
+            },
+          );
           const onAbort = () => wake?.();
           // Listen before reading, so an event committed meanwhile is in one of the two.
           let set = listeners.get(stream);
@@ -70,7 +116,11 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
           count++;
           signal.addEventListener('abort', onAbort);
           try {
-            await ensureSubscribed();
+            await ensureSubscribed().catch((error) => {
+              // The live feed comes later; the log answers now.
+              logger.warn({ err: error }, 'stream tail could not subscribe; retried');
+              resubscribeLater();
+            });
             let last = after ?? -1n;
             for (const event of await store.readStream(stream, { from: last + 1n })) {
               if (signal.aborted) return;
@@ -78,6 +128,18 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
               yield event;
             }
             while (!signal.aborted) {
+              if (resync) {
+                resync = false;
+                try {
+                  for (const missed of await store.readStream(stream, { from: last + 1n })) {
+                    last = missed.revision;
+                    yield missed;
+                    if (signal.aborted) return;
+                  }
+                } catch {
+                  // The database is still away: read again on the next resync.
+                }
+              }
               while (queue.length > 0) {
                 const event = queue.shift()!;
                 if (event.revision <= last) continue;
@@ -94,7 +156,7 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
               }
               await new Promise<void>((resolve) => {
                 wake = resolve;
-                if (queue.length > 0 || signal.aborted) resolve();
+                if (queue.length > 0 || resync || signal.aborted) resolve();
               });
               wake = null;
             }
@@ -109,6 +171,8 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
     },
 
     async stop() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
       await subscription?.stop();
       subscription = null;
     },

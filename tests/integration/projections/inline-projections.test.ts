@@ -10,7 +10,9 @@ import { InlineProjectionFailed } from '../../../src/platform/projection-runner/
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../../../src/platform/projection-runner/projector';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
-import { createTestEventStore } from '../../support/event-store';
+import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
+import { AuditSigner } from '../../../src/platform/eventstore/audit-signature';
+import { createPostgresEventStore } from '../../../src/platform/eventstore/postgres/postgres-event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
 /**
@@ -285,5 +287,24 @@ describe('inline projections', () => {
       expect(all.map((e) => e.revision)).to.deep.equal(events.map((e) => e.revision));
       expect((await notes()).find((n) => n.id === id)).to.include({ renames: 10 });
     });
+  });
+
+  it('a follower that starts before the leader created an inline projector\'s tables appends without it, and attaches it once they exist', async () => {
+    // Another instance: its own store, and a lock it never gets.
+    const followerStore = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 100 });
+    const never = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
+    const follower = new ProjectionRunner({ knex: db.knex, store: followerStore, projectors: [inlineNotes()], logger: pino({ level: 'silent' }), leaderLock: never, idleMs: 50 });
+    runners.push(follower);
+    await follower.start();
+    const early = randomUUID();
+    await followerStore.append(noteStream(tenantId, early), [created(early)]);
+    await start([inlineNotes()]);
+    expect((await notes()).map((r) => r.id)).to.include(early);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const later = randomUUID();
+    await followerStore.append(noteStream(tenantId, later), [created(later)]);
+    expect((await notes()).map((r) => r.id)).to.include(later);
+    await follower.stop();
+    await followerStore.close();
   });
 });

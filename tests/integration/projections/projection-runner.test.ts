@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pino from 'pino';
 import { Writable } from 'node:stream';
+import { Client } from 'pg';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import type { EventStore } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
@@ -10,7 +11,7 @@ import { degradedProjectors, openDeadLetters } from '../../../src/platform/proje
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
 import type { Projector } from '../../../src/platform/projection-runner/projector';
-import { createTestEventStore } from '../../support/event-store';
+import { createTestEventStore, storeWhoseFirstSubscriptionDies } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
 function captureLogger() {
@@ -352,5 +353,87 @@ describe('projection runner', () => {
     expect(await r.catchUp('toy_notes', 5000)).to.equal(true);
     expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '7' }]);
     await r.stop();
+  });
+
+  /** A transaction on its own connection that holds a transaction id until `release`: it hides every later commit from readers. */
+  async function holdOlderTransaction(): Promise<{ release(): Promise<void> }> {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT pg_current_xact_id()');
+    return {
+      async release() {
+        await client.query('COMMIT');
+        await client.end();
+      },
+    };
+  }
+
+  it('read-your-writes anywhere: while an older transaction is open, a commit it hides is not reached, on the leader nor on a follower', async () => {
+    const leader = runner([notesProjector()]);
+    const follower = runner([notesProjector()]);
+    await leader.start();
+    await follower.start();
+    expect([leader.isLeader, follower.isLeader]).to.deep.equal([true, false]);
+    const held = await holdOlderTransaction();
+    try {
+      const [id] = await createNotes(1);
+      const [written] = await store.readStream(noteStream(tenantId, id));
+      expect(await follower.waitFor(written.position, 400)).to.equal(false);
+      expect(await leader.waitFor(written.position, 400)).to.equal(false);
+    } finally {
+      await held.release();
+    }
+    const head = await store.headPosition();
+    expect(await follower.waitFor(head, 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '1' }]);
+    await follower.stop();
+    await leader.stop();
+  });
+
+  it('lanes come back after the wake-up subscription ends: they poll the store meanwhile and it is taken again', async () => {
+    const { store: flaky, subscriptions } = storeWhoseFirstSubscriptionDies(store, 300);
+    const r = new ProjectionRunner({ knex: db.knex, store: flaky, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    await r.start();
+    await createNotes(1);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const [later] = await createNotes(1);
+    expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    expect(await db.knex('toy_notes').where({ id: later }).first()).to.include({ id: later });
+    expect(subscriptions()).to.be.greaterThan(1);
+    await r.stop();
+  });
+
+  it('during a rolling deploy an older build that leads leaves a newer projector\'s tables alone (no reset flip-flop)', async () => {
+    await createNotes(2);
+    const v2 = runner([notesProjector(2)]);
+    await v2.start();
+    expect(await v2.waitFor(await store.headPosition(), 5000)).to.equal(true);
+    await v2.stop();
+    const v1 = runner([notesProjector(1)]);
+    await v1.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
+    expect(await db.knex('toy_notes').count<{ count: string }[]>('* as count')).to.deep.equal([{ count: '2' }]);
+    await v1.stop();
+  });
+
+  it('reports each lane\'s lag in events and seconds, from its live position on the leader and its checkpoint elsewhere', async () => {
+    const stalled = { ...notesProjector(), name: 'toy_stalled', tables: ['toy_stalled'], createTables: async (knex: import('knex').Knex) => knex.schema.createTable('toy_stalled', (t) => t.text('id')), apply: async () => { throw new Error('stalled on purpose'); } };
+    const leader = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector(), stalled], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, deadLetterAfter: 1000, retryBaseMs: 50 });
+    const follower = runner([notesProjector(), stalled]);
+    await leader.start();
+    await follower.start();
+    await createNotes(3);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    for (const report of [await leader.lanesReport(), await follower.lanesReport()]) {
+      const byName = new Map(report.map((lane) => [lane.name, lane]));
+      expect(byName.get('toy_notes')).to.include({ kind: 'projection', lag_events: 0, lag_seconds: 0 });
+      expect(byName.get('toy_stalled')).to.include({ kind: 'projection', lag_events: 3 });
+      expect(byName.get('toy_stalled')!.lag_seconds).to.be.greaterThan(0.5);
+    }
+    expect((await leader.lanesReport())[0].subscribed).to.equal(true);
+    await follower.stop();
+    await leader.stop();
   });
 });

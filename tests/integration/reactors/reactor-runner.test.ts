@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import { newId } from '../../../src/platform/command-handling/idempotency';
+import { currentScope } from '../../../src/platform/http/request-scope';
 import type { PlatformDeps } from '../../../src/platform/context-module';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
@@ -176,6 +177,30 @@ describe('reactor runner', () => {
     expect(batches.slice(0, 2)).to.deep.equal([3, 2]);
     expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c', 'echo d', 'echo e']);
     await projections.stop();
+  });
+
+  it('a reaction batch\'s scope derives from its first event, not from how many events the batch holds (two leaders derive the same ids)', async () => {
+    const keys: string[] = [];
+    const reactor: Reactor = {
+      name: 'toy.scoped',
+      handles: ['NoteCreated'],
+      async react() {},
+      async reactBatch(events) {
+        keys.push(`${currentScope()?.idempotencyKey}|${events[0].id}`);
+      },
+    };
+    const options = { knex: db.knex, store, reactors: [reactor], deps: () => ({}) as PlatformDeps, logger: pino({ level: 'silent' }), idleMs: 50 };
+    const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_006) });
+    await first.start();
+    await first.stop();
+    for (const title of ['a', 'b', 'c']) await note(title);
+    const runner = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_006) });
+    await runner.start();
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    await runner.stop();
+    expect(keys).to.have.length(1);
+    const [key, firstId] = keys[0].split('|');
+    expect(key).to.equal(`reaction:toy.scoped:${firstId}`);
   });
 
   it('given a paced reactor, when events are appended and the lanes poked, then it waits for its pace or a waiter, and takes them as one batch', async () => {

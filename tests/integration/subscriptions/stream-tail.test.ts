@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
 import { createStreamTail, StreamTail } from '../../../src/platform/subscriptions/stream-tail';
-import { createTestEventStore } from '../../support/event-store';
+import { createTestEventStore, storeWhoseFirstSubscriptionDies } from '../../support/event-store';
 
 const meta = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };
 const ev = (n: number) => ({ type: 'Ticked', data: { n }, metadata: meta });
@@ -77,5 +77,25 @@ describe('stream tail: one subscription, many SSE followers', () => {
     const results = await Promise.all(readings);
     results.forEach((seen, i) => expect(seen).to.deep.equal([i, i + 1000]));
     for (const c of controllers) c.abort();
+  });
+
+  it('when the shared subscription ends, open followers read what they missed from the log and keep following', async () => {
+    const { store: flaky, subscriptions } = storeWhoseFirstSubscriptionDies(store, 100);
+    const own = createStreamTail(flaky, pino({ level: 'silent' }));
+    const stream = `test.tick-${randomUUID()}`;
+    const controller = new AbortController();
+    try {
+      const reading = take(own.follow(stream, null, controller.signal), 2);
+      await new Promise((r) => setTimeout(r, 300));
+      await store.append(stream, [ev(1)]);
+      await new Promise((r) => setTimeout(r, 300));
+      await store.append(stream, [ev(2)]);
+      const outcome = await Promise.race([reading, new Promise((r) => setTimeout(() => r('hung'), 5000))]);
+      expect(outcome).to.deep.equal([1, 2]);
+      expect(subscriptions()).to.be.greaterThan(1);
+    } finally {
+      controller.abort();
+      await own.stop();
+    }
   });
 });

@@ -121,8 +121,42 @@ describe('scheduling and recovery', () => {
       expect((await (await fetch(`${t.publicUrl}/health`)).json()).degraded_scheduled_handlers).to.equal(undefined);
       await lane.stop();
     });
-  });
 
+    it('fifty messages in backoff do not hold back another due message, and their attempts survive a change of leader', async () => {
+      const tenantId = randomUUID();
+      const fired: string[] = [];
+      const lockOf = () => ({ tryAcquire: async () => true, isHeld: () => true, release: async () => undefined });
+      const laneOf = () => new DueMessageLane({
+        deps: () => t.deps,
+        handlers: [
+          { name: 'test.down', fire: async () => { throw new Error('the service it calls is down'); } },
+          { name: 'test.fine', fire: async (m) => void fired.push(m.messageId) },
+        ],
+        leaderLock: lockOf(),
+        logger: t.deps.logger,
+        deadLetterAfter: 2,
+      });
+      const early = new Date(Date.now() - 60_000).toISOString();
+      const failing = Array.from({ length: 50 }, (_, i) => `down-${i}-${randomUUID()}`);
+      for (const messageId of failing) await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId, dueAt: early, handler: 'test.down', payload: {} });
+      const first = laneOf();
+      await first.tick();
+      await first.stop();
+      // Due after the fifty, which now wait in backoff.
+      const fine = `fine-${randomUUID()}`;
+      await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId: fine, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.fine', payload: {} });
+      const second = laneOf();
+      await second.tick();
+      expect(fired).to.deep.equal([fine]);
+      // The new leader goes on counting: one more failure each parks the fifty (deadLetterAfter 2).
+      await new Promise((r) => setTimeout(r, 1100));
+      await second.tick();
+      const parked = (await deadLetteredMessages(t.deps.knex)).filter((m) => m.tenantId === tenantId);
+      expect(parked.map((m) => m.messageId).sort()).to.deep.equal([...failing].sort());
+      expect(parked.every((m) => m.attempts === 2)).to.equal(true);
+      await second.stop();
+    });
+  });
   it('a submit whose reaction never ran (the platform stopped between the steps) opens its approval after a restart on the same database', async () => {
     const first = await startTestPlatform();
     const url = first.deps.config.databaseUrl!;

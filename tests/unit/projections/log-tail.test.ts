@@ -50,4 +50,16 @@ describe('log tail (the newest stretch of the log, shared by the projection lane
     tail.push(event(13, 'A'));
     expect(tail.slice(at(10), ['A'], 10)!.events.map((e) => e.id)).to.deep.equal(['e11', 'e13']);
   });
+
+  it('holds at most its byte bound whatever the events\' size: large events push the oldest out, and the lanes behind read the store', () => {
+    const big = (n: number): RecordedEvent => ({ ...event(n, 'A'), data: { blob: 'x'.repeat(100_000) } });
+    const tail = new LogTail(at(0), 2000, 1_000_000);
+    for (let n = 1; n <= 50; n++) tail.push(big(n));
+    expect(tail.bytes).to.be.at.most(1_000_000);
+    expect(tail.slice(at(1), undefined, 100)).to.equal(null);
+    const kept = tail.slice(at(45), undefined, 100)!;
+    expect(kept.events.map((e) => e.id)).to.deep.equal(['e46', 'e47', 'e48', 'e49', 'e50']);
+    tail.release(at(50));
+    expect(tail.bytes).to.equal(0);
+  });
 });

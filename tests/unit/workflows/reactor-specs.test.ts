@@ -224,5 +224,14 @@ describe('reactor specs (given an event, then the command)', () => {
       given(scheduleDecider, [scheduled, parked, retried], new Date(NOW)).when({ type: 'Fire' }).then([fired]);
       given(scheduleDecider, [scheduled]).when({ type: 'Retry' }).thenNothing();
     });
+
+    it('a failed firing counts its attempt in the stream, from where the last one left it; after a retry the count starts again', () => {
+      const retryAt = '2026-11-26T12:00:01.000Z';
+      const failed = (attempts: number) => ({ type: 'ScheduledMessageFailed' as const, data: { messageId: 'm1', attempts, error: 'down', failedAt: NOW, retryAt } });
+      given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(1)]);
+      given(scheduleDecider, [scheduled, failed(1)], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(2)]);
+      given(scheduleDecider, [scheduled, failed(1), parked, retried], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(1)]);
+      given(scheduleDecider, [scheduled, fired]).when({ type: 'Fail', error: 'down', retryAt }).thenNothing();
+    });
   });
 });

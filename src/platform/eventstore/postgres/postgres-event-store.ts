@@ -723,6 +723,14 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return row ? { commit: BigInt(row.tx), prepare: BigInt(row.position) } : START;
     },
 
+    async measureLag(from, filter, cap) {
+      const { text, params } = committedQuery(from, cap, filter);
+      const result = await pool
+        .query<{ events: string; oldest: Date | null }>(prepared(`SELECT count(*)::text AS events, min(recorded_at) AS oldest FROM (${text}) pending`, params))
+        .catch(mapInfraError);
+      return { events: Number(result.rows[0].events), oldest: result.rows[0].oldest };
+    },
+
     async close() {
       await notifier.close();
     },
