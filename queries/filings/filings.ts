@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isoOrNull } from '../../src/platform/infra/row-values';
-import { FILINGS_TABLE } from '../../projections/filings/filings-read-model';
+import { EVIDENCE_KEYS_TABLE, FILINGS_TABLE } from '../../projections/filings/filings-read-model';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { namespaceOf } from '../../streams/graph/names';
 
@@ -74,4 +74,10 @@ export async function listFilings(knex: Knex, tenantId: string, filter: FilingFi
 export async function getFiling(knex: Knex, tenantId: string, filingId: string): Promise<FilingView | null> {
   const row = await scoped(knex, tenantId).andWhere('f.filing_id', filingId).select(COLUMNS).first();
   return row ? view(row) : null;
+}
+
+/** Every evidence key ever published, oldest first: the JWKS keeps retired keys so old packages verify. */
+export async function evidenceJwks(knex: Knex): Promise<{ keys: Array<Record<string, string>> }> {
+  const rows: Array<{ jwk: Record<string, string> }> = await knex(EVIDENCE_KEYS_TABLE).select('jwk').orderBy([{ column: 'published_at' }, { column: 'kid' }]);
+  return { keys: rows.map((r) => r.jwk) };
 }
