@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import JSZip from 'jszip';
 import { signIn, Session } from '../../support/auth';
 import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
-import { createWell, WellFixture } from '../checklists/graph-fixture';
-import { eventually } from '../../support/eventually';
+import type { WellFixture } from '../checklists/graph-fixture';
+import { fileGasWellFormPr } from './file-form-pr';
 import { TEST_EVIDENCE_KEY_2 } from '../../support/secrets';
 import { opsEnv, runOps } from '../../support/ops-cli';
 import { verifyEvidence } from '../../../src/contexts/filings';
@@ -46,22 +46,7 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     reviewer = await signIn(t, { roles: ['reviewer'], tenantId });
     const admin = await signIn(t, { roles: ['admin'], tenantId });
     stranger = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
-    well = await createWell(t, admin, { wellType: 'gas' });
-    const created = await t.api.post('/checklists', { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' }, operator.headers);
-    expect(created.status, JSON.stringify(created.body)).to.equal(201);
-    checklistId = created.body.checklist_id;
-    for (let i = 0; i < created.body.items.length; i++) {
-      expect((await t.api.patch(`/checklists/${checklistId}/items/${i}`, { status: 'complete', notes: `checked item ${i}` }, operator.headers)).status).to.equal(200);
-    }
-    const artifact = await t.api.post(`/checklists/${checklistId}/items/1/artifacts`, { artifact_type: 'meter_reading', filename: 'meter.txt', content: 'Meter 7 reading for the month: 9330 mcf' }, operator.headers);
-    expect(artifact.status, JSON.stringify(artifact.body)).to.equal(201);
-    const submitted = await t.api.post(`/checklists/${checklistId}/submit`, { summary: 'PR for the gas well' }, operator.headers);
-    expect(submitted.status, JSON.stringify(submitted.body)).to.equal(200);
-    approvalId = submitted.body.approval.approval_id;
-    await eventually(async () => (await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).status === 200);
-    expect((await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'approved', comments: 'figures match the meters' }, reviewer.headers)).status).to.equal(200);
-    filingId = `filing-${checklistId}`;
-    await eventually(async () => (await t.api.get(`/filings/${filingId}`, operator.headers)).body?.status === 'filed');
+    ({ well, checklistId, approvalId, filingId } = await fileGasWellFormPr(t, { admin, operator, reviewer }));
   });
   after(() => t?.close());
 
