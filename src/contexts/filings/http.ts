@@ -10,6 +10,7 @@ import { FilingListQuery, FilingParams } from './schemas';
 import type { EvidenceSigner } from './signing';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
+const JWKS_REFRESH_MS = 60_000;
 
 /** A filed filing of the caller's tenant: 404 for a missing one or another tenant's, 409 before it is filed. */
 async function filedFiling(deps: PlatformDeps, tenantId: string, id: string): Promise<FilingView> {
@@ -64,9 +65,17 @@ export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): 
 /** `GET /.well-known/jwks.json`: public, outside /api/v1, every evidence key ever published. */
 export function jwksRoutes(deps: PlatformDeps): Router {
   const router = Router();
+  // Outside the gateway and its rate limit: anyone may ask, so the database is asked at most once a minute.
+  let cached: { at: number; jwks: Promise<Awaited<ReturnType<typeof evidenceJwks>>> } | null = null;
   router.get(JWKS_PATH, async (_req, res) => {
+    if (!cached || Date.now() - cached.at > JWKS_REFRESH_MS) cached = { at: Date.now(), jwks: evidenceJwks(deps.knex) };
+    const current = cached;
+    const jwks = await current.jwks.catch((error) => {
+      if (cached === current) cached = null;
+      throw error;
+    });
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(await evidenceJwks(deps.knex));
+    res.json(jwks);
   });
   return router;
 }
