@@ -2,4 +2,3 @@
 export { filingsContext } from './module';
 export { verifyEvidence, readZip, type Verdict } from './verify';
 export { filingRecord, buildEvidencePackage } from './evidence';
-export { formPrAsOf, Anchors } from './as-of';

@@ -3,6 +3,7 @@ import { publishEvidenceKey } from '../../../commands/filings/publish-evidence-k
 import type { ContextModule } from '../../platform/context-module';
 import { filingRoutes, jwksRoutes } from './http';
 import { filingsApi } from './openapi';
+import { filingsAuditCatalog } from './audit';
 import { evidenceSigner, EvidenceSigner } from './signing';
 
 export function createFilingsContext(): ContextModule {
@@ -13,6 +14,7 @@ export function createFilingsContext(): ContextModule {
   };
   return {
     name: 'filings',
+    audit: filingsAuditCatalog,
     projectors: [filingsProjector, evidenceKeysProjector],
     openapi: filingsApi,
     publicRouter: (deps) => filingRoutes(deps, current),
