@@ -9,7 +9,7 @@ export interface FilingSummary {
   period: string | null;
   status: string;
   filed_at: string | null;
-  reviewer_id: string | null;
+  reviewer: { id: string; email: string | null; name: string | null } | null;
   entity: { id: string; label: string; name: string | null };
 }
 
@@ -35,6 +35,7 @@ export function Filings({ entityId, approvalId }: { entityId?: string; approvalI
                 <>
                   {' '}
                   on <When at={f.filed_at} />
+                  {f.reviewer && <>, approved by {f.reviewer.name ?? f.reviewer.email ?? f.reviewer.id}</>}
                 </>
               )}
               {f.status === 'filed' && (

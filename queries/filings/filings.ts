@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { isoOrNull } from '../../src/platform/infra/row-values';
 import { EVIDENCE_KEYS_TABLE, FILINGS_TABLE } from '../../projections/filings/filings-read-model';
 import { VERTICES } from '../../projections/graph/property-graph';
+import { USERS_TABLE } from '../../projections/identity/user-directory';
 import { namespaceOf } from '../../streams/graph/names';
 
 export interface FilingFilter {
@@ -16,7 +17,7 @@ export interface FilingFilter {
 
 export type FilingView = ReturnType<typeof view>;
 
-const COLUMNS = ['f.*', 'v.id as vertex_id', 'v.properties as entity_properties'] as const;
+const COLUMNS = ['f.*', 'v.id as vertex_id', 'v.properties as entity_properties', 'u.email as reviewer_email', 'u.display_name as reviewer_name'] as const;
 
 /** A filing with its entity as the graph knows it now (a deleted entity keeps its id, nothing else). */
 function view(row: Record<string, any>) {
@@ -42,6 +43,7 @@ function view(row: Record<string, any>) {
     submitted_by: row.submitted_by as string,
     submitted_at: isoOrNull(row.submitted_at),
     reviewer_id: row.reviewer_id as string | null,
+    reviewer: row.reviewer_id ? { id: row.reviewer_id as string, email: (row.reviewer_email as string | null) ?? null, name: (row.reviewer_name as string | null) ?? null } : null,
     decision: row.decision as string | null,
     review_comments: row.review_comments as string | null,
     updated_at: isoOrNull(row.updated_at),
@@ -51,6 +53,8 @@ function view(row: Record<string, any>) {
 function scoped(knex: Knex, tenantId: string) {
   return knex({ f: FILINGS_TABLE })
     .leftJoin({ v: VERTICES }, (j) => j.on('v.entity_id', 'f.entity_id').andOn('v.label', 'f.entity_type').andOnVal('v.namespace', namespaceOf(tenantId)))
+    // The directory keys users by uuid; a reviewer id is kept as the text the event carried.
+    .leftJoin(knex(USERS_TABLE).select(knex.raw('id::text as uid'), 'tenant_id', 'email', 'display_name').as('u'), (j) => j.on('u.uid', 'f.reviewer_id').andOn('u.tenant_id', 'f.tenant_id'))
     .where('f.tenant_id', tenantId)
     .whereNotNull('f.status');
 }

@@ -16,6 +16,7 @@ const Filing = z
     submitted_by: z.string(),
     submitted_at: z.string().nullable(),
     reviewer_id: z.string().nullable(),
+    reviewer: z.object({ id: z.string(), email: z.string().nullable(), name: z.string().nullable() }).nullable(),
     decision: z.string().nullable(),
     review_comments: z.string().nullable(),
     updated_at: z.string().nullable(),

@@ -55,6 +55,7 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     expect(got.status).to.equal(200);
     expect(got.body).to.include({ filing_id: filingId, form: 'form_pr', period: well.period, status: 'filed', approval_id: approvalId, checklist_id: checklistId, reviewer_id: reviewer.userId, submitted_by: operator.userId, decision: 'approved' });
     expect(got.body.entity).to.include({ id: well.api, label: 'Well', api_number: well.api });
+    expect(got.body.reviewer).to.include({ id: reviewer.userId, email: reviewer.email });
     expect(got.body.entity.name).to.match(/^JONES 97/);
     expect(Date.parse(got.body.filed_at)).to.be.greaterThan(0);
 
