@@ -168,6 +168,10 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     expect(replay.code, replay.stdout + replay.stderr).to.equal(0);
     expect(replay.stdout).to.contain('equal     Gas-well gas produced: filed 9330 mcf, recomputed 9330 mcf');
     expect(replay.stdout).to.contain('REPRODUCED');
+    // Without a package: against the figures the reviewer approved and the checks they saw.
+    const againstReview = await runOps(env, 'evidence', 'replay', filingId);
+    expect(againstReview.code, againstReview.stdout + againstReview.stderr).to.equal(0);
+    expect(againstReview.stdout).to.contain('equal     validation dispositions_balance: passed');
   });
 
   it('keeps the old key in the JWKS after a rotation, so packages signed before still verify', async () => {
