@@ -4,6 +4,7 @@ import { createLogger } from '../src/platform/infra/logger';
 import { registerAuditCommands } from './audit';
 import { registerKafkaCommands } from './kafka';
 import { registerEvalCommands } from './eval';
+import { registerEvidenceCommands } from './evidence';
 import { runBenchmarks } from './bench';
 import { registerProjectionCommands } from './projections';
 import { registerReactorCommands } from './reactors';
@@ -32,6 +33,7 @@ program
   });
 
 registerProjectionCommands(program);
+registerEvidenceCommands(program);
 registerReactorCommands(program);
 registerScheduleCommands(program);
 

@@ -13,6 +13,7 @@ import { complianceContext } from './contexts/compliance/module';
 import { auditContext } from './contexts/audit/module';
 import { ingestionContext } from './contexts/ingestion/module';
 import { evaluationContext } from './contexts/evaluation/module';
+import { filingsContext } from './contexts/filings/module';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -30,4 +31,5 @@ export const contexts: ContextModule[] = [
   auditContext,
   ingestionContext,
   evaluationContext,
+  filingsContext,
 ];

@@ -69,7 +69,7 @@ export function templateOfForm(form: string): FilingTemplate | undefined {
 const DISPOSITIONS: Record<string, string> = { '01': 'Gas used on lease (code 01)', '02': 'Gas to transmission line (code 02)', '10': 'Gas flared (code 10)', '11': 'Gas vented (code 11)' };
 
 /** The unit's figures as the regulator files them (an oil lease's wells, or a gas well); a missing month stays null. */
-function formPrFigureRows(ctx: FormPrContext, period: string): FilingPayload['figures'] {
+export function formPrFigureRows(ctx: FormPrContext, period: string): FilingPayload['figures'] {
   const f = formPrFigures(ctx.unit, period);
   const source = `graph:${ctx.unit.entity.label}/${ctx.unit.entity.entityId}`;
   const rows: FilingPayload['figures'] = f.wellType === 'oil'

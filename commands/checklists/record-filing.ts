@@ -4,7 +4,7 @@ import { reactionContext } from '../../src/platform/reactors/reactor';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import { DEFAULT_PACKS } from '../compliance/packs';
 import { approvalAggregate, ApprovalDecisionRecord, approvalState } from '../../streams/approvals/approval';
-import { readChecklistEvent } from '../../streams/checklists/checklist';
+import { filingEntityId, readChecklistEvent } from '../../streams/checklists/checklist';
 import { namespaceOf } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
 import { assess } from '../compliance/record-assessment';
@@ -37,7 +37,7 @@ const PERIOD = /^\d{4}-\d{2}$/;
 /** The entity property that records the last filed period of a form (the compliance packs read it). */
 const FILED_PERIOD_PROPERTY: Record<string, string> = { form_pr: 'form_pr_period' };
 
-export const filingEntityId = (checklistId: string) => `filing-${checklistId}`;
+export { filingEntityId };
 
 /**
  * Given an approved (or approved-with-modifications) filing checklist, then the filing to

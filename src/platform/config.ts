@@ -1,4 +1,7 @@
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL_ID, MODEL_IDS } from './infra/llm/model-options';
@@ -33,6 +36,8 @@ const EnvSchema = z.object({
   REDIS_URL: z.string().optional(),
   KAFKA_BROKERS: z.string().optional(),
   AUDIT_SIGNING_KEY: z.string().min(32).optional(),
+  /** Ed25519 private key (PKCS#8 PEM) that signs filing evidence packages (docs/filings.md). */
+  EVIDENCE_SIGNING_KEY: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Whether a reverse proxy sits in front: `true`, `false`, or a hop count. */
   TRUST_PROXY: z.string().default('false'),
@@ -117,6 +122,11 @@ export interface Config {
   redisUrl?: string;
   kafkaBrokers?: string[];
   auditSigningKey: string;
+  /**
+   * The Ed25519 key that signs evidence packages, as PKCS#8 PEM: EVIDENCE_SIGNING_KEY, or outside
+   * production one generated once into `dataDir` (`keyFile`) and kept across restarts.
+   */
+  evidence: { signingKeyPem: string; keyFile: string | null };
   jwtSecret: string;
   logLevel: Env['LOG_LEVEL'];
   projectionWaitMs: number;
@@ -159,6 +169,40 @@ function parseTrustProxy(value: string): boolean | number {
   throw new ConfigError(`TRUST_PROXY must be true, false or a hop count, got "${value}"`);
 }
 
+const EVIDENCE_KEY_FILE = 'evidence-signing-key.pem';
+
+/** A PEM that is not an Ed25519 PKCS#8 private key stops the start: a wrong key would sign nothing verifiable. */
+function ed25519Pem(name: string, pem: string): string {
+  try {
+    const key = createPrivateKey({ key: pem, format: 'pem' });
+    if (key.asymmetricKeyType === 'ed25519') return pem;
+    throw new ConfigError(`${name} must be an Ed25519 key, got ${key.asymmetricKeyType}`);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new ConfigError(`${name} is not a PKCS#8 PEM private key (${(error as Error).message})`);
+  }
+}
+
+/**
+ * Outside production without EVIDENCE_SIGNING_KEY: the key generated into DATA_DIR on the first
+ * start, so packages signed yesterday still verify against today's JWKS.
+ */
+function developmentEvidenceKey(dataDir: string): { signingKeyPem: string; keyFile: string } {
+  const keyFile = path.resolve(dataDir, EVIDENCE_KEY_FILE);
+  if (existsSync(keyFile)) return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  mkdirSync(path.dirname(keyFile), { recursive: true });
+  try {
+    writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process on the same DATA_DIR wrote it first: both sign with that one.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
+  }
+  return { signingKeyPem: pem, keyFile };
+}
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(source);
   if (!parsed.success) {
@@ -192,6 +236,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     fromDefaults: bootstrapFromDefaults,
   };
 
+  let evidence: Config['evidence'];
+  // A PEM in a one-line variable (a container's env file) arrives with its newlines written as backslash-n.
+  if (env.EVIDENCE_SIGNING_KEY) evidence = { signingKeyPem: ed25519Pem('EVIDENCE_SIGNING_KEY', env.EVIDENCE_SIGNING_KEY.replace(/\\n/g, '\n')), keyFile: null };
+  else if (production) throw new ConfigError('EVIDENCE_SIGNING_KEY must be set when NODE_ENV=production (an Ed25519 PKCS#8 PEM)');
+  else {
+    evidence = developmentEvidenceKey(env.DATA_DIR);
+    warnings.push(`EVIDENCE_SIGNING_KEY is not set: evidence packages are signed with a development key kept in ${evidence.keyFile}`);
+  }
+
   const egressAllow = env.CONNECTOR_EGRESS_ALLOW.split(',').map((c) => c.trim()).filter(Boolean);
   for (const cidr of egressAllow) {
     if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`CONNECTOR_EGRESS_ALLOW: "${cidr}" is not a CIDR`);
@@ -214,6 +267,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || undefined,
     kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
     auditSigningKey: devDefault('AUDIT_SIGNING_KEY', env.AUDIT_SIGNING_KEY, DEV_AUDIT_SIGNING_KEY),
+    evidence,
     jwtSecret,
     logLevel: env.LOG_LEVEL,
     projectionWaitMs: env.PROJECTION_WAIT_MS,

@@ -53,6 +53,8 @@ export interface ContextModule {
   /** What it does when a message it scheduled falls due (src/platform/scheduling/). */
   scheduledHandlers?: ScheduledHandler[];
   publicRouter?(deps: PlatformDeps): Router;
+  /** Routes of the public listener outside /api/v1 and its gateway (`/.well-known/…`): public by nature. */
+  rootRouter?(deps: PlatformDeps): Router;
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */
   agentTools?(deps: PlatformDeps): ToolProvider;

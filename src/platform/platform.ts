@@ -144,6 +144,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // gateway stages are filled in once their dependencies exist.
     const publicRoutes = Router();
     const internalRoutes = Router();
+    const rootRoutes = Router();
     let stages: GatewayStages = defaultGatewayStages;
     const gateway: GatewayStages = {
       authenticate: (req, res, next) => stages.authenticate(req, res, next),
@@ -162,7 +163,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     let publicApp: Express | null = null;
     // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
     if (config.role === 'all' || config.role === 'api') {
-      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root), gateway, routers: [publicRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'), staticRoot: CONSOLE_ROOT })));
+      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root, rootRoutes), gateway, routers: [publicRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'), staticRoot: CONSOLE_ROOT })));
     }
     const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'internal') });
     internalServer = createServer(internalApp);
@@ -221,6 +222,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
     for (const context of contextModules) {
       if (context.publicRouter) publicRoutes.use(context.publicRouter(deps));
+      if (context.rootRouter) rootRoutes.use(context.rootRouter(deps));
       if (context.internalRouter) internalRoutes.use(context.internalRouter(deps));
       if (context.gateway) stages = { ...stages, ...context.gateway(deps) };
       if (context.agentTools) deps.agentTools.register(context.agentTools(deps));

@@ -160,6 +160,9 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
   }
 }
 
+/** The filing a submitted checklist becomes: its FilingPackage vertex's entity id and its id under /filings. */
+export const filingEntityId = (checklistId: string) => `filing-${checklistId}`;
+
 export const checklistAggregate: Aggregate<ChecklistState, ChecklistEvent> = {
   stream: (tenantId, id) => `checklists.checklist-${tenantId}-${id}`,
   eventTypes: Object.keys(ChecklistEventSchemas) as ChecklistEvent['type'][],

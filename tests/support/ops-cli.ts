@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
+import { TEST_EVIDENCE_KEY, TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
@@ -13,6 +13,7 @@ export function opsEnv(databaseUrl: string): NodeJS.ProcessEnv {
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+    EVIDENCE_SIGNING_KEY: TEST_EVIDENCE_KEY,
     JWT_SECRET: TEST_JWT_SECRET,
     SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
     BCRYPT_COST: '10',

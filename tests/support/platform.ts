@@ -8,7 +8,7 @@ import { httpClient, HttpClient, ResponseHook } from './http';
 import { contractOf } from '../../src/platform/openapi/contract';
 import { documentFor } from '../../src/platform/openapi/serve';
 import type { Listener } from '../../src/platform/openapi/describe';
-import { TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
+import { TEST_EVIDENCE_KEY, TEST_JWT_SECRET, TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from './secrets';
 import { contexts as productContexts } from '../../src/contexts';
 import { identityContext } from '../../src/contexts/identity/module';
 
@@ -35,6 +35,7 @@ function testConfig(databaseUrl: string, env: Record<string, string> = {}) {
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+    EVIDENCE_SIGNING_KEY: TEST_EVIDENCE_KEY,
     JWT_SECRET: TEST_JWT_SECRET,
     BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
     BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',

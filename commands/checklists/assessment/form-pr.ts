@@ -1,4 +1,6 @@
+import { DISPOSITION_CODES, formPrChecks, FormPrCheckInput } from '../../../streams/checklists/form-pr-checks';
 import type { FormPrUnit } from '../../compliance/packs/production';
+import { authorizationTerms, Rule32Facts } from '../../compliance/packs/rule-32';
 import { monthFigures } from '../../compliance/rules/figures';
 import { ItemFrames } from './frames';
 import { RuleSubject, recordVerdict } from './rule-verdicts';
@@ -76,18 +78,15 @@ export function formPrFigures(unit: FormPrUnit, period: string): FormPrFigures {
   return { period, wellType: unit.kind === 'gas_well' ? 'gas' : 'oil', wells, oilBbl: sum((w) => w.oilBbl), gasMcf: sum((w) => w.gasMcf), missing, dispositions, allocationMethod };
 }
 
-const DISPOSITION_NAMES: Record<string, string> = {
-  '01': 'lease fuel',
-  '02': 'transmission line',
-  '03': 'processing plant',
-  '05': 'gas lift',
-  '06': 'repressure',
-  '07': 'carbon black',
-  '08': 'storage injection',
-  '09': 'shrinkage',
-  '10': 'flared',
-  '11': 'vented',
-};
+/** The unit's Rule 32 authorizations (its wells' and their lease's), each once. */
+export function unitAuthorizations(ctx: Pick<FormPrContext, 'flaring'>): FormPrCheckInput['authorizations'] {
+  const byId = new Map<string, FormPrCheckInput['authorizations'][number]>();
+  for (const subject of ctx.flaring) {
+    const neighbors = (subject.facts as Rule32Facts).authorizations.get(subject.entity.vertexId) ?? [];
+    for (const a of authorizationTerms(neighbors)) byId.set(a.id, { id: a.id, from: a.from, expires: a.expires });
+  }
+  return [...byId.values()];
+}
 
 export function assessFormPrItem(key: string, frames: ItemFrames, ctx: FormPrContext): string {
   const { facts, period, today, unit } = ctx;
@@ -150,11 +149,12 @@ export function assessFormPrItem(key: string, frames: ItemFrames, ctx: FormPrCon
         return 'Gas disposition not available for the period';
       }
       const codes = Object.keys(d).sort();
-      frames.table(['code', 'disposition', 'volume_mcf'], codes.map((code) => ({ code, disposition: DISPOSITION_NAMES[code] ?? code, volume_mcf: d[code] })));
+      frames.table(['code', 'disposition', 'volume_mcf'], codes.map((code) => ({ code, disposition: DISPOSITION_CODES[code] ?? code, volume_mcf: d[code] })));
       for (const code of codes) frames.field(`disposition_code_${code}_mcf`, d[code], confidence, unitSource);
       const total = codes.reduce((sum, code) => sum + d[code], 0);
-      frames.check('dispositions_balance', Math.abs(total - figures.gasMcf) <= 1, `dispositions total ${total} mcf against ${figures.gasMcf} mcf produced`);
-      frames.check('no_code_04', !codes.includes('04'), 'code 04 was replaced by 10 (flared) and 11 (vented) from September 2021');
+      for (const c of formPrChecks({ period, gasMcf: figures.gasMcf, dispositions: d, authorizations: [] })) {
+        if (c.key !== 'flaring_authorized_in_month') frames.check(c.key, c.passed, c.message, c.severity);
+      }
       return `${total} mcf disposed under codes ${codes.join(', ')}`;
     }
     case 'flaring_authority': {
@@ -170,6 +170,8 @@ export function assessFormPrItem(key: string, frames: ItemFrames, ctx: FormPrCon
         frames.field('authority_remark', remark, remark ? 0.9 : 0, `graph:Well/${subject.entity.entityId}`);
         frames.check('authority_remark_present', remark !== null, remark ? `${subject.entity.entityId}: codes 10/11 carry authority remark ${remark}` : `${subject.entity.entityId}: ${volume} mcf under codes 10/11 without an authority remark (AR, AE, EP or EX)`);
       }
+      const authorized = formPrChecks({ period, gasMcf: figures.gasMcf, dispositions: figures.dispositions, authorizations: unitAuthorizations(ctx) }).find((c) => c.key === 'flaring_authorized_in_month')!;
+      frames.check(authorized.key, authorized.passed, authorized.message, authorized.severity);
       const worst = verdicts.map((v) => v.verdict?.color).find((c) => c === 'red') ?? verdicts.map((v) => v.verdict?.color).find((c) => c === 'grey') ?? null;
       if (verdicts.length === 0) frames.check('flaring_within_authorization', false, `no drilled well on ${unitName}`, 'warning');
       return worst === 'red' ? 'Flaring or venting outside a Rule 32 authorization' : worst === 'grey' ? `Flaring and venting in ${period} unknown for some wells` : released > 0 ? `${released} mcf flared or vented within authorization` : 'Nothing flared or vented';

@@ -12,6 +12,13 @@ export interface Rule32Facts {
 const AUTH_FIELDS = ['auth_number', 'authorized_mcf', 'effective_date', 'issued_date', 'expiry_date', 'status'] as const;
 const VOID = new Set(['revoked', 'denied', 'withdrawn', 'cancelled']);
 
+/** The terms of the authorizations that count (a revoked or denied one covers nothing): dates `YYYY-MM-DD`. */
+export function authorizationTerms(authorizations: Array<Pick<Neighbor, 'entityId' | 'properties'>>) {
+  return authorizations
+    .filter((a) => !VOID.has(a.properties.status ?? ''))
+    .map((a) => ({ id: a.entityId, from: dateOf(a.properties.effective_date) ?? dateOf(a.properties.issued_date), expires: dateOf(a.properties.expiry_date), mcf: num(a.properties.authorized_mcf) }));
+}
+
 /** A well's authorizations: FLARES_AT the well, or FLARES_AT the lease it is LOCATED_IN. */
 export async function loadFlaringAuthorizations(graph: GraphFacts, wellIds: string[] | null): Promise<Map<string, Neighbor[]>> {
   const [own, leases] = await Promise.all([
@@ -71,9 +78,7 @@ export function createRule32Pack(rules: TexasRules = TEXAS_RULES): DomainPack<Ru
       const released = { ...base, producing_days: days, flared_mcf_per_day: rate };
       const start = `${month}-01`;
       const end = lastDayOfMonth(month);
-      const all = neighborsOf(facts.authorizations, well.vertexId)
-        .filter((a) => !VOID.has(a.properties.status ?? ''))
-        .map((a) => ({ id: a.entityId, from: dateOf(a.properties.effective_date) ?? dateOf(a.properties.issued_date), expires: dateOf(a.properties.expiry_date), mcf: num(a.properties.authorized_mcf) }));
+      const all = authorizationTerms(neighborsOf(facts.authorizations, well.vertexId));
       const inMonth = all.filter((a) => (!a.from || a.from <= end) && (!a.expires || a.expires >= start));
       const wholeMonth = inMonth.filter((a) => (!a.from || a.from <= start) && (!a.expires || a.expires >= end));
       const what = `${volume} mcf flared or vented in ${month} (${rate} mcf/d over ${days} days)`;

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { can, Link, useMe } from '../router';
 import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { Filings } from '../filings';
 
 interface ApprovalSummary {
   approval_id: string;
@@ -233,6 +234,7 @@ export function ApprovalDetailPage({ id }: { id: string }) {
             ) : (
               <p className="muted">Awaiting a reviewer. Your roles cannot decide approvals.</p>
             )}
+            {data.status !== 'pending' && isFiling(data.payload) && <Filings approvalId={data.approval_id} />}
           </div>
         </div>
       )}

@@ -2,6 +2,7 @@ import { useState, type FormEvent, type ReactElement } from 'react';
 import { api } from '../api';
 import { Link, navigate } from '../router';
 import { ErrorText, Loading, Page, useLoad } from '../ui';
+import { Filings } from '../filings';
 
 interface Vertex {
   id: string;
@@ -120,6 +121,7 @@ function Entity({ label, id }: { label: string; id: string }) {
           </section>
         ))}
         {edges.data && edges.data.edges.length === 0 && <p className="muted">No relationships.</p>}
+        <Filings entityId={id} />
       </div>
       <div className="card">
         <h2>Impact tree</h2>

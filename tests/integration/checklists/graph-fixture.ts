@@ -14,7 +14,7 @@ export interface WellFixture {
   authorizedMcfPerDay: number;
 }
 
-export async function createWell(t: TestPlatform, admin: Session, options: { flaredMcf?: number; authorizedMcf?: number; remark?: string } = {}): Promise<WellFixture> {
+export async function createWell(t: TestPlatform, admin: Session, options: { flaredMcf?: number; authorizedMcf?: number; remark?: string; wellType?: 'oil' | 'gas' } = {}): Promise<WellFixture> {
   const serial = String(Math.floor(Math.random() * 90000) + 10000);
   const api = `42-501-${serial}`;
   const period = previousMonth(new Date());
@@ -36,7 +36,8 @@ export async function createWell(t: TestPlatform, admin: Session, options: { fla
     api_number: api,
     name: `JONES 97 ${serial}`,
     well_number: '1H',
-    well_type: 'oil',
+    well_type: options.wellType ?? 'oil',
+    county: 'YOAKUM',
     status: 'producing',
     operator: 'PERMIAN TEST OPERATING LLC',
     field: 'SPRABERRY (TREND AREA)',

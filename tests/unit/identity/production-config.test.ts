@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../../src/platform/config';
+import { TEST_EVIDENCE_KEY } from '../../support/secrets';
 
 const production = {
   NODE_ENV: 'production',
@@ -8,13 +9,14 @@ const production = {
   SECRET_STORE_KEY: 's'.repeat(32),
   BOOTSTRAP_ADMIN_EMAIL: 'ops@operator.example',
   BOOTSTRAP_ADMIN_PASSWORD: 'a-real-password',
+  EVIDENCE_SIGNING_KEY: TEST_EVIDENCE_KEY,
 };
 
 describe('identity configuration in production', () => {
   it('starts with every secret given', () => {
     expect(loadConfig(production).warnings).to.deep.equal([]);
   });
-  for (const name of ['JWT_SECRET', 'SECRET_STORE_KEY', 'BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD']) {
+  for (const name of ['JWT_SECRET', 'SECRET_STORE_KEY', 'BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'EVIDENCE_SIGNING_KEY']) {
     it(`refuses to start without ${name}`, () => {
       const env: Record<string, string> = { ...production };
       delete env[name];
