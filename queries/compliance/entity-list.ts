@@ -16,6 +16,7 @@ import { isoDate } from './dashboard';
  * expiry date passed (its "due date" is the expiry: it lapsed, nothing is late).
  */
 export const COLORS = ['red', 'amber', 'blue', 'green', 'grey'] as const;
+const SEVERITY_SQL = `CASE c.color WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
 export const LIST_GROUPINGS = ['operator', 'lease', 'domain', 'county'] as const;
 
 export interface ListFilter {
@@ -47,14 +48,22 @@ export async function listEntities(knex: Knex, tenantId: string, today: string, 
     cellWhere.push('c.domain = :domain');
     bindings.domain = filter.domain;
   }
+  // A colour without a rule is the entity's own (its worst cell, as the dashboard shows it): a "compliant" well has no red cell.
+  const worstColor = filter.colors?.length && !filter.domain;
   if (filter.colors?.length) {
-    cellWhere.push('c.color = ANY(:colors)');
+    if (!worstColor) cellWhere.push('c.color = ANY(:colors)');
     bindings.colors = filter.colors;
   }
   if (filter.overdue) cellWhere.push(`c.due_date < CAST(:today AS date) AND c.facts->>'expiration_date' IS DISTINCT FROM to_char(c.due_date, 'YYYY-MM-DD')`);
   const matching = filter.domain || filter.colors?.length || filter.overdue;
   const where: string[] = ['e.tenant_id = :tenantId', 'e.valid_to IS NULL'];
   if (matching) where.push(`EXISTS (SELECT 1 FROM ${CELLS} c WHERE ${cellWhere.join(' AND ')})`);
+  if (worstColor) {
+    const current = cellWhere.slice(0, 4).join(' AND ');
+    where.push(`(SELECT c.color FROM ${CELLS} c WHERE ${current} ORDER BY ${SEVERITY_SQL} DESC LIMIT 1) = ANY(:colors)`);
+    // Its matching cells are then the worst ones.
+    cellWhere.push(`c.color = ANY(:colors)`);
+  }
   if (filter.entityType) {
     where.push('e.entity_type = :entityType');
     bindings.entityType = filter.entityType;

@@ -62,7 +62,7 @@ export function entityTools(deps: Pick<PlatformDeps, 'knex'>): AgentTool[] {
       add('Operator', found.operator && `${found.operator.name} (${found.operator.entity_id})`);
       add('Lease', found.lease && `${found.lease.name} (${found.lease.entity_id})`);
       add('Field', found.field && `${found.field.name} (${found.field.entity_id})`);
-      add('County', found.county && `${found.county}${found.district ? `, RRC district ${found.district}` : ''}`);
+      add('County', found.county && `${found.county} county${found.district ? `, RRC district ${found.district}` : ''}`);
       add('Status', [found.status?.replace(/_/g, ' '), found.well_type && `${found.well_type} ${e.label.toLowerCase()}`].filter(Boolean).join(', ') || null);
       add('Wells', found.wells === null ? null : String(found.wells));
       add('Leases', found.leases === null ? null : String(found.leases));
