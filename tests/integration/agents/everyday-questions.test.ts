@@ -26,7 +26,7 @@ describe('the builtin assistant answers the everyday questions (evaluation set)'
       expect(response.status, JSON.stringify(response.body)).to.equal(201);
     };
     // A gas well created through the API: its entity id is not its API number.
-    const gasWell = { entity_id: 'GW-HAWK-0001', api_number: '42-479-56173', name: 'HAWKINS GAS UNIT 2H' };
+    const gasWell = { entity_id: 'GW-HAWK-0001', api_number: '42-501-56173', name: 'HAWKINS GAS UNIT 2H' };
     await post('/graph/entities', { label: 'Well', properties: { ...gasWell, well_type: 'gas', status: 'producing', county: 'Webb', district: '04', form_pr_period: '2025-12', production_oil_bbls: 0, production_gas_mcf: 90000, gas_sold_mcf: 88000, producing_days: 30 } });
     const [anOperator] = (await t.api.get('/graph/entities/Operator?limit=1', alice.headers)).body.entities;
     await post('/graph/edges', { from_label: 'Well', from_id: gasWell.entity_id, edge_label: 'OPERATED_BY', to_label: 'Operator', to_id: anOperator.entity_id });

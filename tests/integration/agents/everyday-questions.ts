@@ -360,6 +360,24 @@ export const CASES: Case[] = [
       return { entityId: uniqueLease(p, 8).entity_id, contains: [`period ${monthOf(p, ((month - 1) % 3) + 1)}`] };
     },
   },
+  // The issue's own reproductions, word for word.
+  {
+    intent: 'fact',
+    ask: () => 'Who operates well 42-329-39879?',
+    expect: (p) => {
+      const w = p.wells.find((x) => x.properties.api_number === '42-329-39879')!;
+      return { first: `Well ${w.properties.name} (42-329-39879) is operated by ${w.properties.operator} (${p.operators.find((o) => o.properties.name === w.properties.operator)!.entity_id}).`, entityId: '42-329-39879' };
+    },
+  },
+  {
+    intent: 'filing',
+    ask: () => 'Prepare the Form PR for BAKER 11 for last month',
+    expect: (p) => {
+      const named = p.leases.filter((l) => l.properties.name === 'BAKER 11');
+      if (named.length !== 1) return { first: `Which one do you mean? ${named.length} entities match "BAKER 11":` };
+      return { tools: ['find_entities', 'start_checklist'], entityId: named[0].entity_id, contains: [`Form PR monthly production report for lease ${named[0].entity_id}, period ${monthOf(p, 1)}`] };
+    },
+  },
   // How the platform works.
   { intent: 'howto', ask: () => 'What file formats can I attach?', expect: () => ({ first: 'You can attach PDF, DOCX, XLSX, CSV and plain text (TXT) files.', tools: ['platform_help'] }) },
   { intent: 'howto', ask: () => 'How big can an upload be?', expect: () => ({ contains: [/up to 10 MB per file/], tools: ['platform_help'] }) },
