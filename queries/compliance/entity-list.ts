@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { CELLS, ENTITIES } from '../../projections/compliance/tables';
 import { namespaceOf } from '../../streams/graph/names';
+import { operatorNameSql } from '../graph/operator-of';
 import { isoDate } from './dashboard';
 
 /**
@@ -81,16 +82,12 @@ export async function listEntities(knex: Knex, tenantId: string, today: string, 
   }
   const { rows } = await knex.raw(
     `SELECT e.entity_id, e.entity_type, COALESCE(e.name_prop, e.well_name_prop, e.entity_id) AS entity_name, v.properties->>'county' AS county,
-            COALESCE(v.properties->>'operator', CASE WHEN e.entity_type = 'Operator' THEN e.name_prop END, op.name) AS operator,
+            COALESCE(v.properties->>'operator', CASE WHEN e.entity_type = 'Operator' THEN e.name_prop END, ${operatorNameSql('v', ':namespace')}) AS operator,
             COALESCE(v.properties->>'lease', CASE WHEN e.entity_type = 'Lease' THEN e.name_prop END) AS lease,
             (SELECT coalesce(json_agg(json_build_object('domain', c.domain, 'color', c.color, 'reason', c.reason, 'due_date', c.due_date) ORDER BY c.due_date NULLS LAST, c.domain), '[]')
                FROM ${CELLS} c WHERE ${matching ? cellWhere.join(' AND ') : `${cellWhere.join(' AND ')} AND c.color = 'red'`}) AS cells
        FROM ${ENTITIES} e
        LEFT JOIN ${VERTICES} v ON v.namespace = :namespace AND v.entity_id = e.entity_id AND v.label = e.entity_type
-       LEFT JOIN LATERAL (
-         SELECT o.properties->>'name' AS name FROM ${EDGES} x JOIN ${VERTICES} o ON o.id = x.to_id AND o.label = 'Operator'
-          WHERE x.namespace = :namespace AND x.from_id = v.id AND x.label = 'OPERATED_BY' ORDER BY o.entity_id LIMIT 1
-       ) op ON true
       WHERE ${where.join(' AND ')}`,
     bindings,
   );

@@ -1,6 +1,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { Knex } from 'knex';
-import { EDGES, VERTICES } from '../../projections/graph/property-graph';
+import { VERTICES } from '../../projections/graph/property-graph';
+import { operatorNameSql } from './operator-of';
 
 /**
  * Finds the wells, leases and operators a person means, however they name them: the graph
@@ -37,8 +38,7 @@ export const normalName = (text: string) => text.toLowerCase().replace(/[^a-z0-9
 const SELECT = `v.id AS vertex_id, v.label, v.entity_id,
   COALESCE(v.properties->>'name', v.properties->>'well_name', v.entity_id) AS name,
   v.properties->>'api_number' AS api_number, v.properties->>'county' AS county,
-  COALESCE(v.properties->>'operator', (SELECT o.properties->>'name' FROM ${EDGES} e JOIN ${VERTICES} o ON o.id = e.to_id
-    WHERE e.namespace = v.namespace AND e.from_id = v.id AND e.label = 'OPERATED_BY' ORDER BY o.entity_id LIMIT 1)) AS operator`;
+  COALESCE(v.properties->>'operator', ${operatorNameSql('v', 'v.namespace')}) AS operator`;
 const NAME_SQL = `lower(COALESCE(v.properties->>'name', v.properties->>'well_name', ''))`;
 const NORMAL_NAME_SQL = `trim(regexp_replace(${NAME_SQL}, '[^a-z0-9]+', ' ', 'g'))`;
 /** Names read for the typo search at most: beyond it a portfolio is searched by words only. */
