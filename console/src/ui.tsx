@@ -84,7 +84,9 @@ export function When({ at }: { at: string | null | undefined }) {
 export function DataTable({ value, caption }: { value: unknown; caption?: string }) {
   let columns: string[] = [];
   let rows: unknown[][] = [];
-  const v = value as { columns?: unknown[]; rows?: unknown[] } | unknown[];
+  const v = value as { columns?: unknown[]; rows?: unknown[]; headers?: Record<string, string> } | unknown[];
+  // A tool result names its columns by key and gives people's headers (with units) beside them.
+  const headers = !Array.isArray(v) && v && typeof v === 'object' && v.headers && typeof v.headers === 'object' ? v.headers : {};
   if (Array.isArray(v)) {
     const objects = v.filter((r) => r && typeof r === 'object') as Record<string, unknown>[];
     columns = [...new Set(objects.flatMap((o) => Object.keys(o)))];
@@ -105,7 +107,7 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
           <tr>
             {columns.map((c) => (
               <th key={c} scope="col">
-                {c}
+                {headers[c] ?? c}
               </th>
             ))}
           </tr>

@@ -75,3 +75,49 @@ export function requireToolPermission(caller: ToolCaller, permission: string, co
   if (caller.permissions.includes(permission) || config.authMode === 'log') return;
   throw new Forbidden(`this tool needs the ${permission} permission`);
 }
+
+/**
+ * The header people read for a table column of a tool result, with its unit: a tool's
+ * `result.headers` maps each of its `columns` (machine keys, kept for clients) to one of
+ * these, and the console shows the header, never the key.
+ */
+const COLUMN_HEADERS: Record<string, string> = {
+  entity_id: 'Entity id',
+  entity_name: 'Name',
+  entity_type: 'Type',
+  name: 'Name',
+  label: 'Type',
+  status: 'Status',
+  operator: 'Operator',
+  lease: 'Lease',
+  county: 'County',
+  field: 'Field',
+  rule: 'Rule',
+  reason: 'Reason',
+  due_date: 'Due date',
+  what: 'What is due',
+  source: 'Source',
+  authorization: 'Authorization',
+  authorized_mcf_per_day: 'Authorized (mcf/d)',
+  expiry_date: 'Expires',
+  days_left: 'Days left',
+  period: 'Month',
+  oil_bbl: 'Oil (bbl)',
+  gas_mcf: 'Gas (mcf)',
+  distance_ft: 'Distance (ft)',
+  same_horizon: 'Same horizon',
+  within_rule_37: 'Inside Rule 37 spacing',
+  api_number: 'API number',
+  match: 'Found by',
+  fact: 'Fact',
+  value: 'Value',
+  item: 'Item',
+  summary: 'Summary',
+  topic: 'Topic',
+  answer: 'Answer',
+};
+
+/** `{column: header}` for a tool's columns: the known header, else the key in words ("next_due" → "Next due"). */
+export function headersFor(columns: readonly string[]): Record<string, string> {
+  return Object.fromEntries(columns.map((c) => [c, COLUMN_HEADERS[c] ?? `${c[0].toUpperCase()}${c.slice(1).replace(/_/g, ' ')}`]));
+}

@@ -9,7 +9,7 @@ export const AGENT_TYPE = z.string().max(64).regex(/^[a-z0-9][a-z0-9_-]{0,63}$/,
 export const DEFAULT_AGENT_TYPE = 'general';
 
 /** Tools every agent type has, whatever the registry offers besides. */
-export const CORE_TOOLS: readonly string[] = ['load_skill', 'request_approval', 'graph_context'];
+export const CORE_TOOLS: readonly string[] = ['load_skill', 'request_approval', 'graph_context', 'find_entities', 'platform_help'];
 
 export interface AgentDefinition {
   key: string;

@@ -12,6 +12,7 @@ import { openApprovalFor, resumeGuard } from './resume-guard';
 import { outcomeWire } from './turn-frames';
 import type { ExecutionResult, PreparedTurn, TurnEngine } from './turn-preparation';
 import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from './turn-tools';
+import { platformHelpTool } from './help-tool';
 import { filingPayload } from '../../../commands/checklists/filing-payload';
 import { appendMessageCommand } from '../../../commands/conversations/append-message';
 import { TurnWrites } from './turn-writes';
@@ -166,7 +167,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     let skillsOfCall: SkillDefinition[] = [];
     const hooks = { skillLoaded: (skill: SkillDefinition) => void skillsOfCall.push(skill), approvalAsked: (ask: ApprovalAsk) => (approvalAsk = ask) };
     const prepareFiling: PrepareFiling = async (filing) => ({ ...(await filingPayload(deps, tenantId, filing, { conversationId, executionId })) });
-    const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks, prepareFiling)];
+    const own = [loadSkillTool(skills, hooks), requestApprovalTool(hooks, prepareFiling), platformHelpTool];
     const tools = new Map<string, AgentTool>();
     for (const t of [...own, ...registry]) if (agentAllows(agent, t.name) && !tools.has(t.name)) tools.set(t.name, t);
     const modelTools = [...tools.values()].map((t) => ({ name: t.name, description: t.description, inputSchema: toolInputSchema(t.parameters) }));

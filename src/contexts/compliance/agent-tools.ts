@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { AgentTool, ToolProvider } from '../../platform/agent-tools';
+import { headersFor } from '../../platform/agent-tools';
 import { requireToolPermission } from '../../platform/agent-tools';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
 import { summary } from '../../../queries/compliance/dashboard';
 import { bucketEntities, CellView, entityStatus, GROUPINGS } from '../../../queries/compliance/entity-status';
 import { MATRIX_BUCKETS } from '../../../queries/compliance/dashboard';
+import { COLORS, LIST_GROUPINGS, listEntities } from '../../../queries/compliance/entity-list';
 import { wellContext } from '../../../queries/graph/well-context';
 import { namespaceOf } from '../../../streams/graph/names';
 import { graphFacts } from '../../../queries/compliance/graph-facts';
@@ -34,10 +36,16 @@ const TYPE_NOTES: Record<string, string> = { Lease: ' (Form PR is filed per oil 
 
 /** "31 overdue: 20 leases (Form PR is filed per oil lease), 9 wells, 2 operators." — or "9 wells are overdue." when they are all of one type. */
 export function bucketCount(total: number, bucket: string, types: ReadonlyArray<{ type: string; count: number }>): string {
-  const noun = (type: string, n: number) => plural(n, type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
   if (types.length === 1 && bucket === 'anomalies') return `${noun(types[0].type, total)} ${total === 1 ? 'has' : 'have'} open anomalies.`;
-  if (types.length === 1) return `${noun(types[0].type, total)} ${total === 1 ? 'is' : 'are'} ${BUCKET_WORDS[bucket]}.`;
-  return `${total} ${BUCKET_WORDS[bucket]}: ${types.map((t) => `${noun(t.type, t.count)}${TYPE_NOTES[t.type] ?? ''}`).join(', ')}.`;
+  return countSentence(total, BUCKET_WORDS[bucket], types);
+}
+
+const noun = (type: string, n: number) => plural(n, type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+/** "9 wells are overdue." for one type; "31 overdue: 20 leases (…), 9 wells, 2 operators." for several; "Nothing is overdue." */
+export function countSentence(total: number, predicate: string, types: ReadonlyArray<{ type: string; count: number }>): string {
+  if (total === 0) return `Nothing is ${predicate}.`;
+  if (types.length === 1) return `${noun(types[0].type, total)} ${total === 1 ? 'is' : 'are'} ${predicate}.`;
+  return `${total} ${predicate}: ${types.map((t) => `${noun(t.type, t.count)}${TYPE_NOTES[t.type] ?? ''}`).join(', ')}.`;
 }
 
 export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' | 'config'>, packs: DomainPack<any>[]): ToolProvider {
@@ -91,6 +99,7 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
           kind: 'table',
           title: `Compliance of ${status.entity_name}`,
           columns: ['rule', 'status', 'reason', 'due_date'],
+          headers: headersFor(['rule', 'status', 'reason', 'due_date']),
           rows: cells.map((c) => ({ rule: titleOf(c.domain), domain: c.domain, status: STATUS_WORDS[c.color] ?? c.color, color: c.color, reason: c.reason, due_date: c.due_date })),
           total_rows: cells.length,
           overall: STATUS_WORDS[worst],
@@ -140,6 +149,7 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
           group_by: a.group_by,
           groups: found.groups,
           columns: ['entity_id', 'entity_name', 'operator', 'lease', 'rule', 'reason', 'due_date'],
+          headers: headersFor(['entity_id', 'entity_name', 'operator', 'lease', 'rule', 'reason', 'due_date']),
           rows: found.rows.map((r) => ({ entity_id: r.entity_id, entity_name: r.entity_name, operator: r.operator, lease: r.lease, rule: r.cells.map((c) => titleOf(c.domain)).join('; '), reason: r.cells.map((c) => c.reason).join('; '), due_date: r.next_due })),
           total_rows: found.total,
           entities: found.rows.map((r) => ({ entity_id: r.entity_id, name: r.entity_name, entity_type: r.entity_type })),
@@ -174,11 +184,77 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
       const lines = items.length === 0 ? [`Well ${name} (${entity_id}) has no recorded deadline.`] : [`Deadlines of well ${name} (${entity_id}) as of ${now}:`, ...items.map((i) => `- ${i.due_date} (${when(i.due_date)}): ${i.rule} — ${i.what}.`)];
       return {
         content: lines.join('\n'),
-        result: { kind: 'table', title: `Deadlines of ${name}`, columns: ['due_date', 'rule', 'what', 'source'], rows: items, total_rows: items.length, entities: [{ entity_id, name, entity_type: status?.entity_type ?? 'Well' }] },
+        result: { kind: 'table', title: `Deadlines of ${name}`, columns: ['due_date', 'rule', 'what', 'source'], headers: headersFor(['due_date', 'rule', 'what', 'source']), rows: items, total_rows: items.length, entities: [{ entity_id, name, entity_type: status?.entity_type ?? 'Well' }] },
       };
     },
   };
 
-  const tools = [statusTool, portfolioTool, deadlinesTool];
+  const ListArgs = z
+    .object({
+      entity_type: z.enum(['Well', 'Lease', 'Operator']).optional().describe('only wells, leases or operators'),
+      domain: z.string().min(1).max(64).optional().describe(`one rule: ${packs.map((p) => `${p.domain} (${p.title})`).join(', ')}`),
+      colors: z.array(z.enum(COLORS)).max(5).optional().describe('red: not compliant, amber: action needed, blue: in review, green: compliant, grey: not assessed'),
+      overdue: z.boolean().optional().describe('only overdue work: a filing, test, renewal or plugging deadline before today'),
+      operator: z.string().min(1).max(200).optional().describe('entity id of the operator (find_entities)'),
+      lease: z.string().min(1).max(200).optional().describe('entity id of the lease (find_entities)'),
+      county: z.string().min(1).max(100).optional().describe('county name, e.g. Midland'),
+      group_by: z.enum(LIST_GROUPINGS).default('operator').describe('count the entities found by operator, lease, rule (domain) or county'),
+      limit: z.number().int().min(1).max(50).default(10),
+    })
+    .strict();
+  const listTool: AgentTool = {
+    name: 'compliance_list',
+    description: 'The portfolio\'s wells, leases or operators filtered by rule, colour (red not compliant, amber action needed, green compliant), overdue work, operator, lease or county: how many, counts by operator, lease, rule or county, and the entities with the matching verdicts\' reasons and due dates.',
+    parameters: ListArgs,
+    async run(args, caller) {
+      requireToolPermission(caller, READ, deps.config);
+      const a = args as z.infer<typeof ListArgs>;
+      if (a.domain && !domains.includes(a.domain)) throw new NotFound(`no rule ${a.domain}; the rules are ${domains.join(', ')}`);
+      const nameOf = async (id: string | undefined) => (id ? ((await entityStatus(knex, caller.tenantId, id, domains))?.entity_name ?? id) : null);
+      const [found, operatorName, leaseName] = await Promise.all([
+        listEntities(knex, caller.tenantId, today(), domains, { entityType: a.entity_type, domain: a.domain, colors: a.colors, overdue: a.overdue, operator: a.operator, lease: a.lease, county: a.county }, a.group_by, a.limit),
+        nameOf(a.operator),
+        nameOf(a.lease),
+      ]);
+      const colorWords = a.colors?.length ? a.colors.map((c) => STATUS_WORDS[c]).join(' or ') : null;
+      const predicate = [
+        a.overdue ? 'overdue' : colorWords ?? 'on record',
+        a.domain ? `${a.overdue || colorWords ? 'on' : 'for'} ${titleOf(a.domain)}` : null,
+        operatorName ? `of operator ${operatorName}` : null,
+        leaseName ? `on lease ${leaseName}` : null,
+        a.county ? `in ${a.county} county` : null,
+      ].filter(Boolean).join(' ');
+      const types = a.entity_type && found.total === 0 ? [{ type: a.entity_type, count: 0 }] : found.types;
+      const lines = [found.total === 0 && a.entity_type ? `No ${a.entity_type.toLowerCase()} is ${predicate}.` : countSentence(found.total, predicate, types)];
+      if (found.total > 0) {
+        const groupWord = a.group_by === 'domain' ? 'rule' : a.group_by;
+        const groups = found.groups.slice(0, 5).map((g) => `${a.group_by === 'domain' ? titleOf(g.key) : g.key} (${g.count})`);
+        lines.push(`By ${groupWord}: ${groups.join('; ')}${found.groups.length > 5 ? `; and ${found.groups.length - 5} more` : ''}.`);
+        for (const r of found.rows) {
+          const why = r.cells.map((c) => `${titleOf(c.domain)}: ${c.reason}${c.due_date && !c.reason.includes(c.due_date) ? ` (due ${c.due_date})` : ''}`).join('; ');
+          lines.push(`- ${r.entity_name} (${r.entity_id})${r.operator && r.entity_type !== 'Operator' ? `, ${r.operator}` : ''}${why ? ` — ${why}` : ''}.`);
+        }
+        if (found.total > found.rows.length) lines.push(`… and ${found.total - found.rows.length} more.`);
+      }
+      const columns = ['entity_name', 'entity_id', 'entity_type', 'operator', 'lease', 'county', 'rule', 'reason', 'due_date'];
+      return {
+        content: lines.join('\n'),
+        result: {
+          kind: 'table',
+          title: lines[0],
+          types: found.types,
+          group_by: a.group_by,
+          groups: found.groups,
+          columns,
+          headers: headersFor(columns),
+          rows: found.rows.map((r) => ({ entity_name: r.entity_name, entity_id: r.entity_id, entity_type: r.entity_type, operator: r.operator, lease: r.lease, county: r.county, rule: r.cells.map((c) => titleOf(c.domain)).join('; '), reason: r.cells.map((c) => c.reason).join('; '), due_date: r.next_due })),
+          total_rows: found.total,
+          entities: found.rows.map((r) => ({ entity_id: r.entity_id, name: r.entity_name, entity_type: r.entity_type })),
+        },
+      };
+    },
+  };
+
+  const tools = [statusTool, portfolioTool, deadlinesTool, listTool];
   return { tools: async () => tools };
 }

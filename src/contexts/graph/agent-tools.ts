@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool, ToolProvider } from '../../platform/agent-tools';
+import { headersFor } from '../../platform/agent-tools';
 import type { PlatformDeps } from '../../platform/context-module';
 import { resolveVertex } from '../../../commands/graph/resolve-vertex';
 import { VertexView } from '../../../queries/graph/entities';
@@ -8,6 +9,7 @@ import { impactOf } from '../../../queries/graph/impact';
 import { managedContext } from '../../../queries/graph/managed-context';
 import { runTemplate, TEMPLATES } from '../../../queries/graph/query-templates';
 import { namespaceOf } from '../../../streams/graph/names';
+import { entityTools } from './entity-tools';
 import { wellTools } from './well-tools';
 
 /**
@@ -65,16 +67,16 @@ export function graphAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): Too
       const vertexRows = TEMPLATES[a.template_id].columns.length === 1;
       if (vertexRows && vertices.length === results.length) {
         const rows = vertices.map((v) => ({ entity_id: v.entity_id, label: v.label, name: nameOf(v), status: v.properties.status ?? null }));
-        const lines = rows.slice(0, 50).map((r) => `- ${r.label} ${r.name} (entity_id ${r.entity_id})${r.status ? ` status ${r.status}` : ''}`);
+        const lines = rows.slice(0, 50).map((r) => `- ${r.label} ${r.name} (${r.entity_id})${r.status ? `, ${String(r.status).replace(/_/g, ' ')}` : ''}`);
         return {
           content: `${count} result(s) of ${a.template_id}:\n${lines.join('\n')}${count > 50 ? `\n… ${count - 50} more` : ''}`,
-          result: { kind: 'table', columns: ['entity_id', 'label', 'name', 'status'], rows, total_rows: count, entities: vertices.slice(0, 20).map(entityOf) },
+          result: { kind: 'table', columns: ['entity_id', 'label', 'name', 'status'], headers: headersFor(['entity_id', 'label', 'name', 'status']), rows, total_rows: count, entities: vertices.slice(0, 20).map(entityOf) },
         };
       }
       const columns = results[0] ? Object.keys(results[0]) : TEMPLATES[a.template_id].columns;
       return {
         content: `${count} result(s) of ${a.template_id}:\n${results.slice(0, 50).map((r) => JSON.stringify(r)).join('\n')}`,
-        result: { kind: 'table', columns, rows: results, total_rows: count },
+        result: { kind: 'table', columns, headers: headersFor(columns), rows: results, total_rows: count },
       };
     },
   };
@@ -103,6 +105,6 @@ export function graphAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): Too
     },
   };
 
-  const tools = [graphContextTool, templateTool, impactTool, ...wellTools(deps)];
+  const tools = [graphContextTool, templateTool, impactTool, ...wellTools(deps), ...entityTools(deps)];
   return { tools: async () => tools };
 }

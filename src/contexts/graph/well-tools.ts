@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AgentTool } from '../../platform/agent-tools';
+import { headersFor } from '../../platform/agent-tools';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
 import { walkFrom } from '../../../queries/graph/context-walk';
@@ -79,7 +80,7 @@ export function wellTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): AgentTool
             ];
       return {
         content: lines.join('\n'),
-        result: { kind: 'table', title: `Flaring authorizations of ${String(well.name ?? well.entity_id)}`, columns: ['authorization', 'authorized_mcf_per_day', 'expiry_date', 'status', 'days_left'], rows, total_rows: rows.length, flared_mcf: flared, vented_mcf: vented, rate_mcf_per_day: rate, entities: [{ entity_id: well.entity_id, name: String(well.name ?? well.entity_id), entity_type: 'Well' }] },
+        result: { kind: 'table', title: `Flaring authorizations of ${String(well.name ?? well.entity_id)}`, columns: ['authorization', 'authorized_mcf_per_day', 'expiry_date', 'status', 'days_left'], headers: headersFor(['authorization', 'authorized_mcf_per_day', 'expiry_date', 'status', 'days_left']), rows, total_rows: rows.length, flared_mcf: flared, vented_mcf: vented, rate_mcf_per_day: rate, entities: [{ entity_id: well.entity_id, name: String(well.name ?? well.entity_id), entity_type: 'Well' }] },
       };
     },
   };
@@ -123,7 +124,7 @@ export function wellTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): AgentTool
           y: 'oil_bbl',
           data: months,
           series: [{ key: 'oil_bbl', label: 'Oil (bbl)' }, { key: 'gas_mcf', label: 'Gas (mcf)' }],
-          columns: ['period', 'oil_bbl', 'gas_mcf'],
+          columns: ['period', 'oil_bbl', 'gas_mcf'], headers: headersFor(['period', 'oil_bbl', 'gas_mcf']),
           rows: months,
           period: month?.period ?? null,
           month: month ?? null,
@@ -161,7 +162,7 @@ export function wellTools(deps: Pick<PlatformDeps, 'knex' | 'clock'>): AgentTool
             ];
       return {
         content: lines.join('\n'),
-        result: { kind: 'table', title: `Offset wells of ${root.properties.name ?? root.entity_id}`, columns: ['entity_id', 'name', 'distance_ft', 'same_horizon', 'within_rule_37'], rows, total_rows: rows.length, entities: [{ entity_id: root.entity_id, name: root.properties.name ?? root.entity_id, entity_type: 'Well' }] },
+        result: { kind: 'table', title: `Offset wells of ${root.properties.name ?? root.entity_id}`, columns: ['entity_id', 'name', 'distance_ft', 'same_horizon', 'within_rule_37'], headers: headersFor(['entity_id', 'name', 'distance_ft', 'same_horizon', 'within_rule_37']), rows, total_rows: rows.length, entities: [{ entity_id: root.entity_id, name: root.properties.name ?? root.entity_id, entity_type: 'Well' }] },
       };
     },
   };

@@ -41,18 +41,18 @@ describe('the builtin compliance assistant over POST /execute', function () {
     return { result: body, answer, tools: body.messages.flatMap((m: any) => m.tool_calls.map((c: any) => c.name)) as string[] };
   };
 
-  it('answers the overdue question with the count by what is overdue (leases, wells, operators) and the rule each is late on', async () => {
-    const summary = (await t.api.get('/compliance/summary', alice.headers)).body;
-    const countOf = async (type: string) => (await t.api.get(`/compliance/matrix?entity_type=${type}&bucket=overdue&page_size=1`, alice.headers)).body.total;
-    const [leases, wells, operators] = [await countOf('Lease'), await countOf('Well'), await countOf('Operator')];
-    expect(leases + wells + operators).to.equal(summary.overdue_count);
+  it('answers the overdue question with overdue work only, counted in wells, with the rule each is late on', async () => {
     const { answer, tools } = await ask('Which of my wells have overdue filings?');
-    expect(tools).to.deep.equal(['compliance_portfolio']);
-    const parts = [[leases, 'lease', ' (Form PR is filed per oil lease)'], [wells, 'well', ''], [operators, 'operator', '']].filter(([n]) => n as number > 0).sort((a, b) => (b[0] as number) - (a[0] as number) || String(a[1]).localeCompare(String(b[1])));
-    expect(answer).to.contain(`${summary.overdue_count} overdue: ${parts.map(([n, noun, note]) => `${n} ${noun}${n === 1 ? '' : 's'}${note}`).join(', ')}.`);
-    expect(answer).to.match(/^- .+ \((42-\d{3}-\d{5}|[OG]-\d+-\d+|P5-\d+)\)(, .+)? — .+: 16 TAC §[\d.]+ .+\.$/m);
+    expect(tools).to.deep.equal(['compliance_list']);
+    const count = /^(\d+) wells? (?:is|are) overdue\.$/.exec(answer.split('\n')[0]);
+    expect(count, answer).not.to.equal(null);
+    const overdueWells = (await t.api.get('/compliance/matrix?entity_type=Well&bucket=overdue&page_size=1', alice.headers)).body.total;
+    expect(Number(count![1])).to.be.at.most(overdueWells);
+    expect(answer).to.match(/^- .+ \(42-\d{3}-\d{5}\), .+ — .+: 16 TAC §[\d.]+ .+\.$/m);
+    // A spacing violation or a lapsed permit is no overdue work.
+    expect(answer).not.to.match(/Rule 37 well spacing:|before spud/);
     const { answer: most } = await ask('Which operator has the most overdue wells?');
-    expect(most.split('\n')[0]).to.match(new RegExp(`^.+ has the most: \\d+ of the ${summary.overdue_count} overdue\\.$`));
+    expect(most.split('\n')[0]).to.match(new RegExp(`^.+ has the most: \\d+ of the ${count![1]} wells that are overdue\\.$`));
   });
 
   it('says whether a well is compliant, rule by rule with the reason', async () => {
@@ -65,7 +65,7 @@ describe('the builtin compliance assistant over POST /execute', function () {
 
   it('says whether a lease is compliant from its own rows, Form PR first among them', async () => {
     const { answer, result, tools } = await ask(`Is lease ${overdueLease} compliant?`);
-    expect(tools).to.deep.equal(['compliance_status']);
+    expect(tools).to.deep.equal(['find_entities', 'compliance_status']);
     expect(answer.split('\n')[0]).to.equal('No.');
     expect(answer).to.match(new RegExp(`^Lease .+ \\(${overdueLease}\\) is not compliant: \\d+ rules? violated or overdue`, 'm'));
     expect(answer).to.match(/^- Form PR[^:]*: not compliant — 16 TAC §3\.58 /m);
@@ -77,16 +77,16 @@ describe('the builtin compliance assistant over POST /execute', function () {
     expect(answer).to.match(new RegExp(`^- Form PR[^:]*: filed per oil lease, on Lease .+ \\(${leasedWell.lease}\\) — not compliant: 16 TAC §3\\.58 `, 'm'));
   });
 
-  it('the word "file" alone opens no approval; it says what it can answer', async () => {
+  it('the word "file" alone opens no approval; it says which files can be attached', async () => {
     const { result, answer, tools } = await ask('What file formats can I attach?');
     expect(result.status).to.equal('completed');
-    expect(tools).to.deep.equal([]);
-    expect(answer).to.contain('I can answer:');
+    expect(tools).to.deep.equal(['platform_help']);
+    expect(answer.split('\n')[0]).to.equal('You can attach PDF, DOCX, XLSX, CSV and plain text (TXT) files.');
   });
 
   it('a Form PR filing request for a well of an oil lease prepares the checklist assessed on the lease, then pauses on an approval carrying the figures and validations', async () => {
     const { result, tools, answer } = await ask(`Prepare the Form PR for well ${leasedWell.id} for 2025-12 and submit it for review`);
-    expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(tools).to.deep.equal(['load_skill', 'find_entities', 'start_checklist', 'request_approval']);
     expect(answer).to.match(new RegExp(`^Form PR of well ${leasedWell.id} is filed with its oil lease .+ \\(${leasedWell.lease}\\): the checklist is assessed on the lease's wells and volumes\\.$`, 'm'));
     expect(result.status).to.equal('awaiting_hitl');
     const p = (await t.api.get(`/approvals/${result.hitl_approval_id}`, alice.headers)).body.payload;
@@ -104,7 +104,7 @@ describe('the builtin compliance assistant over POST /execute', function () {
 
   it('a Form PR filing request for a lease opens the checklist on the lease', async () => {
     const { result, tools, answer } = await ask(`Prepare the Form PR for lease ${overdueLease} for 2025-12 and submit it for review`);
-    expect(tools).to.deep.equal(['load_skill', 'start_checklist', 'request_approval']);
+    expect(tools).to.deep.equal(['load_skill', 'find_entities', 'start_checklist', 'request_approval']);
     expect(answer).to.match(new RegExp(`^Checklist \\S+: Form PR monthly production report for lease ${overdueLease}, period 2025-12`, 'm'));
     expect(answer).not.to.contain('is filed with its oil lease');
     expect(result.status).to.equal('awaiting_hitl');
@@ -120,7 +120,7 @@ describe('the builtin compliance assistant over POST /execute', function () {
     const types = (await t.api.get('/event-types', alice.headers)).body;
     expect((types.event_types ?? types.items ?? types).map((e: any) => e.name)).to.include.members(['Flare upset', 'H2S release', 'Spill', 'Equipment failure']);
     const { answer, tools } = await ask(`Log a flare upset at well ${overdueWell}: 350 mcf over 6 hours`, 'field_event');
-    expect(tools.filter((name) => name !== 'load_skill')).to.deep.equal(['log_operational_event']);
+    expect(tools.filter((name) => name !== 'load_skill')).to.deep.equal(['find_entities', 'log_operational_event']);
     expect(answer).to.match(new RegExp(`^Logged Flare upset \\S+ for Well ${overdueWell} at .+: Gas flared \\(mcf\\): 350, Duration \\(hours\\): 6\\.`, 'm'));
     const { answer: recent } = await ask('Show recent operational events');
     expect(recent).to.contain(`Flare upset at Well ${overdueWell}`);

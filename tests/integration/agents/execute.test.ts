@@ -49,46 +49,50 @@ describe('agent turns over POST /execute', function () {
     const result = response.body;
     expect(result).to.have.keys('execution_id', 'conversation_id', 'status', 'messages', 'tokens_used', 'cost_usd', 'skills_injected', 'thinking_mode', 'referenced_entities', 'hitl_approval_id', 'hitl_checkpoint_type', 'error');
     expect(result).to.include({ conversation_id: conversationId, status: 'completed', cost_usd: 0, thinking_mode: 'adaptive', hitl_approval_id: null, hitl_checkpoint_type: null, error: null });
-    expect(result.messages.map((m: any) => m.role)).to.deep.equal(['assistant', 'tool', 'assistant']);
-    expect(result.messages[0].tool_calls).to.have.length(1);
-    expect(result.messages[0].tool_calls[0]).to.deep.include({ name: 'compliance_status', args: { entity_id: wellApi } });
-    expect(result.messages[1].content).to.contain(wellApi);
+    // The well is found first (whatever its entity id), then the compliance tool is given its entity id.
+    expect(result.messages.map((m: any) => m.role)).to.deep.equal(['assistant', 'tool', 'assistant', 'tool', 'assistant']);
+    expect(result.messages[0].tool_calls[0]).to.deep.include({ name: 'find_entities', args: { reference: wellApi, entity_type: 'Well' } });
+    expect(result.messages[2].tool_calls).to.have.length(1);
+    expect(result.messages[2].tool_calls[0]).to.deep.include({ name: 'compliance_status', args: { entity_id: wellApi } });
+    expect(result.messages[3].content).to.contain(wellApi);
     // The answer is the tool's sentences (the rules by name, the reasons), not a dump of fields.
-    expect(result.messages[2].content.split('\n')[0]).to.match(new RegExp(`^Well .+ \\(${wellApi}\\) (is|has)`));
-    expect(result.messages[2].content).to.not.match(/\w+_\w+: /);
+    expect(result.messages[4].content.split('\n')[0]).to.match(new RegExp(`^Well .+ \\(${wellApi}\\) (is|has)`));
+    expect(result.messages[4].content).to.not.match(/\w+_\w+: /);
     expect(result.referenced_entities).to.deep.equal([{ entity_id: wellApi, name: result.referenced_entities[0].name, entity_type: 'Well' }]);
     expect(result.tokens_used).to.be.a('number').greaterThan(0);
 
-    expect(await nodesOf(alice.tenantId, result.execution_id)).to.deep.equal(['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'initial_llm_call', 'approval_node', 'output_format']);
+    expect(await nodesOf(alice.tenantId, result.execution_id)).to.deep.equal(['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'initial_llm_call', 'tool_node', 'initial_llm_call', 'approval_node', 'output_format']);
     const events = await turnEvents(alice.tenantId, result.execution_id);
     expect(events[0].type).to.equal('TurnStarted');
-    expect(events.map((e) => e.type).filter((type) => type.startsWith('Tool'))).to.deep.equal(['ToolCalled', 'ToolReturned']);
+    expect(events.map((e) => e.type).filter((type) => type.startsWith('Tool'))).to.deep.equal(['ToolCalled', 'ToolReturned', 'ToolCalled', 'ToolReturned']);
     expect(events.slice(-2).map((e) => e.type)).to.deep.equal(['UsageRecorded', 'TurnCompleted']);
     // tokens_used is the sum of what the model calls reported.
     const perCall = events.flatMap((e) => (e.type === 'NodeCompleted' && e.data.node === 'initial_llm_call' ? [e.data.tokensUsed!] : []));
     expect(result.tokens_used).to.equal(perCall.reduce((a, b) => a + b, 0));
 
     const { body } = await t.api.get(`/conversations/${conversationId}/messages`, alice.headers);
-    expect(body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'tool', 'assistant']);
+    expect(body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'tool', 'tool', 'assistant']);
     for (const m of body.messages) expect(m.metadata.execution_id).to.equal(result.execution_id);
-    const tool = body.messages[1];
+    const tool = body.messages[2];
     expect(tool.tool_name).to.equal('compliance_status');
     expect(tool.metadata.tool_result).to.deep.include({ kind: 'table', columns: ['rule', 'status', 'reason', 'due_date'] });
+    // People read the headers, with units where there are any.
+    expect(tool.metadata.tool_result.headers).to.deep.equal({ rule: 'Rule', status: 'Status', reason: 'Reason', due_date: 'Due date' });
   });
 
-  it('POST /agents/{agent_id}/execute is the same turn; an operator question also runs the operator_wells template as a table', async () => {
+  it('POST /agents/{agent_id}/execute is the same turn; an operator\'s wells are listed as a table with headers', async () => {
     const namespace = namespaceOf(alice.tenantId);
     const [well] = await listVertices(t.deps.knex, namespace, 'Well', 1);
     const [{ neighbor: operator }] = await edgesOf(t.deps.knex, namespace, well.id, { edgeLabel: 'OPERATED_BY', direction: 'out' });
     const conversationId = await newConversation(alice);
     const response = await t.api.post('/agents/whatever/execute', { conversation_id: conversationId, message: `Which wells does operator ${operator.entity_id} run?` }, alice.headers);
     expect(response.status).to.equal(200);
-    expect(response.body.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['graph_context', 'graph_query_template']);
+    expect(response.body.messages.flatMap((m: any) => m.tool_calls.map((c: any) => c.name))).to.deep.equal(['find_entities', 'compliance_list']);
     const { body } = await t.api.get(`/conversations/${conversationId}/messages`, alice.headers);
-    const table = body.messages.find((m: any) => m.tool_name === 'graph_query_template').metadata.tool_result;
+    const table = body.messages.find((m: any) => m.tool_name === 'compliance_list').metadata.tool_result;
     expect(table).to.include({ kind: 'table' });
-    expect(table.columns).to.deep.equal(['entity_id', 'label', 'name', 'status']);
-    expect(table.rows.length).to.equal(table.total_rows);
+    expect(table.headers).to.include({ entity_id: 'Entity id', entity_name: 'Name', due_date: 'Due date' });
+    expect(table.rows.length).to.equal(Math.min(10, table.total_rows));
   });
 
   it('a skill\'s trigger word loads it mid-turn: skills_injected on the result, skills_loaded on that tool_node', async () => {
@@ -110,13 +114,13 @@ describe('agent turns over POST /execute', function () {
     }
     const { body: result } = await execute(alice, { conversation_id: conversationId, agent_type: 'mystery_agent', message: `What is the impact if well ${wellApi} goes down?` });
     expect(result.status).to.equal('completed');
-    // impact_analysis is not a core tool: the graph context about the well runs instead.
-    expect(result.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['graph_context']);
+    // impact_analysis is not a core tool: the well is found, then the graph context about it runs instead.
+    expect(result.messages.flatMap((m: any) => m.tool_calls.map((c: any) => c.name))).to.deep.equal(['find_entities', 'graph_context']);
     const events = await turnEvents(alice.tenantId, result.execution_id);
     const system = events.find((e) => e.type === 'NodeCompleted' && e.data.node === 'system_prompt_node');
     expect((system!.data as any).detail).to.deep.include({ agent_type: 'mystery_agent', agent_type_known: false });
     const general = (await execute(alice, { conversation_id: conversationId, message: `What is the impact if well ${wellApi} goes down?` })).body;
-    expect(general.messages[0].tool_calls.map((c: any) => c.name)).to.deep.equal(['impact_analysis']);
+    expect(general.messages.flatMap((m: any) => m.tool_calls.map((c: any) => c.name))).to.deep.equal(['find_entities', 'impact_analysis']);
   });
 
   it('an unknown conversation or another user\'s answers 404 and appends nothing', async () => {
@@ -319,7 +323,7 @@ describe('agent turns over POST /execute', function () {
     const second = await execute(alice, { conversation_id: conversationId, message: `Well ${wellApi}?` }, { 'idempotency-key': key });
     expect(second.status).to.equal(200);
     expect(second.body).to.deep.equal(first.body);
-    expect((await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.total).to.equal(3);
+    expect((await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.total).to.equal(4);
   });
 
   it('skills are edited with skills.author: a new skill\'s trigger loads it; retiring hides it', async () => {

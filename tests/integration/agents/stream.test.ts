@@ -94,6 +94,8 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
       'node_end:initial_llm_call',
       'node_end:tool_node',
       'node_end:initial_llm_call',
+      'node_end:tool_node',
+      'node_end:initial_llm_call',
       'node_end:approval_node',
       'node_end:output_format',
       'done:done',
@@ -103,7 +105,9 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
       expect(f.id).to.match(/^[0-9a-f-]{36}:\d+$/);
     }
     expect(new Set(frames.map((f) => f.id)).size).to.equal(frames.length);
-    const call = frames[3].data.data;
+    // The well is found first, then its compliance is asked by its entity id.
+    const [search, call] = [frames[3].data.data, frames[5].data.data];
+    expect(search.message.tool_calls[0]).to.deep.include({ name: 'find_entities' });
     expect(call).to.include({ status: 'ok' });
     expect(call.tokens_used).to.be.a('number');
     expect(call.message.tool_calls[0]).to.deep.include({ name: 'compliance_status' });

@@ -2,8 +2,9 @@ import { expect } from 'chai';
 import type { BuiltinTurn } from '../../../src/platform/infra/llm/builtin-model';
 import { complianceAssistant } from '../../../src/contexts/agents/assistant/compliance-assistant';
 import { eventFieldsIn, intentOf, periodIn } from '../../../src/contexts/agents/assistant/intents';
+import { parseQuestion } from '../../../streams/agents/question';
 
-const TOOLS = new Set(['compliance_status', 'compliance_portfolio', 'compliance_deadlines', 'flaring_authorizations', 'production_summary', 'offset_wells', 'start_checklist', 'checklist_assessment', 'add_checklist_note', 'log_operational_event', 'recent_operational_events', 'graph_context', 'graph_query_template', 'impact_analysis', 'request_approval', 'load_skill']);
+const TOOLS = new Set(['compliance_status', 'compliance_portfolio', 'compliance_deadlines', 'flaring_authorizations', 'production_summary', 'offset_wells', 'start_checklist', 'checklist_assessment', 'add_checklist_note', 'log_operational_event', 'recent_operational_events', 'graph_context', 'graph_query_template', 'impact_analysis', 'request_approval', 'load_skill', 'compliance_list', 'entity_facts', 'platform_help']);
 const TODAY = '2026-11-26';
 const WELL = '42-255-32810';
 const calls = (question: string) => intentOf(question, TOOLS, TODAY).calls;
@@ -13,12 +14,14 @@ const textOf = (step: ReturnType<typeof assistant.next>) => ('text' in step ? st
 
 describe('the builtin compliance assistant', () => {
   it('maps portfolio questions, in several phrasings, to the bucket and grouping they ask for', () => {
-    for (const q of ['Which of my wells have overdue filings?', 'How many wells are overdue?', 'Show me everything that is past due', 'Which wells are late?']) {
-      expect(calls(q), q).to.deep.equal([{ toolName: 'compliance_portfolio', input: { bucket: 'overdue', group_by: 'operator', limit: 10 } }]);
+    // Overdue is overdue work, listed in the unit asked for.
+    for (const q of ['Which of my wells have overdue filings?', 'How many wells are overdue?', 'Which wells are late?']) {
+      expect(calls(q), q).to.deep.equal([{ toolName: 'compliance_list', input: { entity_type: 'Well', overdue: true, group_by: 'operator', limit: 10 } }]);
     }
+    expect(calls('Show me everything that is past due')).to.deep.equal([{ toolName: 'compliance_list', input: { overdue: true, group_by: 'operator', limit: 10 } }]);
     for (const q of ['What is due in the next 7 days?', 'What is due this week?', 'Anything due within seven days?']) expect(calls(q)[0].input, q).to.deep.include({ bucket: 'due_7d' });
     expect(calls('What is due in the next 30 days?')[0].input).to.deep.include({ bucket: 'due_30d' });
-    expect(calls('Which operator has the most overdue wells?')[0].input).to.deep.include({ bucket: 'overdue', group_by: 'operator' });
+    expect(calls('Which operator has the most overdue wells?')[0].input).to.deep.include({ entity_type: 'Well', overdue: true, group_by: 'operator' });
     expect(calls('Which lease has the most overdue wells?')[0].input).to.deep.include({ group_by: 'lease' });
     expect(calls('Overdue wells by rule please')[0].input).to.deep.include({ group_by: 'domain' });
     expect(calls('Any anomalies in the portfolio?')[0].input).to.deep.include({ bucket: 'anomalies' });
@@ -44,8 +47,8 @@ describe('the builtin compliance assistant', () => {
   });
 
   it('a filing needs a filing intent: the word "file" alone opens nothing', () => {
-    expect(calls('What file formats can I attach?')).to.deep.equal([]);
-    expect(calls('Can I upload a PDF file?')).to.deep.equal([]);
+    expect(calls('What file formats can I attach?')).to.deep.equal([{ toolName: 'platform_help', input: { topic: 'attachments' } }]);
+    expect(calls('Can I upload a PDF file?')).to.deep.equal([{ toolName: 'platform_help', input: { topic: 'attachments' } }]);
     expect(calls(`Prepare the Form PR for well ${WELL} for last month and submit it for review`)).to.deep.equal([{ toolName: 'start_checklist', input: { form: 'form_pr', entity_id: WELL, period: '2026-10' } }]);
     expect(calls(`File the R-32 for ${WELL}`)).to.deep.equal([{ toolName: 'start_checklist', input: { form: 'R-32', entity_id: WELL } }]);
     expect(calls(`Please submit the W-10 for well ${WELL}.`)).to.deep.equal([{ toolName: 'request_approval', input: { checkpoint_type: 'filing_submission', summary: `Please submit the W-10 for well ${WELL}.`, form: 'W-10', entity_id: WELL } }]);
@@ -98,7 +101,7 @@ describe('the builtin compliance assistant', () => {
     const LEASE = 'O-01-10074';
     expect(calls(`Is lease ${LEASE} compliant?`)).to.deep.equal([{ toolName: 'compliance_status', input: { entity_id: LEASE } }]);
     expect(calls(`Is well ${LEASE} compliant?`)).to.deep.equal([{ toolName: 'compliance_status', input: { entity_id: LEASE } }]);
-    expect(calls(`What do we know about lease ${LEASE}?`)).to.deep.equal([{ toolName: 'graph_context', input: { entity_type_key: 'lease', id: LEASE } }]);
+    expect(calls(`What do we know about lease ${LEASE}?`)).to.deep.equal([{ toolName: 'entity_facts', input: { entity_id: LEASE, entity_type: 'Lease' } }]);
     expect(calls(`Prepare the Form PR for lease ${LEASE} for 2025-12 and submit it for review`)).to.deep.equal([{ toolName: 'start_checklist', input: { form: 'form_pr', entity_id: LEASE, entity_type: 'Lease', period: '2025-12' } }]);
     expect(calls(`Log a flare upset at lease ${LEASE}: 350 mcf`)[0].input).to.deep.include({ entity_id: LEASE, entity_type: 'Lease' });
   });
@@ -117,8 +120,65 @@ describe('the builtin compliance assistant', () => {
   });
 
   it('a question it cannot answer gets what it can answer; a failed tool is said in words', () => {
-    expect(textOf(assistant.next(turn('What file formats can I attach?')))).to.match(/^I cannot answer that from the tools I have\. I can answer: whether a well or a lease is compliant/);
+    expect(textOf(assistant.next(turn('What is the weather in Midland?')))).to.match(/^I cannot answer that from the tools I have\. I can answer: whether a well, lease or operator is compliant/);
     const failed = textOf(assistant.next(turn(`Is well ${WELL} compliant?`, [{ toolName: 'compliance_status', input: {}, text: `Error: ${WELL} has no compliance assessment` }])));
     expect(failed).to.equal(`I could not get the compliance status: ${WELL} has no compliance assessment.`);
+  });
+});
+
+describe('the builtin assistant reads a question into slots and finds what it names first', () => {
+  const SEARCH = new Set([...TOOLS, 'find_entities']);
+  const searchTurn = (userText: string, results: BuiltinTurn['results'] = []): BuiltinTurn => ({ ...turn(userText, results), tools: SEARCH });
+  const found = (reference: string, lines: string[]) => ({ toolName: 'find_entities', input: { reference }, text: [`${lines.length} matches for "${reference}":`, ...lines].join('\n') });
+  const GAS = '- Well HAWKINS GAS UNIT 2H — entity_id GW-HAWK-0001; API 42-479-56173; Webb county; found by its API number';
+
+  it('reads the slots: entities by API number, lease id, P-5 number or name; rule, colour, unit, county, grouping, fact', () => {
+    expect(parseQuestion('Prepare the Form PR for BAKER 11 for last month', TODAY)).to.deep.include({ refs: [{ text: 'BAKER 11', type: null }], period: '2026-10', form: { form: 'form_pr', template: true } });
+    expect(parseQuestion('Who operates well 4232939879?', TODAY)).to.deep.include({ refs: [{ text: '4232939879', type: 'Well' }], attribute: 'operator' });
+    expect(parseQuestion('Which wells does operator P5-123456 run?', TODAY)).to.deep.include({ refs: [{ text: 'P5-123456', type: 'Operator' }], unit: 'Well', domain: null, form: null });
+    expect(parseQuestion('Which wells are in violation of Rule 32 (flaring)?', TODAY)).to.deep.include({ domain: 'rule_32', colors: ['red'], unit: 'Well', refs: [] });
+    expect(parseQuestion('Which operator has the most overdue wells, and how many?', TODAY)).to.deep.include({ overdue: true, unit: 'Well', groupBy: 'operator', most: true, count: true });
+    expect(parseQuestion('Which county has the most overdue wells?', TODAY)).to.deep.include({ groupBy: 'county', county: null });
+    expect(parseQuestion('How many wells are in Reeves County?', TODAY)).to.deep.include({ county: 'Reeves', count: true });
+    expect(parseQuestion('Which wells are failing their well tests?', TODAY)).to.deep.include({ refs: [], domain: 'well_tests' });
+    expect(parseQuestion('What file formats can I attach?', TODAY)).to.deep.include({ help: 'attachments', refs: [] });
+  });
+
+  it('resolves relative periods to the filing month against the turn\'s clock', () => {
+    expect(periodIn('this quarter', TODAY)).to.equal('2026-10');
+    expect(periodIn('this quarter', '2026-10-05')).to.equal('2026-10');
+    expect(periodIn('last quarter', TODAY)).to.equal('2026-09');
+    expect(periodIn('September', TODAY)).to.equal('2026-09');
+    expect(periodIn('for 9/2025', TODAY)).to.equal('2025-09');
+    expect(periodIn('this month', TODAY)).to.equal('2026-11');
+  });
+
+  it('files the Form PR of a well named by API number with its entity id, not the API number', () => {
+    const question = 'Please file the Form PR for well 42-479-56173 for last month.';
+    const first = assistant.next(searchTurn(question));
+    expect(first).to.deep.equal({ calls: [{ toolName: 'find_entities', input: { reference: '42-479-56173', entity_type: 'Well' } }] });
+    const next = assistant.next(searchTurn(question, [found('42-479-56173', [GAS])]));
+    expect(next).to.deep.equal({ calls: [{ toolName: 'start_checklist', input: { form: 'form_pr', entity_id: 'GW-HAWK-0001', period: '2026-10' } }] });
+  });
+
+  it('prepares the Form PR of a lease named by name', () => {
+    const question = 'Prepare the Form PR for BAKER 11 for last month';
+    expect(assistant.next(searchTurn(question))).to.deep.equal({ calls: [{ toolName: 'find_entities', input: { reference: 'BAKER 11' } }] });
+    const lease = '- Lease BAKER 11 — entity_id O-8A-11332; Martin county; operator ACME; found by its name';
+    expect(assistant.next(searchTurn(question, [found('BAKER 11', [lease])]))).to.deep.equal({ calls: [{ toolName: 'start_checklist', input: { form: 'form_pr', entity_id: 'O-8A-11332', entity_type: 'Lease', period: '2026-10' } }] });
+  });
+
+  it('asks which one when two entities match, and says when none does', () => {
+    const twins = ['- Lease BAKER 11 — entity_id O-8A-11332; Martin county; found by its name', '- Lease BAKER 11 — entity_id O-08-99999; Ector county; found by its name'];
+    const asked = textOf(assistant.next(searchTurn('Is lease BAKER 11 compliant?', [found('BAKER 11', twins)])));
+    expect(asked.split('\n')).to.deep.equal(['Which one do you mean? 2 entities match "BAKER 11":', '- Lease BAKER 11 (O-8A-11332), Martin county.', '- Lease BAKER 11 (O-08-99999), Ector county.', 'Ask again with the entity id or API number of the one you mean.']);
+    const none = textOf(assistant.next(searchTurn('Who operates well NOSUCH 9?', [{ toolName: 'find_entities', input: { reference: 'NOSUCH 9' }, text: 'No well matches "NOSUCH 9".' }])));
+    expect(none).to.match(/^I found no well matching "NOSUCH 9"/);
+  });
+
+  it('answers the fact asked for first, from the entity facts', () => {
+    const facts = 'Well BAKER 11 1H (42-317-30001):\n- Operator: ACME OPERATING (P5-123456)\n- Lease: BAKER 11 (O-8A-11332)\n- County: Martin county, RRC district 8A';
+    const answer = textOf(assistant.next(searchTurn('Who operates well 42-317-30001?', [found('42-317-30001', ['- Well BAKER 11 1H — entity_id 42-317-30001; found by its entity id']), { toolName: 'entity_facts', input: { entity_id: '42-317-30001', entity_type: 'Well' }, text: facts }])));
+    expect(answer.split('\n')[0]).to.equal('Well BAKER 11 1H (42-317-30001) is operated by ACME OPERATING (P5-123456).');
   });
 });

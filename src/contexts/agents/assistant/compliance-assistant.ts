@@ -1,5 +1,6 @@
 import { BuiltinAssistant, BuiltinTurn, DECISION, skillCalls } from '../../../platform/infra/llm/builtin-model';
-import { Intent, intentOf } from './intents';
+import type { Question } from '../../../../streams/agents/question';
+import { FoundEntity, Intent, intentOf, planOf } from './intents';
 
 /**
  * The builtin model's compliance assistant (offline, deterministic): it maps the question to
@@ -11,7 +12,7 @@ import { Intent, intentOf } from './intents';
 const MAX_WORDS = 300;
 
 const CAN_ANSWER =
-  'I can answer: whether a well or a lease is compliant (give its API number, e.g. 42-255-32810, or lease id, e.g. O-01-10074) and why; what is overdue, due within 7 or 30 days or have anomalies, by operator, lease or rule; a well\'s deadlines, flaring authorizations, production and offset wells; recent operational events. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.';
+  'I can answer: whether a well, lease or operator is compliant and why (name it by API number, e.g. 42-255-32810, lease id, e.g. O-01-10074, P-5 number or name); which wells, leases or operators are overdue, not compliant on a rule, in a county or of an operator, and how many; who operates a well, its lease, field, county, status and last filing; a well\'s deadlines, flaring authorizations, production for a month and offset wells; recent operational events; which files can be attached, the roles and what can be filed. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.';
 
 const WHAT: Record<string, string> = {
   compliance_status: 'the compliance status',
@@ -29,7 +30,50 @@ const WHAT: Record<string, string> = {
   graph_query_template: 'the graph query',
   impact_analysis: 'the impact analysis',
   request_approval: 'the approval request',
+  find_entities: 'the entity',
+  entity_facts: 'the facts',
+  compliance_list: 'the list',
+  platform_help: 'the answer',
 };
+
+/** What the entity searches of this turn found, per reference: one entity, none, or several to choose from. */
+interface Resolution {
+  found: FoundEntity[];
+  missing: string[];
+  ambiguous: Array<{ reference: string; lines: string[] }>;
+}
+
+const MATCH_LINE = /^- (Well|Lease|Operator) (.+?) — entity_id (\S+?);/;
+
+function resolutionOf(results: BuiltinTurn['results']): Resolution {
+  const resolution: Resolution = { found: [], missing: [], ambiguous: [] };
+  for (const r of results.filter((x) => x.toolName === 'find_entities')) {
+    const reference = String(r.input.reference ?? '');
+    const lines = r.text.split('\n').filter((l) => MATCH_LINE.test(l));
+    if (lines.length === 0) resolution.missing.push(reference);
+    else if (lines.length > 1) resolution.ambiguous.push({ reference, lines });
+    else {
+      const m = MATCH_LINE.exec(lines[0])!;
+      resolution.found.push({ type: m[1] as FoundEntity['type'], name: m[2], id: m[3] });
+    }
+  }
+  return resolution;
+}
+
+/** The question cannot go on: nothing matched a name, or several did (the person says which). */
+function unresolved(resolution: Resolution, question: Question): string | null {
+  const what = (reference: string) => question.refs.find((r) => r.text === reference)?.type?.toLowerCase() ?? 'well, lease or operator';
+  if (resolution.ambiguous.length > 0) {
+    const { reference, lines } = resolution.ambiguous[0];
+    const choices = lines.slice(0, 5).map((l) => l.replace(MATCH_LINE, (_, type: string, name: string, id: string) => `- ${type} ${name} (${id}):`).replace(/: (.*)$/, ', $1.').replace(/; found by .*\.$/, '.'));
+    return [`Which one do you mean? ${lines.length} entities match "${reference}":`, ...choices, `${lines.length > 5 ? `… and ${lines.length - 5} more. ` : ''}Ask again with the entity id or API number of the one you mean.`].join('\n');
+  }
+  if (resolution.missing.length > 0) {
+    const reference = resolution.missing[0];
+    return `I found no ${what(reference)} matching "${reference}" in the knowledge graph. Give its API number, lease id, P-5 number or name as the platform knows it.`;
+  }
+  return null;
+}
 
 const words = (line: string) => line.split(/\s+/).filter(Boolean).length;
 
@@ -55,7 +99,10 @@ function linesOf(result: BuiltinTurn['results'][number], alone: boolean): string
       return [graphSentence(result.text)];
     case 'impact_analysis':
       return [result.text.split(' Economic impact:')[0].replace(/\.?$/, '.')];
+    case 'find_entities':
+      return [];
     case 'compliance_portfolio':
+    case 'compliance_list':
     case 'recent_operational_events':
       return firstBullets(result.text.split('\n').filter((l) => l.trim() !== ''), 5);
     default:
@@ -75,7 +122,8 @@ function firstBullets(lines: string[], keep: number): string[] {
 
 /** The direct answer to the question, from the first result's own sentences. */
 function lead(question: string, intent: Intent, results: BuiltinTurn['results']): string | null {
-  const first = results.find((r) => !r.text.startsWith('Error: '));
+  // The answering tools' results: the search and the skill only prepared the answer.
+  const first = results.find((r) => !r.text.startsWith('Error: ') && r.toolName !== 'load_skill' && r.toolName !== 'find_entities');
   if (!first) return null;
   if (first.toolName === 'compliance_status' && /\bcomplian|\bviolat|\bgood standing\b/i.test(question)) {
     return / is not compliant/.test(first.text) ? 'No.' : / is compliant/.test(first.text) ? 'Yes.' : null;
@@ -88,8 +136,40 @@ function lead(question: string, intent: Intent, results: BuiltinTurn['results'])
     if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3].replace(/^open/, 'with open')}.`;
     if (/\bhow many\b/i.test(question) && count) return count;
   }
+  if (first.toolName === 'compliance_list') return listLead(intent.question, first.text);
+  if (first.toolName === 'entity_facts' && intent.question.attribute) return factLead(intent.question.attribute, first.text);
   if (intent.topic === 'filing' && results.some((r) => r.toolName === 'request_approval' && !r.text.startsWith('Error: '))) return 'I prepared the filing and sent it for review.';
   return null;
+}
+
+/** "X has the most: 29 of the 61 wells that are overdue." for a "most" question; else the count itself. */
+function listLead(question: Question, text: string): string | null {
+  const [count, groups] = text.split('\n');
+  const top = /^By (operator|lease|rule|county): (.+?) \((\d+)\)/.exec(groups ?? '');
+  const total = /^(\d+) (\w+) (?:is|are) (.+)\.$/.exec(count ?? '') ?? /^(\d+) (.+?): .+\.$/.exec(count ?? '');
+  if (question.most && top && total) return `${top[2]} has the most: ${top[3]} of the ${total[1]} ${total.length === 4 ? `${total[2]} that are ${total[3]}` : total[2]}.`;
+  return count ?? null;
+}
+
+const FACT_LEADS: Record<string, [string, (subject: string, value: string) => string]> = {
+  operator: ['Operator', (s, v) => `${s} is operated by ${v}.`],
+  lease: ['Lease', (s, v) => `${s} is on lease ${v}.`],
+  field: ['Field', (s, v) => `${s} is in the ${v} field.`],
+  county: ['County', (s, v) => `${s} is in ${v}.`],
+  status: ['Status', (s, v) => `${s} is ${v}.`],
+  last_filing: ['Last filing', (s, v) => `The last filing on record for ${s}: ${v}.`],
+  api_number: ['API number', (s, v) => `The API number of ${s} is ${v}.`],
+  wells: ['Wells', (s, v) => `${s} has ${v} well${v === '1' ? '' : 's'}.`],
+  leases: ['Leases', (s, v) => `${s} has ${v} lease${v === '1' ? '' : 's'}.`],
+};
+
+/** The one fact asked for, from the entity_facts lines ("- Operator: NAME (P5-…)"). */
+function factLead(attribute: string, text: string): string | null {
+  const subject = /^(.+):$/m.exec(text)?.[1];
+  const [key, sentence] = FACT_LEADS[attribute] ?? [];
+  if (!subject || !key) return null;
+  const value = new RegExp(`^- ${key}: (.+)$`, 'm').exec(text)?.[1];
+  return value ? sentence(subject, value) : `The knowledge graph records no ${key.toLowerCase()} for ${subject}.`;
 }
 
 function compose(turn: BuiltinTurn, intent: Intent): string {
@@ -105,11 +185,11 @@ function compose(turn: BuiltinTurn, intent: Intent): string {
   const direct = lead(turn.userText, intent, turn.results);
   if (direct) lines.push(direct);
   if (intent.assumed) lines.push(`(${intent.assumed}.)`);
-  const alone = turn.results.every((r) => r.toolName === 'load_skill');
+  const alone = turn.results.every((r) => r.toolName === 'load_skill' || r.toolName === 'find_entities');
   for (const result of turn.results) lines.push(...linesOf(result, alone));
   const attachments = (turn.userText.match(/^--- attachment: /gm) ?? []).length;
   if (attachments > 0) lines.push(`I read ${attachments} attached file${attachments === 1 ? '' : 's'}.`);
-  if (turn.results.length === 0 && !decided) {
+  if (turn.results.every((r) => r.toolName === 'find_entities') && !decided) {
     if (intent.askBack) lines.push(intent.askBack);
     else lines.push(`I cannot answer that from the tools I have. ${CAN_ANSWER}`);
   }
@@ -131,11 +211,22 @@ function compose(turn: BuiltinTurn, intent: Intent): string {
 export function complianceAssistant(clock: () => Date): BuiltinAssistant {
   return {
     next(turn) {
-      const intent = intentOf(turn.userText, turn.tools, clock().toISOString().slice(0, 10));
+      const today = clock().toISOString().slice(0, 10);
       const decided = DECISION.exec(turn.systemText);
-      if (turn.results.length === 0) {
-        const reviewed = decided && decided[3] !== 'pending' && intent.topic === 'filing';
-        const calls = reviewed ? [] : [...skillCalls(turn.userText, turn.systemText, turn.tools), ...intent.calls];
+      const searching = turn.results.every((r) => r.toolName === 'find_entities' || r.toolName === 'load_skill');
+      const searched = turn.results.some((r) => r.toolName === 'find_entities');
+      const resolution = searched ? resolutionOf(turn.results) : null;
+      const first = intentOf(turn.userText, turn.tools, today, resolution ? resolution.found : null);
+      const intent = resolution && first.topic === 'resolve' ? planOf(first.question, resolution.found, turn.tools) : first;
+      if (turn.results.length === 0 || (searching && searched)) {
+        const reviewed = decided && decided[3] !== 'pending' && (intent.topic === 'filing' || first.topic === 'resolve');
+        if (resolution) {
+          const stop = unresolved(resolution, intent.question);
+          if (stop) return { text: stop };
+          if (intent.calls.length > 0 && !reviewed) return { calls: intent.calls };
+          return { text: compose(turn, intent) };
+        }
+        const calls = reviewed && intent.topic === 'filing' ? [] : [...skillCalls(turn.userText, turn.systemText, turn.tools), ...(reviewed ? [] : intent.calls)];
         if (calls.length > 0) return { calls };
         return { text: compose(turn, intent) };
       }

@@ -103,7 +103,7 @@ export interface DeclaredFile {
   declaredType?: string;
 }
 
-const KIND_NAMES: Record<FileKind, string> = { pdf: 'PDF', docx: 'DOCX', xlsx: 'XLSX', csv: 'CSV', txt: 'TXT' };
+export const KIND_NAMES: Record<FileKind, string> = { pdf: 'PDF', docx: 'DOCX', xlsx: 'XLSX', csv: 'CSV', txt: 'TXT' };
 const TEXT_KINDS: FileKind[] = ['csv', 'txt'];
 
 const TYPE_CLAIMS: Record<string, FileKind[]> = {

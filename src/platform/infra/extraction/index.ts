@@ -1,6 +1,6 @@
 export { extractText, headWithinTokens, EXTRACTED_TOKEN_LIMIT, UPLOAD_LIMIT_BYTES } from './extract';
 export type { ExtractedText, ExtractionOptions } from './extract';
-export { CONTENT_TYPES, sniff, assertDeclaredMatches, declaredClaims } from './file-type';
+export { CONTENT_TYPES, KIND_NAMES, sniff, assertDeclaredMatches, declaredClaims } from './file-type';
 export type { DeclaredFile } from './file-type';
 export type { FileKind } from './file-type';
 export { UnreadableFile } from './errors';
