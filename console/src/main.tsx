@@ -65,6 +65,79 @@ function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired:
   );
 }
 
+/**
+ * Where an invitation (`/invite?token=…`) or a password reset (`/reset-password?token=…`)
+ * link lands: the token is checked first, then the new password is set and the user is
+ * signed in (`POST /auth/invites/redeem` answers like a login) and taken to the start page.
+ */
+function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onSignedIn: (me: Me) => void }) {
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const [invite, setInvite] = useState<{ email: string; display_name: string | null; purpose: string; expires_at: string } | null>(null);
+  const [lookup, setLookup] = useState<unknown>();
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
+  useEffect(() => {
+    document.title = `${title} · Compliance console`;
+    if (!token) return setLookup(new Error('This link has no token. Open the link exactly as you received it.'));
+    api.get<typeof invite>(`/auth/invites/${encodeURIComponent(token)}`).then(setInvite, (e) =>
+      setLookup(e instanceof ApiError && e.status === 404 ? new Error('This link is no longer valid: it was already used, has expired or was replaced. Ask your administrator for a new one.') : e),
+    );
+  }, [token, title]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    if (password.length < 8) return setError(new Error('The password needs at least 8 characters.'));
+    if (password !== repeat) return setError(new Error('The two passwords differ.'));
+    setBusy(true);
+    try {
+      await api.post('/auth/invites/redeem', { token, password });
+      const me = await api.get<Me>('/auth/me');
+      navigate('/', true);
+      onSignedIn(me);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 404 ? new Error('This link is no longer valid. Ask your administrator for a new one.') : err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="login">
+      <form onSubmit={submit} aria-labelledby="password-title" className="card" noValidate>
+        <h1 id="password-title">{title}</h1>
+        <ErrorText error={lookup} />
+        {!invite && !lookup && <Loading what="your invitation" />}
+        {invite && (
+          <>
+            <p>
+              {purpose === 'invite' ? 'Welcome' : 'Hello'}, <strong>{invite.display_name ?? invite.email}</strong>. {purpose === 'invite' ? 'Choose a password to finish setting up your account' : 'Choose a new password for your account'}{' '}
+              (<span className="mono">{invite.email}</span>). You are signed in as soon as it is set.
+            </p>
+            <input type="email" name="username" autoComplete="username" value={invite.email} readOnly hidden />
+            <label>
+              New password (at least 8 characters)
+              <input type="password" name="new-password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+            </label>
+            <label>
+              Repeat the password
+              <input type="password" name="repeat-password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+            </label>
+            <ErrorText error={error} />
+            <button type="submit" disabled={busy}>
+              {busy ? 'Setting the password…' : 'Set password and sign in'}
+            </button>
+          </>
+        )}
+        <p className="small">
+          <a href="/">Go to sign in</a>
+        </p>
+      </form>
+    </main>
+  );
+}
+
 const NAV: Array<{ to: string; label: string; permission?: string }> = [
   { to: '/', label: 'Today' },
   { to: '/chat', label: 'Chat', permission: 'conversations.use' },
@@ -213,6 +286,8 @@ function App() {
         </button>
       </main>
     );
+  const landing = location.pathname === '/invite' ? 'invite' : location.pathname === '/reset-password' ? 'reset' : null;
+  if (landing) return <SetPassword purpose={landing} onSignedIn={(m) => { setExpired(false); setMe(m); }} />;
   if (me === undefined) return <Loading what="the console" />;
   if (me === null)
     return (

@@ -55,7 +55,15 @@ function details(row: Record<string, any>) {
     decision:
       row.decided_at === null
         ? null
-        : { decision: row.status, reviewer_id: row.decided_by, comments: row.comments, modifications: row.modifications, decided_at: isoOrNull(row.decided_at) },
+        : {
+            decision: row.status,
+            reviewer_id: row.decided_by,
+            comments: row.comments,
+            modifications: row.modifications,
+            justification: row.justification,
+            overridden_validations: row.overridden_validations ?? [],
+            decided_at: isoOrNull(row.decided_at),
+          },
   };
 }
 

@@ -44,7 +44,15 @@ async function afterWrite(deps: PlatformDeps, tenantId: string, state: ApprovalS
   const decision =
     state.status === 'pending'
       ? null
-      : { decision: state.decision.decision, reviewer_id: state.decision.reviewerId, comments: state.decision.comments, modifications: state.decision.modifications, decided_at: state.decision.decidedAt };
+      : {
+          decision: state.decision.decision,
+          reviewer_id: state.decision.reviewerId,
+          comments: state.decision.comments,
+          modifications: state.decision.modifications,
+          justification: state.decision.justification ?? null,
+          overridden_validations: state.decision.overriddenValidations ?? [],
+          decided_at: state.decision.decidedAt,
+        };
   return {
     ...row,
     approval_id: state.approvalId,
@@ -120,6 +128,7 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
       mayDecideOwn: reviewerIsAdmin && deps.config.approvals.adminMayDecideOwn,
       comments: body.comments ?? null,
       modifications: body.modifications ?? null,
+      justification: body.justification ?? null,
     });
     // What follows a decision (the checklist's review, the paused conversation) is done by
     // reactors; the answer waits for them, bounded, so a GET right after shows it. It waits
