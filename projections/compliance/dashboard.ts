@@ -224,7 +224,7 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane (issue 27 §3).
     // 6: dashboard rows without a surrogate key (one index fewer per row version, issue 27 §3).
     // 7: no index on the lower-cased entity type (the matrix filters by the packs' labels, issue 27 §3).
-    version: 7,
+    version: 8,
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],

@@ -534,7 +534,7 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
       </label>
       <ErrorText error={error} id="decide-error" />
       <button type="submit" disabled={busy}>
-        {busy ? 'Recording…' : decision ? `Record: ${DECISION_LABEL[decision]}` : 'Record decision'}
+        {busy ? 'Recording…' : decision ? `Record decision: ${DECISION_LABEL[decision]}` : 'Record decision'}
       </button>
     </form>
   );

@@ -2,9 +2,11 @@ import { Request, Router } from 'express';
 import { assess } from '../../../commands/compliance/record-assessment';
 import { deadlinesChart, filingsChart, flaringChart, trendChart } from '../../../queries/compliance/charts';
 import { matrix, SortColumn, summary } from '../../../queries/compliance/dashboard';
+import { entityStatus, verdictHistory } from '../../../queries/compliance/entity-status';
 import { domainList } from './packs';
 import type { DomainPack } from './packs/pack';
 import type { PlatformDeps } from '../../platform/context-module';
+import { NotFound } from '../../platform/domain-errors';
 import { commandContext } from '../../platform/http/command-context';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseParams, parseQuery } from '../../platform/http/validation';
@@ -52,6 +54,14 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     // No as_of, or one in the future: the current rows.
     const current = as_of === undefined || new Date(as_of) > at;
     res.json(await matrix(knex, tenantId, at, packs, { ...q, ...sort, current }));
+  });
+
+  router.get('/compliance/entities/:entity_id', async (req, res) => {
+    const tenantId = reader(req);
+    const { entity_id } = parseParams(req, EntityParams);
+    const status = await entityStatus(knex, tenantId, entity_id, domains);
+    if (!status) throw new NotFound('No assessed entity with this id');
+    res.json({ ...status, history: await verdictHistory(knex, tenantId, status.entity_id, domains, 50) });
   });
 
   router.get('/compliance/domains', async (req, res) => {

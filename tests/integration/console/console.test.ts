@@ -108,17 +108,23 @@ describe('console in a real browser (Chromium)', function () {
     await page.getByRole('heading', { name: 'Payload' }).waitFor();
     await page.getByText('42-301-12345').waitFor();
 
-    // Bad input stays in the form with its message.
-    await page.getByLabel('Approve with modifications').check();
-    await page.getByLabel('Modifications (JSON object)').fill('{not json');
+    // Nothing is preselected: recording without a choice asks for one.
+    expect(await page.getByRole('radio', { checked: true }).count()).to.equal(0);
     await page.getByRole('button', { name: 'Record decision' }).click();
-    await page.getByRole('alert').filter({ hasText: 'JSON object' }).waitFor();
-    await page.getByLabel('Modifications (JSON object)').fill('{"oil_bbl": 1200}');
+    await page.getByRole('alert').filter({ hasText: 'Choose a decision' }).waitFor();
+    // Modifications are fields with their current values; unchanged, there is nothing to modify.
+    await page.getByLabel('Approve with modifications').check();
+    expect(await page.getByLabel('oil bbl').inputValue()).to.equal('1250');
+    await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Change at least one value' }).waitFor();
+    await page.getByLabel('oil bbl').fill('1200');
     await page.getByLabel('Comments').fill('Volume corrected from the run tickets');
     await shot(page, 'approval-detail');
     await page.getByRole('button', { name: 'Record decision' }).click();
     await page.getByRole('heading', { name: 'Decision' }).waitFor();
-    await page.getByText(reviewer.userId).waitFor();
+    // The decider by name, never by id.
+    await page.locator('.decision').getByText('Test reviewer user').waitFor();
+    expect(await page.getByText(reviewer.userId).count()).to.equal(0);
     const stored = await t.api.get(`/approvals/${id}`, reviewer.headers);
     expect(stored.body.status).to.equal('modified');
     expect(stored.body.decision).to.include({ reviewer_id: reviewer.userId, comments: 'Volume corrected from the run tickets' });
