@@ -138,21 +138,69 @@ function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onS
   );
 }
 
-const NAV: Array<{ to: string; label: string; permission?: string }> = [
+interface NavItem {
+  to: string;
+  label: string;
+  permission?: string;
+}
+const NAV: Array<NavItem | { group: string; items: NavItem[] }> = [
   { to: '/', label: 'Today' },
-  { to: '/chat', label: 'Chat', permission: 'conversations.use' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/compliance', label: 'Compliance', permission: 'dashboards.read' },
   { to: '/checklists', label: 'Checklists' },
   { to: '/graph', label: 'Graph', permission: 'dashboards.read' },
-  { to: '/events', label: 'Events' },
+  { to: '/chat', label: 'Chat', permission: 'conversations.use' },
   { to: '/projects', label: 'Projects', permission: 'conversations.use' },
-  { to: '/connectors', label: 'Connectors', permission: 'exposures.propose' },
-  { to: '/ingestion', label: 'Ingestion', permission: 'ingest.run' },
-  { to: '/evaluation', label: 'Evaluation' },
-  { to: '/skills', label: 'Skills', permission: 'skills.author' },
-  { to: '/admin', label: 'Administration', permission: 'users.manage' },
+  {
+    group: 'Data',
+    items: [
+      { to: '/events', label: 'Events' },
+      { to: '/ingestion', label: 'Ingestion', permission: 'ingest.run' },
+      { to: '/connectors', label: 'Connectors', permission: 'exposures.propose' },
+    ],
+  },
+  {
+    group: 'Admin',
+    items: [
+      { to: '/evaluation', label: 'Evaluation' },
+      { to: '/skills', label: 'Skills', permission: 'skills.author' },
+      { to: '/admin', label: 'Administration', permission: 'users.manage' },
+    ],
+  },
 ];
+
+/**
+ * A group of navigation links behind one button (a disclosure, not an ARIA menu: its links
+ * are ordinary links). Escape or a click elsewhere closes it; under 760 px it is a plain list.
+ */
+function NavGroup({ name, items, path }: { name: string; items: NavItem[]; path: string }) {
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (!(e.target as Element).closest?.(`[data-group="${name}"]`)) setOpen(false);
+    };
+    document.addEventListener('click', close);
+    return () => document.removeEventListener('click', close);
+  }, [open, name]);
+  const current = items.some((i) => path === i.to || path.startsWith(`${i.to}/`));
+  if (items.length === 1) return <li><Link to={items[0].to}>{items[0].label}</Link></li>;
+  return (
+    <li className={`nav-group ${open ? 'open' : ''}`} data-group={name} onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+      <button type="button" aria-expanded={open} aria-controls={`nav-${name}`} className={current ? 'current' : ''} onClick={() => setOpen((o) => !o)}>
+        {name} <span aria-hidden="true">▾</span>
+      </button>
+      <ul id={`nav-${name}`} className="submenu" aria-label={name}>
+        {items.map((i) => (
+          <li key={i.to}>
+            <Link to={i.to}>{i.label}</Link>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
 
 function Routes() {
   const { path } = useLocation();
@@ -225,16 +273,23 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </button>
         <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
           <ul>
-            {NAV.filter((n) => !n.permission || can(me, n.permission)).map((n) => (
-              <li key={n.to}>
-                <Link to={n.to}>{n.label}</Link>
-              </li>
-            ))}
+            {NAV.map((n) => {
+              const allowed = (i: NavItem) => !i.permission || can(me, i.permission);
+              if ('group' in n) {
+                const items = n.items.filter(allowed);
+                return items.length ? <NavGroup key={n.group} name={n.group} items={items} path={path} /> : null;
+              }
+              return allowed(n) ? (
+                <li key={n.to}>
+                  <Link to={n.to}>{n.label}</Link>
+                </li>
+              ) : null;
+            })}
           </ul>
         </nav>
         <div className="who">
-          <span title={me.email}>
-            {me.display_name ?? me.email} <span className="muted">({me.roles.join(', ') || 'no role'})</span>
+          <span title={`${me.email} · ${me.roles.join(', ') || 'no role'}`}>
+            {me.display_name ?? me.email} <span className="muted">({me.roles.map((r) => r.replace(/_/g, ' ')).join(', ') || 'no role'})</span>
           </span>
           <button type="button" onClick={onSignOut}>
             Sign out

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { api, request } from '../api';
 import { Link, navigate } from '../router';
-import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { DataTable, ErrorText, humanize, Loading, Page, useLoad, When } from '../ui';
 import { BarChart } from './Compliance';
 
 interface Conversation {
@@ -429,7 +429,7 @@ function RichResult({ value }: { value: Record<string, unknown> & { kind?: strin
   return (
     <>
       {Array.isArray(value.rows) && <DataTable value={value} caption={value.title} />}
-      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} points={points} />}
+      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} yLabel={humanize(chart?.y ?? 'value')} xLabel={chart?.x ? humanize(chart.x) : undefined} points={points} />}
       {affected && <DataTable value={affected} caption="Affected entities" />}
       {!Array.isArray(value.rows) && !points && !affected && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
     </>
