@@ -282,7 +282,7 @@ function SettingsAudit({ entries }: { entries: SettingsAuditEntry[] }) {
                   <td>
                     <When at={e.at} />
                   </td>
-                  <td>{humanize(e.action)}</td>
+                  <td>{humanize(e.action.replace(/\./g, ' '))}</td>
                   <td>
                     <Person id={e.actor_id} />
                   </td>

@@ -134,7 +134,7 @@ export function ChecklistsPage() {
           {fieldError(error, 'template_id') && <span className="error">{fieldError(error, 'template_id')}</span>}
         </label>
         <label>
-          For a
+          Entity type
           <select value={entityType} onChange={(e) => { setEntityType(e.target.value); setEntityId(''); }} disabled={types.length < 2} aria-invalid={!!fieldError(error, 'entity_type')}>
             {types.map((t) => (
               <option key={t} value={t}>

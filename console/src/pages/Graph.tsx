@@ -257,7 +257,7 @@ function Compliance({ label, id }: { label: string; id: string }) {
           {cells.map((c) => (
             <VerdictDetail key={c.domain} cell={c} domain={byDomain.get(c.domain)} label={label} id={id} templates={templates.data?.templates ?? []} />
           ))}
-          {notApplicable.length > 0 && <p className="small muted">Does not apply to a {label.toLowerCase()}: {notApplicable.map((d) => d.short_title).join(', ')}.</p>}
+          {notApplicable.length > 0 && <p className="small muted">Does not apply to {/^[aeiou]/i.test(label) ? 'an' : 'a'} {label.toLowerCase()}: {notApplicable.map((d) => d.short_title).join(', ')}.</p>}
           {verdicts.data.anomalies.length > 0 && (
             <>
               <h3 className="small-heading">Open anomalies</h3>
