@@ -73,7 +73,7 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await verdict.getByText(/^Due |No due date/).waitFor();
     expect(await verdict.innerText()).to.match(/violation/i);
     await expectAccessible(page, `compliance matrix with ${name} open`);
-    await c.shot(page, 'compliance');
+    await c.shot(page, 'compliance-verdict');
 
     // The entity page answers why, and what next.
     await verdict.getByRole('link', { name: 'Open the entity page' }).click();
@@ -83,7 +83,7 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     const properties = page.getByRole('region', { name: 'Properties' });
     expect((await properties.locator('dt').allInnerTexts()).filter((term) => term.includes('_'))).to.deep.equal([]);
     await expectAccessible(page, 'entity page');
-    await c.shot(page, 'graph-entity');
+    await c.shot(page, 'entity-why');
     const start = page.getByRole('link', { name: /^Start checklist: / }).first();
     if ((await start.count()) > 0) {
       await start.click();
@@ -136,7 +136,7 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await mine.getByText('Gas disposition does not sum to production').waitFor();
     expect(await mine.getByRole('listitem').count()).to.equal(1);
     await expectAccessible(o.page, 'start page (operator)');
-    await c.shot(o.page, 'home');
+    await c.shot(o.page, 'home-outcome');
     await o.context.close();
   });
 
@@ -157,7 +157,7 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     const created = (await t.api.get('/auth/admin/users', admin.headers)).body.find((u: { email: string }) => u.email === email);
     expect(created.roles).to.deep.equal(['reviewer']);
     await expectAccessible(page, 'administration: users');
-    await c.shot(page, 'admin-users');
+    await c.shot(page, 'admin-invite');
 
     // The invitation link, opened signed out, sets the password and signs in.
     const fresh = await c.as(null);
@@ -214,6 +214,26 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await page.setViewportSize({ width: 1440, height: 900 });
     const items = await page.getByRole('navigation', { name: 'Main' }).locator(':scope > ul > li').evaluateAll((lis) => lis.map((li) => Math.round(li.getBoundingClientRect().top)));
     expect(new Set(items).size, 'navigation rows').to.equal(1);
+    await context.close();
+  });
+
+  it('chat: a new conversation is created by its first message and titled from it; empty ones are not listed; the agent is chosen from a list', async () => {
+    await t.api.post('/conversations', { agent_id: 'default', title: 'Left empty' }, power.headers);
+    const { context, page } = await c.as(power);
+    await page.goto(`${base}/chat`);
+    await page.getByRole('complementary', { name: 'Conversations' }).getByText('No conversations yet.').waitFor();
+    const agent = page.getByRole('combobox', { name: 'Agent' });
+    expect(await agent.locator('option').allInnerTexts()).to.include('Filing preparation');
+    await expectAccessible(page, 'chat: a new conversation');
+    await page.getByRole('textbox', { name: 'Message' }).fill('Which wells are overdue for Form PR?\nList them by lease.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByText(/^Completed|Awaiting review/).first().waitFor({ timeout: 60_000 });
+    expect(new URL(page.url()).pathname).to.match(/^\/chat\/[^/]+$/);
+    const list = page.getByRole('complementary', { name: 'Conversations' });
+    await list.getByText('Which wells are overdue for Form PR?').waitFor();
+    expect(await list.getByText('Left empty').count()).to.equal(0);
+    expect(await page.getByText('Tool result: load_skill').count()).to.equal(0);
+    await expectAccessible(page, 'chat after a turn');
     await context.close();
   });
 

@@ -113,7 +113,7 @@ describe('console: evaluation runs and tool tables in chat (Chromium)', function
     const table = result.getByRole('table', { name: title });
     await table.waitFor();
     const header = await table.getByRole('row').first().innerText();
-    expect(header.split(/\t|\n/).map((s) => s.trim()).filter(Boolean)).to.deep.equal(['due_date', 'rule', 'what', 'source']);
+    expect(header.split(/\t|\n/).map((s) => s.trim()).filter(Boolean)).to.deep.equal(['Due date', 'Rule', 'What', 'Source']);
     expect(await table.getByRole('row').count()).to.equal(rows.length + 1);
     expect(await table.getByRole('row').nth(1).innerText()).to.contain(rows[0].due_date).and.to.contain(rows[0].rule);
     await expectAccessible(page, 'chat with a tool table');
