@@ -159,6 +159,10 @@ describe('console in a real browser (Chromium)', function () {
     const r = await as(reviewer);
     await r.page.goto(`${base}/approvals/${approvalId}`);
     await r.page.getByLabel('Approve', { exact: true }).check();
+    // A filing the agent's checks failed on is approved only with a justification.
+    const payload = (await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.payload;
+    const failed = (payload.validations ?? []).some((v: { status: string }) => v.status === 'fail');
+    if (failed) await r.page.getByLabel('Justification for approving over the failed validations').fill('Checked against the run tickets');
     await r.page.getByRole('button', { name: 'Record decision' }).click();
     await r.page.getByRole('heading', { name: 'Decision' }).waitFor();
     expect((await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.status).to.equal('approved');

@@ -81,7 +81,7 @@ describe('console pages for every role (Chromium)', function () {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: /Approvals waiting for you \(\d+\)/ }).waitFor();
     await page.getByRole('link', { name: `File Form PR for well ${wellId} for 2026-09` }).waitFor();
-    await page.getByRole('heading', { name: /Your checklists in progress/ }).waitFor();
+    await page.getByRole('heading', { name: /Your checklists/ }).waitFor();
     const overdue = page.getByRole('link', { name: /Overdue/ });
     await overdue.waitFor();
     await expectAccessible(page, 'start page (reviewer)');
