@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { can, Link, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, Person, useLoad, When } from '../ui';
+import { DataTable, ErrorText, fieldError, humanize, Loading, Page, Person, useLoad, When } from '../ui';
 
 interface ApprovalSummary {
   approval_id: string;
@@ -176,7 +176,7 @@ export function ApprovalDetailPage({ id }: { id: string }) {
         <div className="columns">
           <div className="card">
             <h2>
-              {data.checkpoint_type.replace(/_/g, ' ')} <StatusBadge status={data.status} />
+              {humanize(data.checkpoint_type)} <StatusBadge status={data.status} />
             </h2>
             <dl className="facts">
               <dt>Agent</dt>

@@ -83,15 +83,24 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     const properties = page.getByRole('region', { name: 'Properties' });
     expect((await properties.locator('dt').allInnerTexts()).filter((term) => term.includes('_'))).to.deep.equal([]);
     await expectAccessible(page, 'entity page');
+
+    // A well whose Form PR is late: its page offers the checklist that fixes it, filled in.
+    const rows = (await t.api.get('/compliance/matrix?entity_type=well&sort_by=status&page_size=200', reviewer.headers)).body.rows as Array<{ entity_id: string; domains: Record<string, string> }>;
+    const late = rows.find((r) => r.domains.production === 'red' || r.domains.production === 'amber');
+    expect(late, 'a seeded well with a late Form PR').to.not.equal(undefined);
+    await page.goto(`${base}/graph/Well/${encodeURIComponent(late!.entity_id)}`);
+    const production = page.locator('.verdict').filter({ hasText: 'Form PR production reporting' });
+    await production.waitFor();
+    await expectAccessible(page, 'entity page (well)');
     await c.shot(page, 'entity-why');
-    const start = page.getByRole('link', { name: /^Start checklist: / }).first();
-    if ((await start.count()) > 0) {
-      await start.click();
-      const form = page.getByRole('form', { name: 'New checklist' });
-      expect(await form.getByLabel('Form').inputValue()).to.not.equal('');
-      await form.getByRole('button', { name: 'Start checklist' }).click();
-      await page.getByRole('link', { name: '← All checklists' }).waitFor();
-    }
+    await production.getByRole('link', { name: /^Start checklist: Form PR/ }).click();
+    const form = page.getByRole('form', { name: 'New checklist' });
+    await form.getByRole('button', { name: 'Start checklist' }).waitFor();
+    expect(await form.getByLabel('Form').inputValue()).to.equal('form_pr');
+    expect(await form.getByLabel(/\(name or ID\)/).inputValue()).to.equal(late!.entity_id);
+    await form.getByRole('button', { name: 'Start checklist' }).click();
+    await page.getByRole('link', { name: '← All checklists' }).waitFor();
+    expect(await page.getByRole('link', { name: late!.entity_id }).first().getAttribute('href')).to.equal(`/graph/Well/${encodeURIComponent(late!.entity_id)}`);
     await context.close();
   });
 
