@@ -143,6 +143,13 @@ export function ChatPage({ id }: { id?: string }) {
   const list = useLoad(() => api.get<{ conversations: Conversation[]; total: number }>('/conversations?limit=50'), []);
   // A conversation started on this page keeps its panel (and the turn it is streaming) once it has an id.
   const startedHere = useRef<string | null>(null);
+  // "New conversation" after one was started here opens a fresh, empty panel.
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    if (id || !startedHere.current) return;
+    startedHere.current = null;
+    setGeneration((g) => g + 1);
+  }, [id]);
   // Conversations nobody wrote in are not listed (an older console created one per click).
   const listed = (list.data?.conversations ?? []).filter((c) => c.message_count > 0 || c.id === id);
   return (
@@ -169,7 +176,7 @@ export function ChatPage({ id }: { id?: string }) {
           {list.data && listed.length === 0 && <p className="muted">No conversations yet.</p>}
         </aside>
         <Conversation
-          key={id && id !== startedHere.current ? id : 'new'}
+          key={id && id !== startedHere.current ? id : `new-${generation}`}
           id={id ?? null}
           onCreated={(created) => {
             startedHere.current = created;

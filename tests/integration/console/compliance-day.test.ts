@@ -243,6 +243,11 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     expect(await list.getByText('Left empty').count()).to.equal(0);
     expect(await page.getByText('Tool result: load_skill').count()).to.equal(0);
     await expectAccessible(page, 'chat after a turn');
+    // "New conversation" opens an empty panel again (nothing is created until a message is sent).
+    await list.getByRole('link', { name: 'New conversation' }).click();
+    await page.waitForURL(`${base}/chat`);
+    expect(await page.locator('.messages > li').count()).to.equal(0);
+    expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).to.equal('');
     await context.close();
   });
 
