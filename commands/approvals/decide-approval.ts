@@ -12,6 +12,7 @@ export const DecideApprovalBody = z
     decision: z.enum(DECISIONS),
     reviewer_id: z.string().trim().min(1).max(200).optional(),
     comments: z.string().max(10_000).nullable().optional(),
+    justification: z.string().max(10_000).nullable().optional(),
     modifications: boundedRecord(z.unknown()).nullable().optional(),
   })
   .strict();
@@ -27,8 +28,11 @@ export interface DecideApproval {
    * only where `APPROVALS_ADMIN_SELF_DECIDE=true` allows it (off by default).
    */
   mayDecideOwn?: boolean;
+  /** The reason; a rejection needs one. */
   comments: string | null;
   modifications: Record<string, unknown> | null;
+  /** Why approving over failed validations is right; needed when the filing has any. */
+  justification?: string | null;
 }
 
 export const approvalNotFound = () => new NotFound('Approval not found');
@@ -66,6 +70,9 @@ export function decideDecideApproval(command: DecideApproval, state: ApprovalSta
   if (command.decision !== 'modified' && hasModifications) {
     throw new ValidationFailed([{ loc: ['body', 'modifications'], msg: 'modifications are only accepted with decision modified', type: 'value_error' }]);
   }
+  const missing = missingReason(command, state.failedValidations);
+  if (missing) throw new ValidationFailed([missing]);
+  const overriding = command.decision !== 'rejected' && state.failedValidations.length > 0;
   return [
     {
       type: 'ApprovalDecided',
@@ -75,10 +82,27 @@ export function decideDecideApproval(command: DecideApproval, state: ApprovalSta
         reviewerId: command.reviewerId,
         comments: command.comments,
         modifications: command.decision === 'modified' ? command.modifications : null,
+        justification: command.justification?.trim() || null,
+        ...(overriding ? { overriddenValidations: state.failedValidations } : {}),
         decidedAt: now.toISOString(),
       },
     },
   ];
+}
+
+/**
+ * A decision others must be able to follow: a rejection says why (the submitter reworks from
+ * it), and approving a filing whose validations failed says why that is still right.
+ */
+function missingReason(command: DecideApproval, failedValidations: string[]) {
+  if (command.decision === 'rejected' && !command.comments?.trim()) {
+    return { loc: ['body', 'comments'], msg: 'a rejection needs a reason in comments', type: 'missing' };
+  }
+  if (command.decision !== 'rejected' && failedValidations.length > 0 && !command.justification?.trim()) {
+    const which = failedValidations.join(', ');
+    return { loc: ['body', 'justification'], msg: `approving over failed validations (${which}) needs a justification`, type: 'missing' };
+  }
+  return null;
 }
 
 export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };

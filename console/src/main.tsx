@@ -65,21 +65,142 @@ function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired:
   );
 }
 
-const NAV: Array<{ to: string; label: string; permission?: string }> = [
+/**
+ * Where an invitation (`/invite?token=…`) or a password reset (`/reset-password?token=…`)
+ * link lands: the token is checked first, then the new password is set and the user is
+ * signed in (`POST /auth/invites/redeem` answers like a login) and taken to the start page.
+ */
+function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onSignedIn: (me: Me) => void }) {
+  const token = new URLSearchParams(location.search).get('token') ?? '';
+  const [invite, setInvite] = useState<{ email: string; display_name: string | null; purpose: string; expires_at: string } | null>(null);
+  const [lookup, setLookup] = useState<unknown>();
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState(false);
+  const title = purpose === 'invite' ? 'Set your password' : 'Choose a new password';
+  useEffect(() => {
+    document.title = `${title} · Compliance console`;
+    if (!token) return setLookup(new Error('This link has no token. Open the link exactly as you received it.'));
+    api.get<typeof invite>(`/auth/invites/${encodeURIComponent(token)}`).then(setInvite, (e) =>
+      setLookup(e instanceof ApiError && e.status === 404 ? new Error('This link is no longer valid: it was already used, has expired or was replaced. Ask your administrator for a new one.') : e),
+    );
+  }, [token, title]);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    if (password.length < 8) return setError(new Error('The password needs at least 8 characters.'));
+    if (password !== repeat) return setError(new Error('The two passwords differ.'));
+    setBusy(true);
+    try {
+      await api.post('/auth/invites/redeem', { token, password });
+      const me = await api.get<Me>('/auth/me');
+      navigate('/', true);
+      onSignedIn(me);
+    } catch (err) {
+      setError(err instanceof ApiError && err.status === 404 ? new Error('This link is no longer valid. Ask your administrator for a new one.') : err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main className="login">
+      <form onSubmit={submit} aria-labelledby="password-title" className="card" noValidate>
+        <h1 id="password-title">{title}</h1>
+        <ErrorText error={lookup} />
+        {!invite && !lookup && <Loading what="your invitation" />}
+        {invite && (
+          <>
+            <p>
+              {purpose === 'invite' ? 'Welcome' : 'Hello'}, <strong>{invite.display_name ?? invite.email}</strong>. {purpose === 'invite' ? 'Choose a password to finish setting up your account' : 'Choose a new password for your account'}{' '}
+              (<span className="mono">{invite.email}</span>). You are signed in as soon as it is set.
+            </p>
+            <input type="email" name="username" autoComplete="username" value={invite.email} readOnly hidden />
+            <label>
+              New password (at least 8 characters)
+              <input type="password" name="new-password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+            </label>
+            <label>
+              Repeat the password
+              <input type="password" name="repeat-password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+            </label>
+            <ErrorText error={error} />
+            <button type="submit" disabled={busy}>
+              {busy ? 'Setting the password…' : 'Set password and sign in'}
+            </button>
+          </>
+        )}
+        <p className="small">
+          <a href="/">Go to sign in</a>
+        </p>
+      </form>
+    </main>
+  );
+}
+
+interface NavItem {
+  to: string;
+  label: string;
+  permission?: string;
+}
+const NAV: Array<NavItem | { group: string; items: NavItem[] }> = [
   { to: '/', label: 'Today' },
-  { to: '/chat', label: 'Chat', permission: 'conversations.use' },
   { to: '/approvals', label: 'Approvals' },
   { to: '/compliance', label: 'Compliance', permission: 'dashboards.read' },
   { to: '/checklists', label: 'Checklists' },
   { to: '/graph', label: 'Graph', permission: 'dashboards.read' },
-  { to: '/events', label: 'Events' },
+  { to: '/chat', label: 'Chat', permission: 'conversations.use' },
   { to: '/projects', label: 'Projects', permission: 'conversations.use' },
-  { to: '/connectors', label: 'Connectors', permission: 'exposures.propose' },
-  { to: '/ingestion', label: 'Ingestion', permission: 'ingest.run' },
-  { to: '/evaluation', label: 'Evaluation' },
-  { to: '/skills', label: 'Skills', permission: 'skills.author' },
-  { to: '/admin', label: 'Administration', permission: 'users.manage' },
+  {
+    group: 'Data',
+    items: [
+      { to: '/events', label: 'Events' },
+      { to: '/ingestion', label: 'Ingestion', permission: 'ingest.run' },
+      { to: '/connectors', label: 'Connectors', permission: 'exposures.propose' },
+    ],
+  },
+  {
+    group: 'Admin',
+    items: [
+      { to: '/evaluation', label: 'Evaluation' },
+      { to: '/skills', label: 'Skills', permission: 'skills.author' },
+      { to: '/admin', label: 'Administration', permission: 'users.manage' },
+    ],
+  },
 ];
+
+/**
+ * A group of navigation links behind one button (a disclosure, not an ARIA menu: its links
+ * are ordinary links). Escape or a click elsewhere closes it; under 760 px it is a plain list.
+ */
+function NavGroup({ name, items, path }: { name: string; items: NavItem[]; path: string }) {
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [path]);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: MouseEvent) => {
+      if (!(e.target as Element).closest?.(`[data-group="${name}"]`)) setOpen(false);
+    };
+    document.addEventListener('click', close);
+    return () => document.removeEventListener('click', close);
+  }, [open, name]);
+  const current = items.some((i) => path === i.to || path.startsWith(`${i.to}/`));
+  if (items.length === 1) return <li><Link to={items[0].to}>{items[0].label}</Link></li>;
+  return (
+    <li className={`nav-group ${open ? 'open' : ''}`} data-group={name} onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
+      <button type="button" aria-expanded={open} aria-controls={`nav-${name}`} className={current ? 'current' : ''} onClick={() => setOpen((o) => !o)}>
+        {name} <span aria-hidden="true">▾</span>
+      </button>
+      <ul id={`nav-${name}`} className="submenu" aria-label={name}>
+        {items.map((i) => (
+          <li key={i.to}>
+            <Link to={i.to}>{i.label}</Link>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
 
 function Routes() {
   const { path } = useLocation();
@@ -152,16 +273,23 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </button>
         <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
           <ul>
-            {NAV.filter((n) => !n.permission || can(me, n.permission)).map((n) => (
-              <li key={n.to}>
-                <Link to={n.to}>{n.label}</Link>
-              </li>
-            ))}
+            {NAV.map((n) => {
+              const allowed = (i: NavItem) => !i.permission || can(me, i.permission);
+              if ('group' in n) {
+                const items = n.items.filter(allowed);
+                return items.length ? <NavGroup key={n.group} name={n.group} items={items} path={path} /> : null;
+              }
+              return allowed(n) ? (
+                <li key={n.to}>
+                  <Link to={n.to}>{n.label}</Link>
+                </li>
+              ) : null;
+            })}
           </ul>
         </nav>
         <div className="who">
-          <span title={me.email}>
-            {me.display_name ?? me.email} <span className="muted">({me.roles.join(', ') || 'no role'})</span>
+          <span title={`${me.email} · ${me.roles.join(', ') || 'no role'}`}>
+            {me.display_name ?? me.email} <span className="muted">({me.roles.map((r) => r.replace(/_/g, ' ')).join(', ') || 'no role'})</span>
           </span>
           <button type="button" onClick={onSignOut}>
             Sign out
@@ -213,6 +341,8 @@ function App() {
         </button>
       </main>
     );
+  const landing = location.pathname === '/invite' ? 'invite' : location.pathname === '/reset-password' ? 'reset' : null;
+  if (landing) return <SetPassword purpose={landing} onSignedIn={(m) => { setExpired(false); setMe(m); }} />;
   if (me === undefined) return <Loading what="the console" />;
   if (me === null)
     return (

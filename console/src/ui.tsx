@@ -1,5 +1,5 @@
-import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { ApiError } from './api';
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import { api, ApiError, qs } from './api';
 
 /** An error message shown next to what caused it; announced to screen readers. */
 export function ErrorText({ error, id }: { error: unknown; id?: string }) {
@@ -74,10 +74,136 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
+/**
+ * One date format across the console: the user's locale, medium date and short time
+ * ("28 Nov 2026, 14:42"), with the ISO value in the tooltip.
+ */
+const DATE_TIME = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const DATE_ONLY = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
+export function formatDateTime(at: string): string {
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? at : DATE_TIME.format(d);
+}
+
+/** A calendar date (`2026-12-15`, or the date part of a timestamp) in the same format, without a time. */
+export function formatDay(day: string): string {
+  const d = new Date(/^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T00:00:00Z` : day);
+  return Number.isNaN(d.getTime()) ? day : DATE_ONLY.format(d);
+}
+
 export function When({ at }: { at: string | null | undefined }) {
   if (!at) return <span className="muted">—</span>;
-  const d = new Date(at);
-  return <time dateTime={at}>{d.toLocaleString()}</time>;
+  return (
+    <time dateTime={at} title={at}>
+      {formatDateTime(at)}
+    </time>
+  );
+}
+
+export function Day({ day }: { day: string | null | undefined }) {
+  if (!day) return <span className="muted">—</span>;
+  return (
+    <time dateTime={day} title={day}>
+      {formatDay(day)}
+    </time>
+  );
+}
+
+/** A number with the locale's thousands separators (strings that are numbers included). */
+export function formatNumber(value: unknown): string {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : null;
+  return n === null ? String(value) : n.toLocaleString(undefined, { maximumFractionDigits: 3 });
+}
+
+/** `entity_id` → "Entity id": a readable heading for a machine key. */
+export function humanize(key: string): string {
+  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1).replace(/\bid\b/gi, 'ID').replace(/\bapi\b/gi, 'API');
+}
+
+interface PersonName {
+  id: string;
+  display_name: string | null;
+  email: string;
+  kind: string;
+}
+
+/**
+ * Names of user ids, fetched in batches: every `<Person>` rendered in the same tick asks once
+ * (`GET /auth/people?ids=…`); answers are kept for the session.
+ */
+const known = new Map<string, PersonName | null>();
+const waiting = new Map<string, Array<() => void>>();
+let batch: Set<string> | null = null;
+
+function lookUp(id: string, done: () => void) {
+  waiting.set(id, [...(waiting.get(id) ?? []), done]);
+  if (batch) return void batch.add(id);
+  batch = new Set([id]);
+  setTimeout(async () => {
+    const ids = [...(batch ?? [])];
+    batch = null;
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100);
+      const people = await api.get<{ people: PersonName[] }>(`/auth/people${qs({ ids: chunk.join(',') })}`).then((r) => r.people, () => []);
+      for (const id of chunk) known.set(id, people.find((p) => p.id === id) ?? null);
+      for (const id of chunk) for (const listener of waiting.get(id) ?? []) listener();
+      for (const id of chunk) waiting.delete(id);
+    }
+  }, 0);
+}
+
+export function usePerson(id: string | null | undefined): PersonName | null | undefined {
+  const [, setTick] = useState(0);
+  const live = useRef(true);
+  useEffect(() => {
+    live.current = true;
+    if (id && !known.has(id)) lookUp(id, () => live.current && setTick((t) => t + 1));
+    return () => {
+      live.current = false;
+    };
+  }, [id]);
+  return id ? known.get(id) : null;
+}
+
+/** A person by name (e-mail in the tooltip); an id that names no account is shown as written. */
+export function Person({ id, fallback = '—' }: { id: string | null | undefined; fallback?: string }) {
+  const person = usePerson(id);
+  if (!id) return <span className="muted">{fallback}</span>;
+  if (person === undefined) return <span className="muted">…</span>;
+  if (person === null) return <span className="mono small">{id}</span>;
+  const name = person.kind === 'system' ? (person.display_name ?? 'the system') : (person.display_name ?? person.email);
+  return <span title={person.email}>{name}</span>;
+}
+
+/**
+ * A button for an action that is hard to undo: the first press asks, in place, and only
+ * "Yes, …" does it. Escape or "Cancel" backs out.
+ */
+export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled, className }: { label: string; question: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean; className?: string }) {
+  const [asking, setAsking] = useState(false);
+  const yes = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (asking) yes.current?.focus();
+  }, [asking]);
+  if (!asking)
+    return (
+      <button type="button" className={className ?? 'secondary'} disabled={disabled} onClick={() => setAsking(true)}>
+        {label}
+      </button>
+    );
+  return (
+    <span className="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+      <span>{question}</span>{' '}
+      <button type="button" ref={yes} className="danger" onClick={() => { setAsking(false); onConfirm(); }}>
+        {confirmLabel}
+      </button>{' '}
+      <button type="button" className="secondary" onClick={() => setAsking(false)}>
+        Cancel
+      </button>
+    </span>
+  );
 }
 
 /** A table from `{columns, rows}` (rows as arrays or objects) or from an array of objects. */
@@ -107,7 +233,7 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
           <tr>
             {columns.map((c) => (
               <th key={c} scope="col">
-                {headers[c] ?? c}
+                {headers[c] ?? humanize(c)}
               </th>
             ))}
           </tr>

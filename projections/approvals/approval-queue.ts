@@ -7,7 +7,7 @@ export const APPROVALS_TABLE = 'approvals_approvals';
 export const approvalQueueProjector: Projector = {
   name: 'approvals_queue',
   consistency: 'inline',
-  version: 1,
+  version: 2,
   tables: [APPROVALS_TABLE],
   eventTypes: approvalAggregate.eventTypes,
   async createTables(knex) {
@@ -30,6 +30,8 @@ export const approvalQueueProjector: Projector = {
       t.text('decided_by');
       t.text('comments');
       t.jsonb('modifications');
+      t.text('justification');
+      t.jsonb('overridden_validations');
       t.timestamp('decided_at', { useTz: true });
       t.primary(['tenant_id', 'approval_id']);
       t.index(['tenant_id', 'status', 'created_at']);
@@ -62,7 +64,15 @@ export const approvalQueueProjector: Projector = {
         return;
       case 'ApprovalDecided': {
         const d = event.data;
-        await row.update({ status: d.decision, decided_by: d.reviewerId, comments: d.comments, modifications: d.modifications === null ? null : JSON.stringify(d.modifications), decided_at: d.decidedAt });
+        await row.update({
+          status: d.decision,
+          decided_by: d.reviewerId,
+          comments: d.comments,
+          modifications: d.modifications === null ? null : JSON.stringify(d.modifications),
+          justification: d.justification ?? null,
+          overridden_validations: JSON.stringify(d.overriddenValidations ?? []),
+          decided_at: d.decidedAt,
+        });
         return;
       }
     }

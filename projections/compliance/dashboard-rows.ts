@@ -51,9 +51,10 @@ export async function createRowsTables(knex: Knex): Promise<void> {
   await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
   await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
   await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
-  // Status ascending is the most severe first, names ascending either way: one index per direction.
-  await current('compliance_rows_by_severity', 'tenant_id, severity, entity_name, entity_id');
-  await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, entity_name, entity_id');
+  // Status ascending is the most severe first, then the soonest due, names ascending either way:
+  // one index per direction.
+  await current('compliance_rows_by_severity', 'tenant_id, severity, next_due NULLS LAST, entity_name, entity_id');
+  await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, next_due NULLS LAST, entity_name, entity_id');
   await current('compliance_rows_by_due', 'tenant_id, next_due, entity_name, entity_id');
   await current('compliance_rows_by_due_desc', 'tenant_id, next_due DESC NULLS LAST, entity_name, entity_id');
   // Bucket indexes hold every version (not only current ones): an as-of page of a bucket walks

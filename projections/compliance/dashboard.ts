@@ -224,7 +224,8 @@ export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: stri
     // 5: rows refreshed from the entities' current verdicts kept here; cell versions in their own lane.
     // 6: dashboard rows without a surrogate key (one index fewer per row version).
     // 7: no index on the lower-cased entity type (the matrix filters by the packs' labels).
-    version: 7,
+    // 8: the severity indexes carry next_due (the matrix sorts by severity, then due date).
+    version: 8,
     tables: [COUNTS, ROWS, VERDICTS, DAILY, ASSESSMENTS, ANOMALIES, ENTITIES],
     createTables,
     eventTypes: [...GRAPH_TYPES, ...Object.keys(AssessmentEventSchemas), COMPLIANCE_ANOMALY_FLAGGED],

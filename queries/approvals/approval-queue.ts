@@ -60,7 +60,15 @@ export function approvalDetails(row: Record<string, any>) {
     decision:
       row.decided_at === null
         ? null
-        : { decision: row.status, reviewer_id: row.decided_by, comments: row.comments, modifications: row.modifications, decided_at: isoOrNull(row.decided_at) },
+        : {
+            decision: row.status,
+            reviewer_id: row.decided_by,
+            comments: row.comments,
+            modifications: row.modifications,
+            justification: row.justification,
+            overridden_validations: row.overridden_validations ?? [],
+            decided_at: isoOrNull(row.decided_at),
+          },
   };
 }
 
@@ -110,6 +118,8 @@ export async function approvalAsWritten(knex: Knex, tenantId: string, state: App
     decided_by: decided?.reviewerId ?? null,
     comments: decided?.comments ?? null,
     modifications: decided?.modifications ?? null,
+    justification: decided?.justification ?? null,
+    overridden_validations: decided?.overriddenValidations ?? [],
     decided_at: decided?.decidedAt ?? null,
   });
 }

@@ -83,17 +83,39 @@ export async function checklistAwaitingApproval(knex: Knex, tenantId: string, ch
 }
 
 /** GET /checklists: the tenant's checklists, newest first. */
-export async function listChecklists(knex: Knex, tenantId: string, filter: { entity_id?: string; status?: string; template_id?: string; limit: number; offset: number }) {
+export async function listChecklists(
+  knex: Knex,
+  tenantId: string,
+  filter: { entity_id?: string; status?: string; template_id?: string; created_by?: string; limit: number; offset: number },
+) {
   const base = knex(CHECKLISTS_TABLE).where({ tenant_id: tenantId });
   if (filter.entity_id) base.andWhere({ entity_id: filter.entity_id });
   if (filter.status) base.andWhere({ status: filter.status });
   if (filter.template_id) base.andWhere({ template_id: filter.template_id });
+  if (filter.created_by) base.andWhere({ created_by: filter.created_by });
   const [rows, [{ count }]] = await Promise.all([
     base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'checklist_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
   return {
-    checklists: rows.map((r) => ({ checklist_id: r.checklist_id, template_id: r.template_id, title: r.title, entity_id: r.entity_id, domain: r.domain, status: r.status, period: r.period, due_date: r.due_date, created_at: isoOrNull(r.created_at) })),
+    checklists: rows.map((r) => ({
+      checklist_id: r.checklist_id,
+      template_id: r.template_id,
+      form: r.form,
+      title: r.title,
+      entity_id: r.entity_id,
+      entity_type: r.entity_type,
+      domain: r.domain,
+      status: r.status,
+      period: r.period,
+      due_date: r.due_date,
+      created_by: r.created_by,
+      created_at: isoOrNull(r.created_at),
+      updated_at: isoOrNull(r.updated_at),
+      // The last review and an outright rejection, so a list can say why a checklist came back.
+      review: r.review,
+      rejection: r.rejection,
+    })),
     total: Number(count),
   };
 }

@@ -67,8 +67,9 @@ const ORDER: Record<SortColumn, (dir: Dir) => Array<[string, Dir, boolean?]>> = 
   entity_name: (dir) => [['entity_name', dir], ['entity_id', dir]],
   entity_id: (dir) => [['entity_id', dir]],
   entity_type: (dir) => [['entity_type', dir], ['entity_name', dir], ['entity_id', dir]],
-  // Ascending status means the most severe first: the order a compliance officer works in.
-  status: (dir) => [['severity', flip(dir)], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
+  // Ascending status means the most severe first, the soonest due first within a severity:
+  // the order a compliance officer works in.
+  status: (dir) => [['severity', flip(dir)], ['next_due', 'ASC', true], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
   due_date: (dir) => [['next_due', dir, true], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
 };
 /** The SQL of an order, or of its exact reverse (every direction and the nulls' place flipped). */

@@ -57,6 +57,29 @@ export async function entityStatus(knex: Knex, tenantId: string, entityId: strin
   };
 }
 
+/**
+ * An entity's past verdicts, newest first: each closed cell with when it held (a verdict
+ * changes when the facts or the date move it), so a reviewer sees how a cell became red.
+ */
+export async function verdictHistory(knex: Knex, tenantId: string, entityId: string, domains: readonly string[], limit: number) {
+  const rows = await knex(CELLS)
+    .select('domain', 'color', 'bucket', 'due_date', 'reason', 'valid_from', 'valid_to')
+    .where({ tenant_id: tenantId, entity_id: entityId })
+    .whereNotNull('valid_to')
+    .whereIn('domain', [...domains])
+    .orderBy('valid_to', 'desc')
+    .limit(limit);
+  return rows.map((r) => ({
+    domain: r.domain as string,
+    color: r.color as string,
+    bucket: (r.bucket as string | null) ?? null,
+    due_date: r.due_date ? isoDate(r.due_date) : null,
+    reason: r.reason as string,
+    valid_from: new Date(r.valid_from).toISOString(),
+    valid_to: new Date(r.valid_to).toISOString(),
+  }));
+}
+
 export interface BucketRow {
   entity_id: string;
   entity_type: string;

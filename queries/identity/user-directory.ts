@@ -48,3 +48,14 @@ export async function activeAdminIds(knex: Knex, tenantId: string): Promise<stri
     .orderBy('id');
   return rows.map((r: { id: string }) => r.id);
 }
+
+/**
+ * The names behind user ids of a tenant, for pages that show who asked, decided or imported.
+ * System accounts are included (they are named, e.g. "System"); ids of no account are left out.
+ */
+export async function namesOf(knex: Knex, tenantId: string, ids: string[]) {
+  const uuids = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+  if (uuids.length === 0) return [];
+  const rows = await knex(USERS_TABLE).select('id', 'email', 'display_name', 'kind').where({ tenant_id: tenantId }).whereIn('id', uuids);
+  return rows.map((r: Pick<UserRow, 'id' | 'email' | 'display_name' | 'kind'>) => ({ id: r.id, display_name: r.display_name, email: r.email, kind: r.kind }));
+}

@@ -46,6 +46,10 @@ export const ApprovalEventSchemas = {
     reviewerId: z.string(),
     comments: z.string().nullable(),
     modifications: z.record(z.unknown()).nullable(),
+    /** Why the reviewer approved although validations failed; absent on decisions before it was asked. */
+    justification: z.string().nullable().optional(),
+    /** The failed validations (their keys) this approval went over. */
+    overriddenValidations: z.array(z.string()).optional(),
     decidedAt: z.string(),
   }),
   /** Four eyes: the one who opened the approval tried to decide it. Recorded, and nothing changes. */
@@ -66,6 +70,8 @@ export interface ApprovalDecisionRecord {
   reviewerId: string;
   comments: string | null;
   modifications: Record<string, unknown> | null;
+  justification?: string | null;
+  overriddenValidations?: string[];
   decidedAt: string;
 }
 
@@ -80,7 +86,17 @@ interface ApprovalFields {
   requestedAt: string;
   /** What the approval is about when it is a checklist submission (payload `checklist_id`). */
   checklistId: string | null;
+  /** Keys of the filing's validations that failed: approving over them needs a justification. */
+  failedValidations: string[];
   escalationLevel: number;
+}
+
+/** The keys of a filing payload's failed validations (`kind: "filing"`, `validations[].status`). */
+export function failedValidationsOf(payload: Record<string, unknown>): string[] {
+  if (payload.kind !== 'filing' || !Array.isArray(payload.validations)) return [];
+  return payload.validations
+    .filter((v): v is { key?: unknown; label?: unknown; status: string } => !!v && typeof v === 'object' && (v as { status?: unknown }).status === 'fail')
+    .map((v, i) => (typeof v.key === 'string' ? v.key : typeof v.label === 'string' ? v.label : `validation ${i + 1}`));
 }
 
 export type ApprovalState =
@@ -103,6 +119,7 @@ export function evolveApproval(state: ApprovalState, event: ApprovalEvent): Appr
         requestedBy: d.requestedBy,
         requestedAt: d.requestedAt,
         checklistId,
+        failedValidations: failedValidationsOf(d.payload),
         escalationLevel: 0,
       };
     }
@@ -110,8 +127,9 @@ export function evolveApproval(state: ApprovalState, event: ApprovalEvent): Appr
       return state.status === 'pending' ? { ...state, reviewerId: null, escalationLevel: event.data.level } : state;
     case 'ApprovalDecided': {
       if (state.status !== 'pending') return state;
-      const { decision, reviewerId, comments, modifications, decidedAt } = event.data;
-      return { ...state, status: decision, decision: { decision, reviewerId, comments, modifications, decidedAt } };
+      const { decision, reviewerId, comments, modifications, justification, overriddenValidations, decidedAt } = event.data;
+      const record = { decision, reviewerId, comments, modifications, justification: justification ?? null, overriddenValidations: overriddenValidations ?? [], decidedAt };
+      return { ...state, status: decision, decision: record };
     }
     case 'ApprovalDecisionRefused':
       return state;

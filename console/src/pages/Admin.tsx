@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../api';
 import { can, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, useLoad, When } from '../ui';
+import { ConfirmButton, ErrorText, fieldError, humanize, Loading, Page, Person, useLoad, When } from '../ui';
 
 const ROLES = ['admin', 'operator', 'reviewer', 'power_user'] as const;
+const ROLE_LABEL: Record<string, string> = { admin: 'Administrator', operator: 'Operator', reviewer: 'Reviewer', power_user: 'Power user' };
 interface User {
   id: string;
   email: string;
@@ -43,17 +44,20 @@ function Users() {
   const users = useLoad(() => api.get<User[]>('/auth/admin/users'), []);
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
-  const [roles, setRoles] = useState<string[]>(['operator']);
+  // No role is preselected: a reviewer's invitation must not also grant operator by default.
+  const [roles, setRoles] = useState<string[]>([]);
   const [error, setError] = useState<unknown>();
   const [invite, setInvite] = useState<string | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
+    if (roles.length === 0) return setError(new Error('Choose at least one role for the new user.'));
     try {
       const created = await api.post<{ invite_url: string }>('/auth/admin/users', { email, display_name: name || null, roles });
       setInvite(created.invite_url);
       setEmail('');
       setName('');
+      setRoles([]);
       users.reload();
     } catch (err) {
       setError(err);
@@ -72,10 +76,10 @@ function Users() {
           <input value={name} onChange={(e) => setName(e.target.value)} />
         </label>
         <fieldset>
-          <legend>Roles</legend>
+          <legend>Roles (choose at least one)</legend>
           {ROLES.map((r) => (
             <label key={r} className="inline">
-              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {r}
+              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {ROLE_LABEL[r]}
             </label>
           ))}
         </fieldset>
@@ -84,7 +88,7 @@ function Users() {
       {!fieldError(error, 'email') && <ErrorText error={error} />}
       {invite && (
         <p className="notice" role="status">
-          Invitation created. Send this link to the user: <code>{invite}</code>
+          Invitation created. Send this link to the user; it opens a page where they set their password (valid 7 days): <code>{invite}</code>
         </p>
       )}
       <ErrorText error={users.error} />
@@ -131,13 +135,15 @@ function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
         {user.display_name ?? user.email}
         <span className="muted small block">{user.email}</span>
       </td>
-      <td>{user.status}</td>
+      <td>
+        <span className={`badge badge-${user.status}`}>{user.status}</span>
+      </td>
       <td>
         <fieldset className="compact">
           <legend className="sr-only">Roles of {user.email}</legend>
           {ROLES.map((r) => (
             <label key={r} className="inline">
-              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {r}
+              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {ROLE_LABEL[r]}
             </label>
           ))}
         </fieldset>
@@ -147,14 +153,30 @@ function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
           <button type="button" onClick={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { roles }))}>
             Save roles
           </button>
-          <button type="button" className="secondary" onClick={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: !user.is_active }))}>
-            {user.is_active ? 'Deactivate' : 'Reactivate'}
-          </button>
-          <button type="button" className="secondary" onClick={() => act(async () => setReset((await api.post<{ reset_url?: string }>(`/auth/admin/users/${user.id}/reset-password`)).reset_url ?? 'issued'))}>
-            Reset password
-          </button>
+          {user.is_active ? (
+            <ConfirmButton
+              label="Deactivate"
+              question={`Deactivate ${user.display_name ?? user.email}? They are signed out everywhere.`}
+              confirmLabel="Yes, deactivate"
+              onConfirm={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: false }))}
+            />
+          ) : (
+            <button type="button" className="secondary" onClick={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: true }))}>
+              Reactivate
+            </button>
+          )}
+          <ConfirmButton
+            label="Reset password"
+            question={`Reset the password of ${user.display_name ?? user.email}? Their sessions end and a one-hour link is issued.`}
+            confirmLabel="Yes, reset"
+            onConfirm={() => act(async () => setReset((await api.post<{ reset_url?: string }>(`/auth/admin/users/${user.id}/reset-password`)).reset_url ?? 'issued'))}
+          />
         </div>
-        {reset && <p className="small">Reset link: <code>{reset}</code></p>}
+        {reset && (
+          <p className="small" role="status">
+            Send this reset link to the user (valid one hour): <code>{reset}</code>
+          </p>
+        )}
         <ErrorText error={error} />
       </td>
     </tr>
@@ -177,7 +199,7 @@ function Settings() {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
-  const audit = useLoad(() => (can(me, 'settings.manage') ? api.get<unknown>('/settings/audit-log?limit=20') : Promise.resolve(null)), []);
+  const audit = useLoad(() => (can(me, 'settings.manage') ? api.get<SettingsAuditEntry[]>('/settings/audit-log?limit=20') : Promise.resolve(null)), []);
   const value = (k: string) => values[k] ?? (settings.data?.settings[k] == null ? '' : String(settings.data.settings[k]));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -217,14 +239,70 @@ function Settings() {
           {saved && <p role="status">Saved.</p>}
         </form>
       )}
-      {audit.data != null && (
-        <>
-          <h2>Audit log</h2>
-          <ErrorText error={audit.error} />
-          <DataTable value={(audit.data as { entries?: unknown[]; events?: unknown[] }).entries ?? (audit.data as { events?: unknown[] }).events ?? audit.data} />
-        </>
-      )}
+      <ErrorText error={audit.error} />
+      {audit.data != null && <SettingsAudit entries={audit.data} />}
     </>
+  );
+}
+
+interface SettingsAuditEntry {
+  id: string;
+  action: string;
+  actor_id: string;
+  target_user_id: string | null;
+  changes: Record<string, { from: unknown; to: unknown }>;
+  at: string;
+}
+
+const shown = (v: unknown) => (v === null || v === undefined ? 'unset' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** The settings audit log (`GET /settings/audit-log` answers an array, newest first): who changed what, from what to what. */
+function SettingsAudit({ entries }: { entries: SettingsAuditEntry[] }) {
+  return (
+    <section aria-labelledby="settings-audit-title">
+      <h2 id="settings-audit-title">Audit log</h2>
+      {entries.length === 0 ? (
+        <p className="muted">No settings have been changed yet.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <caption className="sr-only">Settings changes, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Change</th>
+                <th scope="col">By</th>
+                <th scope="col">For</th>
+                <th scope="col">Values</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <When at={e.at} />
+                  </td>
+                  <td>{humanize(e.action.replace(/\./g, ' '))}</td>
+                  <td>
+                    <Person id={e.actor_id} />
+                  </td>
+                  <td>{e.target_user_id ? <Person id={e.target_user_id} /> : 'the whole tenant'}</td>
+                  <td>
+                    <ul className="plain-list">
+                      {Object.entries(e.changes ?? {}).map(([k, c]) => (
+                        <li key={k}>
+                          {humanize(k)}: {shown(c?.from)} → {shown(c?.to)}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
   );
 }
 
@@ -262,7 +340,7 @@ function Prompts() {
           <ul>
             {pending.data.map((v) => (
               <li key={v.id}>
-                {v.template_ref} v{v.version_number} by {v.author_id}
+                {v.template_ref} v{v.version_number} by <Person id={v.author_id} />
               </li>
             ))}
           </ul>
@@ -324,7 +402,7 @@ function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => v
         <ul className="items">
           {versions.data?.map((v) => (
             <li key={v.id} className="card">
-              <strong>v{v.version_number}</strong> <span className={`badge badge-${v.status}`}>{v.status.replace(/_/g, ' ')}</span> <span className="muted small">by {v.author_id} · <When at={v.created_at} /></span>
+              <strong>v{v.version_number}</strong> <span className={`badge badge-${v.status}`}>{v.status.replace(/_/g, ' ')}</span> <span className="muted small">by <Person id={v.author_id} /> · <When at={v.created_at} /></span>
               {v.change_note && <p>{v.change_note}</p>}
               <pre className="json">{v.body}</pre>
               <div className="row">
@@ -370,13 +448,13 @@ function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => v
         <h2>Audit log</h2>
         <ErrorText error={audit.error} />
         {audit.data && (
-          <DataTable
-            value={(audit.data as Array<{ at: string; action: string; actor_id: string; actor_resolved?: { display_name?: string; email?: string } | null }>).map((a) => ({
-              when: new Date(a.at).toLocaleString(),
-              action: a.action,
-              actor: a.actor_resolved?.display_name ?? a.actor_resolved?.email ?? a.actor_id,
-            }))}
-          />
+          <ul className="plain-list">
+            {(audit.data as Array<{ id: string; at: string; action: string; actor_id: string }>).map((a) => (
+              <li key={a.id}>
+                {humanize(a.action)} by <Person id={a.actor_id} /> · <When at={a.at} />
+              </li>
+            ))}
+          </ul>
         )}
       </div>
     </div>

@@ -1,7 +1,7 @@
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { can, Link, useMe } from '../router';
-import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { DataTable, ErrorText, fieldError, humanize, Loading, Page, Person, useLoad, When } from '../ui';
 import { Filings } from '../filings';
 
 interface ApprovalSummary {
@@ -40,7 +40,15 @@ interface ApprovalDetail extends ApprovalSummary {
   reviewer_strategy: string | null;
   requested_by: string | null;
   escalation: null | { level: number; reason: string; escalated_by: string; escalated_at: string };
-  decision: null | { decision: string; reviewer_id: string; comments: string | null; modifications: Record<string, unknown> | null; decided_at: string };
+  decision: null | {
+    decision: string;
+    reviewer_id: string;
+    comments: string | null;
+    modifications: Record<string, unknown> | null;
+    justification?: string | null;
+    overridden_validations?: string[];
+    decided_at: string;
+  };
 }
 
 const STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;
@@ -125,7 +133,7 @@ export function ApprovalsPage() {
                     <td>
                       <When at={a.created_at} />
                     </td>
-                    <td>{a.reviewer_id ?? <span className="muted">any reviewer</span>}</td>
+                    <td>{a.reviewer_id ? <Person id={a.reviewer_id} /> : <span className="muted">any reviewer</span>}</td>
                     <td>{a.escalated ? `level ${a.escalation_level}` : ''}</td>
                   </tr>
                 ))}
@@ -169,17 +177,17 @@ export function ApprovalDetailPage({ id }: { id: string }) {
         <div className="columns">
           <div className="card">
             <h2>
-              {data.checkpoint_type.replace(/_/g, ' ')} <StatusBadge status={data.status} />
+              {humanize(data.checkpoint_type)} <StatusBadge status={data.status} />
             </h2>
             <dl className="facts">
               <dt>Agent</dt>
               <dd>{data.agent_type}</dd>
               <dt>Requested</dt>
               <dd>
-                <When at={data.created_at} /> by {data.requested_by ?? 'the system'}
+                <When at={data.created_at} /> by <Person id={data.requested_by} fallback="the system" />
               </dd>
               <dt>Reviewer</dt>
-              <dd>{data.reviewer_id ?? `any reviewer (${data.reviewer_strategy ?? 'default'})`}</dd>
+              <dd>{data.reviewer_id ? <Person id={data.reviewer_id} /> : `any reviewer (${data.reviewer_strategy ?? 'default'})`}</dd>
               {data.conversation_id && (
                 <>
                   <dt>Conversation</dt>
@@ -192,7 +200,7 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                 <>
                   <dt>Escalated</dt>
                   <dd>
-                    level {data.escalation.level}: {data.escalation.reason} — by {data.escalation.escalated_by}, <When at={data.escalation.escalated_at} />
+                    level {data.escalation.level}: {data.escalation.reason} — by <Person id={data.escalation.escalated_by} />, <When at={data.escalation.escalated_at} />
                   </dd>
                 </>
               )}
@@ -211,15 +219,34 @@ export function ApprovalDetailPage({ id }: { id: string }) {
               <section aria-labelledby="decision-title">
                 <h2 id="decision-title">Decision</h2>
                 <p className="decision">
-                  <StatusBadge status={data.decision.decision} /> by <strong>{data.decision.reviewer_id}</strong> on <When at={data.decision.decided_at} />
+                  <StatusBadge status={data.decision.decision} /> by{' '}
+                  <strong>
+                    <Person id={data.decision.reviewer_id} />
+                  </strong>{' '}
+                  on <When at={data.decision.decided_at} />
                 </p>
-                {data.decision.comments && <blockquote>{data.decision.comments}</blockquote>}
+                {data.decision.comments && (
+                  <>
+                    <h3>{data.decision.decision === 'rejected' ? 'Reason' : 'Comments'}</h3>
+                    <blockquote>{data.decision.comments}</blockquote>
+                  </>
+                )}
+                {data.decision.justification && (
+                  <>
+                    <h3>Justification for approving over failed validations</h3>
+                    {(data.decision.overridden_validations ?? []).length > 0 && (
+                      <p className="small">Failed checks approved over: {validationLabels(data.payload, data.decision.overridden_validations ?? []).join(', ')}</p>
+                    )}
+                    <blockquote>{data.decision.justification}</blockquote>
+                  </>
+                )}
                 {data.decision.modifications && (
                   <>
                     <h3>Modifications</h3>
                     <Payload value={data.decision.modifications} />
                   </>
                 )}
+                <WhatNext approval={data} />
               </section>
             ) : can(me, 'hitl.approve') ? (
               <>
@@ -228,7 +255,7 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                     You asked for this approval. The four-eyes rule lets another reviewer decide it.
                   </p>
                 )}
-                <DecideForm id={data.approval_id} onDone={reload} />
+                <DecideForm approval={data} onDone={reload} />
                 <EscalateForm id={data.approval_id} onDone={reload} />
               </>
             ) : (
@@ -380,27 +407,69 @@ function Payload({ value }: { value: unknown }) {
   return <pre className="json">{JSON.stringify(value, null, 2)}</pre>;
 }
 
-function DecideForm({ id, onDone }: { id: string; onDone: () => void }) {
-  const [decision, setDecision] = useState<'approved' | 'rejected' | 'modified'>('approved');
+const DECISION_LABEL = { approved: 'Approve', rejected: 'Reject', modified: 'Approve with modifications' } as const;
+
+/** The labels of a filing's validations by key (the decision records keys). */
+function validationLabels(payload: unknown, keys: string[]): string[] {
+  const validations = isFiling(payload) ? (payload.validations ?? []) : [];
+  return keys.map((k) => validations.find((v) => v.key === k)?.label ?? k);
+}
+
+/**
+ * What the reviewer can change when approving with modifications, as fields: a filing's
+ * figures (a number field each), otherwise the payload's plain values. Only the changed ones
+ * are sent: `{figures: {<label>: value}}` for a filing, `{<key>: value}` otherwise.
+ */
+function editableFields(payload: Record<string, unknown> | null): Array<{ key: string; label: string; original: unknown; numeric: boolean; unit?: string | null }> {
+  if (isFiling(payload)) return (payload.figures ?? []).map((f) => ({ key: f.label, label: f.label, original: f.value, numeric: typeof f.value === 'number' || f.value === null, unit: f.unit }));
+  return Object.entries(payload ?? {})
+    .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
+    .map(([k, v]) => ({ key: k, label: k.replace(/_/g, ' '), original: v, numeric: typeof v === 'number' }));
+}
+
+function modificationsFrom(payload: Record<string, unknown> | null, edits: Record<string, string>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const field of editableFields(payload)) {
+    const text = edits[field.key];
+    if (text === undefined || text === (field.original === null || field.original === undefined ? '' : String(field.original))) continue;
+    changed[field.key] = field.numeric && text.trim() !== '' && !Number.isNaN(Number(text)) ? Number(text) : text;
+  }
+  return isFiling(payload) ? (Object.keys(changed).length ? { figures: changed } : {}) : changed;
+}
+
+/**
+ * A decision a reviewer has to choose (nothing is preselected). A rejection needs a reason;
+ * approving a filing whose validations failed needs a justification, recorded with the
+ * decision; modifications are edited as fields. The API enforces the same rules.
+ */
+function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: () => void }) {
+  const id = approval.approval_id;
+  const [decision, setDecision] = useState<'approved' | 'rejected' | 'modified' | null>(null);
   const [comments, setComments] = useState('');
-  const [modifications, setModifications] = useState('{\n  \n}');
+  const [justification, setJustification] = useState('');
+  const [edits, setEdits] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  const failed = isFiling(approval.payload) ? (approval.payload.validations ?? []).filter((v) => v.status === 'fail') : [];
+  const warned = isFiling(approval.payload) ? (approval.payload.validations ?? []).filter((v) => v.status === 'warn') : [];
+  const approving = decision === 'approved' || decision === 'modified';
+  const fields = editableFields(approval.payload);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
-    let mods: unknown;
-    if (decision === 'modified') {
-      try {
-        mods = JSON.parse(modifications);
-      } catch {
-        setError(new Error('Modifications must be a JSON object, e.g. {"volume_mcf": 1200}.'));
-        return;
-      }
-    }
+    if (!decision) return setError(new Error('Choose a decision: approve, reject, or approve with modifications.'));
+    if (decision === 'rejected' && !comments.trim()) return setError(new Error('Give the reason for the rejection: the submitter reworks from it.'));
+    if (approving && failed.length > 0 && !justification.trim()) return setError(new Error('Say why this can be approved although validations failed.'));
+    const modifications = decision === 'modified' ? modificationsFrom(approval.payload, edits) : undefined;
+    if (modifications && Object.keys(modifications).length === 0) return setError(new Error('Change at least one value, or choose "Approve".'));
     setBusy(true);
     try {
-      await api.post(`/approvals/${encodeURIComponent(id)}/decide`, { decision, ...(comments.trim() ? { comments } : {}), ...(decision === 'modified' ? { modifications: mods } : {}) });
+      await api.post(`/approvals/${encodeURIComponent(id)}/decide`, {
+        decision,
+        ...(comments.trim() ? { comments } : {}),
+        ...(approving && justification.trim() ? { justification } : {}),
+        ...(modifications ? { modifications } : {}),
+      });
       onDone();
     } catch (err) {
       setError(err);
@@ -408,32 +477,104 @@ function DecideForm({ id, onDone }: { id: string; onDone: () => void }) {
       setBusy(false);
     }
   };
+  const describedBy = error ? 'decide-error' : undefined;
   return (
-    <form onSubmit={submit} aria-labelledby="decide-title">
+    <form onSubmit={submit} aria-labelledby="decide-title" noValidate>
       <h2 id="decide-title">Decide</h2>
+      {(failed.length > 0 || warned.length > 0) && (
+        <div className="notice" role="note">
+          {failed.length > 0 && (
+            <p>
+              <strong>{failed.length === 1 ? '1 validation failed' : `${failed.length} validations failed`}:</strong> {failed.map((v) => v.label).join(', ')}. Approving
+              needs a justification.
+            </p>
+          )}
+          {warned.length > 0 && (
+            <p>
+              <strong>{warned.length === 1 ? '1 warning' : `${warned.length} warnings`}:</strong> {warned.map((v) => v.label).join(', ')}.
+            </p>
+          )}
+        </div>
+      )}
       <fieldset>
-        <legend>Decision</legend>
+        <legend>Decision (choose one)</legend>
         {(['approved', 'rejected', 'modified'] as const).map((d) => (
           <label key={d} className="inline">
-            <input type="radio" name="decision" value={d} checked={decision === d} onChange={() => setDecision(d)} /> {d === 'approved' ? 'Approve' : d === 'rejected' ? 'Reject' : 'Approve with modifications'}
+            <input type="radio" name="decision" value={d} checked={decision === d} onChange={() => { setDecision(d); setError(undefined); }} /> {DECISION_LABEL[d]}
           </label>
         ))}
       </fieldset>
       {decision === 'modified' && (
+        <fieldset className="modifications">
+          <legend>Modifications: change the values to file</legend>
+          {fields.length === 0 && <p className="muted">This request has no values to change; approve or reject it.</p>}
+          {fields.map((f) => (
+            <label key={f.key}>
+              {f.label}
+              {f.unit ? ` (${f.unit})` : ''}
+              <input
+                type={f.numeric ? 'number' : 'text'}
+                step="any"
+                value={edits[f.key] ?? (f.original === null || f.original === undefined ? '' : String(f.original))}
+                onChange={(e) => setEdits((x) => ({ ...x, [f.key]: e.target.value }))}
+              />
+              <span className="muted small">was {f.original === null || f.original === undefined ? 'missing' : String(f.original)}</span>
+            </label>
+          ))}
+          {fieldError(error, 'modifications') && <p className="error">{fieldError(error, 'modifications')}</p>}
+        </fieldset>
+      )}
+      {approving && failed.length > 0 && (
         <label>
-          Modifications (JSON object)
-          <textarea rows={5} value={modifications} onChange={(e) => { setModifications(e.target.value); setError(undefined); }} className="mono" aria-describedby={error ? "decide-error" : undefined} />
+          Justification for approving over the failed validations (required)
+          <textarea rows={3} required value={justification} onChange={(e) => setJustification(e.target.value)} aria-describedby={describedBy} />
         </label>
       )}
       <label>
-        Comments
-        <textarea rows={3} value={comments} onChange={(e) => setComments(e.target.value)} />
+        {decision === 'rejected' ? 'Reason for the rejection (required)' : 'Comments (optional)'}
+        <textarea rows={3} required={decision === 'rejected'} value={comments} onChange={(e) => setComments(e.target.value)} aria-describedby={describedBy} />
       </label>
       <ErrorText error={error} id="decide-error" />
       <button type="submit" disabled={busy}>
-        {busy ? 'Recording…' : 'Record decision'}
+        {busy ? 'Recording…' : decision ? `Record decision: ${DECISION_LABEL[decision]}` : 'Record decision'}
       </button>
     </form>
+  );
+}
+
+interface ChecklistOutcome {
+  checklist_id: string;
+  title: string;
+  status: string;
+  review: null | { decision: string; comments: string | null };
+}
+
+/** After a decision: where the work went (the checklist returned for rework, or the filing recorded). */
+function WhatNext({ approval }: { approval: ApprovalDetail }) {
+  const checklistId = isFiling(approval.payload) ? approval.payload.checklist_id : typeof approval.payload?.checklist_id === 'string' ? approval.payload.checklist_id : null;
+  const [checklist, setChecklist] = useState<ChecklistOutcome | null>(null);
+  useEffect(() => {
+    if (!checklistId) return;
+    api.get<ChecklistOutcome>(`/checklists/${encodeURIComponent(checklistId)}`).then(setChecklist, () => setChecklist(null));
+  }, [checklistId]);
+  const decision = approval.decision?.decision;
+  return (
+    <>
+      <h3>What happens next</h3>
+      <p>
+        {decision === 'rejected'
+          ? 'The request goes back to whoever asked, with the reason above.'
+          : approval.conversation_id
+            ? 'The paused conversation continues with this decision.'
+            : 'The decision is recorded; nothing else waits on it.'}
+      </p>
+      {checklist && (
+        <p>
+          Checklist <Link to={`/checklists/${encodeURIComponent(checklist.checklist_id)}`}>{checklist.title}</Link> is now <StatusBadge status={checklist.status} />
+          {checklist.status === 'in_progress' && decision === 'rejected' ? ': returned to its submitter for rework.' : checklist.status === 'approved' ? ': the filing is recorded on the entity.' : '.'}
+        </p>
+      )}
+    </>
   );
 }
 

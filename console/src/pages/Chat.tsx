@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { api, request } from '../api';
 import { Link, navigate } from '../router';
-import { DataTable, ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { DataTable, ErrorText, humanize, Loading, Page, useLoad, When } from '../ui';
 import { BarChart } from './Compliance';
 
 interface Conversation {
@@ -94,7 +94,7 @@ export function Folded({ text, mono = false }: { text: string; mono?: boolean })
 
 /** The turn's tool calls, collapsed: what was called, whether it worked, and any table or chart it returned. */
 function ToolCalls({ frames }: { frames: Frame[] }) {
-  const calls = frames.flatMap((f) => f.toolCalls.map((c, i) => ({ key: `${f.id}-${i}`, node: f.node, call: c })));
+  const calls = frames.flatMap((f) => f.toolCalls.map((c, i) => ({ key: `${f.id}-${i}`, node: f.node, call: c }))).filter((c) => !INTERNAL_TOOLS.has(c.call.name ?? c.call.toolName ?? ''));
   const results = frames.flatMap((f) => f.toolResults.map((r, i) => ({ key: `${f.id}-r${i}`, result: r })));
   if (calls.length === 0 && results.length === 0) return null;
   const requested = calls.filter((c) => c.node !== 'tool_node');
@@ -126,34 +126,46 @@ function ToolCalls({ frames }: { frames: Frame[] }) {
 
 const NODES = ['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'approval_node', 'output_format'];
 
+/** The agents a turn can run as (the server's agent definitions; an unknown type would degrade to the core tools). */
+const AGENT_TYPES = [
+  { value: 'general', label: 'General compliance assistant' },
+  { value: 'filing_prep', label: 'Filing preparation' },
+  { value: 'field_event', label: 'Field events' },
+];
+
+/** A conversation is titled from its first message (the list shows what it was about). */
+export const titleFrom = (message: string) => {
+  const line = message.trim().split('\n')[0].replace(/\s+/g, ' ');
+  return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
+};
+
 export function ChatPage({ id }: { id?: string }) {
   const list = useLoad(() => api.get<{ conversations: Conversation[]; total: number }>('/conversations?limit=50'), []);
-  const [createError, setCreateError] = useState<unknown>();
-  const create = async () => {
-    setCreateError(undefined);
-    try {
-      const created = await api.post<{ id: string }>('/conversations', { agent_id: 'default', title: `Conversation ${new Date().toLocaleString()}` });
-      list.reload();
-      navigate(`/chat/${created.id}`);
-    } catch (e) {
-      setCreateError(e);
-    }
-  };
+  // A conversation started on this page keeps its panel (and the turn it is streaming) once it has an id.
+  const startedHere = useRef<string | null>(null);
+  // "New conversation" after one was started here opens a fresh, empty panel.
+  const [generation, setGeneration] = useState(0);
+  useEffect(() => {
+    if (id || !startedHere.current) return;
+    startedHere.current = null;
+    setGeneration((g) => g + 1);
+  }, [id]);
+  // Conversations nobody wrote in are not listed (an older console created one per click).
+  const listed = (list.data?.conversations ?? []).filter((c) => c.message_count > 0 || c.id === id);
   return (
     <Page title="Chat">
       <div className="chat">
         <aside className="conversations" aria-label="Conversations">
-          <button type="button" onClick={create}>
+          <Link className="button-link" to="/chat">
             New conversation
-          </button>
-          <ErrorText error={createError} />
+          </Link>
           <ErrorText error={list.error} />
           {list.loading && !list.data && <Loading what="conversations" />}
           <ul>
-            {list.data?.conversations.map((c) => (
+            {listed.map((c) => (
               <li key={c.id}>
                 <Link to={`/chat/${c.id}`}>
-                  <span className="title">{c.title}</span>
+                  <span className="title">{c.title || 'Untitled conversation'}</span>
                   <span className="muted small">
                     {c.message_count} messages · <When at={c.last_message_at ?? c.created_at} />
                   </span>
@@ -161,17 +173,28 @@ export function ChatPage({ id }: { id?: string }) {
               </li>
             ))}
           </ul>
-          {list.data && list.data.conversations.length === 0 && <p className="muted">No conversations yet.</p>}
+          {list.data && listed.length === 0 && <p className="muted">No conversations yet.</p>}
         </aside>
-        {id ? <Conversation key={id} id={id} onChanged={list.reload} /> : <p className="muted">Choose a conversation or start a new one.</p>}
+        <Conversation
+          key={id && id !== startedHere.current ? id : `new-${generation}`}
+          id={id ?? null}
+          onCreated={(created) => {
+            startedHere.current = created;
+            navigate(`/chat/${created}`, true);
+          }}
+          onChanged={list.reload}
+        />
       </div>
     </Page>
   );
 }
 
-function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) {
-  const messages = useLoad(() => api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`), [id]);
-  const attachments = useLoad(() => api.get<{ attachments: Attachment[] }>(`/conversations/${encodeURIComponent(id)}/attachments`), [id]);
+function Conversation({ id: given, onCreated, onChanged }: { id: string | null; onCreated: (id: string) => void; onChanged: () => void }) {
+  const [created, setCreated] = useState<string | null>(null);
+  const id = given ?? created;
+  const none = () => Promise.resolve({ messages: [] as Message[], attachments: [] as Attachment[] });
+  const messages = useLoad(() => (id ? api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`) : none()), [id]);
+  const attachments = useLoad(() => (id ? api.get<{ attachments: Attachment[] }>(`/conversations/${encodeURIComponent(id)}/attachments`) : none()), [id]);
   const [draft, setDraft] = useState('');
   const [agentType, setAgentType] = useState('general');
   const [selected, setSelected] = useState<string[]>([]);
@@ -203,11 +226,23 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
     onChanged();
   };
 
-  const send = (e: FormEvent) => {
+  const send = async (e: FormEvent) => {
     e.preventDefault();
     const text = draft.trim();
     if (!text || streaming) return;
     setSendError(undefined);
+    let conversationId = id;
+    if (!conversationId) {
+      // Created with the first message, titled from it: no empty conversation is left behind.
+      try {
+        conversationId = (await api.post<{ id: string }>('/conversations', { agent_id: 'default', title: titleFrom(text) })).id;
+      } catch (err) {
+        setSendError(err);
+        return;
+      }
+      setCreated(conversationId);
+      onCreated(conversationId);
+    }
     setFrames([]);
     setEnd(null);
     seen.current = new Set();
@@ -215,7 +250,7 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
     if (selected.length) params.set('attachment_ids', selected.join(','));
     const userMessagesBefore = (messages.data?.messages ?? []).filter((m) => m.role === 'user').length;
     setStreaming(true);
-    listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream?${params}`, userMessagesBefore);
+    listen(conversationId, `/api/v1/conversations/${encodeURIComponent(conversationId)}/stream?${params}`, userMessagesBefore);
   };
 
   /**
@@ -225,7 +260,7 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
    * arrived would reconnect to the URL that carries `message` without Last-Event-ID (a second
    * turn), so then we stop it and attach to the turn without `message` if it did start.
    */
-  const listen = (url: string, userMessagesBefore: number | null) => {
+  const listen = (conversationId: string, url: string, userMessagesBefore: number | null) => {
     const es = new EventSource(url, { withCredentials: true });
     source.current = es;
     setConnection('open');
@@ -269,19 +304,19 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
       setConnection('reconnecting');
       if (seen.current.size === 0 && userMessagesBefore !== null) {
         es.close();
-        void attachIfStarted(userMessagesBefore);
+        void attachIfStarted(conversationId, userMessagesBefore);
       }
     });
   };
 
-  const attachIfStarted = async (userMessagesBefore: number) => {
+  const attachIfStarted = async (conversationId: string, userMessagesBefore: number) => {
     try {
       // The read model may trail the write by a moment: look a few times.
       for (let attempt = 0; attempt < 4; attempt++) {
         await new Promise((r) => setTimeout(r, 500));
-        const now = await api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`);
+        const now = await api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(conversationId)}/messages`);
         if (now.messages.filter((m) => m.role === 'user').length > userMessagesBefore) {
-          listen(`/api/v1/conversations/${encodeURIComponent(id)}/stream`, null);
+          listen(conversationId, `/api/v1/conversations/${encodeURIComponent(conversationId)}/stream`, null);
           return;
         }
       }
@@ -294,6 +329,7 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
 
   const upload = async (files: FileList | File[]) => {
     setUploadError(undefined);
+    if (!id) return setUploadError(new Error('Send a first message, then attach files to the conversation.'));
     for (const file of Array.from(files)) {
       const form = new FormData();
       form.append('file', file, file.name);
@@ -360,8 +396,14 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
         </p>
         <div className="row">
           <label>
-            Agent type
-            <input value={agentType} onChange={(e) => setAgentType(e.target.value)} size={12} />
+            Agent
+            <select value={agentType} onChange={(e) => setAgentType(e.target.value)}>
+              {AGENT_TYPES.map((a) => (
+                <option key={a.value} value={a.value}>
+                  {a.label}
+                </option>
+              ))}
+            </select>
           </label>
           <label className="file">
             Attach files
@@ -389,8 +431,12 @@ function Conversation({ id, onChanged }: { id: string; onChanged: () => void }) 
   );
 }
 
+/** Tools that are the agent's own bookkeeping, not results for the user (loading a skill's instructions). */
+const INTERNAL_TOOLS = new Set(['load_skill']);
+
 function MessageView({ message }: { message: Message }) {
   const rich = message.metadata?.tool_result as (Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] }) | undefined;
+  if (message.role === 'tool' && INTERNAL_TOOLS.has(message.tool_name ?? '')) return null;
   if (message.role === 'tool') {
     return (
       <li className="message tool">
@@ -429,7 +475,7 @@ function RichResult({ value }: { value: Record<string, unknown> & { kind?: strin
   return (
     <>
       {Array.isArray(value.rows) && <DataTable value={value} caption={value.title} />}
-      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} points={points} />}
+      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} yLabel={humanize(chart?.y ?? 'value')} xLabel={chart?.x ? humanize(chart.x) : undefined} points={points} />}
       {affected && <DataTable value={affected} caption="Affected entities" />}
       {!Array.isArray(value.rows) && !points && !affected && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
     </>

@@ -1,23 +1,74 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
-import { can, Link, navigate, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, useLoad, When } from '../ui';
-import { StatusBadge } from './Approvals';
+import { can, Link, navigate, useLocation, useMe } from '../router';
+import { DataTable, Day, ErrorText, fieldError, Loading, Page, Person, useLoad, When } from '../ui';
+import { Pager, StatusBadge } from './Approvals';
 
 interface Template {
   template_id: string;
   title: string;
   form: string;
   entity_type: string;
+  entity_types?: string[];
 }
-interface ChecklistSummary {
+export interface ChecklistSummary {
   checklist_id: string;
   title: string;
   form: string;
   entity_id: string;
+  entity_type?: string;
   status: string;
   due_date: string | null;
   period: string | null;
+  created_by?: string;
+  review?: null | { approval_id: string; decision: string; reviewer_id: string; comments: string | null; reviewed_at: string };
+  rejection?: null | { reason: string; rejected_by: string; rejected_at: string };
+}
+
+/** The entity page of a checklist's well or lease (the graph's label, e.g. `Lease`). */
+export const entityPath = (type: string | undefined, id: string) => `/graph/${encodeURIComponent(type ?? 'Well')}/${encodeURIComponent(id)}`;
+
+/**
+ * Why a checklist is where it is, in a sentence: returned by a reviewer (with the reason),
+ * rejected outright, approved. Null while nothing has been decided.
+ */
+export function Outcome({ checklist }: { checklist: ChecklistSummary }) {
+  const { review, rejection, status } = checklist;
+  if (status === 'rejected' && rejection)
+    return (
+      <span className="outcome outcome-rejected">
+        Rejected by <Person id={rejection.rejected_by} /> on <When at={rejection.rejected_at} />: <q>{rejection.reason}</q>
+      </span>
+    );
+  if (!review) return null;
+  if (review.decision === 'rejected' && status === 'in_progress')
+    return (
+      <span className="outcome outcome-rejected">
+        Returned for rework by <Person id={review.reviewer_id} /> on <When at={review.reviewed_at} />
+        {review.comments ? (
+          <>
+            : <q>{review.comments}</q>
+          </>
+        ) : (
+          '.'
+        )}
+      </span>
+    );
+  if (status === 'approved' || status === 'exception_granted')
+    return (
+      <span className="outcome outcome-approved">
+        {status === 'approved' ? 'Approved' : 'Exception granted'}
+        {review.decision === 'modified' ? ' with modifications' : ''} by <Person id={review.reviewer_id} /> on <When at={review.reviewed_at} />
+        {status === 'approved' ? '; the filing is recorded on the entity.' : '.'}
+        {review.comments ? (
+          <>
+            {' '}
+            <q>{review.comments}</q>
+          </>
+        ) : null}
+      </span>
+    );
+  return null;
 }
 interface Item {
   index: number;
@@ -35,17 +86,33 @@ interface Checklist extends ChecklistSummary {
 }
 
 export function ChecklistsPage() {
+  const me = useMe();
+  const { search } = useLocation();
   const [status, setStatus] = useState('');
-  const list = useLoad(() => api.get<{ checklists: ChecklistSummary[]; total: number }>(`/checklists${qs({ status })}`), [status]);
+  const [mine, setMine] = useState(false);
+  const [offset, setOffset] = useState(0);
+  const limit = 20;
+  const list = useLoad(
+    () => api.get<{ checklists: ChecklistSummary[]; total: number }>(`/checklists${qs({ status, created_by: mine ? me.user_id : undefined, limit, offset })}`),
+    [status, mine, offset],
+  );
   const templates = useLoad(() => api.get<{ templates: Template[] }>('/checklists/templates'), []);
-  const [templateId, setTemplateId] = useState('');
-  const [entityId, setEntityId] = useState('');
+  // A link from an entity page ("Start checklist") arrives with the form and the entity filled in.
+  const [templateId, setTemplateId] = useState(search.get('template') ?? '');
+  const [entityType, setEntityType] = useState(search.get('entity_type') ?? 'Well');
+  const [entityId, setEntityId] = useState(search.get('entity_id') ?? '');
   const [error, setError] = useState<unknown>();
+  const template = templates.data?.templates.find((t) => t.template_id === templateId);
+  const types = template?.entity_types ?? (template ? [template.entity_type] : ['Well']);
+  useEffect(() => {
+    if (!types.includes(entityType)) setEntityType(types[0]);
+  }, [types.join(','), entityType]);
+  const candidates = useLoad(() => api.get<{ entities: Array<{ entity_id: string; properties?: Record<string, unknown> }> }>(`/graph/entities/${encodeURIComponent(entityType)}?limit=200`).catch(() => ({ entities: [] })), [entityType]);
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
     try {
-      const created = await api.post<{ checklist_id: string }>('/checklists', { template_id: templateId, entity_id: entityId.trim() });
+      const created = await api.post<{ checklist_id: string }>('/checklists', { template_id: templateId, entity_type: entityType, entity_id: entityId.trim() });
       navigate(`/checklists/${created.checklist_id}`);
     } catch (err) {
       setError(err);
@@ -67,56 +134,94 @@ export function ChecklistsPage() {
           {fieldError(error, 'template_id') && <span className="error">{fieldError(error, 'template_id')}</span>}
         </label>
         <label>
-          Well (entity id)
-          <input required value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder="42-…" aria-invalid={!!fieldError(error, 'entity_id')} />
+          Entity type
+          <select value={entityType} onChange={(e) => { setEntityType(e.target.value); setEntityId(''); }} disabled={types.length < 2} aria-invalid={!!fieldError(error, 'entity_type')}>
+            {types.map((t) => (
+              <option key={t} value={t}>
+                {t.toLowerCase()}
+              </option>
+            ))}
+          </select>
+          {fieldError(error, 'entity_type') && <span className="error">{fieldError(error, 'entity_type')}</span>}
+        </label>
+        <label>
+          {entityType} (name or ID)
+          <input required list="checklist-entities" value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder={entityType === 'Lease' ? 'lease ID' : 'API number'} aria-invalid={!!fieldError(error, 'entity_id')} />
+          <datalist id="checklist-entities">
+            {(candidates.data?.entities ?? []).map((v) => (
+              <option key={v.entity_id} value={v.entity_id}>
+                {String(v.properties?.name ?? v.entity_id)}
+              </option>
+            ))}
+          </datalist>
           {fieldError(error, 'entity_id') && <span className="error">{fieldError(error, 'entity_id')}</span>}
         </label>
         <button type="submit">Start checklist</button>
-        {!fieldError(error, 'template_id') && !fieldError(error, 'entity_id') && <ErrorText error={error} />}
+        {!fieldError(error, 'template_id') && !fieldError(error, 'entity_id') && !fieldError(error, 'entity_type') && <ErrorText error={error} />}
       </form>
-      <label className="inline-field">
-        Status
-        <select value={status} onChange={(e) => setStatus(e.target.value)}>
-          <option value="">Any</option>
-          {['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'].map((s) => (
-            <option key={s} value={s}>
-              {s.replace(/_/g, ' ')}
-            </option>
-          ))}
-        </select>
-      </label>
+      <div className="filters">
+        <label className="inline-field">
+          Status
+          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+            <option value="">Any</option>
+            {['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'].map((s) => (
+              <option key={s} value={s}>
+                {s.replace(/_/g, ' ')}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={mine} onChange={(e) => { setMine(e.target.checked); setOffset(0); }} /> Only checklists I started
+        </label>
+      </div>
       <ErrorText error={list.error ?? templates.error} />
       {list.loading && !list.data && <Loading what="checklists" />}
       {list.data && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Checklist</th>
-                <th scope="col">Entity</th>
-                <th scope="col">Status</th>
-                <th scope="col">Period</th>
-                <th scope="col">Due</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.checklists.map((c) => (
-                <tr key={c.checklist_id}>
-                  <td>
-                    <Link to={`/checklists/${c.checklist_id}`}>{c.title}</Link>
-                  </td>
-                  <td>{c.entity_id}</td>
-                  <td>
-                    <StatusBadge status={c.status} />
-                  </td>
-                  <td>{c.period ?? ''}</td>
-                  <td>{c.due_date ?? ''}</td>
+        <>
+          <div className="table-wrap">
+            <table>
+              <caption className="sr-only">Checklists</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Checklist</th>
+                  <th scope="col">Entity</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Period</th>
+                  <th scope="col">Due</th>
+                  <th scope="col">Started by</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.checklists.length === 0 && <p className="muted">No checklists.</p>}
-        </div>
+              </thead>
+              <tbody>
+                {list.data.checklists.map((c) => (
+                  <tr key={c.checklist_id}>
+                    <td>
+                      <Link to={`/checklists/${c.checklist_id}`}>{c.title}</Link>
+                      <span className="block small">
+                        <Outcome checklist={c} />
+                      </span>
+                    </td>
+                    <td>
+                      <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link> <span className="muted small">{(c.entity_type ?? 'Well').toLowerCase()}</span>
+                    </td>
+                    <td>
+                      <StatusBadge status={c.status} />
+                    </td>
+                    <td>{c.period ?? ''}</td>
+                    <td>
+                      <Day day={c.due_date} />
+                    </td>
+                    <td>
+                      <Person id={c.created_by} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {list.data.checklists.length === 0 && <p className="muted">No checklists match.</p>}
+          </div>
+          <Pager offset={offset} limit={limit} total={list.data.total} onChange={setOffset} />
+        </>
       )}
     </Page>
   );
@@ -190,15 +295,31 @@ export function ChecklistPage({ id }: { id: string }) {
       {c && (
         <>
           <p>
-            <StatusBadge status={c.status} /> {c.form} for <Link to={`/graph/Well/${encodeURIComponent(c.entity_id)}`}>{c.entity_id}</Link>
+            <StatusBadge status={c.status} /> {c.form} for {(c.entity_type ?? 'Well').toLowerCase()} <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>
             {c.period && ` · period ${c.period}`}
-            {c.due_date && ` · due ${c.due_date}`} · updated <When at={c.updated_at} />
+            {c.due_date && (
+              <>
+                {' '}· due <Day day={c.due_date} />
+              </>
+            )}{' '}
+            · started by <Person id={c.created_by} /> · updated <When at={c.updated_at} />
             {c.pending_approval_id && (
               <>
                 {' '}· <Link to={`/approvals/${c.pending_approval_id}`}>pending approval</Link>
               </>
             )}
           </p>
+          {(c.review || c.rejection) && (
+            <p className={`notice outcome-notice ${c.review?.decision === 'rejected' || c.rejection ? 'notice-bad' : 'notice-good'}`} role="status">
+              <Outcome checklist={c} />
+              {c.review && (
+                <>
+                  {' '}
+                  <Link to={`/approvals/${c.review.approval_id}`}>Open the decision</Link>
+                </>
+              )}
+            </p>
+          )}
           <div className="row">
             <button type="button" onClick={() => assess(!!assessment)}>
               {assessment ? 'Re-run assessment' : 'Run live assessment'}

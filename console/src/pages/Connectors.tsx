@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { diffLines } from '../diff';
 import { can, Link, navigate, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, TextField, useAction, useLoad, When } from '../ui';
+import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, Person, TextField, useAction, useLoad, When } from '../ui';
 import { StatusBadge } from './Approvals';
 
 interface Connector {
@@ -126,7 +126,7 @@ function ReviewQueue({ connectors }: { connectors: Connector[] }) {
               {e.display_name} ({e.connector_key}/{e.ekey})
             </Link>{' '}
             <span className="muted small">
-              by {e.last_editor_id ?? e.author_id}, <When at={e.updated_at} />
+              by <Person id={e.last_editor_id ?? e.author_id} />, <When at={e.updated_at} />
             </span>
           </li>
         ))}
@@ -479,7 +479,16 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
           ))}
         </pre>
       ) : (
-        <p className="small">Unchanged since it was approved{e.approved_by ? ` by ${e.approved_by}` : ''}.</p>
+        <p className="small">
+          Unchanged since it was approved
+          {e.approved_by ? (
+            <>
+              {' '}
+              by <Person id={e.approved_by} />
+            </>
+          ) : null}
+          .
+        </p>
       )}
       {e.parameters.length > 0 && <DataTable value={e.parameters} caption="Parameters" />}
       {e.rejection_reason && <p className="notice">Rejected: {e.rejection_reason}</p>}

@@ -2,8 +2,8 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError, qs } from '../api';
 import { hiddenFields } from '../../../streams/monitoring/field-rules';
 import type { LiveEventType } from '../../../streams/monitoring/event-type';
-import { can, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, TextField, useAction, useLoad, When } from '../ui';
+import { can, Link, useMe } from '../router';
+import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, Person, TextField, useAction, useLoad, When } from '../ui';
 import { Pager, StatusBadge } from './Approvals';
 
 interface Field {
@@ -62,6 +62,9 @@ const NEXT: Record<string, Array<{ status: string; label: string }>> = {
   retired: [],
 };
 
+/** `well` or `Well` → the graph's label `Well` (entity pages are addressed by label). */
+const graphLabel = (type: string) => type.charAt(0).toUpperCase() + type.slice(1);
+
 export function EventsPage() {
   const me = useMe();
   const types = useLoad(() => api.get<EventType[]>('/event-types'), []);
@@ -115,6 +118,7 @@ export function EventsPage() {
                         <th scope="col">Type</th>
                         <th scope="col">Entity</th>
                         <th scope="col">Fields</th>
+                        <th scope="col">Logged by</th>
                         <th scope="col">Related</th>
                       </tr>
                     </thead>
@@ -128,12 +132,16 @@ export function EventsPage() {
                             {typeName(ev.event_type_id)} {ev.anomaly_flagged && <span className="badge badge-fail">anomaly</span>}
                           </td>
                           <td>
-                            {ev.entity_type} {ev.entity_id}
+                            {ev.entity_type ? <Link to={`/graph/${encodeURIComponent(graphLabel(ev.entity_type))}/${encodeURIComponent(ev.entity_id)}`}>{ev.entity_id}</Link> : ev.entity_id}{' '}
+                            <span className="muted small">{ev.entity_type}</span>
                           </td>
                           <td>
                             {Object.entries(ev.fields)
                               .map(([k, v]) => `${k}: ${String(v)}`)
                               .join(' · ')}
+                          </td>
+                          <td>
+                            <Person id={ev.logged_by} />
                           </td>
                           <td>
                             <Correlate eventId={ev.id} typeName={typeName} />

@@ -1,7 +1,8 @@
 import { api, qs } from '../api';
 import { can, Link, useMe } from '../router';
-import { ErrorText, Loading, Page, useLoad, When } from '../ui';
+import { Day, ErrorText, Loading, Page, useLoad, When } from '../ui';
 import { StatusBadge } from './Approvals';
+import { entityPath, Outcome, type ChecklistSummary } from './Checklists';
 
 interface QueueRow {
   approval_id: string;
@@ -10,16 +11,6 @@ interface QueueRow {
   reviewer_id: string | null;
   escalated: boolean;
   subject?: null | { summary: string | null; entity: null | { name: string | null; id: string | null }; form_label: string | null; form: string | null; period: string | null };
-}
-interface ChecklistRow {
-  checklist_id: string;
-  title: string;
-  form: string;
-  entity_id: string;
-  status: string;
-  due_date: string | null;
-  period: string | null;
-  created_by?: string | null;
 }
 interface Summary {
   overdue_count: number;
@@ -41,13 +32,17 @@ export function HomePage() {
     () => (reviewer ? api.get<{ approvals: QueueRow[]; total: number }>(`/approvals${qs({ status: 'pending', limit: 200 })}`) : Promise.resolve(null)),
     [reviewer],
   );
-  const checklists = useLoad(() => api.get<{ checklists: ChecklistRow[]; total: number }>(`/checklists${qs({ status: 'in_progress', limit: 200 })}`), []);
+  // The caller's own checklists, newest first: open ones, and what became of the ones decided lately.
+  const checklists = useLoad(() => api.get<{ checklists: ChecklistSummary[]; total: number }>(`/checklists${qs({ created_by: me.user_id, limit: 50 })}`), [me.user_id]);
   const summary = useLoad(() => (can(me, 'dashboards.read') ? api.get<Summary>('/compliance/summary') : Promise.resolve(null)), []);
   const turns = useLoad(() => (can(me, 'conversations.use') ? api.get<{ conversations: ConversationRow[] }>('/conversations?limit=5') : Promise.resolve(null)), []);
 
   // Named to me, or to any reviewer; those named to someone else are theirs to decide.
   const waiting = (approvals.data?.approvals ?? []).filter((a) => a.reviewer_id === null || a.reviewer_id === me.user_id);
-  const mine = (checklists.data?.checklists ?? []).filter((c) => !c.created_by || c.created_by === me.user_id);
+  const OPEN = ['in_progress', 'in_review', 'exception_requested'];
+  const recent = Date.now() - 14 * 86_400_000;
+  const mine = (checklists.data?.checklists ?? []).filter((c) => OPEN.includes(c.status) || Date.parse(c.review?.reviewed_at ?? c.rejection?.rejected_at ?? '') > recent);
+  const returned = mine.filter((c) => c.status === 'in_progress' && c.review?.decision === 'rejected').length;
 
   return (
     <Page title={`Good day, ${me.display_name ?? me.email}`}>
@@ -94,21 +89,34 @@ export function HomePage() {
           </section>
         )}
         <section className="card" aria-labelledby="home-checklists">
-          <h2 id="home-checklists">Your checklists in progress ({checklists.data ? mine.length : '…'})</h2>
+          <h2 id="home-checklists">Your checklists ({checklists.data ? mine.length : '…'})</h2>
+          {returned > 0 && (
+            <p className="notice notice-bad" role="status">
+              {returned === 1 ? '1 checklist was' : `${returned} checklists were`} returned for rework: see the reviewer's reason below.
+            </p>
+          )}
           <ErrorText error={checklists.error} />
           {checklists.loading && !checklists.data && <Loading what="checklists" />}
-          {checklists.data && mine.length === 0 && <p className="muted">No checklist of yours is in progress.</p>}
+          {checklists.data && mine.length === 0 && <p className="muted">No checklist of yours is open or was decided lately.</p>}
           <ul className="plain-list">
             {mine.slice(0, 10).map((c) => (
               <li key={c.checklist_id}>
                 <Link to={`/checklists/${c.checklist_id}`}>{c.title}</Link> <StatusBadge status={c.status} />{' '}
                 <span className="muted small">
-                  {c.entity_id}
-                  {c.due_date ? ` · due ${c.due_date}` : ''}
+                  <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>
+                  {c.due_date && (
+                    <>
+                      {' '}· due <Day day={c.due_date} />
+                    </>
+                  )}
+                </span>
+                <span className="block small">
+                  <Outcome checklist={c} />
                 </span>
               </li>
             ))}
           </ul>
+          {mine.length > 10 && <Link to="/checklists">All your checklists</Link>}
         </section>
         {turns.data && (
           <section className="card" aria-labelledby="home-turns">

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, ApiError, qs, upload } from '../api';
-import { DataTable, ErrorText, Loading, Page, parseJsonObject, useAction, useLoad, When } from '../ui';
+import { DataTable, ErrorText, Loading, Page, parseJsonObject, Person, useAction, useLoad, When } from '../ui';
 import { Pager, StatusBadge } from './Approvals';
 
 interface GraphCounts {
@@ -167,7 +167,9 @@ function ImportHistory({ imported }: { imported: number }) {
                         (i.rejected?.toLocaleString() ?? '')
                       )}
                     </td>
-                    <td className="mono small">{i.started_by}</td>
+                    <td>
+                      <Person id={i.started_by} />
+                    </td>
                     <td>
                       <When at={i.finished_at} />
                     </td>

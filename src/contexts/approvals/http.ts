@@ -94,6 +94,7 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
         mayDecideOwn: reviewerIsAdmin && deps.config.approvals.adminMayDecideOwn,
         comments: body.comments ?? null,
         modifications: body.modifications ?? null,
+        justification: body.justification ?? null,
       });
     },
     // What follows a decision (the checklist's review, the paused conversation) is done by

@@ -8,7 +8,17 @@ import { IdParams, ListQuery, TenantQuery } from './schemas';
  * Human-in-the-loop approvals in the API contract. Request schemas are the router's
  * own; responses are open objects (to be tightened here).
  */
-const Decision = z.object({ decision: z.string(), reviewer_id: z.string().nullable(), comments: z.unknown(), modifications: z.unknown(), decided_at: z.string() }).passthrough();
+const Decision = z
+  .object({
+    decision: z.string(),
+    reviewer_id: z.string().nullable(),
+    comments: z.unknown(),
+    modifications: z.unknown(),
+    justification: z.string().nullable().describe('Why the reviewer approved although validations failed'),
+    overridden_validations: z.array(z.string()).describe('Keys of the failed validations this approval went over'),
+    decided_at: z.string(),
+  })
+  .passthrough();
 const ApprovalSummary = z.object({ approval_id: z.string(), status: z.string() }).passthrough().openapi('ApprovalSummary');
 const Approval = ApprovalSummary.extend({
   checkpoint_type: z.string(),
@@ -30,6 +40,9 @@ const routes = (internal: boolean): RouteDescription[] => [
     method: 'post',
     path: '/approvals/:id/decide',
     summary: 'Approve or reject (resumes a paused turn); 403 for the one who opened the approval (four eyes)',
+    description:
+      'A rejection needs `comments` (its reason); approving a filing whose validations failed needs a `justification`, ' +
+      'recorded with the decision. Either missing answers 422 at that field.',
     params: IdParams,
     ...(internal ? { query: TenantQuery, description: 'Internal listener: the tenant from `tenant_id` (else the default tenant).' } : {}),
     body: DecideApprovalBody,

@@ -32,8 +32,20 @@ const Checklist = z
   })
   .passthrough()
   .openapi('Checklist');
+const Review = z.object({ approval_id: z.string(), decision: z.string(), reviewer_id: z.string(), comments: z.string().nullable(), reviewed_at: z.string() }).passthrough();
+const Rejection = z.object({ reason: z.string(), rejected_by: z.string(), rejected_at: z.string() }).passthrough();
 const ChecklistSummary = z
-  .object({ checklist_id: z.string(), template_id: z.string(), title: z.string(), status: z.string(), created_at: ts })
+  .object({
+    checklist_id: z.string(),
+    template_id: z.string(),
+    title: z.string(),
+    status: z.string(),
+    entity_type: z.string(),
+    created_by: z.string().describe('Who started the checklist (filter with `created_by`)'),
+    created_at: ts,
+    review: Review.nullable().describe('The last review decision: why a checklist back in progress was returned'),
+    rejection: Rejection.nullable(),
+  })
   .passthrough()
   .openapi('ChecklistSummary');
 const Artifact = z

@@ -19,6 +19,8 @@ export const ListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),
   status: z.enum(CHECKLIST_STATUSES).optional(),
   template_id: z.string().min(1).max(100).optional(),
+  /** Only checklists this user started (the start page's "your checklists"). */
+  created_by: z.string().min(1).max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
 });

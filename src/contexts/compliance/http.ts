@@ -7,6 +7,7 @@ import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import type { PlatformDeps } from '../../platform/context-module';
 import { declareRoutes } from '../../platform/http/route';
 import { requirePermission } from '../identity';
+import { entityStatus, verdictHistory } from '../../../queries/compliance/entity-status';
 import { DeadlinesQuery, EntityParams, FlaringQuery, MatrixQuery, SummaryQuery, TrendQuery } from './schemas';
 
 /**
@@ -47,6 +48,16 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
       // No as_of, or one in the future: the current rows.
       const current = as_of === undefined || new Date(as_of) > at;
       return matrix(knex, identity.tenantId, at, packs, { ...q, ...sort, current });
+    },
+  });
+
+  route.get('/compliance/entities/:entity_id', {
+    permission: READ,
+    params: EntityParams,
+    notFound: 'No assessed entity with this id',
+    read: async ({ identity, params }) => {
+      const status = await entityStatus(knex, identity.tenantId, params.entity_id, domains);
+      return status && { ...status, history: await verdictHistory(knex, identity.tenantId, status.entity_id, domains, 50) };
     },
   });
 

@@ -14,6 +14,27 @@ export const complianceApi: ApiDescription = {
   public: () => [
     { method: 'get', path: '/compliance/summary', summary: 'Compliance summary as of a date (dashboards.read)', query: SummaryQuery, responses: { 200: Obj } },
     { method: 'get', path: '/compliance/matrix', summary: 'Entity × domain compliance matrix', query: MatrixQuery, responses: { 200: Chart } },
+    {
+      method: 'get',
+      path: '/compliance/entities/:entity_id',
+      summary: 'One entity\'s verdicts: each domain\'s color, reason, due date and facts, open anomalies and the past verdicts',
+      params: EntityParams,
+      responses: {
+        200: z
+          .object({
+            entity_id: z.string(),
+            entity_type: z.string(),
+            entity_name: z.string(),
+            cells: z.array(
+              z.object({ domain: z.string(), color: z.string(), bucket: z.string().nullable(), due_date: z.string().nullable(), anomaly: z.boolean(), reason: z.string(), facts: Obj }),
+            ),
+            anomalies: z.array(Obj).max(10),
+            history: z.array(Obj).max(50),
+          })
+          .passthrough(),
+      },
+      errors: [404],
+    },
     { method: 'get', path: '/compliance/domains', summary: 'The installed compliance domains', responses: { 200: Chart } },
     { method: 'get', path: '/compliance/charts/deadlines', summary: 'Upcoming deadlines per week', query: DeadlinesQuery, responses: { 200: Chart } },
     { method: 'get', path: '/compliance/charts/trend', summary: 'Compliance trend per day', query: TrendQuery, responses: { 200: Chart } },

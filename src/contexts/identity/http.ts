@@ -6,7 +6,7 @@ import { logOutEverywhere } from '../../../commands/identity/log-out-everywhere'
 import { redeemOneTimeToken, RedeemInput } from '../../../commands/identity/redeem-onetime-token';
 import { updateUser, UpdateUserInput } from '../../../commands/identity/update-user';
 import { findOpenToken } from '../../../queries/identity/onetime-tokens';
-import { adminView, findUserInTenant, listTenantUsers, UserRow } from '../../../queries/identity/user-directory';
+import { adminView, findUserInTenant, listTenantUsers, namesOf, UserRow } from '../../../queries/identity/user-directory';
 import { permissionsFor } from '../../../streams/identity/permissions';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, Unauthenticated, Unavailable } from '../../platform/domain-errors';
@@ -18,7 +18,7 @@ import { hashOneTimeToken } from '../../../commands/identity/onetime-secrets';
 import { requirePermission } from './require-permission';
 import { REFRESH_AFTER_S } from '../../../commands/identity/session-tokens';
 import { openSession } from './sessions';
-import { InviteTokenParam, UserIdParam, ValidateQuery } from './schemas';
+import { InviteTokenParam, PeopleQuery, UserIdParam, ValidateQuery } from './schemas';
 
 /** Identity endpoints; the decisions behind them: docs/identity.md. */
 
@@ -143,6 +143,11 @@ export function publicRouter(platform: PlatformDeps): Router {
       return;
     }
     res.json({ valid: true, user_id: verified.claims.userId, roles: verified.claims.roles });
+  });
+
+  router.get('/auth/people', async (req, res) => {
+    const { tenantId } = requireIdentity(req);
+    res.json({ people: await namesOf(deps.knex, tenantId, parseQuery(req, PeopleQuery).ids) });
   });
 
   router.get('/auth/users', async (req, res) => {

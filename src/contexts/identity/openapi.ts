@@ -4,7 +4,7 @@ import { LogInInput } from '../../../commands/identity/log-in';
 import { RedeemInput } from '../../../commands/identity/redeem-onetime-token';
 import { UpdateUserInput } from '../../../commands/identity/update-user';
 
-import { InviteTokenParam, UserIdParam, ValidateQuery } from './schemas';
+import { InviteTokenParam, PeopleQuery, UserIdParam, ValidateQuery } from './schemas';
 
 /** Identity routes in the API contract; schemas are the router's own. */
 const Session = z
@@ -63,6 +63,17 @@ export const identityApi: ApiDescription = {
       summary: 'Legacy claims-only decode of `authorization` (query)',
       query: ValidateQuery,
       responses: { 200: z.object({ valid: z.boolean(), user_id: z.string().nullable(), roles: z.array(z.string()) }) },
+    },
+    {
+      method: 'get',
+      path: '/auth/people',
+      summary: 'Names of users of the caller\'s tenant by id (any signed-in user; unknown ids are left out)',
+      query: PeopleQuery,
+      responses: {
+        200: z.object({
+          people: z.array(z.object({ id: z.string(), display_name: z.string().nullable(), email: z.string(), kind: z.string() })).max(100),
+        }),
+      },
     },
     {
       method: 'get',

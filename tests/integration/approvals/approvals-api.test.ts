@@ -118,7 +118,7 @@ describe('approvals API', () => {
   it('concurrent decisions of one approval yield exactly one winner; the rest are 409', async () => {
     const { approval_id } = (await create()).body;
     const deciders = [reviewer, otherReviewer, admin, reviewer, otherReviewer, admin];
-    const responses = await Promise.all(deciders.map((who, i) => t.api.post(`/approvals/${approval_id}/decide`, { decision: i % 2 ? 'approved' : 'rejected' }, who.headers)));
+    const responses = await Promise.all(deciders.map((who, i) => t.api.post(`/approvals/${approval_id}/decide`, { decision: i % 2 ? 'approved' : 'rejected', comments: 'decided concurrently' }, who.headers)));
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).to.have.length(1);
     expect(statuses.filter((s) => s === 409)).to.have.length(deciders.length - 1);

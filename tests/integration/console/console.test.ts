@@ -70,6 +70,8 @@ describe('console in a real browser (Chromium)', function () {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Compliance', level: 1 }).waitFor();
     const nav = page.getByRole('navigation', { name: 'Main' });
+    // The administrator's pages sit behind the "Admin" group so the bar fits one row.
+    await nav.getByRole('button', { name: 'Admin' }).click();
     expect(await nav.getByRole('link', { name: 'Administration' }).count()).to.equal(1);
 
     // The session cookie disappears (expired): the next API call answers 401 → login, then back here.
@@ -108,17 +110,23 @@ describe('console in a real browser (Chromium)', function () {
     await page.getByRole('heading', { name: 'Payload' }).waitFor();
     await page.getByText('42-301-12345').waitFor();
 
-    // Bad input stays in the form with its message.
-    await page.getByLabel('Approve with modifications').check();
-    await page.getByLabel('Modifications (JSON object)').fill('{not json');
+    // Nothing is preselected: recording without a choice asks for one.
+    expect(await page.getByRole('radio', { checked: true }).count()).to.equal(0);
     await page.getByRole('button', { name: 'Record decision' }).click();
-    await page.getByRole('alert').filter({ hasText: 'JSON object' }).waitFor();
-    await page.getByLabel('Modifications (JSON object)').fill('{"oil_bbl": 1200}');
+    await page.getByRole('alert').filter({ hasText: 'Choose a decision' }).waitFor();
+    // Modifications are fields with their current values; unchanged, there is nothing to modify.
+    await page.getByLabel('Approve with modifications').check();
+    expect(await page.getByLabel('oil bbl').inputValue()).to.equal('1250');
+    await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Change at least one value' }).waitFor();
+    await page.getByLabel('oil bbl').fill('1200');
     await page.getByLabel('Comments').fill('Volume corrected from the run tickets');
     await shot(page, 'approval-detail');
     await page.getByRole('button', { name: 'Record decision' }).click();
     await page.getByRole('heading', { name: 'Decision' }).waitFor();
-    await page.getByText(reviewer.userId).waitFor();
+    // The decider by name, never by id.
+    await page.locator('.decision').getByText('Test reviewer user').waitFor();
+    expect(await page.getByText(reviewer.userId).count()).to.equal(0);
     const stored = await t.api.get(`/approvals/${id}`, reviewer.headers);
     expect(stored.body.status).to.equal('modified');
     expect(stored.body.decision).to.include({ reviewer_id: reviewer.userId, comments: 'Volume corrected from the run tickets' });
@@ -151,6 +159,10 @@ describe('console in a real browser (Chromium)', function () {
     const r = await as(reviewer);
     await r.page.goto(`${base}/approvals/${approvalId}`);
     await r.page.getByLabel('Approve', { exact: true }).check();
+    // A filing the agent's checks failed on is approved only with a justification.
+    const payload = (await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.payload;
+    const failed = (payload.validations ?? []).some((v: { status: string }) => v.status === 'fail');
+    if (failed) await r.page.getByLabel('Justification for approving over the failed validations').fill('Checked against the run tickets');
     await r.page.getByRole('button', { name: 'Record decision' }).click();
     await r.page.getByRole('heading', { name: 'Decision' }).waitFor();
     expect((await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.status).to.equal('approved');
@@ -240,7 +252,8 @@ describe('console in a real browser (Chromium)', function () {
     const { context, page } = await as(admin);
     await page.goto(`${base}/graph/Well/${encodeURIComponent(well.entity_id)}`);
     await page.getByRole('heading', { name: 'Properties' }).waitFor();
-    await page.getByRole('heading', { name: 'Impact tree' }).waitFor();
+    // The impact tree is folded until asked for.
+    await page.getByText('Impact tree').click();
     await page.locator('.tree li').first().waitFor();
     await page.getByRole('heading', { name: 'Related' }).waitFor();
     await page.locator('h3.small-heading').first().waitFor();

@@ -81,7 +81,7 @@ describe('console pages for every role (Chromium)', function () {
     await page.goto(`${base}/`);
     await page.getByRole('heading', { name: /Approvals waiting for you \(\d+\)/ }).waitFor();
     await page.getByRole('link', { name: `File Form PR for well ${wellId} for 2026-09` }).waitFor();
-    await page.getByRole('heading', { name: /Your checklists in progress/ }).waitFor();
+    await page.getByRole('heading', { name: /Your checklists/ }).waitFor();
     const overdue = page.getByRole('link', { name: /Overdue/ });
     await overdue.waitFor();
     await expectAccessible(page, 'start page (reviewer)');
@@ -118,15 +118,28 @@ describe('console pages for every role (Chromium)', function () {
     expect(await page.getByRole('link', { name: 'Open the checklist' }).getAttribute('href')).to.equal(`/checklists/${checklistId}`);
     await expectAccessible(page, 'approval detail (filing)');
     await c.shot(page, 'approval-detail');
+    // Approving over the failed validation asks why, and the reason is kept with the decision.
+    expect(await page.getByRole('note').innerText()).to.include('1 validation failed').and.to.include('Flaring authorized');
     await page.getByLabel('Approve', { exact: true }).check();
     await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('alert').filter({ hasText: 'although validations failed' }).waitFor();
+    await page.getByLabel('Justification for approving over the failed validations').fill('R-32 granted by phone, paper follows');
+    await page.getByRole('button', { name: 'Record decision' }).click();
     await page.getByRole('heading', { name: 'Decision' }).waitFor();
-    expect((await t.api.get(`/approvals/${id}`, reviewer.headers)).body.status).to.equal('approved');
+    await page.getByText('Failed checks approved over: Flaring authorized').waitFor();
+    await page.getByText('R-32 granted by phone, paper follows').waitFor();
+    const decided = (await t.api.get(`/approvals/${id}`, reviewer.headers)).body;
+    expect(decided.status).to.equal('approved');
+    expect(decided.decision).to.deep.include({ justification: 'R-32 granted by phone, paper follows', overridden_validations: ['flaring_authorized'] });
+    await expectAccessible(page, 'approval detail (decided)');
 
     // A decision the API refuses (named to another reviewer: 403 {detail}) is shown where the buttons are.
     const named = await approvalFor(filing('2026-11'), { reviewer_strategy: 'named_individual', reviewer_id: otherReviewer.userId });
     await page.goto(`${base}/approvals/${named}`);
     await page.getByLabel('Reject').check();
+    await page.getByRole('button', { name: 'Record decision' }).click();
+    await page.getByRole('alert').filter({ hasText: 'reason for the rejection' }).waitFor();
+    await page.getByLabel('Reason for the rejection').fill('Wrong period');
     await page.getByRole('button', { name: 'Record decision' }).click();
     const refusal = page.getByRole('form', { name: 'Decide' }).getByRole('alert');
     await refusal.waitFor();
