@@ -4,6 +4,15 @@ import { createLogger } from '../src/platform/infra/logger';
 import { Platform, startPlatform } from '../src/platform/platform';
 import { contexts } from '../src/contexts';
 import { ensureConsoleBuilt } from '../src/platform/http/console';
+import { EventStoreUnavailableError } from '../src/platform/eventstore/types';
+import { isConnectionLoss } from '../src/platform/infra/connection-loss';
+
+/** How long a start keeps trying while the database is unreachable before it gives up. */
+const START_RETRY_MS = 5 * 60_000;
+
+/** A start that failed because the database went away (not because of bad config or data). */
+const transient = (error: unknown) =>
+  error instanceof EventStoreUnavailableError || isConnectionLoss(error) || isConnectionLoss((error as { cause?: unknown })?.cause);
 
 export function registerStartCommand(program: Command): void {
   program
@@ -36,7 +45,20 @@ export function registerStartCommand(program: Command): void {
       };
       process.on('SIGTERM', () => shutdown('SIGTERM'));
       process.on('SIGINT', () => shutdown('SIGINT'));
-      platform = await startPlatform({ config, contexts, logger });
+      // A database blip during start (migrations, bootstrap commands) is retried with backoff,
+      // as a supervisor would restart the process: the start undoes itself before it throws.
+      const giveUpAt = Date.now() + START_RETRY_MS;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          platform = await startPlatform({ config, contexts, logger });
+          break;
+        } catch (error) {
+          if (!transient(error) || Date.now() > giveUpAt || requested) throw error;
+          const delay = Math.min(200 * 2 ** attempt, 5_000);
+          logger.warn({ err: error, attempt, retryInMs: delay }, 'start failed: the database is unavailable; trying again');
+          await new Promise((resolve) => setTimeout(resolve, delay));
+        }
+      }
       logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
       // The console is built by `npm install`; a checkout without it is built now, in the background
       // (the console answers 503 until then; the API is unaffected).
