@@ -5,6 +5,7 @@ import { startAssessment } from '../../../commands/checklists/assessment-command
 import { CreateChecklistBody } from '../../../commands/checklists/create-checklist';
 import { openChecklist } from './open-checklist';
 import { rejectChecklist, RejectChecklistBody } from '../../../commands/checklists/reject-checklist';
+import { retryFiling } from '../../../commands/checklists/record-filing';
 import { removeArtifact } from '../../../commands/checklists/remove-artifact';
 import { requestException, RequestExceptionBody } from '../../../commands/checklists/request-exception';
 import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
@@ -143,6 +144,16 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     // The approval it waited on is closed by the `checklists.close-rejected-approval` reactor.
     const { position } = await rejectChecklist(deps, context, id, body, isAdmin && deps.config.approvals.adminMayDecideOwn);
     if (position) await deps.reactors.waitFor(position, deps.config.projectionWaitMs, ['ChecklistRejected']);
+    res.json(await visibleChecklist(deps, context.tenantId, id));
+  });
+
+  // Administrators only (`users.manage`, as for deciding another reviewer's approval).
+  router.post('/checklists/:id/retry-filing', async (req, res) => {
+    requirePermission(req, 'users.manage', deps);
+    const { id } = parseParams(req, IdParams);
+    const context = commandContext(req);
+    await visibleChecklist(deps, context.tenantId, id);
+    await retryFiling(deps, context, id);
     res.json(await visibleChecklist(deps, context.tenantId, id));
   });
 
