@@ -17,7 +17,7 @@ export interface RejectChecklist {
   mayDecideOwn?: boolean;
 }
 
-const FINAL = ['approved', 'exception_granted', 'rejected'];
+const FINAL = ['approved', 'filing_failed', 'exception_granted', 'rejected'];
 
 /** Four eyes, as for approvals: a submission under review is not rejected by its submitter. */
 export function rejectionRefusal(command: Pick<RejectChecklist, 'rejectedBy' | 'mayDecideOwn'>, state: ChecklistState): string | null {

@@ -21,6 +21,12 @@ export interface RecordAssessment {
   totals?: { entities: number; cells: number };
   graph?: GraphMark;
   reassessed?: number;
+  /**
+   * The date the packs judged (YYYY-MM-DD), taken when the run started: recorded as
+   * `assessedOn` even when the run records after midnight, so the next day's run is not
+   * taken for a re-run of the day it never judged. Absent: the recording time's date.
+   */
+  judgedOn?: string;
 }
 
 /**
@@ -46,7 +52,7 @@ export function decideRecordAssessment(command: RecordAssessment, state: Assessm
           assessmentId: command.assessmentId,
           scope: command.scope,
           entityId: command.entityId,
-          assessedOn: now.toISOString().slice(0, 10),
+          assessedOn: command.judgedOn ?? now.toISOString().slice(0, 10),
           assessedAt: now.toISOString(),
           domains: command.domains,
           failedDomains: command.failedDomains,
@@ -103,11 +109,11 @@ export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock
   let command: RecordAssessment;
   if (entityId === undefined) {
     const plan = await planPortfolioAssessment(deps.knex, context.tenantId, packs, today);
-    command = { type: 'RecordAssessment', assessmentId, scope: 'portfolio', entityId: null, ...plan };
+    command = { type: 'RecordAssessment', assessmentId, scope: 'portfolio', entityId: null, ...plan, judgedOn: today };
   } else {
     const run = await runPacks(deps.knex, context.tenantId, packs, today, { entityId });
     if (run.found === 0) throw new NotFound('No such entity');
-    command = { type: 'RecordAssessment', assessmentId, scope: 'entity', entityId, entities: run.entities, domains: run.domains, failedDomains: run.failedDomains };
+    command = { type: 'RecordAssessment', assessmentId, scope: 'entity', entityId, entities: run.entities, domains: run.domains, failedDomains: run.failedDomains, judgedOn: today };
   }
   const { entities } = command;
   const result = await deps.handle(decider, stream, command, context);

@@ -2,7 +2,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { edgeIdsOf } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
-import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
+import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { entityIdReservation } from './entity-id-reservation';
 import { resolveVertex } from './resolve-vertex';
@@ -19,7 +19,8 @@ export interface DeleteEntity {
 export function decideDeleteEntity(command: DeleteEntity, stored: VertexState): VertexEvent[] {
   const state = vertexAsKnown(stored, command.imported);
   if (state.status !== 'active') throw new NotFound('vertex not found');
-  return [{ type: 'VertexDeleted', data: { vertexId: command.vertexId, namespace: command.namespace, label: state.label, entityId: state.entityId, edgeIds: command.edgeIds } }];
+  const { vertexId, namespace } = command;
+  return [...importRecord(stored, command.imported, { vertexId, namespace }), { type: 'VertexDeleted', data: { vertexId, namespace, label: state.label, entityId: state.entityId, edgeIds: command.edgeIds } }];
 }
 
 export const deleteEntityDecider: Decider<DeleteEntity, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideDeleteEntity };

@@ -4,7 +4,7 @@ import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { applyChanges, Properties, toStoredProperties } from '../../streams/graph/properties';
-import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
+import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 import { boundedRecord } from '../../src/platform/http/bounded';
@@ -29,7 +29,8 @@ export function decideUpdateEntity(command: UpdateEntity, stored: VertexState): 
   const set = Object.fromEntries(Object.entries(command.set).filter(([k, v]) => state.properties[k] !== v));
   const removed = command.removed.filter((k) => k in state.properties);
   if (Object.keys(set).length === 0 && removed.length === 0) return [];
-  return [{ type: 'VertexPropertiesUpdated', data: { vertexId: command.vertexId, namespace: command.namespace, set, removed } }];
+  const { vertexId, namespace } = command;
+  return [...importRecord(stored, command.imported, { vertexId, namespace }), { type: 'VertexPropertiesUpdated', data: { vertexId, namespace, set, removed } }];
 }
 
 export const updateEntityDecider: Decider<UpdateEntity, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideUpdateEntity };

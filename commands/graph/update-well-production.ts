@@ -4,7 +4,7 @@ import { NotFound } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { applyChanges, Properties, storedValue } from '../../streams/graph/properties';
-import { vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
+import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
 import { commandContext, GraphActor, GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 
@@ -105,7 +105,8 @@ export function decideUpdateWellProduction(command: UpdateWellProduction, stored
   const state = vertexAsKnown(stored, command.imported);
   if (state.status !== 'active' || state.label !== 'Well') throw new NotFound('well not found');
   const set = productionChanges(state.properties, command.report);
-  return [{ type: 'WellProductionReported', data: { vertexId: command.vertexId, namespace: command.namespace, reportingMonth: command.report.reporting_month, set } }];
+  const { vertexId, namespace } = command;
+  return [...importRecord(stored, command.imported, { vertexId, namespace }), { type: 'WellProductionReported', data: { vertexId, namespace, reportingMonth: command.report.reporting_month, set } }];
 }
 
 export const updateWellProductionDecider: Decider<UpdateWellProduction, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideUpdateWellProduction };
@@ -115,6 +116,7 @@ export async function updateWellProduction(deps: GraphCommandDeps, actor: GraphA
   const vertex = await resolveVertex(deps.knex, namespace, 'Well', id);
   const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: vertex.id, namespace, report, imported: { label: vertex.label, entityId: vertex.entity_id, properties: vertex.properties } };
   const { events } = await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, vertex.id), command, commandContext(actor));
-  const set = (events[0]?.data as { set?: Properties } | undefined)?.set ?? {};
+  const reported = events.find((e) => e.type === 'WellProductionReported');
+  const set = reported?.type === 'WellProductionReported' ? reported.data.set : {};
   return { ...vertex, properties: applyChanges(vertex.properties, set, []) };
 }

@@ -9,7 +9,7 @@ export const CHECKLIST_ARTIFACTS_TABLE = 'checklists_artifacts';
 export const checklistsProjector: Projector = {
   name: 'checklists_read_model',
   consistency: 'inline',
-  version: 1,
+  version: 2,
   tables: [CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE],
   eventTypes: checklistAggregate.eventTypes,
   async createTables(knex) {
@@ -30,6 +30,7 @@ export const checklistsProjector: Projector = {
       t.jsonb('exception');
       t.jsonb('review');
       t.jsonb('rejection');
+      t.jsonb('filing');
       t.text('created_by').notNullable();
       t.timestamp('created_at', { useTz: true }).notNullable();
       t.timestamp('updated_at', { useTz: true }).notNullable();
@@ -126,7 +127,28 @@ export const checklistsProjector: Projector = {
         const row = await trx(CHECKLISTS_TABLE).where(key).first('status');
         const next = d.decision === 'rejected' ? 'in_progress' : row?.status === 'exception_requested' ? 'exception_granted' : 'approved';
         const review = { approval_id: d.approvalId, decision: d.decision, reviewer_id: d.reviewerId, comments: d.comments, reviewed_at: d.reviewedAt };
-        await touch({ status: next, pending_approval_id: null, review: JSON.stringify(review) }, d.reviewedAt);
+        const filing = next === 'approved' ? JSON.stringify({ status: 'pending', approval_id: d.approvalId }) : undefined;
+        await touch({ status: next, pending_approval_id: null, review: JSON.stringify(review), ...(filing ? { filing } : {}) }, d.reviewedAt);
+        return;
+      }
+      case 'ChecklistFiled': {
+        const d = event.data;
+        const filing = {
+          status: 'filed',
+          approval_id: d.approvalId,
+          filing_id: d.filingId,
+          filed_on: { label: d.unit.label, entity_id: d.unit.entityId },
+          advanced: d.advanced,
+          filed_by: d.filedBy,
+          filed_at: d.filedAt,
+        };
+        await touch({ status: 'approved', filing: JSON.stringify(filing) }, d.filedAt);
+        return;
+      }
+      case 'ChecklistFilingFailed': {
+        const d = event.data;
+        const filing = { status: 'failed', approval_id: d.approvalId, reason: d.reason, attempted_by: d.attemptedBy, failed_at: d.failedAt };
+        await touch({ status: 'filing_failed', filing: JSON.stringify(filing) }, d.failedAt);
         return;
       }
       case 'ChecklistRejected': {

@@ -115,6 +115,8 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent): Promise<
   switch (vertex.type) {
     case 'VertexCreated':
       return []; // an opening: `openedBy`, in runs
+    case 'VertexImported':
+      return []; // opened by its import batch; this only starts the vertex's own stream
     case 'VertexPropertiesUpdated':
     case 'WellProductionReported': {
       const removed = vertex.type === 'VertexPropertiesUpdated' ? vertex.data.removed : [];

@@ -12,14 +12,15 @@ import { evidenceKeysAggregate, readEvidenceKeyEvent } from '../../streams/filin
  */
 export const FILINGS_TABLE = 'filings_filings';
 export const EVIDENCE_KEYS_TABLE = 'filings_evidence_keys';
-export const FILING_STATUSES = ['in_review', 'filed', 'returned', 'withdrawn'] as const;
+export const FILING_STATUSES = ['in_review', 'filed', 'filing_failed', 'returned', 'withdrawn'] as const;
 
 export const filingsProjector: Projector = {
   name: 'filings',
   consistency: 'inline',
-  version: 1,
+  // 2: a filing the graph could not record reads `filing_failed` until an administrator's retry files it.
+  version: 2,
   tables: [FILINGS_TABLE],
-  eventTypes: ['ChecklistCreated', 'ChecklistUpdated', 'ChecklistSubmitted', 'ChecklistReviewed', 'ChecklistRejected'],
+  eventTypes: ['ChecklistCreated', 'ChecklistUpdated', 'ChecklistSubmitted', 'ChecklistReviewed', 'ChecklistRejected', 'ChecklistFiled', 'ChecklistFilingFailed'],
   async createTables(knex) {
     await knex.schema.createTable(FILINGS_TABLE, (t) => {
       t.text('tenant_id').notNullable();
@@ -79,6 +80,13 @@ export const filingsProjector: Projector = {
       }
       case 'ChecklistRejected':
         await row().whereIn('status', ['in_review', 'returned']).update({ status: 'withdrawn', review_comments: event.data.reason, updated_at: at });
+        return;
+      // The approval files; recording it in the graph can still fail (checklists' `filing_failed`).
+      case 'ChecklistFilingFailed':
+        await row().where({ approval_id: event.data.approvalId }).update({ status: 'filing_failed', updated_at: at });
+        return;
+      case 'ChecklistFiled':
+        await row().where({ approval_id: event.data.approvalId }).update({ status: 'filed', updated_at: at });
         return;
     }
   },

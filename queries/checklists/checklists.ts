@@ -46,6 +46,7 @@ export async function getChecklist(knex: Knex, tenantId: string, checklistId: st
     exception: row.exception,
     review: row.review,
     rejection: row.rejection,
+    filing: row.filing ?? null,
     created_by: row.created_by,
     created_at: isoOrNull(row.created_at),
     updated_at: isoOrNull(row.updated_at),

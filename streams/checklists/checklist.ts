@@ -12,12 +12,14 @@ import { DECISIONS } from '../../src/platform/published/decisions';
  *   in_progress ─exception─▶ exception_requested ─approved|modified─▶ exception_granted
  *                                     └──────────rejected───────────▶ in_progress
  *   in_progress | in_review | exception_requested ─reject─▶ rejected
+ *   approved ─filing could not be recorded─▶ filing_failed ─filed (administrator's retry)─▶ approved
  *
- * approved, exception_granted and rejected are final. Items and artifacts change only
+ * exception_granted and rejected are final; approved and filing_failed change only by the
+ * filing of the approved submission (docs/checklists.md, "Filing"). Items and artifacts change only
  * while the checklist is in progress. The approval's decision reaches the checklist as
  * `ChecklistReviewed`, naming the approval it answers.
  */
-export const CHECKLIST_STATUSES = ['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'] as const;
+export const CHECKLIST_STATUSES = ['in_progress', 'in_review', 'exception_requested', 'approved', 'filing_failed', 'exception_granted', 'rejected'] as const;
 export type ChecklistStatus = (typeof CHECKLIST_STATUSES)[number];
 export const ITEM_STATUSES = ['not_started', 'in_progress', 'complete', 'blocked'] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
@@ -69,6 +71,20 @@ export const ChecklistEventSchemas = {
   }),
   ChecklistReviewed: z.object({ approvalId: z.string(), decision: z.enum(DECISIONS), reviewerId: z.string(), comments: z.string().nullable(), reviewedAt: z.string() }),
   ChecklistRejected: z.object({ reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string(), approvalId: z.string().nullable() }),
+  /**
+   * The approved submission is recorded in the graph: `filingId` is the FilingPackage's
+   * entity_id, `unit` the entity it was filed on (an oil well's Form PR files on its lease).
+   */
+  ChecklistFiled: z.object({
+    approvalId: z.string(),
+    filingId: z.string(),
+    unit: z.object({ label: z.string(), entityId: z.string() }),
+    advanced: z.record(z.string()),
+    filedBy: z.string(),
+    filedAt: z.string(),
+  }),
+  /** The filing could not be recorded (nothing of it was): why, for the submitter, the reviewer and an administrator's retry. */
+  ChecklistFilingFailed: z.object({ approvalId: z.string(), reason: z.string(), attemptedBy: z.string(), failedAt: z.string() }),
   /** Four eyes: the submitter tried to reject their own submission. Recorded, and nothing changes. */
   ChecklistRejectionRefused: z.object({ attemptedBy: z.string(), reason: z.string(), refusedAt: z.string(), approvalId: z.string().nullable() }),
   ArtifactAdded: z.object({
@@ -107,6 +123,8 @@ interface ChecklistFields {
   pendingApprovalId: string | null;
   /** Who submitted (or asked the exception) that the pending approval reviews; null while none is pending. */
   submittedBy: string | null;
+  /** The approved submission's filing: which approval, and whether it is recorded; null before an approval. */
+  filing: { approvalId: string; filed: boolean } | null;
 }
 
 export type ChecklistState = { status: 'none' } | ({ status: ChecklistStatus } & ChecklistFields);
@@ -129,6 +147,7 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
       artifacts: {},
       pendingApprovalId: null,
       submittedBy: null,
+      filing: null,
     };
   }
   if (state.status === 'none') return state;
@@ -144,8 +163,15 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
       return { ...state, status: 'in_review', pendingApprovalId: event.data.approvalId, submittedBy: event.data.submittedBy };
     case 'ChecklistExceptionRequested':
       return { ...state, status: 'exception_requested', pendingApprovalId: event.data.approvalId, submittedBy: event.data.requestedBy };
-    case 'ChecklistReviewed':
-      return { ...state, status: reviewed(state, event.data.decision), pendingApprovalId: null, submittedBy: null };
+    case 'ChecklistReviewed': {
+      const status = reviewed(state, event.data.decision);
+      const filing = status === 'approved' ? { approvalId: event.data.approvalId, filed: false } : state.filing;
+      return { ...state, status, pendingApprovalId: null, submittedBy: null, filing };
+    }
+    case 'ChecklistFiled':
+      return { ...state, status: 'approved', filing: { approvalId: event.data.approvalId, filed: true } };
+    case 'ChecklistFilingFailed':
+      return { ...state, status: 'filing_failed', filing: { approvalId: event.data.approvalId, filed: false } };
     case 'ChecklistRejected':
       return { ...state, status: 'rejected', pendingApprovalId: null, submittedBy: null };
     case 'ChecklistRejectionRefused':

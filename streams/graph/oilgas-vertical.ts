@@ -3,10 +3,12 @@ import type { EntityTypeDefinition, RelationshipRuleDefinition, RelationshipType
 /**
  * The shipped vertical: Texas oil-and-gas regulatory compliance. Installed
  * once as a `GraphVerticalInstalled` event; everything here can be changed at run time
- * through /entity-types, /relationship-types and /relationship-rules.
+ * through /entity-types, /relationship-types and /relationship-rules. A new version is installed
+ * as its own event: what it adds appears, what an administrator changed is kept (docs/graph.md).
+ * Version 2 lets a Lease have filings (an oil lease files its own Form PR).
  */
 export const OILGAS_VERTICAL = 'oilgas';
-export const OILGAS_VERTICAL_VERSION = 1;
+export const OILGAS_VERTICAL_VERSION = 2;
 
 const PRODUCTION_FIELDS = [
   'production_oil_bbls',
@@ -78,7 +80,7 @@ const EDGE_ROWS: EdgeRow[] = [
   ['CONNECTS_TO', ['InfrastructureProject', 'PipelineRoute'], ['Lease', 'InfrastructureProject'], true, null, 'Takeaway connects to a lease or project.'],
   ['HAS_EVENT', ['Well'], ['WellEvent'], false, null, 'An event at a well.'],
   ['HAS_DEADLINE', ['Well'], ['ComplianceDeadline'], false, null, 'A deadline for a well.'],
-  ['HAS_FILING', ['Well'], ['FilingPackage'], false, null, 'A filing for a well.'],
+  ['HAS_FILING', ['Well', 'Lease'], ['FilingPackage'], false, null, 'A filing for a well or a lease (the unit that reports it).'],
   ['HAS_CONVERSATION', ['Well'], ['WellConversation'], false, null, 'A conversation about a well.'],
   ['PART_OF', ['*'], ['*'], true, null, 'Generic containment between any two vertices.'],
 ];

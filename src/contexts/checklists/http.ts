@@ -5,6 +5,7 @@ import { startAssessment } from '../../../commands/checklists/assessment-command
 import { CreateChecklistBody } from '../../../commands/checklists/create-checklist';
 import { openChecklist } from './open-checklist';
 import { rejectChecklist, RejectChecklistBody } from '../../../commands/checklists/reject-checklist';
+import { retryFiling } from '../../../commands/checklists/record-filing';
 import { removeArtifact } from '../../../commands/checklists/remove-artifact';
 import { requestException, RequestExceptionBody } from '../../../commands/checklists/request-exception';
 import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
@@ -121,6 +122,15 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     // The approval it waited on is closed by the `checklists.close-rejected-approval` reactor.
     awaits: ['ChecklistRejected'],
     respond: (_, input) => checklistOf(input.params.id, input),
+  });
+
+  // Administrators only (`users.manage`, as for deciding another reviewer's approval); the
+  // decider answers 404 for no checklist and 409 unless its filing failed.
+  route.post('/checklists/:id/retry-filing', {
+    permission: 'users.manage',
+    params: IdParams,
+    command: ({ params, context }) => retryFiling(deps, context, params.id),
+    respond: (_outcome, { params, context }) => visibleChecklist(knex, context.tenantId, params.id),
   });
 
   // A custom body: a multipart upload streamed through busboy. The checklist is read first so

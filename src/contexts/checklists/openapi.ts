@@ -17,6 +17,22 @@ const Item = z
   .object({ index: z.number().int(), key: z.string(), label: z.string(), item_type: z.string(), status: z.string(), notes: z.unknown(), updated_by: z.string().nullable(), updated_at: ts, artifact_count: z.number().int() })
   .passthrough()
   .openapi('ChecklistItem');
+/** The approved submission's filing (docs/checklists.md, "Filing"); null before an approval. */
+const ChecklistFiling = z
+  .object({
+    status: z.enum(['pending', 'filed', 'failed']),
+    approval_id: z.string(),
+    filing_id: z.string().optional().describe('entity_id of the FilingPackage (filed)'),
+    filed_on: z.object({ label: z.string(), entity_id: z.string() }).optional().describe('the unit filed on: an oil well files on its lease'),
+    advanced: z.record(z.string()).optional().describe('the unit properties moved forward, e.g. form_pr_period'),
+    filed_by: z.string().optional(),
+    filed_at: z.string().optional(),
+    reason: z.string().optional().describe('why the filing could not be recorded (failed)'),
+    attempted_by: z.string().optional(),
+    failed_at: z.string().optional(),
+  })
+  .nullable()
+  .openapi('ChecklistFiling');
 const Checklist = z
   .object({
     checklist_id: z.string(),
@@ -24,8 +40,9 @@ const Checklist = z
     title: z.string(),
     entity_id: z.string().nullable(),
     domain: z.string().nullable(),
-    status: z.string(),
+    status: z.string().describe('in_progress, in_review, exception_requested, approved, filing_failed, exception_granted or rejected'),
     pending_approval_id: z.string().nullable(),
+    filing: ChecklistFiling,
     created_at: ts,
     updated_at: ts,
     items: z.array(Item),
@@ -67,6 +84,13 @@ export const checklistsApi: ApiDescription = {
     { method: 'post', path: '/checklists/:id/submit', summary: 'Submit for approval', params: IdParams, body: SubmitChecklistBody, responses: { 200: WithApproval } },
     { method: 'post', path: '/checklists/:id/exception', summary: 'Request an exception', params: IdParams, body: RequestExceptionBody, responses: { 200: WithApproval } },
     { method: 'post', path: '/checklists/:id/reject', summary: 'Reject a submitted checklist; 403 for its submitter (four eyes)', params: IdParams, body: RejectChecklistBody, responses: { 200: Checklist } },
+    {
+      method: 'post',
+      path: '/checklists/:id/retry-filing',
+      summary: 'File a filing_failed checklist again once its cause is mended (administrators); 409 in any other status',
+      params: IdParams,
+      responses: { 200: Checklist },
+    },
     {
       method: 'post',
       path: '/checklists/:id/items/:idx/artifacts',

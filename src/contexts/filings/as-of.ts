@@ -103,7 +103,12 @@ export async function vertexAsOf(store: EventStore, tenantId: string, vertexId: 
   for (const recorded of own) {
     const event = readVertexEvent(recorded);
     state = evolveVertex(state, event);
-    const touched = event.type === 'VertexCreated' ? Object.keys(event.data.properties) : event.type === 'VertexDeleted' ? [] : [...Object.keys(event.data.set), ...('removed' in event.data ? event.data.removed : [])];
+    const touched =
+      event.type === 'VertexCreated' || event.type === 'VertexImported'
+        ? Object.keys(event.data.properties)
+        : event.type === 'VertexDeleted'
+          ? []
+          : [...Object.keys(event.data.set), ...('removed' in event.data ? event.data.removed : [])];
     if (event.type === 'WellProductionReported' || touched.some((k) => FIGURES.has(k))) setBy = recorded;
     anchors.add(recorded);
   }

@@ -21,9 +21,10 @@ async function withEdges(lookup: AuditLookup, tenantId: string, vertices: Array<
 }
 
 /**
- * The property graph: `--well <API number>` and `--entity <Label>:<entity_id>`. Vertices only
- * get a stream at their first API write; one loaded by a bulk import and never edited since
- * has no per-entity history (its import batch is the record).
+ * The property graph: `--well <API number>` and `--entity <Label>:<entity_id>`. A vertex loaded
+ * by a bulk import gets its stream at its first API write, which starts with `VertexImported`
+ * (the vertex as imported); one never edited since has no per-entity history (its import batch
+ * is the record).
  */
 export const graphAuditCatalog: AuditCatalog = {
   aggregates: [

@@ -24,7 +24,7 @@ describe('configurable entity types, relationship types and rules', () => {
       'Well', 'Lease', 'Field', 'Formation', 'Operator', 'Permit', 'FlaringAuthorization', 'FlaringEvent', 'InfrastructureProject', 'Regulation',
       'Wellpad', 'Facility', 'PipelineRoute', 'WellEvent', 'ComplianceDeadline', 'FilingPackage', 'WellConversation', 'Project', 'Equipment', 'Pipeline',
     ]);
-    expect((await t.api.get('/entity-types/well')).body).to.include({ label: 'Well', context_section: 'well', source: 'vertical:oilgas@1' });
+    expect((await t.api.get('/entity-types/well')).body).to.include({ label: 'Well', context_section: 'well', source: 'vertical:oilgas@2' });
     const relationships = await t.api.get('/relationship-types');
     expect(relationships.body.relationship_types).to.have.length(16);
     const rules = await t.api.get('/relationship-rules?edge_label=OPERATED_BY');

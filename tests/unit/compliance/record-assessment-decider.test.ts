@@ -32,6 +32,12 @@ describe('recording a compliance assessment', () => {
       ]);
   });
 
+  it('a run that started before midnight records the day its packs judged, not the day it recorded', () => {
+    const justAfterMidnight = new Date('2026-01-16T00:00:02Z');
+    const [, recorded] = given(decider, [], justAfterMidnight).when(command({ judgedOn: '2026-01-15' })).events();
+    expect(recorded.type === 'AssessmentRecorded' && recorded.data).to.include({ assessedOn: '2026-01-15', assessedAt: justAfterMidnight.toISOString() });
+  });
+
   it('splits a large portfolio into batches of 500 entities', () => {
     const events = given(decider, [], NOW).when(command({ entities: Array.from({ length: 1201 }, (_, i) => entity(i)) })).events();
     expect(events.map((e) => (e.type === 'VerdictsAssessed' ? e.data.entities.length : e.type))).to.deep.equal([ASSESSMENT_BATCH_SIZE, ASSESSMENT_BATCH_SIZE, 201, 'AssessmentRecorded']);

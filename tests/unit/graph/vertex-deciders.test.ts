@@ -51,8 +51,9 @@ describe('graph vertex deciders', () => {
     it('an unchanged update decides nothing', () => {
       given(updateEntityDecider, [created]).when(update({ status: 'producing' })).thenNothing();
     });
-    it('a vertex known only from a bulk import can be updated', () => {
+    it('a vertex known only from a bulk import can be updated; its stream starts with the import as it stood', () => {
       given(updateEntityDecider).when(update({ status: 'shut_in' }, [], imported)).then([
+        { type: 'VertexImported', data: { vertexId: 'v1', namespace: ns, ...imported } },
         { type: 'VertexPropertiesUpdated', data: { vertexId: 'v1', namespace: ns, set: { status: 'shut_in' }, removed: [] } },
       ]);
     });
@@ -96,8 +97,8 @@ describe('graph vertex deciders', () => {
       expect(props.production_oil_bbls).to.equal('13');
     });
     it('applies to a well known from an import', () => {
-      const [event] = given(updateWellProductionDecider).when({ ...report('2025-07', 5), imported }).events();
-      expect(event.type).to.equal('WellProductionReported');
+      const events = given(updateWellProductionDecider).when({ ...report('2025-07', 5), imported }).events();
+      expect(events.map((e) => e.type)).to.deep.equal(['VertexImported', 'WellProductionReported']);
     });
   });
 });
