@@ -7,7 +7,7 @@ import pino from 'pino';
 import type { CommandHandler } from '../src/platform/command-handling/command-handler';
 import type { AuditFormat } from '../src/contexts/audit/export';
 import { AuditUsageError } from '../src/platform/audit/registry';
-import { NothingFound, parseReviewDate, ReviewDeps, ReviewFilters } from '../src/contexts/audit/review';
+import { NothingFound, parseReviewDate, type ReviewDeps, type ReviewFilters } from '../src/contexts/audit/review';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 
@@ -58,11 +58,11 @@ export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
  */
 async function withReview<T>(work: (deps: ReviewDeps & { handle: CommandHandler }) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: `ops audit verify|anchor` should not load every context.
-  /* eslint-disable @typescript-eslint/no-require-imports */
+   
   const { contexts } = require('../src/contexts') as typeof import('../src/contexts');
   const { buildAuditRegistry } = require('../src/platform/audit/registry') as typeof import('../src/platform/audit/registry');
   const { withOfflineProjections } = require('./offline') as typeof import('./offline');
-  /* eslint-enable @typescript-eslint/no-require-imports */
+   
   // stdout carries the timeline (or the workbook): logs go to stderr.
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const projectors = contexts.flatMap((c) => c.projectors ?? []);

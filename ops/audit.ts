@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../src/platform/config';
 import { readFile, writeFile } from 'node:fs/promises';
 import { Presets, SingleBar } from 'cli-progress';
-import { AuditAnchor, createAnchor, verifyAnchor, verifyAuditTrail } from '../src/platform/eventstore/audit-trail';
+import { type AuditAnchor, createAnchor, verifyAnchor, verifyAuditTrail } from '../src/platform/eventstore/audit-trail';
 import { registerAuditReviewCommands } from './audit-review';
 import { createStreamHeads } from '../src/platform/eventstore/postgres/stream-heads';
 import { openInfrastructure } from '../src/platform/infra/infrastructure';

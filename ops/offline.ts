@@ -1,8 +1,8 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
-import { CommandHandler, createCommandHandler } from '../src/platform/command-handling/command-handler';
-import { Config, loadConfig } from '../src/platform/config';
-import { Infrastructure, openInfrastructure } from '../src/platform/infra/infrastructure';
+import { type CommandHandler, createCommandHandler } from '../src/platform/command-handling/command-handler';
+import { type Config, loadConfig } from '../src/platform/config';
+import { type Infrastructure, openInfrastructure } from '../src/platform/infra/infrastructure';
 import { createAdvisoryLeaderLock } from '../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../src/platform/projection-runner/projector';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';

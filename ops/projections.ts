@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../src/platform/config';
 import { contexts } from '../src/contexts';
 import { positionToString } from '../src/platform/eventstore/types';
-import { openInfrastructure, Infrastructure } from '../src/platform/infra/infrastructure';
+import { openInfrastructure, type Infrastructure } from '../src/platform/infra/infrastructure';
 import { createLogger } from '../src/platform/infra/logger';
 import { readCheckpoints } from '../src/platform/projection-runner/checkpoints';
 import { openDeadLetters } from '../src/platform/projection-runner/dead-letters';

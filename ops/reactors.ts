@@ -11,7 +11,7 @@ import { createMemoryCache } from '../src/platform/infra/cache';
 import { openInfrastructure } from '../src/platform/infra/infrastructure';
 import { readCheckpoints } from '../src/platform/projection-runner/checkpoints';
 import { openDeadLetters } from '../src/platform/projection-runner/dead-letters';
-import { createAdvisoryLeaderLock, LeaderLock } from '../src/platform/projection-runner/leader-lock';
+import { createAdvisoryLeaderLock, type LeaderLock } from '../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { scheduleProjector } from '../src/platform/scheduling/schedule';
 import { REACTOR_PREFIX, ReactorRunner } from '../src/platform/reactors/runner';

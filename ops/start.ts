@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../src/platform/config';
 import { createLogger } from '../src/platform/infra/logger';
-import { Platform, startPlatform } from '../src/platform/platform';
+import { type Platform, startPlatform } from '../src/platform/platform';
 import { contexts } from '../src/contexts';
 import { ensureConsoleBuilt } from '../src/platform/http/console';
 import { EventStoreUnavailableError } from '../src/platform/eventstore/types';

@@ -1,9 +1,9 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { reactionContext, Reactor } from '../../src/platform/reactors/reactor';
+import { reactionContext, type Reactor } from '../../src/platform/reactors/reactor';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
-import { SettleTurnBudget, settleTurnBudget, settleTurnBudgets } from './settle-turn-budget';
+import { type SettleTurnBudget, settleTurnBudget, settleTurnBudgets } from './settle-turn-budget';
 
 /** What a finished turn settles: its id and the usage its outcome reports (null: unknown). */
 export interface FinishedTurnUsage {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { skillAggregate, SkillEvent, SkillState } from '../../streams/agents/skill';
+import { skillAggregate, type SkillEvent, type SkillState } from '../../streams/agents/skill';
 
 /** PUT /skills/{key} body. Trigger words are matched case-insensitively on word boundaries. */
 export const DefineSkillBody = z

@@ -2,7 +2,7 @@ import type { CommandContext, Decision } from '../../src/platform/command-handli
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { ProgressEvent, turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+import { type ProgressEvent, turnAggregate, type TurnEvent, type TurnState } from '../../streams/agents/turn';
 
 export interface RecordTurnProgress {
   type: 'RecordTurnProgress';

@@ -6,10 +6,10 @@ import { costOf } from '../../src/platform/infra/llm/model-prices';
 import {
   committedCostUsd,
   committedTokens,
-  DailyCaps,
+  type DailyCaps,
   dailyUsageAggregate,
-  DailyUsageEvent,
-  DailyUsageState,
+  type DailyUsageEvent,
+  type DailyUsageState,
   tenantUsageStream,
   usageDayOf,
   USAGE_WRITE_RETRIES,

@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { skillAggregate, SkillEvent, SkillState } from '../../streams/agents/skill';
+import { skillAggregate, type SkillEvent, type SkillState } from '../../streams/agents/skill';
 
 export interface RetireSkill {
   type: 'RetireSkill';

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { dailyUsageAggregate, DailyUsageEvent, DailyUsageState, tenantUsageStream, USAGE_WRITE_RETRIES, userUsageStream } from '../../streams/agents/daily-usage';
+import { dailyUsageAggregate, type DailyUsageEvent, type DailyUsageState, tenantUsageStream, USAGE_WRITE_RETRIES, userUsageStream } from '../../streams/agents/daily-usage';
 
 /**
  * Replaces a turn's reservation by what it used. Unknown usage (no provider reported it, or

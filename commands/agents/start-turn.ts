@@ -2,7 +2,7 @@ import type { CommandContext, Decision } from '../../src/platform/command-handli
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { turnAggregate, TurnEvent, TurnState } from '../../streams/agents/turn';
+import { turnAggregate, type TurnEvent, type TurnState } from '../../streams/agents/turn';
 
 type Started = Extract<TurnEvent, { type: 'TurnStarted' }>['data'];
 

@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { approvalAggregate, ApprovalEvent, ApprovalState, Decision, DECISIONS } from '../../streams/approvals/approval';
+import { approvalAggregate, type ApprovalEvent, type ApprovalState, type Decision, DECISIONS } from '../../streams/approvals/approval';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /approvals/{id}/decide body. `reviewer_id` only counts for header-less internal callers. */

@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
+import { approvalAggregate, type ApprovalEvent, type ApprovalState } from '../../streams/approvals/approval';
 import { approvalNotFound } from './decide-approval';
 
 /** POST /approvals/escalate body. */

@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { approvalAggregate, ApprovalEvent, ApprovalState } from '../../streams/approvals/approval';
+import { approvalAggregate, type ApprovalEvent, type ApprovalState } from '../../streams/approvals/approval';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /approvals body. */

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
-import { AuditExportEvent, AuditExportState, auditExportAggregate } from '../../streams/audit/audit-export';
+import { type AuditExportEvent, type AuditExportState, auditExportAggregate } from '../../streams/audit/audit-export';
 
 export type RecordAuditExport = {
   type: 'RecordAuditExport';

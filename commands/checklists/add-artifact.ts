@@ -3,7 +3,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import { putBlob } from '../../src/platform/infra/artifact-blobs';
-import { checklistAggregate, ChecklistEvent, ChecklistState, MAX_ARTIFACTS_PER_ITEM } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState, MAX_ARTIFACTS_PER_ITEM } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
 export interface AddArtifact {

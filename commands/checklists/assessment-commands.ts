@@ -1,8 +1,8 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { ABANDONED_AFTER_MS, assessmentAggregate, AssessmentEvent, AssessmentFrame, AssessmentState } from '../../streams/checklists/assessment';
+import { ABANDONED_AFTER_MS, assessmentAggregate, type AssessmentEvent, type AssessmentFrame, type AssessmentState } from '../../streams/checklists/assessment';
 
 export type AssessmentCommand =
   | { type: 'StartAssessment'; assessmentId: string; checklistId: string; templateId: string; entityId: string; startedBy: string; rerun: boolean }

@@ -1,5 +1,5 @@
 import type { EventStore } from '../../src/platform/eventstore/types';
-import { ChecklistEvent, readChecklistEvent } from '../../streams/checklists/checklist';
+import { type ChecklistEvent, readChecklistEvent } from '../../streams/checklists/checklist';
 import type { ChecklistFacts } from './checklist-facts';
 
 type Created = Extract<ChecklistEvent, { type: 'ChecklistCreated' }>['data'];

@@ -5,7 +5,7 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { FilingTemplate } from '../../streams/checklists/filing-templates';
-import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState } from '../../streams/checklists/checklist';
 
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

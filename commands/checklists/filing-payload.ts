@@ -1,14 +1,14 @@
-import { assessmentDigest, AssessmentDigest } from '../../queries/checklists/assessment-digest';
+import { assessmentDigest, type AssessmentDigest } from '../../queries/checklists/assessment-digest';
 import { getChecklist } from '../../queries/checklists/checklists';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { assessFormPrItem, FormPrContext, formPrFigures } from './assessment/form-pr';
+import { assessFormPrItem, type FormPrContext, formPrFigures } from './assessment/form-pr';
 import { loadFormPrContext } from './assessment/form-pr-subjects';
 import { ItemFrames } from './assessment/frames';
 import { assessOtherItem, loadOtherSubjects } from './assessment/other-forms';
-import { loadWellFacts, WellFacts } from './assessment/well-facts';
+import { loadWellFacts, type WellFacts } from './assessment/well-facts';
 import { previousMonth } from './assessment/working-days';
-import { FILING_TEMPLATES, FilingTemplate } from '../../streams/checklists/filing-templates';
+import { FILING_TEMPLATES, type FilingTemplate } from '../../streams/checklists/filing-templates';
 
 /**
  * The payload of a filing approval (the contract shared by the assistant, the checklist

@@ -3,8 +3,8 @@ import { reactionContext } from '../../src/platform/reactors/reactor';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { approvalAggregate } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
-import { requestApproval, RequestApprovalInput } from '../approvals/request-approval';
-import { filingPayload, FilingPayload } from './filing-payload';
+import { requestApproval, type RequestApprovalInput } from '../approvals/request-approval';
+import { filingPayload, type FilingPayload } from './filing-payload';
 import { checklistFacts, checklistHistory } from './checklist-history';
 import type { ChecklistFacts } from './checklist-facts';
 

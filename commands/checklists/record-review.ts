@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { ApprovalDecisionRecord } from '../../streams/approvals/approval';
-import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState } from '../../streams/checklists/checklist';
 
 export interface RecordReview {
   type: 'RecordReview';

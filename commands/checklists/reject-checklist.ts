@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden } from '../../src/platform/domain-errors';
-import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState } from '../../streams/checklists/checklist';
 import { existing } from './guards';
 
 /** POST /checklists/{id}/reject body: why the filing is rejected (final). */

@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { checklistAggregate, ChecklistEvent, ChecklistState, ExistingChecklist } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState, type ExistingChecklist } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
 /**

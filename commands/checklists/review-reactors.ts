@@ -2,10 +2,10 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { Conflict, Forbidden } from '../../src/platform/domain-errors';
 import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
-import { ApprovalState, approvalState } from '../../streams/approvals/approval';
+import { type ApprovalState, approvalState } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
-import { DecideApproval, decideApproval } from '../approvals/decide-approval';
-import { recordReview, RecordReview } from './record-review';
+import { type DecideApproval, decideApproval } from '../approvals/decide-approval';
+import { recordReview, type RecordReview } from './record-review';
 
 /**
  * Given a decided approval, then the review its checklist records (none for an approval

@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { checklistAggregate, ChecklistEvent, ChecklistState, ExistingChecklist } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState, type ExistingChecklist } from '../../streams/checklists/checklist';
 import { inProgress } from './guards';
 
 /** POST /checklists/{id}/submit body: optionally a named reviewer and a note for the approval. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { checklistAggregate, ChecklistEvent, ChecklistState, ITEM_STATUSES, ItemStatus } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState, ITEM_STATUSES, type ItemStatus } from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
 /** PATCH /checklists/{id}/items/{idx}: `status` and/or `notes`. */

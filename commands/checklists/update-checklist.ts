@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { checklistAggregate, ChecklistEvent, ChecklistState } from '../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, type ChecklistState } from '../../streams/checklists/checklist';
 import { inProgress } from './guards';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

@@ -2,7 +2,7 @@ import { listTenants } from '../../queries/identity/tenants';
 import type { DomainPack } from './packs/pack';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
-import { scheduleMessage, ScheduledMessage } from '../../src/platform/scheduling/schedule';
+import { scheduleMessage, type ScheduledMessage } from '../../src/platform/scheduling/schedule';
 import { assess } from './record-assessment';
 
 export const DAILY_ASSESSMENT_HANDLER = 'compliance.daily-assessment';

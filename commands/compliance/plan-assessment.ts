@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { changedSince, currentVerdicts, graphMark, lastPortfolioAssessment } from '../../queries/compliance/graph-changes';
 import type { DomainPack } from './packs/pack';
-import { PackScope, runPacks } from './run-packs';
-import { AssessedEntity, cellFingerprint, GraphMark } from '../../streams/compliance/assessment';
+import { type PackScope, runPacks } from './run-packs';
+import { type AssessedEntity, cellFingerprint, type GraphMark } from '../../streams/compliance/assessment';
 import { namespaceOf } from '../../streams/graph/names';
 
 /** Past this share of the graph changed, one whole run is cheaper than a restricted one. */

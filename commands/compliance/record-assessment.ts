@@ -1,11 +1,11 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { DomainPack } from './packs/pack';
 import { runPacks } from './run-packs';
 import { Conflict, NotFound, Unavailable } from '../../src/platform/domain-errors';
-import { AssessedEntity, assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, GraphMark, packVerdicts, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { type AssessedEntity, assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, type AssessmentEvent, type AssessmentState, type GraphMark, packVerdicts, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { planPortfolioAssessment } from './plan-assessment';
 
 export interface RecordAssessment {

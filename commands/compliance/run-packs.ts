@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { GraphFacts, graphFacts } from '../../queries/compliance/graph-facts';
+import { type GraphFacts, graphFacts } from '../../queries/compliance/graph-facts';
 import type { AssessedEntity } from '../../streams/compliance/assessment';
 import { namespaceOf } from '../../streams/graph/names';
 import type { AssessedVertex, DomainPack } from './packs/pack';

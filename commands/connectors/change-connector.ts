@@ -3,7 +3,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
 import { checkDestination, engineOf, parseConfig } from './destination';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

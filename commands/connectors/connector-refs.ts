@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { reservationDecider, ReservationKey, reservationStream } from '../../src/platform/command-handling/reservation';
+import { reservationDecider, type ReservationKey, reservationStream } from '../../src/platform/command-handling/reservation';
 import { fold } from '../../src/platform/command-handling/decider';
 import { createSnapshotStore } from '../../src/platform/command-handling/snapshots';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
-import { connectorAggregate, ConnectorState, LiveConnector } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorState, type LiveConnector } from '../../streams/connectors/connector';
 
 /** Shared by the connector commands: key → stream, the key reservation, the typed refusals. */
 

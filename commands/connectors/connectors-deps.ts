@@ -1,6 +1,6 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { createSecretStore, SecretStore } from '../../src/platform/infra/secret-store';
-import { EgressPolicy, egressPolicy, Resolver, systemResolver } from './egress';
+import { createSecretStore, type SecretStore } from '../../src/platform/infra/secret-store';
+import { type EgressPolicy, egressPolicy, type Resolver, systemResolver } from './egress';
 import type { ConnectorEngine, RunLimits } from './engines/engine';
 import { ENGINE_REGISTRY } from './engines';
 import type { EngineKey } from '../../streams/connectors/connector';

@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
 import { NotFound } from '../../src/platform/domain-errors';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 
 /** Deletes a credential's secret that a later `CredentialSet` replaced (issued by `connectors.secret-cleanup`). */
 export interface DeleteSupersededSecret {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { connectorRefusal } from './connector-refs';
-import { EgressAuditEvent, egressAuditAggregate } from '../../streams/connectors/egress-audit';
+import { type EgressAuditEvent, egressAuditAggregate } from '../../streams/connectors/egress-audit';
 import type { EngineKey } from '../../streams/connectors/connector';
 import type { ConnectorsDeps } from './connectors-deps';
 import { checkEgress } from './egress';

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, requireLive } from './connector-refs';
 
 /** POST /connectors/{key}/disable: from any status; agents lose its tools at once. */

@@ -4,7 +4,7 @@ import { Conflict } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
 import type { DiscoveredTable } from './engines/engine';
 import { engineRun } from './engine-run';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 
 /** Tables, columns and types the verified credential can see (GET .../schema reads them). */

@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
-import { checkedContent, EKEY, ExposureContent, ExposureContentInput } from './exposure-content';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { checkedContent, EKEY, type ExposureContent, ExposureContentInput } from './exposure-content';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 
 /** POST /connectors/{key}/exposures: a draft; its ekey is unique within the connector. */

@@ -1,9 +1,9 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
-import { checkedContent, ExposureContent, ExposureContentInput } from './exposure-content';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { checkedContent, type ExposureContent, ExposureContentInput } from './exposure-content';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, exposureOf, loadConnector, requireLive } from './connector-refs';
 import { exposureRow } from '../../queries/connectors/exposures';
 

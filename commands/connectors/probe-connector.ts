@@ -3,7 +3,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
 import { engineRun } from './engine-run';
-import { connectorAggregate, ConnectorEvent, ConnectorState, ProbeResult } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState, type ProbeResult } from '../../streams/connectors/connector';
 import { discoverSchema } from './discover-schema';
 import { connectorIdOf, loadConnector, requireLive } from './connector-refs';
 

@@ -5,7 +5,7 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
 import { checkDestination, engineOf, parseConfig } from './destination';
-import { connectorAggregate, ConnectorEvent, ConnectorState, EngineKey } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState, type EngineKey } from '../../streams/connectors/connector';
 import { connectorKeyReservation } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { assertNever } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { ConnectorsDeps } from './connectors-deps';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../streams/connectors/connector';
 import { connectorIdOf, exposureOf, refuseTransition, requireLive } from './connector-refs';
 
 /**

@@ -1,8 +1,8 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { reactionContext, Reactor } from '../../src/platform/reactors/reactor';
+import { reactionContext, type Reactor } from '../../src/platform/reactors/reactor';
 import { connectorsDeps } from './connectors-deps';
 import { connectorAggregate, readConnectorEvent } from '../../streams/connectors/connector';
-import { DeleteSupersededSecret, deleteSupersededSecret } from './delete-superseded-secret';
+import { type DeleteSupersededSecret, deleteSupersededSecret } from './delete-superseded-secret';
 
 /**
  * `connectors.secret-cleanup`: once a `CredentialSet` is committed, the secret it replaced is

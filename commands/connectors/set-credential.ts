@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
 import { engineOf } from './destination';
 import { newId } from '../../src/platform/command-handling/idempotency';
-import { connectorAggregate, ConnectorEvent, ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
-import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import { extractedFileData, type UploadedFile } from '../../streams/conversations/extracted-file';
+import { accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
 /** Records an uploaded attachment; the text arrives already extracted, the bytes never do. */
 export interface AddAttachment extends UploadedFile {

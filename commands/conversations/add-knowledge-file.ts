@@ -1,8 +1,8 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { extractedFileData, UploadedFile } from '../../streams/conversations/extracted-file';
-import { MAX_KNOWLEDGE_FILES, ownedProject, projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { extractedFileData, type UploadedFile } from '../../streams/conversations/extracted-file';
+import { MAX_KNOWLEDGE_FILES, ownedProject, projectAggregate, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface AddKnowledgeFile extends UploadedFile {
   type: 'AddKnowledgeFile';

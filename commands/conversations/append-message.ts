@@ -1,11 +1,11 @@
-import { Decider, inSequence } from '../../src/platform/command-handling/decider';
+import { type Decider, inSequence } from '../../src/platform/command-handling/decider';
 import type { Decision } from '../../src/platform/command-handling/command-handler';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { parse } from '../../src/platform/http/validation';
-import { sequenceOf, accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, MessageRole } from '../../streams/conversations/conversation';
+import { sequenceOf, accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, type MessageRole } from '../../streams/conversations/conversation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { approvalStanding, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import { approvalStanding, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
 /** A turn paused on an approval: the conversation records that it waits on it. */
 export interface AwaitApproval {

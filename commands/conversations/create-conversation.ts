@@ -2,7 +2,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ConversationType } from '../../streams/conversations/conversation';
+import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ConversationType } from '../../streams/conversations/conversation';
 import { findProjectOwner } from '../../queries/conversations/projects';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

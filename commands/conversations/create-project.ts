@@ -2,7 +2,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { projectAggregate, ProjectDefaults, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { projectAggregate, ProjectDefaults, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
 
 export const ProjectFields = {
   name: z.string().trim().min(1).max(200),

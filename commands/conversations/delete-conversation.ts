@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { conversationAggregate, ConversationEvent, ConversationState, conversationStream, mayAccess } from '../../streams/conversations/conversation';
+import { conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, mayAccess } from '../../streams/conversations/conversation';
 
 export interface DeleteConversation {
   type: 'DeleteConversation';

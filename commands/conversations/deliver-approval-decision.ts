@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { approvalStanding, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ReviewerDecision } from '../../streams/conversations/conversation';
+import { approvalStanding, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ReviewerDecision } from '../../streams/conversations/conversation';
 
 /** A reviewer's decision reaches the conversation whose turn paused on the approval. */
 export interface DeliverApprovalDecision {

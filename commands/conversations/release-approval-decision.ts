@@ -4,10 +4,10 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import {
   approvalStanding,
   conversationAggregate,
-  ConversationEvent,
-  ConversationState,
+  type ConversationEvent,
+  type ConversationState,
   conversationStream,
-  ReviewerDecision,
+  type ReviewerDecision,
 } from '../../streams/conversations/conversation';
 
 /**

@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import { accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
 
 export interface RemoveAttachment {
   type: 'RemoveAttachment';

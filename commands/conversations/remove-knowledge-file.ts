@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { ownedProject, projectAggregate, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { ownedProject, projectAggregate, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
 
 export interface RemoveKnowledgeFile {
   type: 'RemoveKnowledgeFile';

@@ -1,7 +1,7 @@
 import type { Reactor } from '../../src/platform/reactors/reactor';
 import { reactionContext } from '../../src/platform/reactors/reactor';
-import { ApprovalState, approvalState } from '../../streams/approvals/approval';
-import { deliverApprovalDecision, DeliverApprovalDecision } from './deliver-approval-decision';
+import { type ApprovalState, approvalState } from '../../streams/approvals/approval';
+import { deliverApprovalDecision, type DeliverApprovalDecision } from './deliver-approval-decision';
 
 /**
  * Given a decided approval opened from a conversation, then its decision is delivered to that

@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { accessibleConversation, conversationAggregate, ConversationEvent, ConversationState, conversationStream, SETTABLE_STATUSES } from '../../streams/conversations/conversation';
+import { accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, SETTABLE_STATUSES } from '../../streams/conversations/conversation';
 
 /** PATCH /conversations/{id}: title and/or status; `deleted` only through DELETE. */
 export const UpdateConversationBody = z

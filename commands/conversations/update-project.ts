@@ -2,7 +2,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { ownedProject, projectAggregate, ProjectChanges, ProjectEvent, ProjectState, projectStream } from '../../streams/conversations/project';
+import { ownedProject, projectAggregate, type ProjectChanges, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
 import { ProjectFields } from './create-project';
 
 /** PATCH /projects/{id}: any of name, description, instructions, defaults (replaced whole). */

@@ -1,8 +1,8 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { CaseResult, RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
+import { type CaseResult, type RunEvent, type RunState, runAggregate } from '../../streams/evaluation/run';
 
 /** One replayed case's grade, recorded as it is known (a stopped run keeps what it graded). */
 export type GradeEvalCase = { type: 'GradeEvalCase'; result: CaseResult };

@@ -1,9 +1,9 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider, fold } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider, fold } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { BaselineEvent, BaselineState, baselineAggregate, baselineKeyOf } from '../../streams/evaluation/baseline';
-import { runAggregate, RunState } from '../../streams/evaluation/run';
+import { type BaselineEvent, type BaselineState, baselineAggregate, baselineKeyOf } from '../../streams/evaluation/baseline';
+import { runAggregate, type RunState } from '../../streams/evaluation/run';
 
 /**
  * POST /eval/runs/{id}/promote: a completed run becomes the baseline of its model; the

@@ -1,7 +1,7 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
-import { CaptureEvent, CaptureState, captureAggregate, SnapshotCheck } from '../../streams/evaluation/capture';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
+import { type CaptureEvent, type CaptureState, captureAggregate, type SnapshotCheck } from '../../streams/evaluation/capture';
 
 /** A later look for the turn's events: the retry after about 2 s, or the start-up re-link pass. */
 export type RecheckSnapshot = { type: 'RecheckSnapshot'; check: Exclude<SnapshotCheck, 'capture'>; found: boolean; conversationId: string | null };

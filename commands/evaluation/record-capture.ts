@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
-import { CaptureEvent, CaptureState, captureAggregate, captureIdOf, Score } from '../../streams/evaluation/capture';
+import { type CaptureEvent, type CaptureState, captureAggregate, captureIdOf, Score } from '../../streams/evaluation/capture';
 import { findTurnSnapshot } from './turn-snapshot';
 
 /** POST /eval/captures body: a bare score is valid; identity never comes from here. */

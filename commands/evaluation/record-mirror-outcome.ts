@@ -1,7 +1,7 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
-import { CaptureEvent, CaptureState, captureAggregate } from '../../streams/evaluation/capture';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
+import { type CaptureEvent, type CaptureState, captureAggregate } from '../../streams/evaluation/capture';
 
 /** What the external score mirror answered for the capture's current score. */
 export type RecordMirrorOutcome = { type: 'RecordMirrorOutcome'; score: -1 | 1; ok: true } | { type: 'RecordMirrorOutcome'; score: -1 | 1; ok: false; error: string };

@@ -1,8 +1,8 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
-import { RunEvent, RunState, runAggregate } from '../../streams/evaluation/run';
+import { type RunEvent, type RunState, runAggregate } from '../../streams/evaluation/run';
 
 export type StartEvalRun = { type: 'StartEvalRun'; runId: string; tag: string | null; modelId: string; gitSha: string | null; judgeThreshold: number; replay: 'live' | 'frozen' };
 

@@ -1,5 +1,5 @@
 import type { EventStore } from '../../src/platform/eventstore/types';
-import { readTurnEvent, turnAggregate, TurnOutcome } from '../../streams/agents/turn';
+import { readTurnEvent, turnAggregate, type TurnOutcome } from '../../streams/agents/turn';
 
 /**
  * A turn's events are its frozen snapshot: the

@@ -1,6 +1,6 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { EvidenceKeyEvent, evidenceKeysAggregate, EvidenceKeysState, evidenceKeysStream, EvidencePublicJwk } from '../../streams/filings/evidence-keys';
+import { type EvidenceKeyEvent, evidenceKeysAggregate, type EvidenceKeysState, evidenceKeysStream, type EvidencePublicJwk } from '../../streams/filings/evidence-keys';
 import { SYSTEM_ACCOUNTS_TENANT, SYSTEM_USER_ID } from '../../streams/identity/system-accounts';
 
 export interface PublishEvidenceKey {

@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import { type z } from 'zod';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import { Conflict, FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
+import { Conflict, type FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
 import { findRelationshipType, listRelationshipRules, vertexLabels } from '../../queries/graph/graph-schema';
 import { relationshipRuleStream } from '../../streams/graph/names';
-import { ANY_LABEL, ConfigItemState, configItemAggregate, RelationshipRuleDefinition, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { ANY_LABEL, type ConfigItemState, configItemAggregate, RelationshipRuleDefinition, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 /** `*` on a side admits any vertex label. */
 export const AddRelationshipRuleBody = RelationshipRuleDefinition.omit({ id: true });

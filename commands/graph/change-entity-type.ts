@@ -2,8 +2,8 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { findEntityType } from '../../queries/graph/graph-schema';
 import { entityTypeStream } from '../../streams/graph/names';
-import { ConfigItemState, configItemAggregate, EntityTypeDefinition, itemAsKnown, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type ConfigItemState, configItemAggregate, EntityTypeDefinition, itemAsKnown, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 /** Any field but the key; the label too is fixed once vertices may carry it. */
 export const ChangeEntityTypeBody = EntityTypeDefinition.omit({ key: true }).partial().strict();

@@ -2,8 +2,8 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { findRelationshipType } from '../../queries/graph/graph-schema';
 import { relationshipTypeStream } from '../../streams/graph/names';
-import { ConfigItemState, configItemAggregate, itemAsKnown, RelationshipTypeDefinition, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type ConfigItemState, configItemAggregate, itemAsKnown, RelationshipTypeDefinition, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 export const ChangeRelationshipTypeBody = RelationshipTypeDefinition.omit({ key: true }).partial().strict();
 type Changes = ReturnType<typeof ChangeRelationshipTypeBody.parse>;

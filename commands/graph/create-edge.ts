@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import { Conflict, FieldIssue, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { EdgeView, findVertex } from '../../queries/graph/entities';
-import { edgeSchemaFacts, EdgeSchemaFacts, isVertexLabel } from '../../queries/graph/graph-schema';
-import { edgeAggregate, EdgeEvent, EdgeState } from '../../streams/graph/edge';
+import { Conflict, type FieldIssue, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
+import { type EdgeView, findVertex } from '../../queries/graph/entities';
+import { edgeSchemaFacts, type EdgeSchemaFacts, isVertexLabel } from '../../queries/graph/graph-schema';
+import { edgeAggregate, type EdgeEvent, type EdgeState } from '../../streams/graph/edge';
 import { edgeStream, namespaceOf } from '../../streams/graph/names';
-import { Properties, toStoredProperties } from '../../streams/graph/properties';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type Properties, toStoredProperties } from '../../streams/graph/properties';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 export const CreateEdgeBody = z.object({

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { creationFacts, VertexView } from '../../queries/graph/entities';
+import { creationFacts, type VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
-import { Properties, toStoredProperties } from '../../streams/graph/properties';
-import { vertexAggregate, VertexEvent, VertexState } from '../../streams/graph/vertex';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type Properties, toStoredProperties } from '../../streams/graph/properties';
+import { vertexAggregate, type VertexEvent, type VertexState } from '../../streams/graph/vertex';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { entityIdReservation } from './entity-id-reservation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

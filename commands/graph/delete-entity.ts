@@ -2,8 +2,8 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { edgeIdsOf } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
-import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { importRecord, vertexAggregate, vertexAsKnown, type VertexEvent, type VertexFacts, type VertexState } from '../../streams/graph/vertex';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { entityIdReservation } from './entity-id-reservation';
 import { resolveVertex } from './resolve-vertex';
 

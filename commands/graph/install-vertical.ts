@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES, OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION } from '../../streams/graph/oilgas-vertical';
 import { verticalStream } from '../../streams/graph/names';
-import { readSchemaEvent, SchemaEvent } from '../../streams/graph/schema';
+import { readSchemaEvent, type SchemaEvent } from '../../streams/graph/schema';
 import type { GraphCommandDeps } from './actor';
 
 export type VerticalState = { status: 'absent' } | { status: 'installed' };

@@ -3,8 +3,8 @@ import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { findEntityType } from '../../queries/graph/graph-schema';
 import { entityTypeStream } from '../../streams/graph/names';
-import { ConfigItemState, configItemAggregate, EntityTypeDefinition, itemAsKnown, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type ConfigItemState, configItemAggregate, type EntityTypeDefinition, itemAsKnown, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 export interface RemoveEntityType {
   type: 'RemoveEntityType';

@@ -2,8 +2,8 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { findRelationshipRule } from '../../queries/graph/graph-schema';
 import { relationshipRuleStream } from '../../streams/graph/names';
-import { ConfigItemState, configItemAggregate, itemAsKnown, RelationshipRuleDefinition, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type ConfigItemState, configItemAggregate, itemAsKnown, type RelationshipRuleDefinition, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 /** Existing edges stay; new edges of that shape are refused from now on. */
 export interface RemoveRelationshipRule {

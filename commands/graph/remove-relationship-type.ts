@@ -3,8 +3,8 @@ import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { EDGES } from '../../projections/graph/property-graph';
 import { findRelationshipType } from '../../queries/graph/graph-schema';
 import { relationshipTypeStream } from '../../streams/graph/names';
-import { ConfigItemState, configItemAggregate, itemAsKnown, RelationshipTypeDefinition, SchemaEvent } from '../../streams/graph/schema';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { type ConfigItemState, configItemAggregate, itemAsKnown, type RelationshipTypeDefinition, type SchemaEvent } from '../../streams/graph/schema';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 export interface RemoveRelationshipType {
   type: 'RemoveRelationshipType';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { findVertex, VertexView } from '../../queries/graph/entities';
+import { findVertex, type VertexView } from '../../queries/graph/entities';
 import { isVertexLabel } from '../../queries/graph/graph-schema';
 
 /**

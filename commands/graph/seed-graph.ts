@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { generatePortfolio, PortfolioOptions } from './seed/texas-portfolio';
+import { generatePortfolio, type PortfolioOptions } from './seed/texas-portfolio';
 import { countVertices } from '../../queries/graph/entities';
 import { namespaceOf } from '../../streams/graph/names';
 import type { GraphActor } from './actor';

@@ -3,9 +3,9 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
-import { applyChanges, Properties, toStoredProperties } from '../../streams/graph/properties';
-import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { applyChanges, type Properties, toStoredProperties } from '../../streams/graph/properties';
+import { importRecord, vertexAggregate, vertexAsKnown, type VertexEvent, type VertexFacts, type VertexState } from '../../streams/graph/vertex';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 import { boundedRecord } from '../../src/platform/http/bounded';
 

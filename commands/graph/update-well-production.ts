@@ -3,9 +3,9 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
-import { applyChanges, Properties, storedValue } from '../../streams/graph/properties';
-import { importRecord, vertexAggregate, vertexAsKnown, VertexEvent, VertexFacts, VertexState } from '../../streams/graph/vertex';
-import { commandContext, GraphActor, GraphCommandDeps } from './actor';
+import { applyChanges, type Properties, storedValue } from '../../streams/graph/properties';
+import { importRecord, vertexAggregate, vertexAsKnown, type VertexEvent, type VertexFacts, type VertexState } from '../../streams/graph/vertex';
+import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 
 /** Form PR figures are whole numbers: barrels of oil and water, mcf of gas; a billion is far past any well's month. */

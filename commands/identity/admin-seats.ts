@@ -1,9 +1,9 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { activeAdminIds } from '../../queries/identity/user-directory';
-import { adminRosterEvolution, AdminRosterEvent, AdminRosterState, adminRosterStream } from '../../streams/identity/admin-roster';
+import { adminRosterEvolution, type AdminRosterEvent, type AdminRosterState, adminRosterStream } from '../../streams/identity/admin-roster';
 import { isActiveAdmin } from '../../streams/identity/user';
 import { loadUser } from './load-user';
 

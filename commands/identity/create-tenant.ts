@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
-import { tenantEvolution, TenantEvent, TenantState, tenantStream } from '../../streams/identity/tenant';
+import { tenantEvolution, type TenantEvent, type TenantState, tenantStream } from '../../streams/identity/tenant';
 
 export const CreateTenantInput = z.object({ tenantId: z.string().uuid(), name: z.string().trim().min(1).max(200) });
 export type CreateTenant = { type: 'CreateTenant' } & z.infer<typeof CreateTenantInput>;

@@ -1,8 +1,8 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { createSecretStore, SecretStore } from '../../src/platform/infra/secret-store';
+import { createSecretStore, type SecretStore } from '../../src/platform/infra/secret-store';
 import { createPasswordVerifier } from './passwords';
-import { createIdentityResolver, directoryLoader, IdentityResolver } from './resolver';
-import { createSessionTokens, SessionTokens } from './session-tokens';
+import { createIdentityResolver, directoryLoader, type IdentityResolver } from './resolver';
+import { createSessionTokens, type SessionTokens } from './session-tokens';
 
 /** What identity commands and routes need beyond the platform's deps. */
 export interface IdentityDeps extends PlatformDeps {

@@ -8,7 +8,7 @@ import type { IdentityDeps } from './identity-deps';
 import { newOneTimeToken } from './onetime-secrets';
 import { INVITE_TTL_MS } from '../../streams/identity/onetime-token';
 import { ROLES } from '../../streams/identity/permissions';
-import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 import { emailReservation } from './email-reservation';
 import { runOneTimeTokenCommand } from './onetime-token-commands';
 

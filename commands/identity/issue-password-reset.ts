@@ -4,7 +4,7 @@ import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { newOneTimeToken } from './onetime-secrets';
 import { RESET_TTL_MS } from '../../streams/identity/onetime-token';
-import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 import { runOneTimeTokenCommand } from './onetime-token-commands';
 import { voidTokenStreams } from './void-user-tokens';
 

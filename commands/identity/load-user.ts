@@ -1,5 +1,5 @@
 import type { EventStore } from '../../src/platform/eventstore/types';
-import { UserState, userEvolution, userStream } from '../../streams/identity/user';
+import { type UserState, userEvolution, userStream } from '../../streams/identity/user';
 
 /** A user's state folded from their stream, for steps that must look before deciding. */
 export async function loadUser(store: EventStore, tenantId: string, userId: string): Promise<UserState> {

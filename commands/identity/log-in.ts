@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Unauthenticated } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
-import { findUserByEmail, UserRow } from '../../queries/identity/user-directory';
+import { findUserByEmail, type UserRow } from '../../queries/identity/user-directory';
 import { passwordSecretName } from '../../streams/identity/user';
 
 /**

@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
-import { userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 
 /** POST /auth/logout-all: every token issued so far resolves as `revoked`. */
 export interface LogOutEverywhere {

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandHandler } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { onetimeTokenEvolution, OneTimeTokenEvent, OneTimeTokenState, onetimeTokenStream, TokenPurpose } from '../../streams/identity/onetime-token';
+import { onetimeTokenEvolution, type OneTimeTokenEvent, type OneTimeTokenState, onetimeTokenStream, type TokenPurpose } from '../../streams/identity/onetime-token';
 
 /**
  * The one-time token aggregate's commands: issue, redeem, void. Redeem is the single-use

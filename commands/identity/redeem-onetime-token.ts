@@ -7,7 +7,7 @@ import { hashOneTimeToken } from './onetime-secrets';
 import { hashPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, passwordTooLong } from './passwords';
 import { findOpenToken } from '../../queries/identity/onetime-tokens';
 import type { TokenPurpose } from '../../streams/identity/onetime-token';
-import { ExistingUser, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { type ExistingUser, isActiveAdmin, passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';
 import { runOneTimeTokenCommand, TOKEN_NOT_FOUND } from './onetime-token-commands';
 

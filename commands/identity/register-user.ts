@@ -6,7 +6,7 @@ import { Conflict } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { hashPassword } from './passwords';
 import type { Role } from '../../streams/identity/permissions';
-import { AccountKind, isActiveAdmin, passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { type AccountKind, isActiveAdmin, passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';
 import { emailReservation } from './email-reservation';
 

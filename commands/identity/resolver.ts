@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Knex } from 'knex';
-import { findUserById, UserRow } from '../../queries/identity/user-directory';
+import { findUserById, type UserRow } from '../../queries/identity/user-directory';
 import { permissionsFor } from '../../streams/identity/permissions';
 import type { SessionClaims } from './session-tokens';
 

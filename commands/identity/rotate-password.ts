@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { hashPassword } from './passwords';
-import { passwordSecretName, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 
 /** The operator's `users rotate-password`: a new password, and live sessions end. */
 export interface RotatePassword {

@@ -3,8 +3,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
-import { Role, ROLES } from '../../streams/identity/permissions';
-import { isActiveAdmin, userEvolution, UserEvent, UserState, userStream } from '../../streams/identity/user';
+import { type Role, ROLES } from '../../streams/identity/permissions';
+import { isActiveAdmin, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
 import { grantAdminSeat, releaseAdminSeat } from './admin-seats';
 import { loadUser } from './load-user';
 import { voidTokenStreams } from './void-user-tokens';

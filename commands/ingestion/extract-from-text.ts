@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { extractEntities } from './extract-entities';
 import { extractionFacts } from './graph-facts';
-import { entityExtractionAggregate, EntityExtractionEvent, EntityExtractionState, ExtractedEdge, ExtractedEntity } from '../../streams/ingestion/entity-extraction';
-import { feedGraph, FeedDeps } from './feed-graph';
+import { entityExtractionAggregate, type EntityExtractionEvent, type EntityExtractionState, type ExtractedEdge, type ExtractedEntity } from '../../streams/ingestion/entity-extraction';
+import { feedGraph, type FeedDeps } from './feed-graph';
 
 export const ExtractBody = z.object({ text: z.string().min(1).max(200_000) }).strict();
 

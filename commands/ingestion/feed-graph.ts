@@ -2,13 +2,13 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { Position } from '../../src/platform/eventstore/types';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { derivedEdge, ImportedEdge, ImportedVertex } from '../../streams/graph/graph-import';
+import { derivedEdge, type ImportedEdge, type ImportedVertex } from '../../streams/graph/graph-import';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
-import { commandContext, GraphActor } from '../graph/actor';
-import { importGraph, ImportSchema } from '../graph/import-graph';
-import { UpdateEntity, updateEntityDecider } from '../graph/update-entity';
-import { productionChanges, UpdateWellProduction, updateWellProductionDecider, WellProduction } from '../graph/update-well-production';
+import { commandContext, type GraphActor } from '../graph/actor';
+import { importGraph, type ImportSchema } from '../graph/import-graph';
+import { type UpdateEntity, updateEntityDecider } from '../graph/update-entity';
+import { productionChanges, type UpdateWellProduction, updateWellProductionDecider, type WellProduction } from '../graph/update-well-production';
 
 /**
  * What ingestion learned, as graph facts keyed by business ids (API number, `P5-…`,

@@ -1,16 +1,16 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { ExpectedRevision, NewEvent, Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
-import { CsvFileRejected, RowRejection, stageCsv, stagedBatches, StagedCsv } from './csv-wells';
+import { type ExpectedRevision, type NewEvent, type Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
+import { CsvFileRejected, type RowRejection, stageCsv, stagedBatches, type StagedCsv } from './csv-wells';
 import { csvFacts } from './graph-facts';
-import { operatorCsvImportAggregate, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
+import { operatorCsvImportAggregate, type OperatorCsvImportEvent, type OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
-import { commitFeed, FeedDeps, FeedPlan, FeedResult, planFeed } from './feed-graph';
+import { commitFeed, type FeedDeps, type FeedPlan, type FeedResult, planFeed } from './feed-graph';
 import { loadImportSchema } from '../graph/import-graph';
 
 /** Rows per PackedOperatorWellsImported event (≈ 150 kB) and per graph feed. */

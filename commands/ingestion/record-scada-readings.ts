@@ -2,16 +2,16 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { boundedRecord } from '../../src/platform/http/bounded';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { normaliseApiNumber } from './csv-wells';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
+import { COMPLIANCE_ANOMALY_FLAGGED, type ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 import { namespaceOf } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
-import { scadaBatchAggregate, ScadaBatchEvent, ScadaBatchState, ScadaReading } from '../../streams/ingestion/scada-batch';
-import { feedGraph, FeedDeps } from './feed-graph';
+import { scadaBatchAggregate, type ScadaBatchEvent, type ScadaBatchState, type ScadaReading } from '../../streams/ingestion/scada-batch';
+import { feedGraph, type FeedDeps } from './feed-graph';
 
 const METRIC_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 /** Volumes and rates cannot be negative; pressures and temperatures may. */

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { scrapeFacts } from './graph-facts';
-import { DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, RrcDataType, simulateRrc } from './rrc-simulator';
-import { rrcScrapeAggregate, RrcScrapeEvent, RrcScrapeState } from '../../streams/ingestion/rrc-scrape';
-import { feedGraph, FeedDeps, FeedResult } from './feed-graph';
+import { type DateRange, defaultRange, RRC_DATA_TYPES, RRC_DISTRICTS, type RrcDataType, simulateRrc } from './rrc-simulator';
+import { rrcScrapeAggregate, type RrcScrapeEvent, type RrcScrapeState } from '../../streams/ingestion/rrc-scrape';
+import { feedGraph, type FeedDeps, type FeedResult } from './feed-graph';
 
 const isoDate = z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD').refine((d) => !Number.isNaN(Date.parse(d)), 'not a calendar date');
 

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { DuplicationRule, DuplicationRuleEvent, duplicationRulesAggregate, DuplicationRulesState, MAX_DUPLICATION_RULES } from '../../streams/monitoring/duplication-rules';
+import { type DuplicationRule, type DuplicationRuleEvent, duplicationRulesAggregate, type DuplicationRulesState, MAX_DUPLICATION_RULES } from '../../streams/monitoring/duplication-rules';
 import { FIELD_NAME } from './field-input';
 
 /** POST /duplication-rules, PATCH /duplication-rules/{id}, POST /duplication-rules/reset (internal listener). */

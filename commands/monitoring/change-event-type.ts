@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { EVENT_TYPE_STATUSES, eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType, TRANSITIONS } from '../../streams/monitoring/event-type';
+import { EVENT_TYPE_STATUSES, eventTypeAggregate, type EventTypeEvent, type EventTypeState, isLive, type LiveEventType, TRANSITIONS } from '../../streams/monitoring/event-type';
 import { COMPLIANCE_DOMAIN, eventTypeNameKey } from './create-event-type';
 
 /** PATCH /event-types/{id}, POST /event-types/{id}/transition, DELETE /event-types/{id}. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, EventTypeEvent, EventTypeState, LIMITS, ruleReferencesTo } from '../../streams/monitoring/event-type';
+import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, LIMITS, ruleReferencesTo } from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
-import { fieldDefOf, FieldInput, FieldPatch, patchedField } from './field-input';
+import { fieldDefOf, type FieldInput, type FieldPatch, patchedField } from './field-input';
 
 /**
  * Fields of an event type: add, update, remove, reorder. A field that a conditional or

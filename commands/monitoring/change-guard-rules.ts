@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, EventTypeEvent, EventTypeState, GUARD_OPERATORS, GuardDefinition, LIMITS, LiveEventType } from '../../streams/monitoring/event-type';
+import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, GUARD_OPERATORS, type GuardDefinition, LIMITS, type LiveEventType } from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
 import { ConditionBody } from './change-conditional-rules';
 import { conditionIssues } from './event-validation';

@@ -4,7 +4,7 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ReservationKey } from '../../src/platform/command-handling/reservation';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, EventTypeEvent, EventTypeState, LIMITS } from '../../streams/monitoring/event-type';
+import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, LIMITS } from '../../streams/monitoring/event-type';
 import { fieldDefOf, FieldInput } from './field-input';
 
 /** POST /event-types: a new type in `draft` with its initial fields. */

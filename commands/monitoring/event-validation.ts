@@ -1,4 +1,4 @@
-import { FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
+import { type FieldIssue, ValidationFailed } from '../../src/platform/domain-errors';
 import type { FieldDef, GuardDefinition, LiveEventType } from '../../streams/monitoring/event-type';
 import type { FieldValues } from '../../streams/monitoring/operational-event';
 import { conditionHolds, hiddenFields, holds, type Scalar, valueProblem } from '../../streams/monitoring/field-rules';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FieldDef, FIELD_TYPES, LIMITS } from '../../streams/monitoring/event-type';
+import { type FieldDef, FIELD_TYPES, LIMITS } from '../../streams/monitoring/event-type';
 
 /** A field as a request gives it (event type create, field add and update). */
 

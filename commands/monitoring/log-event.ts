@@ -6,14 +6,14 @@ import { COMPLIANCE_ANOMALY_FLAGGED } from '../../src/platform/published/anomaly
 import {
   DUPLICATE_KEY_LOOKBACK,
   duplicateKeyStream,
-  DuplicationRule,
+  type DuplicationRule,
   duplicationRulesAggregate,
-  DuplicationRulesState,
+  type DuplicationRulesState,
   readDuplicateKeyEvent,
 } from '../../streams/monitoring/duplication-rules';
-import { eventTypeAggregate, EventTypeEvent, EventTypeState, isLive, LiveEventType } from '../../streams/monitoring/event-type';
-import { FieldValues, LoggedEvent, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
-import { appendAtomically, foldStream, PlannedWrite, readWholeStreams } from '../../src/platform/command-handling/multi-stream-command';
+import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, isLive, type LiveEventType } from '../../streams/monitoring/event-type';
+import { type FieldValues, type LoggedEvent, operationalEventAggregate, type OperationalEventEvent, type OperationalEventState } from '../../streams/monitoring/operational-event';
+import { appendAtomically, foldStream, type PlannedWrite, readWholeStreams } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 import { claimFreshStream } from '../../src/platform/http/request-scope';

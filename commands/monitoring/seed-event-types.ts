@@ -2,7 +2,7 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { listEventTypes } from '../../queries/monitoring/event-types';
-import { changeGuardRules, GuardRuleBody } from './change-guard-rules';
+import { changeGuardRules, type GuardRuleBody } from './change-guard-rules';
 import { createEventType, CreateEventTypeBody } from './create-event-type';
 
 /**

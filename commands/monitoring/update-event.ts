@@ -3,8 +3,8 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, EventTypeState, isLive } from '../../streams/monitoring/event-type';
-import { EventChange, FieldValues, operationalEventAggregate, OperationalEventEvent, OperationalEventState } from '../../streams/monitoring/operational-event';
+import { eventTypeAggregate, type EventTypeState, isLive } from '../../streams/monitoring/event-type';
+import { type EventChange, type FieldValues, operationalEventAggregate, type OperationalEventEvent, type OperationalEventState } from '../../streams/monitoring/operational-event';
 import { loadAggregate } from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { OCCURRED_AT } from './log-event';

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
+import { namespaceAggregate, type NamespaceEvent, type NamespaceState } from '../../streams/prompts/namespace';
 import type { BudgetTierBody } from './budget-tier-fields';
 
 export type CreateBudgetTier = { type: 'CreateBudgetTier'; tierId: string; name: string; maxTokens: number; description: string; actorId: string };

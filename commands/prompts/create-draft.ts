@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import { validatedForSave } from '../../streams/prompts/validate-template';
 import { validationContext } from '../../queries/prompts/templates';
-import { templateAggregate, TemplateEvent, TemplateState, Validation } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState, type Validation } from '../../streams/prompts/template';
 import { liveTemplate } from './template-guards';
 
 export const PROMPT_BODY_MAX = 100_000;

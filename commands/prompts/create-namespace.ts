@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { NAMESPACE_NAME, namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
+import { NAMESPACE_NAME, namespaceAggregate, type NamespaceEvent, type NamespaceState } from '../../streams/prompts/namespace';
 
 export const CreateNamespaceBody = z.object({
   name: z.string().max(64).regex(NAMESPACE_NAME, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),

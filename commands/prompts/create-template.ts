@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { promptResolveCache } from './resolve-cache';
 import { findNamespace, findTier } from '../../queries/prompts/namespaces';
-import { TEMPLATE_SLUG, templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
+import { TEMPLATE_SLUG, templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
 
 const variableName = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a variable name: a letter, then letters, digits or _');
 

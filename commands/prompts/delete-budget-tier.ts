@@ -1,8 +1,8 @@
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
+import { namespaceAggregate, type NamespaceEvent, type NamespaceState } from '../../streams/prompts/namespace';
 
 /** Templates on a deleted tier keep working without a budget (the projection clears their tier). */
 export type DeleteBudgetTier = { type: 'DeleteBudgetTier'; tierId: string; actorId: string };

@@ -1,8 +1,8 @@
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { promptResolveCache } from './resolve-cache';
-import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
 import { slugReservation } from './create-template';
 import { liveTemplate } from './template-guards';
 

@@ -1,9 +1,9 @@
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
 import { promptResolveCache } from './resolve-cache';
-import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
 import { liveTemplate, versionIn } from './template-guards';
 
 /**

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden, ValidationFailed } from '../../src/platform/domain-errors';
 import { promptResolveCache } from './resolve-cache';
 import { findVersion } from '../../queries/prompts/versions';
-import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
 import { ROLES } from '../../streams/identity/permissions';
 import { liveTemplate, versionIn } from './template-guards';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden } from '../../src/platform/domain-errors';
 import { validatedForSave } from '../../streams/prompts/validate-template';
 import { validationContext } from '../../queries/prompts/templates';
-import { templateAggregate, TemplateEvent, TemplateState, Validation } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState, type Validation } from '../../streams/prompts/template';
 import { PROMPT_BODY_MAX } from './create-draft';
 import { liveTemplate, versionIn } from './template-guards';
 

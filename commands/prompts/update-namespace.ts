@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { namespaceAggregate, NamespaceEvent, NamespaceState } from '../../streams/prompts/namespace';
+import { namespaceAggregate, type NamespaceEvent, type NamespaceState } from '../../streams/prompts/namespace';
 
 /** The name is part of every template address, so only the description changes. */
 export const UpdateNamespaceBody = z.object({ description: z.string().max(2000) }).strict();

@@ -1,10 +1,10 @@
-import { z } from 'zod';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { type z } from 'zod';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
 import { findTier } from '../../queries/prompts/namespaces';
-import { templateAggregate, TemplateEvent, TemplateState } from '../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
 import { CreateTemplateBody } from './create-template';
 import { liveTemplate } from './template-guards';
 

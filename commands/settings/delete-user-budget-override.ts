@@ -1,5 +1,5 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
 import { AUDIT_ACTIONS } from '../../streams/settings/fields';
 import {
@@ -7,8 +7,8 @@ import {
   evolveUserBudgetOverride,
   initialUserBudgetOverride,
   readUserBudgetOverrideEvent,
-  UserBudgetOverrideEvent,
-  UserBudgetOverrideState,
+  type UserBudgetOverrideEvent,
+  type UserBudgetOverrideState,
   userBudgetOverrideStream,
 } from '../../streams/settings/user-budget-override';
 

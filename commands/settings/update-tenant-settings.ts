@@ -1,14 +1,14 @@
 import type { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
-import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../streams/settings/fields';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
+import { AUDIT_ACTIONS, SETTING_NAMES, type TenantSettingsValues, WIRE_NAMES } from '../../streams/settings/fields';
 import {
   evolveTenantSettings,
   initialTenantSettings,
   readTenantSettingsEvent,
-  SettingChanges,
-  TenantSettingsEvent,
-  TenantSettingsState,
+  type SettingChanges,
+  type TenantSettingsEvent,
+  type TenantSettingsState,
   tenantSettingsStream,
   valuesOf,
 } from '../../streams/settings/tenant-settings';

@@ -1,14 +1,14 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { ValidationFailed } from '../../src/platform/domain-errors';
-import { AUDIT_ACTIONS, BudgetCaps } from '../../streams/settings/fields';
+import { AUDIT_ACTIONS, type BudgetCaps } from '../../streams/settings/fields';
 import {
   capsOf,
   evolveUserBudgetOverride,
   initialUserBudgetOverride,
   readUserBudgetOverrideEvent,
-  UserBudgetOverrideEvent,
-  UserBudgetOverrideState,
+  type UserBudgetOverrideEvent,
+  type UserBudgetOverrideState,
   userBudgetOverrideStream,
 } from '../../streams/settings/user-budget-override';
 import { costPerDay, exactObject, tokensPerDay } from './field-schemas';

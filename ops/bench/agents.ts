@@ -2,7 +2,7 @@ import { finishTurn } from '../../commands/agents/finish-turn';
 import { appendMessage } from '../../commands/conversations/append-message';
 import { startTurn } from '../../commands/agents/start-turn';
 import { readTurnEvent, turnAggregate } from '../../streams/agents/turn';
-import { BenchRow, startBenchPlatform } from './support';
+import { type BenchRow, startBenchPlatform } from './support';
 
 /**
  * Agent turns on one instance with the builtin model:

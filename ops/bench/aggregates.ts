@@ -6,7 +6,7 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { appendMessage } from '../../commands/conversations/append-message';
 import { createConversation } from '../../commands/conversations/create-conversation';
 import { noteDecider, noteStream } from '../../tests/support/toy-context';
-import { benchDatabase, BenchRow } from './support';
+import { benchDatabase, type BenchRow } from './support';
 
 /**
  * Bounded aggregates: appending message 10,000 of one conversation should cost what message

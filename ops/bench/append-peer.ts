@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Pool } from 'pg';
 import type { NewEvent } from '../../src/platform/eventstore/types';
-import { benchDatabase, BenchRow, perSecond } from './support';
+import { benchDatabase, type BenchRow, perSecond } from './support';
 
 /**
  * Appends side by side with Emmett's PostgreSQL event store (@event-driven-io/emmett-postgresql,

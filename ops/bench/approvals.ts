@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BenchRow, startBenchPlatform } from './support';
+import { type BenchRow, startBenchPlatform } from './support';
 
 /**
  * Approvals and checklists over HTTP: request + decide latency, contested decisions (eight

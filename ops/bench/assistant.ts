@@ -1,4 +1,4 @@
-import { BenchRow, startBenchPlatform } from './support';
+import { type BenchRow, startBenchPlatform } from './support';
 
 /**
  * The builtin assistant on a seeded, assessed 200-well portfolio: 20 fixed questions of a

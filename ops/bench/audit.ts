@@ -5,12 +5,12 @@ import { identityAuditCatalog } from '../../src/contexts/identity/audit';
 import { auditEventIndexProjector } from '../../projections/audit/event-index';
 import { exportXlsx } from '../../src/contexts/audit/export';
 import { buildAuditRegistry } from '../../src/platform/audit/registry';
-import { ReviewDeps } from '../../src/contexts/audit/review';
+import { type ReviewDeps } from '../../src/contexts/audit/review';
 import { AuditReader } from '../../src/contexts/audit/timeline';
-import { Position, START } from '../../src/platform/eventstore/types';
+import { type Position, START } from '../../src/platform/eventstore/types';
 import { userDirectoryProjector } from '../../projections/identity/user-directory';
 import { vertexStream } from '../../streams/graph/names';
-import { benchDatabase, BenchRow } from './support';
+import { benchDatabase, type BenchRow } from './support';
 
 /**
  * The audit review at size: replaying one entity's long history and exporting a large slice of the log to

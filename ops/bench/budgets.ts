@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { reserveTurnBudget } from '../../commands/agents/reserve-turn-budget';
 import { settleTurnBudget } from '../../commands/agents/settle-turn-budget';
 import { Conflict, RateLimited } from '../../src/platform/domain-errors';
-import { BenchRow, startBenchPlatform } from './support';
+import { type BenchRow, startBenchPlatform } from './support';
 
 /**
  * Daily budgets on the write side: what a turn's reservation (and its settlement) costs as the

@@ -3,7 +3,7 @@ import { decideRecordAssessment } from '../../commands/compliance/record-assessm
 import { DEFAULT_PACKS } from '../../commands/compliance/packs';
 import { runPacks } from '../../commands/compliance/run-packs';
 import { assessmentAggregate } from '../../streams/compliance/assessment';
-import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
+import { type BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const WELLS = Number(process.env.BENCH_COMPLIANCE_WELLS ?? 20_000);
 const READS = Number(process.env.BENCH_COMPLIANCE_READS ?? 50);

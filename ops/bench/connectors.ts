@@ -1,7 +1,7 @@
 import { egressPolicy, checkEgress } from '../../commands/connectors/egress';
 import { postgresqlEngine } from '../../commands/connectors/engines/postgresql';
 import { validateSql } from '../../streams/connectors/sql-validator';
-import { BenchRow, perSecond } from './support';
+import { type BenchRow, perSecond } from './support';
 
 const PG_SQL = `select w.api, w.name, count(*) as inspections, max(i.inspected_at) as last
   from src.wells w join src.inspections i on i.api = w.api

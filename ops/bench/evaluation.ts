@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { tokenOverlapJudge } from '../../src/contexts/evaluation/judge';
 import { liveReplayer } from '../../src/contexts/evaluation/replay';
 import { runEvaluation } from '../../src/contexts/evaluation/runner';
-import { BenchRow, perSecond, startBenchPlatform } from './support';
+import { type BenchRow, perSecond, startBenchPlatform } from './support';
 
 /**
  * Evaluation on one instance with the builtin model:

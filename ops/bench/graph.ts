@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { namespaceOf } from '../../streams/graph/names';
-import { BenchRow, startBenchPlatform } from './support';
+import { type BenchRow, startBenchPlatform } from './support';
 
 const WELLS = Number(process.env.BENCH_GRAPH_WELLS ?? 20_000);
 const REQUESTS = Number(process.env.BENCH_GRAPH_REQUESTS ?? 1000);

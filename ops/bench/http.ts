@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { autocannon, CannonRequest } from './cannon';
+import { autocannon, type CannonRequest } from './cannon';
 import type { BenchRow } from './support';
 import type { HttpTarget } from './http-target';
 

@@ -1,5 +1,5 @@
-import { BenchRow, startBenchPlatform } from './support';
-import { autocannon, CannonResult } from './cannon';
+import { type BenchRow, startBenchPlatform } from './support';
+import { autocannon, type CannonResult } from './cannon';
 
 const CONNECTIONS = 64;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { stageCsv, stagedBatches } from '../../commands/ingestion/csv-wells';
 import { csvFacts } from '../../commands/ingestion/graph-facts';
-import { FeedDeps, FeedPlan, markCreated, planFeed } from '../../commands/ingestion/feed-graph';
+import { type FeedDeps, type FeedPlan, markCreated, planFeed } from '../../commands/ingestion/feed-graph';
 import { CSV_FEED_BATCH } from '../../commands/ingestion/import-operator-csv';
 import { Client } from 'pg';
-import { BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
+import { type BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '475', '135', '003', '501'];

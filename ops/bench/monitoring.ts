@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BenchRow, perSecond, startBenchPlatform } from './support';
+import { type BenchRow, perSecond, startBenchPlatform } from './support';
 
 /**
  * Operational events over HTTP on the whole platform: POST /events through validation,

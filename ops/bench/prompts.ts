@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { resolvePrompt } from '../../queries/prompts/resolve-prompt';
 import { createMemoryCache } from '../../src/platform/infra/cache';
-import { promptResolveCache, TemplateResolution } from '../../commands/prompts/resolve-cache';
-import { BenchRow, perSecond } from './support';
+import { promptResolveCache, type TemplateResolution } from '../../commands/prompts/resolve-cache';
+import { type BenchRow, perSecond } from './support';
 
 /**
  * The resolve hot path from the in-process cache (what every agent turn pays): 1,000

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import Redis from 'ioredis';
 import pino from 'pino';
-import { createMemoryBucketStore, TokenBucketStore } from '../../src/platform/http/token-bucket';
+import { createMemoryBucketStore, type TokenBucketStore } from '../../src/platform/http/token-bucket';
 import { createRedisBucketStore } from '../../src/platform/http/token-bucket-redis';
 import { loadConfig } from '../../src/platform/config';
 import { createMemoryCache } from '../../src/platform/infra/cache';
 import { resolveEffectiveSettings } from '../../src/contexts/settings/effective-settings';
 import { INHERIT_ALL } from '../../streams/settings/fields';
 import { settingsCacheKey } from '../../src/contexts/settings/settings-cache';
-import { BenchRow, perSecond } from './support';
+import { type BenchRow, perSecond } from './support';
 
 const POLICY = { capacity: 100, refillPerSecond: 10 };
 

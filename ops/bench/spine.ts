@@ -4,7 +4,7 @@ import type { NewEvent } from '../../src/platform/eventstore/types';
 import { createAdvisoryLeaderLock } from '../../src/platform/projection-runner/leader-lock';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { ProjectionRunner } from '../../src/platform/projection-runner/runner';
-import { benchDatabase, BenchRow, perSecond } from './support';
+import { benchDatabase, type BenchRow, perSecond } from './support';
 
 const metadata = { tenantId: 'bench', actorId: 'bench', correlationId: 'bench', causationId: 'bench' };
 const event = (i: number): NewEvent => ({ type: 'WellProductionReported', data: { api: `42-501-${String(i % 99999).padStart(5, '0')}`, oil_bbls: i % 900, gas_mcf: i % 5000 }, metadata });

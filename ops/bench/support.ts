@@ -8,7 +8,7 @@ import pino from 'pino';
 import { AuditSigner } from '../../src/platform/eventstore/audit-signature';
 import { createPostgresEventStore } from '../../src/platform/eventstore/postgres/postgres-event-store';
 import type { EventStore } from '../../src/platform/eventstore/types';
-import { connectDatabase, Database } from '../../src/platform/infra/database';
+import { connectDatabase, type Database } from '../../src/platform/infra/database';
 import { startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
 import { migrateToLatest } from '../../src/platform/infra/migrations';
 import { createTenant } from '../../commands/identity/create-tenant';

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { readSkillEvent, SkillEventSchemas } from '../../streams/agents/skill';
-import { readTurnEvent, TurnEvent } from '../../streams/agents/turn';
+import { readTurnEvent, type TurnEvent } from '../../streams/agents/turn';
 
 /**
  * The agents context's read models: one row per turn (the latest turn of a conversation for

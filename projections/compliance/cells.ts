@@ -5,7 +5,7 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { AssessedCell, assessedEntities, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
+import { type AssessedCell, assessedEntities, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
 import { CELLS } from './tables';
 
 /**

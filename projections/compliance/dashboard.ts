@@ -3,9 +3,9 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
-import { batchVertices, GRAPH_BATCH_TYPES, GraphBatchData, PackedGraphBatchData } from '../../streams/graph/graph-import';
+import { batchVertices, GRAPH_BATCH_TYPES, type GraphBatchData, type PackedGraphBatchData } from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, openRows, refreshRows, summarizeVerdicts, VerdictSummaries, writeVerdicts } from './dashboard-rows';
+import { createRowsTables, openRows, refreshRows, summarizeVerdicts, type VerdictSummaries, writeVerdicts } from './dashboard-rows';
 import { bucketCounts } from './selectors';
 import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { CONVERSATION_EVENT_TYPES, CONVERSATION_STREAM_PREFIX, ConversationEvent, readConversationEvent } from '../../streams/conversations/conversation';
-import { PROJECT_EVENT_TYPES, ProjectEvent, readProjectEvent } from '../../streams/conversations/project';
+import { CONVERSATION_EVENT_TYPES, CONVERSATION_STREAM_PREFIX, type ConversationEvent, readConversationEvent } from '../../streams/conversations/conversation';
+import { PROJECT_EVENT_TYPES, type ProjectEvent, readProjectEvent } from '../../streams/conversations/project';
 import { createConversationTables, T } from './tables';
 
 const PREVIEW_CHARS = 80;

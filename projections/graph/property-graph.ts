@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { EDGE_EVENT_TYPES, EdgeFacts } from '../../streams/graph/edge';
-import { eachBatchEdge, eachBatchVertex, GRAPH_BATCH_TYPES, GraphBatchData, GraphImportEvent, IMPORT_EVENT_TYPES, PackedGraphBatchData } from '../../streams/graph/graph-import';
+import { EDGE_EVENT_TYPES, type EdgeFacts } from '../../streams/graph/edge';
+import { eachBatchEdge, eachBatchVertex, GRAPH_BATCH_TYPES, type GraphBatchData, type GraphImportEvent, IMPORT_EVENT_TYPES, type PackedGraphBatchData } from '../../streams/graph/graph-import';
 import type { Properties } from '../../streams/graph/properties';
-import { VERTEX_EVENT_TYPES, VertexEvent } from '../../streams/graph/vertex';
+import { VERTEX_EVENT_TYPES, type VertexEvent } from '../../streams/graph/vertex';
 
 /**
  * The per-tenant property graph as tables: every row carries its tenant's graph namespace

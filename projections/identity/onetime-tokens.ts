@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { ONETIME_TOKEN_EVENT_TYPES, OneTimeTokenEvent } from '../../streams/identity/onetime-token';
+import { ONETIME_TOKEN_EVENT_TYPES, type OneTimeTokenEvent } from '../../streams/identity/onetime-token';
 
 /** Invite and reset tokens by hash, for GET /auth/invites/{token}. */
 export const ONETIME_TOKENS_TABLE = 'identity_onetime_tokens';

@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { TENANT_EVENT_TYPES, TenantEvent } from '../../streams/identity/tenant';
+import { TENANT_EVENT_TYPES, type TenantEvent } from '../../streams/identity/tenant';
 
 export const TENANTS_TABLE = 'identity_tenants';
 

@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { USER_EVENT_TYPES, UserEvent } from '../../streams/identity/user';
+import { USER_EVENT_TYPES, type UserEvent } from '../../streams/identity/user';
 
 /**
  * The user directory: one row per account, everything the gateway's resolve step, login,

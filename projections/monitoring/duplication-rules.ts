@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { duplicationRulesAggregate, DuplicationRule } from '../../streams/monitoring/duplication-rules';
+import { duplicationRulesAggregate, type DuplicationRule } from '../../streams/monitoring/duplication-rules';
 
 /** Duplication rules for GET /duplication-rules (internal listener). */
 export const DUPLICATION_RULES_TABLE = 'monitoring_duplication_rules';

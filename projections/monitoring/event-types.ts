@@ -1,5 +1,5 @@
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { eventTypeAggregate, EventTypeState, isLive } from '../../streams/monitoring/event-type';
+import { eventTypeAggregate, type EventTypeState, isLive } from '../../streams/monitoring/event-type';
 
 /**
  * Event types as GET /event-types shows them: one row per live type holding its whole

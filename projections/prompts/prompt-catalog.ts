@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { namespaceAggregate, NamespaceEvent } from '../../streams/prompts/namespace';
-import { templateAggregate, TemplateEvent } from '../../streams/prompts/template';
+import { namespaceAggregate, type NamespaceEvent } from '../../streams/prompts/namespace';
+import { templateAggregate, type TemplateEvent } from '../../streams/prompts/template';
 import { NAMESPACES_TABLE, TEMPLATES_TABLE, TIERS_TABLE, VERSIONS_TABLE } from './tables';
 
 /**

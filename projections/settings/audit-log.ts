@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { AUDIT_ACTIONS, BudgetCaps, SETTING_NAMES, WIRE_NAMES } from '../../streams/settings/fields';
+import { AUDIT_ACTIONS, type BudgetCaps, SETTING_NAMES, WIRE_NAMES } from '../../streams/settings/fields';
 import { readTenantSettingsEvent } from '../../streams/settings/tenant-settings';
 import { readUserBudgetOverrideEvent } from '../../streams/settings/user-budget-override';
 

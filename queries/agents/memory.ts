@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { T } from '../../projections/conversations/tables';
-import { conversationRow, ConversationView, visibleView } from '../conversations/conversations';
+import { conversationRow, type ConversationView, visibleView } from '../conversations/conversations';
 
 export interface MemoryMessage {
   id: string;

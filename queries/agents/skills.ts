@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { AGENT_TABLES } from '../../projections/agents/agents-read-model';
-import { BUILTIN_SKILLS, SkillDefinition } from '../../streams/agents/builtin-skills';
+import { BUILTIN_SKILLS, type SkillDefinition } from '../../streams/agents/builtin-skills';
 
 /** The tenant's skills: built-in ones overridden or hidden by the tenant's own, by key. */
 export async function effectiveSkills(knex: Knex, tenantId: string): Promise<SkillDefinition[]> {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { bucketCounts, BucketCounts, flaggedSql, openAnomalyEntities, overlaidSql, ROW_COLUMNS, validAt } from '../../projections/compliance/selectors';
+import { bucketCounts, type BucketCounts, flaggedSql, openAnomalyEntities, overlaidSql, ROW_COLUMNS, validAt } from '../../projections/compliance/selectors';
 import { DAILY, ROWS } from '../../projections/compliance/tables';
 
 export const MATRIX_STATUSES = ['overdue', 'action_needed', 'compliant', 'in_review'] as const;

@@ -3,7 +3,7 @@ import { EDGES, VERTICES } from '../../projections/graph/property-graph';
 import { dashboardRows } from '../../projections/compliance/selectors';
 import { ANOMALIES, ANOMALY_OPEN_DAYS, CELLS, ENTITIES } from '../../projections/compliance/tables';
 import { namespaceOf } from '../../streams/graph/names';
-import { isoDate, MATRIX_BUCKETS } from './dashboard';
+import { isoDate, type MATRIX_BUCKETS } from './dashboard';
 
 /**
  * What an assistant asks of the compliance dashboard beyond the matrix: one entity's verdicts

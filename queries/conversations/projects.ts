@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { NotFound } from '../../src/platform/domain-errors';
 import { T } from '../../projections/conversations/tables';
-import { AttachmentView, fileView } from './attachments';
+import { type AttachmentView, fileView } from './attachments';
 
 export interface ProjectSummary {
   id: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { VertexView } from './entities';
-import { Hop, hopsFrom } from './neighborhood';
+import { type Hop, hopsFrom } from './neighborhood';
 
 /** The structured limit per relationship. */
 export const STRUCTURED_PER_RELATIONSHIP = 1000;

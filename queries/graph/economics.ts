@@ -1,4 +1,4 @@
-import { numberOf, Properties } from '../../streams/graph/properties';
+import { numberOf, type Properties } from '../../streams/graph/properties';
 
 /** 1 mcf ≈ 1.037 MMBtu (the EIA's average heat content): gas value = mcf × 1.037 × Henry Hub. */
 export const MMBTU_PER_MCF = 1.037;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { findVertex, VertexView } from './entities';
+import { findVertex, type VertexView } from './entities';
 
 /**
  * The facts people ask about a well, a lease or an operator, from the knowledge graph's read

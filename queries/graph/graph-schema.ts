@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { ENTITY_TYPES, RELATIONSHIP_RULES, RELATIONSHIP_TYPES } from '../../projections/graph/graph-schema';
-import { ANY_LABEL, EntityTypeDefinition, RelationshipRuleDefinition, RelationshipTypeDefinition } from '../../streams/graph/schema';
+import { ANY_LABEL, type EntityTypeDefinition, type RelationshipRuleDefinition, type RelationshipTypeDefinition } from '../../streams/graph/schema';
 
 /** The configured graph schema as of the read model (entity types, relationship types, rules). */
 export interface EntityTypeView extends EntityTypeDefinition {

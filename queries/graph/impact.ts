@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { VertexView } from './entities';
-import { economicImpact, Prices } from './economics';
+import { economicImpact, type Prices } from './economics';
 import type { SchemaSettings } from './graph-schema';
 import { hopsFrom } from './neighborhood';
 

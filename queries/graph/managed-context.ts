@@ -4,7 +4,7 @@ import { DOMAIN_TAG_SECTIONS } from '../../streams/graph/oilgas-vertical';
 import { contextText } from './context-text';
 import { walkFrom } from './context-walk';
 import { findVertex } from './entities';
-import { entityTypeIn, SchemaSettings } from './graph-schema';
+import { entityTypeIn, type SchemaSettings } from './graph-schema';
 
 export interface ManagedContextQuery {
   entity_type_key: string;

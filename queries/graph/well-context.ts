@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { NotFound } from '../../src/platform/domain-errors';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { walkFrom } from './context-walk';
-import { isUuid, toVertexView, VertexView, VERTEX_COLUMNS } from './entities';
+import { isUuid, toVertexView, type VertexView, VERTEX_COLUMNS } from './entities';
 import { hopsFrom } from './neighborhood';
 
 /** Legacy sections are flat: the vertex's properties with its graph id and label beside them. */

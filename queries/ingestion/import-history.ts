@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { isoOrNull } from '../../src/platform/infra/row-values';
-import { ImportKind, IMPORTS_TABLE } from '../../projections/ingestion/import-history';
+import { type ImportKind, IMPORTS_TABLE } from '../../projections/ingestion/import-history';
 
 export interface ImportFilter {
   kind?: ImportKind;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { VERTICES } from '../../projections/graph/property-graph';
 import { hopsFrom } from '../graph/neighborhood';
 import { namespaceOf } from '../../streams/graph/names';
-import { EventView, eventsOfEntities } from './events';
+import { type EventView, eventsOfEntities } from './events';
 
 /**
  * POST /events/{id}/correlate: events of the same entity, and of the entity's graph

@@ -2,7 +2,7 @@ import { NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { countTokens } from '../../src/platform/infra/tokens';
 import { renderTemplate, RenderFailed } from '../../streams/prompts/template-engine';
 import { TemplateSyntaxError } from '../../streams/prompts/template-syntax';
-import { resolveServeable, ResolveDeps } from './resolve-prompt';
+import { resolveServeable, type ResolveDeps } from './resolve-prompt';
 
 export interface Caller {
   tenantId: string;

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { TEMPLATES_TABLE, VERSIONS_TABLE } from '../../projections/prompts/tables';
 import type { Cache } from '../../src/platform/infra/cache';
-import { pickVersion, promptResolveCache, ServeableVersion, TemplateResolution } from '../../commands/prompts/resolve-cache';
+import { pickVersion, promptResolveCache, type ServeableVersion, type TemplateResolution } from '../../commands/prompts/resolve-cache';
 import type { Validation } from '../../streams/prompts/template';
 
 export interface ResolveDeps {

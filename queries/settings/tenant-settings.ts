@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { TENANT_SETTINGS_TABLE } from '../../projections/settings/tenant-settings';
 import { USER_OVERRIDES_TABLE } from '../../projections/settings/user-budget-overrides';
-import { INHERIT_ALL, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../streams/settings/fields';
+import { INHERIT_ALL, SETTING_NAMES, type TenantSettingsValues, WIRE_NAMES } from '../../streams/settings/fields';
 
 /** A tenant's stored settings (null values inherit) and who last wrote them. */
 export interface StoredTenantSettings {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { USER_OVERRIDES_TABLE } from '../../projections/settings/user-budget-overrides';
-import { overrideFromRow, StoredUserOverride } from './tenant-settings';
+import { overrideFromRow, type StoredUserOverride } from './tenant-settings';
 
 /** GET /settings/user-overrides: the tenant's overrides in force, newest change first. */
 export async function listUserBudgetOverrides(knex: Knex, tenantId: string): Promise<StoredUserOverride[]> {

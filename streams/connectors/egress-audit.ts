@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { type Aggregate, eventReader, type EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * Refused destinations (audit action `connector.egress_denied`): a stream per tenant that

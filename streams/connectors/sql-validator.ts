@@ -2,7 +2,7 @@ import type * as PgQuery from 'libpg-query';
 import type { Parser } from 'node-sql-parser';
 import { POSTGRES_NODE_KINDS, POSTGRES_OPERATORS, POSTGRES_TYPES } from './sql-expressions';
 import { functionRefusal } from './sql-functions';
-import { Dialect, scanParameters } from './sql-parameters';
+import { type Dialect, scanParameters } from './sql-parameters';
 
 /**
  * The one SQL validator for editors, exposure drafts and every run: a real

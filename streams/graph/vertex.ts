@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { vertexStream } from './names';
-import { applyChanges, Properties } from './properties';
+import { applyChanges, type Properties } from './properties';
 
 /** One vertex of a tenant's property graph, written through the API (`graph.vertex-…`). */
 export type VertexEvent =

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { ROLES, Role } from './permissions';
+import { ROLES, type Role } from './permissions';
 
 /**
  * A user account: invited → active ⇄ disabled. The password hash lives in

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { type Aggregate, eventReader, type EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * One operator CSV import (`ingestion.csv-import-<tenant>-<importId>`); the import id is the

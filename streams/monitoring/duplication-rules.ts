@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { Aggregate, eventReader, EventsOf } from '../../src/platform/command-handling/aggregate';
+import { type Aggregate, eventReader, type EventsOf } from '../../src/platform/command-handling/aggregate';
 
 /**
  * Duplication rules (internal listener only): a logged event whose type, and

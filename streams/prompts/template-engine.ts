@@ -1,5 +1,5 @@
 import { parse, Template, tokenize } from '@huggingface/jinja';
-import { checkSyntax, Positioned, TemplateSyntaxError } from './template-syntax';
+import { checkSyntax, type Positioned, TemplateSyntaxError } from './template-syntax';
 
 /**
  * The sandboxed template engine: @huggingface/jinja interprets templates over its own value

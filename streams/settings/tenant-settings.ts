@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { INHERIT_ALL, SETTING_NAMES, SettingName, TenantSettingsValues } from './fields';
+import { INHERIT_ALL, SETTING_NAMES, type SettingName, type TenantSettingsValues } from './fields';
 import { THINKING_MODES } from '../../src/platform/infra/llm/thinking-mode';
 
 /**

@@ -3,10 +3,10 @@ import { expect } from 'chai';
 import { AuditSigner, verifyStreamChain } from '../../src/platform/eventstore/audit-signature';
 import {
   comparePositions,
-  EventStore,
+  type EventStore,
   IdempotencyConflictError,
-  NewEvent,
-  RecordedEvent,
+  type NewEvent,
+  type RecordedEvent,
   WrongExpectedRevisionError,
 } from '../../src/platform/eventstore/types';
 

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { generateText, jsonSchema, ModelMessage, tool } from 'ai';
+import { generateText, jsonSchema, type ModelMessage, tool } from 'ai';
 import { createModelRouter } from '../../src/platform/infra/llm/model-router';
 import { costOf } from '../../src/platform/infra/llm/model-prices';
 import { readTurnEvent, turnAggregate } from '../../streams/agents/turn';
-import { Session, signIn } from '../support/auth';
-import { TestPlatform } from '../support/platform';
+import { type Session, signIn } from '../support/auth';
+import { type TestPlatform } from '../support/platform';
 import { startSeededPlatform } from '../integration/agents/seeded-platform';
-import { signatureOf, startWireServer, WireServer } from './provider-wire-server';
+import { signatureOf, startWireServer, type WireServer } from './provider-wire-server';
 
 /**
  * Hosted-model paths in their real wire formats: whole agent turns (tool call → tool result →

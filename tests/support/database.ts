@@ -4,8 +4,8 @@ import path from 'node:path';
 import { promises as fs } from 'node:fs';
 import { Client } from 'pg';
 import pino from 'pino';
-import { connectDatabase, Database } from '../../src/platform/infra/database';
-import { EmbeddedServer, startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
+import { connectDatabase, type Database } from '../../src/platform/infra/database';
+import { type EmbeddedServer, startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
 import { migrateToLatest } from '../../src/platform/infra/migrations';
 
 /**

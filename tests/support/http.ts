@@ -1,4 +1,4 @@
-import { contractOf, ContractCheck } from '../../src/platform/openapi/contract';
+import { contractOf, type ContractCheck } from '../../src/platform/openapi/contract';
 
 /** A small JSON client over fetch for integration tests. */
 export interface HttpResponse<T = any> {

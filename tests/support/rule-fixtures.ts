@@ -3,7 +3,7 @@ import type { VertexView } from '../../queries/graph/entities';
 import type { FormPrContext } from '../../commands/checklists/assessment/form-pr';
 import type { WellFacts } from '../../commands/checklists/assessment/well-facts';
 import type { AssessedVertex } from '../../commands/compliance/packs/pack';
-import { formPrUnit, productionPack, ProductionFacts } from '../../commands/compliance/packs/production';
+import { formPrUnit, productionPack, type ProductionFacts } from '../../commands/compliance/packs/production';
 import { rule32Pack } from '../../commands/compliance/packs/rule-32';
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { ContextModule, PlatformDeps } from '../../src/platform/context-module';
-import { assertNever, Decider } from '../../src/platform/command-handling/decider';
+import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { parseBody, parseParams } from '../../src/platform/http/validation';
 import type { Projector } from '../../src/platform/projection-runner/projector';

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import { graphFacts } from '../../../queries/compliance/graph-facts';
 import { namespaceOf } from '../../../streams/graph/names';
-import { FormPrUnit, formPrUnit, ProductionFacts } from '../../compliance/packs/production';
+import { type FormPrUnit, formPrUnit, type ProductionFacts } from '../../compliance/packs/production';
 import type { FormPrContext } from './form-pr';
-import { loadRuleSubject, RuleSubject } from './rule-verdicts';
+import { loadRuleSubject, type RuleSubject } from './rule-verdicts';
 import type { WellFacts } from './well-facts';
 
 /**

@@ -1,9 +1,9 @@
-import { DISPOSITION_CODES, formPrChecks, FormPrCheckInput } from '../../../streams/checklists/form-pr-checks';
+import { DISPOSITION_CODES, formPrChecks, type FormPrCheckInput } from '../../../streams/checklists/form-pr-checks';
 import type { FormPrUnit } from '../../compliance/packs/production';
-import { authorizationTerms, Rule32Facts } from '../../compliance/packs/rule-32';
+import { authorizationTerms, type Rule32Facts } from '../../compliance/packs/rule-32';
 import { monthFigures } from '../../compliance/rules/figures';
-import { ItemFrames } from './frames';
-import { RuleSubject, recordVerdict } from './rule-verdicts';
+import { type ItemFrames } from './frames';
+import { type RuleSubject, recordVerdict } from './rule-verdicts';
 import type { WellFacts } from './well-facts';
 import { formPrDueDate } from './working-days';
 

@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import type { VertexView } from '../../../queries/graph/entities';
 import { completionReportDue } from '../../compliance/packs/drilling';
 import { TEXAS_RULES } from '../../compliance/rules/texas-rules';
-import { ItemFrames } from './frames';
-import { loadRuleSubject, recordVerdict, RuleSubject } from './rule-verdicts';
-import { num, productionHistory, WellFacts } from './well-facts';
+import { type ItemFrames } from './frames';
+import { loadRuleSubject, recordVerdict, type RuleSubject } from './rule-verdicts';
+import { num, productionHistory, type WellFacts } from './well-facts';
 import { addDays } from './working-days';
 
 /** The compliance packs' subjects a well's R-32, W-1, W-2/G-1 and W-3X items are judged with. */

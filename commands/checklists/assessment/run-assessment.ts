@@ -5,11 +5,11 @@ import type { AssessmentFrame } from '../../../streams/checklists/assessment';
 import type { CommandContext } from '../../../src/platform/command-handling/command-handler';
 import { derivedUuid } from '../../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../../src/platform/context-module';
-import { assessFormPrItem, FormPrContext, formPrFigures } from './form-pr';
+import { assessFormPrItem, type FormPrContext, formPrFigures } from './form-pr';
 import { loadFormPrContext } from './form-pr-subjects';
 import { ItemFrames } from './frames';
 import { assessOtherItem, loadOtherSubjects } from './other-forms';
-import { num, loadWellFacts, WellFacts } from './well-facts';
+import { num, loadWellFacts, type WellFacts } from './well-facts';
 import { formPrDueDate, previousMonth } from './working-days';
 
 export const ASSESSOR = 'assessment-agent';

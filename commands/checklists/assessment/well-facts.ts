@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { walkFrom } from '../../../queries/graph/context-walk';
-import { findVertex, VertexView } from '../../../queries/graph/entities';
+import { findVertex, type VertexView } from '../../../queries/graph/entities';
 import { hopsFrom } from '../../../queries/graph/neighborhood';
 import { namespaceOf } from '../../../streams/graph/names';
 import type { Properties } from '../../../streams/graph/properties';

@@ -1,6 +1,6 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { addDays, dateOf, DomainPack, neighborsOf, PERMIT_FIELDS, sourceOf, verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { addDays, dateOf, type DomainPack, neighborsOf, PERMIT_FIELDS, sourceOf, verdict } from './pack';
 
 export interface DrillingFacts {
   permits: Map<string, Neighbor[]>;

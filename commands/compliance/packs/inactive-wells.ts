@@ -1,7 +1,7 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
 import { addMonths } from '../rules/calendar';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { addDays, dateOf, DomainPack, earliest, neighborsOf, PERMIT_FIELDS, sourceOf, verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { addDays, dateOf, type DomainPack, earliest, neighborsOf, PERMIT_FIELDS, sourceOf, verdict } from './pack';
 
 export interface InactiveFacts {
   deadlines: Map<string, Neighbor[]>;

@@ -6,7 +6,7 @@ import { createProductionPack } from './production';
 import { createRule32Pack } from './rule-32';
 import { rule37Pack } from './rule-37';
 import { createWellTestsPack } from './well-tests';
-import { TEXAS_RULES, TexasRules } from '../rules/texas-rules';
+import { TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
 
 /** The Texas packs built on one configuration, in dashboard column order; a tenant installs the ones it needs. */
 export const texasPacks = (rules: TexasRules = TEXAS_RULES): DomainPack<any>[] => [

@@ -1,7 +1,7 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { createInactiveWellsPack, InactiveFacts, loadInactiveFacts } from './inactive-wells';
-import { addDays, dateOf, DomainPack, neighborsOf, sourceOf, verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { createInactiveWellsPack, type InactiveFacts, loadInactiveFacts } from './inactive-wells';
+import { addDays, dateOf, type DomainPack, neighborsOf, sourceOf, verdict } from './pack';
 
 export interface OperatorFacts {
   /** Operator vertex id → the wells it operates (status, inactive_since). */

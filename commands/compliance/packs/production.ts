@@ -2,8 +2,8 @@ import type { Neighbor } from '../../../queries/compliance/graph-facts';
 import type { Properties } from '../../../streams/graph/properties';
 import { addDays, lastDayOfMonth, nextMonth } from '../rules/calendar';
 import { describeFigures, FIGURE_FIELDS, monthFigures } from '../rules/figures';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { AssessedVertex, DomainPack, neighborsOf, sourceOf, verdict, Verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { type AssessedVertex, type DomainPack, neighborsOf, sourceOf, verdict, type Verdict } from './pack';
 
 export interface ProductionFacts {
   /** Lease vertex id → its wells; Well vertex id → its lease. */

@@ -1,8 +1,8 @@
 import type { GraphFacts, Neighbor } from '../../../queries/compliance/graph-facts';
 import { addDays, daysInMonth, lastDayOfMonth } from '../rules/calendar';
 import { FIGURE_FIELDS, monthFigures } from '../rules/figures';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { dateOf, DomainPack, neighborsOf, num, sourceOf, verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { dateOf, type DomainPack, neighborsOf, num, sourceOf, verdict } from './pack';
 
 export interface Rule32Facts {
   /** Well vertex id → the R-32 authorizations of the well and of its lease. */

@@ -1,6 +1,6 @@
 import type { Neighbor } from '../../../queries/compliance/graph-facts';
 import { cite, CITATIONS } from '../rules/texas-rules';
-import { DomainPack, neighborsOf, num, PERMIT_FIELDS, sourceOf, verdict } from './pack';
+import { type DomainPack, neighborsOf, num, PERMIT_FIELDS, sourceOf, verdict } from './pack';
 
 interface Rule37Facts {
   offsets: Map<string, Neighbor[]>;

@@ -1,6 +1,6 @@
 import { addMonths } from '../rules/calendar';
-import { cite, CITATIONS, TEXAS_RULES, TexasRules } from '../rules/texas-rules';
-import { addDays, dateOf, DomainPack, sourceOf, verdict } from './pack';
+import { cite, CITATIONS, TEXAS_RULES, type TexasRules } from '../rules/texas-rules';
+import { addDays, dateOf, type DomainPack, sourceOf, verdict } from './pack';
 
 const yearsBetween = (from: string, to: string) => Math.floor((Date.parse(to) - Date.parse(from)) / (365.25 * 86_400_000));
 

@@ -1,4 +1,4 @@
-import { CalendarOptions, workingDayCalendar, WorkingDayCalendar } from './calendar';
+import { type CalendarOptions, workingDayCalendar, type WorkingDayCalendar } from './calendar';
 
 /**
  * The Texas domain pack's configuration: the deadlines not confirmed from the regulator's

@@ -1,6 +1,6 @@
-import { Client, ClientConfig } from 'pg';
+import { Client, type ClientConfig } from 'pg';
 import { z } from 'zod';
-import { ConnectorEngine, EngineRun, jsonValue, withoutTrailingSemicolon } from './engine';
+import { type ConnectorEngine, type EngineRun, jsonValue, withoutTrailingSemicolon } from './engine';
 
 /** Engine R: PostgreSQL over `pg`, password login, TLS per `sslmode`. */
 

@@ -1,7 +1,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type * as SnowflakeSdk from 'snowflake-sdk';
 import { z } from 'zod';
-import { ConnectorEngine, EngineRun, jsonValue, withoutTrailingSemicolon } from './engine';
+import { type ConnectorEngine, type EngineRun, jsonValue, withoutTrailingSemicolon } from './engine';
 
 /**
  * Engine W: Snowflake over `snowflake-sdk`, key-pair (SNOWFLAKE_JWT) login only. Snowflake

@@ -1,4 +1,4 @@
-import { Request, Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { PlatformDeps } from '../../platform/context-module';
 import { DomainError, Forbidden, NotFound } from '../../platform/domain-errors';
 import { idempotencyKeyOf } from '../../platform/http/command-context';
@@ -14,8 +14,8 @@ import { BUILTIN_SKILLS } from '../../../streams/agents/builtin-skills';
 import { recentExecutionIds } from '../../../commands/agents/conversation-turns';
 import { frameOf, parseFrameId } from './turn-frames';
 import { resultOfTurn } from './turn-result';
-import { promptsSystemPrompt, SystemPromptResolver } from './system-prompt';
-import { prepareTurn, TurnEngine, TurnRequest } from './turn-preparation';
+import { promptsSystemPrompt, type SystemPromptResolver } from './system-prompt';
+import { prepareTurn, type TurnEngine, type TurnRequest } from './turn-preparation';
 import { runTurn } from './turn-runner';
 import { DefineSkillBody, defineSkill } from '../../../commands/agents/define-skill';
 import { retireSkill } from '../../../commands/agents/retire-skill';

@@ -5,7 +5,7 @@ import { turnEnding } from '../../../commands/agents/conversation-turns';
 import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
 import { turnAggregate } from '../../../streams/agents/turn';
-import { approvalStanding, AwaitedApproval, conversationAggregate, ConversationEvent, ConversationState, conversationStream, ReviewerDecision } from '../../../streams/conversations/conversation';
+import { approvalStanding, type AwaitedApproval, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ReviewerDecision } from '../../../streams/conversations/conversation';
 
 export type ResumeOutcome =
   | { status: 'nothing_to_resume' }

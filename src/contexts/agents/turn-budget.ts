@@ -2,7 +2,7 @@ import { loadAggregate } from '../../platform/command-handling/multi-stream-comm
 import type { PlatformDeps } from '../../platform/context-module';
 import { countTokens } from '../../platform/infra/tokens';
 import type { TurnSettings } from '../settings';
-import { ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
+import { type ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
 import { tenantSettingsAggregate, tenantSettingsStream, valuesOf } from '../../../streams/settings/tenant-settings';
 import { capsOf, userBudgetOverrideAggregate, userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
 

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../platform/eventstore/types';
-import { readTurnEvent, TurnOutcome } from '../../../streams/agents/turn';
+import { readTurnEvent, type TurnOutcome } from '../../../streams/agents/turn';
 
 /**
  * How turn events read on the conversation stream: named SSE events whose data

@@ -2,11 +2,11 @@ import type { CommandContext } from '../../platform/command-handling/command-han
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import type { ModelRouter } from '../../platform/infra/llm/model-router';
-import { resolveEffectiveSettings, TurnSettings } from '../settings';
+import { resolveEffectiveSettings, type TurnSettings } from '../settings';
 import { appendMessageCommand, appendMessagesDecision } from '../../../commands/conversations/append-message';
 import { startTurnDecision } from '../../../commands/agents/start-turn';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
-import { MemoryMessage, turnConversation } from '../../../queries/agents/memory';
+import { type MemoryMessage, turnConversation } from '../../../queries/agents/memory';
 import { projectContext } from '../../../queries/conversations/projects';
 import type { TurnOutcome } from '../../../streams/agents/turn';
 import type { SystemPromptResolver } from './system-prompt';

@@ -1,7 +1,7 @@
 import type { ModelMessage } from 'ai';
 import type { AgentTool, ToolCaller } from '../../platform/agent-tools';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
-import { callModel, ModelReply } from '../../platform/infra/llm/model-router';
+import { callModel, type ModelReply } from '../../platform/infra/llm/model-router';
 import { costOf } from '../../platform/infra/llm/model-prices';
 import { countTokens, truncateToTokens } from '../../platform/infra/tokens';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
@@ -11,7 +11,7 @@ import type { SkillDefinition } from '../../../streams/agents/builtin-skills';
 import { openApprovalFor, resumeGuard } from './resume-guard';
 import { outcomeWire } from './turn-frames';
 import type { ExecutionResult, PreparedTurn, TurnEngine } from './turn-preparation';
-import { ApprovalAsk, loadSkillTool, PrepareFiling, requestApprovalTool } from './turn-tools';
+import { type ApprovalAsk, loadSkillTool, type PrepareFiling, requestApprovalTool } from './turn-tools';
 import { platformHelpTool } from './help-tool';
 import { filingPayload } from '../../../commands/checklists/filing-payload';
 import { appendMessageCommand } from '../../../commands/conversations/append-message';
@@ -23,7 +23,7 @@ import { requestApproval } from '../../../commands/approvals/request-approval';
 import { projectContext } from '../../../queries/conversations/projects';
 import { projectInjected } from '../../../queries/agents/memory';
 import { effectiveSkills } from '../../../queries/agents/skills';
-import { NodeMessage, PipelineNode, ProgressEvent, ReferencedEntity, TurnOutcome, TurnToolCall } from '../../../streams/agents/turn';
+import { type NodeMessage, type PipelineNode, type ProgressEvent, type ReferencedEntity, type TurnOutcome, type TurnToolCall } from '../../../streams/agents/turn';
 
 const MAX_TOOL_ROUNDS = 6;
 const TOOL_CONTENT_TOKENS = 4000;

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import type { PlatformDeps } from '../../platform/context-module';
-import { AppendMessage, appendMessagesDecision } from '../../../commands/conversations/append-message';
-import { FinishTurn, finishTurnDecision } from '../../../commands/agents/finish-turn';
+import { type AppendMessage, appendMessagesDecision } from '../../../commands/conversations/append-message';
+import { type FinishTurn, finishTurnDecision } from '../../../commands/agents/finish-turn';
 import { recordTurnProgressDecision } from '../../../commands/agents/record-turn-progress';
 import type { ProgressEvent } from '../../../streams/agents/turn';
 

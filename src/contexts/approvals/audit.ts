@@ -1,6 +1,6 @@
 import { APPROVALS_TABLE } from '../../../projections/approvals/approval-queue';
 import { approvalAggregate } from '../../../streams/approvals/approval';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Human-in-the-loop approvals, by id (`--approval <id>`). */
 export const approvalsAuditCatalog: AuditCatalog = {

@@ -6,7 +6,7 @@ import { createAnchor } from '../../platform/eventstore/audit-trail';
 import type { StreamHeads } from '../../platform/eventstore/postgres/stream-heads';
 import { shown } from '../../platform/audit/catalog';
 import type { ResolvedReview, ReviewDeps } from './review';
-import { AuditEntry, AuditQuery, AuditReader, changeText, streamsOf } from './timeline';
+import { type AuditEntry, type AuditQuery, AuditReader, changeText, streamsOf } from './timeline';
 
 export type AuditFormat = 'table' | 'json' | 'csv' | 'xlsx';
 export const AUDIT_FORMATS: readonly AuditFormat[] = ['table', 'json', 'csv', 'xlsx'];

@@ -1,14 +1,14 @@
 import { Router } from 'express';
-import { z } from 'zod';
+import { type z } from 'zod';
 import { recordAuditExport } from '../../../commands/audit/record-export';
 import { auditExportAggregate } from '../../../streams/audit/audit-export';
 import { auditEventIndexProjector } from '../../../projections/audit/event-index';
 import { AuditCatalog } from '../../platform/audit/catalog';
 import { findUsers } from '../identity';
 import { exportText, exportXlsx } from './export';
-import { AuditUsageError, AuditRegistry } from '../../platform/audit/registry';
-import { NothingFound, parseReviewDate, resolveReview, ReviewDeps, ReviewFilters } from './review';
-import { AuditEntry, AuditReader, indexPage } from './timeline';
+import { AuditUsageError, type AuditRegistry } from '../../platform/audit/registry';
+import { NothingFound, parseReviewDate, resolveReview, type ReviewDeps, type ReviewFilters } from './review';
+import { type AuditEntry, AuditReader, indexPage } from './timeline';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Invalid, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { AuditSigner } from '../../platform/eventstore/audit-signature';
@@ -17,7 +17,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { declareRoutes } from '../../platform/http/route';
 import { parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
-import { ENTITY_FLAGS, EventsQuery, ExportQuery, FilterQuery } from './schemas';
+import { ENTITY_FLAGS, EventsQuery, ExportQuery, type FilterQuery } from './schemas';
 
 /**
  * The audit review over HTTP: `GET /admin/audit/events` and `/admin/audit/export`.

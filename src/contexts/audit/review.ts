@@ -4,7 +4,7 @@ import type { AuditSigner } from '../../platform/eventstore/audit-signature';
 import type { AuditTarget } from '../../platform/audit/catalog';
 import { findUsers } from '../identity';
 import { AuditUsageError, type AuditRegistry } from '../../platform/audit/registry';
-import { AuditQuery, indexPage } from './timeline';
+import { type AuditQuery, indexPage } from './timeline';
 
 /** "nothing found for --user nobody@example.com": exit code 3 on the CLI, 404 over HTTP. */
 export class NothingFound extends Error {

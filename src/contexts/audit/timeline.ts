@@ -2,9 +2,9 @@ import type { Knex } from 'knex';
 import type { AuditSigner } from '../../platform/eventstore/audit-signature';
 import type { EventStore, RecordedEvent } from '../../platform/eventstore/types';
 import { USERS_TABLE } from '../../../projections/identity/user-directory';
-import { userEvolution, UserState } from '../../../streams/identity/user';
-import { AuditAggregate, shown, typeInWords } from '../../platform/audit/catalog';
-import { AUDIT_INDEX_TABLE, AuditIndexRow } from '../../../projections/audit/event-index';
+import { userEvolution, type UserState } from '../../../streams/identity/user';
+import { type AuditAggregate, shown, typeInWords } from '../../platform/audit/catalog';
+import { AUDIT_INDEX_TABLE, type AuditIndexRow } from '../../../projections/audit/event-index';
 import type { AuditRegistry } from '../../platform/audit/registry';
 
 /** Which events: always one tenant; any mix of entity streams, actors, one request, a time range. */

@@ -1,7 +1,7 @@
 import { CHECKLISTS_TABLE } from '../../../projections/checklists/checklists-read-model';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
 import { checklistAggregate } from '../../../streams/checklists/checklist';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Filing checklists (`--checklist <id>`): the checklist and its assessment stream. */
 export const checklistsAuditCatalog: AuditCatalog = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Request, Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { addArtifact } from '../../../commands/checklists/add-artifact';
 import { startAssessment } from '../../../commands/checklists/assessment-commands';
 import { CreateChecklistBody } from '../../../commands/checklists/create-checklist';
@@ -27,7 +27,7 @@ import { declareRoutes } from '../../platform/http/route';
 import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
-import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
+import { type ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
 import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
 
 /**

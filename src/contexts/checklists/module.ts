@@ -4,7 +4,7 @@ import { recordFilingReactor } from '../../../commands/checklists/record-filing'
 import { closeRejectedApprovalReactor, recordReviewReactor } from '../../../commands/checklists/review-reactors';
 import type { ContextModule } from '../../platform/context-module';
 import { checklistsApi } from './openapi';
-import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
+import { createExtractionPool, type ExtractionPool } from '../../platform/infra/extraction';
 import { checklistsAuditCatalog } from './audit';
 import { type Extract, checklistRoutes, type AssessmentRuns } from './http';
 import { checklistAgentTools } from './agent-tools';

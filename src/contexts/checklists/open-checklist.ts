@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { createChecklist, CreateChecklistBody } from '../../../commands/checklists/create-checklist';
+import { createChecklist, type CreateChecklistBody } from '../../../commands/checklists/create-checklist';
 import { findVertex } from '../../../queries/graph/entities';
 import { namespaceOf } from '../../../streams/graph/names';
 import type { CommandContext } from '../../platform/command-handling/command-handler';

@@ -5,13 +5,13 @@ import { requireToolPermission } from '../../platform/agent-tools';
 import type { PlatformDeps } from '../../platform/context-module';
 import { NotFound } from '../../platform/domain-errors';
 import { summary } from '../../../queries/compliance/dashboard';
-import { bucketEntities, CellView, entityStatus, GROUPINGS } from '../../../queries/compliance/entity-status';
+import { bucketEntities, type CellView, entityStatus, GROUPINGS } from '../../../queries/compliance/entity-status';
 import { MATRIX_BUCKETS } from '../../../queries/compliance/dashboard';
 import { COLORS, LIST_GROUPINGS, listEntities } from '../../../queries/compliance/entity-list';
 import { wellContext } from '../../../queries/graph/well-context';
 import { namespaceOf } from '../../../streams/graph/names';
 import { graphFacts } from '../../../queries/compliance/graph-facts';
-import { formPrUnit, ProductionFacts } from '../../../commands/compliance/packs/production';
+import { formPrUnit, type ProductionFacts } from '../../../commands/compliance/packs/production';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
 
 /**

@@ -1,5 +1,5 @@
 import { assessmentAggregate } from '../../../streams/compliance/assessment';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Compliance assessments, folded and worded in actor/correlation timelines (no entity flag yet). */
 export const complianceAuditCatalog: AuditCatalog = {

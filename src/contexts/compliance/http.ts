@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { assess } from '../../../commands/compliance/record-assessment';
 import { deadlinesChart, filingsChart, flaringChart, trendChart } from '../../../queries/compliance/charts';
-import { matrix, SortColumn, summary } from '../../../queries/compliance/dashboard';
+import { matrix, type SortColumn, summary } from '../../../queries/compliance/dashboard';
 import { domainList } from '../../../commands/compliance/packs';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import type { PlatformDeps } from '../../platform/context-module';

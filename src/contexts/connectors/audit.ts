@@ -1,6 +1,6 @@
 import { CONNECTORS_TABLE } from '../../../projections/connectors/connectors-read-model';
 import { connectorAggregate } from '../../../streams/connectors/connector';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Connectors (with their exposures, which live on the connector's stream): `--connector <key>`. */
 export const connectorsAuditCatalog: AuditCatalog = {

@@ -1,4 +1,4 @@
-import { Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { ChangeConnectorInput, changeConnector } from '../../../commands/connectors/change-connector';
 import { deleteConnector } from '../../../commands/connectors/delete-connector';
@@ -13,9 +13,9 @@ import { RejectExposureInput, reviewExposure } from '../../../commands/connector
 import { SetCredentialInput, setCredential } from '../../../commands/connectors/set-credential';
 import { getConnector, getConnectorSchema, listConnectors } from '../../../queries/connectors/connectors';
 import { approvedExposures, getExposure, listExposures } from '../../../queries/connectors/exposures';
-import { ENGINES, toolName } from '../../../streams/connectors/connector';
+import { type ENGINES, toolName } from '../../../streams/connectors/connector';
 import type { PlatformDeps } from '../../platform/context-module';
-import { ConnectorsDeps, connectorsDeps } from '../../../commands/connectors/connectors-deps';
+import { type ConnectorsDeps, connectorsDeps } from '../../../commands/connectors/connectors-deps';
 import { engineListing } from '../../../commands/connectors/engines';
 import { parameterSchema } from '../../../commands/connectors/exposure-content';
 import { runExposure } from './exposure-runner';

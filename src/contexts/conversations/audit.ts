@@ -1,7 +1,7 @@
 import { T } from '../../../projections/conversations/tables';
 import { conversationAggregate } from '../../../streams/conversations/conversation';
 import { projectAggregate } from '../../../streams/conversations/project';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /**
  * Conversations and projects, by id. A deleted conversation may have left the read model;

@@ -1,13 +1,13 @@
 import { newId } from '../../platform/command-handling/idempotency';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
-import { Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, Unauthenticated } from '../../platform/domain-errors';
 import { identityOf } from '../../platform/http/identity';
-import { readUpload, UploadedFile } from '../../platform/http/multipart';
+import { readUpload, type UploadedFile } from '../../platform/http/multipart';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
-import { ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
+import { type ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
 import { addAttachment } from '../../../commands/conversations/add-attachment';
 import { createConversation, CreateConversationBody } from '../../../commands/conversations/create-conversation';
 import { deleteConversation } from '../../../commands/conversations/delete-conversation';

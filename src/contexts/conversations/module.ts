@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { ContextModule, PlatformDeps } from '../../platform/context-module';
-import { createExtractionPool, ExtractionPool } from '../../platform/infra/extraction';
+import { createExtractionPool, type ExtractionPool } from '../../platform/infra/extraction';
 import { conversationsProjector } from '../../../projections/conversations/conversations-read-model';
 import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
 import { conversationsApi } from './openapi';

@@ -3,7 +3,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { withScope } from '../../platform/http/request-scope';
 import { SYSTEM_USER_ID } from '../../../streams/identity/system-accounts';
 import { replayModeOf } from '../../../streams/evaluation/capture';
-import { recordCapture, RecordCaptureBody } from '../../../commands/evaluation/record-capture';
+import { recordCapture, type RecordCaptureBody } from '../../../commands/evaluation/record-capture';
 import { recheckSnapshot } from '../../../commands/evaluation/recheck-snapshot';
 import { recordMirrorOutcome } from '../../../commands/evaluation/record-mirror-outcome';
 import { capturesWithMissingSnapshots, capturesWithPendingMirror } from '../../../queries/evaluation/captures';

@@ -1,4 +1,4 @@
-import { callModel, ModelRouter } from '../../platform/infra/llm/model-router';
+import { callModel, type ModelRouter } from '../../platform/infra/llm/model-router';
 
 /**
  * Judges of expert cases (grader `llm_judge`: judged against

@@ -1,5 +1,5 @@
 import type { ContextModule, PlatformDeps } from '../../platform/context-module';
-import { CaptureService, createCaptureService } from './captures';
+import { type CaptureService, createCaptureService } from './captures';
 import { evaluationApi } from './openapi';
 import { capturesProjector } from '../../../projections/evaluation/captures';
 import { runsProjector } from '../../../projections/evaluation/runs';

@@ -2,7 +2,7 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
 import { DomainError } from '../../platform/domain-errors';
 import { createModelRouter } from '../../platform/infra/llm/model-router';
-import { complianceAssistant, prepareTurn, promptsSystemPrompt, runTurn, TurnEngine } from '../agents';
+import { complianceAssistant, prepareTurn, promptsSystemPrompt, runTurn, type TurnEngine } from '../agents';
 import { addAttachment } from '../../../commands/conversations/add-attachment';
 import { createConversation } from '../../../commands/conversations/create-conversation';
 import type { ExtractedFileData } from '../../../streams/conversations/extracted-file';

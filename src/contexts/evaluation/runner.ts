@@ -4,11 +4,11 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { startEvalRun } from '../../../commands/evaluation/start-eval-run';
 import { gradeEvalCase } from '../../../commands/evaluation/grade-eval-case';
 import { completeEvalRun } from '../../../commands/evaluation/complete-eval-run';
-import { captureCases, CaptureRow } from '../../../queries/evaluation/captures';
-import { baselineRun, caseResults, CaseView, findRun, RunView } from '../../../queries/evaluation/runs';
+import { captureCases, type CaptureRow } from '../../../queries/evaluation/captures';
+import { baselineRun, caseResults, type CaseView, findRun, type RunView } from '../../../queries/evaluation/runs';
 import type { CaseResult } from '../../../streams/evaluation/run';
 import type { Judge } from './judge';
-import { EVAL_RUNNER_ID, Replayer } from './replay';
+import { EVAL_RUNNER_ID, type Replayer } from './replay';
 import { shapeViolations } from './shape-check';
 import { loadFrozenTurn } from '../../../commands/evaluation/turn-snapshot';
 

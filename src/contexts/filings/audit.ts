@@ -1,5 +1,5 @@
 import { evidenceKeysAggregate } from '../../../streams/filings/evidence-keys';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** The evidence keys' publication history: which key signs packages since when. Filings themselves are the checklists' events. */
 export const filingsAuditCatalog: AuditCatalog = {

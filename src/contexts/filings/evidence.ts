@@ -12,8 +12,8 @@ import { checklistAggregate, readChecklistEvent } from '../../../streams/checkli
 import { GAS_BALANCE_TOLERANCE_MCF } from '../../../streams/checklists/form-pr-checks';
 import type { FormPrCheck } from '../../../streams/checklists/form-pr-checks';
 import { FILING_TEMPLATES, loadWellFacts, type FilingPayload } from '../checklists';
-import { Anchor, Anchors, EventRef, formPrAsOf, VertexAsOf } from './as-of';
-import { FormPrDocument, renderFormPr } from './form-pr-pdf';
+import { type Anchor, Anchors, type EventRef, formPrAsOf, type VertexAsOf } from './as-of';
+import { type FormPrDocument, renderFormPr } from './form-pr-pdf';
 import type { EvidenceSigner } from './signing';
 
 /**

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { evidenceJwks, getFiling, listFilings, FilingView } from '../../../queries/filings/filings';
+import { evidenceJwks, getFiling, listFilings, type FilingView } from '../../../queries/filings/filings';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Conflict, NotFound } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';

@@ -4,7 +4,7 @@ import type { ContextModule } from '../../platform/context-module';
 import { filingRoutes, jwksRoutes } from './http';
 import { filingsApi } from './openapi';
 import { filingsAuditCatalog } from './audit';
-import { evidenceSigner, EvidenceSigner } from './signing';
+import { evidenceSigner, type EvidenceSigner } from './signing';
 
 export function createFilingsContext(): ContextModule {
   let signer: EvidenceSigner | null = null;

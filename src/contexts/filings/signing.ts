@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { calculateJwkThumbprint, CompactSign, compactVerify, createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import type { EvidencePublicJwk } from '../../../streams/filings/evidence-keys';
 

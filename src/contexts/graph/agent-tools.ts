@@ -3,7 +3,7 @@ import type { AgentTool, ToolProvider } from '../../platform/agent-tools';
 import { headersFor } from '../../platform/agent-tools';
 import type { PlatformDeps } from '../../platform/context-module';
 import { resolveVertex } from '../../../commands/graph/resolve-vertex';
-import { VertexView } from '../../../queries/graph/entities';
+import { type VertexView } from '../../../queries/graph/entities';
 import { cachedSchemaSettings } from '../../../queries/graph/graph-schema';
 import { impactOf } from '../../../queries/graph/impact';
 import { managedContext } from '../../../queries/graph/managed-context';

@@ -2,7 +2,7 @@ import { EDGES, VERTICES } from '../../../projections/graph/property-graph';
 import { edgeAggregate } from '../../../streams/graph/edge';
 import { namespaceOf } from '../../../streams/graph/names';
 import { vertexAggregate } from '../../../streams/graph/vertex';
-import { AuditCatalog, AuditLookup, AuditTarget } from '../../platform/audit/catalog';
+import { type AuditCatalog, type AuditLookup, type AuditTarget } from '../../platform/audit/catalog';
 
 /** A vertex and every edge touching it: an entity's history includes its relationships. */
 async function withEdges(lookup: AuditLookup, tenantId: string, vertices: Array<{ id: string; label: string; entity_id: string }>): Promise<AuditTarget[]> {

@@ -17,7 +17,7 @@ import { updateEntity, UpdateEntityBody } from '../../../commands/graph/update-e
 import { updateWellProduction, WellProductionBody } from '../../../commands/graph/update-well-production';
 import { edgesOf, listVertices } from '../../../queries/graph/entities';
 import { cachedSchemaSettings, findEntityType, findRelationshipRule, isVertexLabel, findRelationshipType, listEntityTypes, listRelationshipRules, listRelationshipTypes } from '../../../queries/graph/graph-schema';
-import { impactOf, ImpactDirection } from '../../../queries/graph/impact';
+import { impactOf, type ImpactDirection } from '../../../queries/graph/impact';
 import { infrastructureTree } from '../../../queries/graph/infrastructure-tree';
 import { managedContext } from '../../../queries/graph/managed-context';
 import { runTemplate } from '../../../queries/graph/query-templates';
@@ -27,7 +27,7 @@ import { newId } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
-import { Authorize, declareRoutes } from '../../platform/http/route';
+import { type Authorize, declareRoutes } from '../../platform/http/route';
 import { parseParams, parseQuery } from '../../platform/http/validation';
 import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams } from './schemas';
 

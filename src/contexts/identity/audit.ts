@@ -1,6 +1,6 @@
 import { USERS_TABLE } from '../../../projections/identity/user-directory';
-import { userEvolution, UserState } from '../../../streams/identity/user';
-import { AuditCatalog, AuditLookup, AuditTarget, shown } from '../../platform/audit/catalog';
+import { userEvolution, type UserState } from '../../../streams/identity/user';
+import { type AuditCatalog, type AuditLookup, type AuditTarget, shown } from '../../platform/audit/catalog';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,4 +1,4 @@
-import { Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { inviteUser, InviteUserInput } from '../../../commands/identity/invite-user';
 import { issuePasswordReset } from '../../../commands/identity/issue-password-reset';
 import { logIn, LogInInput } from '../../../commands/identity/log-in';
@@ -6,14 +6,14 @@ import { logOutEverywhere } from '../../../commands/identity/log-out-everywhere'
 import { redeemOneTimeToken, RedeemInput } from '../../../commands/identity/redeem-onetime-token';
 import { updateUser, UpdateUserInput } from '../../../commands/identity/update-user';
 import { findOpenToken } from '../../../queries/identity/onetime-tokens';
-import { adminView, findUserInTenant, listTenantUsers, namesOf, UserRow } from '../../../queries/identity/user-directory';
+import { adminView, findUserInTenant, listTenantUsers, namesOf, type UserRow } from '../../../queries/identity/user-directory';
 import { permissionsFor } from '../../../streams/identity/permissions';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, Unauthenticated, Unavailable } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { clearSessionCookie, presentedToken } from './cookies';
-import { identityDeps, IdentityDeps } from '../../../commands/identity/identity-deps';
+import { identityDeps, type IdentityDeps } from '../../../commands/identity/identity-deps';
 import { hashOneTimeToken } from '../../../commands/identity/onetime-secrets';
 import { requirePermission } from './require-permission';
 import { REFRESH_AFTER_S } from '../../../commands/identity/session-tokens';

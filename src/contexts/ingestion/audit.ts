@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../platform/published/anomaly-flagged';
-import { entityExtractionAggregate, EntityExtractionEventSchemas } from '../../../streams/ingestion/entity-extraction';
-import { batchWells, operatorCsvImportAggregate, OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
-import { rrcScrapeAggregate, RrcScrapeEventSchemas } from '../../../streams/ingestion/rrc-scrape';
-import { scadaBatchAggregate, ScadaBatchEventSchemas } from '../../../streams/ingestion/scada-batch';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { COMPLIANCE_ANOMALY_FLAGGED, type ComplianceAnomalyFlaggedData } from '../../platform/published/anomaly-flagged';
+import { entityExtractionAggregate, type EntityExtractionEventSchemas } from '../../../streams/ingestion/entity-extraction';
+import { batchWells, operatorCsvImportAggregate, type OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
+import { rrcScrapeAggregate, type RrcScrapeEventSchemas } from '../../../streams/ingestion/rrc-scrape';
+import { scadaBatchAggregate, type ScadaBatchEventSchemas } from '../../../streams/ingestion/scada-batch';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 type Data<S extends Record<string, z.ZodTypeAny>, K extends keyof S> = z.infer<S[K]>;
 

@@ -1,6 +1,6 @@
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { feedGraph, FeedDeps, GraphFacts } from '../../../commands/ingestion/feed-graph';
+import { feedGraph, type FeedDeps, type GraphFacts } from '../../../commands/ingestion/feed-graph';
 import { ENTITY_EXTRACTION_TOPIC } from '../../../streams/ingestion/broker-messages';
 import type { CsvWell } from '../../../streams/ingestion/operator-csv-import';
 import type { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entity-extraction';

@@ -1,7 +1,7 @@
 import { duplicationRulesAggregate } from '../../../streams/monitoring/duplication-rules';
 import { eventTypeAggregate } from '../../../streams/monitoring/event-type';
 import { operationalEventAggregate } from '../../../streams/monitoring/operational-event';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Monitoring: event types, duplication rules and operational events (no entity flag yet). */
 export const monitoringAuditCatalog: AuditCatalog = {

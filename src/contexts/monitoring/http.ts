@@ -1,4 +1,4 @@
-import { Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { changeConditionalRules, ConditionalRuleBody, ConditionalRulePatch } from '../../../commands/monitoring/change-conditional-rules';
 import { changeDuplicationRules, DuplicationRuleBody, DuplicationRulePatch, ResetBody } from '../../../commands/monitoring/change-duplication-rules';
 import { changeEventType, TransitionBody, UpdateEventTypeBody } from '../../../commands/monitoring/change-event-type';
@@ -14,8 +14,8 @@ import { conditionalRuleView, eventTypeView, fieldView, findEventType, guardRule
 import { eventHistory, eventViewOf, findEvent, listEvents } from '../../../queries/monitoring/events';
 import { SYSTEM_USER_ID } from '../../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
-import { DuplicationRule, DuplicationRulesState } from '../../../streams/monitoring/duplication-rules';
-import { isLive, LiveEventType } from '../../../streams/monitoring/event-type';
+import { type DuplicationRule, type DuplicationRulesState } from '../../../streams/monitoring/duplication-rules';
+import { isLive, type LiveEventType } from '../../../streams/monitoring/event-type';
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import { newId } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';

@@ -1,7 +1,7 @@
 import { NAMESPACES_TABLE, TEMPLATES_TABLE } from '../../../projections/prompts/tables';
 import { namespaceAggregate } from '../../../streams/prompts/namespace';
 import { templateAggregate } from '../../../streams/prompts/template';
-import { AuditCatalog } from '../../platform/audit/catalog';
+import { type AuditCatalog } from '../../platform/audit/catalog';
 
 /** Prompts: `--prompt <namespace>:<slug>` (the template with its versions), or a whole namespace `--prompt <namespace>`. */
 export const promptsAuditCatalog: AuditCatalog = {

@@ -1,4 +1,4 @@
-import { Request, Router } from 'express';
+import { type Request, Router } from 'express';
 import { approveVersion } from '../../../commands/prompts/approve-version';
 import { BudgetTierBody } from '../../../commands/prompts/budget-tier-fields';
 import { createBudgetTier } from '../../../commands/prompts/create-budget-tier';
@@ -9,7 +9,7 @@ import { deleteBudgetTier } from '../../../commands/prompts/delete-budget-tier';
 import { deleteTemplate } from '../../../commands/prompts/delete-template';
 import { discardDraft } from '../../../commands/prompts/discard-draft';
 import { promoteActive } from '../../../commands/prompts/promote-active';
-import { PromoteMode, promotePreProduction, PromotePreProductionBody } from '../../../commands/prompts/promote-pre-production';
+import { type PromoteMode, promotePreProduction, PromotePreProductionBody } from '../../../commands/prompts/promote-pre-production';
 import { rejectVersion, RejectVersionBody } from '../../../commands/prompts/reject-version';
 import { saveDraft, SaveDraftBody } from '../../../commands/prompts/save-draft';
 import { updateBudgetTier } from '../../../commands/prompts/update-budget-tier';
@@ -17,7 +17,7 @@ import { updateNamespace, UpdateNamespaceBody } from '../../../commands/prompts/
 import { updateTemplate, UpdateTemplateBody } from '../../../commands/prompts/update-template';
 import { hasAuditEntries, listPromptAudit } from '../../../queries/prompts/audit-log';
 import { findNamespace, getNamespace, listNamespaces, listTiers } from '../../../queries/prompts/namespaces';
-import { Caller, renderForCaller, resolveForCaller } from '../../../queries/prompts/render-prompt';
+import { type Caller, renderForCaller, resolveForCaller } from '../../../queries/prompts/render-prompt';
 import { getTemplate, listTemplates } from '../../../queries/prompts/templates';
 import { verifyPromptAudit } from '../../../queries/prompts/verify-audit';
 import { findMyDraft, getVersion, listPendingApprovals, listVersions, templateOfVersion } from '../../../queries/prompts/versions';

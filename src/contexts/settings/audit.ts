@@ -1,6 +1,6 @@
 import { tenantSettingsAggregate } from '../../../streams/settings/tenant-settings';
 import { userBudgetOverrideAggregate } from '../../../streams/settings/user-budget-override';
-import { AuditCatalog, shown } from '../../platform/audit/catalog';
+import { type AuditCatalog, shown } from '../../platform/audit/catalog';
 import { findUsers } from '../identity';
 
 /** Settings: the tenant's settings (`--settings tenant`) and each user's budget override (`--user`). */

@@ -1,10 +1,10 @@
 import type { Config } from '../../platform/config';
 import type { PlatformDeps } from '../../platform/context-module';
 import { ValidationFailed } from '../../platform/domain-errors';
-import { BudgetCaps, INHERIT_ALL, SETTING_NAMES, SettingName, TenantSettingsValues } from '../../../streams/settings/fields';
+import { type BudgetCaps, INHERIT_ALL, SETTING_NAMES, type SettingName, type TenantSettingsValues } from '../../../streams/settings/fields';
 import { isModelId } from '../../platform/infra/llm/model-options';
 import { loadTenantSettings } from './settings-cache';
-import { clampThinkingMode, ThinkingMode } from '../../platform/infra/llm/thinking-mode';
+import { clampThinkingMode, type ThinkingMode } from '../../platform/infra/llm/thinking-mode';
 
 export type SettingSource = 'tenant' | 'default';
 

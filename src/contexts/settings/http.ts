@@ -10,7 +10,7 @@ import { NotFound } from '../../platform/domain-errors';
 import { declareRoutes } from '../../platform/http/route';
 import { requirePermission } from '../identity';
 import { effectiveTenantSettings, environmentDefaults } from './effective-settings';
-import { SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
+import { SETTING_NAMES, type TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
 import { MODEL_OPTIONS } from '../../platform/infra/llm/model-options';
 import { invalidateTenantSettings, loadTenantSettings } from './settings-cache';
 import { createTenantUserCheck } from './tenant-users';

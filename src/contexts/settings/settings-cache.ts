@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { readTenantSettingsSnapshot, TenantSettingsSnapshot } from '../../../queries/settings/tenant-settings';
+import { readTenantSettingsSnapshot, type TenantSettingsSnapshot } from '../../../queries/settings/tenant-settings';
 import type { Cache } from '../../platform/infra/cache';
 
 /** Settings reads are cached for 300 s under `settings:{tenant_id}`. */

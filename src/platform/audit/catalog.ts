@@ -20,9 +20,9 @@ export interface FoldableAggregate {
   stream(tenantId: string, id: string): string;
   eventTypes: readonly string[];
   initialState: unknown;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   evolve(state: any, event: any): any;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+   
   read(event: RecordedEvent): any;
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Conflict } from '../domain-errors';
-import { EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import { type EventStore, type Position, type RecordedEvent, type StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import { claimFreshStream, currentScope, nextInScope } from '../http/request-scope';

@@ -6,7 +6,7 @@ import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import type { PlatformDeps } from '../context-module';
 import { currentScope, nextInScope } from '../http/request-scope';
 import { Conflict } from '../domain-errors';
-import { comparePositions, EventStore, Position, RecordedEvent, StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import { comparePositions, type EventStore, type Position, type RecordedEvent, type StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
 
 /**
  * The command handler's write path for a decision that spans streams (logging an operational event appends to

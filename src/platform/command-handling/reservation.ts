@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Conflict } from '../domain-errors';
-import { assertNever, Decider } from './decider';
+import { assertNever, type Decider } from './decider';
 import type { CommandContext, CommandHandler, ReservationKey } from './command-types';
 
 export type { ReservationKey } from './command-types';

@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import type { EventMetadata, RecordedEvent } from './types';
 
 /**

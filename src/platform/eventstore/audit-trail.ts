@@ -1,7 +1,7 @@
-import { AuditSigner, TamperedEntry, VerifyReport } from './audit-signature';
+import { type AuditSigner, type TamperedEntry, type VerifyReport } from './audit-signature';
 import { createHash } from 'node:crypto';
 import type { StreamHeads } from './postgres/stream-heads';
-import { EventStore, Position, RecordedEvent, START } from './types';
+import { type EventStore, type Position, type RecordedEvent, START } from './types';
 
 export interface VerifyOptions {
   streamPrefix?: string;

@@ -1,8 +1,8 @@
 import cors from 'cors';
-import express, { Express, Router } from 'express';
+import express, { type Express, Router } from 'express';
 import type { Logger } from 'pino';
 import { consoleRouter } from './console';
-import { BodyLimit, jsonBodies } from './body-limits';
+import { type BodyLimit, jsonBodies } from './body-limits';
 import { errorHandler, notFoundHandler } from './errors';
 import { boundedIdentityHeaders } from './identity';
 import type { GatewayStages } from './gateway';

@@ -1,4 +1,4 @@
-import express, { RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
 
 /** One route's JSON body limit: method and path as the router writes them (relative to /api/v1). */
 export interface BodyLimit {

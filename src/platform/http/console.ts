@@ -59,7 +59,7 @@ export function consoleRouter(root: string): Router {
 export async function ensureConsoleBuilt(root: string = CONSOLE_ROOT, log: (msg: string) => void = () => undefined): Promise<void> {
   if (existsSync(path.join(root, 'index.html'))) return;
   log('building the console (console/dist is missing)');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const { buildConsole } = require('../../../console/build.js') as { buildConsole: (o?: { quiet?: boolean }) => Promise<void> };
   await buildConsole({ quiet: true });
 }

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { FieldIssue, Invalid, ValidationFailed } from '../domain-errors';
+import { type FieldIssue, Invalid, ValidationFailed } from '../domain-errors';
 
 /**
  * The one input-hygiene stage every request passes, on both listeners, before any route

@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import { GatewayError } from './errors';
-import { createMemoryBucketStore, TokenBucketStore, withFallback } from './token-bucket';
+import { createMemoryBucketStore, type TokenBucketStore, withFallback } from './token-bucket';
 import { createRedisBucketStore } from './token-bucket-redis';
 
 /**

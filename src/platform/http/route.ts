@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { NotFound } from '../domain-errors';
 import type { Position } from '../eventstore/types';
 import { commandContext } from './command-context';
-import { Identity, requireIdentity } from './identity';
+import { type Identity, requireIdentity } from './identity';
 import { parse } from './validation';
 
 /**

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { BucketPolicy, msToFull, TokenBucketStore } from './token-bucket';
+import { type BucketPolicy, msToFull, type TokenBucketStore } from './token-bucket';
 
 /**
  * The same bucket in Redis, shared by every API instance. One Lua script reads, refills,

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { z, ZodError, ZodTypeAny } from 'zod';
-import { FieldIssue, ValidationFailed } from '../domain-errors';
+import { type z, type ZodError, type ZodTypeAny } from 'zod';
+import { type FieldIssue, ValidationFailed } from '../domain-errors';
 
 export type RequestPart = 'body' | 'query' | 'path' | 'header';
 

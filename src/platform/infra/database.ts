@@ -1,5 +1,5 @@
-import knexFactory, { Knex } from 'knex';
-import { CustomTypesConfig, Pool, types as pgTypes } from 'pg';
+import knexFactory, { type Knex } from 'knex';
+import { type CustomTypesConfig, Pool, types as pgTypes } from 'pg';
 import type { Logger } from 'pino';
 import { preparingPgClient } from './prepared-statements';
 

@@ -3,9 +3,9 @@ import type { Config } from '../config';
 import { AuditSigner } from '../eventstore/audit-signature';
 import { createPostgresEventStore } from '../eventstore/postgres/postgres-event-store';
 import type { EventStore } from '../eventstore/types';
-import { connectDatabase, Database } from './database';
+import { connectDatabase, type Database } from './database';
 import { leastPrivilegeUrl } from './database-roles';
-import { EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
+import { type EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateToLatest } from './migrations';
 
 /** Database (embedded unless DATABASE_URL), migrations and the configured event store. */

@@ -1,4 +1,4 @@
-import pino, { Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 
 export function createLogger(level: string, base: Record<string, unknown> = {}): Logger {
   return pino({

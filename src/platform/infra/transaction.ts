@@ -1,4 +1,4 @@
-import knexFactory, { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import type { PoolClient } from 'pg';
 
 type Callback = (error: Error | null, result?: unknown) => void;

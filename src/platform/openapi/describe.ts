@@ -1,7 +1,7 @@
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { z, ZodObject, ZodRawShape, ZodTypeAny } from 'zod';
+import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z, type ZodObject, type ZodRawShape, type ZodTypeAny } from 'zod';
 import { UPLOAD_LIMIT_BYTES } from '../infra/extraction/extract';
-import { BodyLimit, DEFAULT_JSON_LIMIT_BYTES, readableBytes } from '../http/body-limits';
+import { type BodyLimit, DEFAULT_JSON_LIMIT_BYTES, readableBytes } from '../http/body-limits';
 import { outputBounds } from './output-bounds';
 
 extendZodWithOpenApi(z);

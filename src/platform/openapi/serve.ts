@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { ContextModule } from '../context-module';
-import { ApiDescription, buildOpenApiDocument, Listener, OpenApiDocument } from './describe';
+import { type ApiDescription, buildOpenApiDocument, type Listener, type OpenApiDocument } from './describe';
 import { platformApi } from './platform.openapi';
 import { renderReference } from './reference-page';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Position, START } from '../eventstore/types';
+import { type Position, START } from '../eventstore/types';
 
 export const CHECKPOINTS_TABLE = 'projection_checkpoints';
 

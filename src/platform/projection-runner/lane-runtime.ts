@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { EventStore, Position, positionToString, RecordedEvent } from '../eventstore/types';
+import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
 

@@ -1,4 +1,4 @@
-import { comparePositions, Position, RecordedEvent } from '../eventstore/types';
+import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
 
 /** What a lane gets from the tail: the events it handles after its position, and where it now stands. */
 export interface TailSlice {

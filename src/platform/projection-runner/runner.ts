@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { comparePositions, Position, RecordedEvent, START } from '../eventstore/types';
+import { comparePositions, type Position, type RecordedEvent, START } from '../eventstore/types';
 import { advanceCheckpoint, CHECKPOINTS_TABLE, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
 import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
 import { createInlineProjections } from './inline-projections';
 import { transactionOnPool } from '../infra/transaction';
-import { HandlerFailed, LaneRuntime, LaneRuntimeOptions, LaneState, LeadershipLost } from './lane-runtime';
+import { HandlerFailed, LaneRuntime, type LaneRuntimeOptions, type LaneState, LeadershipLost } from './lane-runtime';
 import type { Projector } from './projector';
 import { WakeUps } from './wake-ups';
 

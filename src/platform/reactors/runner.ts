@@ -1,9 +1,9 @@
 import type { PlatformDeps, Reactor } from '../context-module';
-import { comparePositions, Position, RecordedEvent } from '../eventstore/types';
+import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
-import { HandlerFailed, LaneRuntime, LaneRuntimeOptions, LaneState, LeadershipLost } from '../projection-runner/lane-runtime';
+import { HandlerFailed, LaneRuntime, type LaneRuntimeOptions, type LaneState, LeadershipLost } from '../projection-runner/lane-runtime';
 import { transactionOnPool } from '../infra/transaction';
 
 /**

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { PlatformDeps, ScheduledHandler } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
-import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, ScheduledMessage } from './schedule';
+import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, type ScheduledMessage } from './schedule';
 
 export type { ScheduledHandler } from '../context-module';
 

@@ -7,7 +7,7 @@ import { dailyUsage } from '../../../queries/agents/usage';
 import { effectiveSkills } from '../../../queries/agents/skills';
 import { latestTurns } from '../../../queries/agents/turns';
 import { skillAggregate } from '../../../streams/agents/skill';
-import { turnAggregate, TurnOutcome } from '../../../streams/agents/turn';
+import { turnAggregate, type TurnOutcome } from '../../../streams/agents/turn';
 import { connectTestDatabase } from '../../support/database';
 
 const TENANT = '11111111-1111-4111-8111-111111111111';

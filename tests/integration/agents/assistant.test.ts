@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The builtin assistant as a compliance engineer uses it: a seeded, assessed portfolio and the

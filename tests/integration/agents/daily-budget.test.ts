@@ -4,14 +4,14 @@ import { randomUUID } from 'node:crypto';
 import { budgetSettlementReactor } from '../../../commands/agents/budget-settlement';
 import { reserveTurnBudget } from '../../../commands/agents/reserve-turn-budget';
 import { settleTurnBudget } from '../../../commands/agents/settle-turn-budget';
-import { committedTokens, dailyUsageAggregate, DailyUsageState, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
+import { committedTokens, dailyUsageAggregate, type DailyUsageState, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
 import { TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
 import { invalidateTenantSettings } from '../../../src/contexts/settings/settings-cache';
 import { loadAggregate } from '../../../src/platform/command-handling/multi-stream-command';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { RateLimited } from '../../../src/platform/domain-errors';
-import { ChatServer, startChatServer } from './chat-completions-server';
+import { type ChatServer, startChatServer } from './chat-completions-server';
 
 const MODEL = 'local/llama-3.1-8b-instruct';
 

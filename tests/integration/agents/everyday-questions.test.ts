@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { CASES, Intent, Portfolio, Row, Vertex } from './everyday-questions';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { CASES, type Intent, type Portfolio, type Row, type Vertex } from './everyday-questions';
 
 /**
  * The evaluation set over POST /execute on the builtin model and the seeded demo portfolio

@@ -5,10 +5,10 @@ import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
 import { namespaceOf } from '../../../streams/graph/names';
 import { conversationStream } from '../../../streams/conversations/conversation';
-import { Session, signIn } from '../../support/auth';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
-import { TestPlatform } from '../../support/platform';
-import { ChatServer } from './chat-completions-server';
+import { type TestPlatform } from '../../support/platform';
+import { type ChatServer } from './chat-completions-server';
 import { startSeededPlatform } from './seeded-platform';
 
 describe('agent turns over POST /execute', function () {

@@ -7,10 +7,10 @@ import { routeDecisionReactor } from '../../../commands/conversations/route-deci
 import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
 import { conversationStream } from '../../../streams/conversations/conversation';
-import { Session, signIn } from '../../support/auth';
+import { type Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
-import { TestPlatform } from '../../support/platform';
-import { ChatServer } from './chat-completions-server';
+import { type TestPlatform } from '../../support/platform';
+import { type ChatServer } from './chat-completions-server';
 import { startSeededPlatform } from './seeded-platform';
 
 /**

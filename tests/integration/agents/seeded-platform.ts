@@ -2,9 +2,9 @@ import { formPrDue } from '../../../commands/compliance/packs/production';
 import { seedGraph } from '../../../commands/graph/seed-graph';
 import { listVertices } from '../../../queries/graph/entities';
 import { namespaceOf } from '../../../streams/graph/names';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { ChatServer, startChatServer } from './chat-completions-server';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type ChatServer, startChatServer } from './chat-completions-server';
 
 /**
  * The platform the agents tests run turns on: a local chat-completions server behind the

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import { EventSource } from 'eventsource';
 import { latestTurns } from '../../../queries/agents/turns';
 import { TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
-import { Session, signIn } from '../../support/auth';
-import { TestPlatform } from '../../support/platform';
-import { ChatServer } from './chat-completions-server';
+import { type Session, signIn } from '../../support/auth';
+import { type TestPlatform } from '../../support/platform';
+import { type ChatServer } from './chat-completions-server';
 import { startSeededPlatform } from './seeded-platform';
 
 interface Frame {

@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { loadAggregate } from '../../../src/platform/command-handling/multi-stream-command';
 import type { Platform } from '../../../src/platform/platform';
 import { committedTokens, dailyUsageAggregate, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
-import { Session, signIn } from '../../support/auth';
+import { type Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import type { HttpClient } from '../../support/http';
-import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
-import { ChatServer, startChatServer } from './chat-completions-server';
+import { startSecondInstance, startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type ChatServer, startChatServer } from './chat-completions-server';
 
 const MODEL = 'local/llama-3.1-8b-instruct';
 

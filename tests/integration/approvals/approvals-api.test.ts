@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { approvalAggregate } from '../../../streams/approvals/approval';
 import { requestApproval } from '../../../commands/approvals/request-approval';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { TEST_SIGNING_KEY } from '../../support/secrets';
 
 const run = promisify(execFile);

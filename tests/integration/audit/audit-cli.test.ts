@@ -6,8 +6,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 
 const run = promisify(execFile);

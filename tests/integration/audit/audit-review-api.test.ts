@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
 import { userStream } from '../../../streams/identity/user';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import { superuserConnection } from '../../support/database';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** The audit review over HTTP: GET /admin/audit/events and /admin/audit/export. */
 describe('audit review API', () => {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { importGraph } from '../../../commands/graph/import-graph';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** An imported entity's audit timeline starts at its import and shows each later change with before and after. */
 describe('the history of an imported entity', () => {

@@ -3,10 +3,10 @@ import { expect } from 'chai';
 import { ARTIFACT_BLOBS_TABLE } from '../../../src/platform/infra/artifact-blobs';
 import { formPrDueDate } from '../../../commands/checklists/assessment/working-days';
 import { checklistAggregate } from '../../../streams/checklists/checklist';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import * as files from '../../support/files';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { createWell, WellFixture } from './graph-fixture';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { createWell, type WellFixture } from './graph-fixture';
 
 /** Checklists over HTTP: templates, create, items, submit → approval → decision, exception, reject, artifacts. */
 describe('checklists API', () => {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { formPrDueDate } from '../../../commands/checklists/assessment/working-days';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { createWell, WellFixture } from './graph-fixture';
-import { readSse, SseFrame } from './sse-client';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { createWell, type WellFixture } from './graph-fixture';
+import { readSse, type SseFrame } from './sse-client';
 
 /** The workspace assessment stream: frames computed from the graph, recorded, replayed, resumed. */
 describe('workspace assessment stream', () => {

@@ -5,7 +5,7 @@ import sinon from 'sinon';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import { claim, reservationStream } from '../../../src/platform/command-handling/reservation';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
-import { EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
+import { type EventStore, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import { newId } from '../../../src/platform/command-handling/idempotency';
 import { withScope } from '../../../src/platform/http/request-scope';
 import { AuditSigner } from '../../../src/platform/eventstore/audit-signature';

@@ -7,7 +7,7 @@ import { createCommandHandler } from '../../../src/platform/command-handling/com
 import { createSnapshotStore, SNAPSHOTS_TABLE } from '../../../src/platform/command-handling/snapshots';
 import type { EventStore, ReadStreamOptions } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
-import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
+import { conversationAggregate, type ConversationState } from '../../../streams/conversations/conversation';
 import { createTestEventStore } from '../../support/event-store';
 
 describe('stream snapshots of long aggregates', () => {

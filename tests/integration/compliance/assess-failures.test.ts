@@ -6,7 +6,7 @@ import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import { productionPack } from '../../../commands/compliance/packs/production';
 import { rule37Pack } from '../../../commands/compliance/packs/rule-37';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** A pack whose graph query fails, as a broken or timed-out domain query would. */
 const failingPack: DomainPack<null> = {

@@ -5,7 +5,7 @@ import { graphContext } from '../../../src/contexts/graph/module';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../src/platform/published/anomaly-flagged';
 import { assessedEntities as assessedEntitiesOf, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 const DOMAINS = ['rule_32', 'rule_37', 'production', 'drilling', 'inactive_wells', 'well_tests', 'operators'];
 /** Packs that assess every well (production assesses oil leases and gas wells instead). */

@@ -9,7 +9,7 @@ import { entityStatus } from '../../../queries/compliance/entity-status';
 import { trendChart } from '../../../queries/compliance/charts';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
-import { connectDatabase, Database } from '../../../src/platform/infra/database';
+import { connectDatabase, type Database } from '../../../src/platform/infra/database';
 import type { AssessedCell, AssessmentEvent } from '../../../streams/compliance/assessment';
 import { createTestDatabase } from '../../support/database';
 

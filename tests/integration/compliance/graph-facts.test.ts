@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { graphFacts, Neighbor } from '../../../queries/compliance/graph-facts';
+import { graphFacts, type Neighbor } from '../../../queries/compliance/graph-facts';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { namespaceOf } from '../../../streams/graph/names';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The packs' graph lookups: those for a few vertices asked in the same tick (one entity's

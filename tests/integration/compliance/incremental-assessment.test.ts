@@ -9,7 +9,7 @@ import { runPacks } from '../../../commands/compliance/run-packs';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * A portfolio re-assessed on the same day re-evaluates only the entities near a

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { loadConnector } from '../../../commands/connectors/connector-refs';
-import { decideRecordSchema, RecordSchema } from '../../../commands/connectors/discover-schema';
+import { decideRecordSchema, type RecordSchema } from '../../../commands/connectors/discover-schema';
 import type { Decider } from '../../../src/platform/command-handling/decider';
 import type { EventStore, ReadStreamOptions } from '../../../src/platform/eventstore/types';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../../streams/connectors/connector';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../../streams/connectors/connector';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * Connector commands and exposure runs load the connector through `loadConnector`: from the

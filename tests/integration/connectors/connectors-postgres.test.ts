@@ -4,9 +4,9 @@ import sinon from 'sinon';
 import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
 import { connectorAggregate } from '../../../streams/connectors/connector';
 import { CONNECTORS_TABLE } from '../../../projections/connectors/connectors-read-model';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
-import { createSourceDatabase, SourceDatabase, startCapturingPlatform } from './support';
+import { createSourceDatabase, type SourceDatabase, startCapturingPlatform } from './support';
 
 /**
  * Connectors against the machine's real PostgreSQL: a source database with a

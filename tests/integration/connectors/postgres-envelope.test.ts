@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { EngineRun } from '../../../commands/connectors/engines/engine';
 import { postgresqlEngine } from '../../../commands/connectors/engines/postgresql';
-import { createSourceDatabase, SourceDatabase } from './support';
+import { createSourceDatabase, type SourceDatabase } from './support';
 
 /**
  * The execution envelope of engine R on the real server, below the validator: what holds

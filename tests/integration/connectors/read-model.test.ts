@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { CONNECTORS_TABLE, connectorsProjector, EXPOSURES_TABLE, SCHEMAS_TABLE } from '../../../projections/connectors/connectors-read-model';
-import { connectorAggregate, ConnectorEvent } from '../../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent } from '../../../streams/connectors/connector';
 import { connectTestDatabase } from '../../support/database';
 
 /** Projection spec: given connector events, then these rows (and none holds a secret). */

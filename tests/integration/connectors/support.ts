@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
 import { createTestDatabase } from '../../support/database';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The real platform with every log line kept (to prove no secret is ever logged), and a

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/platform/http/console';
 import type { Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The console in a real browser: Playwright (playwright-core) drives Debian's Chromium

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
-import { ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
+import { type ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
 
 /**
  * A compliance team's day in Chromium, role by role: the reviewer finds why a cell is red and

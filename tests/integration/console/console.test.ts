@@ -3,9 +3,9 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from '
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
-import { ConsoleBrowser, pager, startConsoleBrowser } from './browser';
+import { type ConsoleBrowser, pager, startConsoleBrowser } from './browser';
 
 /**
  * The console in a real browser (see ./browser.ts). Skipped when /usr/bin/chromium is absent

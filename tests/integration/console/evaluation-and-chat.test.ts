@@ -4,9 +4,9 @@ import { tokenOverlapJudge } from '../../../src/contexts/evaluation/judge';
 import { evaluationContext } from '../../../src/contexts/evaluation/module';
 import { frozenReplayer } from '../../../src/contexts/evaluation/replay';
 import { runEvaluation } from '../../../src/contexts/evaluation/runner';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
-import { ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
+import { type ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
 
 /**
  * The evaluation page's run detail and baseline promotion, and chat's tables from a tool's

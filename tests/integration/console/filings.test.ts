@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import { verifyEvidence } from '../../../src/contexts/filings';
 import { fileGasWellFormPr } from '../filings/file-form-pr';
-import { ConsoleBrowser, startConsoleBrowser } from './browser';
+import { type ConsoleBrowser, startConsoleBrowser } from './browser';
 
 /** A filed Form PR on its well's page and on its approval's page: the PDF opens, the evidence downloads and verifies. */
 describe('console: filings on the entity and approval pages (Chromium)', function () {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import type { TestPlatform } from '../../support/platform';
-import { createSourceDatabase, SourceDatabase } from '../connectors/support';
-import { ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
+import { createSourceDatabase, type SourceDatabase } from '../connectors/support';
+import { type ConsoleBrowser, expectAccessible, startConsoleBrowser } from './browser';
 
 /**
  * Console pages in Chromium: the start page, filing approvals as a reviewer

@@ -5,8 +5,8 @@ import { conversationsContext } from '../../../src/contexts/conversations/module
 import { appendMessage } from '../../../commands/conversations/append-message';
 import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { attachmentTexts } from '../../../queries/conversations/attachments';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
 
 describe('conversation attachments over HTTP', () => {

@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { appendMessage } from '../../../commands/conversations/append-message';
 import { ValidationFailed } from '../../../src/platform/domain-errors';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
 
 describe('conversations over HTTP', () => {
   let t: TestPlatform;

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { projectContext } from '../../../queries/conversations/projects';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
 
 describe('projects over HTTP', () => {

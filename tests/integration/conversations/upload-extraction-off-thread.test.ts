@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { createConversationsContext } from '../../../src/contexts/conversations/module';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
 
 /** 1,500 pages without a text layer before one with text: slow to read, small to send. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createConversationsContext } from '../../../src/contexts/conversations/module';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
 
 describe('the time limit on reading an upload', () => {

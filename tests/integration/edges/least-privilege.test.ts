@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The platform runs as a role that owns its tables but is not superuser and holds only

@@ -4,8 +4,8 @@ import { expect } from 'chai';
 import { contexts as productContexts } from '../../../src/contexts';
 import { permissionsFor } from '../../../streams/identity/permissions';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { fill, RouteEntry, routesOf } from './routes';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { fill, type RouteEntry, routesOf } from './routes';
 
 /**
  * Hostile and careless input, sent to every route of every context (found by walking the

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { getFrom, randomClientAddress, randomLoopbackAddress } from '../rate-limit/from-address';
 
 /**

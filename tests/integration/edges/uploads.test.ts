@@ -2,9 +2,9 @@ import http from 'node:http';
 import { expect } from 'chai';
 import { conversationsContext } from '../../../src/contexts/conversations/module';
 import { DRAIN_BOUND_BYTES } from '../../../src/platform/http/multipart';
-import { Session, signIn } from '../../support/auth';
+import { type Session, signIn } from '../../support/auth';
 import * as files from '../../support/files';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * Uploads as ordinary clients see them: an over-limit upload is a 413 that Node's fetch can

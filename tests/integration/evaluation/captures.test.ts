@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { evaluationContext } from '../../../src/contexts/evaluation/module';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
 import { turnAggregate } from '../../../streams/agents/turn';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 describe('eval captures over /eval/captures and /eval/metrics', function () {
   this.timeout(60_000);

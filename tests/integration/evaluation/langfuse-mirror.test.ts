@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { evaluationContext } from '../../../src/contexts/evaluation/module';
 import { recordCapture } from '../../../commands/evaluation/record-capture';
 import { captureAggregate, captureIdOf, readCaptureEvent } from '../../../streams/evaluation/capture';
-import { Session, signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { FakeLangfuse, startFakeLangfuse } from './langfuse-fake';
+import { type Session, signIn } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type FakeLangfuse, startFakeLangfuse } from './langfuse-fake';
 
 describe('eval capture scores mirrored to Langfuse (a local fake of its ingestion API)', function () {
   this.timeout(60_000);

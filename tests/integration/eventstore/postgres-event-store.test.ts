@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Client } from 'pg';
-import { comparePositions, EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
+import { comparePositions, type EventStore, type RecordedEvent } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { AuditSigner, verifyStreamChain } from '../../../src/platform/eventstore/audit-signature';
 import { createPostgresEventStore } from '../../../src/platform/eventstore/postgres/postgres-event-store';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Session } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import type { TestPlatform } from '../../support/platform';
-import { createWell, WellFixture } from '../checklists/graph-fixture';
+import { createWell, type WellFixture } from '../checklists/graph-fixture';
 
 /**
  * A gas well's Form PR filed through the whole loop over HTTP: checklist, every item complete

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { monitoringContext } from '../../../src/contexts/monitoring/module';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 describe('the sample portfolio with the samples of the other running contexts (POST /graph/seed)', () => {
   let t: TestPlatform;

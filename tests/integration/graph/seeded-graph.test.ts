@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 describe('a seeded graph: templates, context assembly, impact', () => {
   let t: TestPlatform;

@@ -4,13 +4,13 @@ import { updateUser } from '../../../commands/identity/update-user';
 import { activeAdminIds } from '../../../queries/identity/user-directory';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
 import type { EventStore } from '../../../src/platform/eventstore/types';
-import { identityDeps, IdentityDeps } from '../../../commands/identity/identity-deps';
+import { identityDeps, type IdentityDeps } from '../../../commands/identity/identity-deps';
 import type { Platform } from '../../../src/platform/platform';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
 import { userStream } from '../../../streams/identity/user';
-import { signIn, Session } from '../../support/auth';
+import { signIn, type Session } from '../../support/auth';
 import { httpClient } from '../../support/http';
-import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
+import { startSecondInstance, startTestPlatform, type TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, uniqueEmail } from './helpers';
 
 /** Both calls reach the roster before either appends: the worst interleaving, every run. */

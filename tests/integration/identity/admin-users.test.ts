@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, sessionCookie, uniqueEmail } from './helpers';
 
 describe('identity: user administration and the tenant directory', () => {

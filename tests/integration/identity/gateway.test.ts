@@ -6,8 +6,8 @@ import { identityContext } from '../../../src/contexts/identity/module';
 import type { ContextModule } from '../../../src/platform/context-module';
 import { identityOf } from '../../../src/platform/http/identity';
 import { TOKEN_ISSUER } from '../../../commands/identity/session-tokens';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform, TEST_JWT_SECRET } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform, TEST_JWT_SECRET } from '../../support/platform';
 
 /** Answers every path with the identity the gateway stamped, so tests can see what passed. */
 const echoContext: ContextModule = {

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { runOneTimeTokenCommand } from '../../../commands/identity/onetime-token-commands';
 import { identityDeps } from '../../../commands/identity/identity-deps';
 import { newOneTimeToken } from '../../../commands/identity/onetime-secrets';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { sessionCookie, uniqueEmail } from './helpers';
 
 describe('identity: invites and their redemption', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { adminRosterEvolution, adminRosterStream } from '../../../streams/identity/admin-roster';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { opsEnv, runOps } from '../../support/ops-cli';
 import { sessionCookie, uniqueEmail } from './helpers';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { identityDeps } from '../../../commands/identity/identity-deps';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { inviteAndRedeem, sessionCookie, uniqueEmail } from './helpers';
 
 describe('identity: login, me, refresh, logout, validate, resolve', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { apiSpec } from '../../support/specs';
 
 /** API specs: what each ingestion request appends to the log (found by its request id). */

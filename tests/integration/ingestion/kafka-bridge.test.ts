@@ -7,9 +7,9 @@ import { kafkaClient } from '../../../src/contexts/ingestion/kafka-client';
 import { applyMessage, GRAPH_CONSUMER_GROUP, startGraphConsumer } from '../../../src/contexts/ingestion/graph-consumer';
 import { bridgePending, ensureBridgeTable, KafkaBridge, readBridgeCheckpoint, toMessage } from '../../../src/contexts/ingestion/kafka-bridge';
 import { PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
-import { comparePositions, EventStore, ReadAllOptions, START } from '../../../src/platform/eventstore/types';
+import { comparePositions, type EventStore, type ReadAllOptions, START } from '../../../src/platform/eventstore/types';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * The bridge against the real event log, with sinon at the kafkajs boundary (producer,

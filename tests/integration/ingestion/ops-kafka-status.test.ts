@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { consumerLag, kafkaStatus } from '../../../ops/kafka';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { TEST_SECRET_STORE_KEY, TEST_SIGNING_KEY } from '../../support/secrets';
 
 const run = promisify(execFile);

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { duplicateKey, logEvent, LogEvent } from '../../../commands/monitoring/log-event';
+import { duplicateKey, logEvent, type LogEvent } from '../../../commands/monitoring/log-event';
 import { withScope } from '../../../src/platform/http/request-scope';
-import { duplicateKeyStream, DuplicationRule } from '../../../streams/monitoring/duplication-rules';
-import { signIn, Session } from '../../support/auth';
-import { startSecondInstance, startTestPlatform, TestPlatform } from '../../support/platform';
+import { duplicateKeyStream, type DuplicationRule } from '../../../streams/monitoring/duplication-rules';
+import { signIn, type Session } from '../../support/auth';
+import { startSecondInstance, startTestPlatform, type TestPlatform } from '../../support/platform';
 import { httpClient } from '../../support/http';
 
 /** Duplication rules exist only on the monitoring service's internal listener. */

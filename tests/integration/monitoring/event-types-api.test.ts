@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { eventTypeAggregate } from '../../../streams/monitoring/event-type';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** Operational events: event types, fields, lifecycle, conditional and guard rules. */
 describe('event types API', () => {

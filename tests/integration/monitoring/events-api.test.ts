@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { operationalEventAggregate } from '../../../streams/monitoring/operational-event';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** Operational events: logging, validation, guard and conditional rules, history, correlation, anomalies. */
 describe('operational events API', () => {

@@ -5,8 +5,8 @@ import { EVENT_HISTORY_TABLE, EVENTS_TABLE, operationalEventsProjector } from '.
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import type { Projector } from '../../../src/platform/projection-runner/projector';
-import { eventTypeAggregate, EventTypeEvent } from '../../../streams/monitoring/event-type';
-import { operationalEventAggregate, OperationalEventEvent } from '../../../streams/monitoring/operational-event';
+import { eventTypeAggregate, type EventTypeEvent } from '../../../streams/monitoring/event-type';
+import { operationalEventAggregate, type OperationalEventEvent } from '../../../streams/monitoring/operational-event';
 import { connectTestDatabase } from '../../support/database';
 
 /** Projection specs: given recorded events, then these rows. */

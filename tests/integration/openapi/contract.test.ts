@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { servedRoutes } from '../../support/routes';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import type { OpenApiDocument } from '../../../src/platform/openapi/describe';
 
 /** The API contract: served on both listeners, and it describes every route the apps serve. */

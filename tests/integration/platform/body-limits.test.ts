@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { settingsContext } from '../../../src/contexts/settings/module';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * A JSON body limit per route family: the parser takes the limit of the route the

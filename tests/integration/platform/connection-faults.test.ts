@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { Client } from 'pg';
 import { signIn } from '../../support/auth';
 import { createTestDatabase } from '../../support/database';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Relay, startRelayFor } from '../../support/tcp-relay';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Relay, startRelayFor } from '../../support/tcp-relay';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { settingsContext } from '../../../src/contexts/settings/module';
 import { signIn } from '../../support/auth';
 import { createTestDatabase } from '../../support/database';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /**
  * A lost database: the platform reaches PostgreSQL through a TCP relay that the

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { signIn } from '../../support/auth';
 import { toyContext } from '../../support/toy-context';
 

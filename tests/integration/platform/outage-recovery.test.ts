@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
 import { eventually } from '../../support/eventually';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { Relay, startRelayFor } from '../../support/tcp-relay';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { type Relay, startRelayFor } from '../../support/tcp-relay';
 
 interface Health {
   status: string;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { connectDatabase, Database } from '../../../src/platform/infra/database';
+import { connectDatabase, type Database } from '../../../src/platform/infra/database';
 import { StatementNames } from '../../../src/platform/infra/prepared-statements';
 import { createEmptyDatabase } from '../../support/database';
 

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { eventually } from '../../support/eventually';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { noteStream, toyContext } from '../../support/toy-context';
 
 interface Health {

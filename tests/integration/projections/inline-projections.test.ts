@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pino from 'pino';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
-import { EventStore, NewEvent, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
+import { type EventStore, type NewEvent, WrongExpectedRevisionError } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoints';
 import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { httpClient } from '../../support/http';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { superuserConnection } from '../../support/database';
 
 /** Prompts: the version lifecycle, resolve, render and the signed audit, over HTTP. */

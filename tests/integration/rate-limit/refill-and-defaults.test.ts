@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** The rate limit's defaults (600/min, burst 100), observed through HTTP. */
 describe('gateway rate limit with the default limits', () => {

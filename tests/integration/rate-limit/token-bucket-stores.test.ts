@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import pino from 'pino';
 import sinon from 'sinon';
-import { BucketPolicy, createMemoryBucketStore, TokenBucketStore, withFallback } from '../../../src/platform/http/token-bucket';
+import { type BucketPolicy, createMemoryBucketStore, type TokenBucketStore, withFallback } from '../../../src/platform/http/token-bucket';
 import { createRedisBucketStore } from '../../../src/platform/http/token-bucket-redis';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { getFrom, randomClientAddress, randomLoopbackAddress } from './from-address';
 
 /** TRUST_PROXY=true: a proxy is in front, so the left-most X-Forwarded-For is the client. */

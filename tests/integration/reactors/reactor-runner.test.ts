@@ -11,7 +11,7 @@ import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoi
 import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
-import { Reactor, reactionContext } from '../../../src/platform/reactors/reactor';
+import { type Reactor, reactionContext } from '../../../src/platform/reactors/reactor';
 import { reactorCheckpoint, ReactorRunner } from '../../../src/platform/reactors/runner';
 import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';

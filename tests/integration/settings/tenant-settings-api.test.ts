@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
 import { tenantSettingsStream } from '../../../streams/settings/tenant-settings';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
 /** Tenant settings: GET/PUT /settings and the model list. */
 describe('tenant settings API', () => {

@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
 import { tenantSettingsStream } from '../../../streams/settings/tenant-settings';
 import { userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { TEST_SIGNING_KEY } from '../../support/secrets';
 
 /** Per-user budget overrides, and the signed audit of every settings write. */

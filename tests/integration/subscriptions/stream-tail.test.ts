@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
-import { createStreamTail, StreamTail } from '../../../src/platform/subscriptions/stream-tail';
+import { createStreamTail, type StreamTail } from '../../../src/platform/subscriptions/stream-tail';
 import { createTestEventStore, storeWhoseFirstSubscriptionDies } from '../../support/event-store';
 
 const meta = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { signIn, Session } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
-import { createWell, WellFixture } from '../checklists/graph-fixture';
+import { signIn, type Session } from '../../support/auth';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { createWell, type WellFixture } from '../checklists/graph-fixture';
 import { filingEntityId } from '../../../commands/checklists/record-filing';
 import { eventually } from '../../support/eventually';
 

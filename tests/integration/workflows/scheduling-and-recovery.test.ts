@@ -9,7 +9,7 @@ import { deadLetteredMessages, retryScheduled, scheduleMessage, SCHEDULE_TABLE }
 import { frameOf } from '../../../src/contexts/agents/turn-frames';
 import { turnAggregate } from '../../../streams/agents/turn';
 import { signIn } from '../../support/auth';
-import { startTestPlatform, TestPlatform } from '../../support/platform';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
 import { createWell } from '../checklists/graph-fixture';
 import { eventually } from '../../support/eventually';
 

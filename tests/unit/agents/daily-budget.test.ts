@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { settlementOf } from '../../../commands/agents/budget-settlement';
-import { decideReserveTurnBudget, ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
-import { decideSettleTurnBudget, decideSettleTurnBudgets, SettleTurnBudget } from '../../../commands/agents/settle-turn-budget';
+import { decideReserveTurnBudget, type ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
+import { decideSettleTurnBudget, decideSettleTurnBudgets, type SettleTurnBudget } from '../../../commands/agents/settle-turn-budget';
 import { RateLimited, Unavailable } from '../../../src/platform/domain-errors';
-import { committedTokens, DailyCaps, dailyUsageAggregate, DailyUsageEvent } from '../../../streams/agents/daily-usage';
-import { turnAggregate, TurnOutcome } from '../../../streams/agents/turn';
+import { committedTokens, type DailyCaps, dailyUsageAggregate, type DailyUsageEvent } from '../../../streams/agents/daily-usage';
+import { turnAggregate, type TurnOutcome } from '../../../streams/agents/turn';
 import { reactionSpec } from '../../support/reaction-spec';
 
 const NOW = new Date('2026-01-15T12:00:00.000Z');

@@ -1,7 +1,7 @@
-import { decideDefineSkill, DefineSkill } from '../../../commands/agents/define-skill';
-import { decideRetireSkill, RetireSkill } from '../../../commands/agents/retire-skill';
+import { decideDefineSkill, type DefineSkill } from '../../../commands/agents/define-skill';
+import { decideRetireSkill, type RetireSkill } from '../../../commands/agents/retire-skill';
 import { NotFound } from '../../../src/platform/domain-errors';
-import { skillAggregate, SkillEvent } from '../../../streams/agents/skill';
+import { skillAggregate, type SkillEvent } from '../../../streams/agents/skill';
 import { given } from '../../support/given';
 
 const decider = {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { decideFinishTurn, FinishTurn } from '../../../commands/agents/finish-turn';
-import { decideRecordTurnProgress, RecordTurnProgress } from '../../../commands/agents/record-turn-progress';
-import { decideStartTurn, StartTurn } from '../../../commands/agents/start-turn';
+import { decideFinishTurn, type FinishTurn } from '../../../commands/agents/finish-turn';
+import { decideRecordTurnProgress, type RecordTurnProgress } from '../../../commands/agents/record-turn-progress';
+import { decideStartTurn, type StartTurn } from '../../../commands/agents/start-turn';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
-import { turnAggregate, TurnEvent, TurnOutcome } from '../../../streams/agents/turn';
+import { turnAggregate, type TurnEvent, type TurnOutcome } from '../../../streams/agents/turn';
 import { given } from '../../support/given';
 
 type Command = StartTurn | RecordTurnProgress | FinishTurn;

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { decideApprovalDecider, DecideApproval } from '../../../commands/approvals/decide-approval';
+import { decideApprovalDecider, type DecideApproval } from '../../../commands/approvals/decide-approval';
 import { escalateApprovalDecider } from '../../../commands/approvals/escalate-approval';
-import { requestApprovalDecider, RequestApproval } from '../../../commands/approvals/request-approval';
+import { requestApprovalDecider, type RequestApproval } from '../../../commands/approvals/request-approval';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
-import { approvalAggregate, ApprovalEvent, evolveApproval } from '../../../streams/approvals/approval';
+import { approvalAggregate, type ApprovalEvent, evolveApproval } from '../../../streams/approvals/approval';
 import { given } from '../../support/given';
 
 const NOW = '2026-01-15T12:00:00.000Z';

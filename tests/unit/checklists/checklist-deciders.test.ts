@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { addArtifactDecider, AddArtifact } from '../../../commands/checklists/add-artifact';
+import { addArtifactDecider, type AddArtifact } from '../../../commands/checklists/add-artifact';
 import { assessmentDecider } from '../../../commands/checklists/assessment-commands';
 import { createChecklistDecider } from '../../../commands/checklists/create-checklist';
 import { recordReviewDecider } from '../../../commands/checklists/record-review';
@@ -11,7 +11,7 @@ import { updateChecklistItemDecider } from '../../../commands/checklists/update-
 import { findTemplate } from '../../../streams/checklists/filing-templates';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
 import type { AssessmentEvent } from '../../../streams/checklists/assessment';
-import { checklistAggregate, ChecklistEvent, MAX_ARTIFACTS_PER_ITEM } from '../../../streams/checklists/checklist';
+import { checklistAggregate, type ChecklistEvent, MAX_ARTIFACTS_PER_ITEM } from '../../../streams/checklists/checklist';
 import { given } from '../../support/given';
 
 const NOW = '2026-01-15T12:00:00.000Z';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { assessFormPrItem, FormPrContext, formPrFigures } from '../../../commands/checklists/assessment/form-pr';
+import { assessFormPrItem, type FormPrContext, formPrFigures } from '../../../commands/checklists/assessment/form-pr';
 import { ItemFrames } from '../../../commands/checklists/assessment/frames';
 import { formPrDueDate, previousMonth } from '../../../commands/checklists/assessment/working-days';
 import { authorization, entity, formPrContext, leaseFacts, NO_LEASE } from '../../support/rule-fixtures';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { AssessedCell, cellFingerprint, fingerprintText } from '../../../streams/compliance/assessment';
+import { type AssessedCell, cellFingerprint, fingerprintText } from '../../../streams/compliance/assessment';
 
 /** The fingerprint as it was first written: recorded fingerprints must stay equal. */
 function asFirstWritten(cell: AssessedCell): string {

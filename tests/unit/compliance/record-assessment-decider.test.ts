@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { decideRecordAssessment, RecordAssessment } from '../../../commands/compliance/record-assessment';
+import { decideRecordAssessment, type RecordAssessment } from '../../../commands/compliance/record-assessment';
 import type { Decider } from '../../../src/platform/command-handling/decider';
 import { Conflict, Unavailable } from '../../../src/platform/domain-errors';
-import { assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, AssessmentEvent, AssessmentState, packVerdicts, readAssessmentEvent } from '../../../streams/compliance/assessment';
+import { assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, type AssessmentEvent, type AssessmentState, packVerdicts, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { given } from '../../support/given';
 
 const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };

@@ -7,7 +7,7 @@ import { decideReviewExposure } from '../../../commands/connectors/review-exposu
 import { decideSetCredential } from '../../../commands/connectors/set-credential';
 import type { Decider } from '../../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../../streams/connectors/connector';
 import { given } from '../../support/given';
 
 const with_ = <C>(decide: (c: C, s: ConnectorState, now: Date) => ConnectorEvent[]): Decider<C, ConnectorState, ConnectorEvent> => ({ ...connectorAggregate, decide });

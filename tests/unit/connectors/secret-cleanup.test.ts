@@ -2,7 +2,7 @@ import { decideDeleteSupersededSecret } from '../../../commands/connectors/delet
 import { secretCleanupCommand } from '../../../commands/connectors/secret-cleanup';
 import type { Decider } from '../../../src/platform/command-handling/decider';
 import { NotFound } from '../../../src/platform/domain-errors';
-import { connectorAggregate, ConnectorEvent, ConnectorState } from '../../../streams/connectors/connector';
+import { connectorAggregate, type ConnectorEvent, type ConnectorState } from '../../../streams/connectors/connector';
 import { given } from '../../support/given';
 import { reactionSpec } from '../../support/reaction-spec';
 

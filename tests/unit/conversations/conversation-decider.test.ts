@@ -5,7 +5,7 @@ import { decideCreateConversation } from '../../../commands/conversations/create
 import { decideDeleteConversation } from '../../../commands/conversations/delete-conversation';
 import { decideRemoveAttachment } from '../../../commands/conversations/remove-attachment';
 import { decideUpdateConversation } from '../../../commands/conversations/update-conversation';
-import { conversationAggregate, ConversationState } from '../../../streams/conversations/conversation';
+import { conversationAggregate, type ConversationState } from '../../../streams/conversations/conversation';
 import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
 import type { ConversationEvent } from '../../../streams/conversations/conversation';
 

@@ -6,7 +6,7 @@ import { decideReleaseApprovalDecision } from '../../../commands/conversations/r
 import { decisionDelivery } from '../../../commands/conversations/route-decision';
 import { derivedUuid } from '../../../src/platform/command-handling/idempotency';
 import type { ApprovalState } from '../../../streams/approvals/approval';
-import { conversationAggregate, ConversationEvent, ConversationState, ReviewerDecision } from '../../../streams/conversations/conversation';
+import { conversationAggregate, type ConversationEvent, type ConversationState, type ReviewerDecision } from '../../../streams/conversations/conversation';
 import { dispatching, given } from '../../support/given';
 
 /** The conversation waits on its approvals, receives their decisions and is resumed from each once. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createExtractionPool, ExtractionPool, extractText, UnreadableFile } from '../../../src/platform/infra/extraction';
+import { createExtractionPool, type ExtractionPool, extractText, UnreadableFile } from '../../../src/platform/infra/extraction';
 import { UnsupportedMediaType } from '../../../src/platform/domain-errors';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';

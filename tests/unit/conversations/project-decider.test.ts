@@ -4,7 +4,7 @@ import { decideDeleteProject } from '../../../commands/conversations/delete-proj
 import { decideRemoveKnowledgeFile } from '../../../commands/conversations/remove-knowledge-file';
 import { decideUpdateProject } from '../../../commands/conversations/update-project';
 import { Conflict, NotFound } from '../../../src/platform/domain-errors';
-import { projectAggregate, ProjectEvent, ProjectState } from '../../../streams/conversations/project';
+import { projectAggregate, type ProjectEvent, type ProjectState } from '../../../streams/conversations/project';
 import { dispatching, given } from '../../support/given';
 
 type AnyCommand = Parameters<typeof decideCreateProject>[0] | Parameters<typeof decideUpdateProject>[0] | Parameters<typeof decideDeleteProject>[0] | Parameters<typeof decideAddKnowledgeFile>[0] | Parameters<typeof decideRemoveKnowledgeFile>[0];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createWorkerPool, WorkerFailed, WorkerPool } from '../../../src/platform/infra/extraction/worker-pool';
+import { createWorkerPool, WorkerFailed, type WorkerPool } from '../../../src/platform/infra/extraction/worker-pool';
 import { failure } from '../../support/failure';
 
 /**

@@ -1,5 +1,5 @@
 import { given } from '../../support/given';
-import { recordCaptureDecider, RecordCapture } from '../../../commands/evaluation/record-capture';
+import { recordCaptureDecider, type RecordCapture } from '../../../commands/evaluation/record-capture';
 import { recheckSnapshotDecider } from '../../../commands/evaluation/recheck-snapshot';
 import { recordMirrorOutcomeDecider } from '../../../commands/evaluation/record-mirror-outcome';
 import type { CaptureEvent } from '../../../streams/evaluation/capture';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { modelJudge, parseJudgeReply } from '../../../src/contexts/evaluation/judge';
 import { createModelRouter } from '../../../src/platform/infra/llm/model-router';
-import { ChatServer, startChatServer } from '../../integration/agents/chat-completions-server';
+import { type ChatServer, startChatServer } from '../../integration/agents/chat-completions-server';
 
 describe('a model as the judge of expert cases', () => {
   let chat: ChatServer;

@@ -6,7 +6,7 @@ import { startEvalRunDecider } from '../../../commands/evaluation/start-eval-run
 import { gradeEvalCaseDecider } from '../../../commands/evaluation/grade-eval-case';
 import { completeEvalRunDecider } from '../../../commands/evaluation/complete-eval-run';
 import { promoteEvalRunDecider } from '../../../commands/evaluation/promote-eval-run';
-import { CaseResult, runAggregate, RunEvent } from '../../../streams/evaluation/run';
+import { type CaseResult, runAggregate, type RunEvent } from '../../../streams/evaluation/run';
 
 const at = '2026-01-15T12:00:00.000Z';
 const started: RunEvent = { type: 'EvalRunStarted', data: { runId: 'run-1', tag: null, modelId: 'builtin/deterministic', gitSha: 'abc', judgeThreshold: 0.5, replay: 'live', startedAt: at } };

@@ -9,7 +9,7 @@ import {
   type EventStoreDBClient,
 } from '@eventstore/db-client';
 import { AuditSigner, verifyStreamChain } from '../../../src/platform/eventstore/audit-signature';
-import { createFakeClient, FakeEvent, iterable } from '../../support/fake-esdb-client';
+import { createFakeClient, type FakeEvent, iterable } from '../../support/fake-esdb-client';
 import { createEsdbEventStore } from '../../../src/platform/eventstore/esdb/esdb-event-store';
 import {
   EventStoreUnavailableError,

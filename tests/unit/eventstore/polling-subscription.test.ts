@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { AppendNotifier } from '../../../src/platform/eventstore/postgres/notifier';
 import { PollingSubscription } from '../../../src/platform/eventstore/postgres/subscription';
-import { comparePositions, Position, RecordedEvent, START } from '../../../src/platform/eventstore/types';
+import { comparePositions, type Position, type RecordedEvent, START } from '../../../src/platform/eventstore/types';
 
 /** A log in memory and a notifier that wakes its readers when told, as appends do. */
 function fakeLog() {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
-import { createEntityDecider, CreateEntity } from '../../../commands/graph/create-entity';
+import { createEntityDecider, type CreateEntity } from '../../../commands/graph/create-entity';
 import { deleteEntityDecider } from '../../../commands/graph/delete-entity';
 import { updateEntityDecider } from '../../../commands/graph/update-entity';
 import { productionChanges, updateWellProductionDecider } from '../../../commands/graph/update-well-production';

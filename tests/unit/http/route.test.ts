@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { requirePermission } from '../../../src/contexts/identity/require-permission';
 import type { Position } from '../../../src/platform/eventstore/types';
 import { errorHandler } from '../../../src/platform/http/errors';
-import { declareRoutes, RouteDeps } from '../../../src/platform/http/route';
+import { declareRoutes, type RouteDeps } from '../../../src/platform/http/route';
 
 const POSITION: Position = { commit: 7n, prepare: 7n } as Position;
 const WAIT_MS = 1234;

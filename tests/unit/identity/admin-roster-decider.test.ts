@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { adminSeatDecider, AdminSeatCommand, decideAdminSeat } from '../../../commands/identity/admin-seats';
+import { adminSeatDecider, type AdminSeatCommand, decideAdminSeat } from '../../../commands/identity/admin-seats';
 import { removesActiveAdmin } from '../../../commands/identity/update-user';
 import { Conflict } from '../../../src/platform/domain-errors';
-import { AdminRosterEvent, evolveAdminRoster, initialAdminRosterState } from '../../../streams/identity/admin-roster';
-import { userEvolution, UserEvent } from '../../../streams/identity/user';
+import { type AdminRosterEvent, evolveAdminRoster, initialAdminRosterState } from '../../../streams/identity/admin-roster';
+import { userEvolution, type UserEvent } from '../../../streams/identity/user';
 import { given } from '../../support/given';
 
 const ada = 'aaaaaaaa-0000-4000-8000-000000000001';

@@ -6,8 +6,8 @@ import { decideInviteUser } from '../../../commands/identity/invite-user';
 import { decideLogOutEverywhere } from '../../../commands/identity/log-out-everywhere';
 import { decideRegisterUser } from '../../../commands/identity/register-user';
 import { decideRotatePassword } from '../../../commands/identity/rotate-password';
-import { decideUpdateUser, UpdateUser } from '../../../commands/identity/update-user';
-import { userEvolution, UserEvent, UserState } from '../../../streams/identity/user';
+import { decideUpdateUser, type UpdateUser } from '../../../commands/identity/update-user';
+import { userEvolution, type UserEvent, type UserState } from '../../../streams/identity/user';
 import { given } from '../../support/given';
 
 const as = <C>(decide: (c: C, s: UserState) => UserEvent[]): Decider<C, UserState, UserEvent> => ({ ...userEvolution, decide });

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { decideRecordExtraction, recordExtractionDecider } from '../../../commands/ingestion/extract-from-text';
-import { startCsvImportDecider, StartCsvImport } from '../../../commands/ingestion/import-operator-csv';
-import { anomaliesOf, KnownWell, recordScadaReadingsDecider, RecordScadaReadings } from '../../../commands/ingestion/record-scada-readings';
-import { RecordRrcScrape, recordRrcScrapeDecider } from '../../../commands/ingestion/run-rrc-scrape';
+import { startCsvImportDecider, type StartCsvImport } from '../../../commands/ingestion/import-operator-csv';
+import { anomaliesOf, type KnownWell, recordScadaReadingsDecider, type RecordScadaReadings } from '../../../commands/ingestion/record-scada-readings';
+import { type RecordRrcScrape, recordRrcScrapeDecider } from '../../../commands/ingestion/run-rrc-scrape';
 import { brokerData, brokerEventType } from '../../../streams/ingestion/broker-messages';
-import { batchWells, CsvWell, evolveOperatorCsvImport, OperatorCsvImportEvent, OperatorCsvImportState, packWells } from '../../../streams/ingestion/operator-csv-import';
+import { batchWells, type CsvWell, evolveOperatorCsvImport, type OperatorCsvImportEvent, type OperatorCsvImportState, packWells } from '../../../streams/ingestion/operator-csv-import';
 import { given } from '../../support/given';
 
 describe('ingestion deciders', () => {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { decideLogEvent, duplicateKey, duplicatesOf, LogEvent } from '../../../commands/monitoring/log-event';
+import { decideLogEvent, duplicateKey, duplicatesOf, type LogEvent } from '../../../commands/monitoring/log-event';
 import { updateEventDecider } from '../../../commands/monitoring/update-event';
 import { Conflict, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
-import { DuplicationRule } from '../../../streams/monitoring/duplication-rules';
-import { eventTypeAggregate, EventTypeEvent, EventTypeState } from '../../../streams/monitoring/event-type';
+import { type DuplicationRule } from '../../../streams/monitoring/duplication-rules';
+import { eventTypeAggregate, type EventTypeEvent, type EventTypeState } from '../../../streams/monitoring/event-type';
 import type { OperationalEventEvent } from '../../../streams/monitoring/operational-event';
 import { given } from '../../support/given';
 

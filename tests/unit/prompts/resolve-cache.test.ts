@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import pino from 'pino';
 import sinon from 'sinon';
-import { callerKey, INVALIDATION_CHANNEL, PromptResolveCache, ServeableVersion, TemplateResolution } from '../../../commands/prompts/resolve-cache';
+import { callerKey, INVALIDATION_CHANNEL, PromptResolveCache, type ServeableVersion, type TemplateResolution } from '../../../commands/prompts/resolve-cache';
 
 const logger = pino({ level: 'silent' });
 const version = (versionId: string, status: 'active' | 'pre_production'): ServeableVersion => ({ versionId, versionNumber: 1, status, body: `body ${versionId}`, tokenEstimate: 3, variablesExpected: [] });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { given } from '../../support/given';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../../src/platform/domain-errors';
-import { templateAggregate, TemplateEvent, Validation } from '../../../streams/prompts/template';
+import { templateAggregate, type TemplateEvent, type Validation } from '../../../streams/prompts/template';
 import { decideCreateDraft } from '../../../commands/prompts/create-draft';
 import { decideSaveDraft } from '../../../commands/prompts/save-draft';
 import { decideDiscardDraft } from '../../../commands/prompts/discard-draft';

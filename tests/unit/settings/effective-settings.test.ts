@@ -5,7 +5,7 @@ import { loadConfig } from '../../../src/platform/config';
 import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { createMemoryCache } from '../../../src/platform/infra/cache';
 import { effectiveTenantSettings, environmentDefaults, resolveEffectiveSettings, resolveTurnSettings } from '../../../src/contexts/settings/effective-settings';
-import { INHERIT_ALL, TenantSettingsValues } from '../../../streams/settings/fields';
+import { INHERIT_ALL, type TenantSettingsValues } from '../../../streams/settings/fields';
 import { MODEL_IDS, MODEL_OPTIONS } from '../../../src/platform/infra/llm/model-options';
 import { settingsCacheKey } from '../../../src/contexts/settings/settings-cache';
 import { clampThinkingMode } from '../../../src/platform/infra/llm/thinking-mode';

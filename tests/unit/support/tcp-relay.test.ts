@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { expect } from 'chai';
-import { Relay, startRelay } from '../../support/tcp-relay';
+import { type Relay, startRelay } from '../../support/tcp-relay';
 
 /** Retries `check` (which throws until it holds) for up to two seconds. */
 async function until(check: () => void): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { reviewApprovalFor, ReviewFacts, submissionSummary } from '../../../commands/checklists/open-review-approval';
+import { reviewApprovalFor, type ReviewFacts, submissionSummary } from '../../../commands/checklists/open-review-approval';
 import type { FilingPayload } from '../../../commands/checklists/filing-payload';
-import { filingFor, FilingFacts } from '../../../commands/checklists/record-filing';
+import { filingFor, type FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
 import { consumedDecision, deadlineFinish, deadlineMarginMs, deadlineMessage, startedWithoutEnd, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
 import { runningHere } from '../../../commands/agents/running-turns';

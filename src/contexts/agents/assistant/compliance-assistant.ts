@@ -1,6 +1,6 @@
-import { BuiltinAssistant, BuiltinTurn, DECISION, skillCalls } from '../../../platform/infra/llm/builtin-model';
+import { type BuiltinAssistant, type BuiltinTurn, DECISION, skillCalls } from '../../../platform/infra/llm/builtin-model';
 import type { Question } from '../../../../streams/agents/question';
-import { FoundEntity, Intent, intentOf, planOf } from './intents';
+import { type FoundEntity, type Intent, intentOf, planOf } from './intents';
 
 /**
  * The builtin model's compliance assistant (offline, deterministic): it maps the question to

@@ -1,5 +1,5 @@
-import { FILING_INTENT, PlannedCall } from '../../../platform/infra/llm/builtin-model';
-import { EntityLabel, formIn, parseQuestion, periodIn, Question } from '../../../../streams/agents/question';
+import { FILING_INTENT, type PlannedCall } from '../../../platform/infra/llm/builtin-model';
+import { type EntityLabel, formIn, parseQuestion, periodIn, type Question } from '../../../../streams/agents/question';
 
 export { formIn, periodIn };
 

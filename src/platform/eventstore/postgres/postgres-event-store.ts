@@ -3,31 +3,31 @@ import type { Knex } from 'knex';
 import type { Pool, PoolClient } from 'pg';
 import { isConnectionLoss } from '../../infra/connection-loss';
 import { inTransaction } from '../../infra/transaction';
-import { AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
+import { type AuditSigner, SIGNATURE_VERSION } from '../audit-signature';
 import {
-  AppendResult,
+  type AppendResult,
   comparePositions,
-  EventFilter,
-  EventMetadata,
-  EventStore,
+  type EventFilter,
+  type EventMetadata,
+  type EventStore,
   EventStoreUnavailableError,
-  ExpectedRevision,
+  type ExpectedRevision,
   IdempotencyConflictError,
-  InlineProjections,
-  NewEvent,
-  Position,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
+  type InlineProjections,
+  type NewEvent,
+  type Position,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
   START,
-  StreamWrite,
-  SubscribeOptions,
-  Subscription,
+  type StreamWrite,
+  type SubscribeOptions,
+  type Subscription,
   WrongExpectedRevisionError,
 } from '../types';
 import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
-import { LiveRead, PollingSubscription } from './subscription';
+import { type LiveRead, PollingSubscription } from './subscription';
 import { WRONG_REVISION_SQLSTATE } from './append-function';
 import { StatementNames } from '../../infra/prepared-statements';
 import { GroupCommit } from './group-commit';

@@ -1,4 +1,4 @@
-import { comparePositions, EventFilter, Position, RecordedEvent, Subscription } from '../types';
+import { comparePositions, type EventFilter, type Position, type RecordedEvent, type Subscription } from '../types';
 import type { AppendNotifier } from './notifier';
 
 /** One read of the committed log, and whether committed events wait behind an older transaction still in flight. */

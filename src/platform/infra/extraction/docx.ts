@@ -1,7 +1,7 @@
 import { UnreadableFile } from './errors';
 import type { PartialText } from './file-type';
 import { attribute, localName, XmlScanner } from './xml-scan';
-import { openPackage, OfficePackage, resolvePartName } from './zip-package';
+import { openPackage, type OfficePackage, resolvePartName } from './zip-package';
 
 const WORDPROCESSING_NS = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
 const OFFICE_DOCUMENT_REL = /\/officeDocument$/;

@@ -1,5 +1,5 @@
 import { truncateToTokens } from '../tokens';
-import { assertDeclaredMatches, CONTENT_TYPES, DeclaredFile, FileKind, sniff } from './file-type';
+import { assertDeclaredMatches, CONTENT_TYPES, type DeclaredFile, type FileKind, sniff } from './file-type';
 import { extractDocx } from './docx';
 import { extractPdf } from './pdf';
 import { extractXlsx } from './xlsx';

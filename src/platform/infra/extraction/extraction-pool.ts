@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { UnsupportedMediaType } from '../../domain-errors';
 import { UnreadableFile } from './errors';
-import { ExtractedText, ExtractionOptions, keepHead, ReadText } from './extract';
+import { type ExtractedText, type ExtractionOptions, keepHead, type ReadText } from './extract';
 import { createWorkerPool, TaskTimedOut, WorkerFailed } from './worker-pool';
 
 /**

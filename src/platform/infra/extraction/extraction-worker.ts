@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { UnsupportedMediaType } from '../../domain-errors';
 import { UnreadableFile } from './errors';
-import { ExtractionOptions, readText } from './extract';
+import { type ExtractionOptions, readText } from './extract';
 import type { ExtractionReply, ExtractionRequest } from './extraction-pool';
 
 /** The worker-thread side of the extraction pool: one file at a time, read (not cut to tokens), errors as data. */

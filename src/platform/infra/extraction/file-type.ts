@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { UnsupportedMediaType } from '../../domain-errors';
 import { UnreadableFile, unsupportedType } from './errors';
-import { inspectZip, ZipLimits } from './zip-guard';
+import { inspectZip, type ZipLimits } from './zip-guard';
 
 /**
  * The type of an upload is decided from its bytes alone: a client's Content-Type and

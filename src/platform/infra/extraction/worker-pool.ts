@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ResourceLimits, Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
  * A small pool of worker threads, each running one task at a time, so CPU-heavy work

@@ -1,7 +1,7 @@
 import type { PartialText } from './file-type';
 import { UnreadableFile } from './errors';
-import { attribute, localName, XmlHandler, XmlScanner } from './xml-scan';
-import { openPackage, OfficePackage, resolvePartName } from './zip-package';
+import { attribute, localName, type XmlHandler, XmlScanner } from './xml-scan';
+import { openPackage, type OfficePackage, resolvePartName } from './zip-package';
 import { isDateFormat, serialToText } from './xlsx-dates';
 
 /**

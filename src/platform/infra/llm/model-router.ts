@@ -4,7 +4,7 @@ import type { Config } from '../../config';
 import { Invalid } from '../../domain-errors';
 import { isModelId } from './model-options';
 import type { ThinkingMode } from './thinking-mode';
-import { BuiltinAssistant, builtinLanguageModel } from './builtin-model';
+import { type BuiltinAssistant, builtinLanguageModel } from './builtin-model';
 import { aiSdk } from './ai-sdk';
 
 /**

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Client, ClientConfig } from 'pg';
+import { Client, type ClientConfig } from 'pg';
 import { createEventStoreSchema, dropEventStoreSchema } from '../../eventstore/postgres/schema';
 import { createCheckpointsTable, CHECKPOINTS_TABLE } from '../../projection-runner/checkpoints';
 import { createSecretsTable, SECRETS_TABLE } from '../secret-store';
