@@ -52,7 +52,7 @@ function ensureSchemathesis(): string {
     run(join(cache, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--quiet', ...extra, `schemathesis==${SCHEMATHESIS}`]);
   } catch (error) {
     rmSync(cache, { recursive: true, force: true });
-    throw new Error(`pip could not install schemathesis (is PyPI reachable? FUZZ_PIP_ARGS may name a mirror): ${(error as Error).message}`);
+    throw new Error(`pip could not install schemathesis (is PyPI reachable? FUZZ_PIP_ARGS may name a mirror): ${(error as Error).message}`, { cause: error });
   }
   return bin;
 }

@@ -37,7 +37,10 @@ export async function rebuildProjections(infrastructure: Infrastructure, project
       const started = process.hrtime.bigint();
       const result = await runner.rebuild(name, (p) => {
         if (total !== null) bar?.update(Math.min(p.applied, total));
-        else bar?.setTotal(p.applied), bar?.update(p.applied);
+        else {
+          bar?.setTotal(p.applied);
+          bar?.update(p.applied);
+        }
       });
       bar?.update(result.applied);
       bar?.stop();

@@ -17,7 +17,7 @@ export const AppendMessageInput = z.object({
   message_id: z.string().min(1).max(128).optional(),
   role: z.enum(MESSAGE_ROLES),
   // NUL cannot be stored in Postgres text or jsonb.
-  content: z.string().max(2_000_000).transform((text) => text.replace(/\u0000/g, '')),
+  content: z.string().max(2_000_000).transform((text) => text.replaceAll('\u0000', '')),
   tool_name: z.string().min(1).max(200).nullable().optional(),
   metadata: boundedRecord(z.unknown()).nullable().optional(),
   attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).optional(),

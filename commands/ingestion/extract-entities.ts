@@ -21,7 +21,7 @@ const FIELD_WORD = /\b(?:the\s+)?([A-Z][A-Z0-9'-]*(?:\s+[A-Z0-9][A-Z0-9'-]*){0,3
 const COUNTY = /\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+County\b/g;
 const STOP_WORDS = new Set(['THE', 'THIS', 'SAID', 'SUBJECT', 'A', 'AN', 'IN', 'ON', 'OF', 'AND', 'FOR', 'TO', 'BY', 'FROM', 'RAILROAD', 'COMMISSION', 'TEXAS', 'RULE', 'DISTRICT', 'APPLICATION', 'NOTICE', 'DOCKET', 'REQUEST', 'COMPLAINT', 'ORDER']);
 /** Parentheses after a company name hold its P-5 number, never a field's horizon. */
-const NOT_A_HORIZON = /P-?5|NO\.|\d{4,}/i;
+const NOT_A_HORIZON = /P-?5|\bNO\.|\d{4,}/i;
 
 interface Found {
   entity: ExtractedEntity;

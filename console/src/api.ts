@@ -77,7 +77,7 @@ export async function request<T = unknown>(method: string, path: string, body?: 
   }
   if (response.status === 204) return undefined as T;
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
@@ -127,7 +127,7 @@ export function upload<T = unknown>(path: string, form: FormData, onProgress: (s
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
     xhr.onerror = () => reject(new ApiError(0, 'The server could not be reached. Check your connection and try again.'));
     xhr.onload = () => {
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
       } catch {

@@ -209,7 +209,7 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabl
 /** A table from `{columns, rows}` (rows as arrays or objects) or from an array of objects. */
 export function DataTable({ value, caption }: { value: unknown; caption?: string }) {
   let columns: string[] = [];
-  let rows: unknown[][] = [];
+  let rows: unknown[][];
   const v = value as { columns?: unknown[]; rows?: unknown[]; headers?: Record<string, string> } | unknown[];
   // A tool result names its columns by key and gives people's headers (with units) beside them.
   const headers = !Array.isArray(v) && v && typeof v === 'object' && v.headers && typeof v.headers === 'object' ? v.headers : {};

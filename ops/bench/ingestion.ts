@@ -7,7 +7,6 @@ import { stageCsv, stagedBatches } from '../../commands/ingestion/csv-wells';
 import { csvFacts } from '../../commands/ingestion/graph-facts';
 import { type FeedDeps, type FeedPlan, markCreated, planFeed } from '../../commands/ingestion/feed-graph';
 import { CSV_FEED_BATCH } from '../../commands/ingestion/import-operator-csv';
-import { Client } from 'pg';
 import { type BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
 const ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);

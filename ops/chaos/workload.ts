@@ -36,7 +36,7 @@ async function call(instance: Instance, session: Session, method: string, path: 
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
-  let json: any = null;
+  let json: any;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {

@@ -77,7 +77,6 @@ export async function trendChart(knex: Knex, tenantId: string, domains: readonly
 
 /** Filing status distribution: per domain, live entities by their cell's color (grey = unassessed). */
 export async function filingsChart(knex: Knex, tenantId: string, packs: ReadonlyArray<{ domain: string; title: string }>, now: Date) {
-  const domains = packs.map((p) => p.domain);
   const rows = dashboardRows(tenantId, now);
   const { rows: counted } = await knex.raw(
     `SELECT c.key AS domain, c.value AS color, count(*)::int AS n FROM (${rows.sql}) AS d, jsonb_each_text(d.domains) AS c GROUP BY c.key, c.value`,

@@ -27,7 +27,7 @@ export interface Summary {
  * Four bucket counts at `at` with deltas against the latest daily snapshot recorded at least
  * a week before `at` (0 until one exists).
  */
-export async function summary(knex: Knex, tenantId: string, at: Date, domains: readonly string[]): Promise<Summary> {
+export async function summary(knex: Knex, tenantId: string, at: Date): Promise<Summary> {
   const now: BucketCounts = await bucketCounts(knex, tenantId, at);
   const week = await knex(DAILY)
     .where('tenant_id', tenantId)

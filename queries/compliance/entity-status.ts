@@ -144,7 +144,7 @@ async function bucketCells(knex: Knex, tenantId: string, at: Date, domains: read
       .andWhere('flagged_at', '<=', at)
       .andWhere('observed_at', '>', new Date(at.getTime() - ANOMALY_OPEN_DAYS * 86_400_000))
       .select('entity_id', 'domain', knex.raw('detail AS reason'), knex.raw('NULL::date AS due_date'));
-    const cells = knex(CELLS).where({ tenant_id: tenantId, anomaly: true }).whereIn('domain', [...domains]).andWhere('valid_from', '<=', at).andWhere((w) => w.whereNull('valid_to').orWhere('valid_to', '>', at)).select('entity_id', 'domain', 'reason', 'due_date');
+    const cells = knex(CELLS).where({ tenant_id: tenantId, anomaly: true }).whereIn('domain', [...domains]).andWhere('valid_from', '<=', at).andWhere((w) => void w.whereNull('valid_to').orWhere('valid_to', '>', at)).select('entity_id', 'domain', 'reason', 'due_date');
     if (only) {
       q.whereIn('entity_id', only);
       cells.whereIn('entity_id', only);
@@ -156,7 +156,7 @@ async function bucketCells(knex: Knex, tenantId: string, at: Date, domains: read
     .where({ tenant_id: tenantId, bucket })
     .whereIn('domain', [...domains])
     .andWhere('valid_from', '<=', at)
-    .andWhere((w) => w.whereNull('valid_to').orWhere('valid_to', '>', at))
+    .andWhere((w) => void w.whereNull('valid_to').orWhere('valid_to', '>', at))
     .whereExists(knex(ENTITIES).whereRaw(`${ENTITIES}.tenant_id = ${CELLS}.tenant_id AND ${ENTITIES}.entity_id = ${CELLS}.entity_id AND ${ENTITIES}.valid_to IS NULL`))
     .select('entity_id', 'domain', 'reason', 'due_date')
     .orderBy('due_date');

@@ -59,7 +59,7 @@ export async function listConversations(
   const base = knex(T.conversations)
     .where({ tenant_id: filter.tenantId, user_id: filter.userId })
     .whereNull('deleted_at')
-    .where((q) => q.whereNull('conversation_type').orWhereNotIn('conversation_type', HIDDEN_TYPES));
+    .where((q) => void q.whereNull('conversation_type').orWhereNotIn('conversation_type', HIDDEN_TYPES));
   if (filter.projectId) base.where({ project_id: filter.projectId });
   const [rows, [{ count }]] = await Promise.all([
     base

@@ -63,7 +63,7 @@ function scoped(knex: Knex, tenantId: string) {
 export async function listFilings(knex: Knex, tenantId: string, filter: FilingFilter) {
   const base = scoped(knex, tenantId);
   if (filter.entity_id) base.andWhere('f.entity_id', filter.entity_id);
-  if (filter.form) base.andWhere((q) => q.where('f.template_id', filter.form!).orWhereRaw('lower(f.form) = lower(?)', [filter.form!]));
+  if (filter.form) base.andWhere((q) => void q.where('f.template_id', filter.form!).orWhereRaw('lower(f.form) = lower(?)', [filter.form!]));
   if (filter.period) base.andWhere('f.period', filter.period);
   if (filter.status) base.andWhere('f.status', filter.status);
   if (filter.approval_id) base.andWhere('f.approval_id', filter.approval_id);

@@ -131,6 +131,6 @@ export async function edgesOf(knex: Knex, namespace: string, vertexId: string, o
 }
 
 export async function edgeIdsOf(knex: Knex, namespace: string, vertexId: string): Promise<string[]> {
-  const rows = await knex(EDGES).select('id').where({ namespace }).andWhere((q) => q.where({ from_id: vertexId }).orWhere({ to_id: vertexId }));
+  const rows = await knex(EDGES).select('id').where({ namespace }).andWhere((q) => void q.where({ from_id: vertexId }).orWhere({ to_id: vertexId }));
   return rows.map((r) => r.id);
 }

@@ -47,7 +47,10 @@ export function scanParameters(sql: string, dialect: Dialect): ParameterScan {
       let depth = 0;
       let j = i;
       while (j < n) {
-        if (sql[j] === '/' && sql[j + 1] === '*') (depth++, (j += 2));
+        if (sql[j] === '/' && sql[j + 1] === '*') {
+          depth++;
+          j += 2;
+        }
         else if (sql[j] === '*' && sql[j + 1] === '/') {
           depth--;
           j += 2;

@@ -78,7 +78,8 @@ function openaiCompletion(reply: Exclude<WireReply, { status: number }>, model: 
 
 export async function startWireServer(): Promise<WireServer> {
   const state = { requests: [] as WireServer['requests'], script: [] as WireReply[], aborted: 0 };
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const path = (req.url ?? '').split('?')[0];
@@ -116,6 +117,7 @@ export async function startWireServer(): Promise<WireServer> {
       res.write('data: [DONE]\n\n');
     }
     res.end();
+  })().catch((error: Error) => res.destroy(error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -60,6 +60,8 @@ async function connect(run: EngineRun): Promise<Client> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
+    // The driver's error may carry the credential: only the redacted message travels on.
+    // eslint-disable-next-line preserve-caught-error -- attaching the cause would leak the password
     throw new Error(`could not connect: ${(error as Error).message.replace(credential.password, '***')}`);
   }
   return client;

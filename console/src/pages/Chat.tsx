@@ -389,7 +389,7 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
       <form className="composer" onSubmit={send} aria-label="Send a message">
         <label>
           Message
-          <textarea rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e); }} aria-describedby="composer-help" />
+          <textarea rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void send(e); }} aria-describedby="composer-help" />
         </label>
         <p id="composer-help" className="muted small">
           Ctrl+Enter sends. Drop files here to attach (PDF, CSV, XLSX, DOCX, TXT; up to 3 per turn).

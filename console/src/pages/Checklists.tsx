@@ -104,9 +104,11 @@ export function ChecklistsPage() {
   const [error, setError] = useState<unknown>();
   const template = templates.data?.templates.find((t) => t.template_id === templateId);
   const types = template?.entity_types ?? (template ? [template.entity_type] : ['Well']);
+  const typesKey = types.join(',');
   useEffect(() => {
-    if (!types.includes(entityType)) setEntityType(types[0]);
-  }, [types.join(','), entityType]);
+    const offered = typesKey.split(',');
+    if (!offered.includes(entityType)) setEntityType(offered[0]);
+  }, [typesKey, entityType]);
   const candidates = useLoad(() => api.get<{ entities: Array<{ entity_id: string; properties?: Record<string, unknown> }> }>(`/graph/entities/${encodeURIComponent(entityType)}?limit=200`).catch(() => ({ entities: [] })), [entityType]);
   const create = async (e: FormEvent) => {
     e.preventDefault();

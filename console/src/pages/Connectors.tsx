@@ -150,6 +150,7 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
     const start: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(chosen.config_schema.properties ?? {})) start[k] = v.default ?? (v.type === 'integer' || v.type === 'number' ? 0 : '');
     setConfig(JSON.stringify(start, null, 2));
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- a new starting config when the engine changes, not when the list reloads
   }, [chosen?.key]);
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -104,6 +104,7 @@ export function ProjectPage({ id }: { id: string }) {
     setDescription(p.description ?? '');
     setInstructions(p.instructions ?? '');
     setThinking(p.defaults?.thinking_mode ?? '');
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the form resets when another version loads, not on every render's copy
   }, [p?.id, p?.updated_at]);
   const submit = (e: FormEvent) => {
     e.preventDefault();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APPROVAL_STATUSES, ApprovalState } from '../../../streams/approvals/approval';
+import { APPROVAL_STATUSES } from '../../../streams/approvals/approval';
 
 /** Request schemas of the approvals routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const ListQuery = z.object({

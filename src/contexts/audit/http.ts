@@ -1,9 +1,7 @@
 import { Router } from 'express';
 import { type z } from 'zod';
 import { recordAuditExport } from '../../../commands/audit/record-export';
-import { auditExportAggregate } from '../../../streams/audit/audit-export';
 import { auditEventIndexProjector } from '../../../projections/audit/event-index';
-import { AuditCatalog } from '../../platform/audit/catalog';
 import { findUsers } from '../identity';
 import { exportText, exportXlsx } from './export';
 import { AuditUsageError, type AuditRegistry } from '../../platform/audit/registry';

@@ -213,7 +213,7 @@ async function workspaceStream(deps: PlatformDeps, runs: AssessmentRuns, req: Re
   const checklist = await visibleChecklist(deps.knex, tenantId, checklistId);
   const stream = assessmentAggregate.stream(tenantId, checklistId);
   const resumeFrom = lastEventIdOf(req);
-  let after: bigint | null = null;
+  let after: bigint | null;
   if (resumeFrom !== undefined) {
     if (!/^\d{1,18}$/.test(resumeFrom)) throw new Invalid('Last-Event-ID must be an event id this stream sent');
     after = BigInt(resumeFrom);

@@ -123,7 +123,7 @@ export function complianceAgentTools(deps: Pick<PlatformDeps, 'knex' | 'clock' |
       requireToolPermission(caller, READ, deps.config);
       const a = args as { bucket: (typeof MATRIX_BUCKETS)[number]; group_by: (typeof GROUPINGS)[number]; limit: number };
       const at = deps.clock();
-      const [counts, found] = await Promise.all([summary(knex, caller.tenantId, at, domains), bucketEntities(knex, caller.tenantId, at, domains, a.bucket, a.group_by, a.limit)]);
+      const [counts, found] = await Promise.all([summary(knex, caller.tenantId, at), bucketEntities(knex, caller.tenantId, at, domains, a.bucket, a.group_by, a.limit)]);
       const lines = [
         `Portfolio on ${today()}: ${counts.overdue_count} overdue, ${counts.due_7_days_count} due within 7 days, ${counts.due_30_days_count} due within 30 days, ${counts.anomaly_count} with anomalies.`,
         found.total === 0 ? `Nothing is ${BUCKET_WORDS[a.bucket]}.` : bucketCount(found.total, a.bucket, found.types),

@@ -36,7 +36,7 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
   route.get('/compliance/summary', {
     permission: READ,
     query: SummaryQuery,
-    read: ({ identity, query }) => summary(knex, identity.tenantId, instant(query.as_of), domains),
+    read: ({ identity, query }) => summary(knex, identity.tenantId, instant(query.as_of)),
   });
 
   route.get('/compliance/matrix', {

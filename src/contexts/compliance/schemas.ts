@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MATRIX_BUCKETS, MATRIX_STATUSES, matrix, SORT_COLUMNS, SortColumn, summary } from '../../../queries/compliance/dashboard';
+import { MATRIX_BUCKETS, MATRIX_STATUSES, SORT_COLUMNS } from '../../../queries/compliance/dashboard';
 
 export const AsOf = z
   .string()

@@ -22,7 +22,7 @@ import { runExposure } from './exposure-runner';
 import { validateSql } from '../../../streams/connectors/sql-validator';
 import { Unauthenticated } from '../../platform/domain-errors';
 import { declareRoutes } from '../../platform/http/route';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { parseBody, parseParams } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 

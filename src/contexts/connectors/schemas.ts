@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boundedRecord } from '../../platform/http/bounded';
-import { ENGINES, toolName } from '../../../streams/connectors/connector';
+import { ENGINES } from '../../../streams/connectors/connector';
 
 /** Request schemas of the connectors routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const KeyParams = z.object({ key: z.string().min(1).max(64) });

@@ -14,7 +14,7 @@ async function withEdges(lookup: AuditLookup, tenantId: string, vertices: Array<
       .knex(EDGES)
       .select('id', 'label')
       .where({ namespace })
-      .andWhere((q) => q.where({ from_id: v.id }).orWhere({ to_id: v.id }));
+      .andWhere((q) => void q.where({ from_id: v.id }).orWhere({ to_id: v.id }));
     for (const e of edges) targets.push({ kind: 'edge', id: e.id, title: `${v.label} ${v.entity_id} ${e.label} edge` });
   }
   return targets;
@@ -41,7 +41,7 @@ export const graphAuditCatalog: AuditCatalog = {
           .knex(VERTICES)
           .select('id', 'label', 'entity_id')
           .where({ namespace: namespaceOf(tenantId), label: 'Well' })
-          .andWhere((q) => q.whereRaw(`properties->>'api_number' = ?`, [value.trim()]).orWhereRaw(`regexp_replace(properties->>'api_number', '\\D', '', 'g') = ?`, [digits]).orWhere({ entity_id: value.trim() }));
+          .andWhere((q) => void q.whereRaw(`properties->>'api_number' = ?`, [value.trim()]).orWhereRaw(`regexp_replace(properties->>'api_number', '\\D', '', 'g') = ?`, [digits]).orWhere({ entity_id: value.trim() }));
         return withEdges(lookup, tenantId, rows);
       },
     },

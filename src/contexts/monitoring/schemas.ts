@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPE_STATUSES, isLive, LiveEventType } from '../../../streams/monitoring/event-type';
+import { EVENT_TYPE_STATUSES } from '../../../streams/monitoring/event-type';
 
 export const ID = z.string().min(1).max(128);
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AUDIT_ACTIONS, SETTING_NAMES, TenantSettingsValues, WIRE_NAMES } from '../../../streams/settings/fields';
+import { AUDIT_ACTIONS } from '../../../streams/settings/fields';
 
 /** Request schemas of the settings routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const UserIdParams = z.object({ user_id: z.string().uuid() });

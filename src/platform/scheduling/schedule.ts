@@ -169,7 +169,7 @@ function pending(knex: Knex, now: Date) {
     .whereNull('fired_at')
     .whereNull('dead_lettered_at')
     .andWhere('due_at', '<=', now)
-    .andWhere((q) => q.whereNull('retry_at').orWhere('retry_at', '<=', now));
+    .andWhere((q) => void q.whereNull('retry_at').orWhere('retry_at', '<=', now));
 }
 
 /** How many messages are due now and how long the oldest has waited past its time (the scheduler's lag). */

@@ -25,7 +25,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startChatServer(): Promise<ChatServer> {
   const state: Omit<ChatServer, 'baseUrl' | 'close'> = { requests: [], script: [], fallback: () => ({ text: 'ok' }) };
-  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
@@ -64,6 +65,7 @@ export async function startChatServer(): Promise<ChatServer> {
     }
     res.write('data: [DONE]\n\n');
     res.end();
+  })().catch((error: Error) => res.destroy(error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -72,7 +72,6 @@ const of = (p: Portfolio, type: string) => p.rows.filter((r) => r.entity_type ==
 const well = (p: Portfolio, index: number) => p.wells[index % p.wells.length];
 /** A producing oil well on a lease with more than one well (names are then shared by several). */
 const producing = (p: Portfolio) => p.wells.filter((w) => w.properties.status === 'producing' && w.properties.well_type === 'oil');
-const leaseNamed = (p: Portfolio, id: string) => p.leases.find((l) => l.entity_id === id)!;
 /** A lease whose name no other lease has and which is no well's name either. */
 const uniqueLease = (p: Portfolio, index: number) => p.leases.filter((l) => p.leases.filter((o) => o.properties.name === l.properties.name).length === 1 && l.entity_id.startsWith('O-'))[index];
 const operator = (p: Portfolio, index: number) => p.operators[index % p.operators.length];

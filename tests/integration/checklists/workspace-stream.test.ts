@@ -27,7 +27,6 @@ describe('workspace assessment stream', () => {
   const newChecklist = async (body: Record<string, unknown> = {}, fixture = well) =>
     (await t.api.post('/checklists', { template_id: 'form_pr', entity_id: fixture.api, entity_type: 'well', ...body }, operator.headers)).body.checklist_id as string;
   const streamUrl = (id: string, query = '') => `${t.publicUrl}/api/v1/workspaces/${id}/stream${query}`;
-  const complete = (f: SseFrame) => f.event === 'assessment_complete';
   const of = (frames: SseFrame[], type: string) => frames.filter((f) => f.event === type).map((f) => f.data);
   const field = (frames: SseFrame[], name: string) => of(frames, 'form_field_update').find((d) => d.field_name === name);
   const check = (frames: SseFrame[], name: string) => of(frames, 'validation_result').find((d) => d.check_name === name);

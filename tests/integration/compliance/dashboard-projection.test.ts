@@ -89,9 +89,9 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
   });
 
   it('deltas compare with the latest snapshot at least a week old, and are 0 without one', async () => {
-    const now = await summary(db.knex, tenantId, day('2026-03-12'), domains);
+    const now = await summary(db.knex, tenantId, day('2026-03-12'));
     expect(now).to.include({ overdue_count: 1, overdue_delta: -1, anomaly_count: 1, anomaly_delta: 1 });
-    const early = await summary(db.knex, tenantId, day('2026-03-05'), domains);
+    const early = await summary(db.knex, tenantId, day('2026-03-05'));
     expect(early).to.include({ overdue_count: 2, overdue_delta: 0 });
   });
 
@@ -121,8 +121,8 @@ describe('compliance dashboard projection: versions, daily snapshots, weekly del
     await given([
       recorded('ComplianceAnomalyFlagged', { entityId: wellA.entity_id, entityLabel: 'Well', domain: 'rule_32', kind: 'flared_above_authorization', detail: 'x', observedAt: '2026-03-20T00:00:00Z', source: 'scada' }, day('2026-03-20'), 'ingestion.scada-x'),
     ]);
-    expect((await summary(db.knex, tenantId, day('2026-03-21'), domains)).anomaly_count).to.equal(1);
-    expect((await summary(db.knex, tenantId, day('2026-04-25'), domains)).anomaly_count).to.equal(0);
+    expect((await summary(db.knex, tenantId, day('2026-03-21'))).anomaly_count).to.equal(1);
+    expect((await summary(db.knex, tenantId, day('2026-04-25'))).anomaly_count).to.equal(0);
     // A domain no pack installs still counts the entity as an anomaly.
     await given([
       recorded('ComplianceAnomalyFlagged', { entityId: 'FAC-1', entityLabel: 'Facility', domain: 'emissions', kind: 'scada_gap', detail: 'x', observedAt: '2026-05-01T00:00:00Z', source: 'scada' }, day('2026-05-01'), 'ingestion.scada-y'),

@@ -23,7 +23,8 @@ const readBody = (req: IncomingMessage) =>
 export async function startFakeLangfuse(publicKey: string, secretKey: string): Promise<FakeLangfuse> {
   const fake: Omit<FakeLangfuse, 'host' | 'close'> = { requests: [], mode: 'ok' };
   const expected = `Basic ${Buffer.from(`${publicKey}:${secretKey}`).toString('base64')}`;
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer((req, res) => {
+    void (async () => {
     const body = JSON.parse((await readBody(req)) || '{}');
     fake.requests.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
     const json = (status: number, payload: unknown) => {
@@ -36,6 +37,7 @@ export async function startFakeLangfuse(publicKey: string, secretKey: string): P
     const ids = (body.batch ?? []).map((item: { id: string }) => item.id);
     if (fake.mode === 'item_errors') return json(207, { successes: [], errors: ids.map((id: string) => ({ id, status: 400, message: 'Invalid request data' })) });
     json(207, { successes: ids.map((id: string) => ({ id, status: 201 })), errors: [] });
+  })().catch((error: Error) => res.destroy(error));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

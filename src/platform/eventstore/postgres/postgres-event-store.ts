@@ -25,7 +25,6 @@ import {
   type Subscription,
   WrongExpectedRevisionError,
 } from '../types';
-import { APPEND_CHANNEL } from './schema';
 import { AppendNotifier } from './notifier';
 import { type LiveRead, PollingSubscription } from './subscription';
 import { WRONG_REVISION_SQLSTATE } from './append-function';

@@ -5,7 +5,7 @@ import { type ExtractionOptions, readText } from './extract';
 import type { ExtractionReply, ExtractionRequest } from './extraction-pool';
 
 /** The worker-thread side of the extraction pool: one file at a time, read (not cut to tokens), errors as data. */
-parentPort?.on('message', async ({ id, request }: { id: number; request: ExtractionRequest }) => {
+async function extract({ id, request }: { id: number; request: ExtractionRequest }): Promise<void> {
   const { bytes, options } = request;
   let reply: ExtractionReply;
   try {
@@ -17,4 +17,7 @@ parentPort?.on('message', async ({ id, request }: { id: number; request: Extract
     else reply = { ok: false, error: { type: 'failed', message: (error as Error)?.message ?? String(error) } };
   }
   parentPort!.postMessage({ id, reply });
-});
+}
+
+// extract answers every request, errors included, so nothing it returns can reject.
+parentPort?.on('message', (message: { id: number; request: ExtractionRequest }) => void extract(message));
