@@ -31,7 +31,10 @@ async function buildConsole({ quiet = false } = {}) {
   const style = outputs.find((f) => f.endsWith('.css'));
   const template = fs.readFileSync(path.join(root, 'index.html'), 'utf8');
   const html = template
-    .replace('<script type="module" src="/src/main.tsx"></script>', `<script type="module" src="/assets/${script}"></script>`)
+    .replace(
+      '<script type="module" src="/src/main.tsx"></script>',
+      `<script type="module" src="/assets/${script}"></script>`,
+    )
     .replace('</head>', `${style ? `    <link rel="stylesheet" href="/assets/${style}" />\n` : ''}  </head>`);
   fs.writeFileSync(path.join(dist, 'index.html'), html);
 }

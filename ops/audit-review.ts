@@ -43,7 +43,10 @@ export interface ReviewOptions {
 export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
   return {
     tenantId: options.tenant ?? DEFAULT_TENANT_ID,
-    entities: ENTITY_FLAGS.filter(([flag]) => typeof options[flag] === 'string').map(([flag]) => ({ flag, value: options[flag] as string })),
+    entities: ENTITY_FLAGS.filter(([flag]) => typeof options[flag] === 'string').map(([flag]) => ({
+      flag,
+      value: options[flag] as string,
+    })),
     actor: options.actor,
     correlation: options.correlation,
     from: options.from !== undefined ? parseReviewDate('from', options.from) : undefined,
@@ -58,18 +61,29 @@ export function filtersFromOptions(options: ReviewOptions): ReviewFilters {
  */
 async function withReview<T>(work: (deps: ReviewDeps & { handle: CommandHandler }) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: `ops audit verify|anchor` should not load every context.
-   
+
   const { contexts } = require('../src/contexts') as typeof import('../src/contexts');
-  const { buildAuditRegistry } = require('../src/platform/audit/registry') as typeof import('../src/platform/audit/registry');
+  const { buildAuditRegistry } =
+    require('../src/platform/audit/registry') as typeof import('../src/platform/audit/registry');
   const { withOfflineProjections } = require('./offline') as typeof import('./offline');
-   
+
   // stdout carries the timeline (or the workbook): logs go to stderr.
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const projectors = contexts.flatMap((c) => c.projectors ?? []);
-  return withOfflineProjections(projectors, ({ infrastructure, handle }) => {
-    const { knex } = infrastructure.db;
-    return work({ knex, store: infrastructure.store, signer: infrastructure.signer, registry: buildAuditRegistry(contexts), handle });
-  }, { logger });
+  return withOfflineProjections(
+    projectors,
+    ({ infrastructure, handle }) => {
+      const { knex } = infrastructure.db;
+      return work({
+        knex,
+        store: infrastructure.store,
+        signer: infrastructure.signer,
+        registry: buildAuditRegistry(contexts),
+        handle,
+      });
+    },
+    { logger },
+  );
 }
 
 /** Reviewer errors print as one line with their exit code; anything else goes up as usual. */
@@ -99,7 +113,9 @@ export function registerAuditReviewCommands(audit: Command): void {
   addFinderFlags(
     audit
       .command('replay')
-      .description('a readable timeline of what a reviewer names: an entity, everything one person did (--actor) or one request caused (--correlation); exit 3 when nothing matches, 2 when an entry is tampered'),
+      .description(
+        'a readable timeline of what a reviewer names: an entity, everything one person did (--actor) or one request caused (--correlation); exit 3 when nothing matches, 2 when an entry is tampered',
+      ),
   )
     .option('--actor <email>', 'everything this person did')
     .option('--correlation <id>', 'everything one request caused, across streams')
@@ -107,30 +123,51 @@ export function registerAuditReviewCommands(audit: Command): void {
     .option('--out <file>', 'write to this file (xlsx needs one unless stdout is redirected)')
     .action((options: ReviewOptions & { format: string; out?: string }) =>
       reviewerErrors(async () => {
-        if (!(FORMATS as readonly string[]).includes(options.format)) throw new AuditUsageError(`--format: "${options.format}" is not one of ${FORMATS.join(', ')}`);
+        if (!(FORMATS as readonly string[]).includes(options.format))
+          throw new AuditUsageError(`--format: "${options.format}" is not one of ${FORMATS.join(', ')}`);
         const format = options.format as AuditFormat;
         const filters = filtersFromOptions(options);
         if (filters.entities.length === 0 && !filters.actor && !filters.correlation && !filters.from && !filters.to) {
-          throw new AuditUsageError(`say what to replay: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}, --actor, --correlation or a --from/--to range`);
+          throw new AuditUsageError(
+            `say what to replay: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}, --actor, --correlation or a --from/--to range`,
+          );
         }
-        if (format === 'xlsx' && !options.out && process.stdout.isTTY) throw new AuditUsageError('--format xlsx writes a workbook: give --out FILE (or redirect stdout)');
+        if (format === 'xlsx' && !options.out && process.stdout.isTTY)
+          throw new AuditUsageError('--format xlsx writes a workbook: give --out FILE (or redirect stdout)');
         await withReview(async (deps) => {
-          const { resolveReview } = require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
-          const { exportText, exportXlsx } = require('../src/contexts/audit/export') as typeof import('../src/contexts/audit/export');
-          const { recordAuditExport } = require('../commands/audit/record-export') as typeof import('../commands/audit/record-export');
+          const { resolveReview } =
+            require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
+          const { exportText, exportXlsx } =
+            require('../src/contexts/audit/export') as typeof import('../src/contexts/audit/export');
+          const { recordAuditExport } =
+            require('../commands/audit/record-export') as typeof import('../commands/audit/record-export');
           const review = await resolveReview(deps, filters);
           const exportedBy = `${os.userInfo().username}@${os.hostname()} (ops CLI, system account)`;
           let exportId: string | undefined;
           // Every export is itself on the trail (who exported what); a table on screen is a reading.
           if (format !== 'table') {
-            exportId = await recordAuditExport(deps, { tenantId: filters.tenantId, actorId: SYSTEM_USER_ID, correlationId: `ops-audit-${Date.now()}`, metadata: { osUser: os.userInfo().username } }, { format, filters: review.described, via: 'cli' });
+            exportId = await recordAuditExport(
+              deps,
+              {
+                tenantId: filters.tenantId,
+                actorId: SYSTEM_USER_ID,
+                correlationId: `ops-audit-${Date.now()}`,
+                metadata: { osUser: os.userInfo().username },
+              },
+              { format, filters: review.described, via: 'cli' },
+            );
           }
           const out: Writable = options.out ? createWriteStream(options.out) : process.stdout;
-          const summary = format === 'xlsx' ? await exportXlsx(deps, review, out, { exportedBy, exportId }) : await exportText(deps, review, format, out);
+          const summary =
+            format === 'xlsx'
+              ? await exportXlsx(deps, review, out, { exportedBy, exportId })
+              : await exportText(deps, review, format, out);
           if (options.out) {
             out.end();
             await finished(out);
-            console.error(`${summary.events} events written to ${options.out}${exportId ? ` (export ${exportId} recorded)` : ''}; ${summary.tampered === 0 ? 'all verified' : `${summary.tampered} TAMPERED`}`);
+            console.error(
+              `${summary.events} events written to ${options.out}${exportId ? ` (export ${exportId} recorded)` : ''}; ${summary.tampered === 0 ? 'all verified' : `${summary.tampered} TAMPERED`}`,
+            );
           }
           if (summary.events === 0) console.error('no events in that range');
           process.exitCode = summary.tampered > 0 ? 2 : 0;
@@ -140,26 +177,38 @@ export function registerAuditReviewCommands(audit: Command): void {
 
   const state = audit
     .command('state')
-    .description('an entity as it stood at a moment, folded from its events with the aggregate definitions the commands use');
+    .description(
+      'an entity as it stood at a moment, folded from its events with the aggregate definitions the commands use',
+    );
   for (const [flag, value, help] of ENTITY_FLAGS) state.option(`--${flag} <${value.replace(/[<>]/g, '')}>`, help);
   state
-    .requiredOption('--as-of <timestamp>', 'the moment (ISO 8601: 2026-03-03 means the end of that day, or 2026-03-03T14:30:00Z)')
+    .requiredOption(
+      '--as-of <timestamp>',
+      'the moment (ISO 8601: 2026-03-03 means the end of that day, or 2026-03-03T14:30:00Z)',
+    )
     .option('--tenant <id>', 'the tenant (default: the default tenant)')
     .action((options: ReviewOptions & { asOf: string }) =>
       reviewerErrors(async () => {
         const asOf = parseReviewDate('as-of', options.asOf, true);
         const filters = filtersFromOptions({ ...options, from: undefined, to: undefined });
-        if (filters.entities.length === 0) throw new AuditUsageError(`say which entity: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}`);
+        if (filters.entities.length === 0)
+          throw new AuditUsageError(`say which entity: ${ENTITY_FLAGS.map(([f]) => `--${f}`).join(', ')}`);
         await withReview(async (deps) => {
-          const { resolveReview } = require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
+          const { resolveReview } =
+            require('../src/contexts/audit/review') as typeof import('../src/contexts/audit/review');
           const { entityAsOf } = require('../src/contexts/audit/state') as typeof import('../src/contexts/audit/state');
           const review = await resolveReview(deps, filters);
           let tampered = 0;
           for (const target of review.targets) {
             const result = await entityAsOf(deps, filters.tenantId, target, asOf);
             tampered += result.tampered;
-            const when = result.revision === null ? 'did not exist yet' : `after ${result.events} events (revision ${result.revision}, last change ${result.lastEventAt})`;
-            console.log(`${result.title} as of ${asOf.toISOString()}: ${when}; ${result.verified ? 'signatures verified' : `${result.tampered} TAMPERED`}`);
+            const when =
+              result.revision === null
+                ? 'did not exist yet'
+                : `after ${result.events} events (revision ${result.revision}, last change ${result.lastEventAt})`;
+            console.log(
+              `${result.title} as of ${asOf.toISOString()}: ${when}; ${result.verified ? 'signatures verified' : `${result.tampered} TAMPERED`}`,
+            );
             console.log(JSON.stringify(result.state, null, 2));
           }
           process.exitCode = tampered > 0 ? 2 : 0;

@@ -42,7 +42,10 @@ export function generator(document: OpenApiDocument, random: () => number) {
   const int = (min: number, max: number) => Math.floor(min + random() * (max - min + 1));
   const resolve = (schema: Schema): Schema => {
     if (!schema?.$ref) return schema ?? {};
-    const path = String(schema.$ref).replace(/^#\//, '').split('/').map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = String(schema.$ref)
+      .replace(/^#\//, '')
+      .split('/')
+      .map((k) => k.replace(/~1/g, '/').replace(/~0/g, '~'));
     return resolve(path.reduce((node: any, key) => node?.[key], document) ?? {});
   };
   const hex = (n: number) => Array.from({ length: n }, () => '0123456789abcdef'[int(0, 15)]).join('');
@@ -65,8 +68,11 @@ export function generator(document: OpenApiDocument, random: () => number) {
         return random() < 0.5;
       case 'integer':
       case 'number': {
-        const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : random() < 0.2 ? -1000 : 0);
-        const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 1000);
+        const min =
+          schema.minimum ??
+          (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : random() < 0.2 ? -1000 : 0);
+        const max =
+          schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : min + 1000);
         const value = type === 'integer' ? int(Math.ceil(min), Math.floor(max)) : min + random() * (max - min);
         return value;
       }
@@ -84,7 +90,8 @@ export function generator(document: OpenApiDocument, random: () => number) {
       }
       case 'object':
       default: {
-        if (!schema.properties && !schema.additionalProperties && type !== 'object') return pick([text(), int(0, 10), true, null]);
+        if (!schema.properties && !schema.additionalProperties && type !== 'object')
+          return pick([text(), int(0, 10), true, null]);
         const out: Record<string, unknown> = {};
         if (depth > 4) return out;
         const required = new Set<string>(schema.required ?? []);
@@ -138,19 +145,26 @@ export async function builtinFuzz(document: OpenApiDocument, options: BuiltinFuz
         const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
         for (const parameter of op.parameters ?? []) {
           const raw = value(parameter.schema ?? {});
-          const text = raw === null || raw === undefined ? '' : typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
+          const text =
+            raw === null || raw === undefined ? '' : typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
           if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(text || 'x'));
           else if (parameter.in === 'query' && (parameter.required || random() < 0.6)) query.set(parameter.name, text);
-          else if (parameter.in === 'header' && (parameter.required || random() < 0.6)) headers[parameter.name] = text.replace(/[^\x20-\x7e]/g, '');
+          else if (parameter.in === 'header' && (parameter.required || random() < 0.6))
+            headers[parameter.name] = text.replace(/[^\x20-\x7e]/g, '');
         }
         let body: BodyInit | undefined;
         const content = op.requestBody?.content ?? {};
         if (content['application/json']) {
           headers['content-type'] = 'application/json';
-          body = broken && random() < 0.15 ? '{"truncated": ' : JSON.stringify(value(content['application/json'].schema));
+          body =
+            broken && random() < 0.15 ? '{"truncated": ' : JSON.stringify(value(content['application/json'].schema));
         } else if (content['multipart/form-data']) {
           const form = new FormData();
-          form.set('file', new Blob([String(gen.valid({ type: 'string', maxLength: 200 }))], { type: 'text/plain' }), 'fuzz.txt');
+          form.set(
+            'file',
+            new Blob([String(gen.valid({ type: 'string', maxLength: 200 }))], { type: 'text/plain' }),
+            'fuzz.txt',
+          );
           body = form;
         }
         const url = `${options.baseUrl}${path}${query.size ? `?${query}` : ''}`;
@@ -158,7 +172,12 @@ export async function builtinFuzz(document: OpenApiDocument, options: BuiltinFuz
         result.requests++;
         let response: Response;
         try {
-          response = await fetch(url, { method: method.toUpperCase(), headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 20_000) });
+          response = await fetch(url, {
+            method: method.toUpperCase(),
+            headers,
+            body,
+            signal: AbortSignal.timeout(options.timeoutMs ?? 20_000),
+          });
         } catch (error) {
           result.failures.push(`${where}: no response (${(error as Error).name}: ${(error as Error).message})`);
           continue;
@@ -175,7 +194,8 @@ export async function builtinFuzz(document: OpenApiDocument, options: BuiltinFuz
           }
         }
         result.byStatus[response.status] = (result.byStatus[response.status] ?? 0) + 1;
-        if (response.status >= 500 && response.status !== 503) result.failures.push(`${where} → ${response.status}: server error ${textBody.slice(0, 200)}`);
+        if (response.status >= 500 && response.status !== 503)
+          result.failures.push(`${where} → ${response.status}: server error ${textBody.slice(0, 200)}`);
         const verdict = contract.check(method, path, response.status, type, parsed);
         if (!verdict.ok) result.failures.push(verdict.reason);
       }

@@ -37,22 +37,36 @@ function option(name: string, fallback: string): string {
 
 function run(command: string, args: string[]): void {
   const result = spawnSync(command, args, { stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited with ${result.status ?? result.signal}`);
 }
 
 /** The venv's `schemathesis` executable, installing it on first use. */
 function ensureSchemathesis(): string {
-  const cache = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'compliance-platform', `schemathesis-${SCHEMATHESIS}`);
+  const cache = join(
+    process.env.XDG_CACHE_HOME || join(homedir(), '.cache'),
+    'compliance-platform',
+    `schemathesis-${SCHEMATHESIS}`,
+  );
   const bin = join(cache, 'bin', 'schemathesis');
   if (existsSync(bin)) return bin;
   console.log(`installing schemathesis ${SCHEMATHESIS} into ${cache}`);
   run(process.env.FUZZ_PYTHON || 'python3', ['-m', 'venv', cache]);
   const extra = (process.env.FUZZ_PIP_ARGS ?? '').split(/\s+/).filter(Boolean);
   try {
-    run(join(cache, 'bin', 'pip'), ['install', '--disable-pip-version-check', '--quiet', ...extra, `schemathesis==${SCHEMATHESIS}`]);
+    run(join(cache, 'bin', 'pip'), [
+      'install',
+      '--disable-pip-version-check',
+      '--quiet',
+      ...extra,
+      `schemathesis==${SCHEMATHESIS}`,
+    ]);
   } catch (error) {
     rmSync(cache, { recursive: true, force: true });
-    throw new Error(`pip could not install schemathesis (is PyPI reachable? FUZZ_PIP_ARGS may name a mirror): ${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `pip could not install schemathesis (is PyPI reachable? FUZZ_PIP_ARGS may name a mirror): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   return bin;
 }
@@ -66,7 +80,9 @@ async function main(): Promise<number> {
     try {
       schemathesis = ensureSchemathesis();
     } catch (error) {
-      console.warn(`fuzz: ${(error as Error).message}\nfuzz: falling back to the built-in engine (same checks, own generator)`);
+      console.warn(
+        `fuzz: ${(error as Error).message}\nfuzz: falling back to the built-in engine (same checks, own generator)`,
+      );
     }
   }
 
@@ -87,7 +103,11 @@ async function main(): Promise<number> {
   const platform = await startPlatform({ config, contexts, logger: createLogger(config.logLevel) });
   try {
     const base = platform.publicUrl!;
-    const login = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'fuzz-admin@example.com', password }) });
+    const login = await fetch(`${base}/api/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'fuzz-admin@example.com', password }),
+    });
     const cookie = /svc_token=([^;]+)/.exec(login.headers.get('set-cookie') ?? '');
     if (login.status !== 200 || !cookie) throw new Error(`login failed: ${login.status} ${await login.text()}`);
     const token = cookie[1];
@@ -95,25 +115,45 @@ async function main(): Promise<number> {
     if (!schemathesis) {
       const document = await (await fetch(`${base}/api/v1/openapi.json`)).json();
       const started = Date.now();
-      const result = await builtinFuzz(document, { baseUrl: base, token, examples: Number(maxExamples), seed: Number(seed), exclude: EXCLUDED });
+      const result = await builtinFuzz(document, {
+        baseUrl: base,
+        token,
+        examples: Number(maxExamples),
+        seed: Number(seed),
+        exclude: EXCLUDED,
+      });
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      console.log(`builtin fuzz: ${result.operations} operations, ${result.requests} requests in ${seconds} s; statuses ${JSON.stringify(result.byStatus)}`);
+      console.log(
+        `builtin fuzz: ${result.operations} operations, ${result.requests} requests in ${seconds} s; statuses ${JSON.stringify(result.byStatus)}`,
+      );
       const unique = [...new Set(result.failures)];
       for (const failure of unique.slice(0, 50)) console.log(`FAIL ${failure}`);
-      console.log(unique.length === 0 ? 'builtin fuzz: no server error, every response conforms' : `builtin fuzz: ${unique.length} distinct failures`);
+      console.log(
+        unique.length === 0
+          ? 'builtin fuzz: no server error, every response conforms'
+          : `builtin fuzz: ${unique.length} distinct failures`,
+      );
       return unique.length === 0 ? 0 : 1;
     }
     const args = [
       'run',
       `${base}/api/v1/openapi.json`,
-      '--base-url', base,
-      '--experimental', 'openapi-3.1',
-      '--checks', 'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance',
-      '--hypothesis-max-examples', maxExamples,
-      '--hypothesis-seed', seed,
-      '--hypothesis-suppress-health-check', 'all',
-      '--workers', workers,
-      '--header', `Authorization: Bearer ${token}`,
+      '--base-url',
+      base,
+      '--experimental',
+      'openapi-3.1',
+      '--checks',
+      'not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance',
+      '--hypothesis-max-examples',
+      maxExamples,
+      '--hypothesis-seed',
+      seed,
+      '--hypothesis-suppress-health-check',
+      'all',
+      '--workers',
+      workers,
+      '--header',
+      `Authorization: Bearer ${token}`,
       ...EXCLUDED.flatMap((path) => ['--exclude-path', path]),
       '--no-color',
     ];

@@ -19,9 +19,18 @@ export interface PartitionLag {
 }
 
 /** Per partition: the topic's high-water mark minus the group's committed offset (all of it when none). */
-export async function consumerLag(admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>, topic: string, groupId: string): Promise<PartitionLag[]> {
-  const [ends, committed] = await Promise.all([admin.fetchTopicOffsets(topic), admin.fetchOffsets({ groupId, topics: [topic] })]);
-  const offsets = new Map((committed.find((t) => t.topic === topic)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+export async function consumerLag(
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
+  topic: string,
+  groupId: string,
+): Promise<PartitionLag[]> {
+  const [ends, committed] = await Promise.all([
+    admin.fetchTopicOffsets(topic),
+    admin.fetchOffsets({ groupId, topics: [topic] }),
+  ]);
+  const offsets = new Map(
+    (committed.find((t) => t.topic === topic)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]),
+  );
   return ends
     .map((end) => {
       const high = Number(end.high);
@@ -34,7 +43,11 @@ export async function consumerLag(admin: Pick<Admin, 'fetchTopicOffsets' | 'fetc
 }
 
 /** The lines of `ops kafka status`: the bridge's backlog in the log, then the consumer group's lag. */
-export async function kafkaStatus(store: EventStore, knex: Knex, admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'> | null): Promise<string[]> {
+export async function kafkaStatus(
+  store: EventStore,
+  knex: Knex,
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'> | null,
+): Promise<string[]> {
   const { checkpoint, pending, capped } = await bridgePending(store, knex);
   const lines = [
     `topic: ${ENTITY_EXTRACTION_TOPIC}`,
@@ -48,7 +61,8 @@ export async function kafkaStatus(store: EventStore, knex: Knex, admin: Pick<Adm
   }
   const partitions = await consumerLag(admin, ENTITY_EXTRACTION_TOPIC, GRAPH_CONSUMER_GROUP);
   lines.push(`consumer group ${GRAPH_CONSUMER_GROUP}: lag ${partitions.reduce((sum, p) => sum + p.lag, 0)}`);
-  for (const p of partitions) lines.push(`  partition ${p.partition}: high ${p.high}  committed ${p.committed ?? '-'}  lag ${p.lag}`);
+  for (const p of partitions)
+    lines.push(`  partition ${p.partition}: high ${p.high}  committed ${p.committed ?? '-'}  lag ${p.lag}`);
   return lines;
 }
 

@@ -20,7 +20,12 @@ async function countEvents(infrastructure: Infrastructure): Promise<number | nul
 }
 
 /** Rebuilds projectors one by one with a progress bar; prints events/s for each. */
-export async function rebuildProjections(infrastructure: Infrastructure, projectors: Projector[], names: string[], quiet = false) {
+export async function rebuildProjections(
+  infrastructure: Infrastructure,
+  projectors: Projector[],
+  names: string[],
+  quiet = false,
+) {
   const runner = new ProjectionRunner({
     knex: infrastructure.db.knex,
     store: infrastructure.store,
@@ -32,7 +37,12 @@ export async function rebuildProjections(infrastructure: Infrastructure, project
   const results: Array<{ name: string; events: number; seconds: number; perSecond: number }> = [];
   try {
     for (const name of names) {
-      const bar = quiet ? null : new SingleBar({ format: `${name.padEnd(28)} [{bar}] {value}/{total} events  {eta_formatted} left`, hideCursor: true }, Presets.shades_classic);
+      const bar = quiet
+        ? null
+        : new SingleBar(
+            { format: `${name.padEnd(28)} [{bar}] {value}/{total} events  {eta_formatted} left`, hideCursor: true },
+            Presets.shades_classic,
+          );
       bar?.start(total ?? 0, 0);
       const started = process.hrtime.bigint();
       const result = await runner.rebuild(name, (p) => {
@@ -46,7 +56,10 @@ export async function rebuildProjections(infrastructure: Infrastructure, project
       bar?.stop();
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       results.push({ name, events: result.applied, seconds, perSecond: result.applied / Math.max(seconds, 1e-9) });
-      if (!quiet) console.log(`${name}: ${result.applied} events in ${seconds.toFixed(2)} s (${Math.round(result.applied / Math.max(seconds, 1e-9))} events/s), at ${positionToString(result.position)}`);
+      if (!quiet)
+        console.log(
+          `${name}: ${result.applied} events in ${seconds.toFixed(2)} s (${Math.round(result.applied / Math.max(seconds, 1e-9))} events/s), at ${positionToString(result.position)}`,
+        );
     }
   } finally {
     await runner.stop();
@@ -67,12 +80,17 @@ export function registerProjectionCommands(program: Command): void {
       const names = options.all ? projectors.map((p) => p.name) : name ? [name] : [];
       if (names.length === 0) throw new Error('name a projector or pass --all (see `ops projections status`)');
       const unknown = names.filter((n) => !projectors.some((p) => p.name === n));
-      if (unknown.length) throw new Error(`unknown projector ${unknown.join(', ')}; known: ${projectors.map((p) => p.name).join(', ') || '(none)'}`);
+      if (unknown.length)
+        throw new Error(
+          `unknown projector ${unknown.join(', ')}; known: ${projectors.map((p) => p.name).join(', ') || '(none)'}`,
+        );
       const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
       try {
         const results = await rebuildProjections(infrastructure, projectors, names);
         const events = results.reduce((sum, r) => sum + r.events, 0);
-        console.log(`rebuilt ${results.length} projector${results.length === 1 ? '' : 's'}: ${events} events in ${results.reduce((sum, r) => sum + r.seconds, 0).toFixed(2)} s`);
+        console.log(
+          `rebuilt ${results.length} projector${results.length === 1 ? '' : 's'}: ${events} events in ${results.reduce((sum, r) => sum + r.seconds, 0).toFixed(2)} s`,
+        );
       } finally {
         await infrastructure.close();
       }
@@ -80,12 +98,19 @@ export function registerProjectionCommands(program: Command): void {
 
   projections
     .command('retry <name>')
-    .description('apply a projector\'s dead letters again after a fix; those that still fail stay listed')
+    .description("apply a projector's dead letters again after a fix; those that still fail stay listed")
     .action(async (name: string) => {
       const projectors = all();
-      if (!projectors.some((p) => p.name === name)) throw new Error(`unknown projector ${name}; known: ${projectors.map((p) => p.name).join(', ')}`);
+      if (!projectors.some((p) => p.name === name))
+        throw new Error(`unknown projector ${name}; known: ${projectors.map((p) => p.name).join(', ')}`);
       const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
-      const runner = new ProjectionRunner({ knex: infrastructure.db.knex, store: infrastructure.store, projectors, logger: createLogger('warn'), leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
+      const runner = new ProjectionRunner({
+        knex: infrastructure.db.knex,
+        store: infrastructure.store,
+        projectors,
+        logger: createLogger('warn'),
+        leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
+      });
       try {
         const { resolved, remaining } = await runner.retryDeadLetters(name);
         console.log(`${name}: ${resolved} dead letter(s) applied, ${remaining} still failing`);
@@ -97,7 +122,7 @@ export function registerProjectionCommands(program: Command): void {
 
   projections
     .command('status')
-    .description('each projector\'s version, checkpoint and state')
+    .description("each projector's version, checkpoint and state")
     .action(async () => {
       const infrastructure = await openInfrastructure(loadConfig(), createLogger('warn'));
       try {
@@ -106,23 +131,47 @@ export function registerProjectionCommands(program: Command): void {
         const rows = (await readCheckpoints(infrastructure.db.knex)).filter((r) => !r.name.startsWith(REACTOR_PREFIX));
         const known = new Map(all().map((p) => [p.name, p]));
         console.log(`head of the log: ${positionToString(head)}`);
-        console.log(['projector'.padEnd(28), 'version', 'checkpoint'.padEnd(20), 'applied'.padStart(10), 'status'].join('  '));
+        console.log(
+          ['projector'.padEnd(28), 'version', 'checkpoint'.padEnd(20), 'applied'.padStart(10), 'status'].join('  '),
+        );
         for (const name of new Set([...known.keys(), ...rows.map((r) => r.name)])) {
           const row = rows.find((r) => r.name === name);
           const projector = known.get(name);
-          const version = row ? `${row.version}${projector && projector.version !== row.version ? `→${projector.version}` : ''}` : `-→${projector?.version}`;
-          const status = !projector ? 'retired (not in code)' : row ? row.status + (row.lastError ? `: ${row.lastError}` : '') : 'not started';
-          console.log([name.padEnd(28), version.padEnd(7), (row ? positionToString(row.position) : '-').padEnd(20), String(row?.eventsApplied ?? 0).padStart(10), status].join('  '));
+          const version = row
+            ? `${row.version}${projector && projector.version !== row.version ? `→${projector.version}` : ''}`
+            : `-→${projector?.version}`;
+          const status = !projector
+            ? 'retired (not in code)'
+            : row
+              ? row.status + (row.lastError ? `: ${row.lastError}` : '')
+              : 'not started';
+          console.log(
+            [
+              name.padEnd(28),
+              version.padEnd(7),
+              (row ? positionToString(row.position) : '-').padEnd(20),
+              String(row?.eventsApplied ?? 0).padStart(10),
+              status,
+            ].join('  '),
+          );
         }
-        const letters = (await openDeadLetters(infrastructure.db.knex)).filter((l) => !l.projector.startsWith(REACTOR_PREFIX));
+        const letters = (await openDeadLetters(infrastructure.db.knex)).filter(
+          (l) => !l.projector.startsWith(REACTOR_PREFIX),
+        );
         if (letters.length > 0) {
-          console.log(`\ndead letters (${letters.length}): events a projector kept failing on; fix the cause, then \`ops projections retry <name>\``);
+          console.log(
+            `\ndead letters (${letters.length}): events a projector kept failing on; fix the cause, then \`ops projections retry <name>\``,
+          );
           for (const l of letters) {
-            console.log(`  ${l.projector.padEnd(28)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} in ${l.stream} after ${l.attempts} attempts: ${l.error}`);
+            console.log(
+              `  ${l.projector.padEnd(28)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} in ${l.stream} after ${l.attempts} attempts: ${l.error}`,
+            );
           }
         }
         const failing = rows.filter((r) => r.status === 'failed').length;
-        console.log(`${known.size} projectors, ${failing} failing, ${letters.length} dead letter${letters.length === 1 ? '' : 's'}`);
+        console.log(
+          `${known.size} projectors, ${failing} failing, ${letters.length} dead letter${letters.length === 1 ? '' : 's'}`,
+        );
         process.exitCode = letters.length > 0 || failing > 0 ? 2 : 0;
       } finally {
         await infrastructure.close();

@@ -27,11 +27,13 @@ const never: LeaderLock = { tryAcquire: async () => false, isHeld: () => false, 
  * followed through their checkpoints, otherwise this process brings them up to date.
  */
 export function registerReactorCommands(program: Command): void {
-  const reactors = program.command('reactors').description('process managers: events of one aggregate → commands on others');
+  const reactors = program
+    .command('reactors')
+    .description('process managers: events of one aggregate → commands on others');
 
   reactors
     .command('status')
-    .description('each reactor\'s checkpoint, state and dead letters')
+    .description("each reactor's checkpoint, state and dead letters")
     .action(async () => {
       const logger = pino({ level: 'warn' });
       const infrastructure = await openInfrastructure(loadConfig(), logger);
@@ -43,13 +45,31 @@ export function registerReactorCommands(program: Command): void {
         console.log(['reactor'.padEnd(36), 'checkpoint'.padEnd(20), 'reacted'.padStart(8), 'status'].join('  '));
         for (const name of new Set([...known, ...rows.map((r) => r.name.slice(REACTOR_PREFIX.length))])) {
           const row = rows.find((r) => r.name === `${REACTOR_PREFIX}${name}`);
-          const status = !known.has(name) ? 'retired (not in code)' : row ? row.status + (row.lastError ? `: ${row.lastError}` : '') : 'not started';
-          console.log([name.padEnd(36), (row ? positionToString(row.position) : '-').padEnd(20), String(row?.eventsApplied ?? 0).padStart(8), status].join('  '));
+          const status = !known.has(name)
+            ? 'retired (not in code)'
+            : row
+              ? row.status + (row.lastError ? `: ${row.lastError}` : '')
+              : 'not started';
+          console.log(
+            [
+              name.padEnd(36),
+              (row ? positionToString(row.position) : '-').padEnd(20),
+              String(row?.eventsApplied ?? 0).padStart(8),
+              status,
+            ].join('  '),
+          );
         }
-        const letters = (await openDeadLetters(infrastructure.db.knex)).filter((l) => l.projector.startsWith(REACTOR_PREFIX));
+        const letters = (await openDeadLetters(infrastructure.db.knex)).filter((l) =>
+          l.projector.startsWith(REACTOR_PREFIX),
+        );
         if (letters.length > 0) {
-          console.log(`\ndead letters (${letters.length}): events a reactor kept failing on; fix the cause, then \`ops reactors retry <name>\``);
-          for (const l of letters) console.log(`  ${l.projector.slice(REACTOR_PREFIX.length).padEnd(36)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} after ${l.attempts} attempts: ${l.error}`);
+          console.log(
+            `\ndead letters (${letters.length}): events a reactor kept failing on; fix the cause, then \`ops reactors retry <name>\``,
+          );
+          for (const l of letters)
+            console.log(
+              `  ${l.projector.slice(REACTOR_PREFIX.length).padEnd(36)} ${positionToString(l.position).padEnd(20)} ${l.type} ${l.eventId} after ${l.attempts} attempts: ${l.error}`,
+            );
         }
       } finally {
         await infrastructure.close();
@@ -58,23 +78,44 @@ export function registerReactorCommands(program: Command): void {
 
   reactors
     .command('retry <name>')
-    .description('react again to a reactor\'s dead letters after a fix; those that still fail stay listed')
+    .description("react again to a reactor's dead letters after a fix; those that still fail stay listed")
     .action(async (name: string) => {
       const list = allReactors();
-      if (!list.some((r) => r.name === name)) throw new Error(`unknown reactor ${name}; known: ${list.map((r) => r.name).join(', ') || '(none)'}`);
+      if (!list.some((r) => r.name === name))
+        throw new Error(`unknown reactor ${name}; known: ${list.map((r) => r.name).join(', ') || '(none)'}`);
       const config = loadConfig();
       const logger = pino({ level: 'warn' });
       const infrastructure = await openInfrastructure(config, logger);
       const { store } = infrastructure;
       const knex = infrastructure.db.knex;
-      const projections = new ProjectionRunner({ knex, store, projectors: [scheduleProjector, ...contexts.flatMap((c) => c.projectors ?? [])], logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) });
-      const runner: ReactorRunner = new ReactorRunner({ knex, store, reactors: list, deps: () => deps, logger, leaderLock: never });
+      const projections = new ProjectionRunner({
+        knex,
+        store,
+        projectors: [scheduleProjector, ...contexts.flatMap((c) => c.projectors ?? [])],
+        logger,
+        leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
+      });
+      const runner: ReactorRunner = new ReactorRunner({
+        knex,
+        store,
+        reactors: list,
+        deps: () => deps,
+        logger,
+        leaderLock: never,
+      });
       const deps: PlatformDeps = {
         config,
         logger,
         knex,
         store,
-        handle: createCommandHandler({ store, projections, logger, snapshots: createSnapshotStore(knex), retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
+        handle: createCommandHandler({
+          store,
+          projections,
+          logger,
+          snapshots: createSnapshotStore(knex),
+          retries: config.commandRetries,
+          projectionWaitMs: config.projectionWaitMs,
+        }),
         projections,
         reactors: runner,
         cache: createMemoryCache(),

@@ -13,11 +13,15 @@ const OPS_ACTOR = 'system:ops';
  * brought up to date first (or followed through its checkpoint with a running platform).
  */
 async function withSchedule<T>(work: (tools: { knex: Knex; handle: CommandHandler }) => Promise<T>): Promise<T> {
-  return withOfflineProjections([scheduleProjector], ({ infrastructure, handle }) => work({ knex: infrastructure.db.knex, handle }));
+  return withOfflineProjections([scheduleProjector], ({ infrastructure, handle }) =>
+    work({ knex: infrastructure.db.knex, handle }),
+  );
 }
 
 export function registerScheduleCommands(program: Command): void {
-  const schedule = program.command('schedule').description('scheduled messages (turn deadlines, the daily assessment): dead letters and retry');
+  const schedule = program
+    .command('schedule')
+    .description('scheduled messages (turn deadlines, the daily assessment): dead letters and retry');
 
   schedule
     .command('status')
@@ -25,8 +29,15 @@ export function registerScheduleCommands(program: Command): void {
     .action(async () => {
       await withSchedule(async ({ knex }) => {
         const parked = await deadLetteredMessages(knex);
-        for (const m of parked) console.log(`  ${m.handler.padEnd(32)} ${m.messageId} (tenant ${m.tenantId}, due ${m.dueAt}) after ${m.attempts} attempts: ${m.error}`);
-        console.log(parked.length === 0 ? 'scheduled messages: none dead-lettered' : `scheduled messages: ${parked.length} dead-lettered; fix the cause, then \`ops schedule retry <handler|message id>\``);
+        for (const m of parked)
+          console.log(
+            `  ${m.handler.padEnd(32)} ${m.messageId} (tenant ${m.tenantId}, due ${m.dueAt}) after ${m.attempts} attempts: ${m.error}`,
+          );
+        console.log(
+          parked.length === 0
+            ? 'scheduled messages: none dead-lettered'
+            : `scheduled messages: ${parked.length} dead-lettered; fix the cause, then \`ops schedule retry <handler|message id>\``,
+        );
         process.exitCode = parked.length > 0 ? 2 : 0;
       });
     });
@@ -38,7 +49,8 @@ export function registerScheduleCommands(program: Command): void {
       await withSchedule(async ({ knex, handle }) => {
         const parked = (await deadLetteredMessages(knex)).filter((m) => m.handler === which || m.messageId === which);
         let retried = 0;
-        for (const m of parked) if (await retryScheduled(handle, { tenantId: m.tenantId, actorId: OPS_ACTOR }, m.messageId)) retried++;
+        for (const m of parked)
+          if (await retryScheduled(handle, { tenantId: m.tenantId, actorId: OPS_ACTOR }, m.messageId)) retried++;
         console.log(`scheduled messages: ${retried} of ${parked.length} dead-lettered made due again (${which})`);
         process.exitCode = parked.length === 0 ? 2 : 0;
       });

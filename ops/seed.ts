@@ -17,7 +17,7 @@ import { withOfflineProjections } from './offline';
 export function registerSeedCommand(program: Command): void {
   program
     .command('seed')
-    .description('load the Texas sample portfolio into a tenant\'s (empty) knowledge graph; development only')
+    .description("load the Texas sample portfolio into a tenant's (empty) knowledge graph; development only")
     .option('--wells <n>', 'number of wells', '200')
     .option('--tenant <uuid>', 'tenant whose graph to seed', DEFAULT_TENANT_ID)
     .option('--seed <n>', 'random seed (same seed, same portfolio)', '42')
@@ -26,16 +26,26 @@ export function registerSeedCommand(program: Command): void {
       const config = loadConfig();
       if (config.production) throw new Error('seed data is for development only (NODE_ENV=production)');
       const seed = SeedBody.parse({ wells: Number(options.wells), seed: Number(options.seed), as_of: options.asOf });
-      await withOfflineProjections(graphContext.projectors ?? [], async ({ infrastructure, runner, handle }) => {
-        await installOilgasVertical({ handle, knex: infrastructure.db.knex });
-        const result = await seedGraph(
-          { store: infrastructure.store, knex: infrastructure.db.knex, projections: runner, config },
-          { tenantId: options.tenant, userId: SYSTEM_USER_ID },
-          seed,
-          { formPrDue },
-        );
-        console.log(Object.entries(result.by_label).map(([label, n]) => `  ${label}: ${n}`).join('\n'));
-        console.log(`seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`);
-      }, { config });
+      await withOfflineProjections(
+        graphContext.projectors ?? [],
+        async ({ infrastructure, runner, handle }) => {
+          await installOilgasVertical({ handle, knex: infrastructure.db.knex });
+          const result = await seedGraph(
+            { store: infrastructure.store, knex: infrastructure.db.knex, projections: runner, config },
+            { tenantId: options.tenant, userId: SYSTEM_USER_ID },
+            seed,
+            { formPrDue },
+          );
+          console.log(
+            Object.entries(result.by_label)
+              .map(([label, n]) => `  ${label}: ${n}`)
+              .join('\n'),
+          );
+          console.log(
+            `seeded ${result.namespace}: ${result.vertices} vertices and ${result.edges} edges (${result.wells} wells) in ${result.import_seconds.toFixed(2)} s, ${result.entities_per_second} entities/s`,
+          );
+        },
+        { config },
+      );
     });
 }

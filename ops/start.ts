@@ -12,7 +12,9 @@ const START_RETRY_MS = 5 * 60_000;
 
 /** A start that failed because the database went away (not because of bad config or data). */
 const transient = (error: unknown) =>
-  error instanceof EventStoreUnavailableError || isConnectionLoss(error) || isConnectionLoss((error as { cause?: unknown })?.cause);
+  error instanceof EventStoreUnavailableError ||
+  isConnectionLoss(error) ||
+  isConnectionLoss((error as { cause?: unknown })?.cause);
 
 export function registerStartCommand(program: Command): void {
   program
@@ -55,14 +57,19 @@ export function registerStartCommand(program: Command): void {
         } catch (error) {
           if (!transient(error) || Date.now() > giveUpAt || requested) throw error;
           const delay = Math.min(200 * 2 ** attempt, 5_000);
-          logger.warn({ err: error, attempt, retryInMs: delay }, 'start failed: the database is unavailable; trying again');
+          logger.warn(
+            { err: error, attempt, retryInMs: delay },
+            'start failed: the database is unavailable; trying again',
+          );
           await new Promise((resolve) => setTimeout(resolve, delay));
         }
       }
       logger.info({ public: platform.publicUrl, internal: platform.internalUrl }, 'platform started');
       // The console is built by `npm install`; a checkout without it is built now, in the background
       // (the console answers 503 until then; the API is unaffected).
-      ensureConsoleBuilt(undefined, (msg) => logger.info(msg)).catch((err) => logger.warn({ err }, 'console build failed'));
+      ensureConsoleBuilt(undefined, (msg) => logger.info(msg)).catch((err) =>
+        logger.warn({ err }, 'console build failed'),
+      );
       if (requested) shutdown(requested);
     });
 }

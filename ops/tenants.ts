@@ -32,7 +32,8 @@ export function registerTenantCommands(program: Command): void {
         const rows = await listTenants(deps.knex);
         if (o.json) console.log(JSON.stringify(rows, null, 2));
         else {
-          for (const row of rows) console.log(`${row.id}  ${row.name}  (since ${new Date(row.created_at).toISOString()})`);
+          for (const row of rows)
+            console.log(`${row.id}  ${row.name}  (since ${new Date(row.created_at).toISOString()})`);
           console.log(`${rows.length} tenant${rows.length === 1 ? '' : 's'}`);
         }
       });

@@ -27,33 +27,46 @@ import { withOfflineProjections } from './offline';
  * first (or, with a running platform, followed through its checkpoints).
  */
 export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>): Promise<T> {
-  return withOfflineProjections(identityContext.projectors ?? [], async ({ config, logger, infrastructure, runner, handle }) => {
-    const platform: PlatformDeps = {
-      config,
-      logger,
-      knex: infrastructure.db.knex,
-      store: infrastructure.store,
-      handle,
-      projections: runner,
-      // The identity commands trigger no reaction of their own; the platform's leader runs them.
-      reactors: new ReactorRunner({ knex: infrastructure.db.knex, store: infrastructure.store, reactors: [], deps: () => platform, logger, leaderLock: createAdvisoryLeaderLock(infrastructure.db.url) }),
-      cache: createMemoryCache(),
-      agentTools: createToolRegistry(),
-      streamTail: createStreamTail(infrastructure.store, logger),
-      contexts: [identityContext],
-      clock: () => new Date(),
-    };
-    const deps = identityDeps(platform);
-    // Any order on a fresh database: the default tenant and system accounts a first start would create.
-    await ensureDefaultTenant(deps);
-    return await work(deps);
-  });
+  return withOfflineProjections(
+    identityContext.projectors ?? [],
+    async ({ config, logger, infrastructure, runner, handle }) => {
+      const platform: PlatformDeps = {
+        config,
+        logger,
+        knex: infrastructure.db.knex,
+        store: infrastructure.store,
+        handle,
+        projections: runner,
+        // The identity commands trigger no reaction of their own; the platform's leader runs them.
+        reactors: new ReactorRunner({
+          knex: infrastructure.db.knex,
+          store: infrastructure.store,
+          reactors: [],
+          deps: () => platform,
+          logger,
+          leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
+        }),
+        cache: createMemoryCache(),
+        agentTools: createToolRegistry(),
+        streamTail: createStreamTail(infrastructure.store, logger),
+        contexts: [identityContext],
+        clock: () => new Date(),
+      };
+      const deps = identityDeps(platform);
+      // Any order on a fresh database: the default tenant and system accounts a first start would create.
+      await ensureDefaultTenant(deps);
+      return await work(deps);
+    },
+  );
 }
 
 const actor = { actorId: SYSTEM_USER_ID };
 
 function parseRoles(text: string): Role[] {
-  const roles = text.split(',').map((r) => r.trim()).filter(Boolean);
+  const roles = text
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
   const unknown = roles.filter((r) => !(ROLES as readonly string[]).includes(r));
   if (unknown.length) throw new Error(`unknown role(s): ${unknown.join(', ')} (known: ${ROLES.join(', ')})`);
   return roles as Role[];
@@ -88,20 +101,42 @@ export function registerUserCommands(program: Command): void {
     .option('--tenant <tenant id>', 'tenant uuid', DEFAULT_TENANT_ID)
     .option('--password <password>', 'else OPS_PASSWORD, else one is generated and printed once')
     .option('--invite', 'create an invited user and print the invite URL instead')
-    .action(async (o: { email: string; roles: string; name?: string; tenant: string; password?: string; invite?: boolean }) => {
-      const roles = parseRoles(o.roles);
-      await withIdentity(async (deps) => {
-        if (!(await findTenant(deps.knex, o.tenant))) throw new Error(`no tenant ${o.tenant} (see: ops tenants list)`);
-        if (o.invite) {
-          const { userId, token } = await inviteUser(deps, { email: o.email, display_name: o.name ?? null, roles }, { ...actor, tenantId: o.tenant });
-          console.log(`invited ${o.email} (${userId}); share this URL once: ${deps.config.http.publicBaseUrl}/invite?token=${token}`);
-          return;
-        }
-        const { password, generated } = choosePassword(o.password);
-        const { userId } = await registerUser(deps, { tenantId: o.tenant, email: o.email, displayName: o.name ?? null, roles, password }, actor);
-        console.log(`created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}${generated ? `; generated password (shown once): ${password}` : ''}`);
-      });
-    });
+    .action(
+      async (o: {
+        email: string;
+        roles: string;
+        name?: string;
+        tenant: string;
+        password?: string;
+        invite?: boolean;
+      }) => {
+        const roles = parseRoles(o.roles);
+        await withIdentity(async (deps) => {
+          if (!(await findTenant(deps.knex, o.tenant)))
+            throw new Error(`no tenant ${o.tenant} (see: ops tenants list)`);
+          if (o.invite) {
+            const { userId, token } = await inviteUser(
+              deps,
+              { email: o.email, display_name: o.name ?? null, roles },
+              { ...actor, tenantId: o.tenant },
+            );
+            console.log(
+              `invited ${o.email} (${userId}); share this URL once: ${deps.config.http.publicBaseUrl}/invite?token=${token}`,
+            );
+            return;
+          }
+          const { password, generated } = choosePassword(o.password);
+          const { userId } = await registerUser(
+            deps,
+            { tenantId: o.tenant, email: o.email, displayName: o.name ?? null, roles, password },
+            actor,
+          );
+          console.log(
+            `created ${o.email.toLowerCase()} (${userId}) with roles [${roles.join(', ')}] in tenant ${o.tenant}${generated ? `; generated password (shown once): ${password}` : ''}`,
+          );
+        });
+      },
+    );
 
   users
     .command('rotate-password <email>')
@@ -112,19 +147,30 @@ export function registerUserCommands(program: Command): void {
         const user = await userByEmail(deps, email);
         const { password, generated } = choosePassword(o.password);
         await rotatePassword(deps, user.id, password, { ...actor, tenantId: user.tenant_id });
-        console.log(`password of ${user.email} rotated; its sessions are revoked${generated ? `; generated password (shown once): ${password}` : ''}`);
+        console.log(
+          `password of ${user.email} rotated; its sessions are revoked${generated ? `; generated password (shown once): ${password}` : ''}`,
+        );
       });
     });
 
-  for (const [name, isActive] of [['deactivate', false], ['reactivate', true]] as const) {
+  for (const [name, isActive] of [
+    ['deactivate', false],
+    ['reactivate', true],
+  ] as const) {
     users
       .command(`${name} <email>`)
-      .description(isActive ? 'let a disabled user log in again' : 'disable a user and end their sessions (not the last active admin)')
+      .description(
+        isActive
+          ? 'let a disabled user log in again'
+          : 'disable a user and end their sessions (not the last active admin)',
+      )
       .action(async (email: string) => {
         await withIdentity(async (deps) => {
           const user = await userByEmail(deps, email);
           const { events } = await updateUser(deps, user.id, { isActive }, { ...actor, tenantId: user.tenant_id });
-          console.log(events.length ? `${user.email} ${name}d` : `${user.email} was already ${isActive ? 'active' : 'disabled'}`);
+          console.log(
+            events.length ? `${user.email} ${name}d` : `${user.email} was already ${isActive ? 'active' : 'disabled'}`,
+          );
         });
       });
   }

@@ -22,14 +22,23 @@ export function settlementOf(event: RecordedEvent): FinishedTurnUsage | null {
   const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
   const executionId = event.stream.slice(turnAggregate.stream(tenantId, '').length);
   const { reservation } = parsed.data;
-  return { executionId, tokensUsed: parsed.data.outcome.tokensUsed, costUsd: parsed.data.outcome.costUsd, ...(reservation === undefined ? {} : { reservation }) };
+  return {
+    executionId,
+    tokensUsed: parsed.data.outcome.tokensUsed,
+    costUsd: parsed.data.outcome.costUsd,
+    ...(reservation === undefined ? {} : { reservation }),
+  };
 }
 
 /**
  * The settlement of a finished turn: the reservation its end names, or (an end recorded before
  * ends named it) its `TurnStarted`'s user and day; null for a turn that reserved nothing.
  */
-async function settlementCommand(deps: Pick<PlatformDeps, 'store'>, tenantId: string, usage: FinishedTurnUsage): Promise<SettleTurnBudget | null> {
+async function settlementCommand(
+  deps: Pick<PlatformDeps, 'store'>,
+  tenantId: string,
+  usage: FinishedTurnUsage,
+): Promise<SettleTurnBudget | null> {
   const { reservation, ...settled } = usage;
   if (reservation !== undefined) return reservation && { type: 'SettleTurnBudget', ...settled, ...reservation };
   const [first] = await deps.store.readStream(turnAggregate.stream(tenantId, usage.executionId), { limit: 1 });
@@ -42,7 +51,11 @@ async function settlementCommand(deps: Pick<PlatformDeps, 'store'>, tenantId: st
  * Settles a finished turn in the usage streams of the day it reserved on (its `TurnStarted`
  * names the user and that day). A turn from before reservations reserved nothing: a no-op.
  */
-export async function settleFinishedTurn(deps: Pick<PlatformDeps, 'store' | 'handle'>, context: CommandContext, usage: FinishedTurnUsage): Promise<void> {
+export async function settleFinishedTurn(
+  deps: Pick<PlatformDeps, 'store' | 'handle'>,
+  context: CommandContext,
+  usage: FinishedTurnUsage,
+): Promise<void> {
   const command = await settlementCommand(deps, context.tenantId, usage);
   if (command) await settleTurnBudget(deps, context, command);
 }
@@ -71,7 +84,9 @@ export const budgetSettlementReactor: Reactor = {
       byTenant.set(tenantId, group);
     }
     for (const [tenantId, { first, usages }] of byTenant) {
-      const commands = (await Promise.all(usages.map((usage) => settlementCommand(deps, tenantId, usage)))).filter((c): c is SettleTurnBudget => c !== null);
+      const commands = (await Promise.all(usages.map((usage) => settlementCommand(deps, tenantId, usage)))).filter(
+        (c): c is SettleTurnBudget => c !== null,
+      );
       await settleTurnBudgets(deps, reactionContext(first, `settle-budgets-${usages.length}`), commands);
     }
   },

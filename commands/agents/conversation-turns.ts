@@ -10,8 +10,15 @@ import { conversationStream } from '../../streams/conversations/conversation';
  */
 const WINDOW = 200;
 
-export async function recentExecutionIds(store: EventStore, tenantId: string, conversationId: string): Promise<string[]> {
-  const events = await store.readStream(conversationStream(tenantId, conversationId), { direction: 'backwards', limit: WINDOW });
+export async function recentExecutionIds(
+  store: EventStore,
+  tenantId: string,
+  conversationId: string,
+): Promise<string[]> {
+  const events = await store.readStream(conversationStream(tenantId, conversationId), {
+    direction: 'backwards',
+    limit: WINDOW,
+  });
   const ids: string[] = [];
   for (const event of events) {
     if (event.type !== 'MessageAppended') continue;
@@ -22,11 +29,21 @@ export async function recentExecutionIds(store: EventStore, tenantId: string, co
 }
 
 /** How a turn ended, from the last event of its stream (null while it runs or when absent). */
-export async function turnEnding(store: EventStore, tenantId: string, executionId: string): Promise<{ type: 'TurnCompleted' | 'TurnFailed' } | { type: 'TurnPaused'; approvalId: string; checkpointType: string } | null> {
-  const [last] = await store.readStream(turnAggregate.stream(tenantId, executionId), { direction: 'backwards', limit: 1 });
+export async function turnEnding(
+  store: EventStore,
+  tenantId: string,
+  executionId: string,
+): Promise<
+  { type: 'TurnCompleted' | 'TurnFailed' } | { type: 'TurnPaused'; approvalId: string; checkpointType: string } | null
+> {
+  const [last] = await store.readStream(turnAggregate.stream(tenantId, executionId), {
+    direction: 'backwards',
+    limit: 1,
+  });
   if (!last) return null;
   const event = readTurnEvent(last);
-  if (event.type === 'TurnPaused') return { type: 'TurnPaused', approvalId: event.data.approvalId, checkpointType: event.data.checkpointType };
+  if (event.type === 'TurnPaused')
+    return { type: 'TurnPaused', approvalId: event.data.approvalId, checkpointType: event.data.checkpointType };
   if (event.type === 'TurnCompleted' || event.type === 'TurnFailed') return { type: event.type };
   return null;
 }

@@ -44,6 +44,16 @@ export function decideDefineSkill(command: DefineSkill, state: SkillState, now: 
 
 const decider: Decider<DefineSkill, SkillState, SkillEvent> = { ...skillAggregate, decide: decideDefineSkill };
 
-export async function defineSkill(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, key: string, body: DefineSkillBody) {
-  return deps.handle(decider, skillAggregate.stream(context.tenantId, key), { type: 'DefineSkill', key, body, actorId: context.actorId }, context);
+export async function defineSkill(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  key: string,
+  body: DefineSkillBody,
+) {
+  return deps.handle(
+    decider,
+    skillAggregate.stream(context.tenantId, key),
+    { type: 'DefineSkill', key, body, actorId: context.actorId },
+    context,
+  );
 }

@@ -16,13 +16,34 @@ export function decideRecordTurnProgress(command: RecordTurnProgress, state: Tur
   return command.events;
 }
 
-const decider: Decider<RecordTurnProgress, TurnState, TurnEvent> = { ...turnAggregate, decide: (command, state) => decideRecordTurnProgress(command, state) };
+const decider: Decider<RecordTurnProgress, TurnState, TurnEvent> = {
+  ...turnAggregate,
+  decide: (command, state) => decideRecordTurnProgress(command, state),
+};
 
 /** Recording progress, as one of several commands handled together (with the turn's messages). */
-export function recordTurnProgressDecision(tenantId: string, executionId: string, events: ProgressEvent[]): Decision<RecordTurnProgress, TurnState, TurnEvent> {
-  return { decider, stream: turnAggregate.stream(tenantId, executionId), command: { type: 'RecordTurnProgress', events } };
+export function recordTurnProgressDecision(
+  tenantId: string,
+  executionId: string,
+  events: ProgressEvent[],
+): Decision<RecordTurnProgress, TurnState, TurnEvent> {
+  return {
+    decider,
+    stream: turnAggregate.stream(tenantId, executionId),
+    command: { type: 'RecordTurnProgress', events },
+  };
 }
 
-export async function recordTurnProgress(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, executionId: string, events: ProgressEvent[]) {
-  return deps.handle(decider, turnAggregate.stream(context.tenantId, executionId), { type: 'RecordTurnProgress', events }, context);
+export async function recordTurnProgress(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  executionId: string,
+  events: ProgressEvent[],
+) {
+  return deps.handle(
+    decider,
+    turnAggregate.stream(context.tenantId, executionId),
+    { type: 'RecordTurnProgress', events },
+    context,
+  );
 }

@@ -40,7 +40,10 @@ const ESTIMATED_REPLY_TOKENS = 1000;
  * What a turn reserves: its per-turn token and cost ceilings; without a ceiling, an estimate
  * from its prompt (priced at the model's list price, 0 for an unpriced model).
  */
-export function turnReservation(turn: { model: string; maxTokensPerExecution: number | null; maxCostUsdPerExecution: number | null }, promptTokens: number): { tokens: number; costUsd: number } {
+export function turnReservation(
+  turn: { model: string; maxTokensPerExecution: number | null; maxCostUsdPerExecution: number | null },
+  promptTokens: number,
+): { tokens: number; costUsd: number } {
   const estimatedInput = 2 * promptTokens;
   const tokens = turn.maxTokensPerExecution ?? estimatedInput + ESTIMATED_REPLY_TOKENS;
   const costUsd = turn.maxCostUsdPerExecution ?? costOf(turn.model, estimatedInput, ESTIMATED_REPLY_TOKENS) ?? 0;
@@ -56,17 +59,22 @@ function refusal(who: 'tenant' | 'user', state: DailyUsageState, caps: DailyCaps
   const tokens = committedTokens(state);
   const cost = committedCostUsd(state);
   if (caps.maxTokensPerDay !== null && tokens >= caps.maxTokensPerDay) {
-    return who === 'tenant' ? `daily token cap of the tenant exhausted (${tokens} of ${caps.maxTokensPerDay})` : `your daily token cap is exhausted (${tokens} of ${caps.maxTokensPerDay})`;
+    return who === 'tenant'
+      ? `daily token cap of the tenant exhausted (${tokens} of ${caps.maxTokensPerDay})`
+      : `your daily token cap is exhausted (${tokens} of ${caps.maxTokensPerDay})`;
   }
   if (caps.maxCostUsdPerDay !== null && cost >= caps.maxCostUsdPerDay) {
-    return who === 'tenant' ? `daily cost cap of the tenant exhausted ($${cost.toFixed(4)} of $${caps.maxCostUsdPerDay})` : `your daily cost cap is exhausted ($${cost.toFixed(4)} of $${caps.maxCostUsdPerDay})`;
+    return who === 'tenant'
+      ? `daily cost cap of the tenant exhausted ($${cost.toFixed(4)} of $${caps.maxCostUsdPerDay})`
+      : `your daily cost cap is exhausted ($${cost.toFixed(4)} of $${caps.maxCostUsdPerDay})`;
   }
   return null;
 }
 
 function capsIn(given: DailyCaps | null | 'last-known', state: DailyUsageState, who: string): DailyCaps {
   if (given !== 'last-known') return given ?? NO_CAPS;
-  if (state.lastCaps === null) throw new Unavailable(`settings cannot be read and no ${who} daily cap is known for today yet; try again shortly`);
+  if (state.lastCaps === null)
+    throw new Unavailable(`settings cannot be read and no ${who} daily cap is known for today yet; try again shortly`);
   return state.lastCaps;
 }
 
@@ -75,21 +83,54 @@ function capsIn(given: DailyCaps | null | 'last-known', state: DailyUsageState, 
  * (a retry), a refusal naming the cap this stream's committed usage reached, else the reservation
  * with the caps applied (the last known caps later, should settings become unreadable).
  */
-export function decideReservationIn(who: 'tenant' | 'user', command: ReserveTurnBudget, state: DailyUsageState, now: Date): DailyUsageEvent[] {
+export function decideReservationIn(
+  who: 'tenant' | 'user',
+  command: ReserveTurnBudget,
+  state: DailyUsageState,
+  now: Date,
+): DailyUsageEvent[] {
   if (state.open[command.executionId]) return [];
   // A user without an override is capped by the tenant alone; "last known" then means none.
-  const caps = who === 'tenant' ? capsIn(command.tenantCaps, state, 'tenant') : command.userCaps === 'last-known' ? (state.lastCaps ?? NO_CAPS) : (command.userCaps ?? NO_CAPS);
+  const caps =
+    who === 'tenant'
+      ? capsIn(command.tenantCaps, state, 'tenant')
+      : command.userCaps === 'last-known'
+        ? (state.lastCaps ?? NO_CAPS)
+        : (command.userCaps ?? NO_CAPS);
   const refused = refusal(who, state, caps);
   if (refused) throw new RateLimited(refused);
-  return [{ type: 'UsageReserved', data: { executionId: command.executionId, userId: command.userId, tokens: command.tokens, costUsd: command.costUsd, caps, reservedAt: now.toISOString() } }];
+  return [
+    {
+      type: 'UsageReserved',
+      data: {
+        executionId: command.executionId,
+        userId: command.userId,
+        tokens: command.tokens,
+        costUsd: command.costUsd,
+        caps,
+        reservedAt: now.toISOString(),
+      },
+    },
+  ];
 }
 
 /** Both streams' reservations, the tenant's refusal first. */
-export function decideReserveTurnBudget(command: ReserveTurnBudget, tenant: DailyUsageState, user: DailyUsageState, now: Date): { tenant: DailyUsageEvent[]; user: DailyUsageEvent[] } {
-  return { tenant: decideReservationIn('tenant', command, tenant, now), user: decideReservationIn('user', command, user, now) };
+export function decideReserveTurnBudget(
+  command: ReserveTurnBudget,
+  tenant: DailyUsageState,
+  user: DailyUsageState,
+  now: Date,
+): { tenant: DailyUsageEvent[]; user: DailyUsageEvent[] } {
+  return {
+    tenant: decideReservationIn('tenant', command, tenant, now),
+    user: decideReservationIn('user', command, user, now),
+  };
 }
 
-const reserveIn = (who: 'tenant' | 'user'): Decider<ReserveTurnBudget, DailyUsageState, DailyUsageEvent> => ({ ...dailyUsageAggregate, decide: (command, state, now) => decideReservationIn(who, command, state, now) });
+const reserveIn = (who: 'tenant' | 'user'): Decider<ReserveTurnBudget, DailyUsageState, DailyUsageEvent> => ({
+  ...dailyUsageAggregate,
+  decide: (command, state, now) => decideReservationIn(who, command, state, now),
+});
 const tenantReservation = reserveIn('tenant');
 const userReservation = reserveIn('user');
 
@@ -107,9 +148,15 @@ export function reserveTurnBudgetDecisions(tenantId: string, command: ReserveTur
 }
 
 /** Reserves in both streams in one write; answers the UTC day the reservation counts against. */
-export async function reserveTurnBudget(deps: Pick<PlatformDeps, 'handle' | 'clock'>, context: CommandContext, command: ReserveTurnBudget): Promise<string> {
+export async function reserveTurnBudget(
+  deps: Pick<PlatformDeps, 'handle' | 'clock'>,
+  context: CommandContext,
+  command: ReserveTurnBudget,
+): Promise<string> {
   // A reservation made across midnight counts against the day it began on.
   const day = usageDayOf(deps.clock());
-  await deps.handle.together(reserveTurnBudgetDecisions(context.tenantId, command, day), context, { retries: USAGE_WRITE_RETRIES });
+  await deps.handle.together(reserveTurnBudgetDecisions(context.tenantId, command, day), context, {
+    retries: USAGE_WRITE_RETRIES,
+  });
   return day;
 }

@@ -15,11 +15,23 @@ export interface RetireSkill {
 export function decideRetireSkill(command: RetireSkill, state: SkillState, now: Date): SkillEvent[] {
   if (state.status === 'retired') throw new NotFound(`skill ${command.key} not found`);
   if (state.status === 'none' && !command.builtIn) throw new NotFound(`skill ${command.key} not found`);
-  return [{ type: 'SkillRetired', data: { key: command.key, retiredBy: command.actorId, retiredAt: now.toISOString() } }];
+  return [
+    { type: 'SkillRetired', data: { key: command.key, retiredBy: command.actorId, retiredAt: now.toISOString() } },
+  ];
 }
 
 const decider: Decider<RetireSkill, SkillState, SkillEvent> = { ...skillAggregate, decide: decideRetireSkill };
 
-export async function retireSkill(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, key: string, builtIn: boolean) {
-  return deps.handle(decider, skillAggregate.stream(context.tenantId, key), { type: 'RetireSkill', key, actorId: context.actorId, builtIn }, context);
+export async function retireSkill(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  key: string,
+  builtIn: boolean,
+) {
+  return deps.handle(
+    decider,
+    skillAggregate.stream(context.tenantId, key),
+    { type: 'RetireSkill', key, actorId: context.actorId, builtIn },
+    context,
+  );
 }

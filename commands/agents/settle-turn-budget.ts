@@ -1,7 +1,14 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { dailyUsageAggregate, type DailyUsageEvent, type DailyUsageState, tenantUsageStream, USAGE_WRITE_RETRIES, userUsageStream } from '../../streams/agents/daily-usage';
+import {
+  dailyUsageAggregate,
+  type DailyUsageEvent,
+  type DailyUsageState,
+  tenantUsageStream,
+  USAGE_WRITE_RETRIES,
+  userUsageStream,
+} from '../../streams/agents/daily-usage';
 
 /**
  * Replaces a turn's reservation by what it used. Unknown usage (no provider reported it, or
@@ -19,7 +26,11 @@ export interface SettleTurnBudget {
 }
 
 /** One stream's settlement; nothing when it holds no open reservation for the turn (settled already, or never reserved). */
-export function decideSettleTurnBudget(command: SettleTurnBudget, state: DailyUsageState, now: Date): DailyUsageEvent[] {
+export function decideSettleTurnBudget(
+  command: SettleTurnBudget,
+  state: DailyUsageState,
+  now: Date,
+): DailyUsageEvent[] {
   const held = state.open[command.executionId];
   if (!held) return [];
   const known = command.tokensUsed !== null && command.costUsd !== null;
@@ -49,7 +60,11 @@ export interface SettleTurnBudgets {
   settlements: SettleTurnBudget[];
 }
 
-export function decideSettleTurnBudgets(command: SettleTurnBudgets, state: DailyUsageState, now: Date): DailyUsageEvent[] {
+export function decideSettleTurnBudgets(
+  command: SettleTurnBudgets,
+  state: DailyUsageState,
+  now: Date,
+): DailyUsageEvent[] {
   const events: DailyUsageEvent[] = [];
   for (const settlement of command.settlements) {
     const decided = decideSettleTurnBudget(settlement, state, now);
@@ -59,10 +74,17 @@ export function decideSettleTurnBudgets(command: SettleTurnBudgets, state: Daily
   return events;
 }
 
-const settleAllIn: Decider<SettleTurnBudgets, DailyUsageState, DailyUsageEvent> = { ...dailyUsageAggregate, decide: decideSettleTurnBudgets };
+const settleAllIn: Decider<SettleTurnBudgets, DailyUsageState, DailyUsageEvent> = {
+  ...dailyUsageAggregate,
+  decide: decideSettleTurnBudgets,
+};
 
 /** Settles in the tenant's and the user's stream of the reservation's day, in one write (`exclusive`: see the reservation). */
-export async function settleTurnBudget(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: SettleTurnBudget): Promise<void> {
+export async function settleTurnBudget(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  command: SettleTurnBudget,
+): Promise<void> {
   await settleTurnBudgets(deps, context, [command]);
 }
 
@@ -71,7 +93,11 @@ export async function settleTurnBudget(deps: Pick<PlatformDeps, 'handle'>, conte
  * that day's settlements, each user's stream of the day its own. Under load the settlements
  * keep up with the reservations, which count against the caps until they are settled.
  */
-export async function settleTurnBudgets(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, commands: SettleTurnBudget[]): Promise<void> {
+export async function settleTurnBudgets(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  commands: SettleTurnBudget[],
+): Promise<void> {
   const streams = new Map<string, SettleTurnBudget[]>();
   const add = (stream: string, command: SettleTurnBudget) => {
     const settlements = streams.get(stream);
@@ -84,7 +110,12 @@ export async function settleTurnBudgets(deps: Pick<PlatformDeps, 'handle'>, cont
   }
   if (streams.size === 0) return;
   await deps.handle.together(
-    [...streams].map(([stream, settlements]) => ({ decider: settleAllIn, stream, command: { type: 'SettleTurnBudgets' as const, settlements }, exclusive: true })),
+    [...streams].map(([stream, settlements]) => ({
+      decider: settleAllIn,
+      stream,
+      command: { type: 'SettleTurnBudgets' as const, settlements },
+      exclusive: true,
+    })),
     context,
     { retries: USAGE_WRITE_RETRIES },
   );

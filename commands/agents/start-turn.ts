@@ -23,7 +23,10 @@ export function decideStartTurn(command: StartTurn, state: TurnState, now: Date)
 const decider: Decider<StartTurn, TurnState, TurnEvent> = { ...turnAggregate, decide: decideStartTurn };
 
 /** Starting a turn, as one of several commands handled together (with the user's message). */
-export function startTurnDecision(tenantId: string, turn: StartTurn['turn']): Decision<StartTurn, TurnState, TurnEvent> {
+export function startTurnDecision(
+  tenantId: string,
+  turn: StartTurn['turn'],
+): Decision<StartTurn, TurnState, TurnEvent> {
   return { decider, stream: turnAggregate.stream(tenantId, turn.executionId), command: { type: 'StartTurn', turn } };
 }
 

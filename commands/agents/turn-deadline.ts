@@ -47,8 +47,25 @@ export function deadlineFinish(state: TurnState, started: Started, timeoutMs: nu
   if (state.status !== 'running') return null;
   const error = `the turn passed its deadline (${Math.round(timeoutMs / 1000)} s, AGENT_TURN_TIMEOUT_MS) without finishing`;
   return {
-    outcome: { status: 'error', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: started.thinkingMode, referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error },
-    usage: { userId: started.userId, model: started.model, inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
+    outcome: {
+      status: 'error',
+      tokensUsed: null,
+      costUsd: null,
+      skillsInjected: [],
+      thinkingMode: started.thinkingMode,
+      referencedEntities: [],
+      hitlApprovalId: null,
+      hitlCheckpointType: null,
+      error,
+    },
+    usage: {
+      userId: started.userId,
+      model: started.model,
+      inputTokens: null,
+      outputTokens: null,
+      tokensUsed: null,
+      costUsd: null,
+    },
   };
 }
 
@@ -78,7 +95,9 @@ export function consumedDecision(
 
 /** The turns of a batch that started and are not seen ending in it: those that may need a deadline. */
 export function startedWithoutEnd(events: RecordedEvent[]): RecordedEvent[] {
-  const ended = new Set(events.filter((e) => (TERMINAL_TURN_EVENTS as readonly string[]).includes(e.type)).map((e) => e.stream));
+  const ended = new Set(
+    events.filter((e) => (TERMINAL_TURN_EVENTS as readonly string[]).includes(e.type)).map((e) => e.stream),
+  );
   return events.filter((e) => e.type === 'TurnStarted' && !ended.has(e.stream));
 }
 
@@ -119,7 +138,9 @@ async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Pro
   const elapsed = localTurnElapsedMs(executionId);
   const timeoutMs = deps.config.llm.turnTimeoutMs;
   if (elapsed !== undefined && elapsed < timeoutMs + deadlineMarginMs(timeoutMs)) return;
-  const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(turnAggregate.read);
+  const events = (await deps.store.readStream(turnAggregate.stream(message.tenantId, executionId))).map(
+    turnAggregate.read,
+  );
   const first = events[0];
   if (first?.type !== 'TurnStarted') return;
   const state = events.reduce(turnAggregate.evolve, turnAggregate.initialState);

@@ -3,7 +3,13 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { approvalAggregate, type ApprovalEvent, type ApprovalState, type Decision, DECISIONS } from '../../streams/approvals/approval';
+import {
+  approvalAggregate,
+  type ApprovalEvent,
+  type ApprovalState,
+  type Decision,
+  DECISIONS,
+} from '../../streams/approvals/approval';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /** POST /approvals/{id}/decide body. `reviewer_id` only counts for header-less internal callers. */
@@ -42,7 +48,10 @@ export const approvalNotFound = () => new NotFound('Approval not found');
  * caller of POST /approvals) does not decide it; a compliance filing approved by its own
  * preparer is not reviewed at all. Null when the rule does not stand in the way.
  */
-export function fourEyesRefusal(command: Pick<DecideApproval, 'reviewerId' | 'mayDecideOwn'>, state: ApprovalState): string | null {
+export function fourEyesRefusal(
+  command: Pick<DecideApproval, 'reviewerId' | 'mayDecideOwn'>,
+  state: ApprovalState,
+): string | null {
   if (state.status === 'none' || command.mayDecideOwn || command.reviewerId !== state.requestedBy) return null;
   return 'You opened this approval, so another reviewer must decide it (four eyes)';
 }
@@ -54,21 +63,45 @@ export function fourEyesRefusal(command: Pick<DecideApproval, 'reviewerId' | 'ma
  */
 export function decideDecideApproval(command: DecideApproval, state: ApprovalState, now: Date): ApprovalEvent[] {
   if (state.status === 'none') throw approvalNotFound();
-  if (state.status !== 'pending') throw new Conflict(`Approval already decided (${state.status})`, { status: state.status });
+  if (state.status !== 'pending')
+    throw new Conflict(`Approval already decided (${state.status})`, { status: state.status });
   // The refused attempt is itself recorded (the caller answers 403 after it is appended).
   const refusal = fourEyesRefusal(command, state);
   if (refusal) {
-    return [{ type: 'ApprovalDecisionRefused', data: { approvalId: state.approvalId, attemptedBy: command.reviewerId, decision: command.decision, reason: refusal, refusedAt: now.toISOString() } }];
+    return [
+      {
+        type: 'ApprovalDecisionRefused',
+        data: {
+          approvalId: state.approvalId,
+          attemptedBy: command.reviewerId,
+          decision: command.decision,
+          reason: refusal,
+          refusedAt: now.toISOString(),
+        },
+      },
+    ];
   }
   if (state.reviewerId && state.reviewerId !== command.reviewerId && !command.reviewerIsAdmin) {
     throw new Forbidden('This approval is assigned to another reviewer; escalate it to open it to every reviewer');
   }
   const hasModifications = command.modifications !== null && Object.keys(command.modifications).length > 0;
   if (command.decision === 'modified' && !hasModifications) {
-    throw new ValidationFailed([{ loc: ['body', 'modifications'], msg: 'a modified decision needs a non-empty modifications object', type: 'missing' }]);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'modifications'],
+        msg: 'a modified decision needs a non-empty modifications object',
+        type: 'missing',
+      },
+    ]);
   }
   if (command.decision !== 'modified' && hasModifications) {
-    throw new ValidationFailed([{ loc: ['body', 'modifications'], msg: 'modifications are only accepted with decision modified', type: 'value_error' }]);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'modifications'],
+        msg: 'modifications are only accepted with decision modified',
+        type: 'value_error',
+      },
+    ]);
   }
   const missing = missingReason(command, state.failedValidations);
   if (missing) throw new ValidationFailed([missing]);
@@ -100,16 +133,33 @@ function missingReason(command: DecideApproval, failedValidations: string[]) {
   }
   if (command.decision !== 'rejected' && failedValidations.length > 0 && !command.justification?.trim()) {
     const which = failedValidations.join(', ');
-    return { loc: ['body', 'justification'], msg: `approving over failed validations (${which}) needs a justification`, type: 'missing' };
+    return {
+      loc: ['body', 'justification'],
+      msg: `approving over failed validations (${which}) needs a justification`,
+      type: 'missing',
+    };
   }
   return null;
 }
 
-export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideDecideApproval };
+export const decideApprovalDecider: Decider<DecideApproval, ApprovalState, ApprovalEvent> = {
+  ...approvalAggregate,
+  decide: decideDecideApproval,
+};
 
 /** Answers 403 once a four-eyes refusal is in the log (also for a retry of the refused request). */
-export async function decideApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: DecideApproval) {
-  const { state, events, replayed, position } = await deps.handle(decideApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+export async function decideApproval(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  approvalId: string,
+  command: DecideApproval,
+) {
+  const { state, events, replayed, position } = await deps.handle(
+    decideApprovalDecider,
+    approvalAggregate.stream(context.tenantId, approvalId),
+    command,
+    context,
+  );
   const refused = events.find((e) => e.type === 'ApprovalDecisionRefused');
   if (refused) throw new Forbidden(refused.data.reason);
   const refusal = replayed ? fourEyesRefusal(command, state) : null;

@@ -28,7 +28,10 @@ export interface EscalateApproval {
  */
 export function decideEscalateApproval(command: EscalateApproval, state: ApprovalState, now: Date): ApprovalEvent[] {
   if (state.status === 'none') throw approvalNotFound();
-  if (state.status !== 'pending') throw new Conflict(`Approval already decided (${state.status}); only a pending approval can be escalated`, { status: state.status });
+  if (state.status !== 'pending')
+    throw new Conflict(`Approval already decided (${state.status}); only a pending approval can be escalated`, {
+      status: state.status,
+    });
   return [
     {
       type: 'ApprovalEscalated',
@@ -44,9 +47,22 @@ export function decideEscalateApproval(command: EscalateApproval, state: Approva
   ];
 }
 
-export const escalateApprovalDecider: Decider<EscalateApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideEscalateApproval };
+export const escalateApprovalDecider: Decider<EscalateApproval, ApprovalState, ApprovalEvent> = {
+  ...approvalAggregate,
+  decide: decideEscalateApproval,
+};
 
-export async function escalateApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, approvalId: string, command: EscalateApproval) {
-  const { state } = await deps.handle(escalateApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+export async function escalateApproval(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  approvalId: string,
+  command: EscalateApproval,
+) {
+  const { state } = await deps.handle(
+    escalateApprovalDecider,
+    approvalAggregate.stream(context.tenantId, approvalId),
+    command,
+    context,
+  );
   return state;
 }

@@ -19,7 +19,12 @@ export const RequestApprovalBody = z
   })
   .superRefine((body, ctx) => {
     if (body.reviewer_strategy === 'named_individual' && !body.reviewer_id) {
-      ctx.addIssue({ code: 'custom', path: ['reviewer_id'], message: 'reviewer_strategy named_individual needs a reviewer_id', params: { type: 'missing' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['reviewer_id'],
+        message: 'reviewer_strategy named_individual needs a reviewer_id',
+        params: { type: 'missing' },
+      });
     }
   });
 
@@ -66,7 +71,10 @@ export function decideRequestApproval(command: RequestApproval, state: ApprovalS
   ];
 }
 
-export const requestApprovalDecider: Decider<RequestApproval, ApprovalState, ApprovalEvent> = { ...approvalAggregate, decide: decideRequestApproval };
+export const requestApprovalDecider: Decider<RequestApproval, ApprovalState, ApprovalEvent> = {
+  ...approvalAggregate,
+  decide: decideRequestApproval,
+};
 
 /**
  * Opens a pending approval. Agent turns call this when they reach a human checkpoint, the
@@ -81,7 +89,18 @@ export async function requestApproval(
 ): Promise<ApprovalReceipt> {
   const approvalId = input.approvalId ?? newId(context, 'approvals.approval');
   const command: RequestApproval = { ...input, type: 'RequestApproval', approvalId, requestedBy: context.actorId };
-  const { state } = await deps.handle(requestApprovalDecider, approvalAggregate.stream(context.tenantId, approvalId), command, context);
+  const { state } = await deps.handle(
+    requestApprovalDecider,
+    approvalAggregate.stream(context.tenantId, approvalId),
+    command,
+    context,
+  );
   if (state.status === 'none') throw new Error('approval request appended nothing');
-  return { approval_id: approvalId, status: 'pending', checkpoint_type: state.checkpointType, created_at: state.requestedAt, reviewer_id: state.reviewerId };
+  return {
+    approval_id: approvalId,
+    status: 'pending',
+    checkpoint_type: state.checkpointType,
+    created_at: state.requestedAt,
+    reviewer_id: state.reviewerId,
+  };
 }

@@ -3,7 +3,12 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import { putBlob } from '../../src/platform/infra/artifact-blobs';
-import { checklistAggregate, type ChecklistEvent, type ChecklistState, MAX_ARTIFACTS_PER_ITEM } from '../../streams/checklists/checklist';
+import {
+  checklistAggregate,
+  type ChecklistEvent,
+  type ChecklistState,
+  MAX_ARTIFACTS_PER_ITEM,
+} from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
 export interface AddArtifact {
@@ -24,12 +29,16 @@ export function decideAddArtifact(command: AddArtifact, state: ChecklistState, n
   itemAt(checklist, command.itemIndex);
   if (command.artifactId in checklist.artifacts) return [];
   const onItem = Object.values(checklist.artifacts).filter((i) => i === command.itemIndex).length;
-  if (onItem >= MAX_ARTIFACTS_PER_ITEM) throw new Conflict(`An item holds at most ${MAX_ARTIFACTS_PER_ITEM} artifacts; remove one first`);
+  if (onItem >= MAX_ARTIFACTS_PER_ITEM)
+    throw new Conflict(`An item holds at most ${MAX_ARTIFACTS_PER_ITEM} artifacts; remove one first`);
   const { type: _type, ...data } = command;
   return [{ type: 'ArtifactAdded', data: { ...data, addedAt: now.toISOString() } }];
 }
 
-export const addArtifactDecider: Decider<AddArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideAddArtifact };
+export const addArtifactDecider: Decider<AddArtifact, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideAddArtifact,
+};
 
 /** The bytes go to the blob table first: an ArtifactAdded event never names content that is not stored. */
 export async function addArtifact(
@@ -40,7 +49,13 @@ export async function addArtifact(
 ) {
   const { bytes, ...rest } = input;
   const sha256 = await putBlob(deps.knex, context.tenantId, bytes, input.contentType);
-  const command: AddArtifact = { ...rest, type: 'AddArtifact', sha256, sizeBytes: bytes.length, addedBy: context.actorId };
+  const command: AddArtifact = {
+    ...rest,
+    type: 'AddArtifact',
+    sha256,
+    sizeBytes: bytes.length,
+    addedBy: context.actorId,
+  };
   await deps.handle(addArtifactDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
   return command;
 }

@@ -2,10 +2,24 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { ABANDONED_AFTER_MS, assessmentAggregate, type AssessmentEvent, type AssessmentFrame, type AssessmentState } from '../../streams/checklists/assessment';
+import {
+  ABANDONED_AFTER_MS,
+  assessmentAggregate,
+  type AssessmentEvent,
+  type AssessmentFrame,
+  type AssessmentState,
+} from '../../streams/checklists/assessment';
 
 export type AssessmentCommand =
-  | { type: 'StartAssessment'; assessmentId: string; checklistId: string; templateId: string; entityId: string; startedBy: string; rerun: boolean }
+  | {
+      type: 'StartAssessment';
+      assessmentId: string;
+      checklistId: string;
+      templateId: string;
+      entityId: string;
+      startedBy: string;
+      rerun: boolean;
+    }
   | { type: 'RecordAssessmentFrames'; assessmentId: string; frames: AssessmentFrame[] };
 
 /**
@@ -23,23 +37,47 @@ export function decideAssessment(command: AssessmentCommand, state: AssessmentSt
       return [{ type: 'AssessmentStarted', data: { ...data, startedAt: now.toISOString() } }];
     }
     case 'RecordAssessmentFrames':
-      if (state.status !== 'running' || state.assessmentId !== command.assessmentId) throw new Conflict('This assessment run is no longer the current one');
+      if (state.status !== 'running' || state.assessmentId !== command.assessmentId)
+        throw new Conflict('This assessment run is no longer the current one');
       return command.frames;
     default:
       return assertNever(command);
   }
 }
 
-export const assessmentDecider: Decider<AssessmentCommand, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideAssessment };
+export const assessmentDecider: Decider<AssessmentCommand, AssessmentState, AssessmentEvent> = {
+  ...assessmentAggregate,
+  decide: decideAssessment,
+};
 
 /** True when this call started the run (and so must perform it). */
-export async function startAssessment(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, command: Extract<AssessmentCommand, { type: 'StartAssessment' }>): Promise<boolean> {
-  const { events } = await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, command.checklistId), command, context);
+export async function startAssessment(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  command: Extract<AssessmentCommand, { type: 'StartAssessment' }>,
+): Promise<boolean> {
+  const { events } = await deps.handle(
+    assessmentDecider,
+    assessmentAggregate.stream(context.tenantId, command.checklistId),
+    command,
+    context,
+  );
   return events.length > 0;
 }
 
 /** Appends frames in one write (one item's results at a time, so readers see progress item by item). */
-export async function recordFrames(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, assessmentId: string, frames: AssessmentFrame[]): Promise<void> {
+export async function recordFrames(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  assessmentId: string,
+  frames: AssessmentFrame[],
+): Promise<void> {
   if (frames.length === 0) return;
-  await deps.handle(assessmentDecider, assessmentAggregate.stream(context.tenantId, checklistId), { type: 'RecordAssessmentFrames', assessmentId, frames }, context);
+  await deps.handle(
+    assessmentDecider,
+    assessmentAggregate.stream(context.tenantId, checklistId),
+    { type: 'RecordAssessmentFrames', assessmentId, frames },
+    context,
+  );
 }

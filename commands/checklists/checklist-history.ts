@@ -5,7 +5,10 @@ import type { ChecklistFacts } from './checklist-facts';
 type Created = Extract<ChecklistEvent, { type: 'ChecklistCreated' }>['data'];
 
 /** A checklist's events as written (reactors read the write side, never a lagging read model). */
-export async function checklistHistory(store: EventStore, stream: string): Promise<{ created: Created; events: ChecklistEvent[] }> {
+export async function checklistHistory(
+  store: EventStore,
+  stream: string,
+): Promise<{ created: Created; events: ChecklistEvent[] }> {
   const events = (await store.readStream(stream)).map(readChecklistEvent);
   const first = events[0];
   if (first?.type !== 'ChecklistCreated') throw new Error(`${stream} has no ChecklistCreated`);

@@ -51,7 +51,12 @@ export function decideCreateChecklist(command: CreateChecklist, state: Checklist
         domain: template.domain,
         period: command.period,
         dueDate: command.dueDate,
-        items: template.items.map((item, index) => ({ index, key: item.key, label: item.label, itemType: item.itemType })),
+        items: template.items.map((item, index) => ({
+          index,
+          key: item.key,
+          label: item.label,
+          itemType: item.itemType,
+        })),
         createdBy: command.createdBy,
         createdAt: now.toISOString(),
       },
@@ -59,9 +64,16 @@ export function decideCreateChecklist(command: CreateChecklist, state: Checklist
   ];
 }
 
-export const createChecklistDecider: Decider<CreateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideCreateChecklist };
+export const createChecklistDecider: Decider<CreateChecklist, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideCreateChecklist,
+};
 
-export async function createChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, input: Omit<CreateChecklist, 'type' | 'checklistId' | 'createdBy'>): Promise<string> {
+export async function createChecklist(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  input: Omit<CreateChecklist, 'type' | 'checklistId' | 'createdBy'>,
+): Promise<string> {
   const checklistId = newId(context, 'checklists.checklist');
   const command: CreateChecklist = { ...input, type: 'CreateChecklist', checklistId, createdBy: context.actorId };
   await deps.handle(createChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);

@@ -58,48 +58,99 @@ export interface FilingRequest {
   checklist?: ChecklistRef;
 }
 
-const normalized = (form: string) => form.toUpperCase().replace(/^FORM\s+/, '').replace(/[\s_]/g, '-');
+const normalized = (form: string) =>
+  form
+    .toUpperCase()
+    .replace(/^FORM\s+/, '')
+    .replace(/[\s_]/g, '-');
 
 /** The template a form name or template id means; undefined when none. */
 export function templateOfForm(form: string): FilingTemplate | undefined {
   const key = normalized(form);
-  return FILING_TEMPLATES.find((t) => t.templateId.toUpperCase().replace(/_/g, '-') === key || normalized(t.form) === key || t.form.split('/').some((f) => normalized(f) === key));
+  return FILING_TEMPLATES.find(
+    (t) =>
+      t.templateId.toUpperCase().replace(/_/g, '-') === key ||
+      normalized(t.form) === key ||
+      t.form.split('/').some((f) => normalized(f) === key),
+  );
 }
 
-const DISPOSITIONS: Record<string, string> = { '01': 'Gas used on lease (code 01)', '02': 'Gas to transmission line (code 02)', '10': 'Gas flared (code 10)', '11': 'Gas vented (code 11)' };
+const DISPOSITIONS: Record<string, string> = {
+  '01': 'Gas used on lease (code 01)',
+  '02': 'Gas to transmission line (code 02)',
+  '10': 'Gas flared (code 10)',
+  '11': 'Gas vented (code 11)',
+};
 
 /** The unit's figures as the regulator files them (an oil lease's wells, or a gas well); a missing month stays null. */
 export function formPrFigureRows(ctx: FormPrContext, period: string): FilingPayload['figures'] {
   const f = formPrFigures(ctx.unit, period);
   const source = `graph:${ctx.unit.entity.label}/${ctx.unit.entity.entityId}`;
-  const rows: FilingPayload['figures'] = f.wellType === 'oil'
-    ? [{ label: 'Oil produced', value: f.oilBbl, unit: 'bbl', source }, { label: 'Casinghead gas produced', value: f.gasMcf, unit: 'mcf', source }]
-    : [{ label: 'Condensate produced', value: f.oilBbl, unit: 'bbl', source }, { label: 'Gas-well gas produced', value: f.gasMcf, unit: 'mcf', source }];
-  for (const code of Object.keys(f.dispositions ?? {}).sort()) rows.push({ label: DISPOSITIONS[code] ?? `Gas disposition code ${code}`, value: f.dispositions![code], unit: 'mcf', source });
+  const rows: FilingPayload['figures'] =
+    f.wellType === 'oil'
+      ? [
+          { label: 'Oil produced', value: f.oilBbl, unit: 'bbl', source },
+          { label: 'Casinghead gas produced', value: f.gasMcf, unit: 'mcf', source },
+        ]
+      : [
+          { label: 'Condensate produced', value: f.oilBbl, unit: 'bbl', source },
+          { label: 'Gas-well gas produced', value: f.gasMcf, unit: 'mcf', source },
+        ];
+  for (const code of Object.keys(f.dispositions ?? {}).sort())
+    rows.push({
+      label: DISPOSITIONS[code] ?? `Gas disposition code ${code}`,
+      value: f.dispositions![code],
+      unit: 'mcf',
+      source,
+    });
   return rows;
 }
 
 function entityOf(facts: WellFacts): FilingPayload['entity'] {
   const p = facts.well.properties;
-  return { id: facts.well.entity_id, vertex_id: facts.well.id, type: facts.well.label, name: p.name ?? p.well_name ?? facts.well.entity_id, api_number: p.api_number ?? null };
+  return {
+    id: facts.well.entity_id,
+    vertex_id: facts.well.id,
+    type: facts.well.label,
+    name: p.name ?? p.well_name ?? facts.well.entity_id,
+    api_number: p.api_number ?? null,
+  };
 }
 
-const statusOf = (v: { passed: boolean; severity: string }): FilingPayload['validations'][number]['status'] => (v.passed ? 'pass' : v.severity === 'error' ? 'fail' : 'warn');
+const statusOf = (v: { passed: boolean; severity: string }): FilingPayload['validations'][number]['status'] =>
+  v.passed ? 'pass' : v.severity === 'error' ? 'fail' : 'warn';
 
 function validationsOf(digest: AssessmentDigest): FilingPayload['validations'] {
   const names = new Map(digest.items.map((i) => [i.index, i.name]));
-  return digest.validations.map((v) => ({ key: v.check, label: names.get(v.item_index) ?? v.check, status: statusOf(v), message: v.message }));
+  return digest.validations.map((v) => ({
+    key: v.check,
+    label: names.get(v.item_index) ?? v.check,
+    status: statusOf(v),
+    message: v.message,
+  }));
 }
 
 /** The template's item assessors over the graph's facts, recorded nowhere. */
-async function dryValidations(deps: Pick<PlatformDeps, 'knex'>, tenantId: string, template: FilingTemplate, facts: WellFacts, period: string, today: string): Promise<FilingPayload['validations']> {
-  const formPr = template.templateId === 'form_pr' ? await loadFormPrContext(deps.knex, tenantId, facts, period, today) : null;
+async function dryValidations(
+  deps: Pick<PlatformDeps, 'knex'>,
+  tenantId: string,
+  template: FilingTemplate,
+  facts: WellFacts,
+  period: string,
+  today: string,
+): Promise<FilingPayload['validations']> {
+  const formPr =
+    template.templateId === 'form_pr' ? await loadFormPrContext(deps.knex, tenantId, facts, period, today) : null;
   const subjects = formPr ? null : await loadOtherSubjects(deps.knex, tenantId, facts);
   return template.items.flatMap((item, index) => {
     const frames = new ItemFrames('dry-run', index);
     if (formPr) assessFormPrItem(item.key, frames, formPr);
     else assessOtherItem(item.key, frames, facts, today, subjects!);
-    return frames.frames.flatMap((f) => (f.type === 'AssessmentValidationRecorded' ? [{ key: f.data.checkName, label: item.label, status: statusOf(f.data), message: f.data.message }] : []));
+    return frames.frames.flatMap((f) =>
+      f.type === 'AssessmentValidationRecorded'
+        ? [{ key: f.data.checkName, label: item.label, status: statusOf(f.data), message: f.data.message }]
+        : [],
+    );
   });
 }
 
@@ -109,17 +160,34 @@ function templateOf(checklist: ChecklistRef | null, form: string | undefined): F
   return form ? templateOfForm(form) : undefined;
 }
 
-export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 'clock'>, tenantId: string, request: FilingRequest, ids: { conversationId?: string; executionId?: string } = {}): Promise<FilingPayload> {
-  const checklist: ChecklistRef | null = request.checklist ?? (request.checklist_id ? await getChecklist(deps.knex, tenantId, request.checklist_id) : null);
+export async function filingPayload(
+  deps: Pick<PlatformDeps, 'knex' | 'store' | 'clock'>,
+  tenantId: string,
+  request: FilingRequest,
+  ids: { conversationId?: string; executionId?: string } = {},
+): Promise<FilingPayload> {
+  const checklist: ChecklistRef | null =
+    request.checklist ?? (request.checklist_id ? await getChecklist(deps.knex, tenantId, request.checklist_id) : null);
   if (request.checklist_id && !checklist) throw new NotFound(`checklist ${request.checklist_id} not found`);
   const template = templateOf(checklist, request.form);
-  if (!template && !request.form) throw new ValidationFailed([{ loc: ['args', 'form'], msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`, type: 'missing' }]);
+  if (!template && !request.form)
+    throw new ValidationFailed([
+      {
+        loc: ['args', 'form'],
+        msg: `name the form to file: one of ${FILING_TEMPLATES.map((t) => `${t.templateId} (${t.form})`).join(', ')}`,
+        type: 'missing',
+      },
+    ]);
   const entityId = checklist?.entity_id ?? request.entity_id;
-  if (!entityId) throw new ValidationFailed([{ loc: ['args', 'entity_id'], msg: 'name the well the filing is about (its API number)', type: 'missing' }]);
+  if (!entityId)
+    throw new ValidationFailed([
+      { loc: ['args', 'entity_id'], msg: 'name the well the filing is about (its API number)', type: 'missing' },
+    ]);
   const label = /^lease$/i.test(checklist?.entity_type ?? '') ? 'Lease' : 'Well';
   const facts = await loadWellFacts(deps.knex, tenantId, entityId, label);
   const ref = { conversation_id: ids.conversationId ?? null, execution_id: ids.executionId ?? null };
-  const period = checklist?.period ?? request.period ?? (template?.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
+  const period =
+    checklist?.period ?? request.period ?? (template?.templateId === 'form_pr' ? previousMonth(deps.clock()) : null);
   const digest = checklist ? await assessmentDigest(deps.store, tenantId, checklist.checklist_id) : null;
   if (!facts) {
     // A checklist's entity deleted since: the reviewer still gets the request, with what its assessment said.
@@ -132,7 +200,15 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
       form_label: template.title,
       period,
       figures: [],
-      validations: [...(digest ? validationsOf(digest) : []), { key: 'entity_in_graph', label: 'Entity in the knowledge graph', status: 'fail', message: `no ${label.toLowerCase()} ${entityId} in the knowledge graph: nothing to read the figures from` }],
+      validations: [
+        ...(digest ? validationsOf(digest) : []),
+        {
+          key: 'entity_in_graph',
+          label: 'Entity in the knowledge graph',
+          status: 'fail',
+          message: `no ${label.toLowerCase()} ${entityId} in the knowledge graph: nothing to read the figures from`,
+        },
+      ],
       checklist_id: checklist.checklist_id,
       ...ref,
       filing_type: template.form,
@@ -151,7 +227,14 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
       form_label: `Form ${form}`,
       period: request.period ?? null,
       figures: [],
-      validations: [{ key: 'checklist_template', label: 'Checklist template', status: 'unknown', message: `no checklist template for Form ${form}: nothing was validated before review` }],
+      validations: [
+        {
+          key: 'checklist_template',
+          label: 'Checklist template',
+          status: 'unknown',
+          message: `no checklist template for Form ${form}: nothing was validated before review`,
+        },
+      ],
       checklist_id: null,
       ...ref,
       filing_type: form,
@@ -168,8 +251,20 @@ export async function filingPayload(deps: Pick<PlatformDeps, 'knex' | 'store' | 
     form: template.templateId,
     form_label: template.title,
     period,
-    figures: template.templateId === 'form_pr' && period ? formPrFigureRows(await loadFormPrContext(deps.knex, tenantId, facts, period, today), period) : [],
-    validations: digest ? validationsOf(digest) : await dryValidations(deps, tenantId, template, facts, period ?? p.form_pr_period ?? previousMonth(deps.clock()), today),
+    figures:
+      template.templateId === 'form_pr' && period
+        ? formPrFigureRows(await loadFormPrContext(deps.knex, tenantId, facts, period, today), period)
+        : [],
+    validations: digest
+      ? validationsOf(digest)
+      : await dryValidations(
+          deps,
+          tenantId,
+          template,
+          facts,
+          period ?? p.form_pr_period ?? previousMonth(deps.clock()),
+          today,
+        ),
     checklist_id: checklist?.checklist_id ?? null,
     ...ref,
     filing_type: template.form,

@@ -11,7 +11,8 @@ export function existing(state: ChecklistState): ExistingChecklist {
 /** Items, metadata and artifacts change only while the checklist is being worked on. */
 export function inProgress(state: ChecklistState, what: string): ExistingChecklist {
   const checklist = existing(state);
-  if (checklist.status !== 'in_progress') throw new Conflict(`Cannot ${what}: the checklist is ${checklist.status}`, { status: checklist.status });
+  if (checklist.status !== 'in_progress')
+    throw new Conflict(`Cannot ${what}: the checklist is ${checklist.status}`, { status: checklist.status });
   return checklist;
 }
 

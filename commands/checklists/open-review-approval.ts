@@ -10,7 +10,14 @@ import type { ChecklistFacts } from './checklist-facts';
 
 type Asked =
   | { type: 'ChecklistSubmitted'; approvalId: string; reviewerId: string | null; summary: string | null }
-  | { type: 'ChecklistExceptionRequested'; approvalId: string; reviewerId: string | null; reason: string; itemIndexes: number[]; requestedUntil: string | null };
+  | {
+      type: 'ChecklistExceptionRequested';
+      approvalId: string;
+      reviewerId: string | null;
+      reason: string;
+      itemIndexes: number[];
+      requestedUntil: string | null;
+    };
 
 export interface ReviewFacts {
   checklist: ChecklistFacts;
@@ -19,7 +26,8 @@ export interface ReviewFacts {
 }
 
 /** What a submission's approval says when the submitter wrote nothing. */
-export const submissionSummary = (summary: string | null, checklist: ChecklistFacts) => summary ?? `All ${checklist.items.length} items complete; ready to file`;
+export const submissionSummary = (summary: string | null, checklist: ChecklistFacts) =>
+  summary ?? `All ${checklist.items.length} items complete; ready to file`;
 
 /**
  * Given a submission (or an exception request) of a checklist, then the approval to open:
@@ -29,10 +37,20 @@ export const submissionSummary = (summary: string | null, checklist: ChecklistFa
  */
 export function reviewApprovalFor(asked: Asked, facts: ReviewFacts): RequestApprovalInput & { approvalId: string } {
   const { checklist } = facts;
-  const reviewer = { reviewerStrategy: asked.reviewerId ? 'named_individual' : 'any_reviewer', reviewerId: asked.reviewerId };
+  const reviewer = {
+    reviewerStrategy: asked.reviewerId ? 'named_individual' : 'any_reviewer',
+    reviewerId: asked.reviewerId,
+  };
   if (asked.type === 'ChecklistSubmitted') {
     if (!facts.filing) throw new Error(`submission of checklist ${checklist.checklistId} without its filing payload`);
-    return { approvalId: asked.approvalId, conversationId: null, agentType: 'checklists', checkpointType: 'filing_submission', payload: { ...facts.filing }, ...reviewer };
+    return {
+      approvalId: asked.approvalId,
+      conversationId: null,
+      agentType: 'checklists',
+      checkpointType: 'filing_submission',
+      payload: { ...facts.filing },
+      ...reviewer,
+    };
   }
   return {
     approvalId: asked.approvalId,
@@ -54,10 +72,23 @@ export function reviewApprovalFor(asked: Asked, facts: ReviewFacts): RequestAppr
 
 function askedBy(recorded: RecordedEvent): Asked | null {
   const event = readChecklistEvent(recorded);
-  if (event.type === 'ChecklistSubmitted') return { type: event.type, approvalId: event.data.approvalId, reviewerId: event.data.reviewerId ?? null, summary: event.data.summary ?? null };
+  if (event.type === 'ChecklistSubmitted')
+    return {
+      type: event.type,
+      approvalId: event.data.approvalId,
+      reviewerId: event.data.reviewerId ?? null,
+      summary: event.data.summary ?? null,
+    };
   if (event.type === 'ChecklistExceptionRequested') {
     const d = event.data;
-    return { type: event.type, approvalId: d.approvalId, reviewerId: d.reviewerId ?? null, reason: d.reason, itemIndexes: d.itemIndexes, requestedUntil: d.requestedUntil };
+    return {
+      type: event.type,
+      approvalId: d.approvalId,
+      reviewerId: d.reviewerId ?? null,
+      reason: d.reason,
+      itemIndexes: d.itemIndexes,
+      requestedUntil: d.requestedUntil,
+    };
   }
   return null;
 }
@@ -71,7 +102,9 @@ export const openReviewApprovalReactor: Reactor = {
     if (!asked) return;
     const context = reactionContext(recorded, 'open-approval');
     // Opened already (a replay whose first attempt committed): nothing left to do.
-    const existing = await deps.store.readStream(approvalAggregate.stream(context.tenantId, asked.approvalId), { limit: 1 });
+    const existing = await deps.store.readStream(approvalAggregate.stream(context.tenantId, asked.approvalId), {
+      limit: 1,
+    });
     if (existing.length > 0) return;
     const { created } = await checklistHistory(deps.store, recorded.stream);
     const checklist = checklistFacts(created);
@@ -79,7 +112,13 @@ export const openReviewApprovalReactor: Reactor = {
       asked.type === 'ChecklistSubmitted'
         ? await filingPayload(deps, context.tenantId, {
             summary: submissionSummary(asked.summary, checklist),
-            checklist: { checklist_id: created.checklistId, template_id: created.templateId, entity_id: created.entityId, entity_type: created.entityType, period: created.period },
+            checklist: {
+              checklist_id: created.checklistId,
+              template_id: created.templateId,
+              entity_id: created.entityId,
+              entity_type: created.entityType,
+              period: created.period,
+            },
           })
         : null;
     await requestApproval(deps, context, reviewApprovalFor(asked, { checklist, filing }));

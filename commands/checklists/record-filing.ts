@@ -10,7 +10,14 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, DomainError, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
 import { DEFAULT_PACKS } from '../compliance/packs';
 import { approvalAggregate, type ApprovalDecisionRecord, approvalState } from '../../streams/approvals/approval';
-import { checklistAggregate, type ChecklistEvent, type ChecklistState, evolveChecklist, filingEntityId, readChecklistEvent } from '../../streams/checklists/checklist';
+import {
+  checklistAggregate,
+  type ChecklistEvent,
+  type ChecklistState,
+  evolveChecklist,
+  filingEntityId,
+  readChecklistEvent,
+} from '../../streams/checklists/checklist';
 import { edgeStream, namespaceOf, vertexStream } from '../../streams/graph/names';
 import { type Properties, toStoredProperties } from '../../streams/graph/properties';
 import { assess } from '../compliance/record-assessment';
@@ -78,10 +85,17 @@ export function filingFor(facts: FilingFacts): FilingPlan {
   };
   const property = FILED_PERIOD_PROPERTY[checklist.templateId];
   const current = property ? entity.properties[property] : undefined;
-  const advances = !!property && !!period && PERIOD.test(period) && !(current && PERIOD.test(current) && current >= period);
+  const advances =
+    !!property && !!period && PERIOD.test(period) && !(current && PERIOD.test(current) && current >= period);
   return {
     filing: { label: 'FilingPackage', properties },
-    edge: { from_label: entity.label, from_id: entity.id, to_label: 'FilingPackage', to_id: filingEntityId(checklist.checklistId), edge_label: 'HAS_FILING' },
+    edge: {
+      from_label: entity.label,
+      from_id: entity.id,
+      to_label: 'FilingPackage',
+      to_id: filingEntityId(checklist.checklistId),
+      edge_label: 'HAS_FILING',
+    },
     advance: advances ? { [property]: period! } : null,
   };
 }
@@ -91,9 +105,16 @@ export function filingFor(facts: FilingFacts): FilingPlan {
  * well's Form PR is reported by its lease (the production pack reads the lease's
  * `form_pr_period`). A gas well, and an oil well the graph knows no lease of, file on their own.
  */
-export async function filingUnitOf(knex: Knex, namespace: string, templateId: string, entity: VertexView): Promise<VertexView> {
+export async function filingUnitOf(
+  knex: Knex,
+  namespace: string,
+  templateId: string,
+  entity: VertexView,
+): Promise<VertexView> {
   if (templateId !== 'form_pr' || entity.label !== 'Well' || entity.properties.well_type === 'gas') return entity;
-  const [lease] = (await edgesOf(knex, namespace, entity.id, { edgeLabel: 'LOCATED_IN', direction: 'out' })).filter((e) => e.to_label === 'Lease');
+  const [lease] = (await edgesOf(knex, namespace, entity.id, { edgeLabel: 'LOCATED_IN', direction: 'out' })).filter(
+    (e) => e.to_label === 'Lease',
+  );
   return lease ? lease.neighbor : entity;
 }
 
@@ -111,12 +132,17 @@ interface RecordFiling {
 /** Only the approved submission's filing is recorded, once. */
 export function decideRecordFiling(command: RecordFiling, state: ChecklistState, now: Date): ChecklistEvent[] {
   const checklist = existing(state);
-  if (checklist.filing?.approvalId !== command.approvalId || (checklist.status !== 'approved' && checklist.status !== 'filing_failed')) {
+  if (
+    checklist.filing?.approvalId !== command.approvalId ||
+    (checklist.status !== 'approved' && checklist.status !== 'filing_failed')
+  ) {
     throw new Conflict(`Cannot file: the checklist is ${checklist.status}`, { status: checklist.status });
   }
   if (checklist.filing.filed) return [];
   const { approvalId, filingId, unit, advanced, filedBy } = command;
-  return [{ type: 'ChecklistFiled', data: { approvalId, filingId, unit, advanced, filedBy, filedAt: now.toISOString() } }];
+  return [
+    { type: 'ChecklistFiled', data: { approvalId, filingId, unit, advanced, filedBy, filedAt: now.toISOString() } },
+  ];
 }
 
 interface RecordFilingFailure {
@@ -134,9 +160,18 @@ export function decideFilingFailure(command: RecordFilingFailure, state: Checkli
 }
 
 /** The filing's own edge: already there (a finished earlier attempt) is no failure. */
-const createEdgeOnce: typeof createEdgeDecider = { ...createEdgeDecider, decide: (command, state) => (state.status === 'none' ? decideCreateEdge(command, state) : []) };
-const recordFilingDecider: Decider<RecordFiling, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRecordFiling };
-const filingFailureDecider: Decider<RecordFilingFailure, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideFilingFailure };
+const createEdgeOnce: typeof createEdgeDecider = {
+  ...createEdgeDecider,
+  decide: (command, state) => (state.status === 'none' ? decideCreateEdge(command, state) : []),
+};
+const recordFilingDecider: Decider<RecordFiling, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideRecordFiling,
+};
+const filingFailureDecider: Decider<RecordFilingFailure, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideFilingFailure,
+};
 
 /**
  * A failure no retry of the same facts can mend (a relationship rule that forbids the edge,
@@ -148,7 +183,8 @@ function lastingFailure(error: unknown): string | null {
   return error instanceof ValidationFailed ? error.issues.map((i) => i.msg).join('; ') : error.message;
 }
 
-export type FilingOutcome = { status: 'filed'; filingId: string } | { status: 'failed'; reason: string } | { status: 'nothing_to_file' };
+export type FilingOutcome =
+  { status: 'filed'; filingId: string } | { status: 'failed'; reason: string } | { status: 'nothing_to_file' };
 
 /**
  * Records the filing of a checklist's approved submission: the FilingPackage, its HAS_FILING
@@ -156,7 +192,11 @@ export type FilingOutcome = { status: 'filed'; filingId: string } | { status: 'f
  * one atomic append (nothing is left half-filed), then re-assesses the unit. A lasting failure
  * appends `ChecklistFilingFailed` with the reason instead; anything else is thrown.
  */
-export async function fileChecklist(deps: FilingDeps, context: CommandContext, checklistId: string): Promise<FilingOutcome> {
+export async function fileChecklist(
+  deps: FilingDeps,
+  context: CommandContext,
+  checklistId: string,
+): Promise<FilingOutcome> {
   const stream = checklistAggregate.stream(context.tenantId, checklistId);
   const { created, events } = await checklistHistory(deps.store, stream);
   const state = events.reduce(evolveChecklist, { status: 'none' } as ChecklistState);
@@ -171,16 +211,28 @@ export async function fileChecklist(deps: FilingDeps, context: CommandContext, c
   } catch (error) {
     const reason = lastingFailure(error);
     if (reason === null) throw error;
-    await deps.handle(filingFailureDecider, stream, { type: 'RecordFilingFailure', approvalId, reason, attemptedBy: context.actorId }, context);
+    await deps.handle(
+      filingFailureDecider,
+      stream,
+      { type: 'RecordFilingFailure', approvalId, reason, attemptedBy: context.actorId },
+      context,
+    );
     return { status: 'failed', reason };
   }
 }
 
-async function recordFiling(deps: FilingDeps, context: CommandContext, created: ChecklistCreatedData, submitted: ChecklistSubmittedData, approvalId: string): Promise<string> {
+async function recordFiling(
+  deps: FilingDeps,
+  context: CommandContext,
+  created: ChecklistCreatedData,
+  submitted: ChecklistSubmittedData,
+  approvalId: string,
+): Promise<string> {
   const { tenantId } = context;
   const approvalStream = approvalAggregate.stream(tenantId, approvalId);
   const approval = await approvalState(deps.store, approvalStream);
-  if (approval.status === 'none' || approval.status === 'pending') throw new Error(`approval ${approvalId} is not decided`);
+  if (approval.status === 'none' || approval.status === 'pending')
+    throw new Error(`approval ${approvalId} is not decided`);
   const requested = (await deps.store.readStream(approvalStream, { limit: 1 })).map(approvalAggregate.read)[0];
   const payload = requested?.type === 'ApprovalRequested' ? requested.data.payload : {};
   const namespace = namespaceOf(tenantId);
@@ -188,7 +240,15 @@ async function recordFiling(deps: FilingDeps, context: CommandContext, created: 
   if (!entity) throw new NotFound(`the checklist's ${created.entityType} ${created.entityId} is not in the graph`);
   const unit = await filingUnitOf(deps.knex, namespace, created.templateId, entity);
   const checklist = checklistFacts(created);
-  const plan = filingFor({ checklist, approvalId, submittedBy: submitted.submittedBy, submittedAt: submitted.submittedAt, decision: approval.decision, payload, entity: unit });
+  const plan = filingFor({
+    checklist,
+    approvalId,
+    submittedBy: submitted.submittedBy,
+    submittedAt: submitted.submittedAt,
+    decision: approval.decision,
+    payload,
+    entity: unit,
+  });
   const filingId = plan.edge.to_id;
   // Ids drawn from the checklist and its approval: a retry files the same package, never a second one.
   const vertexId = derivedUuid('checklists.filing-package', tenantId, checklist.checklistId, approvalId);
@@ -199,17 +259,46 @@ async function recordFiling(deps: FilingDeps, context: CommandContext, created: 
     edgeSchemaFacts(deps.knex, 'HAS_FILING', unit.label, 'FilingPackage'),
     isVertexLabel(deps.knex, unit.label),
   ]);
-  const createPackage: CreateEntity = { type: 'CreateEntity', vertexId, namespace, label: 'FilingPackage', entityId: filingId, properties, ...facts };
+  const createPackage: CreateEntity = {
+    type: 'CreateEntity',
+    vertexId,
+    namespace,
+    label: 'FilingPackage',
+    entityId: filingId,
+    properties,
+    ...facts,
+  };
   const createHasFiling: CreateEdge = {
-    type: 'CreateEdge', edgeId, namespace, edgeLabel: 'HAS_FILING', fromLabel: unit.label, toLabel: 'FilingPackage', properties: {},
-    fromLabelKnown, toLabelKnown: facts.labelKnown, schema, fromId: unit.id, toId: vertexId,
+    type: 'CreateEdge',
+    edgeId,
+    namespace,
+    edgeLabel: 'HAS_FILING',
+    fromLabel: unit.label,
+    toLabel: 'FilingPackage',
+    properties: {},
+    fromLabelKnown,
+    toLabelKnown: facts.labelKnown,
+    schema,
+    fromId: unit.id,
+    toId: vertexId,
   };
   const advance = plan.advance ?? {};
   const updateUnit: UpdateEntity = {
-    type: 'UpdateEntity', vertexId: unit.id, namespace, set: advance, removed: [],
+    type: 'UpdateEntity',
+    vertexId: unit.id,
+    namespace,
+    set: advance,
+    removed: [],
     imported: { label: unit.label, entityId: unit.entity_id, properties: unit.properties },
   };
-  const filed: RecordFiling = { type: 'RecordFiling', approvalId, filingId, unit: { label: unit.label, entityId: unit.entity_id }, advanced: advance, filedBy: context.actorId };
+  const filed: RecordFiling = {
+    type: 'RecordFiling',
+    approvalId,
+    filingId,
+    unit: { label: unit.label, entityId: unit.entity_id },
+    advanced: advance,
+    filedBy: context.actorId,
+  };
   // The rule check before anything is written: a forbidden edge leaves nothing behind.
   decideCreateEdge(createHasFiling, { status: 'none' });
   // Two appends, package first: the store orders one append's streams by name, which would put
@@ -217,15 +306,32 @@ async function recordFiling(deps: FilingDeps, context: CommandContext, created: 
   // there yet. A crash in between leaves the package without its edge and the checklist not
   // filed; the reaction's replay and the administrator's retry find the package and finish.
   if (!(await findVertex(deps.knex, namespace, 'FilingPackage', filingId))) {
-    await deps.handle.together([
-      { decider: createEntityDecider, stream: vertexStream(tenantId, vertexId), command: createPackage, options: { reserve: [entityIdReservation(tenantId, 'FilingPackage', filingId)] } },
-      ...(plan.advance ? [{ decider: updateEntityDecider, stream: vertexStream(tenantId, unit.id), command: updateUnit }] : []),
-    ], context);
+    await deps.handle.together(
+      [
+        {
+          decider: createEntityDecider,
+          stream: vertexStream(tenantId, vertexId),
+          command: createPackage,
+          options: { reserve: [entityIdReservation(tenantId, 'FilingPackage', filingId)] },
+        },
+        ...(plan.advance
+          ? [{ decider: updateEntityDecider, stream: vertexStream(tenantId, unit.id), command: updateUnit }]
+          : []),
+      ],
+      context,
+    );
   }
-  await deps.handle.together([
-    { decider: createEdgeOnce, stream: edgeStream(tenantId, edgeId), command: createHasFiling },
-    { decider: recordFilingDecider, stream: checklistAggregate.stream(tenantId, checklist.checklistId), command: filed },
-  ], context);
+  await deps.handle.together(
+    [
+      { decider: createEdgeOnce, stream: edgeStream(tenantId, edgeId), command: createHasFiling },
+      {
+        decider: recordFilingDecider,
+        stream: checklistAggregate.stream(tenantId, checklist.checklistId),
+        command: filed,
+      },
+    ],
+    context,
+  );
   await assess(deps, DEFAULT_PACKS, context, unit.entity_id);
   if (unit.id !== entity.id) await assess(deps, DEFAULT_PACKS, context, entity.entity_id);
   return filingId;
@@ -235,10 +341,15 @@ async function recordFiling(deps: FilingDeps, context: CommandContext, created: 
  * POST /checklists/{id}/retry-filing (administrators): files a `filing_failed` checklist again,
  * once the cause is mended; a failure again records the new reason. 409 in any other status.
  */
-export async function retryFiling(deps: FilingDeps, context: CommandContext, checklistId: string): Promise<FilingOutcome> {
+export async function retryFiling(
+  deps: FilingDeps,
+  context: CommandContext,
+  checklistId: string,
+): Promise<FilingOutcome> {
   const { events } = await checklistHistory(deps.store, checklistAggregate.stream(context.tenantId, checklistId));
   const state = existing(events.reduce(evolveChecklist, { status: 'none' } as ChecklistState));
-  if (state.status !== 'filing_failed') throw new Conflict(`Cannot retry the filing: the checklist is ${state.status}`, { status: state.status });
+  if (state.status !== 'filing_failed')
+    throw new Conflict(`Cannot retry the filing: the checklist is ${state.status}`, { status: state.status });
   return fileChecklist(deps, context, checklistId);
 }
 

@@ -18,11 +18,24 @@ export interface RecordReview {
 export function decideRecordReview(command: RecordReview, state: ChecklistState): ChecklistEvent[] {
   if (state.status === 'none' || state.pendingApprovalId !== command.approvalId) return [];
   const { decision, reviewerId, comments, decidedAt } = command.decision;
-  return [{ type: 'ChecklistReviewed', data: { approvalId: command.approvalId, decision, reviewerId, comments, reviewedAt: decidedAt } }];
+  return [
+    {
+      type: 'ChecklistReviewed',
+      data: { approvalId: command.approvalId, decision, reviewerId, comments, reviewedAt: decidedAt },
+    },
+  ];
 }
 
-export const recordReviewDecider: Decider<RecordReview, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRecordReview };
+export const recordReviewDecider: Decider<RecordReview, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideRecordReview,
+};
 
-export async function recordReview(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, command: RecordReview) {
+export async function recordReview(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  command: RecordReview,
+) {
   await deps.handle(recordReviewDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
 }

@@ -16,11 +16,35 @@ export function decideRemoveArtifact(command: RemoveArtifact, state: ChecklistSt
   const checklist = inProgress(state, 'remove an artifact');
   itemAt(checklist, command.itemIndex);
   if (checklist.artifacts[command.artifactId] !== command.itemIndex) throw new NotFound('Artifact not found');
-  return [{ type: 'ArtifactRemoved', data: { artifactId: command.artifactId, itemIndex: command.itemIndex, removedBy: command.removedBy, removedAt: now.toISOString() } }];
+  return [
+    {
+      type: 'ArtifactRemoved',
+      data: {
+        artifactId: command.artifactId,
+        itemIndex: command.itemIndex,
+        removedBy: command.removedBy,
+        removedAt: now.toISOString(),
+      },
+    },
+  ];
 }
 
-export const removeArtifactDecider: Decider<RemoveArtifact, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRemoveArtifact };
+export const removeArtifactDecider: Decider<RemoveArtifact, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideRemoveArtifact,
+};
 
-export async function removeArtifact(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, itemIndex: number, artifactId: string) {
-  await deps.handle(removeArtifactDecider, checklistAggregate.stream(context.tenantId, checklistId), { type: 'RemoveArtifact', artifactId, itemIndex, removedBy: context.actorId }, context);
+export async function removeArtifact(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  itemIndex: number,
+  artifactId: string,
+) {
+  await deps.handle(
+    removeArtifactDecider,
+    checklistAggregate.stream(context.tenantId, checklistId),
+    { type: 'RemoveArtifact', artifactId, itemIndex, removedBy: context.actorId },
+    context,
+  );
 }

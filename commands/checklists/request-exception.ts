@@ -3,7 +3,12 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { checklistAggregate, type ChecklistEvent, type ChecklistState, type ExistingChecklist } from '../../streams/checklists/checklist';
+import {
+  checklistAggregate,
+  type ChecklistEvent,
+  type ChecklistState,
+  type ExistingChecklist,
+} from '../../streams/checklists/checklist';
 import { inProgress, itemAt } from './guards';
 
 /**
@@ -15,7 +20,11 @@ export const RequestExceptionBody = z
   .object({
     reason: z.string().trim().min(1).max(4000),
     item_indexes: z.array(z.number().int().min(0).max(1000)).max(100).default([]),
-    requested_until: z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').optional(),
+    requested_until: z
+      .string()
+      .max(10)
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+      .optional(),
     reviewer_id: z.string().trim().min(1).max(200).optional(),
   })
   .strict();
@@ -49,10 +58,18 @@ export function decideRequestException(command: RequestException, state: Checkli
   ];
 }
 
-export const requestExceptionDecider: Decider<RequestException, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideRequestException };
+export const requestExceptionDecider: Decider<RequestException, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideRequestException,
+};
 
 /** Like a submit: one write here; the `checklists.open-review-approval` reactor opens the approval. */
-export async function requestException(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof RequestExceptionBody>) {
+export async function requestException(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  body: z.infer<typeof RequestExceptionBody>,
+) {
   const command: RequestException = {
     type: 'RequestException',
     approvalId: newId(context, 'checklists.review'),
@@ -62,7 +79,12 @@ export async function requestException(deps: Pick<PlatformDeps, 'handle'>, conte
     requestedBy: context.actorId,
     reviewerId: body.reviewer_id ?? null,
   };
-  const { state, position } = await deps.handle(requestExceptionDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+  const { state, position } = await deps.handle(
+    requestExceptionDecider,
+    checklistAggregate.stream(context.tenantId, checklistId),
+    command,
+    context,
+  );
   const checklist = state as ExistingChecklist;
   return { checklist, approvalId: checklist.pendingApprovalId ?? command.approvalId, position };
 }

@@ -14,7 +14,10 @@ import { recordReview, type RecordReview } from './record-review';
  */
 export function reviewForDecision(approval: ApprovalState): { checklistId: string; command: RecordReview } | null {
   if (approval.status === 'none' || approval.status === 'pending' || !approval.checklistId) return null;
-  return { checklistId: approval.checklistId, command: { type: 'RecordReview', approvalId: approval.approvalId, decision: approval.decision } };
+  return {
+    checklistId: approval.checklistId,
+    command: { type: 'RecordReview', approvalId: approval.approvalId, decision: approval.decision },
+  };
 }
 
 /** Approval decided → the checklist waiting on it records the review (approved, rejected, modified). */
@@ -37,7 +40,17 @@ export function closingDecision(recorded: RecordedEvent): { approvalId: string; 
   const event = readChecklistEvent(recorded);
   if (event.type !== 'ChecklistRejected' || !event.data.approvalId) return null;
   const { approvalId, rejectedBy, reason } = event.data;
-  return { approvalId, command: { type: 'DecideApproval', decision: 'rejected', reviewerId: rejectedBy, reviewerIsAdmin: false, comments: reason, modifications: null } };
+  return {
+    approvalId,
+    command: {
+      type: 'DecideApproval',
+      decision: 'rejected',
+      reviewerId: rejectedBy,
+      reviewerIsAdmin: false,
+      comments: reason,
+      modifications: null,
+    },
+  };
 }
 
 /**

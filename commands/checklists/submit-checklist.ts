@@ -4,12 +4,20 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { checklistAggregate, type ChecklistEvent, type ChecklistState, type ExistingChecklist } from '../../streams/checklists/checklist';
+import {
+  checklistAggregate,
+  type ChecklistEvent,
+  type ChecklistState,
+  type ExistingChecklist,
+} from '../../streams/checklists/checklist';
 import { inProgress } from './guards';
 
 /** POST /checklists/{id}/submit body: optionally a named reviewer and a note for the approval. */
 export const SubmitChecklistBody = z
-  .object({ reviewer_id: z.string().trim().min(1).max(200).optional(), summary: z.string().trim().max(2000).optional() })
+  .object({
+    reviewer_id: z.string().trim().min(1).max(200).optional(),
+    summary: z.string().trim().max(2000).optional(),
+  })
   .strict();
 
 export interface SubmitChecklist {
@@ -30,10 +38,18 @@ export function decideSubmitChecklist(command: SubmitChecklist, state: Checklist
     });
   }
   const { approvalId, submittedBy, reviewerId, summary } = command;
-  return [{ type: 'ChecklistSubmitted', data: { approvalId, submittedBy, submittedAt: now.toISOString(), reviewerId, summary } }];
+  return [
+    {
+      type: 'ChecklistSubmitted',
+      data: { approvalId, submittedBy, submittedAt: now.toISOString(), reviewerId, summary },
+    },
+  ];
 }
 
-export const submitChecklistDecider: Decider<SubmitChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideSubmitChecklist };
+export const submitChecklistDecider: Decider<SubmitChecklist, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideSubmitChecklist,
+};
 
 /**
  * The checklist moves to `in_review` (that is where completeness is decided against
@@ -42,9 +58,25 @@ export const submitChecklistDecider: Decider<SubmitChecklist, ChecklistState, Ch
  * second aggregate and a crash after it leaves nothing orphaned. A retried request with the
  * same Idempotency-Key derives the same approval id and appends nothing.
  */
-export async function submitChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof SubmitChecklistBody>) {
-  const command: SubmitChecklist = { type: 'SubmitChecklist', approvalId: newId(context, 'checklists.review'), submittedBy: context.actorId, reviewerId: body.reviewer_id ?? null, summary: body.summary ?? null };
-  const { state, position } = await deps.handle(submitChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
+export async function submitChecklist(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  body: z.infer<typeof SubmitChecklistBody>,
+) {
+  const command: SubmitChecklist = {
+    type: 'SubmitChecklist',
+    approvalId: newId(context, 'checklists.review'),
+    submittedBy: context.actorId,
+    reviewerId: body.reviewer_id ?? null,
+    summary: body.summary ?? null,
+  };
+  const { state, position } = await deps.handle(
+    submitChecklistDecider,
+    checklistAggregate.stream(context.tenantId, checklistId),
+    command,
+    context,
+  );
   const checklist = state as ExistingChecklist;
   return { checklist, approvalId: checklist.pendingApprovalId ?? command.approvalId, position };
 }

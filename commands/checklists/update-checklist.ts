@@ -10,8 +10,18 @@ import { boundedRecord } from '../../src/platform/http/bounded';
 export const UpdateChecklistBody = z
   .object({
     title: z.string().trim().min(1).max(300).optional(),
-    period: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').nullable().optional(),
-    due_date: z.string().max(10).regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD').nullable().optional(),
+    period: z
+      .string()
+      .max(7)
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM')
+      .nullable()
+      .optional(),
+    due_date: z
+      .string()
+      .max(10)
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected YYYY-MM-DD')
+      .nullable()
+      .optional(),
     metadata: boundedRecord(z.unknown()).optional(),
   })
   .strict()
@@ -33,9 +43,24 @@ export function decideUpdateChecklist(command: UpdateChecklist, state: Checklist
   return [{ type: 'ChecklistUpdated', data: { ...defined, updatedBy, updatedAt: now.toISOString() } }];
 }
 
-export const updateChecklistDecider: Decider<UpdateChecklist, ChecklistState, ChecklistEvent> = { ...checklistAggregate, decide: decideUpdateChecklist };
+export const updateChecklistDecider: Decider<UpdateChecklist, ChecklistState, ChecklistEvent> = {
+  ...checklistAggregate,
+  decide: decideUpdateChecklist,
+};
 
-export async function updateChecklist(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, checklistId: string, body: z.infer<typeof UpdateChecklistBody>) {
-  const command: UpdateChecklist = { type: 'UpdateChecklist', title: body.title, period: body.period, dueDate: body.due_date, metadata: body.metadata, updatedBy: context.actorId };
+export async function updateChecklist(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  checklistId: string,
+  body: z.infer<typeof UpdateChecklistBody>,
+) {
+  const command: UpdateChecklist = {
+    type: 'UpdateChecklist',
+    title: body.title,
+    period: body.period,
+    dueDate: body.due_date,
+    metadata: body.metadata,
+    updatedBy: context.actorId,
+  };
   await deps.handle(updateChecklistDecider, checklistAggregate.stream(context.tenantId, checklistId), command, context);
 }

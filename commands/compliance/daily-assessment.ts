@@ -21,11 +21,23 @@ export function nextAssessmentAt(now: Date, assessAt: string): Date {
 /** One message per due instant: scheduling it again (every instance starts, every run ends) appends nothing. */
 export function dailyAssessmentMessage(dueAt: Date): Omit<ScheduledMessage, 'tenantId'> {
   const iso = dueAt.toISOString();
-  return { messageId: `daily-assessment-${iso.slice(0, 16)}`, dueAt: iso, handler: DAILY_ASSESSMENT_HANDLER, payload: { due_at: iso } };
+  return {
+    messageId: `daily-assessment-${iso.slice(0, 16)}`,
+    dueAt: iso,
+    handler: DAILY_ASSESSMENT_HANDLER,
+    payload: { due_at: iso },
+  };
 }
 
-export async function scheduleDailyAssessment(deps: Pick<PlatformDeps, 'handle' | 'clock' | 'config'>, after: Date = deps.clock()): Promise<void> {
-  await scheduleMessage(deps.handle, { tenantId: PLATFORM_SCOPE, actorId: SCHEDULER_ACTOR }, dailyAssessmentMessage(nextAssessmentAt(after, deps.config.compliance.assessAt)));
+export async function scheduleDailyAssessment(
+  deps: Pick<PlatformDeps, 'handle' | 'clock' | 'config'>,
+  after: Date = deps.clock(),
+): Promise<void> {
+  await scheduleMessage(
+    deps.handle,
+    { tenantId: PLATFORM_SCOPE, actorId: SCHEDULER_ACTOR },
+    dailyAssessmentMessage(nextAssessmentAt(after, deps.config.compliance.assessAt)),
+  );
 }
 
 /**
@@ -41,13 +53,18 @@ export function dailyAssessmentHandler(packs: DomainPack<any>[]): ScheduledHandl
     async fire(message, deps) {
       const failures: string[] = [];
       for (const tenant of await listTenants(deps.knex)) {
-        await assess(deps, packs, { tenantId: tenant.id, actorId: SCHEDULER_ACTOR, idempotencyKey: `${message.messageId}:${tenant.id}` }).catch((error) => {
+        await assess(deps, packs, {
+          tenantId: tenant.id,
+          actorId: SCHEDULER_ACTOR,
+          idempotencyKey: `${message.messageId}:${tenant.id}`,
+        }).catch((error) => {
           deps.logger.error({ err: error, tenantId: tenant.id }, 'daily assessment of a tenant failed');
           failures.push(tenant.id);
         });
       }
       await scheduleDailyAssessment(deps, new Date(message.dueAt));
-      if (failures.length > 0) throw new Error(`daily assessment failed for ${failures.length} tenant(s): ${failures.join(', ')}`);
+      if (failures.length > 0)
+        throw new Error(`daily assessment failed for ${failures.length} tenant(s): ${failures.join(', ')}`);
     },
   };
 }

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
-import { changedSince, currentVerdicts, graphMark, lastPortfolioAssessment } from '../../queries/compliance/graph-changes';
+import {
+  changedSince,
+  currentVerdicts,
+  graphMark,
+  lastPortfolioAssessment,
+} from '../../queries/compliance/graph-changes';
 import type { DomainPack } from './packs/pack';
 import { type PackScope, runPacks } from './run-packs';
 import { type AssessedEntity, cellFingerprint, type GraphMark } from '../../streams/compliance/assessment';
@@ -34,7 +39,12 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  * waited for; two assessments of one tenant racing each other may both record a verdict,
  * never lose one.
  */
-export async function planPortfolioAssessment(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string): Promise<PortfolioPlan> {
+export async function planPortfolioAssessment(
+  knex: Knex,
+  tenantId: string,
+  packs: DomainPack<any>[],
+  today: string,
+): Promise<PortfolioPlan> {
   const namespace = namespaceOf(tenantId);
   const domains = packs.map((p) => p.domain);
   const labels = [...new Set(packs.flatMap((p) => p.appliesTo))];
@@ -42,9 +52,18 @@ export async function planPortfolioAssessment(knex: Knex, tenantId: string, pack
   let scope: PackScope = {};
   if (last && last.assessedOn === today && last.status === 'complete' && sameList(last.domains, domains)) {
     const changed = await changedSince(knex, namespace, last.graph, graph, labels);
-    if (!changed.deleted && changed.vertexIds.length <= graph.vertices * INCREMENTAL_SHARE) scope = { vertexIds: changed.vertexIds };
+    if (!changed.deleted && changed.vertexIds.length <= graph.vertices * INCREMENTAL_SHARE)
+      scope = { vertexIds: changed.vertexIds };
   }
-  if (last && scope.vertexIds?.length === 0) return { entities: [], domains, failedDomains: {}, totals: { entities: last.entities, cells: last.cells }, graph, reassessed: 0 };
+  if (last && scope.vertexIds?.length === 0)
+    return {
+      entities: [],
+      domains,
+      failedDomains: {},
+      totals: { entities: last.entities, cells: last.cells },
+      graph,
+      reassessed: 0,
+    };
 
   const run = await runPacks(knex, tenantId, packs, today, scope);
   const previous = await currentVerdicts(knex, tenantId, domains, scope.vertexIds ? run.entityIds : null);
@@ -52,7 +71,9 @@ export async function planPortfolioAssessment(knex: Knex, tenantId: string, pack
   for (const entity of run.entities) {
     const before = previous.get(entity.entityId);
     // An entity without a verdict yet (every entity, on a tenant's first assessment) records them all: no fingerprint to compare.
-    const cells = before ? entity.cells.filter((cell) => before.get(cell.domain) !== cellFingerprint(cell)) : entity.cells;
+    const cells = before
+      ? entity.cells.filter((cell) => before.get(cell.domain) !== cellFingerprint(cell))
+      : entity.cells;
     if (cells.length > 0) entities.push({ ...entity, cells });
   }
   const cellsOf = (e: AssessedEntity) => e.cells.length;
@@ -70,5 +91,12 @@ export async function planPortfolioAssessment(knex: Knex, tenantId: string, pack
       totals.cells += now - then;
     }
   }
-  return { entities, domains: run.domains, failedDomains: run.failedDomains, totals, graph, reassessed: run.entityIds.length };
+  return {
+    entities,
+    domains: run.domains,
+    failedDomains: run.failedDomains,
+    totals,
+    graph,
+    reassessed: run.entityIds.length,
+  };
 }

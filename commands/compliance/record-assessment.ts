@@ -5,7 +5,17 @@ import { newId } from '../../src/platform/command-handling/idempotency';
 import type { DomainPack } from './packs/pack';
 import { runPacks } from './run-packs';
 import { Conflict, NotFound, Unavailable } from '../../src/platform/domain-errors';
-import { type AssessedEntity, assessedEntities, ASSESSMENT_BATCH_SIZE, assessmentAggregate, type AssessmentEvent, type AssessmentState, type GraphMark, packVerdicts, readAssessmentEvent } from '../../streams/compliance/assessment';
+import {
+  type AssessedEntity,
+  assessedEntities,
+  ASSESSMENT_BATCH_SIZE,
+  assessmentAggregate,
+  type AssessmentEvent,
+  type AssessmentState,
+  type GraphMark,
+  packVerdicts,
+  readAssessmentEvent,
+} from '../../streams/compliance/assessment';
 import { planPortfolioAssessment } from './plan-assessment';
 
 export interface RecordAssessment {
@@ -34,17 +44,26 @@ export interface RecordAssessment {
  * `AssessmentRecorded`. Every pack failing records nothing (503); some failing records the
  * rest with `status: 'partial'`.
  */
-export function decideRecordAssessment(command: RecordAssessment, state: AssessmentState, now: Date): AssessmentEvent[] {
+export function decideRecordAssessment(
+  command: RecordAssessment,
+  state: AssessmentState,
+  now: Date,
+): AssessmentEvent[] {
   switch (command.type) {
     case 'RecordAssessment': {
       if (state.status === 'recorded') throw new Conflict('this assessment is already recorded');
       const failed = Object.keys(command.failedDomains);
       if (command.domains.length > 0 && failed.length === command.domains.length) {
-        throw new Unavailable(`every compliance domain failed: ${failed.map((d) => `${d} (${command.failedDomains[d]})`).join('; ')}`);
+        throw new Unavailable(
+          `every compliance domain failed: ${failed.map((d) => `${d} (${command.failedDomains[d]})`).join('; ')}`,
+        );
       }
       const events: AssessmentEvent[] = [];
       for (let i = 0; i < command.entities.length; i += ASSESSMENT_BATCH_SIZE) {
-        events.push({ type: 'VerdictsAssessed', data: packVerdicts(command.assessmentId, events.length, command.entities.slice(i, i + ASSESSMENT_BATCH_SIZE)) });
+        events.push({
+          type: 'VerdictsAssessed',
+          data: packVerdicts(command.assessmentId, events.length, command.entities.slice(i, i + ASSESSMENT_BATCH_SIZE)),
+        });
       }
       events.push({
         type: 'AssessmentRecorded',
@@ -70,7 +89,10 @@ export function decideRecordAssessment(command: RecordAssessment, state: Assessm
   }
 }
 
-const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = { ...assessmentAggregate, decide: decideRecordAssessment };
+const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = {
+  ...assessmentAggregate,
+  decide: decideRecordAssessment,
+};
 
 type Recorded = Extract<AssessmentEvent, { type: 'AssessmentRecorded' }>['data'];
 
@@ -90,7 +112,19 @@ export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
   };
   if (recorded.scope === 'entity') {
     const cells = entities[0]?.cells ?? [];
-    view.results = Object.fromEntries(cells.map((c) => [c.domain, { color: c.color, bucket: c.bucket, due_date: c.dueDate, anomaly: c.anomaly, reason: c.reason, details: { ...c.facts, anomaly: c.anomaly } }]));
+    view.results = Object.fromEntries(
+      cells.map((c) => [
+        c.domain,
+        {
+          color: c.color,
+          bucket: c.bucket,
+          due_date: c.dueDate,
+          anomaly: c.anomaly,
+          reason: c.reason,
+          details: { ...c.facts, anomaly: c.anomaly },
+        },
+      ]),
+    );
   }
   return view;
 }
@@ -102,7 +136,12 @@ export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
  * Idempotency-Key, so a retried request records nothing new and answers from the events
  * the first one recorded (never from a read model that may still be catching up).
  */
-export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store'>, packs: DomainPack<any>[], context: CommandContext, entityId?: string) {
+export async function assess(
+  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store'>,
+  packs: DomainPack<any>[],
+  context: CommandContext,
+  entityId?: string,
+) {
   const assessmentId = newId(context, 'compliance.assessment');
   const stream = assessmentAggregate.stream(context.tenantId, assessmentId);
   const today = deps.clock().toISOString().slice(0, 10);
@@ -113,7 +152,16 @@ export async function assess(deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock
   } else {
     const run = await runPacks(deps.knex, context.tenantId, packs, today, { entityId });
     if (run.found === 0) throw new NotFound('No such entity');
-    command = { type: 'RecordAssessment', assessmentId, scope: 'entity', entityId, entities: run.entities, domains: run.domains, failedDomains: run.failedDomains, judgedOn: today };
+    command = {
+      type: 'RecordAssessment',
+      assessmentId,
+      scope: 'entity',
+      entityId,
+      entities: run.entities,
+      domains: run.domains,
+      failedDomains: run.failedDomains,
+      judgedOn: today,
+    };
   }
   const { entities } = command;
   const result = await deps.handle(decider, stream, command, context);

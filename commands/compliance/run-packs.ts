@@ -43,7 +43,13 @@ function sharedLookups(graph: GraphFacts): GraphFacts {
  * vertices): each pack loads its facts in a few set-based queries, then assesses every entity
  * in memory. A pack that throws is reported in `failedDomains`; the others still count.
  */
-export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<any>[], today: string, scope: PackScope = {}): Promise<PackRun> {
+export async function runPacks(
+  knex: Knex,
+  tenantId: string,
+  packs: DomainPack<any>[],
+  today: string,
+  scope: PackScope = {},
+): Promise<PackRun> {
   const whole = scope.entityId === undefined && scope.vertexIds === undefined;
   const graph = sharedLookups(graphFacts(knex, namespaceOf(tenantId)));
   const byEntity = new Map<string, AssessedEntity>();
@@ -54,17 +60,37 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   const labels = [...new Set(packs.flatMap((p) => p.appliesTo))];
   const read = await Promise.all(
     labels.map((label) => {
-      const fields = [...new Set(['name', 'well_name', ...packs.filter((p) => p.appliesTo.includes(label)).flatMap((p) => p.entityFields)])];
+      const fields = [
+        ...new Set([
+          'name',
+          'well_name',
+          ...packs.filter((p) => p.appliesTo.includes(label)).flatMap((p) => p.entityFields),
+        ]),
+      ];
       return graph.vertices(label, fields, scope);
     }),
   );
-  const vertices = new Map(labels.map((label, i) => [label, read[i].map((r): AssessedVertex => ({ vertexId: r.id, entityId: r.entity_id, label: r.label, properties: r.properties }))]));
+  const vertices = new Map(
+    labels.map((label, i) => [
+      label,
+      read[i].map((r): AssessedVertex => ({
+        vertexId: r.id,
+        entityId: r.entity_id,
+        label: r.label,
+        properties: r.properties,
+      })),
+    ]),
+  );
   const found = [...vertices.values()].reduce((n, list) => n + list.length, 0);
   await Promise.all(
     packs.map(async (pack) => {
       const targets = pack.appliesTo.flatMap((label) => vertices.get(label) ?? []);
       if (targets.length === 0) return;
-      const loaded = await (early?.get(pack) ?? settle(pack, targets.map((t) => t.vertexId)));
+      const loaded = await (early?.get(pack) ??
+        settle(
+          pack,
+          targets.map((t) => t.vertexId),
+        ));
       try {
         if ('error' in loaded) throw loaded.error;
         const { facts } = loaded;
@@ -75,7 +101,12 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
           let entity = byEntity.get(target.entityId);
           if (!entity) {
             const p = target.properties;
-            entity = { entityId: target.entityId, entityType: target.label, entityName: p.name ?? p.well_name ?? target.entityId, cells: [] };
+            entity = {
+              entityId: target.entityId,
+              entityType: target.label,
+              entityName: p.name ?? p.well_name ?? target.entityId,
+              cells: [],
+            };
             byEntity.set(target.entityId, entity);
           }
           entity.cells.push({ domain: pack.domain, ...verdict });
@@ -95,6 +126,9 @@ export async function runPacks(knex: Knex, tenantId: string, packs: DomainPack<a
   function settle(pack: DomainPack<any>, vertexIds: string[] | null): Promise<{ facts: unknown } | { error: unknown }> {
     return Promise.resolve()
       .then(() => pack.load(graph, vertexIds))
-      .then((facts) => ({ facts }), (error: unknown) => ({ error }));
+      .then(
+        (facts) => ({ facts }),
+        (error: unknown) => ({ error }),
+      );
   }
 }

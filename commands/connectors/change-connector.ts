@@ -27,15 +27,24 @@ export function decideChangeConnector(command: ChangeConnector, state: Connector
   requireLive(state);
   const at = now.toISOString();
   const events: ConnectorEvent[] = [];
-  if (Object.values(command.details).some((v) => v !== undefined)) events.push({ type: 'ConnectorDetailsChanged', data: { ...command.details, at } });
+  if (Object.values(command.details).some((v) => v !== undefined))
+    events.push({ type: 'ConnectorDetailsChanged', data: { ...command.details, at } });
   if (command.config) events.push({ type: 'ConnectorConfigChanged', data: { config: command.config, at } });
   return events;
 }
 
-const decider: Decider<ChangeConnector, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideChangeConnector };
+const decider: Decider<ChangeConnector, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideChangeConnector,
+};
 
 /** Returns whether the connector must be re-probed (its config changed and it has a credential). */
-export async function changeConnector(deps: ConnectorsDeps, key: string, input: z.infer<typeof ChangeConnectorInput>, context: CommandContext): Promise<{ id: string; reprobe: boolean }> {
+export async function changeConnector(
+  deps: ConnectorsDeps,
+  key: string,
+  input: z.infer<typeof ChangeConnectorInput>,
+  context: CommandContext,
+): Promise<{ id: string; reprobe: boolean }> {
   const id = await connectorIdOf(deps, context.tenantId, key);
   const current = await loadConnector(deps, context.tenantId, id);
   let config: Record<string, unknown> | undefined;
@@ -44,7 +53,15 @@ export async function changeConnector(deps: ConnectorsDeps, key: string, input: 
     config = parseConfig(engine, { ...current.config, ...input.config });
     await checkDestination(deps, engine, config, key, context);
   }
-  const command: ChangeConnector = { type: 'ChangeConnector', details: { displayName: input.display_name, description: input.description, dataClassification: input.data_classification }, config };
+  const command: ChangeConnector = {
+    type: 'ChangeConnector',
+    details: {
+      displayName: input.display_name,
+      description: input.description,
+      dataClassification: input.data_classification,
+    },
+    config,
+  };
   const { state } = await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), command, context);
   return { id, reprobe: Boolean(config) && state.status === 'probing' };
 }

@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { reservationDecider, type ReservationKey, reservationStream } from '../../src/platform/command-handling/reservation';
+import {
+  reservationDecider,
+  type ReservationKey,
+  reservationStream,
+} from '../../src/platform/command-handling/reservation';
 import { fold } from '../../src/platform/command-handling/decider';
 import { createSnapshotStore } from '../../src/platform/command-handling/snapshots';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
@@ -8,14 +12,27 @@ import { connectorAggregate, type ConnectorState, type LiveConnector } from '../
 
 /** Shared by the connector commands: key → stream, the key reservation, the typed refusals. */
 
-export const connectorKeyReservation = (tenantId: string, key: string): ReservationKey => ({ context: 'connectors', tenantId, kind: 'connector-key', value: key, label: 'connector key' });
+export const connectorKeyReservation = (tenantId: string, key: string): ReservationKey => ({
+  context: 'connectors',
+  tenantId,
+  kind: 'connector-key',
+  value: key,
+  label: 'connector key',
+});
 
 /** The reservation stream is the write side's record of which connector holds a key. */
-export async function connectorIdOf(deps: Pick<ConnectorsDeps, 'store'>, tenantId: string, key: string): Promise<string> {
+export async function connectorIdOf(
+  deps: Pick<ConnectorsDeps, 'store'>,
+  tenantId: string,
+  key: string,
+): Promise<string> {
   const stream = reservationStream('connectors', tenantId, 'connector-key', key);
   const decider = reservationDecider('connector key');
   const events = await deps.store.readStream(stream);
-  const state = fold(decider, events.map((e) => ({ type: e.type, data: e.data }) as never));
+  const state = fold(
+    decider,
+    events.map((e) => ({ type: e.type, data: e.data }) as never),
+  );
   if (state.status !== 'held') throw new NotFound('Connector not found');
   return state.owner.slice(connectorAggregate.stream(tenantId, '').length);
 }
@@ -26,13 +43,19 @@ export async function connectorIdOf(deps: Pick<ConnectorsDeps, 'store'>, tenantI
  * the events after it: a connector's stream grows with every schema discovery and probe,
  * its state does not.
  */
-export async function loadConnector(deps: Pick<ConnectorsDeps, 'store' | 'knex'>, tenantId: string, id: string): Promise<LiveConnector> {
+export async function loadConnector(
+  deps: Pick<ConnectorsDeps, 'store' | 'knex'>,
+  tenantId: string,
+  id: string,
+): Promise<LiveConnector> {
   const stream = connectorAggregate.stream(tenantId, id);
   const policy = connectorAggregate.snapshot!;
   const snapshot = await createSnapshotStore(deps.knex).load(stream);
   const usable = snapshot && snapshot.version === policy.version ? snapshot : null;
   const events = await deps.store.readStream(stream, usable ? { from: usable.revision + 1n } : {});
-  const state = events.map(connectorAggregate.read).reduce(connectorAggregate.evolve, usable ? policy.fromJSON(usable.state) : connectorAggregate.initialState);
+  const state = events
+    .map(connectorAggregate.read)
+    .reduce(connectorAggregate.evolve, usable ? policy.fromJSON(usable.state) : connectorAggregate.initialState);
   return requireLive(state);
 }
 

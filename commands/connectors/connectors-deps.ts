@@ -14,7 +14,10 @@ export interface ConnectorsDeps extends PlatformDeps {
   limits: RunLimits & { rowCap: number; previewRows: number; discoveryColumns: number };
 }
 
-export function connectorsDeps(deps: PlatformDeps, overrides: Partial<Pick<ConnectorsDeps, 'engines' | 'resolve'>> = {}): ConnectorsDeps {
+export function connectorsDeps(
+  deps: PlatformDeps,
+  overrides: Partial<Pick<ConnectorsDeps, 'engines' | 'resolve'>> = {},
+): ConnectorsDeps {
   const c = deps.config.connectors;
   return {
     ...deps,
@@ -22,6 +25,12 @@ export function connectorsDeps(deps: PlatformDeps, overrides: Partial<Pick<Conne
     engines: overrides.engines ?? ENGINE_REGISTRY,
     egress: egressPolicy(c.egressAllow),
     resolve: overrides.resolve ?? systemResolver,
-    limits: { connectTimeoutMs: c.connectTimeoutMs, statementTimeoutMs: c.statementTimeoutMs, rowCap: c.rowCap, previewRows: c.previewRows, discoveryColumns: 5000 },
+    limits: {
+      connectTimeoutMs: c.connectTimeoutMs,
+      statementTimeoutMs: c.statementTimeoutMs,
+      rowCap: c.rowCap,
+      previewRows: c.previewRows,
+      discoveryColumns: 5000,
+    },
   };
 }

@@ -15,7 +15,10 @@ export function decideDisableConnector(_command: DisableConnector, state: Connec
   return [{ type: 'ConnectorDisabled', data: { at: now.toISOString() } }];
 }
 
-const decider: Decider<DisableConnector, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideDisableConnector };
+const decider: Decider<DisableConnector, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideDisableConnector,
+};
 
 export async function disableConnector(deps: ConnectorsDeps, key: string, context: CommandContext) {
   const id = await connectorIdOf(deps, context.tenantId, key);

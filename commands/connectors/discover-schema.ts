@@ -17,17 +17,28 @@ export interface RecordSchema {
 export function decideRecordSchema(command: RecordSchema, state: ConnectorState, now: Date): ConnectorEvent[] {
   const live = requireLive(state);
   if (live.status !== 'active') throw new Conflict(`connector is ${live.status}; discovery needs a passing probe`);
-  return [{ type: 'SchemaDiscovered', data: { at: now.toISOString(), tables: command.tables, truncated: command.truncated } }];
+  return [
+    { type: 'SchemaDiscovered', data: { at: now.toISOString(), tables: command.tables, truncated: command.truncated } },
+  ];
 }
 
-const decider: Decider<RecordSchema, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideRecordSchema };
+const decider: Decider<RecordSchema, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideRecordSchema,
+};
 
 export async function discoverSchema(deps: ConnectorsDeps, id: string, context: CommandContext) {
   const current = await loadConnector(deps, context.tenantId, id);
-  if (current.status !== 'active') throw new Conflict(`connector is ${current.status}; discovery needs a passing probe`);
+  if (current.status !== 'active')
+    throw new Conflict(`connector is ${current.status}; discovery needs a passing probe`);
   const run = await engineRun(deps, current, context);
   const { tables, truncated } = await deps.engines[current.connectorType].discover(run, deps.limits.discoveryColumns);
-  await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), { type: 'RecordSchema', tables, truncated }, context);
+  await deps.handle(
+    decider,
+    connectorAggregate.stream(context.tenantId, id),
+    { type: 'RecordSchema', tables, truncated },
+    context,
+  );
   return { tables: tables.length, truncated };
 }
 

@@ -18,17 +18,31 @@ export interface DraftExposure {
 
 export function decideDraftExposure(command: DraftExposure, state: ConnectorState, now: Date): ConnectorEvent[] {
   const live = requireLive(state);
-  if (live.exposures[command.content.ekey]) throw new Conflict(`exposure ${command.content.ekey} already exists on this connector`);
+  if (live.exposures[command.content.ekey])
+    throw new Conflict(`exposure ${command.content.ekey} already exists on this connector`);
   return [{ type: 'ExposureDrafted', data: { ...command.content, authorId: command.authorId, at: now.toISOString() } }];
 }
 
-const decider: Decider<DraftExposure, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideDraftExposure };
+const decider: Decider<DraftExposure, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideDraftExposure,
+};
 
-export async function draftExposure(deps: ConnectorsDeps, key: string, input: z.infer<typeof DraftExposureInput>, context: CommandContext) {
+export async function draftExposure(
+  deps: ConnectorsDeps,
+  key: string,
+  input: z.infer<typeof DraftExposureInput>,
+  context: CommandContext,
+) {
   const id = await connectorIdOf(deps, context.tenantId, key);
   const connector = await loadConnector(deps, context.tenantId, id);
   const { ekey, ...rest } = input;
   const content = await checkedContent(connector.connectorType, key, ekey, rest);
-  await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), { type: 'DraftExposure', content, authorId: context.actorId }, context);
+  await deps.handle(
+    decider,
+    connectorAggregate.stream(context.tenantId, id),
+    { type: 'DraftExposure', content, authorId: context.actorId },
+    context,
+  );
   return id;
 }

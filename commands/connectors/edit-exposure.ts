@@ -22,9 +22,18 @@ export function decideEditExposure(command: EditExposure, state: ConnectorState,
   return [{ type: 'ExposureEdited', data: { ...command.content, editorId: command.editorId, at: now.toISOString() } }];
 }
 
-const decider: Decider<EditExposure, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideEditExposure };
+const decider: Decider<EditExposure, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideEditExposure,
+};
 
-export async function editExposure(deps: ConnectorsDeps, key: string, ekey: string, input: z.infer<typeof EditExposureInput>, context: CommandContext) {
+export async function editExposure(
+  deps: ConnectorsDeps,
+  key: string,
+  ekey: string,
+  input: z.infer<typeof EditExposureInput>,
+  context: CommandContext,
+) {
   const id = await connectorIdOf(deps, context.tenantId, key);
   const connector = await loadConnector(deps, context.tenantId, id);
   exposureOf(connector, ekey);
@@ -38,5 +47,10 @@ export async function editExposure(deps: ConnectorsDeps, key: string, ekey: stri
     max_rows: input.max_rows !== undefined ? input.max_rows : current.max_rows,
   });
   const content = await checkedContent(connector.connectorType, key, ekey, merged);
-  await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), { type: 'EditExposure', content, editorId: context.actorId }, context);
+  await deps.handle(
+    decider,
+    connectorAggregate.stream(context.tenantId, id),
+    { type: 'EditExposure', content, editorId: context.actorId },
+    context,
+  );
 }

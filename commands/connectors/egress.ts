@@ -53,7 +53,9 @@ export function refusalOf(literal: string, policy: EgressPolicy): string | null 
     if (inner) {
       if (inAllowList(inner, policy)) return null;
       const innerRange = inner.range();
-      return innerRange === 'unicast' ? `${address.toString()} is a ${range} form; connect to ${inner.toString()} directly` : `${address.toString()} embeds ${inner.toString()} (${innerRange})`;
+      return innerRange === 'unicast'
+        ? `${address.toString()} is a ${range} form; connect to ${inner.toString()} directly`
+        : `${address.toString()} embeds ${inner.toString()} (${innerRange})`;
     }
   }
   if (range === 'unicast') return null;
@@ -62,10 +64,15 @@ export function refusalOf(literal: string, policy: EgressPolicy): string | null 
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Resolve once, check every address, and name the one to connect to. */
-export async function checkEgress(host: string, policy: EgressPolicy, resolve: Resolver = systemResolver): Promise<EgressVerdict> {
+export async function checkEgress(
+  host: string,
+  policy: EgressPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<EgressVerdict> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   let addresses: string[];
   if (ipaddr.isValid(bare)) addresses = [ipaddr.process(bare).toString()];
@@ -73,9 +80,16 @@ export async function checkEgress(host: string, policy: EgressPolicy, resolve: R
     try {
       addresses = await resolve(bare);
     } catch (error) {
-      return { ok: false, error: 'resolution_failed', host, addresses: [], reason: `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})` };
+      return {
+        ok: false,
+        error: 'resolution_failed',
+        host,
+        addresses: [],
+        reason: `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`,
+      };
     }
-    if (addresses.length === 0) return { ok: false, error: 'resolution_failed', host, addresses: [], reason: `${host} resolves to no address` };
+    if (addresses.length === 0)
+      return { ok: false, error: 'resolution_failed', host, addresses: [], reason: `${host} resolves to no address` };
   }
   for (const address of addresses) {
     const refusal = refusalOf(address, policy);

@@ -17,7 +17,10 @@ export function decideEnableConnector(_command: EnableConnector, state: Connecto
   return [{ type: 'ConnectorEnabled', data: { at: now.toISOString() } }];
 }
 
-const decider: Decider<EnableConnector, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideEnableConnector };
+const decider: Decider<EnableConnector, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideEnableConnector,
+};
 
 export async function enableConnector(deps: ConnectorsDeps, key: string, context: CommandContext) {
   const id = await connectorIdOf(deps, context.tenantId, key);

@@ -11,7 +11,10 @@ import { validateSql } from '../../streams/connectors/sql-validator';
  */
 export const ParameterInput = z
   .object({
-    name: z.string().max(63).regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/),
+    name: z
+      .string()
+      .max(63)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/),
     type: z.enum(['string', 'integer', 'number', 'boolean', 'date', 'timestamp']).default('string'),
     description: z.string().max(1000).default(''),
     required: z.boolean().default(true),
@@ -26,7 +29,10 @@ export const ExposureContentInput = z.object({
   max_rows: z.number().int().min(1).max(100_000).nullable().default(null),
 });
 
-export const EKEY = z.string().max(63).regex(/^[a-z][a-z0-9_]{0,62}$/, 'a slug: lower-case letter, then letters, digits or _');
+export const EKEY = z
+  .string()
+  .max(63)
+  .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a slug: lower-case letter, then letters, digits or _');
 
 export interface ExposureContent {
   ekey: string;
@@ -38,18 +44,40 @@ export interface ExposureContent {
   maxRows: number | null;
 }
 
-export async function checkedContent(engine: EngineKey, connectorKey: string, ekey: string, input: z.infer<typeof ExposureContentInput>): Promise<ExposureContent> {
-  if (connectorKey.length + 2 + ekey.length > 64) throw connectorRefusal('ekey_too_long', { reason: `the tool name ${connectorKey}__${ekey} would exceed 64 characters` });
+export async function checkedContent(
+  engine: EngineKey,
+  connectorKey: string,
+  ekey: string,
+  input: z.infer<typeof ExposureContentInput>,
+): Promise<ExposureContent> {
+  if (connectorKey.length + 2 + ekey.length > 64)
+    throw connectorRefusal('ekey_too_long', {
+      reason: `the tool name ${connectorKey}__${ekey} would exceed 64 characters`,
+    });
   const validation = await validateSql(input.sql, engine);
-  if (!validation.valid) throw connectorRefusal('sql_invalid', { reason: validation.errors[0].message, errors: validation.errors });
+  if (!validation.valid)
+    throw connectorRefusal('sql_invalid', { reason: validation.errors[0].message, errors: validation.errors });
   const declared = input.parameters.map((p) => p.name);
   const undeclared = validation.parameters.filter((n) => !declared.includes(n));
   const unused = declared.filter((n) => !validation.parameters.includes(n));
   const duplicated = declared.filter((n, i) => declared.indexOf(n) !== i);
   if (undeclared.length || unused.length || duplicated.length) {
-    throw connectorRefusal('parameters_mismatch', { reason: 'the declared parameters must be exactly those the SQL uses', undeclared, unused, duplicated });
+    throw connectorRefusal('parameters_mismatch', {
+      reason: 'the declared parameters must be exactly those the SQL uses',
+      undeclared,
+      unused,
+      duplicated,
+    });
   }
-  return { ekey, displayName: input.display_name ?? ekey, description: input.description, sql: input.sql, sqlHash: sqlHash(input.sql), parameters: input.parameters, maxRows: input.max_rows };
+  return {
+    ekey,
+    displayName: input.display_name ?? ekey,
+    description: input.description,
+    sql: input.sql,
+    sqlHash: sqlHash(input.sql),
+    parameters: input.parameters,
+    maxRows: input.max_rows,
+  };
 }
 
 /**

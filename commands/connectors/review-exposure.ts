@@ -31,13 +31,15 @@ export function decideReviewExposure(command: ReviewExposure, state: ConnectorSt
       return [{ type: 'ExposureSubmitted', data: base }];
     case 'ApproveExposure':
       if (exposure.status !== 'pending_review') refuseTransition('approve', exposure.status);
-      if (exposure.authors.includes(command.by)) throw new Conflict('the approver must differ from the author of the exposure');
+      if (exposure.authors.includes(command.by))
+        throw new Conflict('the approver must differ from the author of the exposure');
       return [{ type: 'ExposureApproved', data: { ...base, approvedSqlHash: exposure.sqlHash } }];
     case 'RejectExposure':
       if (exposure.status !== 'pending_review') refuseTransition('reject', exposure.status);
       return [{ type: 'ExposureRejected', data: { ...base, reason: command.reason } }];
     case 'RetireExposure':
-      if (exposure.status !== 'approved' && exposure.status !== 'pending_review') refuseTransition('retire', exposure.status);
+      if (exposure.status !== 'approved' && exposure.status !== 'pending_review')
+        refuseTransition('retire', exposure.status);
       return [{ type: 'ExposureRetired', data: base }];
     case 'DeleteExposure':
       if (exposure.status === 'approved') throw new Conflict('an approved exposure cannot be deleted; retire it first');
@@ -47,9 +49,17 @@ export function decideReviewExposure(command: ReviewExposure, state: ConnectorSt
   }
 }
 
-const decider: Decider<ReviewExposure, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideReviewExposure };
+const decider: Decider<ReviewExposure, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideReviewExposure,
+};
 
-export async function reviewExposure(deps: ConnectorsDeps, key: string, command: ReviewExposure, context: CommandContext) {
+export async function reviewExposure(
+  deps: ConnectorsDeps,
+  key: string,
+  command: ReviewExposure,
+  context: CommandContext,
+) {
   const id = await connectorIdOf(deps, context.tenantId, key);
   await deps.handle(decider, connectorAggregate.stream(context.tenantId, id), command, context);
 }

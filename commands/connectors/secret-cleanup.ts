@@ -11,7 +11,8 @@ import { type DeleteSupersededSecret, deleteSupersededSecret } from './delete-su
  */
 export function secretCleanupCommand(event: RecordedEvent): DeleteSupersededSecret | null {
   const parsed = readConnectorEvent(event);
-  if (parsed.type !== 'CredentialSet' || !parsed.data.supersedes || parsed.data.supersedes === parsed.data.secretName) return null;
+  if (parsed.type !== 'CredentialSet' || !parsed.data.supersedes || parsed.data.supersedes === parsed.data.secretName)
+    return null;
   const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
   const connectorId = event.stream.slice(connectorAggregate.stream(tenantId, '').length);
   return { type: 'DeleteSupersededSecret', connectorId, secretName: parsed.data.supersedes };
@@ -22,6 +23,7 @@ export const secretCleanupReactor: Reactor = {
   handles: ['CredentialSet'],
   async react(event, deps) {
     const command = secretCleanupCommand(event);
-    if (command) await deleteSupersededSecret(connectorsDeps(deps), reactionContext(event, 'delete-superseded-secret'), command);
+    if (command)
+      await deleteSupersededSecret(connectorsDeps(deps), reactionContext(event, 'delete-superseded-secret'), command);
   },
 };

@@ -4,7 +4,12 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ConnectorsDeps } from './connectors-deps';
 import { engineOf } from './destination';
 import { newId } from '../../src/platform/command-handling/idempotency';
-import { connectorAggregate, type ConnectorEvent, type ConnectorState, credentialSecretName } from '../../streams/connectors/connector';
+import {
+  connectorAggregate,
+  type ConnectorEvent,
+  type ConnectorState,
+  credentialSecretName,
+} from '../../streams/connectors/connector';
 import { connectorIdOf, connectorRefusal, loadConnector, requireLive } from './connector-refs';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
@@ -27,18 +32,38 @@ export interface SetCredential {
 export function decideSetCredential(command: SetCredential, state: ConnectorState, now: Date): ConnectorEvent[] {
   const live = requireLive(state);
   if (live.secretName === command.secretName) return [];
-  return [{ type: 'CredentialSet', data: { secretName: command.secretName, credentialRevision: live.credentialRevision + 1, at: now.toISOString(), supersedes: live.secretName } }];
+  return [
+    {
+      type: 'CredentialSet',
+      data: {
+        secretName: command.secretName,
+        credentialRevision: live.credentialRevision + 1,
+        at: now.toISOString(),
+        supersedes: live.secretName,
+      },
+    },
+  ];
 }
 
-const decider: Decider<SetCredential, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideSetCredential };
+const decider: Decider<SetCredential, ConnectorState, ConnectorEvent> = {
+  ...connectorAggregate,
+  decide: decideSetCredential,
+};
 
 /** Whether an event of the connector's log ever named this secret (a retry of a PUT that was recorded). */
 async function everRecorded(deps: Pick<ConnectorsDeps, 'store'>, stream: string, secretName: string): Promise<boolean> {
   const events = await deps.store.readStream(stream);
-  return events.some((e) => e.type === 'CredentialSet' && (e.data as { secretName?: string }).secretName === secretName);
+  return events.some(
+    (e) => e.type === 'CredentialSet' && (e.data as { secretName?: string }).secretName === secretName,
+  );
 }
 
-export async function setCredential(deps: ConnectorsDeps, key: string, input: z.infer<typeof SetCredentialInput>, context: CommandContext) {
+export async function setCredential(
+  deps: ConnectorsDeps,
+  key: string,
+  input: z.infer<typeof SetCredentialInput>,
+  context: CommandContext,
+) {
   const id = await connectorIdOf(deps, context.tenantId, key);
   const current = await loadConnector(deps, context.tenantId, id);
   const engine = engineOf(deps, current.connectorType);

@@ -1,7 +1,13 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { extractedFileData, type UploadedFile } from '../../streams/conversations/extracted-file';
-import { accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import {
+  accessibleConversation,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+} from '../../streams/conversations/conversation';
 
 /** Records an uploaded attachment; the text arrives already extracted, the bytes never do. */
 export interface AddAttachment extends UploadedFile {
@@ -15,8 +21,19 @@ export function decideAddAttachment(command: AddAttachment, state: ConversationS
   return [{ type: 'AttachmentAdded', data: { attachmentId: command.attachmentId, ...extractedFileData(command) } }];
 }
 
-const decider: Decider<AddAttachment, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAddAttachment };
+const decider: Decider<AddAttachment, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideAddAttachment,
+};
 
-export async function addAttachment(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: AddAttachment): Promise<void> {
-  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+export async function addAttachment(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  conversationId: string,
+  command: AddAttachment,
+): Promise<void> {
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, {
+    tenantId,
+    actorId: command.callerId ?? 'internal',
+  });
 }

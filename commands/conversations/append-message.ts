@@ -5,7 +5,17 @@ import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { parse } from '../../src/platform/http/validation';
-import { sequenceOf, accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, MAX_ATTACHMENTS_PER_MESSAGE, MESSAGE_ROLES, type MessageRole } from '../../streams/conversations/conversation';
+import {
+  sequenceOf,
+  accessibleConversation,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+  MAX_ATTACHMENTS_PER_MESSAGE,
+  MESSAGE_ROLES,
+  type MessageRole,
+} from '../../streams/conversations/conversation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
 /**
@@ -17,10 +27,16 @@ export const AppendMessageInput = z.object({
   message_id: z.string().min(1).max(128).optional(),
   role: z.enum(MESSAGE_ROLES),
   // NUL cannot be stored in Postgres text or jsonb.
-  content: z.string().max(2_000_000).transform((text) => text.replaceAll('\u0000', '')),
+  content: z
+    .string()
+    .max(2_000_000)
+    .transform((text) => text.replaceAll('\u0000', '')),
   tool_name: z.string().min(1).max(200).nullable().optional(),
   metadata: boundedRecord(z.unknown()).nullable().optional(),
-  attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).optional(),
+  attachment_ids: z
+    .array(z.string().min(1).max(128))
+    .max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`)
+    .optional(),
 });
 export type AppendMessageInput = z.input<typeof AppendMessageInput>;
 
@@ -46,11 +62,30 @@ export function decideAppendMessage(command: AppendMessage, state: ConversationS
   if (sequenceOf(state, command.messageId) !== undefined) return [];
   const ids = [...new Set(command.attachmentIds)];
   if (ids.length > MAX_ATTACHMENTS_PER_MESSAGE) {
-    throw new ValidationFailed([{ loc: ['body', 'attachment_ids'], msg: `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`, type: 'too_many_attachments' }]);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'attachment_ids'],
+        msg: `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`,
+        type: 'too_many_attachments',
+      },
+    ]);
   }
-  const unknown = ids.flatMap((id, index) => (id in conversation.attachments ? [] : [{ loc: ['body', 'attachment_ids', index], msg: `attachment ${id} does not belong to this conversation`, type: 'unknown_attachment' }]));
+  const unknown = ids.flatMap((id, index) =>
+    id in conversation.attachments
+      ? []
+      : [
+          {
+            loc: ['body', 'attachment_ids', index],
+            msg: `attachment ${id} does not belong to this conversation`,
+            type: 'unknown_attachment',
+          },
+        ],
+  );
   if (unknown.length > 0) throw new ValidationFailed(unknown);
-  const metadata = ids.length > 0 ? { ...(command.metadata ?? {}), attachments: ids.map((id) => ({ id, filename: conversation.attachments[id] })) } : command.metadata;
+  const metadata =
+    ids.length > 0
+      ? { ...(command.metadata ?? {}), attachments: ids.map((id) => ({ id, filename: conversation.attachments[id] })) }
+      : command.metadata;
   return [
     {
       type: 'MessageAppended',
@@ -73,7 +108,10 @@ export interface AppendedMessage {
   sequence_number: number;
 }
 
-const decider: Decider<AppendMessage, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAppendMessage };
+const decider: Decider<AppendMessage, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideAppendMessage,
+};
 
 /** The command for one message, its input checked (422 on the `body` fields). */
 export function appendMessageCommand(callerId: string | null, input: AppendMessageInput): AppendMessage {
@@ -93,7 +131,11 @@ export function appendMessageCommand(callerId: string | null, input: AppendMessa
 const messagesDecider = inSequence(decider);
 
 /** Several messages in order, as one of several commands handled together (a turn's rows with its progress or its end). */
-export function appendMessagesDecision(tenantId: string, conversationId: string, messages: readonly AppendMessage[]): Decision<readonly AppendMessage[], ConversationState, ConversationEvent> {
+export function appendMessagesDecision(
+  tenantId: string,
+  conversationId: string,
+  messages: readonly AppendMessage[],
+): Decision<readonly AppendMessage[], ConversationState, ConversationEvent> {
   return { decider: messagesDecider, stream: conversationStream(tenantId, conversationId), command: messages };
 }
 

@@ -1,7 +1,13 @@
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { approvalStanding, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import {
+  approvalStanding,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+} from '../../streams/conversations/conversation';
 
 /** A turn paused on an approval: the conversation records that it waits on it. */
 export interface AwaitApproval {
@@ -18,8 +24,16 @@ export function decideAwaitApproval(command: AwaitApproval, state: ConversationS
   return [{ type: 'ApprovalAwaited', data: { approvalId, executionId, checkpointType } }];
 }
 
-const decider: Decider<AwaitApproval, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideAwaitApproval };
+const decider: Decider<AwaitApproval, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideAwaitApproval,
+};
 
-export async function awaitApproval(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string, command: AwaitApproval): Promise<void> {
+export async function awaitApproval(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  conversationId: string,
+  command: AwaitApproval,
+): Promise<void> {
   await deps.handle(decider, conversationStream(context.tenantId, conversationId), command, context);
 }

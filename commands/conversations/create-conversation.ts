@@ -2,7 +2,15 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { CONVERSATION_ID, CONVERSATION_TYPES, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ConversationType } from '../../streams/conversations/conversation';
+import {
+  CONVERSATION_ID,
+  CONVERSATION_TYPES,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+  type ConversationType,
+} from '../../streams/conversations/conversation';
 import { findProjectOwner } from '../../queries/conversations/projects';
 import { boundedRecord } from '../../src/platform/http/bounded';
 
@@ -36,20 +44,33 @@ export interface CreateConversation {
 export function decideCreateConversation(command: CreateConversation, state: ConversationState): ConversationEvent[] {
   if (state.status === 'none') {
     const { conversationId, userId, agentId, title, conversationType, projectId, metadata } = command;
-    return [{ type: 'ConversationCreated', data: { conversationId, userId, agentId, title, conversationType, projectId, metadata } }];
+    return [
+      {
+        type: 'ConversationCreated',
+        data: { conversationId, userId, agentId, title, conversationType, projectId, metadata },
+      },
+    ];
   }
   if (state.status === 'deleted') throw new Conflict('A deleted conversation already uses this id');
   if (state.ownerId !== command.userId) throw new Conflict('Another conversation already uses this id');
   return [];
 }
 
-const decider: Decider<CreateConversation, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideCreateConversation };
+const decider: Decider<CreateConversation, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideCreateConversation,
+};
 
-export async function createConversation(deps: Pick<PlatformDeps, 'handle' | 'knex'>, tenantId: string, command: CreateConversation): Promise<void> {
+export async function createConversation(
+  deps: Pick<PlatformDeps, 'handle' | 'knex'>,
+  tenantId: string,
+  command: CreateConversation,
+): Promise<void> {
   // Membership in a project the caller cannot see would leak its existence and its settings.
   if (command.projectId) {
     const owner = await findProjectOwner(deps.knex, tenantId, command.projectId);
-    if (owner === undefined || (command.userId !== null && owner !== command.userId)) throw new NotFound('Project not found');
+    if (owner === undefined || (command.userId !== null && owner !== command.userId))
+      throw new NotFound('Project not found');
   }
   await deps.handle(decider, conversationStream(tenantId, command.conversationId), command, {
     tenantId,

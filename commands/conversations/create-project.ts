@@ -2,7 +2,13 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import { projectAggregate, ProjectDefaults, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
+import {
+  projectAggregate,
+  ProjectDefaults,
+  type ProjectEvent,
+  type ProjectState,
+  projectStream,
+} from '../../streams/conversations/project';
 
 export const ProjectFields = {
   name: z.string().trim().min(1).max(200),
@@ -37,8 +43,18 @@ export function decideCreateProject(command: CreateProject, state: ProjectState)
   return [{ type: 'ProjectCreated', data: { projectId, userId, name, description, instructions, defaults } }];
 }
 
-const decider: Decider<CreateProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideCreateProject };
+const decider: Decider<CreateProject, ProjectState, ProjectEvent> = {
+  ...projectAggregate,
+  decide: decideCreateProject,
+};
 
-export async function createProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: CreateProject): Promise<void> {
-  await deps.handle(decider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.userId });
+export async function createProject(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  command: CreateProject,
+): Promise<void> {
+  await deps.handle(decider, projectStream(tenantId, command.projectId), command, {
+    tenantId,
+    actorId: command.userId,
+  });
 }

@@ -1,7 +1,12 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { projectAggregate, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
+import {
+  projectAggregate,
+  type ProjectEvent,
+  type ProjectState,
+  projectStream,
+} from '../../streams/conversations/project';
 
 export interface DeleteProject {
   type: 'DeleteProject';
@@ -20,8 +25,18 @@ export function decideDeleteProject(command: DeleteProject, state: ProjectState)
   return [{ type: 'ProjectDeleted', data: { projectId: command.projectId } }];
 }
 
-const decider: Decider<DeleteProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideDeleteProject };
+const decider: Decider<DeleteProject, ProjectState, ProjectEvent> = {
+  ...projectAggregate,
+  decide: decideDeleteProject,
+};
 
-export async function deleteProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: DeleteProject): Promise<void> {
-  await deps.handle(decider, projectStream(tenantId, command.projectId), command, { tenantId, actorId: command.callerId });
+export async function deleteProject(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  command: DeleteProject,
+): Promise<void> {
+  await deps.handle(decider, projectStream(tenantId, command.projectId), command, {
+    tenantId,
+    actorId: command.callerId,
+  });
 }

@@ -2,7 +2,14 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { approvalStanding, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ReviewerDecision } from '../../streams/conversations/conversation';
+import {
+  approvalStanding,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+  type ReviewerDecision,
+} from '../../streams/conversations/conversation';
 
 /** A reviewer's decision reaches the conversation whose turn paused on the approval. */
 export interface DeliverApprovalDecision {
@@ -14,7 +21,9 @@ export interface DeliverApprovalDecision {
 
 /** What the conversation's readers see at once; the model turn waits for the user (docs/approvals.md §resume). */
 export function decisionNotice(approvalId: string, checkpointType: string, decision: ReviewerDecision): string {
-  const verb = { approved: 'approved', rejected: 'rejected', modified: 'approved with modifications' }[decision.decision];
+  const verb = { approved: 'approved', rejected: 'rejected', modified: 'approved with modifications' }[
+    decision.decision
+  ];
   return (
     `Approval ${approvalId} (${checkpointType}) ${verb} by ${decision.reviewerId}.` +
     (decision.comments ? ` Comments: ${decision.comments}.` : '') +
@@ -27,7 +36,10 @@ export function decisionNotice(approvalId: string, checkpointType: string, decis
  * already holds, or one a turn already resumed from, appends nothing; a deleted conversation
  * receives nothing.
  */
-export function decideDeliverApprovalDecision(command: DeliverApprovalDecision, state: ConversationState): ConversationEvent[] {
+export function decideDeliverApprovalDecision(
+  command: DeliverApprovalDecision,
+  state: ConversationState,
+): ConversationEvent[] {
   if (state.status !== 'open') return [];
   const standing = approvalStanding(state, command.approvalId);
   if (standing.kind === 'settled' || (standing.kind === 'awaited' && standing.awaited.decision !== null)) return [];
@@ -43,14 +55,27 @@ export function decideDeliverApprovalDecision(command: DeliverApprovalDecision, 
         content: decisionNotice(approvalId, checkpointType, decision),
         userId: state.ownerId,
         toolName: null,
-        metadata: { approval_id: approvalId, checkpoint_type: checkpointType, decision: decision.decision, reviewer_id: decision.reviewerId },
+        metadata: {
+          approval_id: approvalId,
+          checkpoint_type: checkpointType,
+          decision: decision.decision,
+          reviewer_id: decision.reviewerId,
+        },
       },
     },
   ];
 }
 
-const decider: Decider<DeliverApprovalDecision, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideDeliverApprovalDecision };
+const decider: Decider<DeliverApprovalDecision, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideDeliverApprovalDecision,
+};
 
-export async function deliverApprovalDecision(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string, command: DeliverApprovalDecision): Promise<void> {
+export async function deliverApprovalDecision(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  conversationId: string,
+  command: DeliverApprovalDecision,
+): Promise<void> {
   await deps.handle(decider, conversationStream(context.tenantId, conversationId), command, context);
 }

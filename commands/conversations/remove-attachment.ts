@@ -1,7 +1,13 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { NotFound } from '../../src/platform/domain-errors';
-import { accessibleConversation, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream } from '../../streams/conversations/conversation';
+import {
+  accessibleConversation,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+} from '../../streams/conversations/conversation';
 
 export interface RemoveAttachment {
   type: 'RemoveAttachment';
@@ -15,8 +21,19 @@ export function decideRemoveAttachment(command: RemoveAttachment, state: Convers
   return [{ type: 'AttachmentRemoved', data: { attachmentId: command.attachmentId } }];
 }
 
-const decider: Decider<RemoveAttachment, ConversationState, ConversationEvent> = { ...conversationAggregate, decide: decideRemoveAttachment };
+const decider: Decider<RemoveAttachment, ConversationState, ConversationEvent> = {
+  ...conversationAggregate,
+  decide: decideRemoveAttachment,
+};
 
-export async function removeAttachment(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, conversationId: string, command: RemoveAttachment): Promise<void> {
-  await deps.handle(decider, conversationStream(tenantId, conversationId), command, { tenantId, actorId: command.callerId ?? 'internal' });
+export async function removeAttachment(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  conversationId: string,
+  command: RemoveAttachment,
+): Promise<void> {
+  await deps.handle(decider, conversationStream(tenantId, conversationId), command, {
+    tenantId,
+    actorId: command.callerId ?? 'internal',
+  });
 }

@@ -7,9 +7,19 @@ import { deliverApprovalDecision, type DeliverApprovalDecision } from './deliver
  * Given a decided approval opened from a conversation, then its decision is delivered to that
  * conversation (none for an approval of no conversation, e.g. a checklist's, or still pending).
  */
-export function decisionDelivery(approval: ApprovalState): { conversationId: string; command: DeliverApprovalDecision } | null {
+export function decisionDelivery(
+  approval: ApprovalState,
+): { conversationId: string; command: DeliverApprovalDecision } | null {
   if (approval.status === 'none' || approval.status === 'pending' || !approval.conversationId) return null;
-  return { conversationId: approval.conversationId, command: { type: 'DeliverApprovalDecision', approvalId: approval.approvalId, checkpointType: approval.checkpointType, decision: approval.decision } };
+  return {
+    conversationId: approval.conversationId,
+    command: {
+      type: 'DeliverApprovalDecision',
+      approvalId: approval.approvalId,
+      checkpointType: approval.checkpointType,
+      decision: approval.decision,
+    },
+  };
 }
 
 /**
@@ -23,6 +33,11 @@ export const routeDecisionReactor: Reactor = {
   async react(recorded, deps) {
     const delivery = decisionDelivery(await approvalState(deps.store, recorded.stream));
     if (!delivery) return;
-    await deliverApprovalDecision(deps, reactionContext(recorded, 'route-decision', delivery.command.decision.reviewerId), delivery.conversationId, delivery.command);
+    await deliverApprovalDecision(
+      deps,
+      reactionContext(recorded, 'route-decision', delivery.command.decision.reviewerId),
+      delivery.conversationId,
+      delivery.command,
+    );
   },
 };

@@ -2,7 +2,14 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import type { PlatformDeps } from '../../src/platform/context-module';
-import { ownedProject, projectAggregate, type ProjectChanges, type ProjectEvent, type ProjectState, projectStream } from '../../streams/conversations/project';
+import {
+  ownedProject,
+  projectAggregate,
+  type ProjectChanges,
+  type ProjectEvent,
+  type ProjectState,
+  projectStream,
+} from '../../streams/conversations/project';
 import { ProjectFields } from './create-project';
 
 /** PATCH /projects/{id}: any of name, description, instructions, defaults (replaced whole). */
@@ -14,7 +21,9 @@ export const UpdateProjectBody = z
     defaults: ProjectFields.defaults.optional(),
   })
   .strict()
-  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one of name, description, instructions, defaults' });
+  .refine((b) => Object.values(b).some((v) => v !== undefined), {
+    message: 'give at least one of name, description, instructions, defaults',
+  });
 
 export interface UpdateProject {
   type: 'UpdateProject';
@@ -25,13 +34,23 @@ export interface UpdateProject {
 export function decideUpdateProject(command: UpdateProject, state: ProjectState): ProjectEvent[] {
   const project = ownedProject(state, command.callerId);
   const changed = Object.fromEntries(
-    Object.entries(command.changes).filter(([field, value]) => value !== undefined && !isDeepStrictEqual(value, project[field as keyof ProjectChanges])),
+    Object.entries(command.changes).filter(
+      ([field, value]) => value !== undefined && !isDeepStrictEqual(value, project[field as keyof ProjectChanges]),
+    ),
   ) as ProjectChanges;
   return Object.keys(changed).length === 0 ? [] : [{ type: 'ProjectUpdated', data: changed }];
 }
 
-const decider: Decider<UpdateProject, ProjectState, ProjectEvent> = { ...projectAggregate, decide: decideUpdateProject };
+const decider: Decider<UpdateProject, ProjectState, ProjectEvent> = {
+  ...projectAggregate,
+  decide: decideUpdateProject,
+};
 
-export async function updateProject(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, projectId: string, command: UpdateProject): Promise<void> {
+export async function updateProject(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  projectId: string,
+  command: UpdateProject,
+): Promise<void> {
   await deps.handle(decider, projectStream(tenantId, projectId), command, { tenantId, actorId: command.callerId });
 }

@@ -14,15 +14,28 @@ export function decideCompleteEvalRun(command: CompleteEvalRun, state: RunState,
       if (state.status === 'completed') return [];
       const { nCases, nPass, nFail, nDegraded, tokensUsed } = state;
       const costUsd = Math.round(state.costUsd * 1e6) / 1e6;
-      return [{ type: 'EvalRunCompleted', data: { nCases, nPass, nFail, nDegraded, tokensUsed, costUsd, completedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'EvalRunCompleted',
+          data: { nCases, nPass, nFail, nDegraded, tokensUsed, costUsd, completedAt: now.toISOString() },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-export const completeEvalRunDecider: Decider<CompleteEvalRun, RunState, RunEvent> = { ...runAggregate, decide: decideCompleteEvalRun };
+export const completeEvalRunDecider: Decider<CompleteEvalRun, RunState, RunEvent> = {
+  ...runAggregate,
+  decide: decideCompleteEvalRun,
+};
 
 export async function completeEvalRun(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, runId: string) {
-  return deps.handle(completeEvalRunDecider, runAggregate.stream(context.tenantId, runId), { type: 'CompleteEvalRun' }, context);
+  return deps.handle(
+    completeEvalRunDecider,
+    runAggregate.stream(context.tenantId, runId),
+    { type: 'CompleteEvalRun' },
+    context,
+  );
 }

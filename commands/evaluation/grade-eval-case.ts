@@ -18,8 +18,21 @@ export function decideGradeEvalCase(command: GradeEvalCase, state: RunState): Ru
   }
 }
 
-export const gradeEvalCaseDecider: Decider<GradeEvalCase, RunState, RunEvent> = { ...runAggregate, decide: decideGradeEvalCase };
+export const gradeEvalCaseDecider: Decider<GradeEvalCase, RunState, RunEvent> = {
+  ...runAggregate,
+  decide: decideGradeEvalCase,
+};
 
-export async function gradeEvalCase(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, runId: string, result: CaseResult) {
-  return deps.handle(gradeEvalCaseDecider, runAggregate.stream(context.tenantId, runId), { type: 'GradeEvalCase', result }, context);
+export async function gradeEvalCase(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  runId: string,
+  result: CaseResult,
+) {
+  return deps.handle(
+    gradeEvalCaseDecider,
+    runAggregate.stream(context.tenantId, runId),
+    { type: 'GradeEvalCase', result },
+    context,
+  );
 }

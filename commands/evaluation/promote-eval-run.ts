@@ -2,7 +2,12 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, type Decider, fold } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { type BaselineEvent, type BaselineState, baselineAggregate, baselineKeyOf } from '../../streams/evaluation/baseline';
+import {
+  type BaselineEvent,
+  type BaselineState,
+  baselineAggregate,
+  baselineKeyOf,
+} from '../../streams/evaluation/baseline';
 import { runAggregate, type RunState } from '../../streams/evaluation/run';
 
 /**
@@ -16,23 +21,47 @@ export function decidePromoteEvalRun(command: PromoteEvalRun, state: BaselineSta
     case 'PromoteEvalRun': {
       const { run } = command;
       if (run.status === 'none') throw new NotFound('No such eval run');
-      if (run.status !== 'completed') throw new Conflict(`Eval run ${run.runId} is not completed; only a completed run can become the baseline`);
+      if (run.status !== 'completed')
+        throw new Conflict(`Eval run ${run.runId} is not completed; only a completed run can become the baseline`);
       if (state.status === 'set' && state.runId === run.runId) return [];
       const previousRunId = state.status === 'set' ? state.runId : null;
-      return [{ type: 'BaselinePromoted', data: { modelId: run.modelId, runId: run.runId, previousRunId, promotedBy: command.actorId, promotedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'BaselinePromoted',
+          data: {
+            modelId: run.modelId,
+            runId: run.runId,
+            previousRunId,
+            promotedBy: command.actorId,
+            promotedAt: now.toISOString(),
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-export const promoteEvalRunDecider: Decider<PromoteEvalRun, BaselineState, BaselineEvent> = { ...baselineAggregate, decide: decidePromoteEvalRun };
+export const promoteEvalRunDecider: Decider<PromoteEvalRun, BaselineState, BaselineEvent> = {
+  ...baselineAggregate,
+  decide: decidePromoteEvalRun,
+};
 
 /** The run is read from its own stream (its status and model decide); the baseline stream is written. */
-export async function promoteEvalRun(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, runId: string) {
+export async function promoteEvalRun(
+  deps: Pick<PlatformDeps, 'handle' | 'store'>,
+  context: CommandContext,
+  runId: string,
+) {
   const stored = await deps.store.readStream(runAggregate.stream(context.tenantId, runId));
   const run = fold(runAggregate, stored.map(runAggregate.read));
   if (run.status === 'none') throw new NotFound(`No eval run ${runId}`);
-  const result = await deps.handle(promoteEvalRunDecider, baselineAggregate.stream(context.tenantId, baselineKeyOf(run.modelId)), { type: 'PromoteEvalRun', run, actorId: context.actorId }, context);
+  const result = await deps.handle(
+    promoteEvalRunDecider,
+    baselineAggregate.stream(context.tenantId, baselineKeyOf(run.modelId)),
+    { type: 'PromoteEvalRun', run, actorId: context.actorId },
+    context,
+  );
   return { run, events: result.events };
 }

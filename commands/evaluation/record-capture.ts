@@ -3,7 +3,13 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { NotFound } from '../../src/platform/domain-errors';
-import { type CaptureEvent, type CaptureState, captureAggregate, captureIdOf, Score } from '../../streams/evaluation/capture';
+import {
+  type CaptureEvent,
+  type CaptureState,
+  captureAggregate,
+  captureIdOf,
+  Score,
+} from '../../streams/evaluation/capture';
 import { findTurnSnapshot } from './turn-snapshot';
 
 /** POST /eval/captures body: a bare score is valid; identity never comes from here. */
@@ -57,7 +63,10 @@ export function decideRecordCapture(command: RecordCapture, state: CaptureState,
       if (!linked) {
         events.push(
           command.snapshot.found
-            ? { type: 'SnapshotLinked', data: { check: 'capture', conversationId: command.snapshot.conversationId, checkedAt: at } }
+            ? {
+                type: 'SnapshotLinked',
+                data: { check: 'capture', conversationId: command.snapshot.conversationId, checkedAt: at },
+              }
             : { type: 'SnapshotMissing', data: { check: 'capture', checkedAt: at } },
         );
       }
@@ -68,14 +77,22 @@ export function decideRecordCapture(command: RecordCapture, state: CaptureState,
   }
 }
 
-export const recordCaptureDecider: Decider<RecordCapture, CaptureState, CaptureEvent> = { ...captureAggregate, decide: decideRecordCapture };
+export const recordCaptureDecider: Decider<RecordCapture, CaptureState, CaptureEvent> = {
+  ...captureAggregate,
+  decide: decideRecordCapture,
+};
 
 /**
  * Checks the turn once (its first event names its actor: another user's execution answers
  * 404, like a missing one would to them), then records the gesture. The turn's own
  * conversation wins over the body's.
  */
-export async function recordCapture(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, body: RecordCaptureBody, mirrorConfigured: boolean) {
+export async function recordCapture(
+  deps: Pick<PlatformDeps, 'handle' | 'store'>,
+  context: CommandContext,
+  body: RecordCaptureBody,
+  mirrorConfigured: boolean,
+) {
   const { tenantId, actorId: userId } = context;
   const turn = await findTurnSnapshot(deps.store, tenantId, body.execution_id);
   if (turn && turn.userId !== userId) throw new NotFound(`No execution ${body.execution_id}`);
@@ -93,6 +110,11 @@ export async function recordCapture(deps: Pick<PlatformDeps, 'handle' | 'store'>
     snapshot: turn ? { found: true, conversationId: turn.conversationId } : { found: false },
     mirrorConfigured,
   };
-  const result = await deps.handle(recordCaptureDecider, captureAggregate.stream(tenantId, captureId), command, context);
+  const result = await deps.handle(
+    recordCaptureDecider,
+    captureAggregate.stream(tenantId, captureId),
+    command,
+    context,
+  );
   return { captureId, state: result.state };
 }

@@ -12,13 +12,20 @@ export interface TurnSnapshotHead {
 }
 
 /** One read of the turn's first event; null when the turn has no events (yet). */
-export async function findTurnSnapshot(store: Pick<EventStore, 'readStream'>, tenantId: string, executionId: string): Promise<TurnSnapshotHead | null> {
+export async function findTurnSnapshot(
+  store: Pick<EventStore, 'readStream'>,
+  tenantId: string,
+  executionId: string,
+): Promise<TurnSnapshotHead | null> {
   const [first] = await store.readStream(turnAggregate.stream(tenantId, executionId), { limit: 1 });
   if (!first) return null;
   // The stream name already scopes the tenant; the metadata must agree or it is not ours.
   if (first.metadata.tenantId !== tenantId) return null;
   // Linkage degrades, never fails the capture: an unreadable first event still names its actor.
-  const data = first.type === 'TurnStarted' && first.data && typeof first.data === 'object' ? (first.data as { userId?: unknown; conversationId?: unknown }) : {};
+  const data =
+    first.type === 'TurnStarted' && first.data && typeof first.data === 'object'
+      ? (first.data as { userId?: unknown; conversationId?: unknown })
+      : {};
   return {
     userId: typeof data.userId === 'string' ? data.userId : first.metadata.actorId,
     conversationId: typeof data.conversationId === 'string' ? data.conversationId : null,
@@ -35,7 +42,11 @@ export interface FrozenTurn {
   toolNames: string[];
 }
 
-export async function loadFrozenTurn(store: Pick<EventStore, 'readStream'>, tenantId: string, executionId: string): Promise<FrozenTurn | null> {
+export async function loadFrozenTurn(
+  store: Pick<EventStore, 'readStream'>,
+  tenantId: string,
+  executionId: string,
+): Promise<FrozenTurn | null> {
   const events = await store.readStream(turnAggregate.stream(tenantId, executionId));
   let started: FrozenTurn['started'] | null = null;
   let outcome: TurnOutcome | null = null;
@@ -48,7 +59,8 @@ export async function loadFrozenTurn(store: Pick<EventStore, 'readStream'>, tena
         started = event.data;
         break;
       case 'NodeCompleted':
-        if (event.data.message && event.data.message.role === 'assistant' && event.data.message.content) answer = event.data.message.content;
+        if (event.data.message && event.data.message.role === 'assistant' && event.data.message.content)
+          answer = event.data.message.content;
         break;
       case 'ToolCalled':
         toolNames.push(event.data.toolName);

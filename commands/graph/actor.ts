@@ -9,4 +9,7 @@ export interface GraphActor {
 
 export type GraphCommandDeps = Pick<PlatformDeps, 'handle' | 'knex'>;
 
-export const commandContext = (actor: GraphActor): CommandContext => ({ tenantId: actor.tenantId, actorId: actor.userId });
+export const commandContext = (actor: GraphActor): CommandContext => ({
+  tenantId: actor.tenantId,
+  actorId: actor.userId,
+});

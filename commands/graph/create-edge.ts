@@ -40,14 +40,38 @@ const issue = (field: string, msg: string, type: string): FieldIssue => ({ loc: 
 export function decideCreateEdge(command: CreateEdge, state: EdgeState): EdgeEvent[] {
   const { edgeLabel, fromLabel, toLabel, schema } = command;
   const issues: FieldIssue[] = [];
-  if (!command.fromLabelKnown) issues.push(issue('from_label', `unknown vertex label '${fromLabel}'`, 'value_error.label'));
+  if (!command.fromLabelKnown)
+    issues.push(issue('from_label', `unknown vertex label '${fromLabel}'`, 'value_error.label'));
   if (!command.toLabelKnown) issues.push(issue('to_label', `unknown vertex label '${toLabel}'`, 'value_error.label'));
-  if (!schema.edgeLabelKnown) issues.push(issue('edge_label', `unknown edge label '${edgeLabel}' (see GET /relationship-types)`, 'value_error.edge_label'));
+  if (!schema.edgeLabelKnown)
+    issues.push(
+      issue('edge_label', `unknown edge label '${edgeLabel}' (see GET /relationship-types)`, 'value_error.edge_label'),
+    );
   else if (command.fromLabelKnown && command.toLabelKnown) {
-    if (!schema.fromAllowed) issues.push(issue('from_label', `${edgeLabel} edges start at ${schema.allowedFrom.join(', ') || 'no label'}, not ${fromLabel}`, 'value_error.edge_endpoint'));
-    if (!schema.toAllowed) issues.push(issue('to_label', `${edgeLabel} edges end at ${schema.allowedTo.join(', ') || 'no label'}, not ${toLabel}`, 'value_error.edge_endpoint'));
+    if (!schema.fromAllowed)
+      issues.push(
+        issue(
+          'from_label',
+          `${edgeLabel} edges start at ${schema.allowedFrom.join(', ') || 'no label'}, not ${fromLabel}`,
+          'value_error.edge_endpoint',
+        ),
+      );
+    if (!schema.toAllowed)
+      issues.push(
+        issue(
+          'to_label',
+          `${edgeLabel} edges end at ${schema.allowedTo.join(', ') || 'no label'}, not ${toLabel}`,
+          'value_error.edge_endpoint',
+        ),
+      );
     if (schema.fromAllowed && schema.toAllowed && !schema.pairAllowed) {
-      issues.push(issue('to_label', `no ${edgeLabel} rule joins ${fromLabel} to ${toLabel} (see GET /relationship-rules)`, 'value_error.edge_endpoint'));
+      issues.push(
+        issue(
+          'to_label',
+          `no ${edgeLabel} rule joins ${fromLabel} to ${toLabel} (see GET /relationship-rules)`,
+          'value_error.edge_endpoint',
+        ),
+      );
     }
   }
   if (issues.length > 0) throw new ValidationFailed(issues);
@@ -57,14 +81,31 @@ export function decideCreateEdge(command: CreateEdge, state: EdgeState): EdgeEve
   return [
     {
       type: 'EdgeCreated',
-      data: { edgeId: command.edgeId, namespace: command.namespace, edgeLabel, fromId: command.fromId, fromLabel, toId: command.toId, toLabel, properties: command.properties },
+      data: {
+        edgeId: command.edgeId,
+        namespace: command.namespace,
+        edgeLabel,
+        fromId: command.fromId,
+        fromLabel,
+        toId: command.toId,
+        toLabel,
+        properties: command.properties,
+      },
     },
   ];
 }
 
-export const createEdgeDecider: Decider<CreateEdge, EdgeState, EdgeEvent> = { ...edgeAggregate, decide: decideCreateEdge };
+export const createEdgeDecider: Decider<CreateEdge, EdgeState, EdgeEvent> = {
+  ...edgeAggregate,
+  decide: decideCreateEdge,
+};
 
-export async function createEdge(deps: GraphCommandDeps, actor: GraphActor, body: z.infer<typeof CreateEdgeBody>, edgeId: string): Promise<EdgeView> {
+export async function createEdge(
+  deps: GraphCommandDeps,
+  actor: GraphActor,
+  body: z.infer<typeof CreateEdgeBody>,
+  edgeId: string,
+): Promise<EdgeView> {
   const { knex } = deps;
   const namespace = namespaceOf(actor.tenantId);
   const [fromLabelKnown, toLabelKnown, schema, from, to] = await Promise.all([
@@ -88,9 +129,22 @@ export async function createEdge(deps: GraphCommandDeps, actor: GraphActor, body
     fromId: from?.id ?? null,
     toId: to?.id ?? null,
   };
-  const { state } = await deps.handle(createEdgeDecider, edgeStream(actor.tenantId, edgeId), command, commandContext(actor));
+  const { state } = await deps.handle(
+    createEdgeDecider,
+    edgeStream(actor.tenantId, edgeId),
+    command,
+    commandContext(actor),
+  );
   // From the state, not the appended events: a replayed command (Idempotency-Key, reaction) appends none.
   if (state.status === 'none') throw new Error('edge creation appended nothing');
   const e = state.edge;
-  return { id: e.edgeId, edge_label: e.edgeLabel, from_id: e.fromId, from_label: e.fromLabel, to_id: e.toId, to_label: e.toLabel, properties: e.properties };
+  return {
+    id: e.edgeId,
+    edge_label: e.edgeLabel,
+    from_id: e.fromId,
+    from_label: e.fromLabel,
+    to_id: e.toId,
+    to_label: e.toLabel,
+    properties: e.properties,
+  };
 }

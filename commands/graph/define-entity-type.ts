@@ -2,7 +2,13 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict } from '../../src/platform/domain-errors';
 import { findEntityType } from '../../queries/graph/graph-schema';
 import { entityTypeStream } from '../../streams/graph/names';
-import { type ConfigItemState, configItemAggregate, EntityTypeDefinition, itemAsKnown, type SchemaEvent } from '../../streams/graph/schema';
+import {
+  type ConfigItemState,
+  configItemAggregate,
+  EntityTypeDefinition,
+  itemAsKnown,
+  type SchemaEvent,
+} from '../../streams/graph/schema';
 import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 
 /** A new vertex label, usable at once by entity and edge writes (no code change). */
@@ -25,11 +31,27 @@ export function decideDefineEntityType(command: DefineEntityType, stored: State)
   return [{ type: 'EntityTypeDefined', data: { definition: command.definition } }];
 }
 
-export const defineEntityTypeDecider: Decider<DefineEntityType, State, SchemaEvent> = { initialState: { status: 'none' }, ...configItemAggregate, decide: decideDefineEntityType };
+export const defineEntityTypeDecider: Decider<DefineEntityType, State, SchemaEvent> = {
+  initialState: { status: 'none' },
+  ...configItemAggregate,
+  decide: decideDefineEntityType,
+};
 
-export async function defineEntityType(deps: GraphCommandDeps, actor: GraphActor, definition: EntityTypeDefinition): Promise<EntityTypeDefinition> {
-  const [known, byLabel] = await Promise.all([findEntityType(deps.knex, definition.key), findEntityType(deps.knex, definition.label)]);
-  const command: DefineEntityType = { type: 'DefineEntityType', definition, known: known?.key === definition.key ? known : null, labelTaken: Boolean(byLabel && byLabel.key !== definition.key) };
+export async function defineEntityType(
+  deps: GraphCommandDeps,
+  actor: GraphActor,
+  definition: EntityTypeDefinition,
+): Promise<EntityTypeDefinition> {
+  const [known, byLabel] = await Promise.all([
+    findEntityType(deps.knex, definition.key),
+    findEntityType(deps.knex, definition.label),
+  ]);
+  const command: DefineEntityType = {
+    type: 'DefineEntityType',
+    definition,
+    known: known?.key === definition.key ? known : null,
+    labelTaken: Boolean(byLabel && byLabel.key !== definition.key),
+  };
   await deps.handle(defineEntityTypeDecider, entityTypeStream(definition.key), command, commandContext(actor));
   return definition;
 }

@@ -6,5 +6,11 @@ import type { ReservationKey } from '../../src/platform/command-handling/reserva
  * exactly one succeeds (409 for the other), and a delete frees the id again.
  */
 export function entityIdReservation(tenantId: string, label: string, entityId: string): ReservationKey {
-  return { context: 'graph', tenantId, kind: `entity-id-${label.toLowerCase()}`, value: entityId, label: `${label} entity_id '${entityId}'` };
+  return {
+    context: 'graph',
+    tenantId,
+    kind: `entity-id-${label.toLowerCase()}`,
+    value: entityId,
+    label: `${label} entity_id '${entityId}'`,
+  };
 }

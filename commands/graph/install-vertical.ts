@@ -1,5 +1,11 @@
 import type { Decider } from '../../src/platform/command-handling/decider';
-import { OILGAS_ENTITY_TYPES, OILGAS_RELATIONSHIP_RULES, OILGAS_RELATIONSHIP_TYPES, OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION } from '../../streams/graph/oilgas-vertical';
+import {
+  OILGAS_ENTITY_TYPES,
+  OILGAS_RELATIONSHIP_RULES,
+  OILGAS_RELATIONSHIP_TYPES,
+  OILGAS_VERTICAL,
+  OILGAS_VERTICAL_VERSION,
+} from '../../streams/graph/oilgas-vertical';
 import { verticalStream } from '../../streams/graph/names';
 import { readSchemaEvent, type SchemaEvent } from '../../streams/graph/schema';
 import type { GraphCommandDeps } from './actor';
@@ -16,10 +22,14 @@ export const installVerticalDecider: Decider<InstallVertical, VerticalState, Sch
   initialState: { status: 'absent' },
   evolve: (state, event) => (event.type === 'GraphVerticalInstalled' ? { status: 'installed' } : state),
   read: readSchemaEvent,
-  decide: (command, state) => (state.status === 'installed' ? [] : [{ type: 'GraphVerticalInstalled', data: command.data }]),
+  decide: (command, state) =>
+    state.status === 'installed' ? [] : [{ type: 'GraphVerticalInstalled', data: command.data }],
 };
 
-export const SYSTEM_ACTOR = { tenantId: '00000000-0000-0000-0000-000000000000', actorId: '00000000-0000-0000-0000-000000000000' };
+export const SYSTEM_ACTOR = {
+  tenantId: '00000000-0000-0000-0000-000000000000',
+  actorId: '00000000-0000-0000-0000-000000000000',
+};
 
 export async function installOilgasVertical(deps: GraphCommandDeps): Promise<void> {
   const data = {
@@ -29,5 +39,10 @@ export async function installOilgasVertical(deps: GraphCommandDeps): Promise<voi
     relationshipTypes: OILGAS_RELATIONSHIP_TYPES,
     relationshipRules: OILGAS_RELATIONSHIP_RULES,
   };
-  await deps.handle(installVerticalDecider, verticalStream(OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION), { type: 'InstallVertical', data }, SYSTEM_ACTOR);
+  await deps.handle(
+    installVerticalDecider,
+    verticalStream(OILGAS_VERTICAL, OILGAS_VERTICAL_VERSION),
+    { type: 'InstallVertical', data },
+    SYSTEM_ACTOR,
+  );
 }

@@ -8,9 +8,18 @@ import { isVertexLabel } from '../../queries/graph/graph-schema';
  * label when it is not a configured entity type, 404 when no such vertex is in the tenant's
  * namespace.
  */
-export async function resolveVertex(knex: Knex, namespace: string, label: string, id: string, loc: (string | number)[] = ['path', 'label']): Promise<VertexView> {
+export async function resolveVertex(
+  knex: Knex,
+  namespace: string,
+  label: string,
+  id: string,
+  loc: (string | number)[] = ['path', 'label'],
+): Promise<VertexView> {
   const [known, vertex] = await Promise.all([isVertexLabel(knex, label), findVertex(knex, namespace, label, id)]);
-  if (!known) throw new ValidationFailed([{ loc, msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' }]);
+  if (!known)
+    throw new ValidationFailed([
+      { loc, msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' },
+    ]);
   if (!vertex) throw new NotFound(`${label} '${id}' not found`);
   return vertex;
 }

@@ -11,7 +11,11 @@ export const SeedBody = z
   .object({
     wells: z.number().int().min(1).max(100_000).default(200),
     seed: z.number().int().min(0).max(2_147_483_647).default(42),
-    as_of: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM').default('2026-01'),
+    as_of: z
+      .string()
+      .max(7)
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM')
+      .default('2026-01'),
   })
   .strict();
 export type SeedOptions = z.infer<typeof SeedBody>;
@@ -29,7 +33,8 @@ export async function seedGraph(
 ) {
   if (deps.config.production) throw new NotFound('No route for POST /graph/seed');
   const existing = await countVertices(deps.knex, namespaceOf(actor.tenantId));
-  if (existing > 0) throw new Conflict(`the graph already holds ${existing} vertices; seed data loads only into an empty graph`);
+  if (existing > 0)
+    throw new Conflict(`the graph already holds ${existing} vertices; seed data loads only into an empty graph`);
   const started = process.hrtime.bigint();
   const portfolio = generatePortfolio({ wells: options.wells, seed: options.seed, asOf: options.as_of, ...rules });
   const generated = process.hrtime.bigint();

@@ -4,7 +4,14 @@ import { NotFound } from '../../src/platform/domain-errors';
 import type { VertexView } from '../../queries/graph/entities';
 import { namespaceOf, vertexStream } from '../../streams/graph/names';
 import { applyChanges, type Properties, storedValue } from '../../streams/graph/properties';
-import { importRecord, vertexAggregate, vertexAsKnown, type VertexEvent, type VertexFacts, type VertexState } from '../../streams/graph/vertex';
+import {
+  importRecord,
+  vertexAggregate,
+  vertexAsKnown,
+  type VertexEvent,
+  type VertexFacts,
+  type VertexState,
+} from '../../streams/graph/vertex';
 import { commandContext, type GraphActor, type GraphCommandDeps } from './actor';
 import { resolveVertex } from './resolve-vertex';
 
@@ -13,7 +20,10 @@ const volume = z.number().int().nonnegative().max(1_000_000_000);
 
 export const WellProductionBody = z
   .object({
-    reporting_month: z.string().max(7).regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM'),
+    reporting_month: z
+      .string()
+      .max(7)
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'YYYY-MM'),
     oil_bbls: volume.optional(),
     gas_mcf: volume.optional(),
     water_bbls: volume.optional(),
@@ -106,16 +116,41 @@ export function decideUpdateWellProduction(command: UpdateWellProduction, stored
   if (state.status !== 'active' || state.label !== 'Well') throw new NotFound('well not found');
   const set = productionChanges(state.properties, command.report);
   const { vertexId, namespace } = command;
-  return [...importRecord(stored, command.imported, { vertexId, namespace }), { type: 'WellProductionReported', data: { vertexId, namespace, reportingMonth: command.report.reporting_month, set } }];
+  return [
+    ...importRecord(stored, command.imported, { vertexId, namespace }),
+    {
+      type: 'WellProductionReported',
+      data: { vertexId, namespace, reportingMonth: command.report.reporting_month, set },
+    },
+  ];
 }
 
-export const updateWellProductionDecider: Decider<UpdateWellProduction, VertexState, VertexEvent> = { ...vertexAggregate, decide: decideUpdateWellProduction };
+export const updateWellProductionDecider: Decider<UpdateWellProduction, VertexState, VertexEvent> = {
+  ...vertexAggregate,
+  decide: decideUpdateWellProduction,
+};
 
-export async function updateWellProduction(deps: GraphCommandDeps, actor: GraphActor, id: string, report: WellProduction): Promise<VertexView> {
+export async function updateWellProduction(
+  deps: GraphCommandDeps,
+  actor: GraphActor,
+  id: string,
+  report: WellProduction,
+): Promise<VertexView> {
   const namespace = namespaceOf(actor.tenantId);
   const vertex = await resolveVertex(deps.knex, namespace, 'Well', id);
-  const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: vertex.id, namespace, report, imported: { label: vertex.label, entityId: vertex.entity_id, properties: vertex.properties } };
-  const { events } = await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, vertex.id), command, commandContext(actor));
+  const command: UpdateWellProduction = {
+    type: 'UpdateWellProduction',
+    vertexId: vertex.id,
+    namespace,
+    report,
+    imported: { label: vertex.label, entityId: vertex.entity_id, properties: vertex.properties },
+  };
+  const { events } = await deps.handle(
+    updateWellProductionDecider,
+    vertexStream(actor.tenantId, vertex.id),
+    command,
+    commandContext(actor),
+  );
   const reported = events.find((e) => e.type === 'WellProductionReported');
   const set = reported?.type === 'WellProductionReported' ? reported.data.set : {};
   return { ...vertex, properties: applyChanges(vertex.properties, set, []) };

@@ -3,7 +3,12 @@ import { assertNever, type Decider } from '../../src/platform/command-handling/d
 import { Conflict } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { activeAdminIds } from '../../queries/identity/user-directory';
-import { adminRosterEvolution, type AdminRosterEvent, type AdminRosterState, adminRosterStream } from '../../streams/identity/admin-roster';
+import {
+  adminRosterEvolution,
+  type AdminRosterEvent,
+  type AdminRosterState,
+  adminRosterStream,
+} from '../../streams/identity/admin-roster';
 import { isActiveAdmin } from '../../streams/identity/user';
 import { loadUser } from './load-user';
 
@@ -22,7 +27,8 @@ export function decideAdminSeat(command: AdminSeatCommand, state: AdminRosterSta
   const seats = state.status === 'open' ? state.seats : [...new Set(command.directoryAdmins)];
   // The first command on a tenant writes where the roster starts, even when it changes no
   // seat, so the directory is consulted once per tenant and never again.
-  const opening: AdminRosterEvent[] = state.status === 'open' ? [] : [{ type: 'AdminRosterOpened', data: { userIds: seats } }];
+  const opening: AdminRosterEvent[] =
+    state.status === 'open' ? [] : [{ type: 'AdminRosterOpened', data: { userIds: seats } }];
   const { userId } = command;
   switch (command.type) {
     case 'GrantAdminSeat':
@@ -36,9 +42,17 @@ export function decideAdminSeat(command: AdminSeatCommand, state: AdminRosterSta
   }
 }
 
-export const adminSeatDecider: Decider<AdminSeatCommand, AdminRosterState, AdminRosterEvent> = { ...adminRosterEvolution, decide: decideAdminSeat };
+export const adminSeatDecider: Decider<AdminSeatCommand, AdminRosterState, AdminRosterEvent> = {
+  ...adminRosterEvolution,
+  decide: decideAdminSeat,
+};
 
-async function runAdminSeatCommand(deps: IdentityDeps, type: AdminSeatCommand['type'], userId: string, context: CommandContext) {
+async function runAdminSeatCommand(
+  deps: IdentityDeps,
+  type: AdminSeatCommand['type'],
+  userId: string,
+  context: CommandContext,
+) {
   const directoryAdmins = await activeAdminIds(deps.knex, context.tenantId);
   return deps.handle(adminSeatDecider, adminRosterStream(context.tenantId), { type, userId, directoryAdmins }, context);
 }
@@ -67,6 +81,9 @@ export async function grantAdminSeat(deps: IdentityDeps, userId: string, context
     if (isActiveAdmin(await loadUser(deps.store, context.tenantId, userId))) return;
     await releaseAdminSeat(deps, userId, context);
   } catch (error) {
-    deps.logger.warn({ err: error, tenantId: context.tenantId, userId }, 'admin roster seat not granted; the next update of the user grants it');
+    deps.logger.warn(
+      { err: error, tenantId: context.tenantId, userId },
+      'admin roster seat not granted; the next update of the user grants it',
+    );
   }
 }

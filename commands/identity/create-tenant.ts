@@ -14,7 +14,16 @@ export function decideCreateTenant(command: CreateTenant, state: TenantState): T
 
 const decider: Decider<CreateTenant, TenantState, TenantEvent> = { ...tenantEvolution, decide: decideCreateTenant };
 
-export async function createTenant(handle: CommandHandler, input: z.infer<typeof CreateTenantInput>, context: Omit<CommandContext, 'tenantId'>): Promise<{ created: boolean }> {
-  const { events } = await handle(decider, tenantStream(input.tenantId), { type: 'CreateTenant', ...input }, { ...context, tenantId: input.tenantId });
+export async function createTenant(
+  handle: CommandHandler,
+  input: z.infer<typeof CreateTenantInput>,
+  context: Omit<CommandContext, 'tenantId'>,
+): Promise<{ created: boolean }> {
+  const { events } = await handle(
+    decider,
+    tenantStream(input.tenantId),
+    { type: 'CreateTenant', ...input },
+    { ...context, tenantId: input.tenantId },
+  );
   return { created: events.length > 0 };
 }

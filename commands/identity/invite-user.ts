@@ -17,7 +17,10 @@ export const InviteUserInput = z
   .object({
     email: z.string().trim().email().max(320),
     display_name: z.string().trim().max(200).nullable().optional(),
-    roles: z.array(z.enum(ROLES)).max(ROLES.length * 2).default([]),
+    roles: z
+      .array(z.enum(ROLES))
+      .max(ROLES.length * 2)
+      .default([]),
   })
   .strict();
 
@@ -34,7 +37,12 @@ export interface InviteUser {
 export function decideInviteUser(command: InviteUser, state: UserState): UserEvent[] {
   if (state.status !== 'none') throw new Conflict('User already exists');
   const { userId, email, displayName, roles, tokenHash, expiresAt } = command;
-  return [{ type: 'UserInvited', data: { userId, email: email.toLowerCase(), displayName, roles: [...new Set(roles)], tokenHash, expiresAt } }];
+  return [
+    {
+      type: 'UserInvited',
+      data: { userId, email: email.toLowerCase(), displayName, roles: [...new Set(roles)], tokenHash, expiresAt },
+    },
+  ];
 }
 
 const decider: Decider<InviteUser, UserState, UserEvent> = { ...userEvolution, decide: decideInviteUser };
@@ -45,7 +53,9 @@ export async function inviteUser(deps: IdentityDeps, input: z.infer<typeof Invit
   // was shown once and cannot be shown again (it is stored only as a hash), and a fresh one
   // would not be the one the user holds: say so instead of answering with a second secret.
   if ((await deps.store.readStream(userStream(context.tenantId, userId), { limit: 1 })).length > 0) {
-    throw new Conflict('This invite request was already processed; its token is shown only once. Issue a password reset for the user to get a new link.');
+    throw new Conflict(
+      'This invite request was already processed; its token is shown only once. Issue a password reset for the user to get a new link.',
+    );
   }
   const { token, tokenHash } = newOneTimeToken();
   const expiresAt = new Date(deps.clock().getTime() + INVITE_TTL_MS).toISOString();
@@ -53,8 +63,20 @@ export async function inviteUser(deps: IdentityDeps, input: z.infer<typeof Invit
   await claim(deps.handle, reservation, userId, context);
   try {
     // The token stream first: a user event never names a token that cannot be redeemed.
-    await runOneTimeTokenCommand(deps.handle, { type: 'IssueOneTimeToken', tokenHash, purpose: 'invite', tenantId: context.tenantId, userId, expiresAt }, context);
-    const command: InviteUser = { type: 'InviteUser', userId, email: input.email, displayName: input.display_name ?? null, roles: input.roles, tokenHash, expiresAt };
+    await runOneTimeTokenCommand(
+      deps.handle,
+      { type: 'IssueOneTimeToken', tokenHash, purpose: 'invite', tenantId: context.tenantId, userId, expiresAt },
+      context,
+    );
+    const command: InviteUser = {
+      type: 'InviteUser',
+      userId,
+      email: input.email,
+      displayName: input.display_name ?? null,
+      roles: input.roles,
+      tokenHash,
+      expiresAt,
+    };
     const { state } = await deps.handle(decider, userStream(context.tenantId, userId), command, context);
     return { userId, state, token, expiresAt };
   } catch (error) {

@@ -23,20 +23,36 @@ export function decideIssuePasswordReset(command: IssuePasswordReset, state: Use
   if (state.kind === 'system') throw new Conflict('System accounts cannot be changed');
   if (state.status !== 'active') throw new Conflict(`A ${state.status} user cannot be sent a reset URL`);
   const events: UserEvent[] = [];
-  if (state.openTokens.length) events.push({ type: 'OneTimeTokensVoided', data: { tokenHashes: state.openTokens, reason: 'superseded by a password reset' } });
+  if (state.openTokens.length)
+    events.push({
+      type: 'OneTimeTokensVoided',
+      data: { tokenHashes: state.openTokens, reason: 'superseded by a password reset' },
+    });
   events.push({ type: 'TokenVersionBumped', data: { tokenVersion: state.tokenVersion + 1, reason: 'password_reset' } });
   events.push({ type: 'PasswordResetIssued', data: { tokenHash: command.tokenHash, expiresAt: command.expiresAt } });
   return events;
 }
 
-const decider: Decider<IssuePasswordReset, UserState, UserEvent> = { ...userEvolution, decide: decideIssuePasswordReset };
+const decider: Decider<IssuePasswordReset, UserState, UserEvent> = {
+  ...userEvolution,
+  decide: decideIssuePasswordReset,
+};
 
 export async function issuePasswordReset(deps: IdentityDeps, userId: string, context: CommandContext) {
   const { token, tokenHash } = newOneTimeToken();
   const expiresAt = new Date(deps.clock().getTime() + RESET_TTL_MS).toISOString();
-  const result = await deps.handle(decider, userStream(context.tenantId, userId), { type: 'IssuePasswordReset', tokenHash, expiresAt }, context);
+  const result = await deps.handle(
+    decider,
+    userStream(context.tenantId, userId),
+    { type: 'IssuePasswordReset', tokenHash, expiresAt },
+    context,
+  );
   deps.resolver.invalidate(userId);
-  await runOneTimeTokenCommand(deps.handle, { type: 'IssueOneTimeToken', tokenHash, purpose: 'reset', tenantId: context.tenantId, userId, expiresAt }, context);
+  await runOneTimeTokenCommand(
+    deps.handle,
+    { type: 'IssueOneTimeToken', tokenHash, purpose: 'reset', tenantId: context.tenantId, userId, expiresAt },
+    context,
+  );
   await voidTokenStreams(deps, result.events, context);
   return { token, expiresAt };
 }

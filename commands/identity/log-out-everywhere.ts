@@ -17,7 +17,12 @@ export function decideLogOutEverywhere(_command: LogOutEverywhere, state: UserSt
 const decider: Decider<LogOutEverywhere, UserState, UserEvent> = { ...userEvolution, decide: decideLogOutEverywhere };
 
 export async function logOutEverywhere(deps: IdentityDeps, userId: string, context: CommandContext) {
-  const result = await deps.handle(decider, userStream(context.tenantId, userId), { type: 'LogOutEverywhere' }, context);
+  const result = await deps.handle(
+    decider,
+    userStream(context.tenantId, userId),
+    { type: 'LogOutEverywhere' },
+    context,
+  );
   deps.resolver.invalidate(userId);
   return result;
 }

@@ -7,7 +7,15 @@ import { hashOneTimeToken } from './onetime-secrets';
 import { hashPassword, MAX_PASSWORD_BYTES, MIN_PASSWORD_LENGTH, passwordTooLong } from './passwords';
 import { findOpenToken } from '../../queries/identity/onetime-tokens';
 import type { TokenPurpose } from '../../streams/identity/onetime-token';
-import { type ExistingUser, isActiveAdmin, passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
+import {
+  type ExistingUser,
+  isActiveAdmin,
+  passwordSecretName,
+  userEvolution,
+  type UserEvent,
+  type UserState,
+  userStream,
+} from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';
 import { runOneTimeTokenCommand, TOKEN_NOT_FOUND } from './onetime-token-commands';
 
@@ -48,13 +56,19 @@ export function decideCompleteOneTimeToken(command: CompleteOneTimeToken, state:
   ];
 }
 
-const decider: Decider<CompleteOneTimeToken, UserState, UserEvent> = { ...userEvolution, decide: decideCompleteOneTimeToken };
+const decider: Decider<CompleteOneTimeToken, UserState, UserEvent> = {
+  ...userEvolution,
+  decide: decideCompleteOneTimeToken,
+};
 
 /**
  * POST /auth/invites/redeem. The token stream decides single use before any bcrypt work,
  * so losers of a race cost nothing; then the password is stored and the user updated.
  */
-export async function redeemOneTimeToken(deps: IdentityDeps, input: z.infer<typeof RedeemInput>): Promise<{ tenantId: string; user: ExistingUser }> {
+export async function redeemOneTimeToken(
+  deps: IdentityDeps,
+  input: z.infer<typeof RedeemInput>,
+): Promise<{ tenantId: string; user: ExistingUser }> {
   const tokenHash = hashOneTimeToken(input.token);
   const open = await findOpenToken(deps.knex, tokenHash, deps.clock());
   if (!open) throw new NotFound(TOKEN_NOT_FOUND);
@@ -64,7 +78,12 @@ export async function redeemOneTimeToken(deps: IdentityDeps, input: z.infer<type
   await deps.secrets.put(passwordSecretName(passwordRef), await hashPassword(input.password, deps.config.bcryptCost));
   let result;
   try {
-    const command: CompleteOneTimeToken = { type: 'CompleteOneTimeToken', tokenHash, purpose: open.purpose, passwordRef };
+    const command: CompleteOneTimeToken = {
+      type: 'CompleteOneTimeToken',
+      tokenHash,
+      purpose: open.purpose,
+      passwordRef,
+    };
     result = await deps.handle(decider, userStream(open.tenant_id, open.user_id), command, context);
   } catch (error) {
     await deps.secrets.delete(passwordSecretName(passwordRef)).catch(() => undefined);

@@ -6,7 +6,15 @@ import { Conflict } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { hashPassword } from './passwords';
 import type { Role } from '../../streams/identity/permissions';
-import { type AccountKind, isActiveAdmin, passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
+import {
+  type AccountKind,
+  isActiveAdmin,
+  passwordSecretName,
+  userEvolution,
+  type UserEvent,
+  type UserState,
+  userStream,
+} from '../../streams/identity/user';
 import { grantAdminSeat } from './admin-seats';
 import { emailReservation } from './email-reservation';
 
@@ -32,7 +40,9 @@ export function decideRegisterUser(command: RegisterUser, state: UserState): Use
     throw new Conflict('User already exists');
   }
   const { userId, email, displayName, roles, kind } = command;
-  const events: UserEvent[] = [{ type: 'UserRegistered', data: { userId, email: email.toLowerCase(), displayName, roles, kind } }];
+  const events: UserEvent[] = [
+    { type: 'UserRegistered', data: { userId, email: email.toLowerCase(), displayName, roles, kind } },
+  ];
   if (command.passwordRef) events.push({ type: 'PasswordSet', data: { passwordRef: command.passwordRef } });
   return events;
 }
@@ -51,7 +61,11 @@ export interface RegisterUserInput {
 }
 
 /** Claims the e-mail first, so two registrations of one address cannot both succeed. */
-export async function registerUser(deps: IdentityDeps, input: RegisterUserInput, actor: Pick<CommandContext, 'actorId'> & Partial<CommandContext>) {
+export async function registerUser(
+  deps: IdentityDeps,
+  input: RegisterUserInput,
+  actor: Pick<CommandContext, 'actorId'> & Partial<CommandContext>,
+) {
   const userId = input.userId ?? randomUUID();
   const context = { ...actor, tenantId: input.tenantId };
   const reservation = emailReservation(input.email);
@@ -61,7 +75,10 @@ export async function registerUser(deps: IdentityDeps, input: RegisterUserInput,
   try {
     if (input.password !== undefined) {
       passwordRef = randomUUID();
-      await deps.secrets.put(passwordSecretName(passwordRef), await hashPassword(input.password, deps.config.bcryptCost));
+      await deps.secrets.put(
+        passwordSecretName(passwordRef),
+        await hashPassword(input.password, deps.config.bcryptCost),
+      );
     }
     const command: RegisterUser = {
       type: 'RegisterUser',

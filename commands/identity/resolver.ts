@@ -44,7 +44,8 @@ const MAX_STALE_MS = 15000;
 const MAX_ENTRIES = 50000;
 
 export function judge(claims: SessionClaims, row: UserRow | null): Resolution {
-  if (!row || row.tenant_id !== claims.tenantId || row.kind === 'system') return { valid: false, reason: 'unknown_user' };
+  if (!row || row.tenant_id !== claims.tenantId || row.kind === 'system')
+    return { valid: false, reason: 'unknown_user' };
   if (row.status !== 'active') return { valid: false, reason: 'inactive' };
   if (row.token_version > claims.tokenVersion) return { valid: false, reason: 'revoked' };
   return {
@@ -61,7 +62,12 @@ export function judge(claims: SessionClaims, row: UserRow | null): Resolution {
   };
 }
 
-export function createIdentityResolver(options: { load: (userId: string) => Promise<UserRow | null>; now?: () => number; freshMs?: number; maxStaleMs?: number }): IdentityResolver {
+export function createIdentityResolver(options: {
+  load: (userId: string) => Promise<UserRow | null>;
+  now?: () => number;
+  freshMs?: number;
+  maxStaleMs?: number;
+}): IdentityResolver {
   const now = options.now ?? Date.now;
   const freshMs = options.freshMs ?? FRESH_MS;
   const maxStaleMs = options.maxStaleMs ?? MAX_STALE_MS;

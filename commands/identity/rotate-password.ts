@@ -4,7 +4,13 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import type { IdentityDeps } from './identity-deps';
 import { hashPassword } from './passwords';
-import { passwordSecretName, userEvolution, type UserEvent, type UserState, userStream } from '../../streams/identity/user';
+import {
+  passwordSecretName,
+  userEvolution,
+  type UserEvent,
+  type UserState,
+  userStream,
+} from '../../streams/identity/user';
 
 /** The operator's `users rotate-password`: a new password, and live sessions end. */
 export interface RotatePassword {
@@ -28,7 +34,12 @@ export async function rotatePassword(deps: IdentityDeps, userId: string, passwor
   const passwordRef = randomUUID();
   await deps.secrets.put(passwordSecretName(passwordRef), await hashPassword(password, deps.config.bcryptCost));
   try {
-    const result = await deps.handle(decider, userStream(context.tenantId, userId), { type: 'RotatePassword', passwordRef }, context);
+    const result = await deps.handle(
+      decider,
+      userStream(context.tenantId, userId),
+      { type: 'RotatePassword', passwordRef },
+      context,
+    );
     deps.resolver.invalidate(userId);
     return result;
   } catch (error) {

@@ -39,7 +39,10 @@ const Payload = z.object({
 });
 
 export interface SessionTokens {
-  issue(claims: Omit<SessionClaims, 'issuedAt' | 'expiresAt'>, now: Date): Promise<{ token: string; expiresIn: number; claims: SessionClaims }>;
+  issue(
+    claims: Omit<SessionClaims, 'issuedAt' | 'expiresAt'>,
+    now: Date,
+  ): Promise<{ token: string; expiresIn: number; claims: SessionClaims }>;
   verify(token: string, now?: Date): Promise<Verified>;
 }
 
@@ -57,7 +60,13 @@ export function createSessionTokens(secret: string): SessionTokens {
     async issue(input, now) {
       const issuedAt = Math.floor(now.getTime() / 1000);
       const expiresAt = issuedAt + TOKEN_LIFETIME_S;
-      const token = await new SignJWT({ user_id: input.userId, email: input.email, roles: input.roles, tenant_id: input.tenantId, tv: input.tokenVersion })
+      const token = await new SignJWT({
+        user_id: input.userId,
+        email: input.email,
+        roles: input.roles,
+        tenant_id: input.tenantId,
+        tv: input.tokenVersion,
+      })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuer(TOKEN_ISSUER)
         .setIssuedAt(issuedAt)
@@ -74,7 +83,8 @@ export function createSessionTokens(secret: string): SessionTokens {
       }
       try {
         const header = decodeProtectedHeader(token);
-        if (header.alg !== 'HS256' || FORBIDDEN_HEADERS.some((name) => name in header)) return { ok: false, reason: 'signature' };
+        if (header.alg !== 'HS256' || FORBIDDEN_HEADERS.some((name) => name in header))
+          return { ok: false, reason: 'signature' };
         const { payload } = await jwtVerify(token, key, {
           algorithms: ['HS256'],
           issuer: TOKEN_ISSUER,
@@ -85,7 +95,15 @@ export function createSessionTokens(secret: string): SessionTokens {
         const parsed = Payload.safeParse(payload);
         if (!parsed.success) return { ok: false, reason: 'signature' };
         const p = parsed.data;
-        const claims = { userId: p.user_id, email: p.email, roles: p.roles, tenantId: p.tenant_id, tokenVersion: p.tv ?? 0, issuedAt: p.iat, expiresAt: p.exp };
+        const claims = {
+          userId: p.user_id,
+          email: p.email,
+          roles: p.roles,
+          tenantId: p.tenant_id,
+          tokenVersion: p.tv ?? 0,
+          issuedAt: p.iat,
+          expiresAt: p.exp,
+        };
         remember(token, claims);
         return { ok: true, claims };
       } catch (error) {

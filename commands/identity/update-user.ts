@@ -17,7 +17,10 @@ export const UpdateUserInput = z
   .object({
     display_name: z.string().trim().max(200).nullable().optional(),
     is_active: z.boolean().optional(),
-    roles: z.array(z.enum(ROLES)).max(ROLES.length * 2).optional(),
+    roles: z
+      .array(z.enum(ROLES))
+      .max(ROLES.length * 2)
+      .optional(),
   })
   .strict()
   .refine((b) => b.display_name !== undefined || b.is_active !== undefined || b.roles !== undefined, {
@@ -35,7 +38,8 @@ export interface UpdateUser {
 
 type Changes = Pick<UpdateUser, 'roles' | 'isActive'>;
 
-const sameRoles = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((r) => b.includes(r));
+const sameRoles = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((r) => b.includes(r));
 
 /** Whether applying `changes` to an existing user ends their being an active admin. */
 export function removesActiveAdmin(changes: Changes, state: UserState): boolean {
@@ -49,18 +53,21 @@ export function decideUpdateUser(command: UpdateUser, state: UserState): UserEve
   if (state.kind === 'system') throw new Conflict('System accounts cannot be changed');
   // The roster decides the last-admin rule; here only that its seat really was released.
   // Without it the user became an admin after the caller looked (a concurrent change).
-  if (removesActiveAdmin(command, state) && !command.adminSeatReleased) throw new Conflict('The user was changed concurrently; please retry');
+  if (removesActiveAdmin(command, state) && !command.adminSeatReleased)
+    throw new Conflict('The user was changed concurrently; please retry');
   const roles = command.roles ? [...new Set(command.roles)] : state.roles;
   const deactivate = command.isActive === false && state.status !== 'disabled';
   const reactivate = command.isActive === true && state.status === 'disabled';
 
   const events: UserEvent[] = [];
-  if (command.displayName !== undefined && command.displayName !== state.displayName) events.push({ type: 'DisplayNameChanged', data: { displayName: command.displayName } });
+  if (command.displayName !== undefined && command.displayName !== state.displayName)
+    events.push({ type: 'DisplayNameChanged', data: { displayName: command.displayName } });
   if (!sameRoles(roles, state.roles)) events.push({ type: 'RolesChanged', data: { roles } });
   if (deactivate) {
     events.push({ type: 'UserDeactivated', data: {} });
     events.push({ type: 'TokenVersionBumped', data: { tokenVersion: state.tokenVersion + 1, reason: 'deactivated' } });
-    if (state.openTokens.length) events.push({ type: 'OneTimeTokensVoided', data: { tokenHashes: state.openTokens, reason: 'deactivated' } });
+    if (state.openTokens.length)
+      events.push({ type: 'OneTimeTokensVoided', data: { tokenHashes: state.openTokens, reason: 'deactivated' } });
   }
   if (reactivate) events.push({ type: 'UserReactivated', data: {} });
   return events;
@@ -78,13 +85,23 @@ const decider: Decider<UpdateUser, UserState, UserEvent> = { ...userEvolution, d
  * back; a removal elsewhere in that moment sees one seat fewer and is refused (409) rather
  * than allowed.
  */
-export async function updateUser(deps: IdentityDeps, userId: string, input: { displayName?: string | null; roles?: Role[]; isActive?: boolean }, context: CommandContext) {
+export async function updateUser(
+  deps: IdentityDeps,
+  userId: string,
+  input: { displayName?: string | null; roles?: Role[]; isActive?: boolean },
+  context: CommandContext,
+) {
   const current = await loadUser(deps.store, context.tenantId, userId);
   const adminSeatReleased = removesActiveAdmin(input, current);
   const seatGivenUp = adminSeatReleased && (await releaseAdminSeat(deps, userId, context));
   let result;
   try {
-    result = await deps.handle(decider, userStream(context.tenantId, userId), { type: 'UpdateUser', ...input, adminSeatReleased }, context);
+    result = await deps.handle(
+      decider,
+      userStream(context.tenantId, userId),
+      { type: 'UpdateUser', ...input, adminSeatReleased },
+      context,
+    );
   } catch (error) {
     if (seatGivenUp) await grantAdminSeat(deps, userId, context);
     throw error;

@@ -18,8 +18,28 @@ import { RRC_DISTRICTS } from './rrc-simulator';
  * own and a rejected row is reported with its row number, column and reason.
  */
 export const COLUMN_ALIASES: Record<string, string[]> = {
-  api_number: ['api_no', 'api', 'api_number', 'api_num', 'apino', 'api_nbr', 'well_api', 'api_14', 'api_10', 'api_well_no'],
-  operator_number: ['operator_no', 'operator_number', 'operator_nbr', 'p5', 'p5_no', 'p5_number', 'operator_p5', 'oper_no'],
+  api_number: [
+    'api_no',
+    'api',
+    'api_number',
+    'api_num',
+    'apino',
+    'api_nbr',
+    'well_api',
+    'api_14',
+    'api_10',
+    'api_well_no',
+  ],
+  operator_number: [
+    'operator_no',
+    'operator_number',
+    'operator_nbr',
+    'p5',
+    'p5_no',
+    'p5_number',
+    'operator_p5',
+    'oper_no',
+  ],
   operator_name: ['operator_name', 'operator', 'oper_name'],
   lease_name: ['lease_name', 'lease'],
   lease_number: ['lease_no', 'lease_number', 'lease_nbr', 'lease_id', 'oil_lease_no', 'gas_well_id'],
@@ -30,7 +50,17 @@ export const COLUMN_ALIASES: Record<string, string[]> = {
   field_name: ['field_name', 'field'],
   field_number: ['field_no', 'field_number', 'field_nbr'],
   latitude: ['surface_lat', 'surface_latitude', 'latitude', 'lat', 'lat_nad83', 'surf_lat'],
-  longitude: ['surface_long', 'surface_lon', 'surface_longitude', 'longitude', 'long', 'lon', 'lng', 'long_nad83', 'surf_long'],
+  longitude: [
+    'surface_long',
+    'surface_lon',
+    'surface_longitude',
+    'longitude',
+    'long',
+    'lon',
+    'lng',
+    'long_nad83',
+    'surf_long',
+  ],
   status: ['status', 'well_status'],
   well_type: ['well_type', 'type', 'oil_gas_code', 'og_code'],
   spud_date: ['spud_date', 'spud_dt', 'spud'],
@@ -46,7 +76,9 @@ export const normaliseHeader = (name: string) =>
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '');
 
-const ALIAS_TO_COLUMN = new Map(Object.entries(COLUMN_ALIASES).flatMap(([column, aliases]) => aliases.map((a) => [a, column] as const)));
+const ALIAS_TO_COLUMN = new Map(
+  Object.entries(COLUMN_ALIASES).flatMap(([column, aliases]) => aliases.map((a) => [a, column] as const)),
+);
 
 /** Column index → canonical name; unknown headers are kept under their normalised name. */
 export function mapHeader(headers: string[]): { columns: string[]; missing: string[] } {
@@ -85,7 +117,13 @@ function isoDate(raw: string): string | null {
   const iso = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw);
   const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(raw);
   const compact = /^(\d{4})(\d{2})(\d{2})$/.exec(raw);
-  const [y, m, d] = iso ? [iso[1], iso[2], iso[3]] : us ? [us[3], us[1], us[2]] : compact ? [compact[1], compact[2], compact[3]] : [];
+  const [y, m, d] = iso
+    ? [iso[1], iso[2], iso[3]]
+    : us
+      ? [us[3], us[1], us[2]]
+      : compact
+        ? [compact[1], compact[2], compact[3]]
+        : [];
   if (!y) return null;
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
   if (date.getUTCMonth() !== Number(m) - 1 || date.getUTCDate() !== Number(d)) return null;
@@ -93,33 +131,63 @@ function isoDate(raw: string): string | null {
 }
 
 /** The row's values, normalised, or the first reason it cannot be imported. */
-export function validateRow(columns: string[], record: string[], row: number): { well: CsvWell } | { rejection: RowRejection } {
+export function validateRow(
+  columns: string[],
+  record: string[],
+  row: number,
+): { well: CsvWell } | { rejection: RowRejection } {
   const values: Record<string, string> = {};
   for (let i = 0; i < columns.length; i++) {
     const raw = record[i];
     if (raw === undefined) continue;
     const column = columns[i];
-    if (/[\r\n]/.test(raw)) return { rejection: { row, column, reason: 'a line break inside the field (a quoted newline); one value per cell' } };
+    if (/[\r\n]/.test(raw))
+      return {
+        rejection: { row, column, reason: 'a line break inside the field (a quoted newline); one value per cell' },
+      };
     const value = raw.trim().replace(/\s+/g, ' ');
     if (value !== '' && !(column in values)) values[column] = value;
   }
   if (record.length > columns.length && record.slice(columns.length).some((v) => v.trim() !== '')) {
-    return { rejection: { row, column: '*', reason: `${record.length} fields where the header has ${columns.length}` } };
+    return {
+      rejection: { row, column: '*', reason: `${record.length} fields where the header has ${columns.length}` },
+    };
   }
   if (!values.api_number) return { rejection: { row, column: 'api_number', reason: 'the API number is empty' } };
   const api = normaliseApiNumber(values.api_number);
-  if (!api) return { rejection: { row, column: 'api_number', reason: `'${values.api_number.slice(0, 40)}' is not a Texas API number (42-CCC-UUUUU)` } };
+  if (!api)
+    return {
+      rejection: {
+        row,
+        column: 'api_number',
+        reason: `'${values.api_number.slice(0, 40)}' is not a Texas API number (42-CCC-UUUUU)`,
+      },
+    };
   values.api_number = api;
   if (values.operator_number !== undefined) {
-    if (!/^\d{1,6}$/.test(values.operator_number)) return { rejection: { row, column: 'operator_number', reason: 'a P-5 operator number has 6 digits' } };
+    if (!/^\d{1,6}$/.test(values.operator_number))
+      return { rejection: { row, column: 'operator_number', reason: 'a P-5 operator number has 6 digits' } };
     values.operator_number = values.operator_number.padStart(6, '0');
   }
   if (values.district !== undefined) {
-    const d = values.district.toUpperCase().replace(/^(\d)([A-Z]?)$/, '0$1$2').replace(/^0(\d[A-Z])$/, '$1');
-    if (!(RRC_DISTRICTS as readonly string[]).includes(d)) return { rejection: { row, column: 'district', reason: `'${values.district}' is not an RRC district (${RRC_DISTRICTS.join(', ')})` } };
+    const d = values.district
+      .toUpperCase()
+      .replace(/^(\d)([A-Z]?)$/, '0$1$2')
+      .replace(/^0(\d[A-Z])$/, '$1');
+    if (!(RRC_DISTRICTS as readonly string[]).includes(d))
+      return {
+        rejection: {
+          row,
+          column: 'district',
+          reason: `'${values.district}' is not an RRC district (${RRC_DISTRICTS.join(', ')})`,
+        },
+      };
     values.district = d;
   }
-  for (const [column, [min, max]] of [['latitude', TEXAS.lat], ['longitude', TEXAS.lon]] as const) {
+  for (const [column, [min, max]] of [
+    ['latitude', TEXAS.lat],
+    ['longitude', TEXAS.lon],
+  ] as const) {
     if (values[column] === undefined) continue;
     const n = Number(values[column]);
     if (!Number.isFinite(n)) return { rejection: { row, column, reason: `'${values[column]}' is not a number` } };
@@ -129,10 +197,12 @@ export function validateRow(columns: string[], record: string[], row: number): {
   for (const column of ['spud_date', 'completion_date']) {
     if (values[column] === undefined) continue;
     const date = isoDate(values[column]);
-    if (!date) return { rejection: { row, column, reason: `'${values[column]}' is not a date (YYYY-MM-DD or MM/DD/YYYY)` } };
+    if (!date)
+      return { rejection: { row, column, reason: `'${values[column]}' is not a date (YYYY-MM-DD or MM/DD/YYYY)` } };
     values[column] = date;
   }
-  if (values.total_depth !== undefined && !/^\d{1,6}(\.\d+)?$/.test(values.total_depth)) return { rejection: { row, column: 'total_depth', reason: 'the total depth is not a number of feet' } };
+  if (values.total_depth !== undefined && !/^\d{1,6}(\.\d+)?$/.test(values.total_depth))
+    return { rejection: { row, column: 'total_depth', reason: 'the total depth is not a number of feet' } };
   if (values.well_type !== undefined) {
     const t = values.well_type.toLowerCase();
     values.well_type = t === 'o' || t === 'oil' ? 'oil' : t === 'g' || t === 'gas' ? 'gas' : t;
@@ -173,18 +243,34 @@ class Utf8Guard extends Transform {
   bytes = 0;
   private sawText = false;
   _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (this.bytes === 0 && chunk.length >= 2 && ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))) {
+    if (
+      this.bytes === 0 &&
+      chunk.length >= 2 &&
+      ((chunk[0] === 0xff && chunk[1] === 0xfe) || (chunk[0] === 0xfe && chunk[1] === 0xff))
+    ) {
       callback(new CsvFileRejected('file', 'the file is UTF-16; save it as UTF-8 CSV', 'value_error.encoding'));
       return;
     }
     try {
       this.decoder.decode(chunk, { stream: true });
     } catch {
-      callback(new CsvFileRejected('file', `the file is not UTF-8 text (invalid byte sequence near byte ${this.bytes}); save it as UTF-8 CSV`, 'value_error.encoding'));
+      callback(
+        new CsvFileRejected(
+          'file',
+          `the file is not UTF-8 text (invalid byte sequence near byte ${this.bytes}); save it as UTF-8 CSV`,
+          'value_error.encoding',
+        ),
+      );
       return;
     }
     if (!this.sawText && chunk.includes(0)) {
-      callback(new CsvFileRejected('file', `the file holds binary data (a NUL byte near byte ${this.bytes}), not CSV text`, 'value_error.encoding'));
+      callback(
+        new CsvFileRejected(
+          'file',
+          `the file holds binary data (a NUL byte near byte ${this.bytes}), not CSV text`,
+          'value_error.encoding',
+        ),
+      );
       return;
     }
     this.sawText = true;
@@ -227,7 +313,13 @@ export async function stageCsv(input: Readable, options: StageOptions = {}): Pro
   const guard = new Utf8Guard();
   const out = createWriteStream(path);
   const seen = new Map<string, number>();
-  const staged: Omit<StagedCsv, 'sha256' | 'sizeBytes' | 'path' | 'discard'> = { columns: [], rows: 0, accepted: 0, rejected: 0, rejections: [] };
+  const staged: Omit<StagedCsv, 'sha256' | 'sizeBytes' | 'path' | 'discard'> = {
+    columns: [],
+    rows: 0,
+    accepted: 0,
+    rejected: 0,
+    rejections: [],
+  };
   const reject = (r: RowRejection) => {
     staged.rejected++;
     if (staged.rejections.length < maxReported) staged.rejections.push(r);
@@ -239,8 +331,21 @@ export async function stageCsv(input: Readable, options: StageOptions = {}): Pro
       if (!columns) {
         const mapped = mapHeader(record);
         if (mapped.missing.length > 0) {
-          const seenHeaders = record.slice(0, 12).map((h) => h.slice(0, 40)).join(', ');
-          callback(new CsvFileRejected('header', `no API number column (expected one of ${COLUMN_ALIASES.api_number.slice(0, 4).map((a) => a.toUpperCase()).join(', ')}…); the header reads: ${seenHeaders}`, 'value_error.missing_column', 1));
+          const seenHeaders = record
+            .slice(0, 12)
+            .map((h) => h.slice(0, 40))
+            .join(', ');
+          callback(
+            new CsvFileRejected(
+              'header',
+              `no API number column (expected one of ${COLUMN_ALIASES.api_number
+                .slice(0, 4)
+                .map((a) => a.toUpperCase())
+                .join(', ')}…); the header reads: ${seenHeaders}`,
+              'value_error.missing_column',
+              1,
+            ),
+          );
           return;
         }
         columns = mapped.columns;

@@ -11,15 +11,45 @@ import { normaliseApiNumber } from './csv-wells';
  */
 const API = /\b(?:API(?:\s+(?:No\.?|Number|#))?[:\s#]*)?(42-?\d{3}-?\d{5})(?:(?:-\d{2}){1,2}|\d{4})?\b/g;
 const COMPANY_SUFFIX = String.raw`(?:OPERATING,?\s+LLC|OPERATING\s+COMPANY|L\.?L\.?C\.?|L\.?P\.?|INC\.?|CORPORATION|CORP\.?|COMPANY|CO\.)`;
-const OPERATOR = new RegExp(String.raw`\b((?:[A-Z][A-Z0-9&'.-]*\s+){0,5}?[A-Z][A-Z0-9&'.-]*,?\s+${COMPANY_SUFFIX})(?![A-Za-z])`, 'g');
-const OPERATOR_LABEL = /\bOperator(?:\s+Name)?\s*:\s*([A-Z][A-Za-z0-9&'., -]{2,60}?)(?=\s*(?:[(;\n]|,\s|\.\s|\.$|$| P-5))/g;
+const OPERATOR = new RegExp(
+  String.raw`\b((?:[A-Z][A-Z0-9&'.-]*\s+){0,5}?[A-Z][A-Z0-9&'.-]*,?\s+${COMPANY_SUFFIX})(?![A-Za-z])`,
+  'g',
+);
+const OPERATOR_LABEL =
+  /\bOperator(?:\s+Name)?\s*:\s*([A-Z][A-Za-z0-9&'., -]{2,60}?)(?=\s*(?:[(;\n]|,\s|\.\s|\.$|$| P-5))/g;
 const LEASE = /\b(?:the\s+)?([A-Z][A-Z0-9'&.]*(?:\s+[A-Z0-9][A-Z0-9'&.]*){0,3})\s+(?:Lease|LEASE|Unit|UNIT)\b/g;
 const LEASE_LABEL = /\bLease(?:\s+Name)?\s*:\s*([A-Z][A-Z0-9'&. -]{1,40}?)(?=\s*(?:[(;,\n]|\.\s|$|Lease No| Well))/g;
 const PERMIT = /\b(?:W-1\s+)?(?:Drilling\s+)?Permit\s*(?:No\.?|Number|#)?\s*:?\s*(\d{5,7})\b/gi;
 const FIELD_PAREN = /\b([A-Z][A-Z0-9.,'-]*(?:\s+[A-Z0-9][A-Z0-9.,'-]*){0,3}\s+\([A-Z0-9][A-Z0-9 .,'&-]{1,40}\))/g;
 const FIELD_WORD = /\b(?:the\s+)?([A-Z][A-Z0-9'-]*(?:\s+[A-Z0-9][A-Z0-9'-]*){0,3})\s+(?:Field|FIELD)\b/g;
 const COUNTY = /\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+County\b/g;
-const STOP_WORDS = new Set(['THE', 'THIS', 'SAID', 'SUBJECT', 'A', 'AN', 'IN', 'ON', 'OF', 'AND', 'FOR', 'TO', 'BY', 'FROM', 'RAILROAD', 'COMMISSION', 'TEXAS', 'RULE', 'DISTRICT', 'APPLICATION', 'NOTICE', 'DOCKET', 'REQUEST', 'COMPLAINT', 'ORDER']);
+const STOP_WORDS = new Set([
+  'THE',
+  'THIS',
+  'SAID',
+  'SUBJECT',
+  'A',
+  'AN',
+  'IN',
+  'ON',
+  'OF',
+  'AND',
+  'FOR',
+  'TO',
+  'BY',
+  'FROM',
+  'RAILROAD',
+  'COMMISSION',
+  'TEXAS',
+  'RULE',
+  'DISTRICT',
+  'APPLICATION',
+  'NOTICE',
+  'DOCKET',
+  'REQUEST',
+  'COMPLAINT',
+  'ORDER',
+]);
 /** Parentheses after a company name hold its P-5 number, never a field's horizon. */
 const NOT_A_HORIZON = /P-?5|\bNO\.|\d{4,}/i;
 
@@ -28,7 +58,11 @@ interface Found {
   at: number;
 }
 
-const clean = (name: string) => name.replace(/\s+/g, ' ').replace(/^[,\s]+|[,\s]+$/g, '').trim();
+const clean = (name: string) =>
+  name
+    .replace(/\s+/g, ' ')
+    .replace(/^[,\s]+|[,\s]+$/g, '')
+    .trim();
 
 function withoutLeadingStopWords(name: string): string {
   const words = name.split(' ');
@@ -60,7 +94,8 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
     const api = normaliseApiNumber(m[1]);
     if (api) add('well', api, m.index!, { api_number: api });
   }
-  for (const m of text.matchAll(OPERATOR)) add('operator', withoutLeadingStopWords(clean(m[1]).replace(/,\s*$/, '')), m.index!);
+  for (const m of text.matchAll(OPERATOR))
+    add('operator', withoutLeadingStopWords(clean(m[1]).replace(/,\s*$/, '')), m.index!);
   for (const m of text.matchAll(OPERATOR_LABEL)) add('operator', m[1], m.index!);
   for (const m of text.matchAll(LEASE)) {
     const name = withoutLeadingStopWords(clean(m[1]));
@@ -83,7 +118,16 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
 
   // An operator label and a company-name match of the same company are one operator.
   const operators = found.filter((f) => f.entity.type === 'operator');
-  const deduped = found.filter((f) => f.entity.type !== 'operator' || !operators.some((o) => o !== f && o.entity.name.length > f.entity.name.length && o.entity.name.toUpperCase().includes(f.entity.name.toUpperCase())));
+  const deduped = found.filter(
+    (f) =>
+      f.entity.type !== 'operator' ||
+      !operators.some(
+        (o) =>
+          o !== f &&
+          o.entity.name.length > f.entity.name.length &&
+          o.entity.name.toUpperCase().includes(f.entity.name.toUpperCase()),
+      ),
+  );
   // A field name in parentheses ends in "FIELD" sometimes; a lease name never contains a company suffix.
   const entities: ExtractedEntity[] = [];
   const seen = new Set<string>();
@@ -103,7 +147,8 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
     edgeKeys.add(k);
     edges.push({ from: from.name, to: to.name, type });
   };
-  const canonical = (e: ExtractedEntity) => entities.find((x) => x.type === e.type && x.name.toUpperCase() === e.name.toUpperCase()) ?? e;
+  const canonical = (e: ExtractedEntity) =>
+    entities.find((x) => x.type === e.type && x.name.toUpperCase() === e.name.toUpperCase()) ?? e;
   for (const s of sentences(text)) {
     const inSentence = deduped.filter((f) => f.at >= s.start && f.at < s.end).map((f) => canonical(f.entity));
     const of = (type: string) => inSentence.filter((e) => e.type === type);
@@ -114,7 +159,8 @@ export function extractEntities(text: string): { entities: ExtractedEntity[]; ed
       for (const county of of('county')) link(well, county, 'LOCATED_IN');
       for (const permit of of('permit')) link(permit, well, 'PART_OF');
     }
-    if (of('well').length === 0) for (const lease of of('lease')) for (const op of of('operator')) link(lease, op, 'OPERATED_BY');
+    if (of('well').length === 0)
+      for (const lease of of('lease')) for (const op of of('operator')) link(lease, op, 'OPERATED_BY');
   }
   return { entities, edges };
 }

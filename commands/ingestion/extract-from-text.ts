@@ -5,7 +5,13 @@ import { assertNever, type Decider } from '../../src/platform/command-handling/d
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { extractEntities } from './extract-entities';
 import { extractionFacts } from './graph-facts';
-import { entityExtractionAggregate, type EntityExtractionEvent, type EntityExtractionState, type ExtractedEdge, type ExtractedEntity } from '../../streams/ingestion/entity-extraction';
+import {
+  entityExtractionAggregate,
+  type EntityExtractionEvent,
+  type EntityExtractionState,
+  type ExtractedEdge,
+  type ExtractedEntity,
+} from '../../streams/ingestion/entity-extraction';
 import { feedGraph, type FeedDeps } from './feed-graph';
 
 export const ExtractBody = z.object({ text: z.string().min(1).max(200_000) }).strict();
@@ -19,7 +25,10 @@ export interface RecordExtraction {
 }
 
 /** The same text extracted again is recorded once; an extraction that found nothing records nothing. */
-export function decideRecordExtraction(command: RecordExtraction, state: EntityExtractionState): EntityExtractionEvent[] {
+export function decideRecordExtraction(
+  command: RecordExtraction,
+  state: EntityExtractionState,
+): EntityExtractionEvent[] {
   switch (command.type) {
     case 'RecordExtraction': {
       if (state.status !== 'none' || command.entities.length === 0) return [];
@@ -31,18 +40,34 @@ export function decideRecordExtraction(command: RecordExtraction, state: EntityE
   }
 }
 
-export const recordExtractionDecider: Decider<RecordExtraction, EntityExtractionState, EntityExtractionEvent> = { ...entityExtractionAggregate, decide: decideRecordExtraction };
+export const recordExtractionDecider: Decider<RecordExtraction, EntityExtractionState, EntityExtractionEvent> = {
+  ...entityExtractionAggregate,
+  decide: decideRecordExtraction,
+};
 
 /**
  * `POST /extract` (internal listener): the entities and edges of the text, recorded as
  * EntitiesExtracted (published to the broker by the bridge) and fed to the graph: wells and
  * permits are created, names of operators, leases and fields link to vertices already there.
  */
-export async function extractFromText(deps: FeedDeps, context: CommandContext, text: string): Promise<{ entities: ExtractedEntity[]; edges: ExtractedEdge[] }> {
+export async function extractFromText(
+  deps: FeedDeps,
+  context: CommandContext,
+  text: string,
+): Promise<{ entities: ExtractedEntity[]; edges: ExtractedEdge[] }> {
   const { entities, edges } = extractEntities(text);
   const textSha256 = createHash('sha256').update(text).digest('hex');
   const extractionId = derivedUuid('ingestion.extraction', context.tenantId, textSha256);
-  await deps.handle(recordExtractionDecider, entityExtractionAggregate.stream(context.tenantId, extractionId), { type: 'RecordExtraction', extractionId, textSha256, entities, edges }, { ...context, idempotencyKey: `extraction:${extractionId}` });
-  if (entities.length > 0) await feedGraph(deps, { tenantId: context.tenantId, userId: context.actorId }, extractionFacts(entities, edges), { source: 'extraction', description: `entities extracted from text ${textSha256.slice(0, 12)}` });
+  await deps.handle(
+    recordExtractionDecider,
+    entityExtractionAggregate.stream(context.tenantId, extractionId),
+    { type: 'RecordExtraction', extractionId, textSha256, entities, edges },
+    { ...context, idempotencyKey: `extraction:${extractionId}` },
+  );
+  if (entities.length > 0)
+    await feedGraph(deps, { tenantId: context.tenantId, userId: context.actorId }, extractionFacts(entities, edges), {
+      source: 'extraction',
+      description: `entities extracted from text ${textSha256.slice(0, 12)}`,
+    });
   return { entities, edges };
 }

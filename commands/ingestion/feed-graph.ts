@@ -8,7 +8,12 @@ import type { Properties } from '../../streams/graph/properties';
 import { commandContext, type GraphActor } from '../graph/actor';
 import { importGraph, type ImportSchema } from '../graph/import-graph';
 import { type UpdateEntity, updateEntityDecider } from '../graph/update-entity';
-import { productionChanges, type UpdateWellProduction, updateWellProductionDecider, type WellProduction } from '../graph/update-well-production';
+import {
+  productionChanges,
+  type UpdateWellProduction,
+  updateWellProductionDecider,
+  type WellProduction,
+} from '../graph/update-well-production';
 
 /**
  * What ingestion learned, as graph facts keyed by business ids (API number, `P5-…`,
@@ -106,7 +111,11 @@ class Relations {
   }
 }
 
-async function knownVertices(deps: FeedDeps, namespace: string, entities: EntityFact[]): Promise<Map<string, KnownVertex>> {
+async function knownVertices(
+  deps: FeedDeps,
+  namespace: string,
+  entities: EntityFact[],
+): Promise<Map<string, KnownVertex>> {
   const found = new Map<string, KnownVertex>();
   const byKey = entities.filter((e) => !e.matchByName);
   for (let i = 0; i < byKey.length; i += LOOKUP_CHUNK) {
@@ -122,10 +131,17 @@ async function knownVertices(deps: FeedDeps, namespace: string, entities: Entity
             ORDER BY created_at LIMIT 1) v`,
       [chunk.map((e) => e.label), chunk.map((e) => e.entityId), namespace],
     )) as { rows: KnownVertex[] };
-    for (const row of rows) if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
+    for (const row of rows)
+      if (!found.has(key(row.label, row.entity_id))) found.set(key(row.label, row.entity_id), row);
   }
   for (const e of entities.filter((x) => x.matchByName)) {
-    const row: KnownVertex | undefined = await deps.knex(VERTICES).select('id', 'label', 'entity_id', 'properties').where({ namespace, label: e.label }).whereRaw(`upper(properties->>'name') = upper(?)`, [e.matchByName!]).orderBy('created_at').first();
+    const row: KnownVertex | undefined = await deps
+      .knex(VERTICES)
+      .select('id', 'label', 'entity_id', 'properties')
+      .where({ namespace, label: e.label })
+      .whereRaw(`upper(properties->>'name') = upper(?)`, [e.matchByName!])
+      .orderBy('created_at')
+      .first();
     if (row) found.set(key(e.label, e.entityId), row);
   }
   return found;
@@ -181,18 +197,39 @@ export interface FeedPlan {
   result: FeedResult;
 }
 
-export async function feedGraph(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
+export async function feedGraph(
+  deps: FeedDeps,
+  actor: GraphActor,
+  facts: GraphFacts,
+  source: { source: string; description: string },
+  options: FeedOptions = {},
+): Promise<FeedResult & { position: Position | null }> {
   return commitFeed(deps, actor, await planFeed(deps, actor, facts, options), source, options);
 }
 
 /** The decide half of a feed: lookups and comparisons, nothing written. */
-export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFacts, options: FeedOptions = {}): Promise<FeedPlan> {
+export async function planFeed(
+  deps: FeedDeps,
+  actor: GraphActor,
+  facts: GraphFacts,
+  options: FeedOptions = {},
+): Promise<FeedPlan> {
   const namespace = namespaceOf(actor.tenantId);
   const entities = merged(facts.entities);
   const inFlight = options.inFlight?.written;
   const known = await knownVertices(deps, namespace, entities);
-  if (inFlight) for (const e of entities) if (!e.matchByName && inFlight.has(key(e.label, e.entityId))) known.set(key(e.label, e.entityId), inFlight.get(key(e.label, e.entityId))!);
-  const result: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+  if (inFlight)
+    for (const e of entities)
+      if (!e.matchByName && inFlight.has(key(e.label, e.entityId)))
+        known.set(key(e.label, e.entityId), inFlight.get(key(e.label, e.entityId))!);
+  const result: FeedResult = {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    edges_created: 0,
+    production_reports: 0,
+    skipped: 0,
+  };
   const written = new Map<string, KnownVertex>();
 
   const idOf = new Map<string, string>();
@@ -206,10 +243,23 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
       idOf.set(k, existing.id);
       labelOfId.set(existing.id, existing.label);
       // A name match links to the vertex; it never rewrites what the graph holds.
-      const set = e.matchByName ? {} : Object.fromEntries(Object.entries(e.properties).filter(([name, value]) => name !== 'entity_id' && existing.properties[name] !== value));
+      const set = e.matchByName
+        ? {}
+        : Object.fromEntries(
+            Object.entries(e.properties).filter(
+              ([name, value]) => name !== 'entity_id' && existing.properties[name] !== value,
+            ),
+          );
       if (Object.keys(set).length === 0) result.unchanged++;
       else {
-        updates.push({ type: 'UpdateEntity', vertexId: existing.id, namespace, set, removed: [], imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties } });
+        updates.push({
+          type: 'UpdateEntity',
+          vertexId: existing.id,
+          namespace,
+          set,
+          removed: [],
+          imported: { label: existing.label, entityId: existing.entity_id, properties: existing.properties },
+        });
         written.set(k, { ...existing, properties: { ...existing.properties, ...set } });
       }
     } else if (e.matchByName) {
@@ -260,7 +310,8 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
       result.skipped++;
       continue;
     }
-    if (!candidateEdges.has(r.label, fromId, toId)) candidateEdges.add(derivedEdge(namespace, r.label, fromId, labelOfId.get(fromId)!, toId, labelOfId.get(toId)!));
+    if (!candidateEdges.has(r.label, fromId, toId))
+      candidateEdges.add(derivedEdge(namespace, r.label, fromId, labelOfId.get(fromId)!, toId, labelOfId.get(toId)!));
   }
   // An edge id derives from its endpoints, so an edge touching a vertex this feed creates
   // cannot be stored yet: only edges between vertices the graph already holds are looked up
@@ -272,7 +323,9 @@ export async function planFeed(deps: FeedDeps, actor: GraphActor, facts: GraphFa
   const edgeIds = [...stored.keys()];
   for (let i = 0; i < edgeIds.length; i += LOOKUP_CHUNK) {
     // By primary key only (the ids derive from the namespace already), for the same reason.
-    const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [edgeIds.slice(i, i + LOOKUP_CHUNK)])) as { rows: Array<{ id: string; namespace: string }> };
+    const { rows } = (await deps.knex.raw(`SELECT id, namespace FROM ${EDGES} WHERE id = ANY(?::uuid[])`, [
+      edgeIds.slice(i, i + LOOKUP_CHUNK),
+    ])) as { rows: Array<{ id: string; namespace: string }> };
     for (const row of rows) if (row.namespace === namespace) candidateEdges.delete(stored.get(row.id)!);
   }
   const newEdges = candidateEdges.values();
@@ -286,18 +339,38 @@ export function markCreated(plan: Pick<FeedPlan, 'newVertices'>, createdEarlier:
 }
 
 /** The write half: the new vertices and edges as one bulk import, then the updates and Form PR reports. */
-export async function commitFeed(deps: FeedDeps, actor: GraphActor, plan: FeedPlan, source: { source: string; description: string }, options: FeedOptions = {}): Promise<FeedResult & { position: Position | null }> {
+export async function commitFeed(
+  deps: FeedDeps,
+  actor: GraphActor,
+  plan: FeedPlan,
+  source: { source: string; description: string },
+  options: FeedOptions = {},
+): Promise<FeedResult & { position: Position | null }> {
   const { namespace, newVertices, newEdges, existing, updates } = plan;
   const result: FeedResult & { position: Position | null } = { ...plan.result, position: null };
   if (newVertices.length > 0 || newEdges.length > 0) {
-    const imported = await importGraph(deps, actor, { ...source, vertices: newVertices, edges: newEdges, existing, derivedEdgeIds: true }, { waitMs: options.waitForProjection === false ? 0 : undefined, schema: options.schema, eventsPerAppend: EVENTS_PER_APPEND });
+    const imported = await importGraph(
+      deps,
+      actor,
+      { ...source, vertices: newVertices, edges: newEdges, existing, derivedEdgeIds: true },
+      {
+        waitMs: options.waitForProjection === false ? 0 : undefined,
+        schema: options.schema,
+        eventsPerAppend: EVENTS_PER_APPEND,
+      },
+    );
     result.position = imported.position;
     if (options.createdEarlier) markCreated(plan, options.createdEarlier);
     result.created = newVertices.length;
     result.edges_created = newEdges.length;
   }
   for (const command of updates) {
-    await deps.handle(updateEntityDecider, vertexStream(actor.tenantId, command.vertexId), command, commandContext(actor));
+    await deps.handle(
+      updateEntityDecider,
+      vertexStream(actor.tenantId, command.vertexId),
+      command,
+      commandContext(actor),
+    );
     result.updated++;
   }
   result.production_reports = await feedProduction(deps, actor, namespace, plan.production);
@@ -308,11 +381,20 @@ export async function commitFeed(deps: FeedDeps, actor: GraphActor, plan: FeedPl
 const PRODUCTION_CONCURRENCY = 4;
 
 /** Form PR reports through UpdateWellProduction; a report the well already shows is skipped. */
-async function feedProduction(deps: FeedDeps, actor: GraphActor, namespace: string, reports: ProductionFact[]): Promise<number> {
+async function feedProduction(
+  deps: FeedDeps,
+  actor: GraphActor,
+  namespace: string,
+  reports: ProductionFact[],
+): Promise<number> {
   if (reports.length === 0) return 0;
   const byWell = new Map<string, WellProduction[]>();
   for (const { apiNumber, report } of reports) byWell.set(apiNumber, [...(byWell.get(apiNumber) ?? []), report]);
-  const wells = await knownVertices(deps, namespace, [...byWell.keys()].map((api) => ({ label: 'Well', entityId: api, properties: {} })));
+  const wells = await knownVertices(
+    deps,
+    namespace,
+    [...byWell.keys()].map((api) => ({ label: 'Well', entityId: api, properties: {} })),
+  );
   const queue = [...byWell.entries()];
   let appended = 0;
   const worker = async () => {
@@ -324,8 +406,19 @@ async function feedProduction(deps: FeedDeps, actor: GraphActor, namespace: stri
       for (const report of [...months].sort((a, b) => a.reporting_month.localeCompare(b.reporting_month))) {
         const set = productionChanges(well.properties, report);
         if (Object.entries(set).every(([name, value]) => well!.properties[name] === value)) continue;
-        const command: UpdateWellProduction = { type: 'UpdateWellProduction', vertexId: well.id, namespace, report, imported: { label: well.label, entityId: well.entity_id, properties: well.properties } };
-        await deps.handle(updateWellProductionDecider, vertexStream(actor.tenantId, well.id), command, commandContext(actor));
+        const command: UpdateWellProduction = {
+          type: 'UpdateWellProduction',
+          vertexId: well.id,
+          namespace,
+          report,
+          imported: { label: well.label, entityId: well.entity_id, properties: well.properties },
+        };
+        await deps.handle(
+          updateWellProductionDecider,
+          vertexStream(actor.tenantId, well.id),
+          command,
+          commandContext(actor),
+        );
         well = { ...well, properties: { ...well.properties, ...set } };
         appended++;
       }

@@ -4,10 +4,20 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { type ExpectedRevision, type NewEvent, type Position, WrongExpectedRevisionError } from '../../src/platform/eventstore/types';
+import {
+  type ExpectedRevision,
+  type NewEvent,
+  type Position,
+  WrongExpectedRevisionError,
+} from '../../src/platform/eventstore/types';
 import { CsvFileRejected, type RowRejection, stageCsv, stagedBatches, type StagedCsv } from './csv-wells';
 import { csvFacts } from './graph-facts';
-import { operatorCsvImportAggregate, type OperatorCsvImportEvent, type OperatorCsvImportState, packWells } from '../../streams/ingestion/operator-csv-import';
+import {
+  operatorCsvImportAggregate,
+  type OperatorCsvImportEvent,
+  type OperatorCsvImportState,
+  packWells,
+} from '../../streams/ingestion/operator-csv-import';
 import { IMPORT_EVENT_TYPES } from '../../streams/graph/graph-import';
 import { IMPORT_HISTORY_EVENT_TYPES } from '../../projections/ingestion/import-history';
 import { commitFeed, type FeedDeps, type FeedPlan, type FeedResult, planFeed } from './feed-graph';
@@ -44,7 +54,10 @@ export function decideStartCsvImport(command: StartCsvImport, state: OperatorCsv
   }
 }
 
-export const startCsvImportDecider: Decider<StartCsvImport, OperatorCsvImportState, OperatorCsvImportEvent> = { ...operatorCsvImportAggregate, decide: decideStartCsvImport };
+export const startCsvImportDecider: Decider<StartCsvImport, OperatorCsvImportState, OperatorCsvImportEvent> = {
+  ...operatorCsvImportAggregate,
+  decide: decideStartCsvImport,
+};
 
 export interface CsvImportResult {
   import_id: string;
@@ -68,7 +81,13 @@ export interface CsvImportDeps extends FeedDeps {
 }
 
 function fileRejected(error: CsvFileRejected): ValidationFailed {
-  return new ValidationFailed([{ loc: ['body', 'file', ...(error.row !== undefined ? [error.row] : []), error.column], msg: error.reason, type: error.kind }]);
+  return new ValidationFailed([
+    {
+      loc: ['body', 'file', ...(error.row !== undefined ? [error.row] : []), error.column],
+      msg: error.reason,
+      type: error.kind,
+    },
+  ]);
 }
 
 /**
@@ -78,31 +97,68 @@ function fileRejected(error: CsvFileRejected): ValidationFailed {
  * stream; the graph is then fed through the graph commands, batch by batch, and re-importing
  * the same API numbers updates those wells instead of adding new ones.
  */
-export async function importOperatorCsv(deps: CsvImportDeps, context: CommandContext, file: { filename: string; stream: Readable }): Promise<CsvImportResult> {
+export async function importOperatorCsv(
+  deps: CsvImportDeps,
+  context: CommandContext,
+  file: { filename: string; stream: Readable },
+): Promise<CsvImportResult> {
   let staged: StagedCsv;
   try {
-    staged = await stageCsv(file.stream, { onProgress: (rows) => deps.logger.info({ rows, filename: file.filename }, 'operator csv: rows validated') });
+    staged = await stageCsv(file.stream, {
+      onProgress: (rows) => deps.logger.info({ rows, filename: file.filename }, 'operator csv: rows validated'),
+    });
   } catch (error) {
     if (error instanceof CsvFileRejected) throw fileRejected(error);
     throw error;
   }
   try {
-    const report = { rows: staged.rows, accepted: staged.accepted, rejected: staged.rejected, rejections: staged.rejections };
+    const report = {
+      rows: staged.rows,
+      accepted: staged.accepted,
+      rejected: staged.rejected,
+      rejections: staged.rejections,
+    };
     if (staged.accepted === 0) {
-      throw new ValidationFailed([{ loc: ['body', 'file'], msg: staged.rows === 0 ? 'the file has a header but no rows' : `none of the ${staged.rows} rows could be imported`, type: 'value_error.no_rows' }], { report });
+      throw new ValidationFailed(
+        [
+          {
+            loc: ['body', 'file'],
+            msg:
+              staged.rows === 0
+                ? 'the file has a header but no rows'
+                : `none of the ${staged.rows} rows could be imported`,
+            type: 'value_error.no_rows',
+          },
+        ],
+        { report },
+      );
     }
     const importId = derivedUuid('ingestion.csv-import', context.tenantId, staged.sha256);
     const stream = operatorCsvImportAggregate.stream(context.tenantId, importId);
     const started = await deps.handle(
       startCsvImportDecider,
       stream,
-      { type: 'StartCsvImport', importId, filename: file.filename, sha256: staged.sha256, sizeBytes: staged.sizeBytes, columns: staged.columns },
+      {
+        type: 'StartCsvImport',
+        importId,
+        filename: file.filename,
+        sha256: staged.sha256,
+        sizeBytes: staged.sizeBytes,
+        columns: staged.columns,
+      },
       { ...context, idempotencyKey: undefined },
     );
     const recorded = started.state.status !== 'completed';
 
     const actor = { tenantId: context.tenantId, userId: context.actorId };
-    const graph: FeedResult = { created: 0, updated: 0, unchanged: 0, edges_created: 0, production_reports: 0, skipped: 0 };
+    const graph: FeedResult = {
+      created: 0,
+      updated: 0,
+      unchanged: 0,
+      edges_created: 0,
+      production_reports: 0,
+      skipped: 0,
+    };
     // Pipelined: the next batch is read, turned into facts and planned (its lookups included)
     // while the batch before it is written; the plan counts what that batch writes as the
     // graph's, so the outcome is the one of feeding batch after batch.
@@ -113,7 +169,8 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
       const schema = await loadImportSchema(deps.knex);
       const behind: Position[] = [];
       const options = { waitForProjection: false, createdEarlier, schema };
-      let writing: { plan: FeedPlan; rows: number; done: Promise<FeedResult & { position: Position | null }> } | null = null;
+      let writing: { plan: FeedPlan; rows: number; done: Promise<FeedResult & { position: Position | null }> } | null =
+        null;
       const settle = async () => {
         if (!writing) return;
         const fed = await writing.done;
@@ -121,7 +178,8 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
         // The projection may run a few batches behind, never more: its backlog (and the
         // memory it reads a backlog with) stays bounded however long the file.
         if (fed.position) behind.push(fed.position);
-        if (behind.length > PROJECTION_LAG_BATCHES) await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
+        if (behind.length > PROJECTION_LAG_BATCHES)
+          await deps.projections.waitFor(behind.shift()!, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
         last = fed.position ?? last;
         fedRows += writing.rows;
         deps.logger.info({ importId, rows: fedRows, of: staged.accepted }, 'operator csv: rows applied to the graph');
@@ -131,7 +189,16 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
         for await (const wells of stagedBatches(staged.path, CSV_FEED_BATCH)) {
           const plan = await planFeed(deps, actor, csvFacts(wells), { ...options, inFlight: writing?.plan });
           await settle();
-          const done = commitFeed(deps, actor, plan, { source: 'operator-csv', description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})` }, options);
+          const done = commitFeed(
+            deps,
+            actor,
+            plan,
+            {
+              source: 'operator-csv',
+              description: `operator CSV ${file.filename} (rows ${wells[0].row}–${wells[wells.length - 1].row})`,
+            },
+            options,
+          );
           // Awaited by the next round's settle; a failure meanwhile is not left unhandled.
           done.catch(() => undefined);
           writing = { plan, rows: wells.length, done };
@@ -146,14 +213,18 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
     // The import's record and the graph feed both read the staged rows and run side by side;
     // either can be repeated after a failure without doubling anything.
     // Both finish before the staging file goes, even when one fails.
-    const [recording, feeding] = await Promise.allSettled([recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(null), feed()]);
+    const [recording, feeding] = await Promise.allSettled([
+      recorded ? appendBatches(deps, context, stream, importId, started.state, staged) : Promise.resolve(null),
+      feed(),
+    ]);
     if (recording.status === 'rejected') throw recording.reason;
     if (feeding.status === 'rejected') throw feeding.reason;
     const last = feeding.value;
     // Read-your-writes once for the whole file: the graph holds every row, and the import
     // history shows it completed, when this answers.
     if (last) await deps.projections.waitFor(last, CSV_PROJECTION_WAIT_MS, IMPORT_EVENT_TYPES);
-    if (recording.value) await deps.projections.waitFor(recording.value, CSV_PROJECTION_WAIT_MS, IMPORT_HISTORY_EVENT_TYPES);
+    if (recording.value)
+      await deps.projections.waitFor(recording.value, CSV_PROJECTION_WAIT_MS, IMPORT_HISTORY_EVENT_TYPES);
     return {
       import_id: importId,
       filename: file.filename,
@@ -175,9 +246,21 @@ export async function importOperatorCsv(deps: CsvImportDeps, context: CommandCon
  * since its batches may have been of another size; event ids derive from the import and the
  * batch, so a retry never doubles one), then the completion.
  */
-async function appendBatches(deps: FeedDeps, context: CommandContext, stream: string, importId: string, state: OperatorCsvImportState, staged: StagedCsv): Promise<Position> {
+async function appendBatches(
+  deps: FeedDeps,
+  context: CommandContext,
+  stream: string,
+  importId: string,
+  state: OperatorCsvImportState,
+  staged: StagedCsv,
+): Promise<Position> {
   const doneRows = state.status === 'importing' ? state.rows : 0;
-  const metadata = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId ?? importId, causationId: context.causationId ?? context.correlationId ?? importId };
+  const metadata = {
+    tenantId: context.tenantId,
+    actorId: context.actorId,
+    correlationId: context.correlationId ?? importId,
+    causationId: context.causationId ?? context.correlationId ?? importId,
+  };
   const head = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   let expected: ExpectedRevision = head[0].revision;
   let batch = state.status === 'importing' ? state.batches : 0;
@@ -191,7 +274,8 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
       expected = appended.nextRevision;
       position = appended.position;
     } catch (error) {
-      if (error instanceof WrongExpectedRevisionError) throw new Conflict('this file is being imported by another request; retry when it has finished');
+      if (error instanceof WrongExpectedRevisionError)
+        throw new Conflict('this file is being imported by another request; retry when it has finished');
       throw error;
     }
     pending = [];
@@ -204,14 +288,24 @@ async function appendBatches(deps: FeedDeps, context: CommandContext, stream: st
       wells = wells.slice(skip);
       if (wells.length === 0) continue;
     }
-    const event: OperatorCsvImportEvent = { type: 'PackedOperatorWellsImported', data: packWells(importId, batch, wells) };
+    const event: OperatorCsvImportEvent = {
+      type: 'PackedOperatorWellsImported',
+      data: packWells(importId, batch, wells),
+    };
     pending.push({ id: derivedUuid('ingestion.csv-batch', importId, String(batch)), ...event, metadata });
     if (pending.length >= EVENTS_PER_APPEND) await flush();
     batch++;
   }
   const completed: OperatorCsvImportEvent = {
     type: 'OperatorCsvImportCompleted',
-    data: { importId, rows: staged.rows, accepted: staged.accepted, rejected: staged.rejected, batches: batch, rejections: staged.rejections },
+    data: {
+      importId,
+      rows: staged.rows,
+      accepted: staged.accepted,
+      rejected: staged.rejected,
+      batches: batch,
+      rejections: staged.rejections,
+    },
   };
   pending.push({ id: derivedUuid('ingestion.csv-completed', importId), ...completed, metadata });
   await flush();

@@ -7,10 +7,18 @@ import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 import { ValidationFailed } from '../../src/platform/domain-errors';
 import { normaliseApiNumber } from './csv-wells';
 import { EDGES, VERTICES } from '../../projections/graph/property-graph';
-import { COMPLIANCE_ANOMALY_FLAGGED, type ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
+import {
+  COMPLIANCE_ANOMALY_FLAGGED,
+  type ComplianceAnomalyFlaggedData,
+} from '../../src/platform/published/anomaly-flagged';
 import { namespaceOf } from '../../streams/graph/names';
 import type { Properties } from '../../streams/graph/properties';
-import { scadaBatchAggregate, type ScadaBatchEvent, type ScadaBatchState, type ScadaReading } from '../../streams/ingestion/scada-batch';
+import {
+  scadaBatchAggregate,
+  type ScadaBatchEvent,
+  type ScadaBatchState,
+  type ScadaReading,
+} from '../../streams/ingestion/scada-batch';
 import { feedGraph, type FeedDeps } from './feed-graph';
 
 const METRIC_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -31,10 +39,21 @@ export const ScadaBody = z
           })
           .strict()
           .superRefine((reading, ctx) => {
-            if (!normaliseApiNumber(reading.well_api)) ctx.addIssue({ code: 'custom', path: ['well_api'], message: `'${reading.well_api}' is not a Texas API number (42-CCC-UUUUU)` });
+            if (!normaliseApiNumber(reading.well_api))
+              ctx.addIssue({
+                code: 'custom',
+                path: ['well_api'],
+                message: `'${reading.well_api}' is not a Texas API number (42-CCC-UUUUU)`,
+              });
             for (const [name, value] of Object.entries(reading.metrics)) {
-              if (!METRIC_NAME.test(name)) ctx.addIssue({ code: 'custom', path: ['metrics', name], message: 'metric names are lower_snake_case' });
-              else if (VOLUME_METRIC.test(name) && value < 0) ctx.addIssue({ code: 'custom', path: ['metrics', name], message: `${name} is a volume and cannot be negative` });
+              if (!METRIC_NAME.test(name))
+                ctx.addIssue({ code: 'custom', path: ['metrics', name], message: 'metric names are lower_snake_case' });
+              else if (VOLUME_METRIC.test(name) && value < 0)
+                ctx.addIssue({
+                  code: 'custom',
+                  path: ['metrics', name],
+                  message: `${name} is a volume and cannot be negative`,
+                });
             }
           }),
       )
@@ -66,14 +85,18 @@ export interface RecordScadaReadings {
   wells: Record<string, KnownWell>;
 }
 
-const flaredOf = (metrics: Record<string, number>) => FLARED_METRICS.map((m) => metrics[m]).find((v) => v !== undefined);
+const flaredOf = (metrics: Record<string, number>) =>
+  FLARED_METRICS.map((m) => metrics[m]).find((v) => v !== undefined);
 
 /**
  * Rule 32: flaring above the authorized volume, after the authorization expired, or with none
  * on record; and any reading from a well the graph does not hold. Each anomaly is handed to
  * the compliance dashboard as ComplianceAnomalyFlagged.
  */
-export function anomaliesOf(readings: ScadaReading[], wells: Record<string, KnownWell>): ComplianceAnomalyFlaggedData[] {
+export function anomaliesOf(
+  readings: ScadaReading[],
+  wells: Record<string, KnownWell>,
+): ComplianceAnomalyFlaggedData[] {
   const out: ComplianceAnomalyFlaggedData[] = [];
   const unknownReported = new Set<string>();
   for (const reading of readings) {
@@ -81,7 +104,15 @@ export function anomaliesOf(readings: ScadaReading[], wells: Record<string, Know
     if (!well) {
       if (unknownReported.has(reading.wellApi)) continue;
       unknownReported.add(reading.wellApi);
-      out.push({ entityId: reading.wellApi, entityLabel: 'Well', domain: 'production', kind: 'unknown_well', detail: `SCADA reading for ${reading.wellApi}, a well the knowledge graph does not hold`, observedAt: reading.timestamp, source: 'scada' });
+      out.push({
+        entityId: reading.wellApi,
+        entityLabel: 'Well',
+        domain: 'production',
+        kind: 'unknown_well',
+        detail: `SCADA reading for ${reading.wellApi}, a well the knowledge graph does not hold`,
+        observedAt: reading.timestamp,
+        source: 'scada',
+      });
       continue;
     }
     const flared = flaredOf(reading.metrics);
@@ -92,15 +123,41 @@ export function anomaliesOf(readings: ScadaReading[], wells: Record<string, Know
       const limit = Math.max(...inForce.map((a) => a.authorizedMcf));
       if (flared > limit) {
         const auth = inForce.find((a) => a.authorizedMcf === limit)!;
-        out.push({ entityId: well.apiNumber, entityLabel: 'Well', domain: 'rule_32', kind: 'flared_above_authorization', detail: `${well.name}: ${flared} mcf/d flared, above the ${limit} mcf/d authorized by ${auth.authNumber} (expires ${auth.expiryDate})`, observedAt: reading.timestamp, source: 'scada' });
+        out.push({
+          entityId: well.apiNumber,
+          entityLabel: 'Well',
+          domain: 'rule_32',
+          kind: 'flared_above_authorization',
+          detail: `${well.name}: ${flared} mcf/d flared, above the ${limit} mcf/d authorized by ${auth.authNumber} (expires ${auth.expiryDate})`,
+          observedAt: reading.timestamp,
+          source: 'scada',
+        });
       }
       continue;
     }
-    const expired = well.authorizations.filter((a) => a.expiryDate < day).sort((a, b) => b.expiryDate.localeCompare(a.expiryDate))[0];
+    const expired = well.authorizations
+      .filter((a) => a.expiryDate < day)
+      .sort((a, b) => b.expiryDate.localeCompare(a.expiryDate))[0];
     out.push(
       expired
-        ? { entityId: well.apiNumber, entityLabel: 'Well', domain: 'rule_32', kind: 'flared_after_authorization_expiry', detail: `${well.name}: ${flared} mcf/d flared after ${expired.authNumber} expired on ${expired.expiryDate}`, observedAt: reading.timestamp, source: 'scada' }
-        : { entityId: well.apiNumber, entityLabel: 'Well', domain: 'rule_32', kind: 'flared_without_authorization', detail: `${well.name}: ${flared} mcf/d flared with no R-32 flaring authorization on record`, observedAt: reading.timestamp, source: 'scada' },
+        ? {
+            entityId: well.apiNumber,
+            entityLabel: 'Well',
+            domain: 'rule_32',
+            kind: 'flared_after_authorization_expiry',
+            detail: `${well.name}: ${flared} mcf/d flared after ${expired.authNumber} expired on ${expired.expiryDate}`,
+            observedAt: reading.timestamp,
+            source: 'scada',
+          }
+        : {
+            entityId: well.apiNumber,
+            entityLabel: 'Well',
+            domain: 'rule_32',
+            kind: 'flared_without_authorization',
+            detail: `${well.name}: ${flared} mcf/d flared with no R-32 flaring authorization on record`,
+            observedAt: reading.timestamp,
+            source: 'scada',
+          },
     );
   }
   return out;
@@ -111,19 +168,40 @@ export function decideRecordScadaReadings(command: RecordScadaReadings, state: S
     case 'RecordScadaReadings': {
       if (state.status !== 'none') return [];
       const anomalies = anomaliesOf(command.readings, command.wells);
-      return [{ type: 'ScadaReadingsRecorded', data: { batchId: command.batchId, readings: command.readings } }, ...anomalies.map((data): ScadaBatchEvent => ({ type: COMPLIANCE_ANOMALY_FLAGGED, data }))];
+      return [
+        { type: 'ScadaReadingsRecorded', data: { batchId: command.batchId, readings: command.readings } },
+        ...anomalies.map((data): ScadaBatchEvent => ({ type: COMPLIANCE_ANOMALY_FLAGGED, data })),
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-export const recordScadaReadingsDecider: Decider<RecordScadaReadings, ScadaBatchState, ScadaBatchEvent> = { ...scadaBatchAggregate, decide: decideRecordScadaReadings };
+export const recordScadaReadingsDecider: Decider<RecordScadaReadings, ScadaBatchState, ScadaBatchEvent> = {
+  ...scadaBatchAggregate,
+  decide: decideRecordScadaReadings,
+};
 
-async function knownWells(deps: FeedDeps, namespace: string, apis: string[]): Promise<Record<string, KnownWell & { properties: Properties }>> {
-  const rows: Array<{ entity_id: string; properties: Properties }> = await deps.knex(VERTICES).select('entity_id', 'properties').where({ namespace, label: 'Well' }).whereIn('entity_id', apis);
+async function knownWells(
+  deps: FeedDeps,
+  namespace: string,
+  apis: string[],
+): Promise<Record<string, KnownWell & { properties: Properties }>> {
+  const rows: Array<{ entity_id: string; properties: Properties }> = await deps
+    .knex(VERTICES)
+    .select('entity_id', 'properties')
+    .where({ namespace, label: 'Well' })
+    .whereIn('entity_id', apis);
   const wells: Record<string, KnownWell & { properties: Properties }> = {};
-  for (const row of rows) wells[row.entity_id] = { apiNumber: row.entity_id, name: row.properties.name ?? row.properties.well_name ?? row.entity_id, lastReadingAt: row.properties.scada_last_reading_at, authorizations: [], properties: row.properties };
+  for (const row of rows)
+    wells[row.entity_id] = {
+      apiNumber: row.entity_id,
+      name: row.properties.name ?? row.properties.well_name ?? row.entity_id,
+      lastReadingAt: row.properties.scada_last_reading_at,
+      authorizations: [],
+      properties: row.properties,
+    };
   if (rows.length === 0) return wells;
   // Authorizations that cover the well itself or the lease it lies on.
   const auths = await deps.knex.raw(
@@ -145,7 +223,12 @@ async function knownWells(deps: FeedDeps, namespace: string, apis: string[]): Pr
     const p = row.properties;
     const mcf = Number(p.authorized_mcf);
     if (!p.expiry_date || !Number.isFinite(mcf)) continue;
-    wells[row.api].authorizations.push({ authNumber: p.auth_number ?? p.entity_id, authorizedMcf: mcf, issuedDate: p.issued_date, expiryDate: p.expiry_date });
+    wells[row.api].authorizations.push({
+      authNumber: p.auth_number ?? p.entity_id,
+      authorizedMcf: mcf,
+      issuedDate: p.issued_date,
+      expiryDate: p.expiry_date,
+    });
   }
   return wells;
 }
@@ -165,26 +248,71 @@ export interface ScadaResult {
  * each known well's newest reading becomes its latest SCADA values (`scada_<metric>`,
  * `scada_last_reading_at`) unless the well already shows a newer one.
  */
-export async function recordScadaReadings(deps: FeedDeps, context: CommandContext, request: ScadaRequest): Promise<ScadaResult> {
-  const readings: ScadaReading[] = request.readings.map((r) => ({ wellApi: normaliseApiNumber(r.well_api)!, timestamp: new Date(r.timestamp).toISOString(), metrics: r.metrics }));
+export async function recordScadaReadings(
+  deps: FeedDeps,
+  context: CommandContext,
+  request: ScadaRequest,
+): Promise<ScadaResult> {
+  const readings: ScadaReading[] = request.readings.map((r) => ({
+    wellApi: normaliseApiNumber(r.well_api)!,
+    timestamp: new Date(r.timestamp).toISOString(),
+    metrics: r.metrics,
+  }));
   const digest = createHash('sha256').update(JSON.stringify(readings)).digest('hex');
-  const batchId = context.idempotencyKey ? derivedUuid('ingestion.scada', context.tenantId, context.idempotencyKey) : derivedUuid('ingestion.scada', context.tenantId, digest);
+  const batchId = context.idempotencyKey
+    ? derivedUuid('ingestion.scada', context.tenantId, context.idempotencyKey)
+    : derivedUuid('ingestion.scada', context.tenantId, digest);
   const namespace = namespaceOf(context.tenantId);
   const apis = [...new Set(readings.map((r) => r.wellApi))];
   const wells = await knownWells(deps, namespace, apis);
-  const command: RecordScadaReadings = { type: 'RecordScadaReadings', batchId, readings, wells: Object.fromEntries(Object.entries(wells).map(([k, { properties: _p, ...w }]) => [k, w])) };
+  const command: RecordScadaReadings = {
+    type: 'RecordScadaReadings',
+    batchId,
+    readings,
+    wells: Object.fromEntries(Object.entries(wells).map(([k, { properties: _p, ...w }]) => [k, w])),
+  };
   const stream = scadaBatchAggregate.stream(context.tenantId, batchId);
-  const { events, state } = await deps.handle(recordScadaReadingsDecider, stream, command, { ...context, idempotencyKey: `scada:${batchId}` });
-  if (state.status === 'none') throw new ValidationFailed([{ loc: ['body', 'readings'], msg: 'no readings recorded', type: 'value_error' }]);
+  const { events, state } = await deps.handle(recordScadaReadingsDecider, stream, command, {
+    ...context,
+    idempotencyKey: `scada:${batchId}`,
+  });
+  if (state.status === 'none')
+    throw new ValidationFailed([{ loc: ['body', 'readings'], msg: 'no readings recorded', type: 'value_error' }]);
 
   // Latest values: the newest reading per known well, if newer than what the well shows.
   const newest = new Map<string, ScadaReading>();
-  for (const r of readings) if (wells[r.wellApi] && (!newest.has(r.wellApi) || newest.get(r.wellApi)!.timestamp < r.timestamp)) newest.set(r.wellApi, r);
+  for (const r of readings)
+    if (wells[r.wellApi] && (!newest.has(r.wellApi) || newest.get(r.wellApi)!.timestamp < r.timestamp))
+      newest.set(r.wellApi, r);
   const entities = [...newest.values()]
     .filter((r) => !wells[r.wellApi].lastReadingAt || wells[r.wellApi].lastReadingAt! < r.timestamp)
-    .map((r) => ({ label: 'Well', entityId: r.wellApi, properties: { scada_last_reading_at: r.timestamp, ...Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [`scada_${k}`, String(v)])) } }));
-  const fed = await feedGraph(deps, { tenantId: context.tenantId, userId: context.actorId }, { entities, relations: [] }, { source: 'scada', description: `SCADA batch ${batchId}` });
+    .map((r) => ({
+      label: 'Well',
+      entityId: r.wellApi,
+      properties: {
+        scada_last_reading_at: r.timestamp,
+        ...Object.fromEntries(Object.entries(r.metrics).map(([k, v]) => [`scada_${k}`, String(v)])),
+      },
+    }));
+  const fed = await feedGraph(
+    deps,
+    { tenantId: context.tenantId, userId: context.actorId },
+    { entities, relations: [] },
+    { source: 'scada', description: `SCADA batch ${batchId}` },
+  );
 
-  const anomalies = (events.length > 0 ? events.filter((e) => e.type === COMPLIANCE_ANOMALY_FLAGGED).map((e) => e.data as ComplianceAnomalyFlaggedData) : anomaliesOf(readings, command.wells)).map((a) => ({ well_api: a.entityId, domain: a.domain, kind: a.kind, detail: a.detail, observed_at: a.observedAt }));
-  return { batch_id: batchId, readings: readings.length, wells: apis.length, unknown_wells: apis.filter((a) => !wells[a]), wells_updated: fed.updated, anomalies, recorded: events.length > 0 };
+  const anomalies = (
+    events.length > 0
+      ? events.filter((e) => e.type === COMPLIANCE_ANOMALY_FLAGGED).map((e) => e.data as ComplianceAnomalyFlaggedData)
+      : anomaliesOf(readings, command.wells)
+  ).map((a) => ({ well_api: a.entityId, domain: a.domain, kind: a.kind, detail: a.detail, observed_at: a.observedAt }));
+  return {
+    batch_id: batchId,
+    readings: readings.length,
+    wells: apis.length,
+    unknown_wells: apis.filter((a) => !wells[a]),
+    wells_updated: fed.updated,
+    anomalies,
+    recorded: events.length > 0,
+  };
 }

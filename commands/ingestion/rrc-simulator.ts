@@ -13,7 +13,22 @@ import { COUNTIES, FIELDS, LEASE_NAMES, OPERATOR_WORDS } from '../../src/platfor
  */
 export const RRC_DATA_TYPES = ['wells', 'permits', 'production', 'flaring', 'operators', 'leases'] as const;
 export type RrcDataType = (typeof RRC_DATA_TYPES)[number];
-export const RRC_DISTRICTS = ['01', '02', '03', '04', '05', '06', '6E', '7B', '7C', '08', '8A', '8B', '09', '10'] as const;
+export const RRC_DISTRICTS = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '6E',
+  '7B',
+  '7C',
+  '08',
+  '8A',
+  '8B',
+  '09',
+  '10',
+] as const;
 
 interface CountyFact {
   name: string;
@@ -25,16 +40,38 @@ interface CountyFact {
  * FIPS-coded counties for the other districts. District 8B's list is approximate (?).
  */
 const EXTRA_COUNTIES: Record<string, CountyFact[]> = {
-  '03': [{ name: 'Harris', code: '201' }, { name: 'Brazoria', code: '039' }, { name: 'Fort Bend', code: '157' }],
-  '05': [{ name: 'Freestone', code: '161' }, { name: 'Limestone', code: '293' }],
-  '6E': [{ name: 'Gregg', code: '183' }, { name: 'Rusk', code: '401' }],
-  '7B': [{ name: 'Shackelford', code: '417' }, { name: 'Stephens', code: '429' }],
-  '8B': [{ name: 'King', code: '269' }, { name: 'Cottle', code: '101' }],
-  '10': [{ name: 'Hutchinson', code: '233' }, { name: 'Gray', code: '179' }, { name: 'Ochiltree', code: '357' }],
+  '03': [
+    { name: 'Harris', code: '201' },
+    { name: 'Brazoria', code: '039' },
+    { name: 'Fort Bend', code: '157' },
+  ],
+  '05': [
+    { name: 'Freestone', code: '161' },
+    { name: 'Limestone', code: '293' },
+  ],
+  '6E': [
+    { name: 'Gregg', code: '183' },
+    { name: 'Rusk', code: '401' },
+  ],
+  '7B': [
+    { name: 'Shackelford', code: '417' },
+    { name: 'Stephens', code: '429' },
+  ],
+  '8B': [
+    { name: 'King', code: '269' },
+    { name: 'Cottle', code: '101' },
+  ],
+  '10': [
+    { name: 'Hutchinson', code: '233' },
+    { name: 'Gray', code: '179' },
+    { name: 'Ochiltree', code: '357' },
+  ],
 };
 
 export function countiesOf(district: string): CountyFact[] {
-  const seeded = Object.values(COUNTIES).filter((c) => c.district === district).map((c) => ({ name: c.name, code: c.code }));
+  const seeded = Object.values(COUNTIES)
+    .filter((c) => c.district === district)
+    .map((c) => ({ name: c.name, code: c.code }));
   return [...seeded, ...(EXTRA_COUNTIES[district] ?? [])];
 }
 
@@ -151,7 +188,11 @@ function universe(district: string) {
   const r = seededRandom(`rrc-universe|${district}`);
   const counties = countiesOf(district);
   const districtFields = FIELDS.filter((f) => f.counties.some((c) => COUNTIES[c]?.district === district));
-  const fields = (districtFields.length > 0 ? districtFields : [{ name: `${counties[0].name.toUpperCase()} (CONSOLIDATED)`, wellType: 'oil' as const }]).map((f, i) => ({
+  const fields = (
+    districtFields.length > 0
+      ? districtFields
+      : [{ name: `${counties[0].name.toUpperCase()} (CONSOLIDATED)`, wellType: 'oil' as const }]
+  ).map((f, i) => ({
     name: f.name,
     wellType: f.wellType,
     number: pad((createHash('sha256').update(f.name).digest().readUInt32BE(0) % 90_000_000) + 10_000_000 + i, 8),
@@ -167,7 +208,8 @@ function universe(district: string) {
     const field = fields[i % fields.length];
     const county = counties[i % counties.length];
     const code = field.wellType === 'oil' ? 'O' : 'G';
-    const number = code === 'O' ? pad(10_000 + i * 613 + r.int(0, 600), 5) : pad(200_000 + i * 4_111 + r.int(0, 4_000), 6);
+    const number =
+      code === 'O' ? pad(10_000 + i * 613 + r.int(0, 600), 5) : pad(200_000 + i * 4_111 + r.int(0, 4_000), 6);
     return {
       lease_key: `${code}-${district}-${number}`,
       lease_number: number,
@@ -204,8 +246,8 @@ function universe(district: string) {
       status: r.chance(0.8) ? 'producing' : r.chance(0.5) ? 'shut-in' : 'inactive',
       spud_date: spud,
       completion_date: addDays(spud, r.int(25, 90)),
-      latitude: Number(((base?.lat ?? 31.5) + (r.int(-2500, 2500) / 10_000)).toFixed(5)),
-      longitude: Number(((base?.lon ?? -100) + (r.int(-2500, 2500) / 10_000)).toFixed(5)),
+      latitude: Number(((base?.lat ?? 31.5) + r.int(-2500, 2500) / 10_000).toFixed(5)),
+      longitude: Number(((base?.lon ?? -100) + r.int(-2500, 2500) / 10_000).toFixed(5)),
     };
   });
   return { operators, leases, wells };
@@ -233,10 +275,17 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
         if (issued < range.from || issued > range.to) continue;
         const expires = addDays(issued, 730);
         out.permits.push({
-          permit_number: pad(700_000 + (createHash('sha256').update(`${well.api_number}|${year}`).digest().readUInt32BE(0) % 299_999), 6),
+          permit_number: pad(
+            700_000 + (createHash('sha256').update(`${well.api_number}|${year}`).digest().readUInt32BE(0) % 299_999),
+            6,
+          ),
           api_number: well.api_number,
           form: 'W-1',
-          type: r.pick(['W-1 drilling permit (new drill)', 'W-1 drilling permit (recompletion)', 'W-1 drilling permit (horizontal)']),
+          type: r.pick([
+            'W-1 drilling permit (new drill)',
+            'W-1 drilling permit (recompletion)',
+            'W-1 drilling permit (horizontal)',
+          ]),
           operator_p5: well.operator_p5,
           issued_date: issued,
           expiration_date: expires,
@@ -276,7 +325,11 @@ export function simulateRrc(district: string, types: readonly RrcDataType[], ran
       if (!r.chance(0.3)) continue;
       // Staggered 180-day administrative exceptions from the well's completion onwards.
       const span = r.pick([45, 90, 180]);
-      for (let start = addDays(well.completion_date, 10), n = 0; start <= range.to && n < 400; start = addDays(start, span + 1), n++) {
+      for (
+        let start = addDays(well.completion_date, 10), n = 0;
+        start <= range.to && n < 400;
+        start = addDays(start, span + 1), n++
+      ) {
         const expiry = addDays(start, span);
         if (expiry < range.from) continue;
         out.flaring.push({

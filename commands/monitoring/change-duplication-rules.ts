@@ -3,7 +3,13 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { type DuplicationRule, type DuplicationRuleEvent, duplicationRulesAggregate, type DuplicationRulesState, MAX_DUPLICATION_RULES } from '../../streams/monitoring/duplication-rules';
+import {
+  type DuplicationRule,
+  type DuplicationRuleEvent,
+  duplicationRulesAggregate,
+  type DuplicationRulesState,
+  MAX_DUPLICATION_RULES,
+} from '../../streams/monitoring/duplication-rules';
 import { FIELD_NAME } from './field-input';
 
 /** POST /duplication-rules, PATCH /duplication-rules/{id}, POST /duplication-rules/reset (internal listener). */
@@ -47,12 +53,17 @@ export type ChangeDuplicationRules =
   | { type: 'UpdateDuplicationRule'; ruleId: string; patch: DuplicationRulePatch; actorId: string }
   | { type: 'ResetDuplicationRules'; ruleId: string | null; actorId: string };
 
-export function decideChangeDuplicationRules(command: ChangeDuplicationRules, state: DuplicationRulesState, now: Date): DuplicationRuleEvent[] {
+export function decideChangeDuplicationRules(
+  command: ChangeDuplicationRules,
+  state: DuplicationRulesState,
+  now: Date,
+): DuplicationRuleEvent[] {
   const at = now.toISOString();
   switch (command.type) {
     case 'CreateDuplicationRule': {
       if (state.rules.some((r) => r.id === command.ruleId)) return [];
-      if (state.rules.length >= MAX_DUPLICATION_RULES) throw new Conflict(`A tenant has at most ${MAX_DUPLICATION_RULES} duplication rules`);
+      if (state.rules.length >= MAX_DUPLICATION_RULES)
+        throw new Conflict(`A tenant has at most ${MAX_DUPLICATION_RULES} duplication rules`);
       const b = command.body;
       const rule: DuplicationRule = {
         id: command.ruleId,
@@ -82,21 +93,50 @@ export function decideChangeDuplicationRules(command: ChangeDuplicationRules, st
       };
       if (JSON.stringify(next) === JSON.stringify(existing)) return [];
       // A new key shape or scope makes the remembered keys meaningless: start a new generation.
-      const reshaped = JSON.stringify(next.matchFields) !== JSON.stringify(existing.matchFields) || next.eventTypeId !== existing.eventTypeId;
-      return [{ type: 'DuplicationRuleUpdated', data: { rule: { ...next, generation: existing.generation + (reshaped ? 1 : 0), updatedAt: at, updatedBy: command.actorId } } }];
+      const reshaped =
+        JSON.stringify(next.matchFields) !== JSON.stringify(existing.matchFields) ||
+        next.eventTypeId !== existing.eventTypeId;
+      return [
+        {
+          type: 'DuplicationRuleUpdated',
+          data: {
+            rule: {
+              ...next,
+              generation: existing.generation + (reshaped ? 1 : 0),
+              updatedAt: at,
+              updatedBy: command.actorId,
+            },
+          },
+        },
+      ];
     }
     case 'ResetDuplicationRules': {
-      if (command.ruleId !== null && !state.rules.some((r) => r.id === command.ruleId)) throw new NotFound('Duplication rule not found');
+      if (command.ruleId !== null && !state.rules.some((r) => r.id === command.ruleId))
+        throw new NotFound('Duplication rule not found');
       const ruleIds = command.ruleId === null ? state.rules.map((r) => r.id) : [command.ruleId];
-      return ruleIds.length === 0 ? [] : [{ type: 'DuplicationRulesReset', data: { ruleIds, by: command.actorId, at } }];
+      return ruleIds.length === 0
+        ? []
+        : [{ type: 'DuplicationRulesReset', data: { ruleIds, by: command.actorId, at } }];
     }
     default:
       return assertNever(command);
   }
 }
 
-export const duplicationRulesDecider: Decider<ChangeDuplicationRules, DuplicationRulesState, DuplicationRuleEvent> = { ...duplicationRulesAggregate, decide: decideChangeDuplicationRules };
+export const duplicationRulesDecider: Decider<ChangeDuplicationRules, DuplicationRulesState, DuplicationRuleEvent> = {
+  ...duplicationRulesAggregate,
+  decide: decideChangeDuplicationRules,
+};
 
-export async function changeDuplicationRules(deps: PlatformDeps, context: CommandContext, command: ChangeDuplicationRules) {
-  return deps.handle(duplicationRulesDecider, duplicationRulesAggregate.stream(context.tenantId, 'all'), command, context);
+export async function changeDuplicationRules(
+  deps: PlatformDeps,
+  context: CommandContext,
+  command: ChangeDuplicationRules,
+) {
+  return deps.handle(
+    duplicationRulesDecider,
+    duplicationRulesAggregate.stream(context.tenantId, 'all'),
+    command,
+    context,
+  );
 }

@@ -3,7 +3,15 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
-import { EVENT_TYPE_STATUSES, eventTypeAggregate, type EventTypeEvent, type EventTypeState, isLive, type LiveEventType, TRANSITIONS } from '../../streams/monitoring/event-type';
+import {
+  EVENT_TYPE_STATUSES,
+  eventTypeAggregate,
+  type EventTypeEvent,
+  type EventTypeState,
+  isLive,
+  type LiveEventType,
+  TRANSITIONS,
+} from '../../streams/monitoring/event-type';
 import { COMPLIANCE_DOMAIN, eventTypeNameKey } from './create-event-type';
 
 /** PATCH /event-types/{id}, POST /event-types/{id}/transition, DELETE /event-types/{id}. */
@@ -53,7 +61,12 @@ export function decideChangeEventType(command: ChangeEventType, state: EventType
         complianceDomain: b.compliance_domain === undefined ? type.complianceDomain : b.compliance_domain,
         anomalyKind: b.anomaly_kind === undefined ? type.anomalyKind : b.anomaly_kind,
       };
-      const same = next.name === type.name && next.description === type.description && next.category === type.category && next.complianceDomain === type.complianceDomain && next.anomalyKind === type.anomalyKind;
+      const same =
+        next.name === type.name &&
+        next.description === type.description &&
+        next.category === type.category &&
+        next.complianceDomain === type.complianceDomain &&
+        next.anomalyKind === type.anomalyKind;
       return same ? [] : [{ type: 'EventTypeUpdated', data: { eventTypeId: type.id, ...next, by, at } }];
     }
     case 'TransitionEventType': {
@@ -61,12 +74,17 @@ export function decideChangeEventType(command: ChangeEventType, state: EventType
       if (type.status === command.to) return [];
       if (!TRANSITIONS[type.status].includes(command.to)) {
         const allowed = TRANSITIONS[type.status];
-        throw new Conflict(`An event type cannot go from ${type.status} to ${command.to}${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`, {
-          status: type.status,
-          allowed_transitions: allowed,
-        });
+        throw new Conflict(
+          `An event type cannot go from ${type.status} to ${command.to}${allowed.length ? ` (allowed: ${allowed.join(', ')})` : ''}`,
+          {
+            status: type.status,
+            allowed_transitions: allowed,
+          },
+        );
       }
-      return [{ type: 'EventTypeTransitioned', data: { eventTypeId: type.id, from: type.status, to: command.to, by, at } }];
+      return [
+        { type: 'EventTypeTransitioned', data: { eventTypeId: type.id, from: type.status, to: command.to, by, at } },
+      ];
     }
     case 'DeleteEventType': {
       const type = liveType(state);
@@ -78,21 +96,38 @@ export function decideChangeEventType(command: ChangeEventType, state: EventType
   }
 }
 
-export const changeEventTypeDecider: Decider<ChangeEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeEventType };
+export const changeEventTypeDecider: Decider<ChangeEventType, EventTypeState, EventTypeEvent> = {
+  ...eventTypeAggregate,
+  decide: decideChangeEventType,
+};
 
-export async function changeEventType(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeEventType) {
+export async function changeEventType(
+  deps: PlatformDeps,
+  context: CommandContext,
+  eventTypeId: string,
+  command: ChangeEventType,
+) {
   const stream = eventTypeAggregate.stream(context.tenantId, eventTypeId);
   const tenantId = context.tenantId;
   if (command.type === 'UpdateEventType' && command.body.name !== undefined) {
     // A rename moves the name reservation in the same atomic write as the rename.
     const current = await currentName(deps, stream);
     if (current !== null && current.toLowerCase() !== command.body.name.toLowerCase()) {
-      return deps.handle(changeEventTypeDecider, stream, command, context, { reserve: [eventTypeNameKey(tenantId, command.body.name)], release: [eventTypeNameKey(tenantId, current)] });
+      return deps.handle(changeEventTypeDecider, stream, command, context, {
+        reserve: [eventTypeNameKey(tenantId, command.body.name)],
+        release: [eventTypeNameKey(tenantId, current)],
+      });
     }
   }
   if (command.type === 'DeleteEventType') {
     const current = await currentName(deps, stream);
-    return deps.handle(changeEventTypeDecider, stream, command, context, current === null ? {} : { release: [eventTypeNameKey(tenantId, current)] });
+    return deps.handle(
+      changeEventTypeDecider,
+      stream,
+      command,
+      context,
+      current === null ? {} : { release: [eventTypeNameKey(tenantId, current)] },
+    );
   }
   return deps.handle(changeEventTypeDecider, stream, command, context);
 }

@@ -3,7 +3,13 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, LIMITS, ruleReferencesTo } from '../../streams/monitoring/event-type';
+import {
+  eventTypeAggregate,
+  type EventTypeEvent,
+  type EventTypeState,
+  LIMITS,
+  ruleReferencesTo,
+} from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
 import { fieldDefOf, type FieldInput, type FieldPatch, patchedField } from './field-input';
 
@@ -35,32 +41,64 @@ export function decideChangeFields(command: ChangeFields, state: EventTypeState,
     case 'AddField': {
       if (type.fields.some((f) => f.id === command.fieldId)) return [];
       if (type.fields.length >= LIMITS.fields) throw new Conflict(`An event type has at most ${LIMITS.fields} fields`);
-      if (type.fields.some((f) => f.name === command.field.name)) throw new Conflict(`The event type already has a field named "${command.field.name}"`);
-      return [{ type: 'EventTypeFieldAdded', data: { eventTypeId, field: fieldDefOf(command.fieldId, command.field), by, at } }];
+      if (type.fields.some((f) => f.name === command.field.name))
+        throw new Conflict(`The event type already has a field named "${command.field.name}"`);
+      return [
+        {
+          type: 'EventTypeFieldAdded',
+          data: { eventTypeId, field: fieldDefOf(command.fieldId, command.field), by, at },
+        },
+      ];
     }
     case 'UpdateField': {
       const field = find(command.fieldId);
       const next = patchedField(field, command.patch);
-      if (next.type === 'select' && !next.options?.length) throw new ValidationFailed([{ loc: ['body', 'options'], msg: 'a select field needs options', type: 'missing' }]);
-      if (command.patch.options && next.type !== 'select') throw new ValidationFailed([{ loc: ['body', 'options'], msg: 'only select fields have options', type: 'not_allowed' }]);
-      if (next.name !== field.name && type.fields.some((f) => f.name === next.name)) throw new Conflict(`The event type already has a field named "${next.name}"`);
-      const structural = next.name !== field.name || next.type !== field.type || JSON.stringify(next.options) !== JSON.stringify(field.options);
+      if (next.type === 'select' && !next.options?.length)
+        throw new ValidationFailed([
+          { loc: ['body', 'options'], msg: 'a select field needs options', type: 'missing' },
+        ]);
+      if (command.patch.options && next.type !== 'select')
+        throw new ValidationFailed([
+          { loc: ['body', 'options'], msg: 'only select fields have options', type: 'not_allowed' },
+        ]);
+      if (next.name !== field.name && type.fields.some((f) => f.name === next.name))
+        throw new Conflict(`The event type already has a field named "${next.name}"`);
+      const structural =
+        next.name !== field.name ||
+        next.type !== field.type ||
+        JSON.stringify(next.options) !== JSON.stringify(field.options);
       const refs = ruleReferencesTo(type, field.name);
-      if (structural && refs.length > 0) throw new Conflict(`Field "${field.name}" is used by ${refs.join(', ')}; change those rules first`, { rules: refs });
+      if (structural && refs.length > 0)
+        throw new Conflict(`Field "${field.name}" is used by ${refs.join(', ')}; change those rules first`, {
+          rules: refs,
+        });
       if (JSON.stringify(next) === JSON.stringify(field)) return [];
       return [{ type: 'EventTypeFieldUpdated', data: { eventTypeId, field: next, by, at } }];
     }
     case 'RemoveField': {
       const field = find(command.fieldId);
       const refs = ruleReferencesTo(type, field.name);
-      if (refs.length > 0) throw new Conflict(`Field "${field.name}" is used by ${refs.join(', ')}; change those rules first`, { rules: refs });
+      if (refs.length > 0)
+        throw new Conflict(`Field "${field.name}" is used by ${refs.join(', ')}; change those rules first`, {
+          rules: refs,
+        });
       return [{ type: 'EventTypeFieldRemoved', data: { eventTypeId, fieldId: field.id, name: field.name, by, at } }];
     }
     case 'ReorderFields': {
       const current = type.fields.map((f) => f.id);
       const given = command.fieldIds;
-      const permutation = given.length === current.length && new Set(given).size === given.length && given.every((id) => current.includes(id));
-      if (!permutation) throw new ValidationFailed([{ loc: ['body', 'field_ids'], msg: 'must list every field id of the event type exactly once', type: 'not_a_permutation' }]);
+      const permutation =
+        given.length === current.length &&
+        new Set(given).size === given.length &&
+        given.every((id) => current.includes(id));
+      if (!permutation)
+        throw new ValidationFailed([
+          {
+            loc: ['body', 'field_ids'],
+            msg: 'must list every field id of the event type exactly once',
+            type: 'not_a_permutation',
+          },
+        ]);
       if (given.every((id, i) => id === current[i])) return [];
       return [{ type: 'EventTypeFieldsReordered', data: { eventTypeId, fieldIds: given, by, at } }];
     }
@@ -69,8 +107,16 @@ export function decideChangeFields(command: ChangeFields, state: EventTypeState,
   }
 }
 
-export const changeFieldsDecider: Decider<ChangeFields, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeFields };
+export const changeFieldsDecider: Decider<ChangeFields, EventTypeState, EventTypeEvent> = {
+  ...eventTypeAggregate,
+  decide: decideChangeFields,
+};
 
-export async function changeFields(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeFields) {
+export async function changeFields(
+  deps: PlatformDeps,
+  context: CommandContext,
+  eventTypeId: string,
+  command: ChangeFields,
+) {
   return deps.handle(changeFieldsDecider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
 }

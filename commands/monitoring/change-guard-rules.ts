@@ -3,7 +3,15 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, GUARD_OPERATORS, type GuardDefinition, LIMITS, type LiveEventType } from '../../streams/monitoring/event-type';
+import {
+  eventTypeAggregate,
+  type EventTypeEvent,
+  type EventTypeState,
+  GUARD_OPERATORS,
+  type GuardDefinition,
+  LIMITS,
+  type LiveEventType,
+} from '../../streams/monitoring/event-type';
 import { editableType } from './change-event-type';
 import { ConditionBody } from './change-conditional-rules';
 import { conditionIssues } from './event-validation';
@@ -15,7 +23,9 @@ import { conditionIssues } from './event-validation';
  * rule, its version and the field.
  */
 
-const RuleValue = z.union([z.string().max(200), z.number(), z.boolean(), z.array(z.union([z.string().max(200), z.number()])).max(200)]).nullable();
+const RuleValue = z
+  .union([z.string().max(200), z.number(), z.boolean(), z.array(z.union([z.string().max(200), z.number()])).max(200)])
+  .nullable();
 
 export const GuardRuleBody = z
   .object({
@@ -61,9 +71,17 @@ export function decideChangeGuardRules(command: ChangeGuardRules, state: EventTy
   switch (command.type) {
     case 'AddGuardRule': {
       if (existing) return [];
-      if (type.guardRules.length >= LIMITS.guardRules) throw new Conflict(`An event type has at most ${LIMITS.guardRules} guard rules`);
+      if (type.guardRules.length >= LIMITS.guardRules)
+        throw new Conflict(`An event type has at most ${LIMITS.guardRules} guard rules`);
       const b = command.body;
-      const draft = checked(type, { field: b.field, operator: b.operator, value: b.value ?? null, message: b.message ?? null, when: b.when ? { ...b.when, value: b.when.value ?? null } : null, enabled: b.enabled });
+      const draft = checked(type, {
+        field: b.field,
+        operator: b.operator,
+        value: b.value ?? null,
+        message: b.message ?? null,
+        when: b.when ? { ...b.when, value: b.when.value ?? null } : null,
+        enabled: b.enabled,
+      });
       return [{ type: 'GuardRuleAdded', data: { ...base, name: b.name, draft } }];
     }
     case 'UpdateGuardRule': {
@@ -87,15 +105,28 @@ export function decideChangeGuardRules(command: ChangeGuardRules, state: EventTy
       // The fields may have changed since the draft was written.
       const definition = checked(type, existing.draft);
       if (existing.published && JSON.stringify(existing.published) === JSON.stringify(definition)) return [];
-      return [{ type: 'GuardRulePublished', data: { ...base, name: existing.name, version: existing.publishedVersion + 1, definition } }];
+      return [
+        {
+          type: 'GuardRulePublished',
+          data: { ...base, name: existing.name, version: existing.publishedVersion + 1, definition },
+        },
+      ];
     }
     default:
       return assertNever(command);
   }
 }
 
-export const guardRulesDecider: Decider<ChangeGuardRules, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideChangeGuardRules };
+export const guardRulesDecider: Decider<ChangeGuardRules, EventTypeState, EventTypeEvent> = {
+  ...eventTypeAggregate,
+  decide: decideChangeGuardRules,
+};
 
-export async function changeGuardRules(deps: PlatformDeps, context: CommandContext, eventTypeId: string, command: ChangeGuardRules) {
+export async function changeGuardRules(
+  deps: PlatformDeps,
+  context: CommandContext,
+  eventTypeId: string,
+  command: ChangeGuardRules,
+) {
   return deps.handle(guardRulesDecider, eventTypeAggregate.stream(context.tenantId, eventTypeId), command, context);
 }

@@ -4,12 +4,20 @@ import type { Decider } from '../../src/platform/command-handling/decider';
 import type { ReservationKey } from '../../src/platform/command-handling/reservation';
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, ValidationFailed } from '../../src/platform/domain-errors';
-import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, LIMITS } from '../../streams/monitoring/event-type';
+import {
+  eventTypeAggregate,
+  type EventTypeEvent,
+  type EventTypeState,
+  LIMITS,
+} from '../../streams/monitoring/event-type';
 import { fieldDefOf, FieldInput } from './field-input';
 
 /** POST /event-types: a new type in `draft` with its initial fields. */
 
-export const COMPLIANCE_DOMAIN = z.string().max(64).regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a domain key such as rule_32 or production');
+export const COMPLIANCE_DOMAIN = z
+  .string()
+  .max(64)
+  .regex(/^[a-z][a-z0-9_]{0,63}$/, 'must be a domain key such as rule_32 or production');
 
 export const CreateEventTypeBody = z
   .object({
@@ -39,7 +47,10 @@ export function decideCreateEventType(command: CreateEventType, state: EventType
   const { body } = command;
   const seen = new Set<string>();
   body.fields.forEach((f, i) => {
-    if (seen.has(f.name)) throw new ValidationFailed([{ loc: ['body', 'fields', i, 'name'], msg: `duplicate field name "${f.name}"`, type: 'duplicate' }]);
+    if (seen.has(f.name))
+      throw new ValidationFailed([
+        { loc: ['body', 'fields', i, 'name'], msg: `duplicate field name "${f.name}"`, type: 'duplicate' },
+      ]);
     seen.add(f.name);
   });
   const at = now.toISOString();
@@ -59,11 +70,18 @@ export function decideCreateEventType(command: CreateEventType, state: EventType
       },
     },
   ];
-  if (body.status === 'active') events.push({ type: 'EventTypeTransitioned', data: { eventTypeId: command.eventTypeId, from: 'draft', to: 'active', by: command.actorId, at } });
+  if (body.status === 'active')
+    events.push({
+      type: 'EventTypeTransitioned',
+      data: { eventTypeId: command.eventTypeId, from: 'draft', to: 'active', by: command.actorId, at },
+    });
   return events;
 }
 
-export const createEventTypeDecider: Decider<CreateEventType, EventTypeState, EventTypeEvent> = { ...eventTypeAggregate, decide: decideCreateEventType };
+export const createEventTypeDecider: Decider<CreateEventType, EventTypeState, EventTypeEvent> = {
+  ...eventTypeAggregate,
+  decide: decideCreateEventType,
+};
 
 /** Type names are unique per tenant, case-insensitively (a reservation, decided on the write side). */
 export const eventTypeNameKey = (tenantId: string, name: string): ReservationKey => ({
@@ -75,7 +93,13 @@ export const eventTypeNameKey = (tenantId: string, name: string): ReservationKey
 });
 
 export async function createEventType(deps: PlatformDeps, context: CommandContext, command: CreateEventType) {
-  return deps.handle(createEventTypeDecider, eventTypeAggregate.stream(context.tenantId, command.eventTypeId), command, context, {
-    reserve: [eventTypeNameKey(context.tenantId, command.body.name)],
-  });
+  return deps.handle(
+    createEventTypeDecider,
+    eventTypeAggregate.stream(context.tenantId, command.eventTypeId),
+    command,
+    context,
+    {
+      reserve: [eventTypeNameKey(context.tenantId, command.body.name)],
+    },
+  );
 }

@@ -90,19 +90,29 @@ export function validateEventFields(type: LiveEventType, input: Record<string, u
   for (const [name, value] of Object.entries(input)) {
     const field = byName.get(name);
     if (!field) {
-      issues.push({ loc: ['body', 'fields', name], msg: `unknown field "${name}" for event type ${type.name}`, type: 'unknown_field' });
+      issues.push({
+        loc: ['body', 'fields', name],
+        msg: `unknown field "${name}" for event type ${type.name}`,
+        type: 'unknown_field',
+      });
       continue;
     }
     if (value === null || value === undefined) continue;
     const problem = valueProblem(field, value);
-    if (problem) issues.push({ loc: ['body', 'fields', name], msg: `${name} ${problem}`, type: field.type === 'select' && typeof value === 'string' ? 'invalid_option' : 'wrong_type' });
+    if (problem)
+      issues.push({
+        loc: ['body', 'fields', name],
+        msg: `${name} ${problem}`,
+        type: field.type === 'select' && typeof value === 'string' ? 'invalid_option' : 'wrong_type',
+      });
     else given[name] = value as Scalar;
   }
   if (issues.length > 0) throw new ValidationFailed(issues);
 
   const hidden = hiddenFields(type, given);
   const values: FieldValues = {};
-  for (const field of type.fields) if (!hidden.has(field.name) && given[field.name] !== undefined) values[field.name] = given[field.name];
+  for (const field of type.fields)
+    if (!hidden.has(field.name) && given[field.name] !== undefined) values[field.name] = given[field.name];
   for (const field of type.fields) {
     if (field.required && !hidden.has(field.name) && values[field.name] === undefined) {
       issues.push({ loc: ['body', 'fields', field.name], msg: `${field.name} is required`, type: 'missing' });
@@ -118,12 +128,22 @@ export function validateEventFields(type: LiveEventType, input: Record<string, u
     if (!field) continue;
     if (def.when && !conditionHolds(def.when, byName, values)) continue;
     if (!guardPasses(def, field, values[def.field], now)) {
-      failed.push({ rule_id: rule.id, rule_name: rule.name, rule_version: rule.publishedVersion, field: def.field, message: def.message ?? `${def.field} ${describe(def)}` });
+      failed.push({
+        rule_id: rule.id,
+        rule_name: rule.name,
+        rule_version: rule.publishedVersion,
+        field: def.field,
+        message: def.message ?? `${def.field} ${describe(def)}`,
+      });
     }
   }
   if (failed.length > 0) {
     throw new ValidationFailed(
-      failed.map((f) => ({ loc: ['body', 'fields', f.field], msg: `guard rule "${f.rule_name}" (version ${f.rule_version}) failed: ${f.message}`, type: 'guard_rule_failed' })),
+      failed.map((f) => ({
+        loc: ['body', 'fields', f.field],
+        msg: `guard rule "${f.rule_name}" (version ${f.rule_version}) failed: ${f.message}`,
+        type: 'guard_rule_failed',
+      })),
       { failed_rules: failed },
     );
   }
@@ -134,7 +154,11 @@ export function validateEventFields(type: LiveEventType, input: Record<string, u
  * Checks a condition or guard against the type's fields when a rule is written: the field
  * exists, the operator suits its type, and the compared value is a value of that field.
  */
-export function conditionIssues(type: LiveEventType, c: { field: string; operator: string; value: unknown }, loc: (string | number)[]): FieldIssue[] {
+export function conditionIssues(
+  type: LiveEventType,
+  c: { field: string; operator: string; value: unknown },
+  loc: (string | number)[],
+): FieldIssue[] {
   const field = type.fields.find((f) => f.name === c.field);
   if (!field) return [{ loc: [...loc, 'field'], msg: `unknown field "${c.field}"`, type: 'unknown_field' }];
   const at = [...loc, 'value'];
@@ -144,22 +168,40 @@ export function conditionIssues(type: LiveEventType, c: { field: string; operato
     case 'required':
       return [];
     case 'not_in_future':
-      return field.type === 'date' || field.type === 'datetime' ? [] : [{ loc: [...loc, 'operator'], msg: 'not_in_future needs a date or datetime field', type: 'wrong_type' }];
+      return field.type === 'date' || field.type === 'datetime'
+        ? []
+        : [{ loc: [...loc, 'operator'], msg: 'not_in_future needs a date or datetime field', type: 'wrong_type' }];
     case 'min_length':
     case 'max_length':
-      return typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= 0 ? [] : [{ loc: at, msg: 'must be a non-negative integer', type: 'wrong_type' }];
+      return typeof c.value === 'number' && Number.isInteger(c.value) && c.value >= 0
+        ? []
+        : [{ loc: at, msg: 'must be a non-negative integer', type: 'wrong_type' }];
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte':
-      if (!['number', 'date', 'datetime'].includes(field.type)) return [{ loc: [...loc, 'operator'], msg: `${c.operator} needs a number, date or datetime field`, type: 'wrong_type' }];
-      return valueProblem(field, c.value) ? [{ loc: at, msg: `${valueProblem(field, c.value)}`, type: 'wrong_type' }] : [];
+      if (!['number', 'date', 'datetime'].includes(field.type))
+        return [
+          {
+            loc: [...loc, 'operator'],
+            msg: `${c.operator} needs a number, date or datetime field`,
+            type: 'wrong_type',
+          },
+        ];
+      return valueProblem(field, c.value)
+        ? [{ loc: at, msg: `${valueProblem(field, c.value)}`, type: 'wrong_type' }]
+        : [];
     case 'in':
     case 'not_in': {
-      if (!Array.isArray(c.value) || c.value.length === 0) return [{ loc: at, msg: 'must be a non-empty list', type: 'wrong_type' }];
-      return c.value.flatMap((v, i) => (valueProblem(field, v) ? [{ loc: [...at, i], msg: `${valueProblem(field, v)}`, type: 'wrong_type' }] : []));
+      if (!Array.isArray(c.value) || c.value.length === 0)
+        return [{ loc: at, msg: 'must be a non-empty list', type: 'wrong_type' }];
+      return c.value.flatMap((v, i) =>
+        valueProblem(field, v) ? [{ loc: [...at, i], msg: `${valueProblem(field, v)}`, type: 'wrong_type' }] : [],
+      );
     }
     default:
-      return valueProblem(field, c.value) ? [{ loc: at, msg: `${valueProblem(field, c.value)}`, type: 'wrong_type' }] : [];
+      return valueProblem(field, c.value)
+        ? [{ loc: at, msg: `${valueProblem(field, c.value)}`, type: 'wrong_type' }]
+        : [];
   }
 }

@@ -3,7 +3,10 @@ import { type FieldDef, FIELD_TYPES, LIMITS } from '../../streams/monitoring/eve
 
 /** A field as a request gives it (event type create, field add and update). */
 
-export const FIELD_NAME = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must start with a letter and hold only letters, digits and _ (at most 64)');
+export const FIELD_NAME = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'must start with a letter and hold only letters, digits and _ (at most 64)');
 const OptionList = z
   .array(z.string().trim().min(1).max(200))
   .min(1)
@@ -38,8 +41,20 @@ export const FieldPatch = z
 export type FieldPatch = z.infer<typeof FieldPatch>;
 
 export function optionsMatchType(field: { type?: string; options?: string[] | null }, ctx: z.RefinementCtx): void {
-  if (field.type === 'select' && !field.options?.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'a select field needs options', params: { type: 'missing' } });
-  if (field.type !== undefined && field.type !== 'select' && field.options?.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'only select fields have options', params: { type: 'not_allowed' } });
+  if (field.type === 'select' && !field.options?.length)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['options'],
+      message: 'a select field needs options',
+      params: { type: 'missing' },
+    });
+  if (field.type !== undefined && field.type !== 'select' && field.options?.length)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['options'],
+      message: 'only select fields have options',
+      params: { type: 'not_allowed' },
+    });
 }
 
 export function fieldDefOf(id: string, input: FieldInput): FieldDef {

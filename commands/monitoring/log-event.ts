@@ -11,9 +11,26 @@ import {
   type DuplicationRulesState,
   readDuplicateKeyEvent,
 } from '../../streams/monitoring/duplication-rules';
-import { eventTypeAggregate, type EventTypeEvent, type EventTypeState, isLive, type LiveEventType } from '../../streams/monitoring/event-type';
-import { type FieldValues, type LoggedEvent, operationalEventAggregate, type OperationalEventEvent, type OperationalEventState } from '../../streams/monitoring/operational-event';
-import { appendAtomically, foldStream, type PlannedWrite, readWholeStreams } from '../../src/platform/command-handling/multi-stream-command';
+import {
+  eventTypeAggregate,
+  type EventTypeEvent,
+  type EventTypeState,
+  isLive,
+  type LiveEventType,
+} from '../../streams/monitoring/event-type';
+import {
+  type FieldValues,
+  type LoggedEvent,
+  operationalEventAggregate,
+  type OperationalEventEvent,
+  type OperationalEventState,
+} from '../../streams/monitoring/operational-event';
+import {
+  appendAtomically,
+  foldStream,
+  type PlannedWrite,
+  readWholeStreams,
+} from '../../src/platform/command-handling/multi-stream-command';
 import { validateEventFields } from './event-validation';
 import { boundedRecord } from '../../src/platform/http/bounded';
 import { claimFreshStream } from '../../src/platform/http/request-scope';
@@ -28,7 +45,10 @@ import { claimFreshStream } from '../../src/platform/http/request-scope';
  * they are still there (a check, not a read: one round trip fewer per event logged).
  */
 
-export const OCCURRED_AT = z.string().max(40).datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
+export const OCCURRED_AT = z
+  .string()
+  .max(40)
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone' });
 
 export const LogEventBody = z
   .object({
@@ -54,20 +74,47 @@ export interface LogEvent {
 
 /** The type that accepts this event, or the 422/409 that says why not. */
 export function acceptingType(type: EventTypeState): LiveEventType {
-  if (!isLive(type)) throw new ValidationFailed([{ loc: ['body', 'event_type_id'], msg: 'unknown event type', type: 'unknown_event_type' }]);
-  if (type.status !== 'active') throw new Conflict(`Event type "${type.name}" is ${type.status}; only active event types accept events`);
+  if (!isLive(type))
+    throw new ValidationFailed([
+      { loc: ['body', 'event_type_id'], msg: 'unknown event type', type: 'unknown_event_type' },
+    ]);
+  if (type.status !== 'active')
+    throw new Conflict(`Event type "${type.name}" is ${type.status}; only active event types accept events`);
   return type;
 }
 
-const kindOf = (type: LiveEventType) => type.anomalyKind ?? (type.name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'operational_event');
+const kindOf = (type: LiveEventType) =>
+  type.anomalyKind ??
+  (type.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_|_$/g, '') ||
+    'operational_event');
 
-export function decideLogEvent(command: LogEvent, typeState: EventTypeState, state: OperationalEventState, now: Date): { events: OperationalEventEvent[]; values: FieldValues; hidden: string[] } {
+export function decideLogEvent(
+  command: LogEvent,
+  typeState: EventTypeState,
+  state: OperationalEventState,
+  now: Date,
+): { events: OperationalEventEvent[]; values: FieldValues; hidden: string[] } {
   if (state.status !== 'none') throw new Conflict('Event already exists');
   const type = acceptingType(typeState);
   const { values, hidden } = validateEventFields(type, command.fields, now);
   const { eventId, entityId, entityType, occurredAt } = command;
   const events: OperationalEventEvent[] = [
-    { type: 'OperationalEventLogged', data: { eventId, eventTypeId: type.id, entityId, entityType, occurredAt, fields: values, by: command.actorId, at: now.toISOString() } },
+    {
+      type: 'OperationalEventLogged',
+      data: {
+        eventId,
+        eventTypeId: type.id,
+        entityId,
+        entityType,
+        occurredAt,
+        fields: values,
+        by: command.actorId,
+        at: now.toISOString(),
+      },
+    },
   ];
   if (type.complianceDomain) {
     const summary = Object.entries(values)
@@ -91,8 +138,13 @@ export function decideLogEvent(command: LogEvent, typeState: EventTypeState, sta
 }
 
 /** A key's value under a rule: the type plus the chosen keys (`entity_id`, `entity_type` or field names). */
-export function duplicateKey(rule: DuplicationRule, command: Pick<LogEvent, 'eventTypeId' | 'entityId' | 'entityType'>, values: FieldValues): string {
-  const pick = (name: string) => (name === 'entity_id' ? command.entityId : name === 'entity_type' ? command.entityType : (values[name] ?? null));
+export function duplicateKey(
+  rule: DuplicationRule,
+  command: Pick<LogEvent, 'eventTypeId' | 'entityId' | 'entityType'>,
+  values: FieldValues,
+): string {
+  const pick = (name: string) =>
+    name === 'entity_id' ? command.entityId : name === 'entity_type' ? command.entityType : (values[name] ?? null);
   return JSON.stringify([command.eventTypeId, ...rule.matchFields.map((name) => [name, pick(name)])]);
 }
 
@@ -101,7 +153,11 @@ export function applicableRules(rules: DuplicationRulesState, eventTypeId: strin
 }
 
 /** Accepted events this one duplicates: those whose `occurred_at` lies within the window of this one's, newest first. */
-export function duplicatesOf(accepted: { eventId: string; occurredAt: string }[], occurredAt: string, windowSeconds: number): { eventId: string; occurredAt: string }[] {
+export function duplicatesOf(
+  accepted: { eventId: string; occurredAt: string }[],
+  occurredAt: string,
+  windowSeconds: number,
+): { eventId: string; occurredAt: string }[] {
   const t = Date.parse(occurredAt);
   return accepted.filter((a) => Math.abs(Date.parse(a.occurredAt) - t) <= windowSeconds * 1000);
 }
@@ -110,7 +166,11 @@ export type LogEventOutcome =
   | { status: 'logged'; state: LoggedEvent; hidden: string[]; replayed: boolean }
   | { status: 'suppressed'; duplicateOf: string; duplicateOccurredAt: string; rule: DuplicationRule };
 
-export async function logEvent(deps: PlatformDeps, context: CommandContext, command: LogEvent): Promise<LogEventOutcome> {
+export async function logEvent(
+  deps: PlatformDeps,
+  context: CommandContext,
+  command: LogEvent,
+): Promise<LogEventOutcome> {
   const { tenantId } = context;
   const { store } = deps;
   const typeStream = eventTypeAggregate.stream(tenantId, command.eventTypeId);
@@ -140,7 +200,11 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
     const typeKnown = fromMemory ? deps.handle.recall(eventTypeAggregate, typeStream) : null;
     const rulesKnown = fromMemory ? deps.handle.recall(duplicationRulesAggregate, rulesStream) : null;
     // The streams the decision must read, in one read.
-    const unread = [...(typeKnown ? [] : [typeStream]), ...(rulesKnown ? [] : [rulesStream]), ...(fresh ? [] : [eventStream])];
+    const unread = [
+      ...(typeKnown ? [] : [typeStream]),
+      ...(rulesKnown ? [] : [rulesStream]),
+      ...(fresh ? [] : [eventStream]),
+    ];
     const read = unread.length > 0 ? await readWholeStreams(store, unread) : [];
     const eventsOf = (stream: string) => read[unread.indexOf(stream)] ?? [];
     const type = typeKnown ?? foldStream(eventTypeAggregate, eventsOf(typeStream));
@@ -155,7 +219,12 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
     const existing = foldStream(operationalEventAggregate, eventsOf(eventStream));
     if (existing.state.status === 'logged') {
       // A retried request (same Idempotency-Key): answer from what the first one stored.
-      return { writes: [], checks, recalled, outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } as LogEventOutcome };
+      return {
+        writes: [],
+        checks,
+        recalled,
+        outcome: { status: 'logged', state: existing.state, hidden: [], replayed: true } as LogEventOutcome,
+      };
     }
     let decided: ReturnType<typeof decideLogEvent>;
     try {
@@ -173,21 +242,47 @@ export async function logEvent(deps: PlatformDeps, context: CommandContext, comm
       for (const duplicate of duplicatesOf(accepted, command.occurredAt, rule.windowSeconds)) {
         // Where multi-stream writes are not atomic (EventStoreDB) a key can outlive a failed
         // event write: only a key whose event exists suppresses.
-        const original = await store.readStream(operationalEventAggregate.stream(tenantId, duplicate.eventId), { limit: 1 });
-        if (original.length > 0) return { writes: [], checks, recalled, outcome: { status: 'suppressed', duplicateOf: duplicate.eventId, duplicateOccurredAt: duplicate.occurredAt, rule } as LogEventOutcome };
+        const original = await store.readStream(operationalEventAggregate.stream(tenantId, duplicate.eventId), {
+          limit: 1,
+        });
+        if (original.length > 0)
+          return {
+            writes: [],
+            checks,
+            recalled,
+            outcome: {
+              status: 'suppressed',
+              duplicateOf: duplicate.eventId,
+              duplicateOccurredAt: duplicate.occurredAt,
+              rule,
+            } as LogEventOutcome,
+          };
       }
       writes.push({
         stream,
         revision: recent.length > 0 ? recent[0].revision : null,
-        events: [{ type: 'DuplicateKeyAccepted', data: { ruleId: rule.id, eventId: command.eventId, occurredAt: command.occurredAt } }],
+        events: [
+          {
+            type: 'DuplicateKeyAccepted',
+            data: { ruleId: rule.id, eventId: command.eventId, occurredAt: command.occurredAt },
+          },
+        ],
       });
     }
     if (isLive(type.state) && !type.state.referenced) {
-      const mark: EventTypeEvent = { type: 'EventTypeReferenced', data: { eventTypeId: command.eventTypeId, eventId: command.eventId, at: now.toISOString() } };
+      const mark: EventTypeEvent = {
+        type: 'EventTypeReferenced',
+        data: { eventTypeId: command.eventTypeId, eventId: command.eventId, at: now.toISOString() },
+      };
       writes.push({ stream: typeStream, revision: type.revision, events: [mark] });
     }
     writes.push({ stream: eventStream, revision: null, events: decided.events });
     const state = decided.events.reduce(operationalEventAggregate.evolve, existing.state) as LoggedEvent;
-    return { writes, checks, recalled, outcome: { status: 'logged', state, hidden: decided.hidden, replayed: false } as LogEventOutcome };
+    return {
+      writes,
+      checks,
+      recalled,
+      outcome: { status: 'logged', state, hidden: decided.hidden, replayed: false } as LogEventOutcome,
+    };
   }
 }

@@ -18,13 +18,28 @@ export function decideApproveVersion(command: ApproveVersion, state: TemplateSta
     case 'ApproveVersion': {
       const template = liveTemplate(state);
       const version = versionIn(template, command.versionId);
-      if (version.status !== 'pre_production') throw new Conflict(`Only a pre-production version can be approved; this version is ${version.status}`);
-      if (version.authorId === command.actorId) throw new Conflict('The author cannot approve their own version; another approver must');
+      if (version.status !== 'pre_production')
+        throw new Conflict(`Only a pre-production version can be approved; this version is ${version.status}`);
+      if (version.authorId === command.actorId)
+        throw new Conflict('The author cannot approve their own version; another approver must');
       const at = now.toISOString();
       const { templateId } = template;
       return [
-        { type: 'PromptApproved', data: { templateId, versionId: command.versionId, approvedBy: command.actorId, approvedAt: at } },
-        { type: 'PromptPromoted', data: { templateId, versionId: command.versionId, fromStatus: 'pre_production', retiredVersionId: template.activeVersionId, promotedBy: command.actorId, promotedAt: at } },
+        {
+          type: 'PromptApproved',
+          data: { templateId, versionId: command.versionId, approvedBy: command.actorId, approvedAt: at },
+        },
+        {
+          type: 'PromptPromoted',
+          data: {
+            templateId,
+            versionId: command.versionId,
+            fromStatus: 'pre_production',
+            retiredVersionId: template.activeVersionId,
+            promotedBy: command.actorId,
+            promotedAt: at,
+          },
+        },
       ];
     }
     default:
@@ -32,9 +47,22 @@ export function decideApproveVersion(command: ApproveVersion, state: TemplateSta
   }
 }
 
-const decider: Decider<ApproveVersion, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideApproveVersion };
+const decider: Decider<ApproveVersion, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideApproveVersion,
+};
 
-export async function approveVersion(deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>, context: CommandContext, templateId: string, versionId: string): Promise<void> {
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), { type: 'ApproveVersion', versionId, actorId: context.actorId }, context);
+export async function approveVersion(
+  deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>,
+  context: CommandContext,
+  templateId: string,
+  versionId: string,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    templateAggregate.stream(context.tenantId, templateId),
+    { type: 'ApproveVersion', versionId, actorId: context.actorId },
+    context,
+  );
   await promptResolveCache(deps).invalidate({ tenantId: context.tenantId, templateId });
 }

@@ -6,19 +6,32 @@ import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict, NotFound } from '../../src/platform/domain-errors';
 import { promptResolveCache } from './resolve-cache';
 import { findNamespace, findTier } from '../../queries/prompts/namespaces';
-import { TEMPLATE_SLUG, templateAggregate, type TemplateEvent, type TemplateState } from '../../streams/prompts/template';
+import {
+  TEMPLATE_SLUG,
+  templateAggregate,
+  type TemplateEvent,
+  type TemplateState,
+} from '../../streams/prompts/template';
 
-const variableName = z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a variable name: a letter, then letters, digits or _');
+const variableName = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a variable name: a letter, then letters, digits or _');
 
-export const CreateTemplateBody = z.object({
-  namespace_id: z.string().uuid(),
-  slug: z.string().max(64).regex(TEMPLATE_SLUG, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
-  name: z.string().min(1).max(200).optional(),
-  description: z.string().max(2000).default(''),
-  budget_tier_id: z.string().uuid().nullable().default(null),
-  /** Declared variables; versions using others get `unknown_variables`. Omitted: any. */
-  variables: z.array(variableName).max(100).nullable().default(null),
-}).strict();
+export const CreateTemplateBody = z
+  .object({
+    namespace_id: z.string().uuid(),
+    slug: z
+      .string()
+      .max(64)
+      .regex(TEMPLATE_SLUG, 'a lower-case slug: a letter, then letters, digits, _ or -, at most 64'),
+    name: z.string().min(1).max(200).optional(),
+    description: z.string().max(2000).default(''),
+    budget_tier_id: z.string().uuid().nullable().default(null),
+    /** Declared variables; versions using others get `unknown_variables`. Omitted: any. */
+    variables: z.array(variableName).max(100).nullable().default(null),
+  })
+  .strict();
 
 export type CreateTemplate = {
   type: 'CreateTemplate';
@@ -45,12 +58,25 @@ export function decideCreateTemplate(command: CreateTemplate, state: TemplateSta
   }
 }
 
-const decider: Decider<CreateTemplate, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideCreateTemplate };
+const decider: Decider<CreateTemplate, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideCreateTemplate,
+};
 
-export const slugReservation = (tenantId: string, namespaceId: string, slug: string) => ({ context: 'prompts', tenantId, kind: 'template-slug', value: `${namespaceId}:${slug}`, label: `prompt template slug "${slug}"` });
+export const slugReservation = (tenantId: string, namespaceId: string, slug: string) => ({
+  context: 'prompts',
+  tenantId,
+  kind: 'template-slug',
+  value: `${namespaceId}:${slug}`,
+  label: `prompt template slug "${slug}"`,
+});
 
 /** The slug is unique within its namespace: a reservation appended with the template's first event. */
-export async function createTemplate(deps: Pick<PlatformDeps, 'handle' | 'knex' | 'cache' | 'logger'>, context: CommandContext, body: z.infer<typeof CreateTemplateBody>): Promise<string> {
+export async function createTemplate(
+  deps: Pick<PlatformDeps, 'handle' | 'knex' | 'cache' | 'logger'>,
+  context: CommandContext,
+  body: z.infer<typeof CreateTemplateBody>,
+): Promise<string> {
   const namespace = await findNamespace(deps.knex, context.tenantId, body.namespace_id);
   if (!namespace) throw new NotFound('Prompt namespace not found');
   if (body.budget_tier_id) {
@@ -70,7 +96,9 @@ export async function createTemplate(deps: Pick<PlatformDeps, 'handle' | 'knex' 
     variables: body.variables,
     actorId: context.actorId,
   };
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), command, context, { reserve: [slugReservation(context.tenantId, namespace.id, body.slug)] });
+  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), command, context, {
+    reserve: [slugReservation(context.tenantId, namespace.id, body.slug)],
+  });
   // A resolve of this address may have cached "no such template".
   await promptResolveCache(deps).invalidate({ tenantId: context.tenantId, ref: `${namespace.name}:${body.slug}` });
   return templateId;

@@ -11,14 +11,37 @@ export function decideDeleteBudgetTier(command: DeleteBudgetTier, state: Namespa
   switch (command.type) {
     case 'DeleteBudgetTier':
       if (state.status !== 'active' || !state.tiers[command.tierId]) throw new NotFound('Budget tier not found');
-      return [{ type: 'PromptBudgetTierDeleted', data: { namespaceId: state.namespaceId, tierId: command.tierId, deletedBy: command.actorId, deletedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'PromptBudgetTierDeleted',
+          data: {
+            namespaceId: state.namespaceId,
+            tierId: command.tierId,
+            deletedBy: command.actorId,
+            deletedAt: now.toISOString(),
+          },
+        },
+      ];
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<DeleteBudgetTier, NamespaceState, NamespaceEvent> = { ...namespaceAggregate, decide: decideDeleteBudgetTier };
+const decider: Decider<DeleteBudgetTier, NamespaceState, NamespaceEvent> = {
+  ...namespaceAggregate,
+  decide: decideDeleteBudgetTier,
+};
 
-export async function deleteBudgetTier(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, namespaceId: string, tierId: string): Promise<void> {
-  await deps.handle(decider, namespaceAggregate.stream(context.tenantId, namespaceId), { type: 'DeleteBudgetTier', tierId, actorId: context.actorId }, context);
+export async function deleteBudgetTier(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  namespaceId: string,
+  tierId: string,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    namespaceAggregate.stream(context.tenantId, namespaceId),
+    { type: 'DeleteBudgetTier', tierId, actorId: context.actorId },
+    context,
+  );
 }

@@ -13,18 +13,46 @@ export function decideDeleteTemplate(command: DeleteTemplate, state: TemplateSta
   switch (command.type) {
     case 'DeleteTemplate': {
       const template = liveTemplate(state);
-      return [{ type: 'PromptTemplateDeleted', data: { templateId: template.templateId, namespaceId: template.namespaceId, slug: template.slug, deletedBy: command.actorId, deletedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'PromptTemplateDeleted',
+          data: {
+            templateId: template.templateId,
+            namespaceId: template.namespaceId,
+            slug: template.slug,
+            deletedBy: command.actorId,
+            deletedAt: now.toISOString(),
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<DeleteTemplate, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideDeleteTemplate };
+const decider: Decider<DeleteTemplate, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideDeleteTemplate,
+};
 
-export async function deleteTemplate(deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>, context: CommandContext, template: { id: string; namespace_id: string; namespace: string; slug: string }): Promise<void> {
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, template.id), { type: 'DeleteTemplate', actorId: context.actorId }, context, {
-    release: [slugReservation(context.tenantId, template.namespace_id, template.slug)],
+export async function deleteTemplate(
+  deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>,
+  context: CommandContext,
+  template: { id: string; namespace_id: string; namespace: string; slug: string },
+): Promise<void> {
+  await deps.handle(
+    decider,
+    templateAggregate.stream(context.tenantId, template.id),
+    { type: 'DeleteTemplate', actorId: context.actorId },
+    context,
+    {
+      release: [slugReservation(context.tenantId, template.namespace_id, template.slug)],
+    },
+  );
+  await promptResolveCache(deps).invalidate({
+    tenantId: context.tenantId,
+    templateId: template.id,
+    ref: `${template.namespace}:${template.slug}`,
   });
-  await promptResolveCache(deps).invalidate({ tenantId: context.tenantId, templateId: template.id, ref: `${template.namespace}:${template.slug}` });
 }

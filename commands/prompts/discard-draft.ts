@@ -13,17 +13,41 @@ export function decideDiscardDraft(command: DiscardDraft, state: TemplateState, 
     case 'DiscardDraft': {
       const template = liveTemplate(state);
       const version = versionIn(template, command.versionId);
-      if (version.status !== 'draft') throw new Conflict(`Only a draft can be discarded; this version is ${version.status}`);
+      if (version.status !== 'draft')
+        throw new Conflict(`Only a draft can be discarded; this version is ${version.status}`);
       if (version.authorId !== command.actorId) throw new Forbidden('Only the author may discard this draft');
-      return [{ type: 'PromptDraftDiscarded', data: { templateId: template.templateId, versionId: command.versionId, discardedBy: command.actorId, discardedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'PromptDraftDiscarded',
+          data: {
+            templateId: template.templateId,
+            versionId: command.versionId,
+            discardedBy: command.actorId,
+            discardedAt: now.toISOString(),
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<DiscardDraft, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideDiscardDraft };
+const decider: Decider<DiscardDraft, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideDiscardDraft,
+};
 
-export async function discardDraft(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, templateId: string, versionId: string): Promise<void> {
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), { type: 'DiscardDraft', versionId, actorId: context.actorId }, context);
+export async function discardDraft(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  templateId: string,
+  versionId: string,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    templateAggregate.stream(context.tenantId, templateId),
+    { type: 'DiscardDraft', versionId, actorId: context.actorId },
+    context,
+  );
 }

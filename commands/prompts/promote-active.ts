@@ -19,22 +19,53 @@ export function decidePromoteActive(command: PromoteActive, state: TemplateState
       const template = liveTemplate(state);
       const version = versionIn(template, command.versionId);
       if (version.status === 'active') throw new Conflict('This version is already active');
-      if (version.status === 'rejected') throw new Conflict('A rejected version cannot be promoted; draft a new version');
-      if (version.authorId === command.actorId) throw new Conflict('The author cannot promote their own version to active; another approver must');
-      if (!version.valid) throw new ValidationFailed([{ loc: ['path', 'id'], msg: 'the version failed validation (see its validation_result)', type: 'invalid_version' }]);
-      return [{
-        type: 'PromptPromoted',
-        data: { templateId: template.templateId, versionId: command.versionId, fromStatus: version.status, retiredVersionId: template.activeVersionId, promotedBy: command.actorId, promotedAt: now.toISOString() },
-      }];
+      if (version.status === 'rejected')
+        throw new Conflict('A rejected version cannot be promoted; draft a new version');
+      if (version.authorId === command.actorId)
+        throw new Conflict('The author cannot promote their own version to active; another approver must');
+      if (!version.valid)
+        throw new ValidationFailed([
+          {
+            loc: ['path', 'id'],
+            msg: 'the version failed validation (see its validation_result)',
+            type: 'invalid_version',
+          },
+        ]);
+      return [
+        {
+          type: 'PromptPromoted',
+          data: {
+            templateId: template.templateId,
+            versionId: command.versionId,
+            fromStatus: version.status,
+            retiredVersionId: template.activeVersionId,
+            promotedBy: command.actorId,
+            promotedAt: now.toISOString(),
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<PromoteActive, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decidePromoteActive };
+const decider: Decider<PromoteActive, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decidePromoteActive,
+};
 
-export async function promoteActive(deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>, context: CommandContext, templateId: string, versionId: string): Promise<void> {
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), { type: 'PromoteActive', versionId, actorId: context.actorId }, context);
+export async function promoteActive(
+  deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>,
+  context: CommandContext,
+  templateId: string,
+  versionId: string,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    templateAggregate.stream(context.tenantId, templateId),
+    { type: 'PromoteActive', versionId, actorId: context.actorId },
+    context,
+  );
   await promptResolveCache(deps).invalidate({ tenantId: context.tenantId, templateId });
 }

@@ -9,10 +9,12 @@ import { templateAggregate, type TemplateEvent, type TemplateState } from '../..
 import { ROLES } from '../../streams/identity/permissions';
 import { liveTemplate, versionIn } from './template-guards';
 
-export const PromotePreProductionBody = z.object({
-  target_users: z.array(z.string().min(1).max(200)).max(1000).default([]),
-  target_roles: z.array(z.enum(ROLES)).max(ROLES.length).default([]),
-}).strict();
+export const PromotePreProductionBody = z
+  .object({
+    target_users: z.array(z.string().min(1).max(200)).max(1000).default([]),
+    target_roles: z.array(z.enum(ROLES)).max(ROLES.length).default([]),
+  })
+  .strict();
 
 /**
  * `plain`: refused while another version is in pre-production (409 with the conflict body).
@@ -22,7 +24,14 @@ export const PromotePreProductionBody = z.object({
  */
 export type PromoteMode = 'plain' | 'override' | 'merge';
 
-export type PromotePreProduction = { type: 'PromotePreProduction'; versionId: string; actorId: string; targetUsers: string[]; targetRoles: string[]; mode: PromoteMode };
+export type PromotePreProduction = {
+  type: 'PromotePreProduction';
+  versionId: string;
+  actorId: string;
+  targetUsers: string[];
+  targetRoles: string[];
+  mode: PromoteMode;
+};
 
 /** Another version holds pre-production; the route answers the spec's conflict body. */
 export class PreProductionTaken extends Conflict {
@@ -33,42 +42,73 @@ export class PreProductionTaken extends Conflict {
 
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
 
-export function decidePromotePreProduction(command: PromotePreProduction, state: TemplateState, now: Date): TemplateEvent[] {
+export function decidePromotePreProduction(
+  command: PromotePreProduction,
+  state: TemplateState,
+  now: Date,
+): TemplateEvent[] {
   switch (command.type) {
     case 'PromotePreProduction': {
       const template = liveTemplate(state);
       const version = versionIn(template, command.versionId);
       const current = template.preProduction;
       const retargeting = current?.versionId === command.versionId;
-      if (version.status !== 'draft' && !retargeting) throw new Conflict(`Only a draft can be promoted to pre-production; this version is ${version.status}`);
+      if (version.status !== 'draft' && !retargeting)
+        throw new Conflict(`Only a draft can be promoted to pre-production; this version is ${version.status}`);
       if (version.authorId !== command.actorId) throw new Forbidden('Only the author may promote their draft');
-      if (!version.valid) throw new ValidationFailed([{ loc: ['path', 'id'], msg: 'the version failed validation (see its validation_result); fix it before promoting', type: 'invalid_version' }]);
+      if (!version.valid)
+        throw new ValidationFailed([
+          {
+            loc: ['path', 'id'],
+            msg: 'the version failed validation (see its validation_result); fix it before promoting',
+            type: 'invalid_version',
+          },
+        ]);
       const other = current && !retargeting ? current : null;
       if (other && command.mode === 'plain') throw new PreProductionTaken(other.versionId);
       const merged = other && command.mode === 'merge';
-      return [{
-        type: 'PromptPromotedToPreProduction',
-        data: {
-          templateId: template.templateId,
-          versionId: command.versionId,
-          targetUsers: merged ? union(other.targetUsers, command.targetUsers) : command.targetUsers,
-          targetRoles: merged ? union(other.targetRoles, command.targetRoles) : command.targetRoles,
-          resolution: other ? (command.mode as 'override' | 'merge') : 'none',
-          displacedVersionId: other?.versionId ?? null,
-          promotedBy: command.actorId,
-          promotedAt: now.toISOString(),
+      return [
+        {
+          type: 'PromptPromotedToPreProduction',
+          data: {
+            templateId: template.templateId,
+            versionId: command.versionId,
+            targetUsers: merged ? union(other.targetUsers, command.targetUsers) : command.targetUsers,
+            targetRoles: merged ? union(other.targetRoles, command.targetRoles) : command.targetRoles,
+            resolution: other ? (command.mode as 'override' | 'merge') : 'none',
+            displacedVersionId: other?.versionId ?? null,
+            promotedBy: command.actorId,
+            promotedAt: now.toISOString(),
+          },
         },
-      }];
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<PromotePreProduction, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decidePromotePreProduction };
+const decider: Decider<PromotePreProduction, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decidePromotePreProduction,
+};
 
-export async function promotePreProduction(deps: Pick<PlatformDeps, 'handle' | 'knex' | 'cache' | 'logger'>, context: CommandContext, templateId: string, versionId: string, input: z.infer<typeof PromotePreProductionBody>, mode: PromoteMode): Promise<void> {
-  const command: PromotePreProduction = { type: 'PromotePreProduction', versionId, actorId: context.actorId, targetUsers: input.target_users, targetRoles: input.target_roles, mode };
+export async function promotePreProduction(
+  deps: Pick<PlatformDeps, 'handle' | 'knex' | 'cache' | 'logger'>,
+  context: CommandContext,
+  templateId: string,
+  versionId: string,
+  input: z.infer<typeof PromotePreProductionBody>,
+  mode: PromoteMode,
+): Promise<void> {
+  const command: PromotePreProduction = {
+    type: 'PromotePreProduction',
+    versionId,
+    actorId: context.actorId,
+    targetUsers: input.target_users,
+    targetRoles: input.target_roles,
+    mode,
+  };
   try {
     await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), command, context);
   } catch (error) {
@@ -78,7 +118,13 @@ export async function promotePreProduction(deps: Pick<PlatformDeps, 'handle' | '
     throw new Conflict(error.message, {
       conflict: true,
       existing_pre_prod: existing
-        ? { version_id: existing.id, version_number: existing.version_number, author_id: existing.author_id, body: existing.body, created_at: existing.created_at }
+        ? {
+            version_id: existing.id,
+            version_number: existing.version_number,
+            author_id: existing.author_id,
+            body: existing.body,
+            created_at: existing.created_at,
+          }
         : { version_id: error.existingVersionId, version_number: null, author_id: null, body: null, created_at: null },
       options: ['override', 'merge'],
     });

@@ -17,17 +17,43 @@ export function decideRejectVersion(command: RejectVersion, state: TemplateState
     case 'RejectVersion': {
       const template = liveTemplate(state);
       const version = versionIn(template, command.versionId);
-      if (version.status !== 'pre_production') throw new Conflict(`Only a pre-production version can be rejected; this version is ${version.status}`);
-      return [{ type: 'PromptRejected', data: { templateId: template.templateId, versionId: command.versionId, reason: command.reason, rejectedBy: command.actorId, rejectedAt: now.toISOString() } }];
+      if (version.status !== 'pre_production')
+        throw new Conflict(`Only a pre-production version can be rejected; this version is ${version.status}`);
+      return [
+        {
+          type: 'PromptRejected',
+          data: {
+            templateId: template.templateId,
+            versionId: command.versionId,
+            reason: command.reason,
+            rejectedBy: command.actorId,
+            rejectedAt: now.toISOString(),
+          },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<RejectVersion, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideRejectVersion };
+const decider: Decider<RejectVersion, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideRejectVersion,
+};
 
-export async function rejectVersion(deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>, context: CommandContext, templateId: string, versionId: string, input: z.infer<typeof RejectVersionBody>): Promise<void> {
-  await deps.handle(decider, templateAggregate.stream(context.tenantId, templateId), { type: 'RejectVersion', versionId, actorId: context.actorId, reason: input.reason }, context);
+export async function rejectVersion(
+  deps: Pick<PlatformDeps, 'handle' | 'cache' | 'logger'>,
+  context: CommandContext,
+  templateId: string,
+  versionId: string,
+  input: z.infer<typeof RejectVersionBody>,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    templateAggregate.stream(context.tenantId, templateId),
+    { type: 'RejectVersion', versionId, actorId: context.actorId, reason: input.reason },
+    context,
+  );
   await promptResolveCache(deps).invalidate({ tenantId: context.tenantId, templateId });
 }

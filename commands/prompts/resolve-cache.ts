@@ -51,10 +51,15 @@ export function callerKey(userId: string | null, roles: readonly string[]): stri
 }
 
 /** Pre-production first (the caller listed, or one of their roles targeted), then active. */
-export function pickVersion(resolution: TemplateResolution | null, userId: string | null, roles: readonly string[]): ServeableVersion | null {
+export function pickVersion(
+  resolution: TemplateResolution | null,
+  userId: string | null,
+  roles: readonly string[],
+): ServeableVersion | null {
   if (!resolution) return null;
   const pre = resolution.preProduction;
-  if (pre && userId !== null && (pre.targetUsers.has(userId) || roles.some((r) => pre.targetRoles.includes(r)))) return pre;
+  if (pre && userId !== null && (pre.targetUsers.has(userId) || roles.some((r) => pre.targetRoles.includes(r))))
+    return pre;
   return resolution.active;
 }
 
@@ -66,14 +71,22 @@ export class PromptResolveCache {
   private publisher: Redis | null = null;
   private subscriber: Redis | null = null;
 
-  constructor(private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get currentEpoch(): number {
     return this.epoch;
   }
 
   /** The cached answer for a caller: `undefined` on a miss (load and `store`), else the version or null. */
-  lookup(tenantId: string, ref: string, userId: string | null, roles: readonly string[]): ServeableVersion | null | undefined {
+  lookup(
+    tenantId: string,
+    ref: string,
+    userId: string | null,
+    roles: readonly string[],
+  ): ServeableVersion | null | undefined {
     const entry = this.entries.get(keyOf(tenantId, ref));
     if (!entry) return undefined;
     if (entry.expiresAt <= this.now()) {
@@ -97,7 +110,11 @@ export class PromptResolveCache {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { expiresAt: this.now() + (resolution ? TTL_MS : MISS_TTL_MS), resolution, callers: new Map() });
+    this.entries.set(key, {
+      expiresAt: this.now() + (resolution ? TTL_MS : MISS_TTL_MS),
+      resolution,
+      callers: new Map(),
+    });
     if (resolution) this.byTemplate.set(`${tenantId}\u0000${resolution.templateId}`, key);
   }
 
@@ -108,7 +125,10 @@ export class PromptResolveCache {
     try {
       await this.publisher.publish(INVALIDATION_CHANNEL, JSON.stringify(message));
     } catch (err) {
-      this.logger.error({ err, message }, 'prompt cache invalidation not published; other instances may serve the previous version until their entry expires');
+      this.logger.error(
+        { err, message },
+        'prompt cache invalidation not published; other instances may serve the previous version until their entry expires',
+      );
     }
   }
 

@@ -14,14 +14,37 @@ export function decideUpdateNamespace(command: UpdateNamespace, state: Namespace
   switch (command.type) {
     case 'UpdateNamespace':
       if (state.status !== 'active') throw new NotFound('Prompt namespace not found');
-      return [{ type: 'PromptNamespaceUpdated', data: { namespaceId: state.namespaceId, description: command.description, updatedBy: command.actorId, updatedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'PromptNamespaceUpdated',
+          data: {
+            namespaceId: state.namespaceId,
+            description: command.description,
+            updatedBy: command.actorId,
+            updatedAt: now.toISOString(),
+          },
+        },
+      ];
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<UpdateNamespace, NamespaceState, NamespaceEvent> = { ...namespaceAggregate, decide: decideUpdateNamespace };
+const decider: Decider<UpdateNamespace, NamespaceState, NamespaceEvent> = {
+  ...namespaceAggregate,
+  decide: decideUpdateNamespace,
+};
 
-export async function updateNamespace(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, namespaceId: string, body: z.infer<typeof UpdateNamespaceBody>): Promise<void> {
-  await deps.handle(decider, namespaceAggregate.stream(context.tenantId, namespaceId), { type: 'UpdateNamespace', description: body.description, actorId: context.actorId }, context);
+export async function updateNamespace(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  namespaceId: string,
+  body: z.infer<typeof UpdateNamespaceBody>,
+): Promise<void> {
+  await deps.handle(
+    decider,
+    namespaceAggregate.stream(context.tenantId, namespaceId),
+    { type: 'UpdateNamespace', description: body.description, actorId: context.actorId },
+    context,
+  );
 }

@@ -9,27 +9,53 @@ import { CreateTemplateBody } from './create-template';
 import { liveTemplate } from './template-guards';
 
 /** The address (namespace and slug) is fixed; everything else may change. */
-export const UpdateTemplateBody = CreateTemplateBody.pick({ name: true, description: true, budget_tier_id: true, variables: true })
+export const UpdateTemplateBody = CreateTemplateBody.pick({
+  name: true,
+  description: true,
+  budget_tier_id: true,
+  variables: true,
+})
   .partial()
   .strict();
 
-export type UpdateTemplate = { type: 'UpdateTemplate'; name?: string; description?: string; budgetTierId?: string | null; variables?: string[] | null; actorId: string };
+export type UpdateTemplate = {
+  type: 'UpdateTemplate';
+  name?: string;
+  description?: string;
+  budgetTierId?: string | null;
+  variables?: string[] | null;
+  actorId: string;
+};
 
 export function decideUpdateTemplate(command: UpdateTemplate, state: TemplateState, now: Date): TemplateEvent[] {
   switch (command.type) {
     case 'UpdateTemplate': {
       const template = liveTemplate(state);
       const { type: _type, actorId, ...changes } = command;
-      return [{ type: 'PromptTemplateUpdated', data: { templateId: template.templateId, ...changes, updatedBy: actorId, updatedAt: now.toISOString() } }];
+      return [
+        {
+          type: 'PromptTemplateUpdated',
+          data: { templateId: template.templateId, ...changes, updatedBy: actorId, updatedAt: now.toISOString() },
+        },
+      ];
     }
     default:
       return assertNever(command.type);
   }
 }
 
-const decider: Decider<UpdateTemplate, TemplateState, TemplateEvent> = { ...templateAggregate, decide: decideUpdateTemplate };
+const decider: Decider<UpdateTemplate, TemplateState, TemplateEvent> = {
+  ...templateAggregate,
+  decide: decideUpdateTemplate,
+};
 
-export async function updateTemplate(deps: Pick<PlatformDeps, 'handle' | 'knex'>, context: CommandContext, templateId: string, namespaceId: string, body: z.infer<typeof UpdateTemplateBody>): Promise<void> {
+export async function updateTemplate(
+  deps: Pick<PlatformDeps, 'handle' | 'knex'>,
+  context: CommandContext,
+  templateId: string,
+  namespaceId: string,
+  body: z.infer<typeof UpdateTemplateBody>,
+): Promise<void> {
   if (body.budget_tier_id) {
     const tier = await findTier(deps.knex, context.tenantId, body.budget_tier_id);
     if (!tier || tier.namespace_id !== namespaceId) throw new NotFound('Budget tier not found in this namespace');

@@ -15,7 +15,11 @@ import {
 /** DELETE /settings/user-overrides/{user_id}: the user falls back to the tenant's caps. */
 export type DeleteUserBudgetOverride = { type: 'DeleteUserBudgetOverride'; userId: string; actorId: string };
 
-export const deleteUserBudgetOverrideDecider: Decider<DeleteUserBudgetOverride, UserBudgetOverrideState, UserBudgetOverrideEvent> = {
+export const deleteUserBudgetOverrideDecider: Decider<
+  DeleteUserBudgetOverride,
+  UserBudgetOverrideState,
+  UserBudgetOverrideEvent
+> = {
   initialState: initialUserBudgetOverride,
   evolve: evolveUserBudgetOverride,
   read: readUserBudgetOverrideEvent,
@@ -24,7 +28,12 @@ export const deleteUserBudgetOverrideDecider: Decider<DeleteUserBudgetOverride, 
       case 'DeleteUserBudgetOverride': {
         const previous = capsOf(state);
         if (!previous) throw new NotFound('No budget override for this user');
-        return [{ type: 'UserBudgetOverrideDeleted', data: { userId: command.userId, previous, deletedBy: command.actorId, deletedAt: now.toISOString() } }];
+        return [
+          {
+            type: 'UserBudgetOverrideDeleted',
+            data: { userId: command.userId, previous, deletedBy: command.actorId, deletedAt: now.toISOString() },
+          },
+        ];
       }
       default:
         return assertNever(command.type);
@@ -32,7 +41,11 @@ export const deleteUserBudgetOverrideDecider: Decider<DeleteUserBudgetOverride, 
   },
 };
 
-export async function deleteUserBudgetOverride(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: DeleteUserBudgetOverride): Promise<void> {
+export async function deleteUserBudgetOverride(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  command: DeleteUserBudgetOverride,
+): Promise<void> {
   await deps.handle(deleteUserBudgetOverrideDecider, userBudgetOverrideStream(tenantId, command.userId), command, {
     tenantId,
     actorId: command.actorId,

@@ -7,11 +7,18 @@ import { THINKING_MODES } from '../../src/platform/infra/llm/thinking-mode';
  * a per-execution budget of 0 would make every turn fail, so it is at least 1 token / a
  * positive cost; a daily cap of 0 is allowed and blocks usage for the day.
  */
-export const modelId = z.string().max(200).superRefine((id, ctx) => {
-  if (!isModelId(id)) {
-    ctx.addIssue({ code: 'custom', message: `"${id}" is not a model id from /settings/model-options`, params: { type: 'unknown_model' } });
-  }
-});
+export const modelId = z
+  .string()
+  .max(200)
+  .superRefine((id, ctx) => {
+    if (!isModelId(id)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${id}" is not a model id from /settings/model-options`,
+        params: { type: 'unknown_model' },
+      });
+    }
+  });
 
 export const tokensPerExecution = z.number().int().min(1).max(100_000_000);
 export const costPerExecution = z.number().positive().max(1_000_000);
@@ -27,7 +34,8 @@ export function exactObject<S extends z.ZodRawShape>(shape: S) {
     .passthrough()
     .superRefine((body, ctx) => {
       for (const key of Object.keys(body)) {
-        if (!known.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'unknown field', params: { type: 'extra_forbidden' } });
+        if (!known.has(key))
+          ctx.addIssue({ code: 'custom', path: [key], message: 'unknown field', params: { type: 'extra_forbidden' } });
       }
     })
     .transform((body) => {

@@ -12,7 +12,15 @@ import {
   tenantSettingsStream,
   valuesOf,
 } from '../../streams/settings/tenant-settings';
-import { costPerDay, costPerExecution, exactObject, modelId, thinkingMode, tokensPerDay, tokensPerExecution } from './field-schemas';
+import {
+  costPerDay,
+  costPerExecution,
+  exactObject,
+  modelId,
+  thinkingMode,
+  tokensPerDay,
+  tokensPerExecution,
+} from './field-schemas';
 
 /** PUT /settings: any of the fields, each optional; null clears it back to inheriting. */
 export const UpdateTenantSettingsBody = exactObject({
@@ -25,10 +33,17 @@ export const UpdateTenantSettingsBody = exactObject({
   max_thinking_mode: thinkingMode.nullable().optional(),
 });
 
-export type UpdateTenantSettings = { type: 'UpdateTenantSettings'; values: Partial<TenantSettingsValues>; actorId: string };
+export type UpdateTenantSettings = {
+  type: 'UpdateTenantSettings';
+  values: Partial<TenantSettingsValues>;
+  actorId: string;
+};
 
 /** The body's wire names to the command's domain names; absent fields stay absent. */
-export function updateTenantSettingsCommand(body: z.infer<typeof UpdateTenantSettingsBody>, actorId: string): UpdateTenantSettings {
+export function updateTenantSettingsCommand(
+  body: z.infer<typeof UpdateTenantSettingsBody>,
+  actorId: string,
+): UpdateTenantSettings {
   const values: Record<string, unknown> = {};
   for (const name of SETTING_NAMES) {
     const wire = WIRE_NAMES[name] as keyof typeof body;
@@ -52,7 +67,12 @@ export const tenantSettingsDecider: Decider<UpdateTenantSettings, TenantSettings
         }
         // Writing the values already in force changes nothing, so it records nothing.
         if (Object.keys(changes).length === 0) return [];
-        return [{ type: 'TenantSettingsUpdated', data: { changes: changes as SettingChanges, updatedBy: command.actorId, updatedAt: now.toISOString() } }];
+        return [
+          {
+            type: 'TenantSettingsUpdated',
+            data: { changes: changes as SettingChanges, updatedBy: command.actorId, updatedAt: now.toISOString() },
+          },
+        ];
       }
       default:
         return assertNever(command.type);
@@ -60,7 +80,11 @@ export const tenantSettingsDecider: Decider<UpdateTenantSettings, TenantSettings
   },
 };
 
-export async function updateTenantSettings(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: UpdateTenantSettings): Promise<void> {
+export async function updateTenantSettings(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  command: UpdateTenantSettings,
+): Promise<void> {
   await deps.handle(tenantSettingsDecider, tenantSettingsStream(tenantId), command, {
     tenantId,
     actorId: command.actorId,

@@ -49,7 +49,11 @@ export function upsertUserBudgetOverrideCommand(
   return { type: 'UpsertUserBudgetOverride', userId, caps, actorId };
 }
 
-export const upsertUserBudgetOverrideDecider: Decider<UpsertUserBudgetOverride, UserBudgetOverrideState, UserBudgetOverrideEvent> = {
+export const upsertUserBudgetOverrideDecider: Decider<
+  UpsertUserBudgetOverride,
+  UserBudgetOverrideState,
+  UserBudgetOverrideEvent
+> = {
   initialState: initialUserBudgetOverride,
   evolve: evolveUserBudgetOverride,
   read: readUserBudgetOverrideEvent,
@@ -58,18 +62,37 @@ export const upsertUserBudgetOverrideDecider: Decider<UpsertUserBudgetOverride, 
       case 'UpsertUserBudgetOverride': {
         const previous = capsOf(state);
         const next: BudgetCaps = {
-          maxTokensPerDay: command.caps.maxTokensPerDay !== undefined ? command.caps.maxTokensPerDay : (previous?.maxTokensPerDay ?? null),
-          maxCostUsdPerDay: command.caps.maxCostUsdPerDay !== undefined ? command.caps.maxCostUsdPerDay : (previous?.maxCostUsdPerDay ?? null),
+          maxTokensPerDay:
+            command.caps.maxTokensPerDay !== undefined
+              ? command.caps.maxTokensPerDay
+              : (previous?.maxTokensPerDay ?? null),
+          maxCostUsdPerDay:
+            command.caps.maxCostUsdPerDay !== undefined
+              ? command.caps.maxCostUsdPerDay
+              : (previous?.maxCostUsdPerDay ?? null),
         };
         if (next.maxTokensPerDay === null && next.maxCostUsdPerDay === null) {
           // The body schema refuses this already; repeated so the aggregate never holds an empty override.
-          throw new ValidationFailed(CAP_FIELDS.map((field) => ({ loc: ['body', field], msg: NOTHING_SET, type: 'missing' })));
+          throw new ValidationFailed(
+            CAP_FIELDS.map((field) => ({ loc: ['body', field], msg: NOTHING_SET, type: 'missing' })),
+          );
         }
-        if (previous && previous.maxTokensPerDay === next.maxTokensPerDay && previous.maxCostUsdPerDay === next.maxCostUsdPerDay) return [];
+        if (
+          previous &&
+          previous.maxTokensPerDay === next.maxTokensPerDay &&
+          previous.maxCostUsdPerDay === next.maxCostUsdPerDay
+        )
+          return [];
         return [
           {
             type: 'UserBudgetOverrideUpserted',
-            data: { userId: command.userId, ...next, previous, updatedBy: command.actorId, updatedAt: now.toISOString() },
+            data: {
+              userId: command.userId,
+              ...next,
+              previous,
+              updatedBy: command.actorId,
+              updatedAt: now.toISOString(),
+            },
           },
         ];
       }
@@ -79,11 +102,20 @@ export const upsertUserBudgetOverrideDecider: Decider<UpsertUserBudgetOverride, 
   },
 };
 
-export async function upsertUserBudgetOverride(deps: Pick<PlatformDeps, 'handle'>, tenantId: string, command: UpsertUserBudgetOverride): Promise<UserBudgetOverrideState> {
-  const { state } = await deps.handle(upsertUserBudgetOverrideDecider, userBudgetOverrideStream(tenantId, command.userId), command, {
-    tenantId,
-    actorId: command.actorId,
-    metadata: { action: AUDIT_ACTIONS.overrideUpsert },
-  });
+export async function upsertUserBudgetOverride(
+  deps: Pick<PlatformDeps, 'handle'>,
+  tenantId: string,
+  command: UpsertUserBudgetOverride,
+): Promise<UserBudgetOverrideState> {
+  const { state } = await deps.handle(
+    upsertUserBudgetOverrideDecider,
+    userBudgetOverrideStream(tenantId, command.userId),
+    command,
+    {
+      tenantId,
+      actorId: command.actorId,
+      metadata: { action: AUDIT_ACTIONS.overrideUpsert },
+    },
+  );
   return state;
 }

@@ -36,7 +36,13 @@ function describe(status: number, body: unknown): { message: string; fields: Rec
     if (typeof b.detail === 'string') return { message: b.detail, fields };
     if (b.detail && typeof b.detail === 'object') {
       // Connector refusals (docs/connectors.md): `{detail: {error, reason?, fields?: {name: msg} | [names], errors?: [{message}]}}`.
-      const d = b.detail as { error?: unknown; reason?: unknown; fields?: unknown; errors?: unknown; expected?: unknown };
+      const d = b.detail as {
+        error?: unknown;
+        reason?: unknown;
+        fields?: unknown;
+        errors?: unknown;
+        expected?: unknown;
+      };
       const parts = [typeof d.error === 'string' ? d.error.replace(/_/g, ' ') : `Request failed (${status})`];
       if (typeof d.reason === 'string') parts.push(d.reason);
       if (d.fields && typeof d.fields === 'object' && !Array.isArray(d.fields)) {
@@ -46,7 +52,8 @@ function describe(status: number, body: unknown): { message: string; fields: Rec
         }
       } else if (Array.isArray(d.fields)) parts.push(`fields: ${d.fields.join(', ')}`);
       if (Array.isArray(d.expected)) parts.push(`expected: ${d.expected.join(', ')}`);
-      if (Array.isArray(d.errors)) for (const e of d.errors as Array<{ message?: string }>) if (e?.message) parts.push(e.message);
+      if (Array.isArray(d.errors))
+        for (const e of d.errors as Array<{ message?: string }>) if (e?.message) parts.push(e.message);
       return { message: parts.join(' — '), fields };
     }
     if (typeof b.error === 'string') return { message: b.error, fields };
@@ -62,14 +69,20 @@ function describe(status: number, body: unknown): { message: string; fields: Rec
   return { message: generic[status] ?? `Request failed (${status})`, fields };
 }
 
-export async function request<T = unknown>(method: string, path: string, body?: unknown, init: RequestInit = {}): Promise<T> {
+export async function request<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  init: RequestInit = {},
+): Promise<T> {
   const isForm = typeof FormData !== 'undefined' && body instanceof FormData;
   let response: Response;
   try {
     response = await fetch(`/api/v1${path}`, {
       method,
       credentials: 'same-origin',
-      headers: body !== undefined && !isForm ? { 'content-type': 'application/json', ...(init.headers ?? {}) } : init.headers,
+      headers:
+        body !== undefined && !isForm ? { 'content-type': 'application/json', ...(init.headers ?? {}) } : init.headers,
       body: body === undefined ? undefined : isForm ? (body as FormData) : JSON.stringify(body),
     });
   } catch {
@@ -119,13 +132,18 @@ export interface Me {
  * A multipart upload that reports its progress (fetch cannot): `onProgress(sent, total)` as the
  * browser sends the body; the answer and errors as `request` gives them.
  */
-export function upload<T = unknown>(path: string, form: FormData, onProgress: (sent: number, total: number) => void): Promise<T> {
+export function upload<T = unknown>(
+  path: string,
+  form: FormData,
+  onProgress: (sent: number, total: number) => void,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `/api/v1${path}`);
     xhr.withCredentials = true;
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
-    xhr.onerror = () => reject(new ApiError(0, 'The server could not be reached. Check your connection and try again.'));
+    xhr.onerror = () =>
+      reject(new ApiError(0, 'The server could not be reached. Check your connection and try again.'));
     xhr.onload = () => {
       let parsed: unknown;
       try {

@@ -18,7 +18,13 @@ export interface FilingSummary {
  * signed evidence package (plain links: the session cookie authorizes the download).
  */
 export function Filings({ entityId, approvalId }: { entityId?: string; approvalId?: string }) {
-  const { data, error } = useLoad(() => api.get<{ filings: FilingSummary[]; total: number }>(`/filings${qs({ entity_id: entityId, approval_id: approvalId, limit: 20 })}`), [entityId, approvalId]);
+  const { data, error } = useLoad(
+    () =>
+      api.get<{ filings: FilingSummary[]; total: number }>(
+        `/filings${qs({ entity_id: entityId, approval_id: approvalId, limit: 20 })}`,
+      ),
+    [entityId, approvalId],
+  );
   if (!data && !error) return null;
   if (data && data.filings.length === 0) return null;
   return (
@@ -30,7 +36,8 @@ export function Filings({ entityId, approvalId }: { entityId?: string; approvalI
           const base = `/api/v1/filings/${encodeURIComponent(f.filing_id)}`;
           return (
             <li key={f.filing_id} data-filing={f.filing_id}>
-              <strong>{f.form_name === 'PR' ? 'Form PR' : f.form_name}</strong> {f.period ?? ''} · {f.status.replace(/_/g, ' ')}
+              <strong>{f.form_name === 'PR' ? 'Form PR' : f.form_name}</strong> {f.period ?? ''} ·{' '}
+              {f.status.replace(/_/g, ' ')}
               {f.filed_at && (
                 <>
                   {' '}

@@ -50,11 +50,26 @@ function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired:
         )}
         <label>
           Email
-          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} aria-describedby={error ? 'login-error' : undefined} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            aria-describedby={error ? 'login-error' : undefined}
+          />
         </label>
         <label>
           Password
-          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <ErrorText error={error} id="login-error" />
         <button type="submit" disabled={busy}>
@@ -72,7 +87,12 @@ function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired:
  */
 function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onSignedIn: (me: Me) => void }) {
   const token = new URLSearchParams(location.search).get('token') ?? '';
-  const [invite, setInvite] = useState<{ email: string; display_name: string | null; purpose: string; expires_at: string } | null>(null);
+  const [invite, setInvite] = useState<{
+    email: string;
+    display_name: string | null;
+    purpose: string;
+    expires_at: string;
+  } | null>(null);
   const [lookup, setLookup] = useState<unknown>();
   const [password, setPassword] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -82,9 +102,17 @@ function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onS
   useEffect(() => {
     document.title = `${title} · Compliance console`;
     if (!token) return setLookup(new Error('This link has no token. Open the link exactly as you received it.'));
-    api.get<typeof invite>(`/auth/invites/${encodeURIComponent(token)}`).then(setInvite, (e) =>
-      setLookup(e instanceof ApiError && e.status === 404 ? new Error('This link is no longer valid: it was already used, has expired or was replaced. Ask your administrator for a new one.') : e),
-    );
+    api
+      .get<typeof invite>(`/auth/invites/${encodeURIComponent(token)}`)
+      .then(setInvite, (e) =>
+        setLookup(
+          e instanceof ApiError && e.status === 404
+            ? new Error(
+                'This link is no longer valid: it was already used, has expired or was replaced. Ask your administrator for a new one.',
+              )
+            : e,
+        ),
+      );
   }, [token, title]);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -98,7 +126,11 @@ function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onS
       navigate('/', true);
       onSignedIn(me);
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 404 ? new Error('This link is no longer valid. Ask your administrator for a new one.') : err);
+      setError(
+        err instanceof ApiError && err.status === 404
+          ? new Error('This link is no longer valid. Ask your administrator for a new one.')
+          : err,
+      );
     } finally {
       setBusy(false);
     }
@@ -112,17 +144,35 @@ function SetPassword({ purpose, onSignedIn }: { purpose: 'invite' | 'reset'; onS
         {invite && (
           <>
             <p>
-              {purpose === 'invite' ? 'Welcome' : 'Hello'}, <strong>{invite.display_name ?? invite.email}</strong>. {purpose === 'invite' ? 'Choose a password to finish setting up your account' : 'Choose a new password for your account'}{' '}
+              {purpose === 'invite' ? 'Welcome' : 'Hello'}, <strong>{invite.display_name ?? invite.email}</strong>.{' '}
+              {purpose === 'invite'
+                ? 'Choose a password to finish setting up your account'
+                : 'Choose a new password for your account'}{' '}
               (<span className="mono">{invite.email}</span>). You are signed in as soon as it is set.
             </p>
             <input type="email" name="username" autoComplete="username" value={invite.email} readOnly hidden />
             <label>
               New password (at least 8 characters)
-              <input type="password" name="new-password" autoComplete="new-password" required minLength={8} value={password} onChange={(e) => setPassword(e.target.value)} />
+              <input
+                type="password"
+                name="new-password"
+                autoComplete="new-password"
+                required
+                minLength={8}
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
             </label>
             <label>
               Repeat the password
-              <input type="password" name="repeat-password" autoComplete="new-password" required value={repeat} onChange={(e) => setRepeat(e.target.value)} />
+              <input
+                type="password"
+                name="repeat-password"
+                autoComplete="new-password"
+                required
+                value={repeat}
+                onChange={(e) => setRepeat(e.target.value)}
+              />
             </label>
             <ErrorText error={error} />
             <button type="submit" disabled={busy}>
@@ -185,10 +235,25 @@ function NavGroup({ name, items, path }: { name: string; items: NavItem[]; path:
     return () => document.removeEventListener('click', close);
   }, [open, name]);
   const current = items.some((i) => path === i.to || path.startsWith(`${i.to}/`));
-  if (items.length === 1) return <li><Link to={items[0].to}>{items[0].label}</Link></li>;
+  if (items.length === 1)
+    return (
+      <li>
+        <Link to={items[0].to}>{items[0].label}</Link>
+      </li>
+    );
   return (
-    <li className={`nav-group ${open ? 'open' : ''}`} data-group={name} onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}>
-      <button type="button" aria-expanded={open} aria-controls={`nav-${name}`} className={current ? 'current' : ''} onClick={() => setOpen((o) => !o)}>
+    <li
+      className={`nav-group ${open ? 'open' : ''}`}
+      data-group={name}
+      onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
+    >
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls={`nav-${name}`}
+        className={current ? 'current' : ''}
+        onClick={() => setOpen((o) => !o)}
+      >
         {name} <span aria-hidden="true">▾</span>
       </button>
       <ul id={`nav-${name}`} className="submenu" aria-label={name}>
@@ -236,7 +301,10 @@ function Routes() {
 }
 
 /** A rendering error shows a readable message and a way back instead of a blank page. */
-class ErrorBoundary extends Component<{ children: React.ReactNode; path: string }, { error: Error | null; path: string }> {
+class ErrorBoundary extends Component<
+  { children: React.ReactNode; path: string },
+  { error: Error | null; path: string }
+> {
   state = { error: null as Error | null, path: this.props.path };
   static getDerivedStateFromError(error: Error) {
     return { error };
@@ -268,7 +336,13 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
       </a>
       <header className="topbar">
         <span className="brand">Compliance console</span>
-        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen((o) => !o)}>
+        <button
+          type="button"
+          className="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="nav"
+          onClick={() => setMenuOpen((o) => !o)}
+        >
           Menu
         </button>
         <nav id="nav" aria-label="Main" className={menuOpen ? 'open' : ''}>
@@ -289,7 +363,8 @@ function Shell({ me, onSignOut }: { me: Me; onSignOut: () => void }) {
         </nav>
         <div className="who">
           <span title={`${me.email} · ${me.roles.join(', ') || 'no role'}`}>
-            {me.display_name ?? me.email} <span className="muted">({me.roles.map((r) => r.replace(/_/g, ' ')).join(', ') || 'no role'})</span>
+            {me.display_name ?? me.email}{' '}
+            <span className="muted">({me.roles.map((r) => r.replace(/_/g, ' ')).join(', ') || 'no role'})</span>
           </span>
           <button type="button" onClick={onSignOut}>
             Sign out
@@ -336,13 +411,28 @@ function App() {
     return (
       <main className="login">
         <ErrorText error={error} />
-        <button type="button" onClick={() => { setError(undefined); load(); }}>
+        <button
+          type="button"
+          onClick={() => {
+            setError(undefined);
+            load();
+          }}
+        >
           Retry
         </button>
       </main>
     );
   const landing = location.pathname === '/invite' ? 'invite' : location.pathname === '/reset-password' ? 'reset' : null;
-  if (landing) return <SetPassword purpose={landing} onSignedIn={(m) => { setExpired(false); setMe(m); }} />;
+  if (landing)
+    return (
+      <SetPassword
+        purpose={landing}
+        onSignedIn={(m) => {
+          setExpired(false);
+          setMe(m);
+        }}
+      />
+    );
   if (me === undefined) return <Loading what="the console" />;
   if (me === null)
     return (

@@ -19,7 +19,10 @@ export function fieldError(error: unknown, field: string): string | undefined {
 }
 
 /** Loads `load()` on mount and whenever `deps` change; `reload` runs it again. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<unknown>();
   const [loading, setLoading] = useState(true);
@@ -112,14 +115,28 @@ export function Day({ day }: { day: string | null | undefined }) {
 
 /** A number with the locale's thousands separators (strings that are numbers included). */
 export function formatNumber(value: unknown): string {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value)) ? Number(value) : null;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))
+        ? Number(value)
+        : null;
   return n === null ? String(value) : n.toLocaleString(undefined, { maximumFractionDigits: 3 });
 }
 
 /** `entity_id` → "Entity id": a readable heading for a machine key. */
 export function humanize(key: string): string {
-  const words = key.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1).replace(/\bid\b/gi, 'ID').replace(/\bapi\b/gi, 'API');
+  const words = key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim();
+  return (
+    words.charAt(0).toUpperCase() +
+    words
+      .slice(1)
+      .replace(/\bid\b/gi, 'ID')
+      .replace(/\bapi\b/gi, 'API')
+  );
 }
 
 interface PersonName {
@@ -146,7 +163,10 @@ function lookUp(id: string, done: () => void) {
     batch = null;
     for (let i = 0; i < ids.length; i += 100) {
       const chunk = ids.slice(i, i + 100);
-      const people = await api.get<{ people: PersonName[] }>(`/auth/people${qs({ ids: chunk.join(',') })}`).then((r) => r.people, () => []);
+      const people = await api.get<{ people: PersonName[] }>(`/auth/people${qs({ ids: chunk.join(',') })}`).then(
+        (r) => r.people,
+        () => [],
+      );
       for (const id of chunk) known.set(id, people.find((p) => p.id === id) ?? null);
       for (const id of chunk) for (const listener of waiting.get(id) ?? []) listener();
       for (const id of chunk) waiting.delete(id);
@@ -181,7 +201,21 @@ export function Person({ id, fallback = '—' }: { id: string | null | undefined
  * A button for an action that is hard to undo: the first press asks, in place, and only
  * "Yes, …" does it. Escape or "Cancel" backs out.
  */
-export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabled, className }: { label: string; question: string; confirmLabel: string; onConfirm: () => void; disabled?: boolean; className?: string }) {
+export function ConfirmButton({
+  label,
+  question,
+  confirmLabel,
+  onConfirm,
+  disabled,
+  className,
+}: {
+  label: string;
+  question: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+  className?: string;
+}) {
   const [asking, setAsking] = useState(false);
   const yes = useRef<HTMLButtonElement>(null);
   useEffect(() => {
@@ -194,9 +228,22 @@ export function ConfirmButton({ label, question, confirmLabel, onConfirm, disabl
       </button>
     );
   return (
-    <span className="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+    <span
+      className="confirm"
+      role="group"
+      aria-label={question}
+      onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}
+    >
       <span>{question}</span>{' '}
-      <button type="button" ref={yes} className="danger" onClick={() => { setAsking(false); onConfirm(); }}>
+      <button
+        type="button"
+        ref={yes}
+        className="danger"
+        onClick={() => {
+          setAsking(false);
+          onConfirm();
+        }}
+      >
         {confirmLabel}
       </button>{' '}
       <button type="button" className="secondary" onClick={() => setAsking(false)}>
@@ -212,13 +259,18 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
   let rows: unknown[][];
   const v = value as { columns?: unknown[]; rows?: unknown[]; headers?: Record<string, string> } | unknown[];
   // A tool result names its columns by key and gives people's headers (with units) beside them.
-  const headers = !Array.isArray(v) && v && typeof v === 'object' && v.headers && typeof v.headers === 'object' ? v.headers : {};
+  const headers =
+    !Array.isArray(v) && v && typeof v === 'object' && v.headers && typeof v.headers === 'object' ? v.headers : {};
   if (Array.isArray(v)) {
     const objects = v.filter((r) => r && typeof r === 'object') as Record<string, unknown>[];
     columns = [...new Set(objects.flatMap((o) => Object.keys(o)))];
     rows = objects.map((o) => columns.map((c) => o[c]));
   } else if (v && typeof v === 'object' && Array.isArray(v.rows)) {
-    columns = (v.columns ?? []).map((c) => (typeof c === 'string' ? c : String((c as { name?: string; key?: string }).name ?? (c as { key?: string }).key ?? c)));
+    columns = (v.columns ?? []).map((c) =>
+      typeof c === 'string'
+        ? c
+        : String((c as { name?: string; key?: string }).name ?? (c as { key?: string }).key ?? c),
+    );
     rows = v.rows.map((r) => (Array.isArray(r) ? r : columns.map((c) => (r as Record<string, unknown>)[c])));
     if (columns.length === 0 && v.rows[0] && typeof v.rows[0] === 'object' && !Array.isArray(v.rows[0])) {
       columns = Object.keys(v.rows[0] as object);
@@ -242,7 +294,13 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
           {rows.map((r, i) => (
             <tr key={i}>
               {r.map((cell, j) => (
-                <td key={j}>{cell === null || cell === undefined ? '' : typeof cell === 'object' ? JSON.stringify(cell) : String(cell)}</td>
+                <td key={j}>
+                  {cell === null || cell === undefined
+                    ? ''
+                    : typeof cell === 'object'
+                      ? JSON.stringify(cell)
+                      : String(cell)}
+                </td>
               ))}
             </tr>
           ))}
@@ -253,7 +311,12 @@ export function DataTable({ value, caption }: { value: unknown; caption?: string
 }
 
 /** Runs a user action: busy while it runs, its error kept for display next to the control. */
-export function useAction(): { busy: boolean; error: unknown; run: (work: () => Promise<unknown>) => Promise<boolean>; clear: () => void } {
+export function useAction(): {
+  busy: boolean;
+  error: unknown;
+  run: (work: () => Promise<unknown>) => Promise<boolean>;
+  clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>();
   const run = async (work: () => Promise<unknown>) => {
@@ -280,12 +343,25 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
   } catch {
     throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new Error(`${what} must be a JSON object, e.g. {"name": "value"}.`);
   return value as Record<string, unknown>;
 }
 
 /** A labelled one-line text input (the label's text is its accessible name). */
-export function TextField({ label, value, onChange, required, placeholder }: { label: string; value: string; onChange: (value: string) => void; required?: boolean; placeholder?: string }) {
+export function TextField({
+  label,
+  value,
+  onChange,
+  required,
+  placeholder,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  required?: boolean;
+  placeholder?: string;
+}) {
   return (
     <label>
       {label}

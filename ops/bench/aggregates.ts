@@ -30,11 +30,38 @@ export async function run(): Promise<BenchRow[]> {
   // A handler per append: the first decision after a restart, which folds from the snapshot
   // (a running handler decides from the state it remembers and reads nothing).
   const snapshots = createSnapshotStore(db.knex);
-  const deps = { get handle() { return createCommandHandler({ store: counting, projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }), snapshots }); }, knex: db.knex };
+  const deps = {
+    get handle() {
+      return createCommandHandler({
+        store: counting,
+        projections: { waitFor: async () => true },
+        logger: pino({ level: 'silent' }),
+        snapshots,
+      });
+    },
+    knex: db.knex,
+  };
   const rows: BenchRow[] = [];
   try {
-    await createConversation(deps, tenantId, { type: 'CreateConversation', conversationId, userId: 'bench-user', agentId: 'bench', title: null, conversationType: null, projectId: null, metadata: null });
-    const append = (i: number) => appendMessage(deps, { tenantId, conversationId, callerId: 'bench-user' }, { role: i % 2 ? 'assistant' : 'user', content: `Message ${i}: production for lease 12345 in March was 1,250 bbl oil and 3,400 mcf gas.` });
+    await createConversation(deps, tenantId, {
+      type: 'CreateConversation',
+      conversationId,
+      userId: 'bench-user',
+      agentId: 'bench',
+      title: null,
+      conversationType: null,
+      projectId: null,
+      metadata: null,
+    });
+    const append = (i: number) =>
+      appendMessage(
+        deps,
+        { tenantId, conversationId, callerId: 'bench-user' },
+        {
+          role: i % 2 ? 'assistant' : 'user',
+          content: `Message ${i}: production for lease 12345 in March was 1,250 bbl oil and 3,400 mcf gas.`,
+        },
+      );
     const measure = async (from: number, count: number) => {
       eventsRead = 0;
       const started = process.hrtime.bigint();
@@ -50,12 +77,26 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: 'append message ~10,000: ms per append', value: late.ms, unit: 'ms' });
     rows.push({ name: 'message 10,000 / message 10: time', value: late.ms / early.ms, unit: 'ratio', target: '≤ 1.5' });
     rows.push({ name: 'events read per decision at ~10', value: early.read, unit: 'events' });
-    rows.push({ name: 'events read per decision at ~10,000', value: late.read, unit: 'events', target: '≤ 100 (snapshot every 100)' });
-    rows.push({ name: 'events read at ~10,000 / at ~10 (fold memory)', value: late.read / early.read, unit: 'ratio', target: '≤ 1.5' });
+    rows.push({
+      name: 'events read per decision at ~10,000',
+      value: late.read,
+      unit: 'events',
+      target: '≤ 100 (snapshot every 100)',
+    });
+    rows.push({
+      name: 'events read at ~10,000 / at ~10 (fold memory)',
+      value: late.read / early.read,
+      unit: 'ratio',
+      target: '≤ 1.5',
+    });
   } finally {
     await close();
   }
-  rows.push({ name: "handler's own CPU per command (store answering at once)", value: await handlerOwnCost(), unit: 'µs' });
+  rows.push({
+    name: "handler's own CPU per command (store answering at once)",
+    value: await handlerOwnCost(),
+    unit: 'µs',
+  });
   return rows;
 }
 
@@ -78,15 +119,21 @@ async function handlerOwnCost(): Promise<number> {
       return { nextRevision: revision, position: { commit: position, prepare: position } };
     },
   };
-  const handle = createCommandHandler({ store: store as never, projections: { waitFor: async () => true }, logger: pino({ level: 'silent' }) });
+  const handle = createCommandHandler({
+    store: store as never,
+    projections: { waitFor: async () => true },
+    logger: pino({ level: 'silent' }),
+  });
   const context = { tenantId: 't', actorId: 'a' };
   const ids = Array.from({ length: 200 }, (_, i) => `note-${i}`);
-  for (const id of ids) await handle(noteDecider, noteStream('t', id), { type: 'CreateNote', noteId: id, title: 'x' }, context);
+  for (const id of ids)
+    await handle(noteDecider, noteStream('t', id), { type: 'CreateNote', noteId: id, title: 'x' }, context);
   const rounds: number[] = [];
   for (let round = 0; round < 3; round++) {
     const n = 100_000;
     const started = process.cpuUsage();
-    for (let i = 0; i < n; i++) await handle(noteDecider, noteStream('t', ids[i % ids.length]), { type: 'RenameNote', title: `t${i}` }, context);
+    for (let i = 0; i < n; i++)
+      await handle(noteDecider, noteStream('t', ids[i % ids.length]), { type: 'RenameNote', title: `t${i}` }, context);
     const used = process.cpuUsage(started);
     rounds.push((used.user + used.system) / n);
   }

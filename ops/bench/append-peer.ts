@@ -10,11 +10,20 @@ import { benchDatabase, type BenchRow, perSecond } from './support';
  * interleaved, and keeps its better run.
  */
 const metadata = { tenantId: 'bench', actorId: 'bench', correlationId: 'bench', causationId: 'bench' };
-const payload = (i: number) => ({ api: `42-501-${String(i % 99999).padStart(5, '0')}`, oil_bbls: i % 900, gas_mcf: i % 5000 });
+const payload = (i: number) => ({
+  api: `42-501-${String(i % 99999).padStart(5, '0')}`,
+  oil_bbls: i % 900,
+  gas_mcf: i % 5000,
+});
 
 type Append = (stream: string, count: number, offset: number) => Promise<unknown>;
 
-async function measure(writers: number, appendsPerWriter: number, eventsPerAppend: number, append: Append): Promise<number> {
+async function measure(
+  writers: number,
+  appendsPerWriter: number,
+  eventsPerAppend: number,
+  append: Append,
+): Promise<number> {
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
@@ -38,15 +47,34 @@ export async function run(): Promise<BenchRow[]> {
   const peerUrl = new URL(ours.url);
   peerUrl.pathname = `/${peerName}`;
   const { getPostgreSQLEventStore } = await import('@event-driven-io/emmett-postgresql');
-  const emmett = getPostgreSQLEventStore(peerUrl.toString(), { connectionOptions: { pooled: true, connectionString: peerUrl.toString(), maxConnections: 16 } as never });
+  const emmett = getPostgreSQLEventStore(peerUrl.toString(), {
+    connectionOptions: { pooled: true, connectionString: peerUrl.toString(), maxConnections: 16 } as never,
+  });
   const raw = new Pool({ connectionString: ours.url, max: 16 });
   try {
-    await raw.query('CREATE TABLE bench_raw_rows (id bigserial PRIMARY KEY, stream text NOT NULL, data jsonb NOT NULL)');
+    await raw.query(
+      'CREATE TABLE bench_raw_rows (id bigserial PRIMARY KEY, stream text NOT NULL, data jsonb NOT NULL)',
+    );
     const appendOurs: Append = (stream, count, offset) =>
-      ours.store.append(stream, Array.from({ length: count }, (_, k): NewEvent => ({ type: 'WellProductionReported', data: payload(offset + k), metadata })));
+      ours.store.append(
+        stream,
+        Array.from({ length: count }, (_, k): NewEvent => ({
+          type: 'WellProductionReported',
+          data: payload(offset + k),
+          metadata,
+        })),
+      );
     const appendEmmett: Append = (stream, count, offset) =>
-      emmett.appendToStream(stream, Array.from({ length: count }, (_, k) => ({ type: 'WellProductionReported', data: payload(offset + k), metadata })));
-    const insertRaw: Append = (stream, _count, offset) => raw.query('INSERT INTO bench_raw_rows (stream, data) VALUES ($1, $2)', [stream, JSON.stringify(payload(offset))]);
+      emmett.appendToStream(
+        stream,
+        Array.from({ length: count }, (_, k) => ({
+          type: 'WellProductionReported',
+          data: payload(offset + k),
+          metadata,
+        })),
+      );
+    const insertRaw: Append = (stream, _count, offset) =>
+      raw.query('INSERT INTO bench_raw_rows (stream, data) VALUES ($1, $2)', [stream, JSON.stringify(payload(offset))]);
     // Warm-up: schemas, prepared statements, connections.
     await measure(8, 20, 1, appendOurs);
     await measure(8, 20, 1, appendEmmett);
@@ -61,8 +89,18 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: 'single-event appends, 8 writers: ours', value: single.ours, unit: 'events/s' });
     rows.push({ name: 'single-event appends, 8 writers: Emmett 0.42', value: single.emmett, unit: 'events/s' });
     rows.push({ name: 'one-row INSERT, 8 writers: raw pg', value: single.raw, unit: 'rows/s' });
-    rows.push({ name: 'single-event appends: ours / Emmett', value: single.ours / single.emmett, unit: 'ratio', target: '≥ 1.2' });
-    rows.push({ name: 'single-event appends: ours / raw INSERT', value: single.ours / single.raw, unit: 'ratio', target: '≥ 0.40' });
+    rows.push({
+      name: 'single-event appends: ours / Emmett',
+      value: single.ours / single.emmett,
+      unit: 'ratio',
+      target: '≥ 1.2',
+    });
+    rows.push({
+      name: 'single-event appends: ours / raw INSERT',
+      value: single.ours / single.raw,
+      unit: 'ratio',
+      target: '≥ 0.40',
+    });
 
     const batch = { ours: 0, emmett: 0 };
     for (let round = 0; round < 2; round++) {
@@ -71,7 +109,12 @@ export async function run(): Promise<BenchRow[]> {
     }
     rows.push({ name: '100-event appends, 8 writers: ours', value: batch.ours, unit: 'events/s' });
     rows.push({ name: '100-event appends, 8 writers: Emmett 0.42', value: batch.emmett, unit: 'events/s' });
-    rows.push({ name: '100-event appends: ours / Emmett', value: batch.ours / batch.emmett, unit: 'ratio', target: '≥ 1.0' });
+    rows.push({
+      name: '100-event appends: ours / Emmett',
+      value: batch.ours / batch.emmett,
+      unit: 'ratio',
+      target: '≥ 1.0',
+    });
   } finally {
     await emmett.close();
     await raw.end();

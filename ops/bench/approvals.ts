@@ -6,7 +6,8 @@ import { type BenchRow, startBenchPlatform } from './support';
  * reviewers at once, exactly one winner each) and a whole Form PR workspace assessment
  * streamed to its `assessment_complete` frame.
  */
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))];
 
 async function post(url: string, body: unknown, headers: Record<string, string>) {
   const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -45,14 +46,24 @@ export async function run(): Promise<BenchRow[]> {
     const tenantId = randomUUID();
     const operator = await bench.session({ tenantId, roles: ['operator'] });
     const admin = await bench.session({ tenantId, roles: ['admin'] });
-    const reviewers = await Promise.all(Array.from({ length: 8 }, () => bench.session({ tenantId, roles: ['reviewer'] })));
+    const reviewers = await Promise.all(
+      Array.from({ length: 8 }, () => bench.session({ tenantId, roles: ['reviewer'] })),
+    );
     const rows: BenchRow[] = [];
 
     const decideMs: number[] = [];
     for (let i = 0; i < 100; i++) {
-      const created = await post(`${bench.api}/approvals`, { agent_type: 'bench', checkpoint_type: 'filing_review', payload: { i } }, operator.headers);
+      const created = await post(
+        `${bench.api}/approvals`,
+        { agent_type: 'bench', checkpoint_type: 'filing_review', payload: { i } },
+        operator.headers,
+      );
       const started = performance.now();
-      const decided = await post(`${bench.api}/approvals/${created.body.approval_id}/decide`, { decision: 'approved' }, reviewers[0].headers);
+      const decided = await post(
+        `${bench.api}/approvals/${created.body.approval_id}/decide`,
+        { decision: 'approved' },
+        reviewers[0].headers,
+      );
       decideMs.push(performance.now() - started);
       if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
     }
@@ -61,30 +72,79 @@ export async function run(): Promise<BenchRow[]> {
 
     let contestedMs = 0;
     for (let i = 0; i < 20; i++) {
-      const created = await post(`${bench.api}/approvals`, { agent_type: 'bench', checkpoint_type: 'filing_review', payload: {} }, operator.headers);
+      const created = await post(
+        `${bench.api}/approvals`,
+        { agent_type: 'bench', checkpoint_type: 'filing_review', payload: {} },
+        operator.headers,
+      );
       const started = performance.now();
-      const answers = await Promise.all(reviewers.map((r) => post(`${bench.api}/approvals/${created.body.approval_id}/decide`, { decision: 'rejected' }, r.headers)));
+      const answers = await Promise.all(
+        reviewers.map((r) =>
+          post(`${bench.api}/approvals/${created.body.approval_id}/decide`, { decision: 'rejected' }, r.headers),
+        ),
+      );
       contestedMs += performance.now() - started;
       const winners = answers.filter((a) => a.status === 200).length;
       const losers = answers.filter((a) => a.status === 409).length;
-      if (winners !== 1 || losers !== reviewers.length - 1) throw new Error(`contested decision: ${winners} winners, ${losers} conflicts: ${JSON.stringify(answers.filter((a) => a.status !== 409))}`);
+      if (winners !== 1 || losers !== reviewers.length - 1)
+        throw new Error(
+          `contested decision: ${winners} winners, ${losers} conflicts: ${JSON.stringify(answers.filter((a) => a.status !== 409))}`,
+        );
     }
-    rows.push({ name: '8 contested deciders, all answered (1 win)', value: contestedMs / 20, unit: 'ms', target: '<= 500' });
+    rows.push({
+      name: '8 contested deciders, all answered (1 win)',
+      value: contestedMs / 20,
+      unit: 'ms',
+      target: '<= 500',
+    });
 
     const api = `42-501-${String(10000 + Math.floor(Math.random() * 89999))}`;
     const now = new Date();
     const period = `${now.getUTCFullYear()}-${String(now.getUTCMonth() || 12).padStart(2, '0')}`;
-    await post(`${bench.api}/graph/entities`, { label: 'Well', properties: { entity_id: api, api_number: api, well_type: 'oil', form_pr_period: period, production_oil_bbls: 3000, production_gas_mcf: 9000, gas_used_on_lease_mcf: 270, gas_sold_mcf: 8130, gas_flared_mcf: 600, gas_vented_mcf: 0, producing_days: 30, latitude: '33.1', longitude: '-102.8' } }, admin.headers);
+    await post(
+      `${bench.api}/graph/entities`,
+      {
+        label: 'Well',
+        properties: {
+          entity_id: api,
+          api_number: api,
+          well_type: 'oil',
+          form_pr_period: period,
+          production_oil_bbls: 3000,
+          production_gas_mcf: 9000,
+          gas_used_on_lease_mcf: 270,
+          gas_sold_mcf: 8130,
+          gas_flared_mcf: 600,
+          gas_vented_mcf: 0,
+          producing_days: 30,
+          latitude: '33.1',
+          longitude: '-102.8',
+        },
+      },
+      admin.headers,
+    );
     const runMs: number[] = [];
     let frames = 0;
     for (let i = 0; i < 5; i++) {
-      const checklist = await post(`${bench.api}/checklists`, { template_id: 'form_pr', entity_id: api, entity_type: 'well', period }, operator.headers);
+      const checklist = await post(
+        `${bench.api}/checklists`,
+        { template_id: 'form_pr', entity_id: api, entity_type: 'well', period },
+        operator.headers,
+      );
       if (checklist.status !== 201) throw new Error(`checklist create answered ${checklist.status}`);
-      const result = await streamAssessment(`${bench.api}/workspaces/${checklist.body.checklist_id}/stream`, operator.headers);
+      const result = await streamAssessment(
+        `${bench.api}/workspaces/${checklist.body.checklist_id}/stream`,
+        operator.headers,
+      );
       runMs.push(result.ms);
       frames = result.frames;
     }
-    rows.push({ name: `Form PR assessment streamed (${frames} frames), median`, value: percentile(runMs, 50), unit: 'ms', target: '<= 3000' });
+    rows.push({
+      name: `Form PR assessment streamed (${frames} frames), median`,
+      value: percentile(runMs, 50),
+      unit: 'ms',
+      target: '<= 3000',
+    });
     return rows;
   } finally {
     await bench.close();

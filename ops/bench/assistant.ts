@@ -8,7 +8,8 @@ import { type BenchRow, startBenchPlatform } from './support';
  * and that every turn ended as expected (completed, or awaiting review for the filing).
  */
 const median = (sorted: number[]) => sorted[Math.floor(sorted.length / 2)];
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 export function questions(well: string, other: string): string[] {
   return [
@@ -40,14 +41,20 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const user = await bench.session({ roles: ['admin'] });
     const post = async (path: string, body: unknown) => {
-      const response = await fetch(`${bench.api}${path}`, { method: 'POST', headers: user.headers, body: JSON.stringify(body) });
+      const response = await fetch(`${bench.api}${path}`, {
+        method: 'POST',
+        headers: user.headers,
+        body: JSON.stringify(body),
+      });
       const json = (await response.json()) as any;
       if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(json)}`);
       return json;
     };
     await post('/graph/seed', { wells: 200, seed: 42, as_of: '2026-01' });
     await post('/compliance/assess', {});
-    const matrix = (await (await fetch(`${bench.api}/compliance/matrix?page_size=2&bucket=overdue`, { headers: user.headers })).json()) as { rows: Array<{ entity_id: string }> };
+    const matrix = (await (
+      await fetch(`${bench.api}/compliance/matrix?page_size=2&bucket=overdue`, { headers: user.headers })
+    ).json()) as { rows: Array<{ entity_id: string }> };
     const [well, other] = matrix.rows.map((r) => r.entity_id);
     const asked = questions(well, other);
     const times: number[] = [];
@@ -68,13 +75,20 @@ export async function run(): Promise<BenchRow[]> {
     }
     times.sort((a, b) => a - b);
     // The slowest questions by their own median: where a turn's time goes.
-    const slowest = [...byQuestion.entries()].map(([q, ts]) => ({ q, median: median(ts.sort((a, b) => a - b)) })).sort((a, b) => b.median - a.median).slice(0, 3);
+    const slowest = [...byQuestion.entries()]
+      .map(([q, ts]) => ({ q, median: median(ts.sort((a, b) => a - b)) }))
+      .sort((a, b) => b.median - a.median)
+      .slice(0, 3);
     return [
       { name: 'questions', value: asked.length, unit: 'questions' },
       { name: 'turn time median', value: median(times), unit: 'ms' },
       { name: 'turn time p95', value: percentile(times, 95), unit: 'ms' },
       { name: 'turns not completed', value: unexpected, unit: 'turns', target: '0' },
-      ...slowest.map((s) => ({ name: `slow: ${s.q.replace(/\b42-\d{3}-\d{5}\b/g, 'API').slice(0, 48)}`, value: s.median, unit: 'ms' })),
+      ...slowest.map((s) => ({
+        name: `slow: ${s.q.replace(/\b42-\d{3}-\d{5}\b/g, 'API').slice(0, 48)}`,
+        value: s.median,
+        unit: 'ms',
+      })),
     ];
   } finally {
     await bench.platform.stop();

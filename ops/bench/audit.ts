@@ -63,8 +63,22 @@ export async function run(): Promise<BenchRow[]> {
         const batch = Array.from({ length: Math.min(BATCH, events - i) }, (_, j) => {
           const n = i + j;
           return n === 0
-            ? { type: 'VertexCreated', data: { vertexId, namespace, label: 'Well', entityId: `W-${vertexId.slice(0, 8)}`, properties: { api_number: `42-${vertexId.slice(0, 8)}`, oil_bbls: '0' } }, metadata }
-            : { type: 'VertexPropertiesUpdated', data: { vertexId, namespace, set: { oil_bbls: String(n) }, removed: [] }, metadata };
+            ? {
+                type: 'VertexCreated',
+                data: {
+                  vertexId,
+                  namespace,
+                  label: 'Well',
+                  entityId: `W-${vertexId.slice(0, 8)}`,
+                  properties: { api_number: `42-${vertexId.slice(0, 8)}`, oil_bbls: '0' },
+                },
+                metadata,
+              }
+            : {
+                type: 'VertexPropertiesUpdated',
+                data: { vertexId, namespace, set: { oil_bbls: String(n) }, removed: [] },
+                metadata,
+              };
         });
         await store.append(vertexStream(tenantId, vertexId), batch);
       }
@@ -87,18 +101,36 @@ export async function run(): Promise<BenchRow[]> {
         from = page[page.length - 1].position;
       }
     });
-    rows.push({ name: 'index build (events/s)', value: Math.round((indexed.result / indexed.ms) * 1000), unit: 'events/s' });
+    rows.push({
+      name: 'index build (events/s)',
+      value: Math.round((indexed.result / indexed.ms) * 1000),
+      unit: 'events/s',
+    });
 
-    const deps: ReviewDeps = { knex: db.knex, store, signer, registry: buildAuditRegistry([{ name: 'identity', audit: identityAuditCatalog }, { name: 'graph', audit: graphAuditCatalog }]) };
+    const deps: ReviewDeps = {
+      knex: db.knex,
+      store,
+      signer,
+      registry: buildAuditRegistry([
+        { name: 'identity', audit: identityAuditCatalog },
+        { name: 'graph', audit: graphAuditCatalog },
+      ]),
+    };
 
     const replay = await measured(async () => {
       const reader = new AuditReader(deps);
       let n = 0;
-      for await (const entry of reader.entries({ tenantId, streams: [vertexStream(tenantId, longWell)] })) if (entry.signature === 'verified') n++;
+      for await (const entry of reader.entries({ tenantId, streams: [vertexStream(tenantId, longWell)] }))
+        if (entry.signature === 'verified') n++;
       return n;
     });
     if (replay.result !== HISTORY) throw new Error(`replayed ${replay.result} verified events, expected ${HISTORY}`);
-    rows.push({ name: `replay one well, ${HISTORY} events (ms)`, value: Math.round(replay.ms), unit: 'ms', target: '< 5,000' });
+    rows.push({
+      name: `replay one well, ${HISTORY} events (ms)`,
+      value: Math.round(replay.ms),
+      unit: 'ms',
+      target: '< 5,000',
+    });
     rows.push({ name: 'replay peak heap growth (MB)', value: replay.heapMb, unit: 'MB' });
 
     let bytes = 0;
@@ -108,12 +140,25 @@ export async function run(): Promise<BenchRow[]> {
         done();
       },
     });
-    const exported = await measured(() => exportXlsx(deps, { query: { tenantId, streamPrefixes: ['graph.vertex-'], streams: undefined }, targets: [], described: {} }, sink, { exportedBy: 'bench' }));
+    const exported = await measured(() =>
+      exportXlsx(
+        deps,
+        { query: { tenantId, streamPrefixes: ['graph.vertex-'], streams: undefined }, targets: [], described: {} },
+        sink,
+        { exportedBy: 'bench' },
+      ),
+    );
     const total = HISTORY + EXPORT;
-    if (exported.result.events !== total) throw new Error(`exported ${exported.result.events} events, expected ${total}`);
+    if (exported.result.events !== total)
+      throw new Error(`exported ${exported.result.events} events, expected ${total}`);
     rows.push({ name: `XLSX export, ${total} events (ms)`, value: Math.round(exported.ms), unit: 'ms' });
     rows.push({ name: 'XLSX export (events/s)', value: Math.round((total / exported.ms) * 1000), unit: 'events/s' });
-    rows.push({ name: 'XLSX export peak heap growth (MB)', value: exported.heapMb, unit: 'MB', target: 'bounded (streamed)' });
+    rows.push({
+      name: 'XLSX export peak heap growth (MB)',
+      value: exported.heapMb,
+      unit: 'MB',
+      target: 'bounded (streamed)',
+    });
     rows.push({ name: 'XLSX export peak RSS growth (MB)', value: exported.rssMb, unit: 'MB' });
     rows.push({ name: 'XLSX file size (MB)', value: bytes / 2 ** 20, unit: 'MB' });
     return rows;

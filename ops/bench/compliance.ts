@@ -34,7 +34,8 @@ export async function run(): Promise<BenchRow[]> {
     const send = async (method: string, path: string, body: unknown) => {
       const response = await fetch(`${api}${path}`, { method, headers, body: JSON.stringify(body) });
       const json = (await response.json()) as any;
-      if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
+      if (response.status >= 300)
+        throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(json)}`);
       return json;
     };
     const post = (path: string, body: unknown) => send('POST', path, body);
@@ -46,12 +47,19 @@ export async function run(): Promise<BenchRow[]> {
     const firstCpu = await withCpu(bench.databaseUrl, () => timed(() => post('/compliance/assess', {})));
     const [first, firstMs] = firstCpu.result;
     await profile.stop();
-    if (statements) process.stderr.write(`server time during the first assessment (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
+    if (statements)
+      process.stderr.write(
+        `server time during the first assessment (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`,
+      );
     // Wells, oil leases and operators are assessed: at least every well.
     if (first.entities < WELLS) throw new Error(`assessed ${first.entities} entities for ${WELLS} wells`);
     const [, secondMs] = await timed(() => post('/compliance/assess', {}));
-    const well = (await (await fetch(`${api}/graph/entities/Well?limit=1`, { headers })).json()) as { entities: Array<{ id: string }> };
-    await send('PUT', `/graph/entities/Well/${well.entities[0].id}`, { properties: { gas_flared_mcf: 900000, producing_days: 30 } });
+    const well = (await (await fetch(`${api}/graph/entities/Well?limit=1`, { headers })).json()) as {
+      entities: Array<{ id: string }>;
+    };
+    await send('PUT', `/graph/entities/Well/${well.entities[0].id}`, {
+      properties: { gas_flared_mcf: 900000, producing_days: 30 },
+    });
     const [changed, changedMs] = await timed(() => post('/compliance/assess', {}));
 
     // Where a whole assessment's time goes: the packs over the graph, the append, the projection.
@@ -60,16 +68,30 @@ export async function run(): Promise<BenchRow[]> {
     const [run, packsMs] = await timed(() => runPacks(deps.knex, tenantId, DEFAULT_PACKS, today));
     const assessmentId = randomUUID();
     const events = decideRecordAssessment(
-      { type: 'RecordAssessment', assessmentId, scope: 'portfolio', entityId: null, entities: run.entities, domains: run.domains, failedDomains: run.failedDomains },
+      {
+        type: 'RecordAssessment',
+        assessmentId,
+        scope: 'portfolio',
+        entityId: null,
+        entities: run.entities,
+        domains: run.domains,
+        failedDomains: run.failedDomains,
+      },
       { status: 'none' },
       new Date(),
     );
     const bytes = events.reduce((n, e) => n + JSON.stringify(e.data).length, 0);
     const metadata = { tenantId, actorId: 'bench', correlationId: assessmentId, causationId: assessmentId };
     const [appended, appendMs] = await timed(() =>
-      deps.store.append(assessmentAggregate.stream(tenantId, assessmentId), events.map((e) => ({ ...e, metadata })), { expectedRevision: 'no_stream' }),
+      deps.store.append(
+        assessmentAggregate.stream(tenantId, assessmentId),
+        events.map((e) => ({ ...e, metadata })),
+        { expectedRevision: 'no_stream' },
+      ),
     );
-    const [, projectMs] = await timed(() => deps.projections.waitFor(appended.position, 600_000, assessmentAggregate.eventTypes));
+    const [, projectMs] = await timed(() =>
+      deps.projections.waitFor(appended.position, 600_000, assessmentAggregate.eventTypes),
+    );
     const asOf = encodeURIComponent(new Date().toISOString());
 
     const latencies = async (path: string) => {
@@ -86,7 +108,9 @@ export async function run(): Promise<BenchRow[]> {
       return out.sort((a, b) => a - b);
     };
     const lastPage = async (query: string) => {
-      const { total } = (await (await fetch(`${api}/compliance/matrix?${query}&page_size=50`, { headers })).json()) as { total: number };
+      const { total } = (await (await fetch(`${api}/compliance/matrix?${query}&page_size=50`, { headers })).json()) as {
+        total: number;
+      };
       return `${query}&page_size=50&page=${Math.max(1, Math.ceil(total / 50))}`;
     };
     const round = (n: number) => Math.round(n * 10) / 10;
@@ -97,28 +121,61 @@ export async function run(): Promise<BenchRow[]> {
       ['last page by name', await lastPage('sort_by=entity_name')],
       ['bucket=overdue, by status, page 3', 'bucket=overdue&sort_by=status&page=3&page_size=50'],
       ['status=compliant, by -due_date, last page', await lastPage('status=compliant&sort_by=-due_date')],
-      ['entity_type=well&search=42-, by type, last page', await lastPage('entity_type=well&search=42-&sort_by=entity_type')],
+      [
+        'entity_type=well&search=42-, by type, last page',
+        await lastPage('entity_type=well&search=42-&sort_by=entity_type'),
+      ],
       ['bucket=due_30d, by entity_id', 'bucket=due_30d&sort_by=entity_id&page_size=50'],
       ['as_of, bucket=overdue, page 1', `bucket=overdue&page_size=50&as_of=${asOf}`],
       ['as_of, last page by name', `${await lastPage('sort_by=entity_name')}&as_of=${asOf}`],
     ];
     const rows: BenchRow[] = [
-      { name: `POST /compliance/assess, ${WELLS} wells × 7 domains, ${first.entities} entities (recorded + projected)`, value: round(firstMs / 1000), unit: 's', target: '<= 5' },
+      {
+        name: `POST /compliance/assess, ${WELLS} wells × 7 domains, ${first.entities} entities (recorded + projected)`,
+        value: round(firstMs / 1000),
+        unit: 's',
+        target: '<= 5',
+      },
       { name: '  CPU of the platform process during it', value: round(firstCpu.processCpu), unit: 's' },
-      ...(firstCpu.postgresCpu === null ? [] : [{ name: '  CPU of PostgreSQL during it', value: round(firstCpu.postgresCpu), unit: 's' }]),
+      ...(firstCpu.postgresCpu === null
+        ? []
+        : [{ name: '  CPU of PostgreSQL during it', value: round(firstCpu.postgresCpu), unit: 's' }]),
       { name: 'assessment rate', value: Math.round(WELLS / (firstMs / 1000)), unit: 'wells/s' },
-      { name: 'POST /compliance/assess again, nothing changed', value: round(secondMs / 1000), unit: 's', target: '<= 1' },
-      { name: `POST /compliance/assess after one well changed (${changed.entities} entities)`, value: round(changedMs / 1000), unit: 's' },
+      {
+        name: 'POST /compliance/assess again, nothing changed',
+        value: round(secondMs / 1000),
+        unit: 's',
+        target: '<= 1',
+      },
+      {
+        name: `POST /compliance/assess after one well changed (${changed.entities} entities)`,
+        value: round(changedMs / 1000),
+        unit: 's',
+      },
       { name: '  whole run: seven packs over the graph read model', value: round(packsMs / 1000), unit: 's' },
-      { name: `  whole run: append ${events.length} events (${Math.round(bytes / 1e6)} MB)`, value: round(appendMs / 1000), unit: 's' },
+      {
+        name: `  whole run: append ${events.length} events (${Math.round(bytes / 1e6)} MB)`,
+        value: round(appendMs / 1000),
+        unit: 's',
+      },
       { name: '  whole run: projection (nothing changed)', value: round(projectMs / 1000), unit: 's' },
       { name: 'GET /compliance/summary p50', value: round(percentile(summary, 50)), unit: 'ms' },
       { name: 'GET /compliance/summary p95', value: round(percentile(summary, 95)), unit: 'ms', target: '<= 50' },
-      { name: 'GET /compliance/summary?as_of=… p95', value: round(percentile(summaryAsOf, 95)), unit: 'ms', target: '<= 50' },
+      {
+        name: 'GET /compliance/summary?as_of=… p95',
+        value: round(percentile(summaryAsOf, 95)),
+        unit: 'ms',
+        target: '<= 50',
+      },
     ];
     for (const [name, query] of matrices) {
       const sorted = await latencies(`/compliance/matrix?${query}`);
-      rows.push({ name: `GET /compliance/matrix ${name} p95 (p50 ${round(percentile(sorted, 50))})`, value: round(percentile(sorted, 95)), unit: 'ms', target: '<= 50' });
+      rows.push({
+        name: `GET /compliance/matrix ${name} p95 (p50 ${round(percentile(sorted, 50))})`,
+        value: round(percentile(sorted, 95)),
+        unit: 'ms',
+        target: '<= 50',
+      });
     }
     return rows;
   } finally {

@@ -23,8 +23,18 @@ async function validationsPerSecond(sql: string, engine: 'postgresql' | 'snowfla
  */
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [
-    { name: 'validate SQL, PostgreSQL (libpg-query)', value: await validationsPerSecond(PG_SQL, 'postgresql', 5_000), unit: 'ops/s', target: '>= 1,000' },
-    { name: 'validate SQL, Snowflake (node-sql-parser)', value: await validationsPerSecond(SF_SQL, 'snowflake', 2_000), unit: 'ops/s', target: '>= 200' },
+    {
+      name: 'validate SQL, PostgreSQL (libpg-query)',
+      value: await validationsPerSecond(PG_SQL, 'postgresql', 5_000),
+      unit: 'ops/s',
+      target: '>= 1,000',
+    },
+    {
+      name: 'validate SQL, Snowflake (node-sql-parser)',
+      value: await validationsPerSecond(SF_SQL, 'snowflake', 2_000),
+      unit: 'ops/s',
+      target: '>= 200',
+    },
   ];
   const policy = egressPolicy([]);
   const started = process.hrtime.bigint();
@@ -34,16 +44,30 @@ export async function run(): Promise<BenchRow[]> {
   if (process.env.DATABASE_URL) {
     const url = new URL(process.env.DATABASE_URL);
     const runConfig = {
-      config: { host: url.hostname, port: Number(url.port || 5432), database: url.pathname.slice(1) || 'postgres', sslmode: 'disable' },
-      credential: { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) || 'unused' },
+      config: {
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        database: url.pathname.slice(1) || 'postgres',
+        sslmode: 'disable',
+      },
+      credential: {
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password) || 'unused',
+      },
       host: url.hostname,
       address: url.hostname === 'localhost' ? '127.0.0.1' : url.hostname,
       limits: { connectTimeoutMs: 5000, statementTimeoutMs: 5000 },
     };
     const runs = 200;
     const t0 = process.hrtime.bigint();
-    for (let i = 0; i < runs; i++) await postgresqlEngine.execute(runConfig, 'select g from generate_series(1, 100) g', [], 50);
-    rows.push({ name: 'exposure run, PostgreSQL, fresh connection, 50 rows', value: Number(process.hrtime.bigint() - t0) / 1e6 / runs, unit: 'ms/run', target: '<= 50' });
+    for (let i = 0; i < runs; i++)
+      await postgresqlEngine.execute(runConfig, 'select g from generate_series(1, 100) g', [], 50);
+    rows.push({
+      name: 'exposure run, PostgreSQL, fresh connection, 50 rows',
+      value: Number(process.hrtime.bigint() - t0) / 1e6 / runs,
+      unit: 'ms/run',
+      target: '<= 50',
+    });
   }
   return rows;
 }

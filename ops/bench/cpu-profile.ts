@@ -47,7 +47,12 @@ export function summarise(profile: Profile, top = 25): string {
     const seen = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)!;
-      if (idle.has(frame.callFrame.functionName) || !frame.callFrame.url.includes(root) || frame.callFrame.url.includes('node_modules')) continue;
+      if (
+        idle.has(frame.callFrame.functionName) ||
+        !frame.callFrame.url.includes(root) ||
+        frame.callFrame.url.includes('node_modules')
+      )
+        continue;
       const ownName = frameName(frame);
       if (seen.has(ownName)) continue;
       seen.add(ownName);

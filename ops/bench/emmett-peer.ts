@@ -10,10 +10,16 @@ import express from 'express';
  * are ours to carry.
  */
 type ConversationDocument = { userId: string; agentId: string; title: string | null; status: string };
-type ConversationCreated = { type: 'ConversationCreated'; data: { conversationId: string; userId: string; agentId: string; title: string | null } };
+type ConversationCreated = {
+  type: 'ConversationCreated';
+  data: { conversationId: string; userId: string; agentId: string; title: string | null };
+};
 type Conversation = { status: 'none' } | { status: 'created'; ownerId: string };
 
-const evolve = (_state: Conversation, event: ConversationCreated): Conversation => ({ status: 'created', ownerId: event.data.userId });
+const evolve = (_state: Conversation, event: ConversationCreated): Conversation => ({
+  status: 'created',
+  ownerId: event.data.userId,
+});
 const initialState = (): Conversation => ({ status: 'none' });
 
 export async function startEmmettPeer(connectionString: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -24,7 +30,15 @@ export async function startEmmettPeer(connectionString: string): Promise<{ url: 
     collectionName: 'conversations',
     canHandle: ['ConversationCreated'],
     getDocumentId: (event) => event.data.conversationId,
-    evolve: (_document: ConversationDocument | null, event: { data: ConversationCreated['data'] }): ConversationDocument => ({ userId: event.data.userId, agentId: event.data.agentId, title: event.data.title, status: 'created' }),
+    evolve: (
+      _document: ConversationDocument | null,
+      event: { data: ConversationCreated['data'] },
+    ): ConversationDocument => ({
+      userId: event.data.userId,
+      agentId: event.data.agentId,
+      title: event.data.title,
+      status: 'created',
+    }),
   });
   const store = getPostgreSQLEventStore(connectionString, {
     projections: projections.inline([conversationsProjection]),
@@ -59,7 +73,11 @@ export async function startEmmettPeer(connectionString: string): Promise<{ url: 
   await new Promise((resolve) => server.once('listening', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // The first command creates the projection's collection; concurrent first commands would race on it.
-  const first = await fetch(`${url}/conversations`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: 'warm-up' }) });
+  const first = await fetch(`${url}/conversations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ agent_id: 'warm-up' }),
+  });
   if (first.status !== 200) throw new Error(`the Emmett peer answered ${first.status}: ${await first.text()}`);
   return {
     url,

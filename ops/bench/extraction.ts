@@ -23,14 +23,28 @@ import type { BenchRow } from './support';
 const MB = 1024 * 1024;
 
 async function fixtures(): Promise<Record<string, Buffer>> {
-  const page = Array.from({ length: 45 }, (_, i) => `Line ${i}: well 42-123-${String(10000 + i)} produced 1250 bbl of oil and 3400 mcf of gas.`);
-  const rows = Array.from({ length: 60_000 }, (_, i) => [`42-123-${10000 + i}`, 'Permian', i % 400, (i * 7) % 1000, '2026-03']);
+  const page = Array.from(
+    { length: 45 },
+    (_, i) => `Line ${i}: well 42-123-${String(10000 + i)} produced 1250 bbl of oil and 3400 mcf of gas.`,
+  );
+  const rows = Array.from({ length: 60_000 }, (_, i) => [
+    `42-123-${10000 + i}`,
+    'Permian',
+    i % 400,
+    (i * 7) % 1000,
+    '2026-03',
+  ]);
   return {
     txt: files.textOfSize(10 * MB - 4096),
     csv: files.csvOf([['api_number', 'basin', 'oil_bbl', 'gas_mcf', 'month'], ...rows]),
     pdf: await files.pdfWithText(Array.from({ length: 400 }, () => page)),
     xlsx: await files.xlsxWithSheets({ Production: rows.slice(0, 30_000), Injection: rows.slice(30_000) }),
-    docx: await files.docxWithParagraphs(Array.from({ length: 40_000 }, (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}.`)),
+    docx: await files.docxWithParagraphs(
+      Array.from(
+        { length: 40_000 },
+        (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}.`,
+      ),
+    ),
   };
 }
 
@@ -87,7 +101,12 @@ async function uploadPeakMemory(bytes: Buffer): Promise<{ heapMb: number; rssMb:
     rss = Math.max(rss, now.rss - base.rss);
   };
   const timer = setInterval(sample, 2);
-  const response = await fetch(`http://127.0.0.1:${port}/upload`, { method: 'POST', headers: { 'content-type': contentType }, body: stream, duplex: 'half' } as RequestInit);
+  const response = await fetch(`http://127.0.0.1:${port}/upload`, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
   await response.text();
   sample();
   clearInterval(timer);
@@ -124,14 +143,37 @@ export async function run(): Promise<BenchRow[]> {
     const peak = await uploadPeakMemory(bytes);
     if (peak.status !== 200) throw new Error(`bench upload of ${kind} answered ${peak.status}`);
     const size = (bytes.length / MB).toFixed(1);
-    rows.push({ name: `peak heap+buffers, one ${size} MB ${kind} upload`, value: peak.heapMb, unit: 'MB', target: '< 100 MB' });
-    rows.push({ name: `peak RSS growth, one ${size} MB ${kind} upload`, value: peak.rssMb, unit: 'MB', target: '< 100 MB' });
+    rows.push({
+      name: `peak heap+buffers, one ${size} MB ${kind} upload`,
+      value: peak.heapMb,
+      unit: 'MB',
+      target: '< 100 MB',
+    });
+    rows.push({
+      name: `peak RSS growth, one ${size} MB ${kind} upload`,
+      value: peak.rssMb,
+      unit: 'MB',
+      target: '< 100 MB',
+    });
   }
   for (const [kind, bytes] of Object.entries(inputs)) {
     const size = `${(bytes.length / MB).toFixed(1)} MB`;
-    rows.push({ name: `${kind} full read (${size})`, value: await throughput(() => fullRead(kind, bytes), bytes.length), unit: 'MB/s' });
-    rows.push({ name: `${kind} upload path, 8k tokens kept (${size})`, value: await throughput(() => extractText(bytes), bytes.length), unit: 'MB/s' });
+    rows.push({
+      name: `${kind} full read (${size})`,
+      value: await throughput(() => fullRead(kind, bytes), bytes.length),
+      unit: 'MB/s',
+    });
+    rows.push({
+      name: `${kind} upload path, 8k tokens kept (${size})`,
+      value: await throughput(() => extractText(bytes), bytes.length),
+      unit: 'MB/s',
+    });
   }
-  rows.push({ name: 'max event-loop stall, all five kinds read twice by the worker pool', value: await eventLoopStallThroughPool(inputs), unit: 'ms', target: '< 50 ms' });
+  rows.push({
+    name: 'max event-loop stall, all five kinds read twice by the worker pool',
+    value: await eventLoopStallThroughPool(inputs),
+    unit: 'ms',
+    target: '< 50 ms',
+  });
   return rows;
 }

@@ -44,27 +44,75 @@ export async function run(): Promise<BenchRow[]> {
     const { tenantId, headers } = await bench.session({ tenantId: randomUUID() });
 
     const started = process.hrtime.bigint();
-    const seeded = await fetch(`${api}/graph/seed`, { method: 'POST', headers, body: JSON.stringify({ wells: WELLS }) });
+    const seeded = await fetch(`${api}/graph/seed`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ wells: WELLS }),
+    });
     const seedSeconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const seed = (await seeded.json()) as { entities: number; vertices: number; edges: number; import_seconds: number; entities_per_second: number };
+    const seed = (await seeded.json()) as {
+      entities: number;
+      vertices: number;
+      edges: number;
+      import_seconds: number;
+      entities_per_second: number;
+    };
     if (seeded.status !== 201) throw new Error(`POST /graph/seed answered ${seeded.status}: ${JSON.stringify(seed)}`);
 
-    const wells = (await platform.deps.knex('graph_vertices').select('id', 'entity_id').where({ namespace: namespaceOf(tenantId), label: 'Well' })) as Array<{ id: string; entity_id: string }>;
+    const wells = (await platform.deps
+      .knex('graph_vertices')
+      .select('id', 'entity_id')
+      .where({ namespace: namespaceOf(tenantId), label: 'Well' })) as Array<{ id: string; entity_id: string }>;
     const pick = () => wells[Math.floor(Math.random() * wells.length)];
     // Warm-up: JIT, pools, Postgres buffers.
     await timeGets(() => `${api}/graph/context/managed/${pick().entity_id}?entity_type_key=well`, 200, headers);
     await timeGets(() => `${api}/impact/Well/${pick().id}?max_depth=3`, 100, headers);
-    const context = await timeGets(() => `${api}/graph/context/managed/${pick().entity_id}?entity_type_key=well`, REQUESTS, headers);
-    const impact = await timeGets(() => `${api}/impact/Well/${pick().id}?max_depth=3&wti_price=72.5&henry_hub_price=3.1`, REQUESTS, headers);
+    const context = await timeGets(
+      () => `${api}/graph/context/managed/${pick().entity_id}?entity_type_key=well`,
+      REQUESTS,
+      headers,
+    );
+    const impact = await timeGets(
+      () => `${api}/impact/Well/${pick().id}?max_depth=3&wti_price=72.5&henry_hub_price=3.1`,
+      REQUESTS,
+      headers,
+    );
     const round = (n: number) => Math.round(n * 10) / 10;
     return [
       { name: `seeded graph: ${WELLS} wells, vertices + edges`, value: seed.entities, unit: 'entities' },
-      { name: 'seeding rate (import events appended + projected)', value: seed.entities_per_second, unit: 'entities/s', target: '>= 5,000' },
-      { name: 'seeding rate end to end (generate + POST /graph/seed)', value: Math.round(seed.entities / seedSeconds), unit: 'entities/s' },
-      { name: `GET /graph/context/managed/{id} p50 (${CONCURRENCY} in flight)`, value: round(percentile(context, 50)), unit: 'ms' },
-      { name: `GET /graph/context/managed/{id} p95 (${CONCURRENCY} in flight)`, value: round(percentile(context, 95)), unit: 'ms', target: '<= 50' },
-      { name: `GET /impact/Well/{id}?max_depth=3 p50 (${CONCURRENCY} in flight)`, value: round(percentile(impact, 50)), unit: 'ms' },
-      { name: `GET /impact/Well/{id}?max_depth=3 p95 (${CONCURRENCY} in flight)`, value: round(percentile(impact, 95)), unit: 'ms', target: '<= 250' },
+      {
+        name: 'seeding rate (import events appended + projected)',
+        value: seed.entities_per_second,
+        unit: 'entities/s',
+        target: '>= 5,000',
+      },
+      {
+        name: 'seeding rate end to end (generate + POST /graph/seed)',
+        value: Math.round(seed.entities / seedSeconds),
+        unit: 'entities/s',
+      },
+      {
+        name: `GET /graph/context/managed/{id} p50 (${CONCURRENCY} in flight)`,
+        value: round(percentile(context, 50)),
+        unit: 'ms',
+      },
+      {
+        name: `GET /graph/context/managed/{id} p95 (${CONCURRENCY} in flight)`,
+        value: round(percentile(context, 95)),
+        unit: 'ms',
+        target: '<= 50',
+      },
+      {
+        name: `GET /impact/Well/{id}?max_depth=3 p50 (${CONCURRENCY} in flight)`,
+        value: round(percentile(impact, 50)),
+        unit: 'ms',
+      },
+      {
+        name: `GET /impact/Well/{id}?max_depth=3 p95 (${CONCURRENCY} in flight)`,
+        value: round(percentile(impact, 95)),
+        unit: 'ms',
+        target: '<= 250',
+      },
     ];
   } finally {
     await bench.close();

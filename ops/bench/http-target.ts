@@ -32,7 +32,7 @@ function countQueries(): { sent: () => number; texts: Map<string, number> } {
     sent++;
     if (!byText) return query.apply(this, args);
     const first = args[0] as string | { text?: string };
-    const text = (typeof first === 'string' ? first : first?.text ?? '?').replace(/\s+/g, ' ').trim().slice(0, 90);
+    const text = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').trim().slice(0, 90);
     texts.set(text, (texts.get(text) ?? 0) + 1);
     return query.apply(this, args);
   };
@@ -43,7 +43,13 @@ async function main(): Promise<void> {
   const queries = countQueries();
   const bench = await startBenchPlatform();
   const { admin, post, wellApi } = await benchTenant(bench);
-  const type = await post('/event-types', { name: 'SCADA alarm', fields: [{ name: 'metric', type: 'text', required: true }, { name: 'value', type: 'number' }] });
+  const type = await post('/event-types', {
+    name: 'SCADA alarm',
+    fields: [
+      { name: 'metric', type: 'text', required: true },
+      { name: 'value', type: 'number' },
+    ],
+  });
   await post(`/event-types/${type.id}/transition`, { status: 'active' });
   // A turn appends to its conversation: one conversation per connection and then some keeps
   // turns on one conversation from contending with each other.
@@ -64,7 +70,10 @@ async function main(): Promise<void> {
   );
   const profiler = new Session();
   profiler.connect();
-  const inspect = (method: string) => new Promise<any>((resolve, reject) => profiler.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))));
+  const inspect = (method: string) =>
+    new Promise<any>((resolve, reject) =>
+      profiler.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   // Commands on stdin: `profile-start`, `profile-stop <file>` (the parent profiles only the
   // measured rounds, not start-up); end of input stops the server.
   for await (const line of createInterface({ input: process.stdin })) {
@@ -76,13 +85,18 @@ async function main(): Promise<void> {
       // With the CPU this process and the PostgreSQL server have used so far (ms; -1 unknown).
       const cpu = process.cpuUsage();
       const pg = await postgresCpuSeconds(bench.databaseUrl);
-      process.stdout.write(`queries ${queries.sent()} ${(cpu.user + cpu.system) / 1000} ${pg === null ? -1 : pg * 1000}\n`);
+      process.stdout.write(
+        `queries ${queries.sent()} ${(cpu.user + cpu.system) / 1000} ${pg === null ? -1 : pg * 1000}\n`,
+      );
     } else if (command === 'statements') {
       // The statements sent since the last `statements`, most frequent first, on stderr.
       const top = [...queries.texts].sort((a, b) => b[1] - a[1]).slice(0, 25);
       process.stderr.write(`${top.map(([text, n]) => `${String(n).padStart(7)}  ${text}`).join('\n')}\n`);
       queries.texts.clear();
-      if (process.env.BENCH_PG_STATEMENTS === '1') process.stderr.write(`server time (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
+      if (process.env.BENCH_PG_STATEMENTS === '1')
+        process.stderr.write(
+          `server time (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`,
+        );
       process.stdout.write('statements-written\n');
     } else if (command === 'profile-stop') {
       const { profile } = await inspect('Profiler.stop');
@@ -109,7 +123,15 @@ async function peerDatabase(platformUrl: string): Promise<string> {
   return url.toString();
 }
 
-export type HttpTarget = { api: string; publicUrl: string; peer: string; headers: Record<string, string>; eventTypeId: string; wellApi: string; conversations: string[] };
+export type HttpTarget = {
+  api: string;
+  publicUrl: string;
+  peer: string;
+  headers: Record<string, string>;
+  eventTypeId: string;
+  wellApi: string;
+  conversations: string[];
+};
 
 main().catch((error) => {
   console.error(`http-target: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

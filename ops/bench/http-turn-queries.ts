@@ -13,7 +13,10 @@ import { startBenchPlatform } from './support';
  */
 /** The platform's frames of the current (synchronous) stack, outside the event store and pg. */
 function callers(): string {
-  const frames = (new Error().stack ?? '').split('\n').slice(2).map((l) => l.trim());
+  const frames = (new Error().stack ?? '')
+    .split('\n')
+    .slice(2)
+    .map((l) => l.trim());
   return frames
     .filter((f) => /(src|commands|queries|projections|streams)\//.test(f) && !/eventstore|node_modules/.test(f))
     .slice(0, 2)
@@ -32,8 +35,12 @@ async function main(): Promise<void> {
       const first = args[0] as string | { text?: string };
       const full = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').trim();
       // Event reads share their select list: tell them apart by their condition and their caller.
-      const where = full.startsWith('SELECT position, transaction_id') ? ` …${full.slice(full.indexOf(' WHERE '), full.indexOf(' WHERE ') + 60)} ← ${callers()}` : '';
-      const params = (typeof first === 'object' ? (first as { values?: unknown[] }).values : undefined) ?? (args[1] as unknown[] | undefined);
+      const where = full.startsWith('SELECT position, transaction_id')
+        ? ` …${full.slice(full.indexOf(' WHERE '), full.indexOf(' WHERE ') + 60)} ← ${callers()}`
+        : '';
+      const params =
+        (typeof first === 'object' ? (first as { values?: unknown[] }).values : undefined) ??
+        (args[1] as unknown[] | undefined);
       // Each append named by its streams' kinds and the event types it wrote (several streams: one call of append_to_streams).
       const kind = (stream: unknown) => String(stream).split(/[-:]/)[0];
       const appended = !Array.isArray(params)
@@ -54,7 +61,12 @@ async function main(): Promise<void> {
   const readAll = store.readAll.bind(store);
   store.readAll = (options) => {
     if (counting) {
-      const caller = (new Error().stack ?? '').split('\n')[2]?.trim().replace(/^at /, '').replace(/\(.*\/(src|commands|queries|projections)\//, '($1/') ?? '?';
+      const caller =
+        (new Error().stack ?? '')
+          .split('\n')[2]
+          ?.trim()
+          .replace(/^at /, '')
+          .replace(/\(.*\/(src|commands|queries|projections)\//, '($1/') ?? '?';
       readers.set(caller, (readers.get(caller) ?? 0) + 1);
     }
     return readAll(options);
@@ -62,9 +74,16 @@ async function main(): Promise<void> {
   const { post, wellApi } = await benchTenant(bench);
   const concurrency = Number(process.env.CONCURRENCY ?? 1);
   const conversations: string[] = [];
-  for (let c = 0; c < concurrency; c++) conversations.push((await post('/conversations', { agent_id: 'compliance' })).id);
-  const turn = (conversation: string) => post('/execute', { conversation_id: conversation, message: `What is the status of well ${wellApi}?` });
-  const each = async (n: number) => Promise.all(conversations.map(async (c) => { for (let i = 0; i < n; i++) await turn(c); }));
+  for (let c = 0; c < concurrency; c++)
+    conversations.push((await post('/conversations', { agent_id: 'compliance' })).id);
+  const turn = (conversation: string) =>
+    post('/execute', { conversation_id: conversation, message: `What is the status of well ${wellApi}?` });
+  const each = async (n: number) =>
+    Promise.all(
+      conversations.map(async (c) => {
+        for (let i = 0; i < n; i++) await turn(c);
+      }),
+    );
   await each(3);
   const perConversation = Math.max(1, Math.round(Number(process.env.TURNS ?? 10) / concurrency));
   const turns = perConversation * concurrency;
@@ -83,11 +102,15 @@ async function main(): Promise<void> {
     else open.delete(key);
   }
   const total = [...counts.values()].reduce((a, b) => a + b, 0);
-  process.stdout.write(`${(total / turns).toFixed(1)} queries per turn, ${ms.toFixed(0)} ms per turn (${concurrency === 1 ? 'sequential' : `${concurrency} at once`})\n`);
+  process.stdout.write(
+    `${(total / turns).toFixed(1)} queries per turn, ${ms.toFixed(0)} ms per turn (${concurrency === 1 ? 'sequential' : `${concurrency} at once`})\n`,
+  );
   process.stdout.write(`${open.size} reservations unsettled when the last turn answered\n`);
-  for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${text}\n`);
+  for (const [text, n] of [...counts].sort((a, b) => b[1] - a[1]))
+    process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${text}\n`);
   process.stdout.write('global-log reads by caller, per turn:\n');
-  for (const [caller, n] of [...readers].sort((a, b) => b[1] - a[1])) process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${caller}\n`);
+  for (const [caller, n] of [...readers].sort((a, b) => b[1] - a[1]))
+    process.stdout.write(`${(n / turns).toFixed(1).padStart(6)}  ${caller}\n`);
   await bench.close();
   process.exit(0);
 }

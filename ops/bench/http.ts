@@ -30,11 +30,20 @@ const json = (body: unknown) => JSON.stringify(body);
 
 const ROUTES: Route[] = [
   { name: 'health', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/health' }) },
-  { name: 'auth/me', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/auth/me', headers: t.headers }) },
+  {
+    name: 'auth/me',
+    request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/auth/me', headers: t.headers }),
+  },
   {
     name: 'POST /conversations',
     target: '≥ 0.3, p99 ≤ 20 ms',
-    request: (t) => ({ url: t.publicUrl, method: 'POST', path: '/api/v1/conversations', headers: t.headers, body: json({ agent_id: 'compliance', title: 'Bench conversation' }) }),
+    request: (t) => ({
+      url: t.publicUrl,
+      method: 'POST',
+      path: '/api/v1/conversations',
+      headers: t.headers,
+      body: json({ agent_id: 'compliance', title: 'Bench conversation' }),
+    }),
   },
   {
     name: 'POST /events',
@@ -44,7 +53,16 @@ const ROUTES: Route[] = [
       method: 'POST',
       path: '/api/v1/events',
       headers: t.headers,
-      setupRequest: (req) => ({ ...req, body: json({ event_type_id: t.eventTypeId, entity_id: `42-329-${String(nextSerial() % 50).padStart(5, '0')}`, entity_type: 'Well', occurred_at: new Date().toISOString(), fields: { metric: 'casing_pressure', value: 800 } }) }),
+      setupRequest: (req) => ({
+        ...req,
+        body: json({
+          event_type_id: t.eventTypeId,
+          entity_id: `42-329-${String(nextSerial() % 50).padStart(5, '0')}`,
+          entity_type: 'Well',
+          occurred_at: new Date().toISOString(),
+          fields: { metric: 'casing_pressure', value: 800 },
+        }),
+      }),
     }),
   },
   {
@@ -58,14 +76,30 @@ const ROUTES: Route[] = [
       setupRequest: (req) => {
         const n = nextSerial();
         const api = `42-${String(100 + Math.floor(n / 100_000)).padStart(3, '0')}-${String(n % 100_000).padStart(5, '0')}`;
-        return { ...req, body: json({ label: 'Well', properties: { entity_id: api, api_number: api, well_type: 'oil', production_oil_bbls: 1000 + (n % 500) } }) };
+        return {
+          ...req,
+          body: json({
+            label: 'Well',
+            properties: { entity_id: api, api_number: api, well_type: 'oil', production_oil_bbls: 1000 + (n % 500) },
+          }),
+        };
       },
     }),
   },
   {
     name: 'POST /approvals',
     target: '≥ 0.3, p99 ≤ 20 ms',
-    request: (t) => ({ url: t.publicUrl, method: 'POST', path: '/api/v1/approvals', headers: t.headers, body: json({ agent_type: 'bench', checkpoint_type: 'filing_review', payload: { filing_type: 'PR', entity_id: t.wellApi } }) }),
+    request: (t) => ({
+      url: t.publicUrl,
+      method: 'POST',
+      path: '/api/v1/approvals',
+      headers: t.headers,
+      body: json({
+        agent_type: 'bench',
+        checkpoint_type: 'filing_review',
+        payload: { filing_type: 'PR', entity_id: t.wellApi },
+      }),
+    }),
   },
   {
     name: 'POST /execute (a turn)',
@@ -80,18 +114,36 @@ const ROUTES: Route[] = [
       // share), not two turns racing in one conversation.
       setupRequest: (req, connection) => {
         connection.conversation ??= t.conversations[nextSerial() % t.conversations.length];
-        return { ...req, body: json({ conversation_id: connection.conversation, message: `What is the status of well ${t.wellApi}?` }) };
+        return {
+          ...req,
+          body: json({ conversation_id: connection.conversation, message: `What is the status of well ${t.wellApi}?` }),
+        };
       },
     }),
   },
-  { name: 'GET /conversations', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/conversations', headers: t.headers }) },
-  { name: 'GET /compliance/summary', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/compliance/summary', headers: t.headers }) },
-  { name: 'GET /compliance/matrix', request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/compliance/matrix', headers: t.headers }) },
+  {
+    name: 'GET /conversations',
+    request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/conversations', headers: t.headers }),
+  },
+  {
+    name: 'GET /compliance/summary',
+    request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/compliance/summary', headers: t.headers }),
+  },
+  {
+    name: 'GET /compliance/matrix',
+    request: (t) => ({ url: t.publicUrl, method: 'GET', path: '/api/v1/compliance/matrix', headers: t.headers }),
+  },
 ];
 
 const PEER: Route = {
   name: 'Emmett peer: POST /conversations',
-  request: (t) => ({ url: t.peer, method: 'POST', path: '/conversations', headers: { 'content-type': 'application/json' }, body: json({ agent_id: 'compliance', title: 'Bench conversation' }) }),
+  request: (t) => ({
+    url: t.peer,
+    method: 'POST',
+    path: '/conversations',
+    headers: { 'content-type': 'application/json' },
+    body: json({ agent_id: 'compliance', title: 'Bench conversation' }),
+  }),
 };
 
 interface Figures {
@@ -110,8 +162,16 @@ async function load(route: Route, target: HttpTarget, seconds: number): Promise<
   };
   const result = await autocannon({ url, connections: 8, duration: seconds, requests: [{ ...request, onResponse }] });
   const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > result.requests.total / 100) throw new Error(`${route.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; first refusal: ${refused ?? 'none'})`);
-  return { rps: result.requests.total / (result.duration || seconds), p50: result.latency.p50, p99: result.latency.p99, total: result.requests.total };
+  if (failed > result.requests.total / 100)
+    throw new Error(
+      `${route.name}: ${failed} of ${result.requests.total} requests failed (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}; first refusal: ${refused ?? 'none'})`,
+    );
+  return {
+    rps: result.requests.total / (result.duration || seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+  };
 }
 
 interface Counters {
@@ -132,13 +192,16 @@ function perRequest(before: Counters, after: Counters, answered: number): PerReq
   return {
     queries: (after.queries - before.queries) / n,
     serverCpuMs: (after.serverCpu - before.serverCpu) / n,
-    postgresCpuMs: before.postgresCpu === null || after.postgresCpu === null ? null : (after.postgresCpu - before.postgresCpu) / n,
+    postgresCpuMs:
+      before.postgresCpu === null || after.postgresCpu === null ? null : (after.postgresCpu - before.postgresCpu) / n,
   };
 }
 
 /** Starts the server side and answers its description; stdin closing stops it. */
 async function startTarget() {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'http-target.ts')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'http-target.ts')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const lines = createInterface({ input: child.stdout! });
   const nextLine = (prefix: string) =>
@@ -190,7 +253,9 @@ export async function run(): Promise<BenchRow[]> {
   const seconds = Number(process.env.BENCH_HTTP_SECONDS ?? 5);
   const rounds = Number(process.env.BENCH_HTTP_ROUNDS ?? 2);
   const only = process.env.BENCH_HTTP_ROUTES?.split(',').map((s) => s.trim().toLowerCase());
-  const routes = ROUTES.filter((r) => r.name === 'health' || !only || only.some((o) => r.name.toLowerCase().includes(o)));
+  const routes = ROUTES.filter(
+    (r) => r.name === 'health' || !only || only.some((o) => r.name.toLowerCase().includes(o)),
+  );
   const withPeer = routes.some((r) => r.name === 'POST /conversations');
   const server = await startTarget();
   const { target } = server;
@@ -231,7 +296,9 @@ export async function run(): Promise<BenchRow[]> {
       server.profileStart();
       for (const route of routes) if (route.name !== 'health') await load(route, target, seconds);
       await server.profileStop(file);
-      process.stdout.write(`server CPU profile of the measured rounds: ${file} (summary: npx tsx ops/bench/cpu-profile.ts ${file})\n`);
+      process.stdout.write(
+        `server CPU profile of the measured rounds: ${file} (summary: npx tsx ops/bench/cpu-profile.ts ${file})\n`,
+      );
     }
   } finally {
     await server.stop();
@@ -243,18 +310,25 @@ export async function run(): Promise<BenchRow[]> {
     rows.push({ name: `${route.name}: req/s`, value: Math.round(f.rps), unit: 'req/s' });
     rows.push({ name: `${route.name}: p50`, value: f.p50, unit: 'ms' });
     rows.push({ name: `${route.name}: p99`, value: f.p99, unit: 'ms' });
-    if (route.name !== 'health') rows.push({ name: `${route.name}: / health`, value: f.rps / health, unit: 'ratio', target: route.target });
+    if (route.name !== 'health')
+      rows.push({ name: `${route.name}: / health`, value: f.rps / health, unit: 'ratio', target: route.target });
     const cost = costs.get(route.name);
     if (cost) {
       rows.push({ name: `${route.name}: queries per request`, value: cost.queries, unit: 'queries' });
       rows.push({ name: `${route.name}: server CPU per request`, value: cost.serverCpuMs, unit: 'ms' });
-      if (cost.postgresCpuMs !== null) rows.push({ name: `${route.name}: PostgreSQL CPU per request`, value: cost.postgresCpuMs, unit: 'ms' });
+      if (cost.postgresCpuMs !== null)
+        rows.push({ name: `${route.name}: PostgreSQL CPU per request`, value: cost.postgresCpuMs, unit: 'ms' });
     }
   }
   if (withPeer) {
     const ours = best.get('POST /conversations')!;
     const peer = best.get(PEER.name)!;
-    rows.push({ name: 'POST /conversations: ours / Emmett peer', value: ours.rps / peer.rps, unit: 'ratio', target: '≥ 1.2, p99 no worse' });
+    rows.push({
+      name: 'POST /conversations: ours / Emmett peer',
+      value: ours.rps / peer.rps,
+      unit: 'ratio',
+      target: '≥ 1.2, p99 no worse',
+    });
   }
   return rows;
 }

@@ -28,13 +28,27 @@ export async function run(): Promise<BenchRow[]> {
     const { token } = await bench.session();
     const base = bench.platform.publicUrl!;
     // Warm-up: JIT, connection pools, the resolve cache.
-    await autocannon({ url: `${base}/api/v1/auth/me`, connections: CONNECTIONS, duration: 2, headers: { authorization: `Bearer ${token}` } });
+    await autocannon({
+      url: `${base}/api/v1/auth/me`,
+      connections: CONNECTIONS,
+      duration: 2,
+      headers: { authorization: `Bearer ${token}` },
+    });
     // Alternating rounds, so a change in machine load hits both routes alike.
     const healthRounds: CannonResult[] = [];
     const meRounds: CannonResult[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      healthRounds.push(await autocannon({ url: `${base}/health`, connections: CONNECTIONS, duration: SECONDS / ROUNDS }));
-      meRounds.push(await autocannon({ url: `${base}/api/v1/auth/me`, connections: CONNECTIONS, duration: SECONDS / ROUNDS, headers: { authorization: `Bearer ${token}` } }));
+      healthRounds.push(
+        await autocannon({ url: `${base}/health`, connections: CONNECTIONS, duration: SECONDS / ROUNDS }),
+      );
+      meRounds.push(
+        await autocannon({
+          url: `${base}/api/v1/auth/me`,
+          connections: CONNECTIONS,
+          duration: SECONDS / ROUNDS,
+          headers: { authorization: `Bearer ${token}` },
+        }),
+      );
     }
     const failed = meRounds.reduce((n, r) => n + r.non2xx + r.errors, 0);
     if (failed) throw new Error(`GET /auth/me answered ${failed} non-2xx or errors during the run`);

@@ -6,7 +6,29 @@ import type { BenchRow } from './support';
  * `npm run bench [-- name…]`: runs each benchmark module and prints one table. Modules
  * export `run(): Promise<BenchRow[]>`; speed targets live here, never in timed tests.
  */
-const MODULES = ['spine', 'append-peer', 'http', 'aggregates', 'identity', 'settings', 'graph', 'extraction', 'prompts', 'connectors', 'monitoring', 'approvals', 'agents', 'compliance', 'upload-lanes', 'memory', 'audit', 'ingestion', 'evaluation', 'budgets', 'assistant'];
+const MODULES = [
+  'spine',
+  'append-peer',
+  'http',
+  'aggregates',
+  'identity',
+  'settings',
+  'graph',
+  'extraction',
+  'prompts',
+  'connectors',
+  'monitoring',
+  'approvals',
+  'agents',
+  'compliance',
+  'upload-lanes',
+  'memory',
+  'audit',
+  'ingestion',
+  'evaluation',
+  'budgets',
+  'assistant',
+];
 
 export async function runBenchmarks(wanted: string[]): Promise<void> {
   const unknown = wanted.filter((w) => !MODULES.includes(w));
@@ -23,7 +45,9 @@ export async function runBenchmarks(wanted: string[]): Promise<void> {
   console.log(`\n${'benchmark'.padEnd(10)} ${'measure'.padEnd(width)} ${'value'.padStart(12)}  unit        target`);
   for (const row of table) {
     const value = Number.isInteger(row.value) ? row.value.toLocaleString('en-US') : row.value.toFixed(2);
-    console.log(`${row.module.padEnd(10)} ${row.name.padEnd(width)} ${value.padStart(12)}  ${row.unit.padEnd(10)}  ${row.target ?? ''}`);
+    console.log(
+      `${row.module.padEnd(10)} ${row.name.padEnd(width)} ${value.padStart(12)}  ${row.unit.padEnd(10)}  ${row.target ?? ''}`,
+    );
   }
 }
 

@@ -15,13 +15,22 @@ const COUNTY_CODES = ['329', '317', '227', '383', '461', '173', '389', '301', '4
 /** An operator well list in PDQ column names, ≈100 bytes a row (100,000 rows ≈ 10 MB). */
 async function writeCsv(path: string, rows: number): Promise<void> {
   const out = createWriteStream(path);
-  const write = (line: string) => (out.write(line) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r())));
-  await write('API_NO,OPERATOR_NO,OPERATOR_NAME,LEASE_NAME,LEASE_NO,WELL_NO,COUNTY,DISTRICT,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,WELL_TYPE\n');
+  const write = (line: string) =>
+    out.write(line) ? Promise.resolve() : new Promise<void>((r) => out.once('drain', () => r()));
+  await write(
+    'API_NO,OPERATOR_NO,OPERATOR_NAME,LEASE_NAME,LEASE_NO,WELL_NO,COUNTY,DISTRICT,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,WELL_TYPE\n',
+  );
   for (let i = 0; i < rows; i++) {
     const county = COUNTY_CODES[i % COUNTY_CODES.length];
     const operator = 100_000 + (i % 40);
     const lease = 10_000 + Math.floor(i / 8);
-    await write(`42${county}${String(10_000 + i).padStart(5, '0').slice(-5)},${operator},OPERATOR ${operator} LLC,LEASE ${lease},${lease},${(i % 8) + 1}H,Midland,08,SPRABERRY (TREND AREA),85279200,${(31 + (i % 1000) / 1000).toFixed(4)},${(-102 - (i % 997) / 1000).toFixed(4)},O\n`);
+    await write(
+      `42${county}${String(10_000 + i)
+        .padStart(5, '0')
+        .slice(
+          -5,
+        )},${operator},OPERATOR ${operator} LLC,LEASE ${lease},${lease},${(i % 8) + 1}H,Midland,08,SPRABERRY (TREND AREA),85279200,${(31 + (i % 1000) / 1000).toFixed(4)},${(-102 - (i % 997) / 1000).toFixed(4)},O\n`,
+    );
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
 }
@@ -51,7 +60,9 @@ async function planOnly(deps: FeedDeps, file: string): Promise<{ seconds: number
 }
 
 /** Peak RSS and heap while `work` runs, sampled every 25 ms. */
-async function withPeakMemory<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; peakRssMb: number; peakHeapMb: number; baseRssMb: number }> {
+async function withPeakMemory<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; seconds: number; peakRssMb: number; peakHeapMb: number; baseRssMb: number }> {
   global.gc?.();
   const base = process.memoryUsage();
   let peakRss = base.rss;
@@ -64,7 +75,13 @@ async function withPeakMemory<T>(work: () => Promise<T>): Promise<{ result: T; s
   const started = process.hrtime.bigint();
   try {
     const result = await work();
-    return { result, seconds: Number(process.hrtime.bigint() - started) / 1e9, peakRssMb: peakRss / 2 ** 20, peakHeapMb: peakHeap / 2 ** 20, baseRssMb: base.rss / 2 ** 20 };
+    return {
+      result,
+      seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      peakRssMb: peakRss / 2 ** 20,
+      peakHeapMb: peakHeap / 2 ** 20,
+      baseRssMb: base.rss / 2 ** 20,
+    };
   } finally {
     clearInterval(timer);
   }
@@ -89,7 +106,10 @@ export async function run(): Promise<BenchRow[]> {
       await staged.discard();
       return staged;
     });
-    if (staging.result.accepted !== ROWS) throw new Error(`staged ${staging.result.accepted} of ${ROWS} rows: ${JSON.stringify(staging.result.rejections.slice(0, 3))}`);
+    if (staging.result.accepted !== ROWS)
+      throw new Error(
+        `staged ${staging.result.accepted} of ${ROWS} rows: ${JSON.stringify(staging.result.rejections.slice(0, 3))}`,
+      );
 
     const planning = await planOnly(bench.platform.deps, path);
 
@@ -100,7 +120,8 @@ export async function run(): Promise<BenchRow[]> {
       form.append('file', await openAsBlob(path, { type: 'text/csv' }), 'wells.csv');
       const response = await fetch(`${bench.api}/ingest/operator/csv`, { method: 'POST', headers: auth, body: form });
       const body = (await response.json()) as { accepted: number; graph: { created: number; updated: number } };
-      if (response.status !== 200) throw new Error(`POST /ingest/operator/csv answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
+      if (response.status !== 200)
+        throw new Error(`POST /ingest/operator/csv answered ${response.status}: ${JSON.stringify(body).slice(0, 500)}`);
       return body;
     };
     // BENCH_PG_STATEMENTS=1: the server's time by statement during the first import, on stderr;
@@ -111,29 +132,62 @@ export async function run(): Promise<BenchRow[]> {
     const firstCpu = await withCpu(bench.databaseUrl, () => withPeakMemory(post));
     await profile.stop();
     const first = firstCpu.result;
-    if (statements) process.stderr.write(`server time during the import (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`);
+    if (statements)
+      process.stderr.write(
+        `server time during the import (calls, execution, planning):\n${await serverStatements(bench.databaseUrl)}\n`,
+      );
     const again = await withPeakMemory(post);
 
     // A year of one district, every data type: mostly Form PR reports through UpdateWellProduction.
     const scrapeStarted = process.hrtime.bigint();
-    const scrape = await fetch(`${bench.api}/ingest/rrc-scrape`, { method: 'POST', headers, body: JSON.stringify({ data_types: ['operators', 'leases', 'wells', 'permits', 'flaring', 'production'], district: '08', date_range: { from: '2025-01-01', to: '2025-12-31' } }) });
+    const scrape = await fetch(`${bench.api}/ingest/rrc-scrape`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        data_types: ['operators', 'leases', 'wells', 'permits', 'flaring', 'production'],
+        district: '08',
+        date_range: { from: '2025-01-01', to: '2025-12-31' },
+      }),
+    });
     const scrapeSeconds = Number(process.hrtime.bigint() - scrapeStarted) / 1e9;
     const scraped = (await scrape.json()) as { counts: Record<string, number> };
-    if (scrape.status !== 200) throw new Error(`POST /ingest/rrc-scrape answered ${scrape.status}: ${JSON.stringify(scraped).slice(0, 300)}`);
+    if (scrape.status !== 200)
+      throw new Error(`POST /ingest/rrc-scrape answered ${scrape.status}: ${JSON.stringify(scraped).slice(0, 300)}`);
     const records = Object.values(scraped.counts).reduce((a, b) => a + b, 0);
     const round = (n: number) => Math.round(n * 10) / 10;
     return [
       { name: `csv file (${ROWS.toLocaleString('en-US')} rows)`, value: round(sizeMb), unit: 'MB' },
       { name: 'csv staging rows/s', value: Math.round(ROWS / staging.seconds), unit: 'rows/s' },
       { name: 'csv staging peak heap', value: round(staging.peakHeapMb), unit: 'MB' },
-      { name: `csv import's planning alone (${CSV_FEED_BATCH}-row batches, nothing stored)`, value: round(planning.seconds), unit: 's' },
+      {
+        name: `csv import's planning alone (${CSV_FEED_BATCH}-row batches, nothing stored)`,
+        value: round(planning.seconds),
+        unit: 's',
+      },
       { name: "csv import's planning alone, CPU", value: round(planning.cpu), unit: 's' },
-      { name: 'csv import rows/s (HTTP, graph fed)', value: Math.round(ROWS / first.seconds), unit: 'rows/s', target: '100k rows ≤ 20 s' },
+      {
+        name: 'csv import rows/s (HTTP, graph fed)',
+        value: Math.round(ROWS / first.seconds),
+        unit: 'rows/s',
+        target: '100k rows ≤ 20 s',
+      },
       { name: 'csv import seconds', value: round(first.seconds), unit: 's' },
       { name: 'csv import graph vertices created', value: first.result.graph.created, unit: 'vertices' },
-      { name: 'csv import CPU, platform process', value: round(firstCpu.processCpu), unit: 's', target: 'work done, less load-dependent than time' },
-      ...(firstCpu.postgresCpu === null ? [] : [{ name: 'csv import CPU, PostgreSQL', value: round(firstCpu.postgresCpu), unit: 's' }]),
-      { name: 'csv import peak RSS', value: round(first.peakRssMb), unit: 'MB', target: `bounded (base ${Math.round(first.baseRssMb)} MB)` },
+      {
+        name: 'csv import CPU, platform process',
+        value: round(firstCpu.processCpu),
+        unit: 's',
+        target: 'work done, less load-dependent than time',
+      },
+      ...(firstCpu.postgresCpu === null
+        ? []
+        : [{ name: 'csv import CPU, PostgreSQL', value: round(firstCpu.postgresCpu), unit: 's' }]),
+      {
+        name: 'csv import peak RSS',
+        value: round(first.peakRssMb),
+        unit: 'MB',
+        target: `bounded (base ${Math.round(first.baseRssMb)} MB)`,
+      },
       { name: 'csv import peak heap', value: round(first.peakHeapMb), unit: 'MB' },
       { name: 'csv re-import rows/s (unchanged)', value: Math.round(ROWS / again.seconds), unit: 'rows/s' },
       { name: 'csv re-import peak heap', value: round(again.peakHeapMb), unit: 'MB' },

@@ -47,7 +47,10 @@ async function waitFor(url: string, child: ChildProcess, timeoutMs: number): Pro
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the platform exited with code ${child.exitCode}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -59,7 +62,9 @@ function runToEnd(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<
     const child = spawn(process.execPath, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(-500)}`)),
+    );
   });
 }
 
@@ -68,7 +73,8 @@ async function slowPdf(pages: number): Promise<Buffer> {
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 0; i < pages; i++) doc.addPage([612, 792]);
   // Text on the first and the last page: the reader goes through every page (up to its cap).
-  for (const n of [0, pages - 1]) doc.getPage(n).drawText('Annual inspection summary', { x: 50, y: 700, size: 11, font });
+  for (const n of [0, pages - 1])
+    doc.getPage(n).drawText('Annual inspection summary', { x: 50, y: 700, size: 11, font });
   return Buffer.from(await doc.save());
 }
 
@@ -90,7 +96,11 @@ export async function run(): Promise<BenchRow[]> {
     EXTRACTION_IDLE_MS: String(IDLE_MS),
     LOG_LEVEL: 'warn',
   };
-  const platform = spawn(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'start'], { cwd: checkout, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const platform = spawn(process.execPath, ['--import', 'tsx', 'ops/cli.ts', 'start'], {
+    cwd: checkout,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const pid = platform.pid!;
   const base = `http://127.0.0.1:${port}`;
   try {
@@ -99,20 +109,39 @@ export async function run(): Promise<BenchRow[]> {
     await new Promise((r) => setTimeout(r, 10_000));
     const idle = rssOf(pid);
 
-    const login = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: env.BOOTSTRAP_ADMIN_EMAIL, password: env.BOOTSTRAP_ADMIN_PASSWORD }) });
+    const login = await fetch(`${base}/api/v1/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: env.BOOTSTRAP_ADMIN_EMAIL, password: env.BOOTSTRAP_ADMIN_PASSWORD }),
+    });
     const token = /svc_token=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
     if (!token) throw new Error(`login failed: ${login.status}`);
     const headers = { authorization: `Bearer ${token}` };
     // A conversation per upload in flight: attachments to one conversation contend for its stream.
-    const conversation = async () => ((await (await fetch(`${base}/api/v1/conversations`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ agent_id: 'compliance' }) })).json()) as { id: string }).id;
+    const conversation = async () =>
+      (
+        (await (
+          await fetch(`${base}/api/v1/conversations`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({ agent_id: 'compliance' }),
+          })
+        ).json()) as { id: string }
+      ).id;
     const conversations = await Promise.all(Array.from({ length: 13 }, conversation));
     /** The status, and for a refusal its type (`413`, `422 file.timeout`). */
     const upload = async (lane: number, bytes: Buffer, filename: string, type: string) => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(bytes)], { type }), filename);
-      const response = await fetch(`${base}/api/v1/conversations/${conversations[lane]}/attachments`, { method: 'POST', headers, body: form });
+      const response = await fetch(`${base}/api/v1/conversations/${conversations[lane]}/attachments`, {
+        method: 'POST',
+        headers,
+        body: form,
+      });
       const body = (await response.json().catch(() => ({}))) as { detail?: Array<{ type?: string }> };
-      return response.status === 422 && Array.isArray(body.detail) ? `422 ${body.detail[0]?.type}` : String(response.status);
+      return response.status === 422 && Array.isArray(body.detail)
+        ? `422 ${body.detail[0]?.type}`
+        : String(response.status);
     };
 
     const pdf = await slowPdf(SLOW_PAGES);
@@ -125,7 +154,14 @@ export async function run(): Promise<BenchRow[]> {
     const burst = async (lane: number) => {
       while (smallDone < SMALL_UPLOADS) {
         const n = smallDone++;
-        smallStatuses.push(await upload(lane, Buffer.from(`Inspector notes ${n}: valve replaced on well 42-501-${10000 + n}.`), `notes-${n}.txt`, 'text/plain'));
+        smallStatuses.push(
+          await upload(
+            lane,
+            Buffer.from(`Inspector notes ${n}: valve replaced on well 42-501-${10000 + n}.`),
+            `notes-${n}.txt`,
+            'text/plain',
+          ),
+        );
       }
     };
     const [bigStatuses, pdfStatuses] = await Promise.all([
@@ -138,13 +174,29 @@ export async function run(): Promise<BenchRow[]> {
     await new Promise((r) => setTimeout(r, IDLE_MS + 3000));
     const after = rssOf(pid);
 
-    const count = (statuses: string[]) => Object.entries(statuses.reduce<Record<string, number>>((acc, s) => ((acc[s] = (acc[s] ?? 0) + 1), acc), {})).map(([s, n]) => `${n}×${s}`).join(' ');
+    const count = (statuses: string[]) =>
+      Object.entries(statuses.reduce<Record<string, number>>((acc, s) => ((acc[s] = (acc[s] ?? 0) + 1), acc), {}))
+        .map(([s, n]) => `${n}×${s}`)
+        .join(' ');
     const label = process.env.BENCH_MEMORY_CHECKOUT ? ` (${path.basename(checkout)})` : '';
     return [
       { name: `idle RSS after start + seed${label}`, value: Math.round(idle / MB), unit: 'MB', target: '≤ 250' },
-      { name: `peak RSS: 3×11 MB + 2 slow PDFs (${SLOW_PAGES} pages) + ${SMALL_UPLOADS} small${label}`, value: Math.round(peak / MB), unit: 'MB', target: '≤ 500' },
-      { name: `RSS ${((IDLE_MS + 3000) / 1000).toFixed(0)} s after the load (idle workers exited)${label}`, value: Math.round(after / MB), unit: 'MB' },
-      { name: `mixed load took; statuses 11 MB: ${count(bigStatuses)}, PDFs: ${count(pdfStatuses)}, small: ${count(smallStatuses)}`, value: loadSeconds, unit: 's' },
+      {
+        name: `peak RSS: 3×11 MB + 2 slow PDFs (${SLOW_PAGES} pages) + ${SMALL_UPLOADS} small${label}`,
+        value: Math.round(peak / MB),
+        unit: 'MB',
+        target: '≤ 500',
+      },
+      {
+        name: `RSS ${((IDLE_MS + 3000) / 1000).toFixed(0)} s after the load (idle workers exited)${label}`,
+        value: Math.round(after / MB),
+        unit: 'MB',
+      },
+      {
+        name: `mixed load took; statuses 11 MB: ${count(bigStatuses)}, PDFs: ${count(pdfStatuses)}, small: ${count(smallStatuses)}`,
+        value: loadSeconds,
+        unit: 's',
+      },
     ];
   } finally {
     platform.kill('SIGTERM');

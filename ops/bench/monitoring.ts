@@ -11,7 +11,12 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const tenantId = randomUUID();
     const power = await bench.session({ tenantId, roles: ['power_user'] });
-    const post = async (path: string, body: unknown, headers: Record<string, string> = power.headers, base = bench.api) => {
+    const post = async (
+      path: string,
+      body: unknown,
+      headers: Record<string, string> = power.headers,
+      base = bench.api,
+    ) => {
       const response = await fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) });
       if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`);
       return response.json();
@@ -19,17 +24,37 @@ export async function run(): Promise<BenchRow[]> {
     const type = await post('/event-types', {
       name: 'SCADA alarm',
       fields: [
-        { name: 'metric', type: 'select', options: ['casing_pressure', 'tubing_pressure', 'flow_rate'], required: true },
+        {
+          name: 'metric',
+          type: 'select',
+          options: ['casing_pressure', 'tubing_pressure', 'flow_rate'],
+          required: true,
+        },
         { name: 'value', type: 'number', required: true },
         { name: 'note', type: 'text' },
         { name: 'acknowledged', type: 'boolean' },
         { name: 'reading_at', type: 'datetime' },
       ],
     });
-    const guard = await post(`/event-types/${type.id}/guard-rules`, { name: 'Plausible value', field: 'value', operator: 'lte', value: 100_000 });
+    const guard = await post(`/event-types/${type.id}/guard-rules`, {
+      name: 'Plausible value',
+      field: 'value',
+      operator: 'lte',
+      value: 100_000,
+    });
     await post(`/event-types/${type.id}/guard-rules/${guard.id}/publish`, {});
     await post(`/event-types/${type.id}/transition`, { status: 'active' });
-    await post('/duplication-rules', { name: 'Same alarm per well', event_type_id: type.id, match_fields: ['entity_id', 'metric'], window_seconds: 60 }, { 'content-type': 'application/json', 'x-tenant-id': tenantId }, `${bench.platform.internalUrl}/api/v1`);
+    await post(
+      '/duplication-rules',
+      {
+        name: 'Same alarm per well',
+        event_type_id: type.id,
+        match_fields: ['entity_id', 'metric'],
+        window_seconds: 60,
+      },
+      { 'content-type': 'application/json', 'x-tenant-id': tenantId },
+      `${bench.platform.internalUrl}/api/v1`,
+    );
 
     const total = 400;
     const concurrency = 8;
@@ -46,7 +71,12 @@ export async function run(): Promise<BenchRow[]> {
             entity_id: `42-329-${String(i % 50).padStart(5, '0')}`,
             entity_type: 'Well',
             occurred_at: new Date(Date.UTC(2026, 0, 1) + i * 3_600_000).toISOString(),
-            fields: { metric: 'casing_pressure', value: 800 + i, acknowledged: false, reading_at: '2026-01-01T00:00:00Z' },
+            fields: {
+              metric: 'casing_pressure',
+              value: 800 + i,
+              acknowledged: false,
+              reading_at: '2026-01-01T00:00:00Z',
+            },
           });
           latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
         }
@@ -58,7 +88,9 @@ export async function run(): Promise<BenchRow[]> {
     const pages = 100;
     const t1 = process.hrtime.bigint();
     for (let i = 0; i < pages; i++) {
-      const response = await fetch(`${bench.api}/events?entity_id=42-329-${String(i % 50).padStart(5, '0')}&limit=50`, { headers: power.headers });
+      const response = await fetch(`${bench.api}/events?entity_id=42-329-${String(i % 50).padStart(5, '0')}&limit=50`, {
+        headers: power.headers,
+      });
       await response.json();
     }
     const pageRate = perSecond(pages, t1);

@@ -13,7 +13,12 @@ import { type BenchRow, perSecond } from './support';
 const POLICY = { capacity: 100, refillPerSecond: 10 };
 
 /** Takes per second over `identities` buckets with `concurrency` callers in flight. */
-async function takesPerSecond(store: TokenBucketStore, total: number, concurrency: number, identities: number): Promise<number> {
+async function takesPerSecond(
+  store: TokenBucketStore,
+  total: number,
+  concurrency: number,
+  identities: number,
+): Promise<number> {
   let next = 0;
   const started = process.hrtime.bigint();
   await Promise.all(
@@ -30,13 +35,23 @@ async function takesPerSecond(store: TokenBucketStore, total: number, concurrenc
 /** Rate-limit stores and the per-turn settings resolution (cache hit). */
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
-  rows.push({ name: 'rate-limit take, memory, 10k identities', value: await takesPerSecond(createMemoryBucketStore(POLICY), 500_000, 1, 10_000), unit: 'ops/s', target: '>= 1,000,000' });
+  rows.push({
+    name: 'rate-limit take, memory, 10k identities',
+    value: await takesPerSecond(createMemoryBucketStore(POLICY), 500_000, 1, 10_000),
+    unit: 'ops/s',
+    target: '>= 1,000,000',
+  });
 
   if (process.env.REDIS_URL) {
     const redis = new Redis(process.env.REDIS_URL);
     try {
       const store = createRedisBucketStore(redis, POLICY, { prefix: `bench:ratelimit:${randomUUID()}:` });
-      rows.push({ name: 'rate-limit take, redis Lua, 64 in flight', value: await takesPerSecond(store, 50_000, 64, 10_000), unit: 'ops/s', target: '>= 20,000' });
+      rows.push({
+        name: 'rate-limit take, redis Lua, 64 in flight',
+        value: await takesPerSecond(store, 50_000, 64, 10_000),
+        unit: 'ops/s',
+        target: '>= 20,000',
+      });
     } finally {
       await redis.quit();
     }
@@ -45,11 +60,36 @@ export async function run(): Promise<BenchRow[]> {
   const config = loadConfig({ NODE_ENV: 'test' });
   const cache = createMemoryCache();
   const tenantId = randomUUID();
-  await cache.set(settingsCacheKey(tenantId), { tenantId, stored: { values: { ...INHERIT_ALL, defaultModel: 'openai/gpt-4o' }, updatedBy: 'x', updatedAt: new Date().toISOString() }, overrides: {} }, 300);
-  const deps = { knex: (() => { throw new Error('cache miss in bench'); }) as never, cache, config, logger: pino({ level: 'silent' }) };
+  await cache.set(
+    settingsCacheKey(tenantId),
+    {
+      tenantId,
+      stored: {
+        values: { ...INHERIT_ALL, defaultModel: 'openai/gpt-4o' },
+        updatedBy: 'x',
+        updatedAt: new Date().toISOString(),
+      },
+      overrides: {},
+    },
+    300,
+  );
+  const deps = {
+    knex: (() => {
+      throw new Error('cache miss in bench');
+    }) as never,
+    cache,
+    config,
+    logger: pino({ level: 'silent' }),
+  };
   const turns = 100_000;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < turns; i++) await resolveEffectiveSettings(deps, { tenantId, userId: 'u', request: { thinkingMode: 'adaptive' } });
-  rows.push({ name: 'resolve turn settings (cache hit)', value: perSecond(turns, started), unit: 'ops/s', target: '>= 50,000' });
+  for (let i = 0; i < turns; i++)
+    await resolveEffectiveSettings(deps, { tenantId, userId: 'u', request: { thinkingMode: 'adaptive' } });
+  rows.push({
+    name: 'resolve turn settings (cache hit)',
+    value: perSecond(turns, started),
+    unit: 'ops/s',
+    target: '>= 50,000',
+  });
   return rows;
 }

@@ -7,14 +7,27 @@ import { ProjectionRunner } from '../../src/platform/projection-runner/runner';
 import { benchDatabase, type BenchRow, perSecond } from './support';
 
 const metadata = { tenantId: 'bench', actorId: 'bench', correlationId: 'bench', causationId: 'bench' };
-const event = (i: number): NewEvent => ({ type: 'WellProductionReported', data: { api: `42-501-${String(i % 99999).padStart(5, '0')}`, oil_bbls: i % 900, gas_mcf: i % 5000 }, metadata });
+const event = (i: number): NewEvent => ({
+  type: 'WellProductionReported',
+  data: { api: `42-501-${String(i % 99999).padStart(5, '0')}`, oil_bbls: i % 900, gas_mcf: i % 5000 },
+  metadata,
+});
 
-async function appendRun(writers: number, appendsPerWriter: number, eventsPerAppend: number, append: (stream: string, events: NewEvent[]) => Promise<unknown>): Promise<number> {
+async function appendRun(
+  writers: number,
+  appendsPerWriter: number,
+  eventsPerAppend: number,
+  append: (stream: string, events: NewEvent[]) => Promise<unknown>,
+): Promise<number> {
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
       const stream = `bench.well-${w}-${randomUUID()}`;
-      for (let i = 0; i < appendsPerWriter; i++) await append(stream, Array.from({ length: eventsPerAppend }, (_, k) => event(i * eventsPerAppend + k)));
+      for (let i = 0; i < appendsPerWriter; i++)
+        await append(
+          stream,
+          Array.from({ length: eventsPerAppend }, (_, k) => event(i * eventsPerAppend + k)),
+        );
     }),
   );
   return perSecond(writers * appendsPerWriter * eventsPerAppend, started);
@@ -78,9 +91,24 @@ export async function run(): Promise<BenchRow[]> {
   try {
     const append = (stream: string, events: NewEvent[]) => store.append(stream, events);
     rows.push({ name: 'append 1 event/tx, 1 writer', value: await appendRun(1, 1500, 1, append), unit: 'events/s' });
-    rows.push({ name: 'append 1 event/tx, 8 writers', value: await appendRun(8, 400, 1, append), unit: 'events/s', target: '≥ 2,000' });
-    rows.push({ name: 'append 100 events/tx, 1 writer', value: await appendRun(1, 200, 100, append), unit: 'events/s', target: '≥ 20,000' });
-    rows.push({ name: 'append 100 events/tx, 8 writers', value: await appendRun(8, 60, 100, append), unit: 'events/s', target: '≥ 20,000' });
+    rows.push({
+      name: 'append 1 event/tx, 8 writers',
+      value: await appendRun(8, 400, 1, append),
+      unit: 'events/s',
+      target: '≥ 2,000',
+    });
+    rows.push({
+      name: 'append 100 events/tx, 1 writer',
+      value: await appendRun(1, 200, 100, append),
+      unit: 'events/s',
+      target: '≥ 20,000',
+    });
+    rows.push({
+      name: 'append 100 events/tx, 8 writers',
+      value: await appendRun(8, 60, 100, append),
+      unit: 'events/s',
+      target: '≥ 20,000',
+    });
 
     // Fill to 200k events for the read and rebuild figures.
     const head = Number((await db.knex('events').count<{ count: string }[]>('* as count'))[0].count);
@@ -99,11 +127,25 @@ export async function run(): Promise<BenchRow[]> {
     }
     rows.push({ name: `readAll (${read} events, 1000/batch)`, value: perSecond(read, started), unit: 'events/s' });
 
-    const runner = new ProjectionRunner({ knex: db.knex, store, projectors: [counter, batchedCounter], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url) });
-    for (const [name, label] of [['bench_counter_batched', 'batched upsert'], ['bench_counter', 'upsert per event']]) {
+    const runner = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [counter, batchedCounter],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+    });
+    for (const [name, label] of [
+      ['bench_counter_batched', 'batched upsert'],
+      ['bench_counter', 'upsert per event'],
+    ]) {
       const rebuildStarted = process.hrtime.bigint();
       const result = await runner.rebuild(name);
-      rows.push({ name: `projection rebuild, ${label} (${total} events)`, value: perSecond(result.applied, rebuildStarted), unit: 'events/s', target: '≥ 15,000' });
+      rows.push({
+        name: `projection rebuild, ${label} (${total} events)`,
+        value: perSecond(result.applied, rebuildStarted),
+        unit: 'events/s',
+        target: '≥ 15,000',
+      });
     }
     await runner.stop();
   } finally {

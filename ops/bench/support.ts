@@ -34,7 +34,13 @@ export const PLANS_LOG = path.join(os.tmpdir(), 'platform-bench-plans.log');
  * A fresh migrated database for one benchmark: on DATABASE_URL's server when set, else an
  * embedded PostgreSQL with its default (durable) settings in a temporary directory.
  */
-export async function benchDatabase(): Promise<{ db: Database; store: EventStore; signer: AuditSigner; url: string; close(): Promise<void> }> {
+export async function benchDatabase(): Promise<{
+  db: Database;
+  store: EventStore;
+  signer: AuditSigner;
+  url: string;
+  close(): Promise<void>;
+}> {
   const logger = pino({ level: 'silent' });
   let adminUrl = process.env.DATABASE_URL;
   let stopServer: () => Promise<void> = async () => undefined;
@@ -42,12 +48,26 @@ export async function benchDatabase(): Promise<{ db: Database; store: EventStore
   if (!adminUrl) {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-bench-'));
     // BENCH_PG_STATEMENTS=1: the server keeps pg_stat_statements (the http bench prints it per route).
-    const settings: Record<string, string> = process.env.BENCH_PG_STATEMENTS === '1' ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all', 'pg_stat_statements.track_planning': 'on' } : {};
+    const settings: Record<string, string> =
+      process.env.BENCH_PG_STATEMENTS === '1'
+        ? {
+            shared_preload_libraries: 'pg_stat_statements',
+            'pg_stat_statements.track': 'all',
+            'pg_stat_statements.track_planning': 'on',
+          }
+        : {};
     // BENCH_AUTO_EXPLAIN=<ms>: the plan of every statement slower than that, as the server ran
     // it (auto_explain, with actual rows and times), in the server's log at PLANS_LOG.
     const explainMs = process.env.BENCH_AUTO_EXPLAIN;
-    if (explainMs) Object.assign(settings, { shared_preload_libraries: 'auto_explain', 'auto_explain.log_min_duration': explainMs, 'auto_explain.log_analyze': 'on' });
-    const serverLog = explainMs ? pino({ level: 'trace' }, { write: (line: string) => appendFileSync(PLANS_LOG, `${JSON.parse(line).msg}\n`) }) : logger;
+    if (explainMs)
+      Object.assign(settings, {
+        shared_preload_libraries: 'auto_explain',
+        'auto_explain.log_min_duration': explainMs,
+        'auto_explain.log_analyze': 'on',
+      });
+    const serverLog = explainMs
+      ? pino({ level: 'trace' }, { write: (line: string) => appendFileSync(PLANS_LOG, `${JSON.parse(line).msg}\n`) })
+      : logger;
     const server = await startEmbeddedPostgres({ dataDir: tmp, logger: serverLog, settings });
     adminUrl = server.url('postgres');
     stopServer = server.stop;
@@ -118,12 +138,28 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
     platform,
     databaseUrl: database.url,
     api: `${platform.publicUrl}/api/v1`,
-    async session({ tenantId = DEFAULT_TENANT_ID, roles = ['operator'] }: { tenantId?: string; roles?: string[] } = {}) {
-      if (tenantId !== DEFAULT_TENANT_ID) await createTenant(deps.handle, { tenantId, name: 'Bench operator' }, { actorId: SYSTEM_USER_ID });
+    async session({
+      tenantId = DEFAULT_TENANT_ID,
+      roles = ['operator'],
+    }: { tenantId?: string; roles?: string[] } = {}) {
+      if (tenantId !== DEFAULT_TENANT_ID)
+        await createTenant(deps.handle, { tenantId, name: 'Bench operator' }, { actorId: SYSTEM_USER_ID });
       const email = `bench-${randomBytes(4).toString('hex')}@example.com`;
-      const { userId } = await registerUser(deps, { tenantId, email, roles: roles as never }, { actorId: SYSTEM_USER_ID });
-      const { token } = await deps.tokens.issue({ userId, email, roles: roles as never, tenantId, tokenVersion: 0 }, new Date());
-      return { userId, tenantId, token, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } };
+      const { userId } = await registerUser(
+        deps,
+        { tenantId, email, roles: roles as never },
+        { actorId: SYSTEM_USER_ID },
+      );
+      const { token } = await deps.tokens.issue(
+        { userId, email, roles: roles as never, tenantId, tokenVersion: 0 },
+        new Date(),
+      );
+      return {
+        userId,
+        tenantId,
+        token,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      };
     },
     async close() {
       await platform.stop();
@@ -146,7 +182,8 @@ export async function postgresCpuSeconds(databaseUrl: string): Promise<number | 
     const { rows } = await client.query<{ dir: string }>(`SELECT current_setting('data_directory') AS dir`);
     await client.end();
     const postmaster = Number((await fs.readFile(path.join(rows[0].dir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
-    const fields = async (pid: string | number) => (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
+    const fields = async (pid: string | number) =>
+      (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).replace(/^.*\) /, '').split(' ');
     const own = await fields(postmaster);
     // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
     let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
@@ -174,20 +211,32 @@ export async function serverStatements(databaseUrl: string): Promise<string> {
          FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 15`,
     );
     await client.query('SELECT pg_stat_statements_reset()');
-    return rows.map((r) => `${r.calls.padStart(7)} ${r.total.toFixed(0).padStart(6)} ms run ${r.plan.toFixed(0).padStart(6)} ms plan  ${r.query.slice(0, 100)}`).join('\n');
+    return rows
+      .map(
+        (r) =>
+          `${r.calls.padStart(7)} ${r.total.toFixed(0).padStart(6)} ms run ${r.plan.toFixed(0).padStart(6)} ms plan  ${r.query.slice(0, 100)}`,
+      )
+      .join('\n');
   } finally {
     await client.end();
   }
 }
 
 /** CPU seconds of this process (the platform runs in it) and of PostgreSQL while `work` runs. */
-export async function withCpu<T>(databaseUrl: string, work: () => Promise<T>): Promise<{ result: T; processCpu: number; postgresCpu: number | null }> {
+export async function withCpu<T>(
+  databaseUrl: string,
+  work: () => Promise<T>,
+): Promise<{ result: T; processCpu: number; postgresCpu: number | null }> {
   const pgBefore = await postgresCpuSeconds(databaseUrl);
   const before = process.cpuUsage();
   const result = await work();
   const used = process.cpuUsage(before);
   const pgAfter = await postgresCpuSeconds(databaseUrl);
-  return { result, processCpu: (used.user + used.system) / 1e6, postgresCpu: pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore };
+  return {
+    result,
+    processCpu: (used.user + used.system) / 1e6,
+    postgresCpu: pgBefore === null || pgAfter === null ? null : pgAfter - pgBefore,
+  };
 }
 
 /**
@@ -198,7 +247,10 @@ export async function profiled(file: string | undefined): Promise<{ stop(): Prom
   if (!file) return { stop: async () => {} };
   const session = new Session();
   session.connect();
-  const inspect = (method: string) => new Promise<any>((resolve, reject) => session.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))));
+  const inspect = (method: string) =>
+    new Promise<any>((resolve, reject) =>
+      session.post(method, {}, (error, result) => (error ? reject(error) : resolve(result))),
+    );
   await inspect('Profiler.enable');
   await inspect('Profiler.start');
   return {

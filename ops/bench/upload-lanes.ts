@@ -32,11 +32,16 @@ export async function run(): Promise<BenchRow[]> {
     const started = performance.now();
     // Each slow PDF's time and outcome: read, or refused (time limit, memory ceiling).
     const outcomes: string[] = [];
-    const slow = [pool.extract(pdf, { declared: { filename: 'a.pdf' } }), pool.extract(Buffer.from(pdf), { declared: { filename: 'b.pdf' } })].map((p) =>
-      p.then(
-        () => outcomes.push('read'),
-        (error: Error & { reason?: string }) => outcomes.push(`refused (${error.reason ?? error.message})`),
-      ).then(() => performance.now() - started),
+    const slow = [
+      pool.extract(pdf, { declared: { filename: 'a.pdf' } }),
+      pool.extract(Buffer.from(pdf), { declared: { filename: 'b.pdf' } }),
+    ].map((p) =>
+      p
+        .then(
+          () => outcomes.push('read'),
+          (error: Error & { reason?: string }) => outcomes.push(`refused (${error.reason ?? error.message})`),
+        )
+        .then(() => performance.now() - started),
     );
     await new Promise((r) => setTimeout(r, 200));
     const smallStarted = performance.now();
@@ -44,10 +49,23 @@ export async function run(): Promise<BenchRow[]> {
     const smallMs = performance.now() - smallStarted;
     const [first, second] = (await Promise.all(slow)).sort((a, b) => a - b);
     return [
-      { name: `slow PDF (${PAGES.toLocaleString('en-US')} pages, ${(pdf.length / 1024 / 1024).toFixed(1)} MB): first done`, value: first / 1000, unit: 's' },
-      { name: `slow PDF: second done (heavy lane: one at a time); outcomes: ${outcomes.join(', ')}`, value: second / 1000, unit: 's' },
+      {
+        name: `slow PDF (${PAGES.toLocaleString('en-US')} pages, ${(pdf.length / 1024 / 1024).toFixed(1)} MB): first done`,
+        value: first / 1000,
+        unit: 's',
+      },
+      {
+        name: `slow PDF: second done (heavy lane: one at a time); outcomes: ${outcomes.join(', ')}`,
+        value: second / 1000,
+        unit: 's',
+      },
       { name: 'small upload sent behind two slow ones: extracted in', value: smallMs, unit: 'ms', target: '< 1000' },
-      { name: 'peak RSS while both slow PDFs are read', value: Math.round(peak / 1024 / 1024), unit: 'MB', target: '< 500' },
+      {
+        name: 'peak RSS while both slow PDFs are read',
+        value: Math.round(peak / 1024 / 1024),
+        unit: 'MB',
+        target: '< 500',
+      },
       { name: 'RSS before', value: Math.round(baseline / 1024 / 1024), unit: 'MB' },
       { name: 'first extraction on a cold pool (a worker starting)', value: bootMs, unit: 'ms' },
     ];

@@ -40,7 +40,11 @@ export async function createInstance(index: number, logDir: string): Promise<Ins
 }
 
 /** Starts the process (again, after a kill) and resolves once `/health` answers 200. */
-export async function startInstance(instance: Instance, env: Record<string, string>, timeoutMs = 90_000): Promise<void> {
+export async function startInstance(
+  instance: Instance,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<void> {
   const log = createWriteStream(instance.logFile, { flags: 'a' });
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'ops/cli.ts'), 'start'], {
     cwd: ROOT,
@@ -60,14 +64,20 @@ export async function startInstance(instance: Instance, env: Record<string, stri
     log.end();
     // A kill the run made clears `child` first; any other exit is the platform dying by itself.
     if (instance.child === child) {
-      instance.unexpectedExits.push(`instance ${instance.index} exited (code ${code}, signal ${signal}); see ${instance.logFile}`);
+      instance.unexpectedExits.push(
+        `instance ${instance.index} exited (code ${code}, signal ${signal}); see ${instance.logFile}`,
+      );
       instance.child = null;
     }
   });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (instance.child !== child) throw new Error(`instance ${instance.index} died while starting; see ${instance.logFile}`);
-    const status = await fetch(`${instance.publicUrl}/health`).then((r) => r.status, () => 0);
+    if (instance.child !== child)
+      throw new Error(`instance ${instance.index} died while starting; see ${instance.logFile}`);
+    const status = await fetch(`${instance.publicUrl}/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await sleep(250);
   }

@@ -37,7 +37,9 @@ export async function readModelChecksums(knex: Knex): Promise<Map<string, string
 }
 
 /** Unresolved dead letters by lane: after a run every one is an event a fault made unhealthy. */
-export async function openDeadLetters(knex: Knex): Promise<Array<{ projector: string; event_type: string; error: string }>> {
+export async function openDeadLetters(
+  knex: Knex,
+): Promise<Array<{ projector: string; event_type: string; error: string }>> {
   return knex(DEAD_LETTERS_TABLE).whereNull('resolved_at').select('projector', 'event_type', 'error');
 }
 
@@ -49,7 +51,12 @@ export async function compareWithRebuild(env: Record<string, string>, before: Ma
   const infrastructure = await openInfrastructure(loadConfig(env), createLogger('warn'));
   try {
     const projectors = allProjectors();
-    await rebuildProjections(infrastructure, projectors, projectors.map((p) => p.name), true);
+    await rebuildProjections(
+      infrastructure,
+      projectors,
+      projectors.map((p) => p.name),
+      true,
+    );
     const after = await readModelChecksums(infrastructure.db.knex);
     const differing = [...before].filter(([table, sum]) => after.get(table) !== sum).map(([table]) => table);
     return { tables: before.size, differing };

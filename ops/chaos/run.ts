@@ -10,7 +10,16 @@ import { loadConfig } from '../../src/platform/config';
 import { startEmbeddedPostgres } from '../../src/platform/infra/embedded-postgres';
 import { openInfrastructure } from '../../src/platform/infra/infrastructure';
 import { startRelay, type Relay } from '../../tests/support/tcp-relay';
-import { createInstance, health, killInstance, leaderIndex, sleep, startInstance, stopInstance, type Instance } from './instances';
+import {
+  createInstance,
+  health,
+  killInstance,
+  leaderIndex,
+  sleep,
+  startInstance,
+  stopInstance,
+  type Instance,
+} from './instances';
 import { compareWithRebuild, openDeadLetters, readModelChecksums } from './read-models';
 import { faultSchedule, type Fault } from './schedule';
 import { signIn, startWorkload, verifyWrites } from './workload';
@@ -72,7 +81,9 @@ function platformEnv(databaseUrl: string, dataDir: string): Record<string, strin
 export async function runChaos(options: { seconds: number; seed: number; log: (line: string) => void }) {
   const { seconds, seed, log } = options;
   const schedule = faultSchedule(seed, seconds);
-  log(`chaos: seed ${seed}, ${seconds} s, ${schedule.length} faults planned (replay: npm run chaos -- --seconds ${seconds} --seed ${seed})`);
+  log(
+    `chaos: seed ${seed}, ${seconds} s, ${schedule.length} faults planned (replay: npm run chaos -- --seconds ${seconds} --seed ${seed})`,
+  );
   const work = mkdtempSync(path.join(os.tmpdir(), 'platform-chaos-'));
   const db = await database();
   const target = new URL(db.url);
@@ -103,7 +114,9 @@ export async function runChaos(options: { seconds: number; seed: number; log: (l
       if (fault.kind === 'terminate-backends') {
         const admin = new Client({ connectionString: db.url });
         await admin.connect();
-        await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        await admin.query(
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+        );
         await admin.end();
         lastFaultEnd = Date.now();
       } else if (fault.kind === 'drop-connections') {
@@ -126,7 +139,9 @@ export async function runChaos(options: { seconds: number; seed: number; log: (l
     };
     for (const fault of schedule) {
       await sleep(Math.max(0, started + fault.at - Date.now()));
-      await apply(fault).catch((error: Error) => problems.push(`fault ${fault.kind} could not be applied: ${error.message}`));
+      await apply(fault).catch((error: Error) =>
+        problems.push(`fault ${fault.kind} could not be applied: ${error.message}`),
+      );
     }
     await sleep(Math.max(0, started + seconds * 1000 - Date.now()));
     await Promise.all(pending);
@@ -134,11 +149,14 @@ export async function runChaos(options: { seconds: number; seed: number; log: (l
 
     // Health: ok on both instances within 30 s of the last fault.
     const healthDeadline = lastFaultEnd + 30_000;
-    const healthy = async () => (await Promise.all(instances.map(health))).every((h) => h.status === 200 && h.body?.status === 'ok');
+    const healthy = async () =>
+      (await Promise.all(instances.map(health))).every((h) => h.status === 200 && h.body?.status === 'ok');
     while (!(await healthy()) && Date.now() < healthDeadline) await sleep(500);
     if (!(await healthy())) {
       const states = await Promise.all(instances.map(health));
-      problems.push(`/health not ok within 30 s of the last fault: ${states.map((h) => `${h.status} ${JSON.stringify(h.body)}`).join(' | ')}`);
+      problems.push(
+        `/health not ok within 30 s of the last fault: ${states.map((h) => `${h.status} ${JSON.stringify(h.body)}`).join(' | ')}`,
+      );
     }
 
     const lost = await verifyWrites(instances, session, workload.acknowledged);
@@ -147,7 +165,8 @@ export async function runChaos(options: { seconds: number; seed: number; log: (l
     const knex = knexFactory({ client: 'pg', connection: db.url, pool: { min: 0, max: 2 } });
     try {
       const dead = await openDeadLetters(knex);
-      for (const letter of dead.slice(0, 10)) problems.push(`dead letter in ${letter.projector} for ${letter.event_type}: ${letter.error}`);
+      for (const letter of dead.slice(0, 10))
+        problems.push(`dead letter in ${letter.projector} for ${letter.event_type}: ${letter.error}`);
       for (const instance of instances) await stopInstance(instance);
       for (const instance of instances) problems.push(...instance.unexpectedExits);
       const before = await readModelChecksums(knex);
@@ -158,7 +177,9 @@ export async function runChaos(options: { seconds: number; seed: number; log: (l
         `  ${workload.attempted} requests, ${workload.failed} refused or cut under faults, ${workload.streamedTurns} streamed turns, ${tables} read-model tables compared`,
       );
       for (const problem of problems) log(`  problem: ${problem}`);
-      log(`chaos: ${faults} faults, ${workload.acknowledged.length} acknowledged writes, ${lost.length} lost, read models equal to rebuild: ${equal ? 'yes' : 'no'}`);
+      log(
+        `chaos: ${faults} faults, ${workload.acknowledged.length} acknowledged writes, ${lost.length} lost, read models equal to rebuild: ${equal ? 'yes' : 'no'}`,
+      );
       return { ok: problems.length === 0, problems, logs: work };
     } finally {
       await knex.destroy();

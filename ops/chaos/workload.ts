@@ -28,7 +28,14 @@ interface Session {
 
 const API = '/api/v1';
 
-async function call(instance: Instance, session: Session, method: string, path: string, body?: unknown, timeoutMs = 15_000) {
+async function call(
+  instance: Instance,
+  session: Session,
+  method: string,
+  path: string,
+  body?: unknown,
+  timeoutMs = 15_000,
+) {
   const response = await fetch(`${instance.publicUrl}${API}${path}`, {
     method,
     headers: { ...session.headers, 'content-type': 'application/json' },
@@ -84,11 +91,17 @@ export async function startWorkload(instances: Instance[], session: Session, see
     () =>
       call(anyInstance(), session, 'POST', '/event-types', {
         name: `Chaos alarm ${seed}`,
-        fields: [{ name: 'metric', type: 'text', required: true }, { name: 'value', type: 'number' }],
+        fields: [
+          { name: 'metric', type: 'text', required: true },
+          { name: 'value', type: 'number' },
+        ],
       }),
     (b) => b.id as string,
   );
-  await settled(() => call(anyInstance(), session, 'POST', `/event-types/${eventType}/transition`, { status: 'active' }), () => null);
+  await settled(
+    () => call(anyInstance(), session, 'POST', `/event-types/${eventType}/transition`, { status: 'active' }),
+    () => null,
+  );
 
   let running = true;
   let serial = 0;
@@ -113,7 +126,12 @@ export async function startWorkload(instances: Instance[], session: Session, see
         const entityId = `chaos-well-${id}`;
         const r = await call(anyInstance(), session, 'POST', '/graph/entities', {
           label: 'Well',
-          properties: { entity_id: entityId, api_number: api, well_type: 'gas', production_gas_mcf: 1000 + (serial % 97) },
+          properties: {
+            entity_id: entityId,
+            api_number: api,
+            well_type: 'gas',
+            production_gas_mcf: 1000 + (serial % 97),
+          },
         });
         return r.status < 300 ? { what: 'well', check: `/graph/entities/Well/${entityId}` } : null;
       });
@@ -141,7 +159,9 @@ export async function startWorkload(instances: Instance[], session: Session, see
   // user message and a reply for each.
   const turns = async (streamed: boolean) => {
     while (running) {
-      const conversation = await call(anyInstance(), session, 'POST', '/conversations', { agent_id: 'compliance' }).catch(() => null);
+      const conversation = await call(anyInstance(), session, 'POST', '/conversations', {
+        agent_id: 'compliance',
+      }).catch(() => null);
       if (!conversation || conversation.status >= 300) {
         await sleep(500);
         continue;
@@ -152,7 +172,9 @@ export async function startWorkload(instances: Instance[], session: Session, see
       let turnsDone = 0;
       for (let n = 0; n < 3 && running; n++) {
         const message = `What is the compliance status of well 42-501-${String(serial % 1000).padStart(5, '0')}?`;
-        const done = streamed ? await streamTurn(anyInstance(), session, id, message) : await plainTurn(anyInstance(), session, id, message);
+        const done = streamed
+          ? await streamTurn(anyInstance(), session, id, message)
+          : await plainTurn(anyInstance(), session, id, message);
         state.attempted++;
         if (done) {
           turnsDone++;
@@ -175,7 +197,10 @@ export async function startWorkload(instances: Instance[], session: Session, see
           const id = unique();
           return `42-003-${id.slice(-5)},123456,CHAOS ENERGY LLC,CHAOS ${id.slice(0, 3)},${id.slice(-5)},1H,Andrews,08,SPRABERRY (TREND AREA),85279200,32.3,-102.6,O`;
         });
-        const csv = ['API_NO,Operator No.,OPERATOR_NAME,Lease Name,LEASE_NO,Well No,COUNTY,District,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,Well Type', ...rows].join('\n');
+        const csv = [
+          'API_NO,Operator No.,OPERATOR_NAME,Lease Name,LEASE_NO,Well No,COUNTY,District,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,Well Type',
+          ...rows,
+        ].join('\n');
         const form = new FormData();
         form.append('file', new Blob([csv], { type: 'text/csv' }), `chaos-${serial}.csv`);
         const response = await fetch(`${anyInstance().publicUrl}${API}/ingest/operator/csv`, {
@@ -185,7 +210,9 @@ export async function startWorkload(instances: Instance[], session: Session, see
           signal: AbortSignal.timeout(30_000),
         });
         const body = (await response.json().catch(() => null)) as any;
-        return response.status < 300 && body?.import_id ? { what: 'import', check: `/ingest/imports/${body.import_id}` } : null;
+        return response.status < 300 && body?.import_id
+          ? { what: 'import', check: `/ingest/imports/${body.import_id}` }
+          : null;
       });
       await sleep(random.int(3_000, 8_000));
     }
@@ -209,16 +236,36 @@ export async function startWorkload(instances: Instance[], session: Session, see
   return state;
 }
 
-async function plainTurn(instance: Instance, session: Session, conversationId: string, message: string): Promise<boolean> {
-  const r = await call(instance, session, 'POST', '/execute', { conversation_id: conversationId, message }, 60_000).catch(() => null);
+async function plainTurn(
+  instance: Instance,
+  session: Session,
+  conversationId: string,
+  message: string,
+): Promise<boolean> {
+  const r = await call(
+    instance,
+    session,
+    'POST',
+    '/execute',
+    { conversation_id: conversationId, message },
+    60_000,
+  ).catch(() => null);
   return !!r && r.status < 300 && r.body?.status !== 'error';
 }
 
 /** A turn streamed over SSE as the console runs one: acknowledged once its terminal frame arrives. */
-async function streamTurn(instance: Instance, session: Session, conversationId: string, message: string): Promise<boolean> {
+async function streamTurn(
+  instance: Instance,
+  session: Session,
+  conversationId: string,
+  message: string,
+): Promise<boolean> {
   try {
     const url = `${instance.publicUrl}${API}/conversations/${conversationId}/stream?message=${encodeURIComponent(message)}`;
-    const response = await fetch(url, { headers: { ...session.headers, accept: 'text/event-stream' }, signal: AbortSignal.timeout(60_000) });
+    const response = await fetch(url, {
+      headers: { ...session.headers, accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(60_000),
+    });
     if (response.status !== 200 || !response.body) return false;
     let text = '';
     const decoder = new TextDecoder();
@@ -234,7 +281,12 @@ async function streamTurn(instance: Instance, session: Session, conversationId: 
 }
 
 /** Reads every acknowledged write back; the ones that never answer as written are lost. */
-export async function verifyWrites(instances: Instance[], session: Session, writes: AcknowledgedWrite[], waitMs = 30_000) {
+export async function verifyWrites(
+  instances: Instance[],
+  session: Session,
+  writes: AcknowledgedWrite[],
+  waitMs = 30_000,
+) {
   const lost: AcknowledgedWrite[] = [];
   const deadline = Date.now() + waitMs;
   for (const [n, write] of writes.entries()) {

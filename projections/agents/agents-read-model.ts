@@ -48,7 +48,13 @@ async function applyTurnEvent(trx: Knex.Transaction, event: RecordedEvent): Prom
       const { outcome, finishedAt } = parsed.data;
       await trx(AGENT_TABLES.turns)
         .where({ tenant_id: tenantId, execution_id: executionIdOf(event) })
-        .update({ status: outcome.status, finished_at: finishedAt, approval_id: outcome.hitlApprovalId, checkpoint_type: outcome.hitlCheckpointType, error: outcome.error });
+        .update({
+          status: outcome.status,
+          finished_at: finishedAt,
+          approval_id: outcome.hitlApprovalId,
+          checkpoint_type: outcome.hitlCheckpointType,
+          error: outcome.error,
+        });
       return;
     }
     default:
@@ -65,7 +71,9 @@ const ENDS = ['TurnCompleted', 'TurnPaused', 'TurnFailed'] as const;
 async function recordUsage(trx: Knex.Transaction, event: RecordedEvent, end: RecordedEvent | null): Promise<void> {
   const d = readTurnEvent(event).data as Extract<TurnEvent, { type: 'UsageRecorded' }>['data'];
   const ended = end ? (readTurnEvent(end).data as Extract<TurnEvent, { type: (typeof ENDS)[number] }>['data']) : null;
-  const outcome = ended ? `, status = :status, finished_at = :finishedAt, approval_id = :approvalId, checkpoint_type = :checkpointType, error = :error` : '';
+  const outcome = ended
+    ? `, status = :status, finished_at = :finishedAt, approval_id = :approvalId, checkpoint_type = :checkpointType, error = :error`
+    : '';
   await trx.raw(
     `WITH turn AS (
        UPDATE ${AGENT_TABLES.turns} SET tokens_used = :tokens, cost_usd = :cost${outcome}
@@ -88,7 +96,13 @@ async function recordUsage(trx: Knex.Transaction, event: RecordedEvent, end: Rec
       costCounted: d.costUsd ?? 0,
       unknown: d.tokensUsed === null ? 1 : 0,
       ...(ended
-        ? { status: ended.outcome.status, finishedAt: ended.finishedAt, approvalId: ended.outcome.hitlApprovalId, checkpointType: ended.outcome.hitlCheckpointType, error: ended.outcome.error }
+        ? {
+            status: ended.outcome.status,
+            finishedAt: ended.finishedAt,
+            approvalId: ended.outcome.hitlApprovalId,
+            checkpointType: ended.outcome.hitlCheckpointType,
+            error: ended.outcome.error,
+          }
         : {}),
     },
   );
@@ -106,12 +120,34 @@ async function applySkillEvent(trx: Knex.Transaction, event: RecordedEvent): Pro
   const parsed = readSkillEvent(event);
   if (parsed.type === 'SkillDefined') {
     const d = parsed.data;
-    const row = { tenant_id: tenantId, key: d.key, name: d.name, description: d.description, trigger_words: JSON.stringify(d.triggerWords), instructions: d.instructions, version: d.version, retired: false, updated_by: d.definedBy, updated_at: d.definedAt };
+    const row = {
+      tenant_id: tenantId,
+      key: d.key,
+      name: d.name,
+      description: d.description,
+      trigger_words: JSON.stringify(d.triggerWords),
+      instructions: d.instructions,
+      version: d.version,
+      retired: false,
+      updated_by: d.definedBy,
+      updated_at: d.definedAt,
+    };
     await trx(AGENT_TABLES.skills).insert(row).onConflict(['tenant_id', 'key']).merge();
   } else {
     const d = parsed.data;
     await trx(AGENT_TABLES.skills)
-      .insert({ tenant_id: tenantId, key: d.key, name: d.key, description: '', trigger_words: '[]', instructions: '', version: 0, retired: true, updated_by: d.retiredBy, updated_at: d.retiredAt })
+      .insert({
+        tenant_id: tenantId,
+        key: d.key,
+        name: d.key,
+        description: '',
+        trigger_words: '[]',
+        instructions: '',
+        version: 0,
+        retired: true,
+        updated_by: d.retiredBy,
+        updated_at: d.retiredAt,
+      })
       .onConflict(['tenant_id', 'key'])
       .merge({ retired: true, updated_by: d.retiredBy, updated_at: d.retiredAt });
   }
@@ -177,7 +213,12 @@ export const agentsProjector: Projector = {
     for (let i = 0; i < events.length; i++) {
       const event = events[i];
       const next = events[i + 1];
-      if (event.type === 'UsageRecorded' && next && (ENDS as readonly string[]).includes(next.type) && next.stream === event.stream) {
+      if (
+        event.type === 'UsageRecorded' &&
+        next &&
+        (ENDS as readonly string[]).includes(next.type) &&
+        next.stream === event.stream
+      ) {
         await recordUsage(trx, event, next);
         i++;
       } else await this.apply(trx, event);

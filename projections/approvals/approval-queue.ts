@@ -60,7 +60,13 @@ export const approvalQueueProjector: Projector = {
         return;
       }
       case 'ApprovalEscalated':
-        await row.update({ reviewer_id: null, escalation_level: event.data.level, escalation_reason: event.data.reason, escalated_by: event.data.escalatedBy, escalated_at: event.data.escalatedAt });
+        await row.update({
+          reviewer_id: null,
+          escalation_level: event.data.level,
+          escalation_reason: event.data.reason,
+          escalated_by: event.data.escalatedBy,
+          escalated_at: event.data.escalatedAt,
+        });
         return;
       case 'ApprovalDecided': {
         const d = event.data;

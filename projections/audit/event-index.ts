@@ -67,7 +67,10 @@ export const auditEventIndexProjector: Projector = {
   },
   async applyBatch(trx, events) {
     for (let i = 0; i < events.length; i += 1000) {
-      await trx(AUDIT_INDEX_TABLE).insert(events.slice(i, i + 1000).map(rowOf)).onConflict(['commit', 'prepare']).ignore();
+      await trx(AUDIT_INDEX_TABLE)
+        .insert(events.slice(i, i + 1000).map(rowOf))
+        .onConflict(['commit', 'prepare'])
+        .ignore();
     }
   },
 };

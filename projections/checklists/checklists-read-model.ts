@@ -70,7 +70,10 @@ export const checklistsProjector: Projector = {
     const tenant_id = recorded.metadata.tenantId;
     const checklist_id = recorded.stream.slice(checklistAggregate.stream(tenant_id, '').length);
     const key = { tenant_id, checklist_id };
-    const touch = (columns: Record<string, unknown>, at: string) => trx(CHECKLISTS_TABLE).where(key).update({ ...columns, updated_at: at });
+    const touch = (columns: Record<string, unknown>, at: string) =>
+      trx(CHECKLISTS_TABLE)
+        .where(key)
+        .update({ ...columns, updated_at: at });
     switch (event.type) {
       case 'ChecklistCreated': {
         const d = event.data;
@@ -90,7 +93,16 @@ export const checklistsProjector: Projector = {
           updated_at: d.createdAt,
         });
         if (d.items.length > 0) {
-          await trx(CHECKLIST_ITEMS_TABLE).insert(d.items.map((i) => ({ ...key, index: i.index, key: i.key, label: i.label, item_type: i.itemType, status: 'not_started' })));
+          await trx(CHECKLIST_ITEMS_TABLE).insert(
+            d.items.map((i) => ({
+              ...key,
+              index: i.index,
+              key: i.key,
+              label: i.label,
+              item_type: i.itemType,
+              status: 'not_started',
+            })),
+          );
         }
         return;
       }
@@ -109,26 +121,56 @@ export const checklistsProjector: Projector = {
         const columns: Record<string, unknown> = { updated_by: updatedBy, updated_at: updatedAt };
         if (status !== undefined) columns.status = status;
         if (notes !== undefined) columns.notes = notes;
-        await trx(CHECKLIST_ITEMS_TABLE).where({ ...key, index }).update(columns);
+        await trx(CHECKLIST_ITEMS_TABLE)
+          .where({ ...key, index })
+          .update(columns);
         await touch({}, updatedAt);
         return;
       }
       case 'ChecklistSubmitted':
-        await touch({ status: 'in_review', pending_approval_id: event.data.approvalId, exception: null }, event.data.submittedAt);
+        await touch(
+          { status: 'in_review', pending_approval_id: event.data.approvalId, exception: null },
+          event.data.submittedAt,
+        );
         return;
       case 'ChecklistExceptionRequested': {
         const d = event.data;
-        const exception = { approval_id: d.approvalId, reason: d.reason, item_indexes: d.itemIndexes, requested_until: d.requestedUntil, requested_by: d.requestedBy, requested_at: d.requestedAt };
-        await touch({ status: 'exception_requested', pending_approval_id: d.approvalId, exception: JSON.stringify(exception) }, d.requestedAt);
+        const exception = {
+          approval_id: d.approvalId,
+          reason: d.reason,
+          item_indexes: d.itemIndexes,
+          requested_until: d.requestedUntil,
+          requested_by: d.requestedBy,
+          requested_at: d.requestedAt,
+        };
+        await touch(
+          { status: 'exception_requested', pending_approval_id: d.approvalId, exception: JSON.stringify(exception) },
+          d.requestedAt,
+        );
         return;
       }
       case 'ChecklistReviewed': {
         const d = event.data;
         const row = await trx(CHECKLISTS_TABLE).where(key).first('status');
-        const next = d.decision === 'rejected' ? 'in_progress' : row?.status === 'exception_requested' ? 'exception_granted' : 'approved';
-        const review = { approval_id: d.approvalId, decision: d.decision, reviewer_id: d.reviewerId, comments: d.comments, reviewed_at: d.reviewedAt };
-        const filing = next === 'approved' ? JSON.stringify({ status: 'pending', approval_id: d.approvalId }) : undefined;
-        await touch({ status: next, pending_approval_id: null, review: JSON.stringify(review), ...(filing ? { filing } : {}) }, d.reviewedAt);
+        const next =
+          d.decision === 'rejected'
+            ? 'in_progress'
+            : row?.status === 'exception_requested'
+              ? 'exception_granted'
+              : 'approved';
+        const review = {
+          approval_id: d.approvalId,
+          decision: d.decision,
+          reviewer_id: d.reviewerId,
+          comments: d.comments,
+          reviewed_at: d.reviewedAt,
+        };
+        const filing =
+          next === 'approved' ? JSON.stringify({ status: 'pending', approval_id: d.approvalId }) : undefined;
+        await touch(
+          { status: next, pending_approval_id: null, review: JSON.stringify(review), ...(filing ? { filing } : {}) },
+          d.reviewedAt,
+        );
         return;
       }
       case 'ChecklistFiled': {
@@ -147,13 +189,26 @@ export const checklistsProjector: Projector = {
       }
       case 'ChecklistFilingFailed': {
         const d = event.data;
-        const filing = { status: 'failed', approval_id: d.approvalId, reason: d.reason, attempted_by: d.attemptedBy, failed_at: d.failedAt };
+        const filing = {
+          status: 'failed',
+          approval_id: d.approvalId,
+          reason: d.reason,
+          attempted_by: d.attemptedBy,
+          failed_at: d.failedAt,
+        };
         await touch({ status: 'filing_failed', filing: JSON.stringify(filing) }, d.failedAt);
         return;
       }
       case 'ChecklistRejected': {
         const d = event.data;
-        await touch({ status: 'rejected', pending_approval_id: null, rejection: JSON.stringify({ reason: d.reason, rejected_by: d.rejectedBy, rejected_at: d.rejectedAt }) }, d.rejectedAt);
+        await touch(
+          {
+            status: 'rejected',
+            pending_approval_id: null,
+            rejection: JSON.stringify({ reason: d.reason, rejected_by: d.rejectedBy, rejected_at: d.rejectedAt }),
+          },
+          d.rejectedAt,
+        );
         return;
       }
       case 'ArtifactAdded': {
@@ -175,7 +230,9 @@ export const checklistsProjector: Projector = {
         return;
       }
       case 'ArtifactRemoved':
-        await trx(CHECKLIST_ARTIFACTS_TABLE).where({ ...key, artifact_id: event.data.artifactId }).delete();
+        await trx(CHECKLIST_ARTIFACTS_TABLE)
+          .where({ ...key, artifact_id: event.data.artifactId })
+          .delete();
         await touch({}, event.data.removedAt);
         return;
     }

@@ -5,7 +5,12 @@ import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { type AssessedCell, assessedEntities, cellFingerprint, readAssessmentEvent } from '../../streams/compliance/assessment';
+import {
+  type AssessedCell,
+  assessedEntities,
+  cellFingerprint,
+  readAssessmentEvent,
+} from '../../streams/compliance/assessment';
 import { CELLS } from './tables';
 
 /**
@@ -51,16 +56,34 @@ const ESCAPED = new RegExp(NEEDS_ESCAPE.source, 'g');
  * values have nothing to escape and are used as they are: `replace` made a new string of each
  * (a first assessment copies 107,000 cells of nine values).
  */
-const copyValue = (value: string | null) => (value === null ? '\\N' : NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => COPY_ESCAPES[c]) : value);
+const copyValue = (value: string | null) =>
+  value === null ? '\\N' : NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, (c) => COPY_ESCAPES[c]) : value;
 
-const CELL_COLUMNS = ['entity_id', 'domain', 'fingerprint', 'color', 'bucket', 'due_date', 'anomaly', 'reason', 'facts'];
+const CELL_COLUMNS = [
+  'entity_id',
+  'domain',
+  'fingerprint',
+  'color',
+  'bucket',
+  'due_date',
+  'anomaly',
+  'reason',
+  'facts',
+];
 
 /**
  * Streams a run's cells into `table` with COPY (its text format, 2,000 lines per chunk), on the
  * transaction's own connection: the cell columns, then `extra` (the same values on every line).
  */
-async function copyCells(trx: Knex.Transaction, table: string, run: CellRun, extra: Record<string, string> = {}): Promise<void> {
-  const constant = Object.values(extra).map((v) => `\t${copyValue(v)}`).join('');
+async function copyCells(
+  trx: Knex.Transaction,
+  table: string,
+  run: CellRun,
+  extra: Record<string, string> = {},
+): Promise<void> {
+  const constant = Object.values(extra)
+    .map((v) => `\t${copyValue(v)}`)
+    .join('');
   function* chunks() {
     // Each chunk is one string built by concatenation: no array of values per line, no array of lines.
     let chunk = '';
@@ -77,7 +100,10 @@ async function copyCells(trx: Knex.Transaction, table: string, run: CellRun, ext
   }
   // Inside a transaction, knex hands out the transaction's connection (and does not release it).
   const connection = (await trx.client.acquireConnection()) as PoolClient;
-  await pipeline(Readable.from(chunks()), connection.query(copyFrom(`COPY ${table} (${[...CELL_COLUMNS, ...Object.keys(extra)].join(', ')}) FROM STDIN`)));
+  await pipeline(
+    Readable.from(chunks()),
+    connection.query(copyFrom(`COPY ${table} (${[...CELL_COLUMNS, ...Object.keys(extra)].join(', ')}) FROM STDIN`)),
+  );
 }
 
 /**
@@ -90,9 +116,16 @@ async function copyCells(trx: Knex.Transaction, table: string, run: CellRun, ext
  */
 async function writeCells(trx: Knex.Transaction, run: CellRun): Promise<void> {
   if (run.cells.length === 0) return;
-  const { rows } = await trx.raw(`SELECT EXISTS (SELECT 1 FROM ${CELLS} WHERE tenant_id = ? AND valid_to IS NULL) AS assessed`, [run.tenantId]);
+  const { rows } = await trx.raw(
+    `SELECT EXISTS (SELECT 1 FROM ${CELLS} WHERE tenant_id = ? AND valid_to IS NULL) AS assessed`,
+    [run.tenantId],
+  );
   if (!rows[0].assessed) {
-    await copyCells(trx, CELLS, run, { tenant_id: run.tenantId, assessment_id: run.assessmentId, valid_from: run.at.toISOString() });
+    await copyCells(trx, CELLS, run, {
+      tenant_id: run.tenantId,
+      assessment_id: run.assessmentId,
+      valid_from: run.at.toISOString(),
+    });
     return;
   }
   await trx.raw(
@@ -145,8 +178,11 @@ export function complianceCellsProjector(): Projector {
       const { assessmentId } = read.data;
       const tenantId = event.metadata.tenantId;
       if (run && (run.assessmentId !== assessmentId || run.tenantId !== tenantId)) await writeCells(trx, run);
-      if (!run || run.assessmentId !== assessmentId || run.tenantId !== tenantId) run = { assessmentId, tenantId, at: event.recordedAt, cells: [] };
-      for (const entity of assessedEntities(read)) for (const cell of entity.cells) run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
+      if (!run || run.assessmentId !== assessmentId || run.tenantId !== tenantId)
+        run = { assessmentId, tenantId, at: event.recordedAt, cells: [] };
+      for (const entity of assessedEntities(read))
+        for (const cell of entity.cells)
+          run.cells.push({ entityId: entity.entityId, cell, fingerprint: cellFingerprint(cell) });
       // Unpacking and fingerprinting a batch is ~20 ms of Node's one thread: let the dashboard
       // lane, which reads the same batches, send its statements in between instead of after.
       await new Promise((resolve) => setImmediate(resolve));

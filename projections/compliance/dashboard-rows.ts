@@ -3,10 +3,22 @@ import type { AssessmentEvent } from '../../streams/compliance/assessment';
 import { COUNTS, ENTITIES, ROWS, VERDICTS } from './tables';
 import { BULK_ELEMENTS } from '../../src/platform/infra/prepared-statements';
 
-export const SEVERITY_SQL = (column: string) => `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
+export const SEVERITY_SQL = (column: string) =>
+  `CASE ${column} WHEN 'red' THEN 4 WHEN 'amber' THEN 3 WHEN 'blue' THEN 2 WHEN 'green' THEN 1 ELSE 0 END`;
 
 /** The per-bucket and per-worst-color tallies a `COUNTS` version holds. */
-export const COUNT_COLUMNS = ['overdue', 'due_7d', 'due_30d', 'anomalies', 'entities', 'red', 'amber', 'blue', 'green', 'grey'] as const;
+export const COUNT_COLUMNS = [
+  'overdue',
+  'due_7d',
+  'due_30d',
+  'anomalies',
+  'entities',
+  'red',
+  'amber',
+  'blue',
+  'green',
+  'grey',
+] as const;
 export type CountColumn = (typeof COUNT_COLUMNS)[number];
 
 /**
@@ -47,19 +59,26 @@ export async function createRowsTables(knex: Knex): Promise<void> {
     t.timestamp('valid_to', { useTz: true });
     t.index(['tenant_id', 'entity_name', 'entity_id'], 'compliance_rows_versions_by_name');
   });
-  const current = (name: string, columns: string, where = '') => knex.raw(`CREATE INDEX ${name} ON ${ROWS} (${columns}) WHERE valid_to IS NULL ${where}`);
+  const current = (name: string, columns: string, where = '') =>
+    knex.raw(`CREATE INDEX ${name} ON ${ROWS} (${columns}) WHERE valid_to IS NULL ${where}`);
   await knex.raw(`CREATE INDEX compliance_rows_current ON ${ROWS} (tenant_id, entity_id) WHERE valid_to IS NULL`);
   await current('compliance_rows_by_name', 'tenant_id, entity_name, entity_id');
   await current('compliance_rows_by_type', 'tenant_id, entity_type, entity_name, entity_id');
   // Status ascending is the most severe first, then the soonest due, names ascending either way:
   // one index per direction.
   await current('compliance_rows_by_severity', 'tenant_id, severity, next_due NULLS LAST, entity_name, entity_id');
-  await current('compliance_rows_by_severity_desc', 'tenant_id, severity DESC, next_due NULLS LAST, entity_name, entity_id');
+  await current(
+    'compliance_rows_by_severity_desc',
+    'tenant_id, severity DESC, next_due NULLS LAST, entity_name, entity_id',
+  );
   await current('compliance_rows_by_due', 'tenant_id, next_due, entity_name, entity_id');
   await current('compliance_rows_by_due_desc', 'tenant_id, next_due DESC NULLS LAST, entity_name, entity_id');
   // Bucket indexes hold every version (not only current ones): an as-of page of a bucket walks
   // them too, and the closed versions a current page skips are few.
-  for (const bucket of ['overdue', 'due_7d', 'due_30d', 'anomalies']) await knex.raw(`CREATE INDEX compliance_rows_${bucket} ON ${ROWS} (tenant_id, entity_name, entity_id) WHERE in_${bucket}`);
+  for (const bucket of ['overdue', 'due_7d', 'due_30d', 'anomalies'])
+    await knex.raw(
+      `CREATE INDEX compliance_rows_${bucket} ON ${ROWS} (tenant_id, entity_name, entity_id) WHERE in_${bucket}`,
+    );
   await knex.schema.createTable(COUNTS, (t) => {
     t.bigIncrements('id');
     t.text('tenant_id').notNullable();
@@ -69,15 +88,14 @@ export async function createRowsTables(knex: Knex): Promise<void> {
   });
 }
 
-const tally = (alias: string) =>
-  [
-    `count(*) FILTER (WHERE ${alias}.in_overdue)`,
-    `count(*) FILTER (WHERE ${alias}.in_due_7d)`,
-    `count(*) FILTER (WHERE ${alias}.in_due_30d)`,
-    `count(*) FILTER (WHERE ${alias}.in_anomalies)`,
-    'count(*)',
-    ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
-  ];
+const tally = (alias: string) => [
+  `count(*) FILTER (WHERE ${alias}.in_overdue)`,
+  `count(*) FILTER (WHERE ${alias}.in_due_7d)`,
+  `count(*) FILTER (WHERE ${alias}.in_due_30d)`,
+  `count(*) FILTER (WHERE ${alias}.in_anomalies)`,
+  'count(*)',
+  ...[4, 3, 2, 1, 0].map((s) => `count(*) FILTER (WHERE ${alias}.severity = ${s})`),
+];
 
 /** What a dashboard row needs of one current cell: [color, bucket, due date, anomaly]. */
 export type VerdictSummary = [string, string | null, string | null, boolean];
@@ -112,7 +130,11 @@ export function summarizeVerdicts(event: AssessmentEvent, into: VerdictSummaries
  * This is what the rows were computed from before (the current cell versions), held apart
  * so the rows need not wait for the cell versions' lane.
  */
-export async function writeVerdicts(trx: Knex.Transaction, tenantId: string, summaries: VerdictSummaries): Promise<string[]> {
+export async function writeVerdicts(
+  trx: Knex.Transaction,
+  tenantId: string,
+  summaries: VerdictSummaries,
+): Promise<string[]> {
   // Unchanged verdicts are left out before the upsert: an upsert would still lock (write) their rows.
   const { rows } = await trx.raw(
     `WITH merged AS (
@@ -154,7 +176,13 @@ const noDelta = (): CountDelta => Object.fromEntries(COUNT_COLUMNS.map((column) 
  * opened; an entity no longer alive is closed. The tenant's counts move by the difference of
  * the closed and opened rows, so they stay equal to a count over the rows without one.
  */
-export async function refreshRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<void> {
+export async function refreshRows(
+  trx: Knex.Transaction,
+  tenantId: string,
+  at: Date,
+  entityIds: readonly string[],
+  domains: readonly string[],
+): Promise<void> {
   await moveCounts(trx, tenantId, [{ at, delta: await changeRows(trx, tenantId, at, entityIds, domains) }]);
 }
 
@@ -173,7 +201,12 @@ export interface Opening {
  * others (an entity that comes back with its verdicts) are refreshed at the run's last time.
  * The counts move in one insert: a version at each opening time, then the refreshed ones'.
  */
-export async function openRows(trx: Knex.Transaction, tenantId: string, openings: readonly Opening[], domains: readonly string[]): Promise<void> {
+export async function openRows(
+  trx: Knex.Transaction,
+  tenantId: string,
+  openings: readonly Opening[],
+  domains: readonly string[],
+): Promise<void> {
   if (openings.length === 0) return;
   // An entity opened twice in the run (two vertices share an entity_id) takes its latest time.
   const latest = new Map<string, Date>();
@@ -182,11 +215,12 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
   const last = new Date(openings.reduce((max, o) => Math.max(max, o.at.getTime()), -Infinity));
   // An import's batch opens thousands at one time: a single time is sent once, not per entity.
   const oneTime = openings.every((o) => o.at.getTime() === last.getTime());
-  const { rows } = await trx.raw(
-    // The known entities are looked up by `= ANY(array)`, once, as the refresh does: a
-    // correlated NOT EXISTS let the planner (no statistics on a table an import is filling)
-    // scan every row per entity, quadratic over an import.
-    `WITH alive AS (${ALIVE_SQL}),
+  const { rows } = await trx
+    .raw(
+      // The known entities are looked up by `= ANY(array)`, once, as the refresh does: a
+      // correlated NOT EXISTS let the planner (no statistics on a table an import is filling)
+      // scan every row per entity, quadratic over an import.
+      `WITH alive AS (${ALIVE_SQL}),
       known AS (
         SELECT entity_id FROM ${VERDICTS} WHERE tenant_id = :tenant AND entity_id = ANY(CAST(:ids AS text[]))
         UNION
@@ -197,8 +231,11 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
        ${oneTime ? '' : 'JOIN unnest(CAST(:ids AS text[]), CAST(:ats AS timestamptz[])) AS t(entity_id, at) ON t.entity_id = a.entity_id'}
       WHERE a.entity_id NOT IN (SELECT entity_id FROM known)
      RETURNING entity_id`,
-    oneTime ? { ids, at: last, tenant: tenantId } : { ids, ats: ids.map((id) => latest.get(id)!.toISOString()), tenant: tenantId },
-  ).options(ids.length <= FEW ? { name: oneTime ? 'compliance-open-rows' : 'compliance-open-rows-at' } : {});
+      oneTime
+        ? { ids, at: last, tenant: tenantId }
+        : { ids, ats: ids.map((id) => latest.get(id)!.toISOString()), tenant: tenantId },
+    )
+    .options(ids.length <= FEW ? { name: oneTime ? 'compliance-open-rows' : 'compliance-open-rows-at' } : {});
   const opened = new Set((rows as Array<{ entity_id: string }>).map((r) => r.entity_id));
   const steps = new Map<number, CountDelta>();
   for (const id of opened) {
@@ -208,7 +245,13 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
     step.grey += 1;
     steps.set(at, step);
   }
-  const refreshed = await changeRows(trx, tenantId, last, ids.filter((id) => !opened.has(id)), domains);
+  const refreshed = await changeRows(
+    trx,
+    tenantId,
+    last,
+    ids.filter((id) => !opened.has(id)),
+    domains,
+  );
   const atLast = steps.get(last.getTime()) ?? noDelta();
   for (const column of COUNT_COLUMNS) atLast[column] += refreshed[column];
   steps.set(last.getTime(), atLast);
@@ -220,16 +263,23 @@ export async function openRows(trx: Knex.Transaction, tenantId: string, openings
 }
 
 /** The statement of `refreshRows`: answers how the rows it closed and opened move the counts. */
-async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, entityIds: readonly string[], domains: readonly string[]): Promise<CountDelta> {
+async function changeRows(
+  trx: Knex.Transaction,
+  tenantId: string,
+  at: Date,
+  entityIds: readonly string[],
+  domains: readonly string[],
+): Promise<CountDelta> {
   if (entityIds.length === 0) return noDelta();
   const before = tally('c');
   const after = tally('o');
   const {
     rows: [delta],
-  } = await trx.raw(
-    // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
-    // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
-    `WITH alive AS (${ALIVE_SQL}),
+  } = await trx
+    .raw(
+      // `= ANY(array)` rather than a join with unnest: the planner sizes an array and walks the
+      // indexes for a few ids, where an unnest of unknown size made it loop over thousands.
+      `WITH alive AS (${ALIVE_SQL}),
       fresh AS (
         SELECT a.entity_id, a.entity_type, a.entity_name, p.*
           FROM alive a
@@ -237,7 +287,7 @@ async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, ent
           -- Each entity's few current verdicts ([color, bucket, due date, anomaly] by domain).
           CROSS JOIN LATERAL (
             SELECT coalesce(jsonb_object_agg(d.key, d.value->>0), '{}'::jsonb) AS domains,
-                   coalesce(max(${SEVERITY_SQL("(d.value->>0)")}), 0)::smallint AS severity,
+                   coalesce(max(${SEVERITY_SQL('(d.value->>0)')}), 0)::smallint AS severity,
                    coalesce(bool_or(d.value->>1 = 'overdue'), false) AS in_overdue, coalesce(bool_or(d.value->>1 = 'due_7d'), false) AS in_due_7d,
                    coalesce(bool_or(d.value->>1 = 'due_30d'), false) AS in_due_30d, coalesce(bool_or((d.value->>3)::boolean), false) AS in_anomalies,
                    min((d.value->>2)::date) AS next_due
@@ -258,8 +308,9 @@ async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, ent
           FROM changed WHERE entity_id IS NOT NULL
         RETURNING *)
      SELECT ${COUNT_COLUMNS.map((column, i) => `(SELECT ${after[i]} FROM opened o) - (SELECT ${before[i]} FROM closed c) AS ${column}`).join(', ')}`,
-    { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
-  ).options(entityIds.length <= FEW ? { name: 'compliance-refresh-rows' } : {});
+      { ids: [...entityIds], tenant: tenantId, domains: [...domains], at },
+    )
+    .options(entityIds.length <= FEW ? { name: 'compliance-refresh-rows' } : {});
   return Object.fromEntries(COUNT_COLUMNS.map((column) => [column, Number(delta[column])])) as CountDelta;
 }
 
@@ -267,11 +318,23 @@ async function changeRows(trx: Knex.Transaction, tenantId: string, at: Date, ent
  * New counts versions, one per step (in time order), each the one before moved by its
  * `delta` (none for a step where nothing moved); one read of the latest and one insert.
  */
-async function moveCounts(trx: Knex.Transaction, tenantId: string, steps: ReadonlyArray<{ at: Date; delta: CountDelta }>): Promise<void> {
+async function moveCounts(
+  trx: Knex.Transaction,
+  tenantId: string,
+  steps: ReadonlyArray<{ at: Date; delta: CountDelta }>,
+): Promise<void> {
   const moving = steps.filter(({ delta }) => COUNT_COLUMNS.some((column) => delta[column] !== 0));
   if (moving.length === 0) return;
-  const latest = await trx(COUNTS).where({ tenant_id: tenantId }).orderBy([{ column: 'valid_from', order: 'desc' }, { column: 'id', order: 'desc' }]).first();
-  const running = Object.fromEntries(COUNT_COLUMNS.map((column) => [column, latest ? Number(latest[column]) : 0])) as CountDelta;
+  const latest = await trx(COUNTS)
+    .where({ tenant_id: tenantId })
+    .orderBy([
+      { column: 'valid_from', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first();
+  const running = Object.fromEntries(
+    COUNT_COLUMNS.map((column) => [column, latest ? Number(latest[column]) : 0]),
+  ) as CountDelta;
   const versions = moving.map(({ at, delta }) => {
     for (const column of COUNT_COLUMNS) running[column] += delta[column];
     return { tenant_id: tenantId, valid_from: at, ...running };

@@ -3,9 +3,21 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { COMPLIANCE_ANOMALY_FLAGGED, ComplianceAnomalyFlaggedData } from '../../src/platform/published/anomaly-flagged';
 import { AssessmentEventSchemas, readAssessmentEvent } from '../../streams/compliance/assessment';
-import { batchVertices, GRAPH_BATCH_TYPES, type GraphBatchData, type PackedGraphBatchData } from '../../streams/graph/graph-import';
+import {
+  batchVertices,
+  GRAPH_BATCH_TYPES,
+  type GraphBatchData,
+  type PackedGraphBatchData,
+} from '../../streams/graph/graph-import';
 import { readVertexEvent } from '../../streams/graph/vertex';
-import { createRowsTables, openRows, refreshRows, summarizeVerdicts, type VerdictSummaries, writeVerdicts } from './dashboard-rows';
+import {
+  createRowsTables,
+  openRows,
+  refreshRows,
+  summarizeVerdicts,
+  type VerdictSummaries,
+  writeVerdicts,
+} from './dashboard-rows';
 import { bucketCounts } from './selectors';
 import { ANOMALIES, ASSESSMENTS, COUNTS, DAILY, ENTITIES, ROWS, VERDICTS } from './tables';
 
@@ -87,19 +99,48 @@ function openedBy(event: RecordedEvent, labels: ReadonlySet<string>): OpenedEnti
   if ((GRAPH_BATCH_TYPES as readonly string[]).includes(event.type)) {
     return batchVertices(event.type, event.data as GraphBatchData | PackedGraphBatchData)
       .filter((v) => labels.has(v.label))
-      .map((v) => ({ vertexId: v.id, entityId: v.entity_id, label: v.label, name: v.properties.name, wellName: v.properties.well_name, at }));
+      .map((v) => ({
+        vertexId: v.id,
+        entityId: v.entity_id,
+        label: v.label,
+        name: v.properties.name,
+        wellName: v.properties.well_name,
+        at,
+      }));
   }
   const vertex = readVertexEvent(event);
   if (vertex.type !== 'VertexCreated' || !labels.has(vertex.data.label)) return [];
   const d = vertex.data;
-  return [{ vertexId: d.vertexId, entityId: d.entityId, label: d.label, name: d.properties.name, wellName: d.properties.well_name, at }];
+  return [
+    {
+      vertexId: d.vertexId,
+      entityId: d.entityId,
+      label: d.label,
+      name: d.properties.name,
+      wellName: d.properties.well_name,
+      at,
+    },
+  ];
 }
 
 /** A run of opened entities: their versions in one insert, then their rows (`openRows`). */
-async function openEntities(trx: Knex.Transaction, tenantId: string, opened: readonly OpenedEntity[], domains: readonly string[]): Promise<void> {
+async function openEntities(
+  trx: Knex.Transaction,
+  tenantId: string,
+  opened: readonly OpenedEntity[],
+  domains: readonly string[],
+): Promise<void> {
   if (opened.length === 0) return;
   await trx(ENTITIES).insert(
-    opened.map((r) => ({ tenant_id: tenantId, vertex_id: r.vertexId, entity_id: r.entityId, entity_type: r.label, name_prop: r.name ?? null, well_name_prop: r.wellName ?? null, valid_from: r.at })),
+    opened.map((r) => ({
+      tenant_id: tenantId,
+      vertex_id: r.vertexId,
+      entity_id: r.entityId,
+      entity_type: r.label,
+      name_prop: r.name ?? null,
+      well_name_prop: r.wellName ?? null,
+      valid_from: r.at,
+    })),
   );
   await openRows(trx, tenantId, opened, domains);
 }
@@ -121,18 +162,34 @@ async function applyGraph(trx: Knex.Transaction, event: RecordedEvent): Promise<
     case 'WellProductionReported': {
       const removed = vertex.type === 'VertexPropertiesUpdated' ? vertex.data.removed : [];
       const { set } = vertex.data;
-      if (!('name' in set) && !('well_name' in set) && !removed.includes('name') && !removed.includes('well_name')) return [];
-      const current = await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').first();
+      if (!('name' in set) && !('well_name' in set) && !removed.includes('name') && !removed.includes('well_name'))
+        return [];
+      const current = await trx(ENTITIES)
+        .where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId })
+        .whereNull('valid_to')
+        .first();
       if (!current) return [];
       const name = 'name' in set ? set.name : removed.includes('name') ? null : current.name_prop;
-      const wellName = 'well_name' in set ? set.well_name : removed.includes('well_name') ? null : current.well_name_prop;
+      const wellName =
+        'well_name' in set ? set.well_name : removed.includes('well_name') ? null : current.well_name_prop;
       if (name === current.name_prop && wellName === current.well_name_prop) return [];
       await trx(ENTITIES).where({ id: current.id }).update({ valid_to: at });
-      await trx(ENTITIES).insert({ tenant_id: tenantId, vertex_id: current.vertex_id, entity_id: current.entity_id, entity_type: current.entity_type, name_prop: name, well_name_prop: wellName, valid_from: at });
+      await trx(ENTITIES).insert({
+        tenant_id: tenantId,
+        vertex_id: current.vertex_id,
+        entity_id: current.entity_id,
+        entity_type: current.entity_type,
+        name_prop: name,
+        well_name_prop: wellName,
+        valid_from: at,
+      });
       return [current.entity_id];
     }
     case 'VertexDeleted': {
-      const closed: Array<{ entity_id: string }> = await trx(ENTITIES).where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId }).whereNull('valid_to').update({ valid_to: at }, ['entity_id']);
+      const closed: Array<{ entity_id: string }> = await trx(ENTITIES)
+        .where({ vertex_id: vertex.data.vertexId, tenant_id: tenantId })
+        .whereNull('valid_to')
+        .update({ valid_to: at }, ['entity_id']);
       return closed.map((r) => r.entity_id);
     }
   }
@@ -215,7 +272,9 @@ const GRAPH_TYPES = [...GRAPH_BATCH_TYPES, ...VERTEX_TYPES] as const;
  * versions themselves (reasons, facts, history) are `complianceCellsProjector`'s, a lane of
  * their own written in parallel with this one.
  */
-export function complianceDashboardProjector(packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>): Projector {
+export function complianceDashboardProjector(
+  packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>,
+): Projector {
   const labels = new Set(packs.flatMap((p) => p.appliesTo));
   const domains = packs.map((p) => p.domain);
   return {

@@ -31,7 +31,8 @@ export const flaggedSql = (restrict: string) =>
     GROUP BY entity_id`;
 
 export const validAt = `tenant_id = :tenant AND valid_from <= :at AND (valid_to IS NULL OR valid_to > :at)`;
-export const ROW_COLUMNS = 'entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due';
+export const ROW_COLUMNS =
+  'entity_id, entity_type, entity_name, domains, severity, in_overdue, in_due_7d, in_due_30d, in_anomalies, next_due';
 
 /** The rows of the entities of a `flagged` CTE (`flaggedSql`), with their open anomalies laid over. */
 export const overlaidSql = (restrict: string) =>
@@ -92,5 +93,12 @@ export async function bucketCounts(knex: Knex | Knex.Transaction, tenantId: stri
     { tenant: tenantId, at },
   );
   const n = (column: string) => Number(r[column]);
-  return { overdue: n('overdue'), due_7d: n('due_7d'), due_30d: n('due_30d'), anomalies: n('anomalies'), entities: n('entities'), colors: { red: n('red'), amber: n('amber'), blue: n('blue'), green: n('green'), grey: n('grey') } };
+  return {
+    overdue: n('overdue'),
+    due_7d: n('due_7d'),
+    due_30d: n('due_30d'),
+    anomalies: n('anomalies'),
+    entities: n('entities'),
+    colors: { red: n('red'), amber: n('amber'), blue: n('blue'), green: n('green'), grey: n('grey') },
+  };
 }

@@ -115,23 +115,41 @@ export const connectorsProjector: Projector = {
         await connector.update({
           config: JSON.stringify(parsed.data.config),
           read_only_verified_at: null,
-          status: trx.raw(`case when status = 'disabled' then 'disabled' when has_credential then 'probing' else 'unconfigured' end`),
+          status: trx.raw(
+            `case when status = 'disabled' then 'disabled' when has_credential then 'probing' else 'unconfigured' end`,
+          ),
           updated_at: parsed.data.at,
         });
         break;
       case 'CredentialSet':
-        await connector.update({ has_credential: true, read_only_verified_at: null, status: trx.raw(`case when status = 'disabled' then 'disabled' else 'probing' end`), updated_at: parsed.data.at });
+        await connector.update({
+          has_credential: true,
+          read_only_verified_at: null,
+          status: trx.raw(`case when status = 'disabled' then 'disabled' else 'probing' end`),
+          updated_at: parsed.data.at,
+        });
         break;
       case 'ProbeSucceeded':
       case 'ProbeFailed': {
         const r = parsed.data.result;
         const ok = parsed.type === 'ProbeSucceeded';
-        await connector.update({ status: ok ? 'active' : 'probe_failed', read_only_verified_at: ok ? r.at : null, last_probe: JSON.stringify(r), updated_at: r.at });
+        await connector.update({
+          status: ok ? 'active' : 'probe_failed',
+          read_only_verified_at: ok ? r.at : null,
+          last_probe: JSON.stringify(r),
+          updated_at: r.at,
+        });
         break;
       }
       case 'SchemaDiscovered':
         await trx(SCHEMAS_TABLE)
-          .insert({ connector_id: connectorId, tenant_id: tenantId, tables: JSON.stringify(parsed.data.tables), truncated: parsed.data.truncated, discovered_at: parsed.data.at })
+          .insert({
+            connector_id: connectorId,
+            tenant_id: tenantId,
+            tables: JSON.stringify(parsed.data.tables),
+            truncated: parsed.data.truncated,
+            discovered_at: parsed.data.at,
+          })
           .onConflict('connector_id')
           .merge();
         break;
@@ -187,16 +205,36 @@ export const connectorsProjector: Projector = {
         break;
       }
       case 'ExposureSubmitted':
-        await exposure(parsed.data.ekey).update({ status: 'pending_review', submitted_by: parsed.data.by, updated_at: parsed.data.at });
+        await exposure(parsed.data.ekey).update({
+          status: 'pending_review',
+          submitted_by: parsed.data.by,
+          updated_at: parsed.data.at,
+        });
         break;
       case 'ExposureApproved':
-        await exposure(parsed.data.ekey).update({ status: 'approved', approved_sql_hash: parsed.data.approvedSqlHash, approved_sql: trx.ref('sql'), approved_by: parsed.data.by, approved_at: parsed.data.at, updated_at: parsed.data.at });
+        await exposure(parsed.data.ekey).update({
+          status: 'approved',
+          approved_sql_hash: parsed.data.approvedSqlHash,
+          approved_sql: trx.ref('sql'),
+          approved_by: parsed.data.by,
+          approved_at: parsed.data.at,
+          updated_at: parsed.data.at,
+        });
         break;
       case 'ExposureRejected':
-        await exposure(parsed.data.ekey).update({ status: 'rejected', rejected_by: parsed.data.by, rejection_reason: parsed.data.reason, updated_at: parsed.data.at });
+        await exposure(parsed.data.ekey).update({
+          status: 'rejected',
+          rejected_by: parsed.data.by,
+          rejection_reason: parsed.data.reason,
+          updated_at: parsed.data.at,
+        });
         break;
       case 'ExposureRetired':
-        await exposure(parsed.data.ekey).update({ status: 'retired', approved_sql_hash: null, updated_at: parsed.data.at });
+        await exposure(parsed.data.ekey).update({
+          status: 'retired',
+          approved_sql_hash: null,
+          updated_at: parsed.data.at,
+        });
         break;
       case 'ExposureDeleted':
         await exposure(parsed.data.ekey).delete();

@@ -1,7 +1,12 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
-import { CONVERSATION_EVENT_TYPES, CONVERSATION_STREAM_PREFIX, type ConversationEvent, readConversationEvent } from '../../streams/conversations/conversation';
+import {
+  CONVERSATION_EVENT_TYPES,
+  CONVERSATION_STREAM_PREFIX,
+  type ConversationEvent,
+  readConversationEvent,
+} from '../../streams/conversations/conversation';
 import { PROJECT_EVENT_TYPES, type ProjectEvent, readProjectEvent } from '../../streams/conversations/project';
 import { createConversationTables, T } from './tables';
 
@@ -28,14 +33,21 @@ export const conversationsProjector: Projector = {
   eventTypes: [...CONVERSATION_EVENT_TYPES, ...PROJECT_EVENT_TYPES],
   createTables: createConversationTables,
   async apply(trx, event) {
-    if (event.stream.startsWith(CONVERSATION_STREAM_PREFIX)) await applyConversation(trx, event, readConversationEvent(event));
+    if (event.stream.startsWith(CONVERSATION_STREAM_PREFIX))
+      await applyConversation(trx, event, readConversationEvent(event));
     else if (event.stream.startsWith('conversations.project-')) await applyProject(trx, event, readProjectEvent(event));
   },
   /** A run of messages appended to one conversation (a turn's rows and answer) is one insert and one update. */
   async applyBatch(trx, events) {
-    for (let i = 0; i < events.length; ) {
+    for (let i = 0; i < events.length;) {
       const run = [events[i]];
-      while (i + run.length < events.length && run[0].type === 'MessageAppended' && events[i + run.length].type === 'MessageAppended' && events[i + run.length].stream === run[0].stream) run.push(events[i + run.length]);
+      while (
+        i + run.length < events.length &&
+        run[0].type === 'MessageAppended' &&
+        events[i + run.length].type === 'MessageAppended' &&
+        events[i + run.length].stream === run[0].stream
+      )
+        run.push(events[i + run.length]);
       if (run.length > 1) await applyMessages(trx, run);
       else await this.apply(trx, run[0]);
       i += run.length;
@@ -43,7 +55,11 @@ export const conversationsProjector: Projector = {
   },
 };
 
-async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent, event: ConversationEvent): Promise<void> {
+async function applyConversation(
+  trx: Knex.Transaction,
+  recorded: RecordedEvent,
+  event: ConversationEvent,
+): Promise<void> {
   const tenantId = recorded.metadata.tenantId;
   const id = idOf(recorded, CONVERSATION_STREAM_PREFIX);
   const at = recorded.recordedAt;
@@ -51,7 +67,9 @@ async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent,
   switch (event.type) {
     case 'ConversationCreated': {
       const { userId, agentId, title, conversationType, projectId, metadata } = event.data;
-      const project = projectId ? await trx(T.projects).where({ tenant_id: tenantId, id: projectId }).first('id') : undefined;
+      const project = projectId
+        ? await trx(T.projects).where({ tenant_id: tenantId, id: projectId }).first('id')
+        : undefined;
       await trx(T.conversations)
         .insert({
           tenant_id: tenantId,
@@ -102,7 +120,9 @@ async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent,
       return;
     }
     case 'AttachmentRemoved':
-      await trx(T.attachments).where({ tenant_id: tenantId, conversation_id: id, id: event.data.attachmentId }).delete();
+      await trx(T.attachments)
+        .where({ tenant_id: tenantId, conversation_id: id, id: event.data.attachmentId })
+        .delete();
       return;
   }
 }
@@ -111,7 +131,10 @@ async function applyConversation(trx: Knex.Transaction, recorded: RecordedEvent,
 async function applyMessages(trx: Knex.Transaction, run: RecordedEvent[]): Promise<void> {
   const tenantId = run[0].metadata.tenantId;
   const id = idOf(run[0], CONVERSATION_STREAM_PREFIX);
-  const messages = run.map((recorded) => ({ at: recorded.recordedAt, m: (readConversationEvent(recorded) as Extract<ConversationEvent, { type: 'MessageAppended' }>).data }));
+  const messages = run.map((recorded) => ({
+    at: recorded.recordedAt,
+    m: (readConversationEvent(recorded) as Extract<ConversationEvent, { type: 'MessageAppended' }>).data,
+  }));
   const rows = trx(T.messages).insert(
     messages.map(({ at, m }) => ({
       tenant_id: tenantId,
@@ -137,7 +160,10 @@ async function applyMessages(trx: Knex.Transaction, run: RecordedEvent[]): Promi
   const said = messages.filter(({ m }) => m.role === 'user' || m.role === 'assistant');
   if (said.length > 0) changes.preview = said[said.length - 1].m.content.slice(0, PREVIEW_CHARS);
   const firstUser = messages.find(({ m }) => m.role === 'user');
-  if (firstUser) changes.first_user_message = trx.raw('coalesce(first_user_message, ?)', [firstUser.m.content.slice(0, FIRST_MESSAGE_CHARS)]);
+  if (firstUser)
+    changes.first_user_message = trx.raw('coalesce(first_user_message, ?)', [
+      firstUser.m.content.slice(0, FIRST_MESSAGE_CHARS),
+    ]);
   // The rows and the counters in one statement: one round trip per run of messages.
   await trx.with('appended', rows).from(T.conversations).where({ tenant_id: tenantId, id }).update(changes);
 }
@@ -150,7 +176,17 @@ async function applyProject(trx: Knex.Transaction, recorded: RecordedEvent, even
     case 'ProjectCreated': {
       const p = event.data;
       await trx(T.projects)
-        .insert({ tenant_id: tenantId, id, user_id: p.userId, name: p.name, description: p.description, instructions: p.instructions, defaults: JSON.stringify(p.defaults), created_at: at, updated_at: at })
+        .insert({
+          tenant_id: tenantId,
+          id,
+          user_id: p.userId,
+          name: p.name,
+          description: p.description,
+          instructions: p.instructions,
+          defaults: JSON.stringify(p.defaults),
+          created_at: at,
+          updated_at: at,
+        })
         .onConflict(['tenant_id', 'id'])
         .ignore();
       return;
@@ -163,7 +199,9 @@ async function applyProject(trx: Knex.Transaction, recorded: RecordedEvent, even
       return;
     }
     case 'ProjectDeleted':
-      await trx(T.conversations).where({ tenant_id: tenantId, project_id: id }).update({ project_id: null, updated_at: at });
+      await trx(T.conversations)
+        .where({ tenant_id: tenantId, project_id: id })
+        .update({ project_id: null, updated_at: at });
       await trx(T.projectFiles).where({ tenant_id: tenantId, project_id: id }).delete();
       await trx(T.projects).where({ tenant_id: tenantId, id }).delete();
       return;

@@ -46,7 +46,9 @@ export const capturesProjector: Projector = {
         if (d.expectedOutput !== null) enrichment.expected_output = d.expectedOutput;
         if (d.note !== null) enrichment.note = d.note;
         if (d.categoryTag !== null) enrichment.category_tag = d.categoryTag;
-        const existing = await trx(CAPTURES_TABLE).where({ tenant_id: tenantId, capture_id: d.captureId }).first('gestures');
+        const existing = await trx(CAPTURES_TABLE)
+          .where({ tenant_id: tenantId, capture_id: d.captureId })
+          .first('gestures');
         if (!existing) {
           await trx(CAPTURES_TABLE).insert({
             tenant_id: tenantId,
@@ -78,16 +80,27 @@ export const capturesProjector: Projector = {
       case 'SnapshotLinked':
         await trx(CAPTURES_TABLE)
           .where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) })
-          .update({ snapshot_status: 'linked', ...(parsed.data.conversationId ? { conversation_id: parsed.data.conversationId } : {}), updated_at: at });
+          .update({
+            snapshot_status: 'linked',
+            ...(parsed.data.conversationId ? { conversation_id: parsed.data.conversationId } : {}),
+            updated_at: at,
+          });
         break;
       case 'SnapshotMissing':
-        await trx(CAPTURES_TABLE).where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) }).whereNot({ snapshot_status: 'linked' }).update({ snapshot_status: 'missing' });
+        await trx(CAPTURES_TABLE)
+          .where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) })
+          .whereNot({ snapshot_status: 'linked' })
+          .update({ snapshot_status: 'missing' });
         break;
       case 'ScoreMirrored':
-        await trx(CAPTURES_TABLE).where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) }).update({ mirror_status: 'mirrored', mirror_error: null });
+        await trx(CAPTURES_TABLE)
+          .where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) })
+          .update({ mirror_status: 'mirrored', mirror_error: null });
         break;
       case 'ScoreMirrorFailed':
-        await trx(CAPTURES_TABLE).where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) }).update({ mirror_status: 'failed', mirror_error: parsed.data.error });
+        await trx(CAPTURES_TABLE)
+          .where({ tenant_id: tenantId, capture_id: captureIdOfStream(event.stream) })
+          .update({ mirror_status: 'failed', mirror_error: parsed.data.error });
         break;
     }
   },

@@ -58,7 +58,9 @@ export const runsProjector: Projector = {
     if (event.type === 'BaselinePromoted') {
       const { data } = readBaselineEvent(event);
       // Demote whatever this model's baseline was, then promote: one transaction.
-      await trx(RUNS_TABLE).where({ tenant_id: tenantId, model_id: data.modelId, is_baseline: true }).update({ is_baseline: false });
+      await trx(RUNS_TABLE)
+        .where({ tenant_id: tenantId, model_id: data.modelId, is_baseline: true })
+        .update({ is_baseline: false });
       await trx(RUNS_TABLE).where({ tenant_id: tenantId, run_id: data.runId }).update({ is_baseline: true });
       return;
     }
@@ -66,7 +68,17 @@ export const runsProjector: Projector = {
     switch (parsed.type) {
       case 'EvalRunStarted': {
         const d = parsed.data;
-        await trx(RUNS_TABLE).insert({ tenant_id: tenantId, run_id: d.runId, tag: d.tag, model_id: d.modelId, git_sha: d.gitSha, status: 'running', replay: d.replay, judge_threshold: d.judgeThreshold, started_at: d.startedAt });
+        await trx(RUNS_TABLE).insert({
+          tenant_id: tenantId,
+          run_id: d.runId,
+          tag: d.tag,
+          model_id: d.modelId,
+          git_sha: d.gitSha,
+          status: 'running',
+          replay: d.replay,
+          judge_threshold: d.judgeThreshold,
+          started_at: d.startedAt,
+        });
         break;
       }
       case 'EvalCaseGraded': {
@@ -102,7 +114,16 @@ export const runsProjector: Projector = {
         const d = parsed.data;
         await trx(RUNS_TABLE)
           .where({ tenant_id: tenantId, run_id: runIdOfStream(event.stream) })
-          .update({ status: 'completed', n_cases: d.nCases, n_pass: d.nPass, n_fail: d.nFail, n_degraded: d.nDegraded, tokens_used: d.tokensUsed, cost_usd: d.costUsd, completed_at: d.completedAt });
+          .update({
+            status: 'completed',
+            n_cases: d.nCases,
+            n_pass: d.nPass,
+            n_fail: d.nFail,
+            n_degraded: d.nDegraded,
+            tokens_used: d.tokensUsed,
+            cost_usd: d.costUsd,
+            completed_at: d.completedAt,
+          });
         break;
       }
     }

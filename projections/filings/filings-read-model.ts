@@ -20,7 +20,15 @@ export const filingsProjector: Projector = {
   // 2: a filing the graph could not record reads `filing_failed` until an administrator's retry files it.
   version: 2,
   tables: [FILINGS_TABLE],
-  eventTypes: ['ChecklistCreated', 'ChecklistUpdated', 'ChecklistSubmitted', 'ChecklistReviewed', 'ChecklistRejected', 'ChecklistFiled', 'ChecklistFilingFailed'],
+  eventTypes: [
+    'ChecklistCreated',
+    'ChecklistUpdated',
+    'ChecklistSubmitted',
+    'ChecklistReviewed',
+    'ChecklistRejected',
+    'ChecklistFiled',
+    'ChecklistFilingFailed',
+  ],
   async createTables(knex) {
     await knex.schema.createTable(FILINGS_TABLE, (t) => {
       t.text('tenant_id').notNullable();
@@ -56,7 +64,17 @@ export const filingsProjector: Projector = {
       case 'ChecklistCreated': {
         const d = event.data;
         await trx(FILINGS_TABLE)
-          .insert({ tenant_id: tenantId, filing_id: filingEntityId(d.checklistId), checklist_id: d.checklistId, template_id: d.templateId, form: d.form, entity_id: d.entityId, entity_type: d.entityType, period: d.period, updated_at: d.createdAt })
+          .insert({
+            tenant_id: tenantId,
+            filing_id: filingEntityId(d.checklistId),
+            checklist_id: d.checklistId,
+            template_id: d.templateId,
+            form: d.form,
+            entity_id: d.entityId,
+            entity_type: d.entityType,
+            period: d.period,
+            updated_at: d.createdAt,
+          })
           .onConflict(['tenant_id', 'filing_id'])
           .ignore();
         return;
@@ -66,7 +84,17 @@ export const filingsProjector: Projector = {
         return;
       case 'ChecklistSubmitted': {
         const d = event.data;
-        await row().update({ status: 'in_review', approval_id: d.approvalId, submitted_by: d.submittedBy, submitted_at: d.submittedAt, reviewer_id: null, decision: null, review_comments: null, filed_at: null, updated_at: at });
+        await row().update({
+          status: 'in_review',
+          approval_id: d.approvalId,
+          submitted_by: d.submittedBy,
+          submitted_at: d.submittedAt,
+          reviewer_id: null,
+          decision: null,
+          review_comments: null,
+          filed_at: null,
+          updated_at: at,
+        });
         return;
       }
       case 'ChecklistReviewed': {
@@ -75,11 +103,20 @@ export const filingsProjector: Projector = {
         // A review of an exception request names an approval no submission opened: not a filing.
         await row()
           .where({ approval_id: d.approvalId, status: 'in_review' })
-          .update({ status: filed ? 'filed' : 'returned', reviewer_id: d.reviewerId, decision: d.decision, review_comments: d.comments, filed_at: filed ? d.reviewedAt : null, updated_at: at });
+          .update({
+            status: filed ? 'filed' : 'returned',
+            reviewer_id: d.reviewerId,
+            decision: d.decision,
+            review_comments: d.comments,
+            filed_at: filed ? d.reviewedAt : null,
+            updated_at: at,
+          });
         return;
       }
       case 'ChecklistRejected':
-        await row().whereIn('status', ['in_review', 'returned']).update({ status: 'withdrawn', review_comments: event.data.reason, updated_at: at });
+        await row()
+          .whereIn('status', ['in_review', 'returned'])
+          .update({ status: 'withdrawn', review_comments: event.data.reason, updated_at: at });
         return;
       // The approval files; recording it in the graph can still fail (checklists' `filing_failed`).
       case 'ChecklistFilingFailed':
@@ -108,6 +145,9 @@ export const evidenceKeysProjector: Projector = {
   },
   async apply(trx, recorded) {
     const event = readEvidenceKeyEvent(recorded);
-    await trx(EVIDENCE_KEYS_TABLE).insert({ kid: event.data.kid, jwk: JSON.stringify(event.data.jwk), published_at: event.data.publishedAt }).onConflict('kid').ignore();
+    await trx(EVIDENCE_KEYS_TABLE)
+      .insert({ kid: event.data.kid, jwk: JSON.stringify(event.data.jwk), published_at: event.data.publishedAt })
+      .onConflict('kid')
+      .ignore();
   },
 };

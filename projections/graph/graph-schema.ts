@@ -46,13 +46,22 @@ export const graphSchemaProjector: Projector = {
         const source = `vertical:${event.data.vertical}@${event.data.version}`;
         // A later vertical version never overwrites what an administrator changed.
         for (const d of event.data.entityTypes) {
-          await trx(ENTITY_TYPES).insert({ key: d.key, label: d.label, definition: JSON.stringify(d), source, updated_at: at }).onConflict().ignore();
+          await trx(ENTITY_TYPES)
+            .insert({ key: d.key, label: d.label, definition: JSON.stringify(d), source, updated_at: at })
+            .onConflict()
+            .ignore();
         }
         for (const d of event.data.relationshipTypes) {
-          await trx(RELATIONSHIP_TYPES).insert({ key: d.key, definition: JSON.stringify(d), source, updated_at: at }).onConflict().ignore();
+          await trx(RELATIONSHIP_TYPES)
+            .insert({ key: d.key, definition: JSON.stringify(d), source, updated_at: at })
+            .onConflict()
+            .ignore();
         }
         for (const r of event.data.relationshipRules) {
-          await trx(RELATIONSHIP_RULES).insert({ ...r, source, updated_at: at }).onConflict().ignore();
+          await trx(RELATIONSHIP_RULES)
+            .insert({ ...r, source, updated_at: at })
+            .onConflict()
+            .ignore();
         }
         return;
       }
@@ -82,7 +91,10 @@ export const graphSchemaProjector: Projector = {
         await trx(RELATIONSHIP_RULES).where({ edge_label: event.data.key }).delete();
         return;
       case 'RelationshipRuleAdded':
-        await trx(RELATIONSHIP_RULES).insert({ ...event.data.rule, source: 'custom', updated_at: at }).onConflict('id').merge();
+        await trx(RELATIONSHIP_RULES)
+          .insert({ ...event.data.rule, source: 'custom', updated_at: at })
+          .onConflict('id')
+          .merge();
         return;
       case 'RelationshipRuleRemoved':
         await trx(RELATIONSHIP_RULES).where({ id: event.data.id }).delete();

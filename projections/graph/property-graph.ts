@@ -2,7 +2,15 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, type EdgeFacts } from '../../streams/graph/edge';
-import { eachBatchEdge, eachBatchVertex, GRAPH_BATCH_TYPES, type GraphBatchData, type GraphImportEvent, IMPORT_EVENT_TYPES, type PackedGraphBatchData } from '../../streams/graph/graph-import';
+import {
+  eachBatchEdge,
+  eachBatchVertex,
+  GRAPH_BATCH_TYPES,
+  type GraphBatchData,
+  type GraphImportEvent,
+  IMPORT_EVENT_TYPES,
+  type PackedGraphBatchData,
+} from '../../streams/graph/graph-import';
 import type { Properties } from '../../streams/graph/properties';
 import { VERTEX_EVENT_TYPES, type VertexEvent } from '../../streams/graph/vertex';
 
@@ -28,7 +36,9 @@ async function createTables(knex: Knex): Promise<void> {
     t.index(['namespace', 'entity_id'], 'graph_vertices_ns_entity');
   });
   // The legacy well context is addressed by API number.
-  await knex.raw(`CREATE INDEX graph_vertices_ns_api ON ${VERTICES} (namespace, (properties->>'api_number')) WHERE label = 'Well'`);
+  await knex.raw(
+    `CREATE INDEX graph_vertices_ns_api ON ${VERTICES} (namespace, (properties->>'api_number')) WHERE label = 'Well'`,
+  );
   await knex.schema.createTable(EDGES, (t) => {
     t.uuid('id').primary();
     t.text('namespace').notNullable();
@@ -96,7 +106,8 @@ class Kinds {
   number(a: string, b: string, c: string, d = '', e = ''): number {
     // Consecutive rows (a group of a packed batch) share their kind: nothing built for them.
     const last = this.last;
-    if (this.lastNumber > 0 && last[0] === a && last[1] === b && last[2] === c && last[3] === d && last[4] === e) return this.lastNumber;
+    if (this.lastNumber > 0 && last[0] === a && last[1] === b && last[2] === c && last[3] === d && last[4] === e)
+      return this.lastNumber;
     const parts = [a, b, c, d, e];
     const key = parts.join('\u001f');
     let n = this.numbers.get(key);
@@ -145,7 +156,13 @@ class VertexColumns {
            FROM unnest(?::uuid[], ?::text[], ?::jsonb[], ?::int[]) AS u(id, entity_id, props, kind)
            JOIN unnest(?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS k(namespace, label, at, kind) ON k.kind = u.kind
          ON CONFLICT (id) DO NOTHING`,
-        [arrayLiteral(this.ids.slice(i, to)), arrayLiteral(this.entityIds.slice(i, to)), arrayLiteral(this.properties.slice(i, to)), `{${this.kinds.slice(i, to).join(',')}}`, ...kinds],
+        [
+          arrayLiteral(this.ids.slice(i, to)),
+          arrayLiteral(this.entityIds.slice(i, to)),
+          arrayLiteral(this.properties.slice(i, to)),
+          `{${this.kinds.slice(i, to).join(',')}}`,
+          ...kinds,
+        ],
       );
     }
   }
@@ -166,7 +183,17 @@ class EdgeColumns {
     return this.ids.length;
   }
 
-  add(id: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string, properties: Properties | null, namespace: string, at: string): void {
+  add(
+    id: string,
+    label: string,
+    fromId: string,
+    fromLabel: string,
+    toId: string,
+    toLabel: string,
+    properties: Properties | null,
+    namespace: string,
+    at: string,
+  ): void {
     this.ids.push(id);
     this.fromIds.push(fromId);
     this.toIds.push(toId);
@@ -194,11 +221,14 @@ class EdgeColumns {
     const namespaceOf = new Map<string, string>();
     const lookup = [...elsewhere];
     for (let i = 0; i < lookup.length; i += ROWS_PER_STATEMENT) {
-      const { rows } = (await trx.raw(`SELECT id, namespace FROM ${VERTICES} WHERE id = ANY(?::uuid[])`, [arrayLiteral(lookup.slice(i, i + ROWS_PER_STATEMENT))])) as { rows: Array<{ id: string; namespace: string }> };
+      const { rows } = (await trx.raw(`SELECT id, namespace FROM ${VERTICES} WHERE id = ANY(?::uuid[])`, [
+        arrayLiteral(lookup.slice(i, i + ROWS_PER_STATEMENT)),
+      ])) as { rows: Array<{ id: string; namespace: string }> };
       for (const row of rows) namespaceOf.set(row.id, row.namespace);
     }
     // PostgreSQL answers a uuid in lower case.
-    const exists = (i: number, id: string) => isWritten(i, id) || (namespaceOf.get(id) ?? namespaceOf.get(id.toLowerCase())) === namespaces[i];
+    const exists = (i: number, id: string) =>
+      isWritten(i, id) || (namespaceOf.get(id) ?? namespaceOf.get(id.toLowerCase())) === namespaces[i];
     const kept: number[] = [];
     for (let i = 0; i < ids.length; i++) if (exists(i, fromIds[i]) && exists(i, toIds[i])) kept.push(i);
 
@@ -212,7 +242,14 @@ class EdgeColumns {
            FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[], ?::int[]) AS u(id, from_id, to_id, props, kind)
            JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS k(namespace, label, from_label, to_label, at, kind) ON k.kind = u.kind
          ON CONFLICT (id) DO NOTHING`,
-        [arrayLiteral(column(ids)), arrayLiteral(column(fromIds)), arrayLiteral(column(toIds)), arrayLiteral(column(this.properties)), `{${column(this.kinds).join(',')}}`, ...kinds],
+        [
+          arrayLiteral(column(ids)),
+          arrayLiteral(column(fromIds)),
+          arrayLiteral(column(toIds)),
+          arrayLiteral(column(this.properties)),
+          `{${column(this.kinds).join(',')}}`,
+          ...kinds,
+        ],
       );
     }
   }
@@ -220,7 +257,17 @@ class EdgeColumns {
 
 async function insertEdge(trx: Knex.Transaction, e: EdgeFacts, at: Date): Promise<void> {
   const columns = new EdgeColumns();
-  columns.add(e.edgeId, e.edgeLabel, e.fromId, e.fromLabel, e.toId, e.toLabel, Object.keys(e.properties).length === 0 ? null : e.properties, e.namespace, at.toISOString());
+  columns.add(
+    e.edgeId,
+    e.edgeLabel,
+    e.fromId,
+    e.fromLabel,
+    e.toId,
+    e.toLabel,
+    Object.keys(e.properties).length === 0 ? null : e.properties,
+    e.namespace,
+    at.toISOString(),
+  );
   await columns.write(trx);
 }
 
@@ -268,7 +315,16 @@ class ImportRun {
 async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: Date): Promise<void> {
   switch (event.type) {
     case 'GraphImportStarted':
-      await trx(IMPORTS).insert({ id: event.data.importId, namespace: event.data.namespace, source: event.data.source, status: 'running', started_at: at }).onConflict('id').ignore();
+      await trx(IMPORTS)
+        .insert({
+          id: event.data.importId,
+          namespace: event.data.namespace,
+          source: event.data.source,
+          status: 'running',
+          started_at: at,
+        })
+        .onConflict('id')
+        .ignore();
       return;
     case 'GraphBatchImported':
     case 'PackedGraphBatchImported': {
@@ -278,7 +334,9 @@ async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: D
       return;
     }
     case 'GraphImportCompleted':
-      await trx(IMPORTS).where({ id: event.data.importId }).update({ status: 'completed', by_label: JSON.stringify(event.data.byLabel), completed_at: at });
+      await trx(IMPORTS)
+        .where({ id: event.data.importId })
+        .update({ status: 'completed', by_label: JSON.stringify(event.data.byLabel), completed_at: at });
       return;
   }
 }
@@ -288,7 +346,15 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
     case 'VertexCreated': {
       const d = event.data;
       await trx(VERTICES)
-        .insert({ id: d.vertexId, namespace: d.namespace, label: d.label, entity_id: d.entityId, properties: JSON.stringify(d.properties), created_at: at, updated_at: at })
+        .insert({
+          id: d.vertexId,
+          namespace: d.namespace,
+          label: d.label,
+          entity_id: d.entityId,
+          properties: JSON.stringify(d.properties),
+          created_at: at,
+          updated_at: at,
+        })
         .onConflict('id')
         .ignore();
       return;
@@ -298,7 +364,10 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
       const removed = event.type === 'VertexPropertiesUpdated' ? event.data.removed : [];
       await trx(VERTICES)
         .where({ id: event.data.vertexId, namespace: event.data.namespace })
-        .update({ properties: trx.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(event.data.set), removed]), updated_at: at });
+        .update({
+          properties: trx.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(event.data.set), removed]),
+          updated_at: at,
+        });
       return;
     }
     case 'VertexDeleted': {

@@ -26,15 +26,26 @@ export const onetimeTokensProjector: Projector = {
       case 'OneTimeTokenIssued': {
         const { tokenHash, purpose, tenantId, userId, expiresAt } = event.data;
         await trx(ONETIME_TOKENS_TABLE)
-          .insert({ token_hash: tokenHash, tenant_id: tenantId, user_id: userId, purpose, status: 'open', expires_at: expiresAt })
+          .insert({
+            token_hash: tokenHash,
+            tenant_id: tenantId,
+            user_id: userId,
+            purpose,
+            status: 'open',
+            expires_at: expiresAt,
+          })
           .onConflict('token_hash')
           .ignore();
         return;
       }
       case 'OneTimeTokenRedeemed':
-        return void (await trx(ONETIME_TOKENS_TABLE).where({ token_hash: event.data.tokenHash }).update({ status: 'redeemed' }));
+        return void (await trx(ONETIME_TOKENS_TABLE)
+          .where({ token_hash: event.data.tokenHash })
+          .update({ status: 'redeemed' }));
       case 'OneTimeTokenVoided':
-        return void (await trx(ONETIME_TOKENS_TABLE).where({ token_hash: event.data.tokenHash }).update({ status: 'voided' }));
+        return void (await trx(ONETIME_TOKENS_TABLE)
+          .where({ token_hash: event.data.tokenHash })
+          .update({ status: 'voided' }));
     }
   },
 };

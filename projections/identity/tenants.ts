@@ -18,6 +18,9 @@ export const tenantsProjector: Projector = {
   },
   async apply(trx, recorded) {
     const event = { type: recorded.type, data: recorded.data } as TenantEvent;
-    await trx(TENANTS_TABLE).insert({ id: event.data.tenantId, name: event.data.name, created_at: recorded.recordedAt }).onConflict('id').ignore();
+    await trx(TENANTS_TABLE)
+      .insert({ id: event.data.tenantId, name: event.data.name, created_at: recorded.recordedAt })
+      .onConflict('id')
+      .ignore();
   },
 };

@@ -37,7 +37,10 @@ export const userDirectoryProjector: Projector = {
     const event = { type: recorded.type, data: recorded.data } as UserEvent;
     const id = userIdOf(recorded.stream);
     const at = recorded.recordedAt;
-    const update = (fields: Record<string, unknown>) => trx(USERS_TABLE).where({ id }).update({ ...fields, updated_at: at });
+    const update = (fields: Record<string, unknown>) =>
+      trx(USERS_TABLE)
+        .where({ id })
+        .update({ ...fields, updated_at: at });
     switch (event.type) {
       case 'UserInvited':
       case 'UserRegistered': {
@@ -45,7 +48,17 @@ export const userDirectoryProjector: Projector = {
         const status = event.type === 'UserInvited' ? 'invited' : 'active';
         const kind = event.type === 'UserRegistered' ? event.data.kind : 'person';
         await trx(USERS_TABLE)
-          .insert({ id: userId, tenant_id: recorded.metadata.tenantId, email, display_name: displayName, roles: JSON.stringify(roles), status, kind, created_at: at, updated_at: at })
+          .insert({
+            id: userId,
+            tenant_id: recorded.metadata.tenantId,
+            email,
+            display_name: displayName,
+            roles: JSON.stringify(roles),
+            status,
+            kind,
+            created_at: at,
+            updated_at: at,
+          })
           .onConflict('id')
           .ignore();
         return;

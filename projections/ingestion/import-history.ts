@@ -21,7 +21,13 @@ export type ImportKind = (typeof IMPORT_KINDS)[number];
 export const IMPORT_STATUSES = ['importing', 'completed'] as const;
 
 /** The events the history reads; the big ones (CSV row batches, scraped records) are not among them. */
-export const IMPORT_HISTORY_EVENT_TYPES = ['OperatorCsvImportStarted', 'OperatorCsvImportCompleted', 'RrcScrapeCompleted', 'ScadaReadingsRecorded', COMPLIANCE_ANOMALY_FLAGGED] as const;
+export const IMPORT_HISTORY_EVENT_TYPES = [
+  'OperatorCsvImportStarted',
+  'OperatorCsvImportCompleted',
+  'RrcScrapeCompleted',
+  'ScadaReadingsRecorded',
+  COMPLIANCE_ANOMALY_FLAGGED,
+] as const;
 
 /** SCADA batch streams share their anomaly event type with operational events: only theirs count here. */
 const scadaStreamPrefix = scadaBatchAggregate.stream('', '').replace(/-+$/, '-');
@@ -69,7 +75,15 @@ async function applyEvent(trx: Knex.Transaction, recorded: RecordedEvent): Promi
       case 'OperatorCsvImportStarted': {
         const d = event.data;
         await trx(IMPORTS_TABLE)
-          .insert({ ...started, import_id: d.importId, kind: 'operator-csv', status: 'importing', source: d.filename, counts: {}, details: { sha256: d.sha256, size_bytes: d.sizeBytes, columns: d.columns } })
+          .insert({
+            ...started,
+            import_id: d.importId,
+            kind: 'operator-csv',
+            status: 'importing',
+            source: d.filename,
+            counts: {},
+            details: { sha256: d.sha256, size_bytes: d.sizeBytes, columns: d.columns },
+          })
           .onConflict(['tenant_id', 'import_id'])
           .ignore();
         return;
@@ -78,7 +92,15 @@ async function applyEvent(trx: Knex.Transaction, recorded: RecordedEvent): Promi
         const d = event.data;
         await trx(IMPORTS_TABLE)
           .where({ tenant_id: tenantId, import_id: d.importId })
-          .update({ status: 'completed', finished_at: recorded.recordedAt, rows: d.rows, accepted: d.accepted, rejected: d.rejected, counts: { batches: d.batches }, rejections: d.rejections ? JSON.stringify(d.rejections) : null });
+          .update({
+            status: 'completed',
+            finished_at: recorded.recordedAt,
+            rows: d.rows,
+            accepted: d.accepted,
+            rejected: d.rejected,
+            counts: { batches: d.batches },
+            rejections: d.rejections ? JSON.stringify(d.rejections) : null,
+          });
         return;
       }
       default:
@@ -137,7 +159,9 @@ async function applyEvent(trx: Knex.Transaction, recorded: RecordedEvent): Promi
       const batchId = recorded.stream.slice(scadaStreamPrefix.length + tenantId.length + 1);
       await trx(IMPORTS_TABLE)
         .where({ tenant_id: tenantId, import_id: batchId })
-        .update({ counts: trx.raw(`jsonb_set(counts, '{anomalies}', to_jsonb(coalesce((counts->>'anomalies')::int, 0) + 1))`) });
+        .update({
+          counts: trx.raw(`jsonb_set(counts, '{anomalies}', to_jsonb(coalesce((counts->>'anomalies')::int, 0) + 1))`),
+        });
       return;
     }
   }

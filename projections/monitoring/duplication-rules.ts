@@ -56,13 +56,21 @@ export const duplicationRulesProjector: Projector = {
     switch (event.type) {
       case 'DuplicationRuleCreated':
       case 'DuplicationRuleUpdated':
-        await trx(DUPLICATION_RULES_TABLE).insert(row(tenantId, event.data.rule)).onConflict(['tenant_id', 'id']).merge();
+        await trx(DUPLICATION_RULES_TABLE)
+          .insert(row(tenantId, event.data.rule))
+          .onConflict(['tenant_id', 'id'])
+          .merge();
         return;
       case 'DuplicationRulesReset':
         await trx(DUPLICATION_RULES_TABLE)
           .where({ tenant_id: tenantId })
           .whereIn('id', event.data.ruleIds)
-          .update({ generation: trx.raw('generation + 1'), reset_at: event.data.at, updated_by: event.data.by, updated_at: event.data.at });
+          .update({
+            generation: trx.raw('generation + 1'),
+            reset_at: event.data.at,
+            updated_by: event.data.by,
+            updated_at: event.data.at,
+          });
         return;
     }
   },

@@ -53,13 +53,31 @@ export const eventTypesProjector: Projector = {
       return;
     }
     await trx(EVENT_TYPES_TABLE)
-      .insert({ tenant_id: tenantId, id, name: after.name, category: after.category, status: after.status, definition: JSON.stringify(after), created_at: after.createdAt, updated_at: after.updatedAt })
+      .insert({
+        tenant_id: tenantId,
+        id,
+        name: after.name,
+        category: after.category,
+        status: after.status,
+        definition: JSON.stringify(after),
+        created_at: after.createdAt,
+        updated_at: after.updatedAt,
+      })
       .onConflict(['tenant_id', 'id'])
       .merge();
     if (event.type === 'GuardRulePublished') {
       const d = event.data;
       await trx(GUARD_RULE_VERSIONS_TABLE)
-        .insert({ tenant_id: tenantId, event_type_id: id, rule_id: d.ruleId, version: d.version, name: d.name, definition: JSON.stringify(d.definition), published_by: d.by, published_at: d.at })
+        .insert({
+          tenant_id: tenantId,
+          event_type_id: id,
+          rule_id: d.ruleId,
+          version: d.version,
+          name: d.name,
+          definition: JSON.stringify(d.definition),
+          published_by: d.by,
+          published_at: d.at,
+        })
         .onConflict(['tenant_id', 'event_type_id', 'rule_id', 'version'])
         .ignore();
     }

@@ -57,7 +57,13 @@ export const operationalEventsProjector: Projector = {
     switch (event.type) {
       case 'OperationalEventLogged': {
         const d = event.data;
-        const snapshot = { event_type_id: d.eventTypeId, entity_id: d.entityId, entity_type: d.entityType, occurred_at: d.occurredAt, fields: d.fields };
+        const snapshot = {
+          event_type_id: d.eventTypeId,
+          entity_id: d.entityId,
+          entity_type: d.entityType,
+          occurred_at: d.occurredAt,
+          fields: d.fields,
+        };
         // The row and its first history version in one statement (one round trip per event logged).
         await trx
           .raw(
@@ -86,12 +92,35 @@ export const operationalEventsProjector: Projector = {
       }
       case 'OperationalEventUpdated': {
         const d = event.data;
-        const snapshot = { event_type_id: d.eventTypeId, entity_id: d.entityId, entity_type: d.entityType, occurred_at: d.occurredAt, fields: d.fields };
+        const snapshot = {
+          event_type_id: d.eventTypeId,
+          entity_id: d.entityId,
+          entity_type: d.entityType,
+          occurred_at: d.occurredAt,
+          fields: d.fields,
+        };
         await trx(EVENTS_TABLE)
           .where({ tenant_id: tenantId, id: d.eventId })
-          .update({ entity_id: d.entityId, entity_type: d.entityType, occurred_at: d.occurredAt, fields: JSON.stringify(d.fields), version: d.version, updated_by: d.by, updated_at: d.at });
+          .update({
+            entity_id: d.entityId,
+            entity_type: d.entityType,
+            occurred_at: d.occurredAt,
+            fields: JSON.stringify(d.fields),
+            version: d.version,
+            updated_by: d.by,
+            updated_at: d.at,
+          });
         await trx(EVENT_HISTORY_TABLE)
-          .insert({ tenant_id: tenantId, event_id: d.eventId, version: d.version, action: 'updated', changes: JSON.stringify(d.changes), snapshot: JSON.stringify(snapshot), changed_by: d.by, changed_at: d.at })
+          .insert({
+            tenant_id: tenantId,
+            event_id: d.eventId,
+            version: d.version,
+            action: 'updated',
+            changes: JSON.stringify(d.changes),
+            snapshot: JSON.stringify(snapshot),
+            changed_by: d.by,
+            changed_at: d.at,
+          })
           .onConflict(['tenant_id', 'event_id', 'version'])
           .ignore();
         return;

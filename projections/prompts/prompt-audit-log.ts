@@ -39,12 +39,16 @@ export const promptAuditLogProjector: Projector = {
     const data = event.data as Record<string, unknown>;
     const details: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(data)) if (!BULKY.has(key)) details[key] = value;
-    if (data.validation && typeof data.validation === 'object') details.valid = (data.validation as { valid: boolean }).valid;
+    if (data.validation && typeof data.validation === 'object')
+      details.valid = (data.validation as { valid: boolean }).valid;
     const templateId = typeof data.templateId === 'string' ? data.templateId : null;
     let namespaceId = typeof data.namespaceId === 'string' ? data.namespaceId : null;
     if (!namespaceId && templateId) {
       // Version events name only their template; its creation row in this table names the namespace.
-      const created = await trx(AUDIT_TABLE).select('namespace_id').where({ tenant_id: event.metadata.tenantId, template_id: templateId, action: 'PromptTemplateCreated' }).first();
+      const created = await trx(AUDIT_TABLE)
+        .select('namespace_id')
+        .where({ tenant_id: event.metadata.tenantId, template_id: templateId, action: 'PromptTemplateCreated' })
+        .first();
       namespaceId = created?.namespace_id ?? null;
     }
     await trx(AUDIT_TABLE)

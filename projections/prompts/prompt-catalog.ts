@@ -15,20 +15,47 @@ async function applyNamespace(trx: Knex.Transaction, tenantId: string, event: Na
   switch (event.type) {
     case 'PromptNamespaceCreated': {
       const d = event.data;
-      await trx(NAMESPACES_TABLE).insert({ id: d.namespaceId, tenant_id: tenantId, name: d.name, description: d.description, created_by: d.createdBy, created_at: d.createdAt, updated_at: d.createdAt }).onConflict('id').ignore();
+      await trx(NAMESPACES_TABLE)
+        .insert({
+          id: d.namespaceId,
+          tenant_id: tenantId,
+          name: d.name,
+          description: d.description,
+          created_by: d.createdBy,
+          created_at: d.createdAt,
+          updated_at: d.createdAt,
+        })
+        .onConflict('id')
+        .ignore();
       return;
     }
     case 'PromptNamespaceUpdated':
-      await trx(NAMESPACES_TABLE).where({ id: event.data.namespaceId }).update({ description: event.data.description, updated_at: event.data.updatedAt });
+      await trx(NAMESPACES_TABLE)
+        .where({ id: event.data.namespaceId })
+        .update({ description: event.data.description, updated_at: event.data.updatedAt });
       return;
     case 'PromptBudgetTierCreated': {
       const d = event.data;
-      await trx(TIERS_TABLE).insert({ id: d.tierId, tenant_id: tenantId, namespace_id: d.namespaceId, name: d.name, max_tokens: d.maxTokens, description: d.description, created_at: d.createdAt, updated_at: d.createdAt }).onConflict('id').ignore();
+      await trx(TIERS_TABLE)
+        .insert({
+          id: d.tierId,
+          tenant_id: tenantId,
+          namespace_id: d.namespaceId,
+          name: d.name,
+          max_tokens: d.maxTokens,
+          description: d.description,
+          created_at: d.createdAt,
+          updated_at: d.createdAt,
+        })
+        .onConflict('id')
+        .ignore();
       return;
     }
     case 'PromptBudgetTierUpdated': {
       const d = event.data;
-      await trx(TIERS_TABLE).where({ id: d.tierId }).update({ name: d.name, max_tokens: d.maxTokens, description: d.description, updated_at: d.updatedAt });
+      await trx(TIERS_TABLE)
+        .where({ id: d.tierId })
+        .update({ name: d.name, max_tokens: d.maxTokens, description: d.description, updated_at: d.updatedAt });
       return;
     }
     case 'PromptBudgetTierDeleted':
@@ -44,7 +71,20 @@ async function applyTemplate(trx: Knex.Transaction, tenantId: string, event: Tem
     case 'PromptTemplateCreated': {
       const d = event.data;
       await trx(TEMPLATES_TABLE)
-        .insert({ id: d.templateId, tenant_id: tenantId, namespace_id: d.namespaceId, namespace_name: d.namespaceName, slug: d.slug, name: d.name, description: d.description, budget_tier_id: d.budgetTierId, variables: d.variables ? json(d.variables) : null, created_by: d.createdBy, created_at: d.createdAt, updated_at: d.createdAt })
+        .insert({
+          id: d.templateId,
+          tenant_id: tenantId,
+          namespace_id: d.namespaceId,
+          namespace_name: d.namespaceName,
+          slug: d.slug,
+          name: d.name,
+          description: d.description,
+          budget_tier_id: d.budgetTierId,
+          variables: d.variables ? json(d.variables) : null,
+          created_by: d.createdBy,
+          created_at: d.createdAt,
+          updated_at: d.createdAt,
+        })
         .onConflict('id')
         .ignore();
       return;
@@ -66,14 +106,35 @@ async function applyTemplate(trx: Knex.Transaction, tenantId: string, event: Tem
     case 'PromptDraftCreated': {
       const d = event.data;
       await trx(VERSIONS_TABLE)
-        .insert({ id: d.versionId, tenant_id: tenantId, template_id: d.templateId, version_number: d.versionNumber, status: 'draft', body: d.body, rendered_token_estimate: d.tokenEstimate, validation_result: json(d.validation), author_id: d.authorId, change_note: d.changeNote, target_users: '[]', target_roles: '[]', created_at: d.createdAt, updated_at: d.createdAt })
+        .insert({
+          id: d.versionId,
+          tenant_id: tenantId,
+          template_id: d.templateId,
+          version_number: d.versionNumber,
+          status: 'draft',
+          body: d.body,
+          rendered_token_estimate: d.tokenEstimate,
+          validation_result: json(d.validation),
+          author_id: d.authorId,
+          change_note: d.changeNote,
+          target_users: '[]',
+          target_roles: '[]',
+          created_at: d.createdAt,
+          updated_at: d.createdAt,
+        })
         .onConflict('id')
         .ignore();
       return;
     }
     case 'PromptDraftSaved': {
       const d = event.data;
-      await versions().update({ body: d.body, rendered_token_estimate: d.tokenEstimate, validation_result: json(d.validation), ...(d.changeNote === null ? {} : { change_note: d.changeNote }), updated_at: d.savedAt });
+      await versions().update({
+        body: d.body,
+        rendered_token_estimate: d.tokenEstimate,
+        validation_result: json(d.validation),
+        ...(d.changeNote === null ? {} : { change_note: d.changeNote }),
+        updated_at: d.savedAt,
+      });
       return;
     }
     case 'PromptDraftDiscarded':
@@ -81,22 +142,50 @@ async function applyTemplate(trx: Knex.Transaction, tenantId: string, event: Tem
       return;
     case 'PromptPromotedToPreProduction': {
       const d = event.data;
-      await versions().update({ status: 'pre_production', target_users: json(d.targetUsers), target_roles: json(d.targetRoles), pre_production_at: d.promotedAt, updated_at: d.promotedAt });
-      if (d.displacedVersionId) await trx(VERSIONS_TABLE).where({ id: d.displacedVersionId }).update({ status: 'retired', retired_at: d.promotedAt, updated_at: d.promotedAt });
+      await versions().update({
+        status: 'pre_production',
+        target_users: json(d.targetUsers),
+        target_roles: json(d.targetRoles),
+        pre_production_at: d.promotedAt,
+        updated_at: d.promotedAt,
+      });
+      if (d.displacedVersionId)
+        await trx(VERSIONS_TABLE)
+          .where({ id: d.displacedVersionId })
+          .update({ status: 'retired', retired_at: d.promotedAt, updated_at: d.promotedAt });
       return;
     }
     case 'PromptApproved':
-      await versions().update({ approved_by: event.data.approvedBy, approved_at: event.data.approvedAt, updated_at: event.data.approvedAt });
+      await versions().update({
+        approved_by: event.data.approvedBy,
+        approved_at: event.data.approvedAt,
+        updated_at: event.data.approvedAt,
+      });
       return;
     case 'PromptRejected': {
       const d = event.data;
-      await versions().update({ status: 'rejected', rejected_by: d.rejectedBy, rejected_at: d.rejectedAt, reject_reason: d.reason, updated_at: d.rejectedAt });
+      await versions().update({
+        status: 'rejected',
+        rejected_by: d.rejectedBy,
+        rejected_at: d.rejectedAt,
+        reject_reason: d.reason,
+        updated_at: d.rejectedAt,
+      });
       return;
     }
     case 'PromptPromoted': {
       const d = event.data;
-      if (d.retiredVersionId) await trx(VERSIONS_TABLE).where({ id: d.retiredVersionId }).update({ status: 'retired', retired_at: d.promotedAt, updated_at: d.promotedAt });
-      await versions().update({ status: 'active', promoted_by: d.promotedBy, promoted_at: d.promotedAt, retired_at: null, updated_at: d.promotedAt });
+      if (d.retiredVersionId)
+        await trx(VERSIONS_TABLE)
+          .where({ id: d.retiredVersionId })
+          .update({ status: 'retired', retired_at: d.promotedAt, updated_at: d.promotedAt });
+      await versions().update({
+        status: 'active',
+        promoted_by: d.promotedBy,
+        promoted_at: d.promotedAt,
+        retired_at: null,
+        updated_at: d.promotedAt,
+      });
       return;
     }
   }

@@ -42,10 +42,20 @@ function entryOf(event: RecordedEvent): { action: string; targetUserId: string |
     case 'UserBudgetOverrideUpserted': {
       const { data } = parsed;
       const next = { maxTokensPerDay: data.maxTokensPerDay, maxCostUsdPerDay: data.maxCostUsdPerDay };
-      return { action: action ?? AUDIT_ACTIONS.overrideUpsert, targetUserId: data.userId, changes: capChanges(data.previous, next), at: data.updatedAt };
+      return {
+        action: action ?? AUDIT_ACTIONS.overrideUpsert,
+        targetUserId: data.userId,
+        changes: capChanges(data.previous, next),
+        at: data.updatedAt,
+      };
     }
     case 'UserBudgetOverrideDeleted':
-      return { action: action ?? AUDIT_ACTIONS.overrideDelete, targetUserId: parsed.data.userId, changes: capChanges(parsed.data.previous, null), at: parsed.data.deletedAt };
+      return {
+        action: action ?? AUDIT_ACTIONS.overrideDelete,
+        targetUserId: parsed.data.userId,
+        changes: capChanges(parsed.data.previous, null),
+        at: parsed.data.deletedAt,
+      };
   }
 }
 

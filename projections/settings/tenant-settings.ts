@@ -32,7 +32,15 @@ export const tenantSettingsProjector: Projector = {
       const change = data.changes[name];
       if (change) columns[WIRE_NAMES[name]] = change.to;
     }
-    const row = { tenant_id: event.metadata.tenantId, ...columns, updated_by: data.updatedBy, updated_at: data.updatedAt };
-    await trx(TENANT_SETTINGS_TABLE).insert(row).onConflict('tenant_id').merge(Object.keys(row).filter((c) => c !== 'tenant_id'));
+    const row = {
+      tenant_id: event.metadata.tenantId,
+      ...columns,
+      updated_by: data.updatedBy,
+      updated_at: data.updatedAt,
+    };
+    await trx(TENANT_SETTINGS_TABLE)
+      .insert(row)
+      .onConflict('tenant_id')
+      .merge(Object.keys(row).filter((c) => c !== 'tenant_id'));
   },
 };

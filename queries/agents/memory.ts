@@ -14,7 +14,13 @@ export interface MemoryMessage {
  * The conversation a turn runs in, as its caller may see it (not found otherwise), with its
  * `limit` most recent messages, oldest first (the turn's memory): one statement.
  */
-export async function turnConversation(knex: Knex, tenantId: string, conversationId: string, callerId: string | null, limit: number): Promise<{ conversation: ConversationView; recent: MemoryMessage[] }> {
+export async function turnConversation(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+  callerId: string | null,
+  limit: number,
+): Promise<{ conversation: ConversationView; recent: MemoryMessage[] }> {
   const recent = knex.raw(
     `coalesce((SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content, 'tool_name', m.tool_name, 'metadata', m.metadata) ORDER BY m.sequence_number)
        FROM (SELECT id, role, content, tool_name, metadata, sequence_number FROM ${T.messages} WHERE tenant_id = ? AND conversation_id = ? ORDER BY sequence_number DESC LIMIT ?) m), '[]'::json) AS recent_messages`,
@@ -25,7 +31,12 @@ export async function turnConversation(knex: Knex, tenantId: string, conversatio
 }
 
 /** Whether the project's instructions were already injected into this conversation. */
-export async function projectInjected(knex: Knex, tenantId: string, conversationId: string, projectId: string): Promise<boolean> {
+export async function projectInjected(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+  projectId: string,
+): Promise<boolean> {
   const row = await knex(T.messages)
     .where({ tenant_id: tenantId, conversation_id: conversationId, role: 'system' })
     .whereRaw(`metadata->>'project_context' = ?`, [projectId])

@@ -14,7 +14,11 @@ const COLUMNS = ['execution_id', 'conversation_id', 'user_id', 'status', 'approv
 
 /** The conversation's most recent turns, newest first (attach without `message`, the resume guard). */
 export async function latestTurns(knex: Knex, tenantId: string, conversationId: string, limit = 1): Promise<TurnRow[]> {
-  return knex(AGENT_TABLES.turns).where({ tenant_id: tenantId, conversation_id: conversationId }).orderBy('started_seq', 'desc').limit(limit).select(COLUMNS);
+  return knex(AGENT_TABLES.turns)
+    .where({ tenant_id: tenantId, conversation_id: conversationId })
+    .orderBy('started_seq', 'desc')
+    .limit(limit)
+    .select(COLUMNS);
 }
 
 export async function findTurn(knex: Knex, tenantId: string, executionId: string): Promise<TurnRow | undefined> {

@@ -42,7 +42,9 @@ function subjectOf(payload: unknown) {
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
   return {
     summary: text(p.summary),
-    entity: entity ? { id: text(entity.id), type: text(entity.type), name: text(entity.name), api_number: text(entity.api_number) } : null,
+    entity: entity
+      ? { id: text(entity.id), type: text(entity.type), name: text(entity.name), api_number: text(entity.api_number) }
+      : null,
     form: text(p.form),
     form_label: text(p.form_label),
     period: text(p.period),
@@ -56,7 +58,15 @@ export function approvalDetails(row: Record<string, any>) {
     payload: row.payload,
     reviewer_strategy: row.reviewer_strategy,
     requested_by: row.requested_by,
-    escalation: row.escalation_level > 0 ? { level: row.escalation_level, reason: row.escalation_reason, escalated_by: row.escalated_by, escalated_at: isoOrNull(row.escalated_at) } : null,
+    escalation:
+      row.escalation_level > 0
+        ? {
+            level: row.escalation_level,
+            reason: row.escalation_reason,
+            escalated_by: row.escalated_by,
+            escalated_at: isoOrNull(row.escalated_at),
+          }
+        : null,
     decision:
       row.decided_at === null
         ? null
@@ -80,7 +90,14 @@ export async function listApprovals(knex: Knex, tenantId: string, filter: Approv
   if (filter.escalated !== undefined) base.andWhere('escalation_level', filter.escalated ? '>' : '=', 0);
   if (filter.reviewer_id) base.andWhere({ reviewer_id: filter.reviewer_id });
   const [rows, [{ count }]] = await Promise.all([
-    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'approval_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
+    base
+      .clone()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'approval_id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
   return { approvals: rows.map(approvalSummary), total: Number(count) };

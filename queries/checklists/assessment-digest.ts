@@ -11,15 +11,36 @@ export interface AssessmentDigest {
   status: 'running' | 'completed' | 'failed';
   error: string | null;
   items: Array<{ index: number; name: string; status: string; summary: string }>;
-  validations: Array<{ item_index: number; check: string; passed: boolean; severity: 'info' | 'warning' | 'error'; message: string }>;
-  tables: Array<{ item_index: number; columns: string[]; rows: Array<Record<string, string | number | boolean | null>> }>;
+  validations: Array<{
+    item_index: number;
+    check: string;
+    passed: boolean;
+    severity: 'info' | 'warning' | 'error';
+    message: string;
+  }>;
+  tables: Array<{
+    item_index: number;
+    columns: string[];
+    rows: Array<Record<string, string | number | boolean | null>>;
+  }>;
 }
 
-export async function assessmentDigest(store: EventStore, tenantId: string, checklistId: string): Promise<AssessmentDigest | null> {
+export async function assessmentDigest(
+  store: EventStore,
+  tenantId: string,
+  checklistId: string,
+): Promise<AssessmentDigest | null> {
   const events = (await store.readStream(assessmentAggregate.stream(tenantId, checklistId))).map(readAssessmentEvent);
   const start = events.map((e) => e.type).lastIndexOf('AssessmentStarted');
   if (start < 0) return null;
-  const digest: AssessmentDigest = { assessment_id: events[start].data.assessmentId, status: 'running', error: null, items: [], validations: [], tables: [] };
+  const digest: AssessmentDigest = {
+    assessment_id: events[start].data.assessmentId,
+    status: 'running',
+    error: null,
+    items: [],
+    validations: [],
+    tables: [],
+  };
   for (const e of events.slice(start + 1)) {
     if (e.data.assessmentId !== digest.assessment_id) continue;
     switch (e.type) {
@@ -31,7 +52,13 @@ export async function assessmentDigest(store: EventStore, tenantId: string, chec
         break;
       }
       case 'AssessmentValidationRecorded':
-        digest.validations.push({ item_index: e.data.itemIndex, check: e.data.checkName, passed: e.data.passed, severity: e.data.severity, message: e.data.message });
+        digest.validations.push({
+          item_index: e.data.itemIndex,
+          check: e.data.checkName,
+          passed: e.data.passed,
+          severity: e.data.severity,
+          message: e.data.message,
+        });
         break;
       case 'AssessmentDataTableUpdated':
         digest.tables.push({ item_index: e.data.itemIndex, columns: e.data.columns, rows: e.data.rows });

@@ -18,7 +18,16 @@ export function assessmentFrame(event: RecordedEvent): { eventType: string; data
   let fields: Record<string, unknown>;
   switch (e.type) {
     case 'AssessmentStarted':
-      fields = { assessmentId: e.data.assessmentId, state: 'queued', message: `Assessment of ${e.data.entityId} started`, itemIndex: null, checklistId: e.data.checklistId, templateId: e.data.templateId, startedBy: e.data.startedBy, startedAt: e.data.startedAt };
+      fields = {
+        assessmentId: e.data.assessmentId,
+        state: 'queued',
+        message: `Assessment of ${e.data.entityId} started`,
+        itemIndex: null,
+        checklistId: e.data.checklistId,
+        templateId: e.data.templateId,
+        startedBy: e.data.startedBy,
+        startedAt: e.data.startedAt,
+      };
       break;
     case 'AssessmentSpatialUpdated':
       fields = { ...e.data, features: e.data.features.map((f) => snakeKeys(f)) };
@@ -26,5 +35,8 @@ export function assessmentFrame(event: RecordedEvent): { eventType: string; data
     default:
       fields = { ...e.data };
   }
-  return { eventType, data: { event_type: eventType, ...snakeKeys(fields), recorded_at: event.recordedAt.toISOString() } };
+  return {
+    eventType,
+    data: { event_type: eventType, ...snakeKeys(fields), recorded_at: event.recordedAt.toISOString() },
+  };
 }

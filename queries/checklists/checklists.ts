@@ -2,8 +2,11 @@ import type { Knex } from 'knex';
 import { NotFound } from '../../src/platform/domain-errors';
 import { isoOrNull } from '../../src/platform/infra/row-values';
 import { approvalOrExpected } from '../approvals/approval-queue';
-import { CHECKLIST_ARTIFACTS_TABLE, CHECKLIST_ITEMS_TABLE, CHECKLISTS_TABLE } from '../../projections/checklists/checklists-read-model';
-
+import {
+  CHECKLIST_ARTIFACTS_TABLE,
+  CHECKLIST_ITEMS_TABLE,
+  CHECKLISTS_TABLE,
+} from '../../projections/checklists/checklists-read-model';
 
 function artifactView(row: Record<string, any>) {
   return {
@@ -27,7 +30,11 @@ export async function getChecklist(knex: Knex, tenantId: string, checklistId: st
   if (!row) return null;
   const [items, counts] = await Promise.all([
     knex(CHECKLIST_ITEMS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId }).orderBy('index'),
-    knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId }).groupBy('item_index').select('item_index').count<{ item_index: number; count: string }[]>({ count: '*' }),
+    knex(CHECKLIST_ARTIFACTS_TABLE)
+      .where({ tenant_id: tenantId, checklist_id: checklistId })
+      .groupBy('item_index')
+      .select('item_index')
+      .count<{ item_index: number; count: string }[]>({ count: '*' }),
   ]);
   const artifactCount = new Map(counts.map((c) => [c.item_index, Number(c.count)]));
   return {
@@ -77,9 +84,22 @@ export async function visibleChecklist(knex: Knex, tenantId: string, checklistId
  * The answer to a submit or an exception request: the checklist and the approval it waits
  * on (opened by a reactor; until the queue holds it, as it will be).
  */
-export async function checklistAwaitingApproval(knex: Knex, tenantId: string, checklistId: string, approval: { approvalId: string; checkpointType: string; now: Date }) {
-  const expected = { approval_id: approval.approvalId, checkpoint_type: approval.checkpointType, created_at: approval.now, reviewer_id: null };
-  const [checklist, awaited] = await Promise.all([visibleChecklist(knex, tenantId, checklistId), approvalOrExpected(knex, tenantId, expected)]);
+export async function checklistAwaitingApproval(
+  knex: Knex,
+  tenantId: string,
+  checklistId: string,
+  approval: { approvalId: string; checkpointType: string; now: Date },
+) {
+  const expected = {
+    approval_id: approval.approvalId,
+    checkpoint_type: approval.checkpointType,
+    created_at: approval.now,
+    reviewer_id: null,
+  };
+  const [checklist, awaited] = await Promise.all([
+    visibleChecklist(knex, tenantId, checklistId),
+    approvalOrExpected(knex, tenantId, expected),
+  ]);
   return { ...checklist, approval: awaited };
 }
 
@@ -87,7 +107,14 @@ export async function checklistAwaitingApproval(knex: Knex, tenantId: string, ch
 export async function listChecklists(
   knex: Knex,
   tenantId: string,
-  filter: { entity_id?: string; status?: string; template_id?: string; created_by?: string; limit: number; offset: number },
+  filter: {
+    entity_id?: string;
+    status?: string;
+    template_id?: string;
+    created_by?: string;
+    limit: number;
+    offset: number;
+  },
 ) {
   const base = knex(CHECKLISTS_TABLE).where({ tenant_id: tenantId });
   if (filter.entity_id) base.andWhere({ entity_id: filter.entity_id });
@@ -95,7 +122,14 @@ export async function listChecklists(
   if (filter.template_id) base.andWhere({ template_id: filter.template_id });
   if (filter.created_by) base.andWhere({ created_by: filter.created_by });
   const [rows, [{ count }]] = await Promise.all([
-    base.clone().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'checklist_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
+    base
+      .clone()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'checklist_id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
   return {
@@ -124,7 +158,8 @@ export async function listChecklists(
 /** GET /checklists/{id}/artifacts and /checklists/{id}/items/{idx}/artifacts: 404 for a missing checklist or item. */
 export async function artifactsOf(knex: Knex, tenantId: string, checklistId: string, itemIndex?: number) {
   const checklist = await visibleChecklist(knex, tenantId, checklistId);
-  if (itemIndex !== undefined && !checklist.items.some((i) => i.index === itemIndex)) throw new NotFound(`Checklist item ${itemIndex} not found`);
+  if (itemIndex !== undefined && !checklist.items.some((i) => i.index === itemIndex))
+    throw new NotFound(`Checklist item ${itemIndex} not found`);
   const artifacts = await listArtifacts(knex, tenantId, checklistId, itemIndex);
   return { artifacts, total: artifacts.length };
 }
@@ -132,11 +167,16 @@ export async function artifactsOf(knex: Knex, tenantId: string, checklistId: str
 export async function listArtifacts(knex: Knex, tenantId: string, checklistId: string, itemIndex?: number) {
   const query = knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId });
   if (itemIndex !== undefined) query.andWhere({ item_index: itemIndex });
-  const rows = await query.orderBy([{ column: 'created_at', order: 'asc' }, { column: 'artifact_id', order: 'asc' }]);
+  const rows = await query.orderBy([
+    { column: 'created_at', order: 'asc' },
+    { column: 'artifact_id', order: 'asc' },
+  ]);
   return rows.map(artifactView);
 }
 
 export async function findArtifact(knex: Knex, tenantId: string, checklistId: string, artifactId: string) {
-  const row = await knex(CHECKLIST_ARTIFACTS_TABLE).where({ tenant_id: tenantId, checklist_id: checklistId, artifact_id: artifactId }).first();
+  const row = await knex(CHECKLIST_ARTIFACTS_TABLE)
+    .where({ tenant_id: tenantId, checklist_id: checklistId, artifact_id: artifactId })
+    .first();
   return row ? artifactView(row) : null;
 }

@@ -15,7 +15,13 @@ const weekStart = (day: string) => addDays(day, -((new Date(day).getUTCDay() + 6
  * `today` (overdue, within 7 days, within 30 days, later) overall and per domain, and per
  * ISO week from this week for `weeks` weeks (earlier dates fall in `overdue`).
  */
-export async function deadlinesChart(knex: Knex, tenantId: string, domains: readonly string[], today: string, weeks: number) {
+export async function deadlinesChart(
+  knex: Knex,
+  tenantId: string,
+  domains: readonly string[],
+  today: string,
+  weeks: number,
+) {
   const { rows } = await knex.raw(
     `SELECT c.domain, c.due_date, count(*)::int AS n
        FROM ${CELLS} c
@@ -28,11 +34,16 @@ export async function deadlinesChart(knex: Knex, tenantId: string, domains: read
   const buckets = empty();
   const byDomain = Object.fromEntries(domains.map((d) => [d, empty()]));
   const first = weekStart(today);
-  const series = Array.from({ length: weeks }, (_, i) => ({ week_start: addDays(first, i * 7), count: 0, by_domain: Object.fromEntries(domains.map((d) => [d, 0])) as Record<string, number> }));
+  const series = Array.from({ length: weeks }, (_, i) => ({
+    week_start: addDays(first, i * 7),
+    count: 0,
+    by_domain: Object.fromEntries(domains.map((d) => [d, 0])) as Record<string, number>,
+  }));
   let total = 0;
   for (const r of rows as Array<{ domain: string; due_date: Date | string; n: number }>) {
     const due = isoDate(r.due_date);
-    const bucket = due < today ? 'overdue' : due <= addDays(today, 7) ? 'due_7d' : due <= addDays(today, 30) ? 'due_30d' : 'later';
+    const bucket =
+      due < today ? 'overdue' : due <= addDays(today, 7) ? 'due_7d' : due <= addDays(today, 30) ? 'due_30d' : 'later';
     buckets[bucket] += r.n;
     byDomain[r.domain][bucket] += r.n;
     total += r.n;
@@ -57,9 +68,27 @@ export async function trendChart(knex: Knex, tenantId: string, domains: readonly
   const any = await knex(DAILY).where('tenant_id', tenantId).first('day');
   if (!any) {
     const c = await bucketCounts(knex, tenantId, now);
-    return { days, points: [{ date: today, overdue_count: c.overdue, due_7_days_count: c.due_7d, due_30_days_count: c.due_30d, anomaly_count: c.anomalies, entities: c.entities, colors: c.colors, recorded: false }] };
+    return {
+      days,
+      points: [
+        {
+          date: today,
+          overdue_count: c.overdue,
+          due_7_days_count: c.due_7d,
+          due_30_days_count: c.due_30d,
+          anomaly_count: c.anomalies,
+          entities: c.entities,
+          colors: c.colors,
+          recorded: false,
+        },
+      ],
+    };
   }
-  const rows = await knex(DAILY).where('tenant_id', tenantId).andWhere('day', '>=', from).andWhere('day', '<=', today).orderBy('day');
+  const rows = await knex(DAILY)
+    .where('tenant_id', tenantId)
+    .andWhere('day', '>=', from)
+    .andWhere('day', '<=', today)
+    .orderBy('day');
   return {
     days,
     points: rows.map((r) => ({
@@ -76,7 +105,12 @@ export async function trendChart(knex: Knex, tenantId: string, domains: readonly
 }
 
 /** Filing status distribution: per domain, live entities by their cell's color (grey = unassessed). */
-export async function filingsChart(knex: Knex, tenantId: string, packs: ReadonlyArray<{ domain: string; title: string }>, now: Date) {
+export async function filingsChart(
+  knex: Knex,
+  tenantId: string,
+  packs: ReadonlyArray<{ domain: string; title: string }>,
+  now: Date,
+) {
   const rows = dashboardRows(tenantId, now);
   const { rows: counted } = await knex.raw(
     `SELECT c.key AS domain, c.value AS color, count(*)::int AS n FROM (${rows.sql}) AS d, jsonb_each_text(d.domains) AS c GROUP BY c.key, c.value`,
@@ -86,7 +120,8 @@ export async function filingsChart(knex: Knex, tenantId: string, packs: Readonly
   const entities = totals[0].n as number;
   const result = packs.map((p) => {
     const colors = { green: 0, amber: 0, red: 0, blue: 0, grey: 0 } as Record<string, number>;
-    for (const r of counted as Array<{ domain: string; color: string; n: number }>) if (r.domain === p.domain) colors[r.color] += r.n;
+    for (const r of counted as Array<{ domain: string; color: string; n: number }>)
+      if (r.domain === p.domain) colors[r.color] += r.n;
     colors.grey += entities - Object.values(colors).reduce((a, b) => a + b, 0);
     return { domain: p.domain, title: p.title, total: entities, ...colors };
   });
@@ -102,7 +137,9 @@ export async function filingsChart(knex: Knex, tenantId: string, packs: Readonly
 export async function flaringChart(knex: Knex, tenantId: string, today: string, months: number) {
   const namespace = namespaceOf(tenantId);
   const [y, m] = today.split('-').map(Number);
-  const periods = Array.from({ length: months }, (_, i) => new Date(Date.UTC(y, m - months + i, 1)).toISOString().slice(0, 7));
+  const periods = Array.from({ length: months }, (_, i) =>
+    new Date(Date.UTC(y, m - months + i, 1)).toISOString().slice(0, 7),
+  );
   const first = periods[0];
   const [{ rows: events }, { rows: reported }, { rows: auths }] = await Promise.all([
     knex.raw(
@@ -130,7 +167,15 @@ export async function flaringChart(knex: Knex, tenantId: string, today: string, 
       [today, today, today, namespace, namespace],
     ),
   ]);
-  const series = periods.map((month) => ({ month, flared_mcf: 0, vented_mcf: 0, flaring_events: 0, reported_flared_mcf: 0, reported_vented_mcf: 0, wells_flaring: 0 }));
+  const series = periods.map((month) => ({
+    month,
+    flared_mcf: 0,
+    vented_mcf: 0,
+    flaring_events: 0,
+    reported_flared_mcf: 0,
+    reported_vented_mcf: 0,
+    wells_flaring: 0,
+  }));
   const at = new Map(series.map((s) => [s.month, s]));
   for (const e of events as Array<{ month: string; code: string; mcf: number; n: number }>) {
     const s = at.get(e.month);
@@ -147,5 +192,14 @@ export async function flaringChart(knex: Knex, tenantId: string, today: string, 
     s.wells_flaring += r.wells;
   }
   const a = auths[0];
-  return { unit: 'mcf', months: series, authorizations: { active: a.active, expired: a.expired, authorized_mcf_per_day: a.authorized, wells_covered: a.wells } };
+  return {
+    unit: 'mcf',
+    months: series,
+    authorizations: {
+      active: a.active,
+      expired: a.expired,
+      authorized_mcf_per_day: a.authorized,
+      wells_covered: a.wells,
+    },
+  };
 }

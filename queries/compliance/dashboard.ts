@@ -1,5 +1,13 @@
 import type { Knex } from 'knex';
-import { bucketCounts, type BucketCounts, flaggedSql, openAnomalyEntities, overlaidSql, ROW_COLUMNS, validAt } from '../../projections/compliance/selectors';
+import {
+  bucketCounts,
+  type BucketCounts,
+  flaggedSql,
+  openAnomalyEntities,
+  overlaidSql,
+  ROW_COLUMNS,
+  validAt,
+} from '../../projections/compliance/selectors';
 import { DAILY, ROWS } from '../../projections/compliance/tables';
 
 export const MATRIX_STATUSES = ['overdue', 'action_needed', 'compliant', 'in_review'] as const;
@@ -64,17 +72,38 @@ type Dir = 'ASC' | 'DESC';
 const flip = (dir: Dir): Dir => (dir === 'ASC' ? 'DESC' : 'ASC');
 /** Sort keys as [column, direction, nulls last?]; each order has a partial index (dashboard-rows.ts). */
 const ORDER: Record<SortColumn, (dir: Dir) => Array<[string, Dir, boolean?]>> = {
-  entity_name: (dir) => [['entity_name', dir], ['entity_id', dir]],
+  entity_name: (dir) => [
+    ['entity_name', dir],
+    ['entity_id', dir],
+  ],
   entity_id: (dir) => [['entity_id', dir]],
-  entity_type: (dir) => [['entity_type', dir], ['entity_name', dir], ['entity_id', dir]],
+  entity_type: (dir) => [
+    ['entity_type', dir],
+    ['entity_name', dir],
+    ['entity_id', dir],
+  ],
   // Ascending status means the most severe first, the soonest due first within a severity:
   // the order a compliance officer works in.
-  status: (dir) => [['severity', flip(dir)], ['next_due', 'ASC', true], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
-  due_date: (dir) => [['next_due', dir, true], ['entity_name', 'ASC'], ['entity_id', 'ASC']],
+  status: (dir) => [
+    ['severity', flip(dir)],
+    ['next_due', 'ASC', true],
+    ['entity_name', 'ASC'],
+    ['entity_id', 'ASC'],
+  ],
+  due_date: (dir) => [
+    ['next_due', dir, true],
+    ['entity_name', 'ASC'],
+    ['entity_id', 'ASC'],
+  ],
 };
 /** The SQL of an order, or of its exact reverse (every direction and the nulls' place flipped). */
 const orderSql = (keys: Array<[string, Dir, boolean?]>, reversed: boolean) =>
-  keys.map(([column, dir, nullsLast]) => `${column} ${reversed ? flip(dir) : dir}${nullsLast ? (reversed ? ' NULLS FIRST' : ' NULLS LAST') : ''}`).join(', ');
+  keys
+    .map(
+      ([column, dir, nullsLast]) =>
+        `${column} ${reversed ? flip(dir) : dir}${nullsLast ? (reversed ? ' NULLS FIRST' : ' NULLS LAST') : ''}`,
+    )
+    .join(', ');
 
 /** Totals the projector's counts already hold: no filter, or a bucket or a status alone. */
 function countedTotal(counts: BucketCounts, q: MatrixQuery): number | null {
@@ -83,7 +112,12 @@ function countedTotal(counts: BucketCounts, q: MatrixQuery): number | null {
   if (q.status) return counts.colors[STATUS_COLOR[q.status]];
   return counts.entities;
 }
-const STATUS_COLOR: Record<MatrixStatus, string> = { overdue: 'red', action_needed: 'amber', in_review: 'blue', compliant: 'green' };
+const STATUS_COLOR: Record<MatrixStatus, string> = {
+  overdue: 'red',
+  action_needed: 'amber',
+  in_review: 'blue',
+  compliant: 'green',
+};
 
 /**
  * Entity × domain matrix at `at`. `status` and `bucket` combine with AND; `bucket` selects
@@ -96,7 +130,13 @@ const STATUS_COLOR: Record<MatrixStatus, string> = { overdue: 'red', action_need
  * filter is one they hold, else from a count; a page in the second half is read from the end
  * in the reverse order (a last page walks 50 index entries, not the portfolio).
  */
-export async function matrix(knex: Knex, tenantId: string, at: Date, packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>, q: MatrixQuery) {
+export async function matrix(
+  knex: Knex,
+  tenantId: string,
+  at: Date,
+  packs: ReadonlyArray<{ domain: string; appliesTo: readonly string[] }>,
+  q: MatrixQuery,
+) {
   const domains = packs.map((p) => p.domain);
   const flagged = await openAnomalyEntities(knex, tenantId, at);
   const where: string[] = [];
@@ -131,7 +171,8 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, packs: Read
   const base = `SELECT ${ROW_COLUMNS} FROM ${ROWS} WHERE ${valid} AND NOT (entity_id = ANY(CAST(:flagged AS text[])))${typed.rows}${filter}`;
   const overlaid = `WITH flagged AS (${flaggedSql('AND entity_id = ANY(CAST(:flagged AS text[]))')}) SELECT * FROM (${overlaidSql('')}) AS o WHERE true${typed.flagged}${filter}`;
   const countSql = `SELECT (SELECT count(*) FROM (${base}) AS b)::int${flagged.length === 0 ? '' : ` + (SELECT count(*) FROM (${overlaid}) AS o)::int`} AS total`;
-  const total = countedTotal(await bucketCounts(knex, tenantId, at), q) ?? (await knex.raw(countSql, bindings)).rows[0].total;
+  const total =
+    countedTotal(await bucketCounts(knex, tenantId, at), q) ?? (await knex.raw(countSql, bindings)).rows[0].total;
   const reversed = offset + q.page_size / 2 > total / 2;
   const skip = reversed ? Math.max(0, total - offset - q.page_size) : offset;
   const take = reversed ? Math.max(0, Math.min(q.page_size, total - offset)) : q.page_size;
@@ -143,7 +184,9 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, packs: Read
   const { rows: read } = take === 0 ? { rows: [] } : await knex.raw(pageSql, bindings);
   const page = reversed ? [...read].reverse() : read;
   return {
-    rows: (page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>).map((r) => ({
+    rows: (
+      page as Array<{ entity_id: string; entity_name: string; entity_type: string; domains: Record<string, string> }>
+    ).map((r) => ({
       entity_id: r.entity_id,
       entity_name: r.entity_name,
       entity_type: r.entity_type,
@@ -157,4 +200,7 @@ export async function matrix(knex: Knex, tenantId: string, at: Date, packs: Read
   };
 }
 
-export const isoDate = (d: Date | string) => (typeof d === 'string' ? d.slice(0, 10) : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`);
+export const isoDate = (d: Date | string) =>
+  typeof d === 'string'
+    ? d.slice(0, 10)
+    : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;

@@ -42,9 +42,27 @@ export interface ListedEntity {
   cells: Array<{ domain: string; color: string; reason: string; due_date: string | null }>;
 }
 
-export async function listEntities(knex: Knex, tenantId: string, today: string, domains: readonly string[], filter: ListFilter, groupBy: (typeof LIST_GROUPINGS)[number], limit: number) {
-  const cellWhere: string[] = ['c.tenant_id = e.tenant_id', 'c.entity_id = e.entity_id', 'c.valid_to IS NULL', 'c.domain = ANY(:domains)'];
-  const bindings: Record<string, unknown> = { tenantId, namespace: namespaceOf(tenantId), domains: [...domains], today };
+export async function listEntities(
+  knex: Knex,
+  tenantId: string,
+  today: string,
+  domains: readonly string[],
+  filter: ListFilter,
+  groupBy: (typeof LIST_GROUPINGS)[number],
+  limit: number,
+) {
+  const cellWhere: string[] = [
+    'c.tenant_id = e.tenant_id',
+    'c.entity_id = e.entity_id',
+    'c.valid_to IS NULL',
+    'c.domain = ANY(:domains)',
+  ];
+  const bindings: Record<string, unknown> = {
+    tenantId,
+    namespace: namespaceOf(tenantId),
+    domains: [...domains],
+    today,
+  };
   if (filter.domain) {
     cellWhere.push('c.domain = :domain');
     bindings.domain = filter.domain;
@@ -55,13 +73,18 @@ export async function listEntities(knex: Knex, tenantId: string, today: string, 
     if (!worstColor) cellWhere.push('c.color = ANY(:colors)');
     bindings.colors = filter.colors;
   }
-  if (filter.overdue) cellWhere.push(`c.due_date < CAST(:today AS date) AND c.facts->>'expiration_date' IS DISTINCT FROM to_char(c.due_date, 'YYYY-MM-DD')`);
+  if (filter.overdue)
+    cellWhere.push(
+      `c.due_date < CAST(:today AS date) AND c.facts->>'expiration_date' IS DISTINCT FROM to_char(c.due_date, 'YYYY-MM-DD')`,
+    );
   const matching = filter.domain || filter.colors?.length || filter.overdue;
   const where: string[] = ['e.tenant_id = :tenantId', 'e.valid_to IS NULL'];
   if (matching) where.push(`EXISTS (SELECT 1 FROM ${CELLS} c WHERE ${cellWhere.join(' AND ')})`);
   if (worstColor) {
     const current = cellWhere.slice(0, 4).join(' AND ');
-    where.push(`(SELECT c.color FROM ${CELLS} c WHERE ${current} ORDER BY ${SEVERITY_SQL} DESC LIMIT 1) = ANY(:colors)`);
+    where.push(
+      `(SELECT c.color FROM ${CELLS} c WHERE ${current} ORDER BY ${SEVERITY_SQL} DESC LIMIT 1) = ANY(:colors)`,
+    );
     // Its matching cells are then the worst ones.
     cellWhere.push(`c.color = ANY(:colors)`);
   }
@@ -71,7 +94,9 @@ export async function listEntities(knex: Knex, tenantId: string, today: string, 
   }
   // Belonging to an operator or a lease: an edge to its vertex, or being it.
   const belongs = (edge: string, key: 'operator' | 'lease') => {
-    where.push(`(e.entity_id = :${key} OR EXISTS (SELECT 1 FROM ${EDGES} b JOIN ${VERTICES} t ON t.id = b.to_id WHERE b.namespace = :namespace AND b.from_id = v.id AND b.label = '${edge}' AND t.entity_id = :${key}))`);
+    where.push(
+      `(e.entity_id = :${key} OR EXISTS (SELECT 1 FROM ${EDGES} b JOIN ${VERTICES} t ON t.id = b.to_id WHERE b.namespace = :namespace AND b.from_id = v.id AND b.label = '${edge}' AND t.entity_id = :${key}))`,
+    );
     bindings[key] = filter[key];
   };
   if (filter.operator) belongs('OPERATED_BY', 'operator');
@@ -93,15 +118,33 @@ export async function listEntities(knex: Knex, tenantId: string, today: string, 
   );
   const all = (rows as Array<Omit<ListedEntity, 'next_due'>>).map((r): ListedEntity => {
     const cells = r.cells.map((c) => ({ ...c, due_date: c.due_date ? isoDate(c.due_date) : null }));
-    return { ...r, cells, next_due: cells.map((c) => c.due_date).filter((d): d is string => !!d).sort()[0] ?? null };
+    return {
+      ...r,
+      cells,
+      next_due:
+        cells
+          .map((c) => c.due_date)
+          .filter((d): d is string => !!d)
+          .sort()[0] ?? null,
+    };
   });
-  all.sort((a, b) => (a.next_due ?? '9999').localeCompare(b.next_due ?? '9999') || a.entity_name.localeCompare(b.entity_name) || a.entity_id.localeCompare(b.entity_id));
+  all.sort(
+    (a, b) =>
+      (a.next_due ?? '9999').localeCompare(b.next_due ?? '9999') ||
+      a.entity_name.localeCompare(b.entity_name) ||
+      a.entity_id.localeCompare(b.entity_id),
+  );
   const count = (keys: Array<string | null>) => {
     const counts = new Map<string, number>();
     for (const k of keys) counts.set(k ?? '(none)', (counts.get(k ?? '(none)') ?? 0) + 1);
-    return [...counts.entries()].map(([key, n]) => ({ key, count: n })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+    return [...counts.entries()]
+      .map(([key, n]) => ({ key, count: n }))
+      .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
   };
   const types = count(all.map((r) => r.entity_type)).map((g) => ({ type: g.key, count: g.count }));
-  const groups = groupBy === 'domain' ? count(all.flatMap((r) => [...new Set(r.cells.map((c) => c.domain))])) : count(all.map((r) => r[groupBy]));
+  const groups =
+    groupBy === 'domain'
+      ? count(all.flatMap((r) => [...new Set(r.cells.map((c) => c.domain))]))
+      : count(all.map((r) => r[groupBy]));
   return { total: all.length, types, group_by: groupBy, groups, rows: all.slice(0, limit) };
 }

@@ -24,7 +24,15 @@ export interface CellView {
   facts: Record<string, unknown>;
 }
 
-const cellView = (r: any): CellView => ({ domain: r.domain, color: r.color, bucket: r.bucket, due_date: r.due_date ? isoDate(r.due_date) : null, anomaly: r.anomaly, reason: r.reason, facts: r.facts ?? {} });
+const cellView = (r: any): CellView => ({
+  domain: r.domain,
+  color: r.color,
+  bucket: r.bucket,
+  due_date: r.due_date ? isoDate(r.due_date) : null,
+  anomaly: r.anomaly,
+  reason: r.reason,
+  facts: r.facts ?? {},
+});
 
 /**
  * The entity as the dashboard knows it now (by entity id or, for a well, its API number), with
@@ -53,7 +61,12 @@ export async function entityStatus(knex: Knex, tenantId: string, entityId: strin
     entity_type: entity.entity_type as string,
     entity_name: (entity.name_prop ?? entity.well_name_prop ?? entity.entity_id) as string,
     cells: (entity.cells as any[]).map(cellView),
-    anomalies: (entity.anomalies as any[]).map((a) => ({ domain: a.domain as string, kind: a.kind as string, detail: a.detail as string, observed_at: new Date(a.observed_at).toISOString() })),
+    anomalies: (entity.anomalies as any[]).map((a) => ({
+      domain: a.domain as string,
+      kind: a.kind as string,
+      detail: a.detail as string,
+      observed_at: new Date(a.observed_at).toISOString(),
+    })),
   };
 }
 
@@ -61,7 +74,13 @@ export async function entityStatus(knex: Knex, tenantId: string, entityId: strin
  * An entity's past verdicts, newest first: each closed cell with when it held (a verdict
  * changes when the facts or the date move it), so a reviewer sees how a cell became red.
  */
-export async function verdictHistory(knex: Knex, tenantId: string, entityId: string, domains: readonly string[], limit: number) {
+export async function verdictHistory(
+  knex: Knex,
+  tenantId: string,
+  entityId: string,
+  domains: readonly string[],
+  limit: number,
+) {
   const rows = await knex(CELLS)
     .select('domain', 'color', 'bucket', 'due_date', 'reason', 'valid_from', 'valid_to')
     .where({ tenant_id: tenantId, entity_id: entityId })
@@ -94,7 +113,15 @@ export interface BucketRow {
  * Entities in `bucket` at `at` (most urgent first), the cells of that bucket for the first
  * `limit` of them, and counts per group over all of them.
  */
-export async function bucketEntities(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, groupBy: Grouping, limit: number) {
+export async function bucketEntities(
+  knex: Knex,
+  tenantId: string,
+  at: Date,
+  domains: readonly string[],
+  bucket: Bucket,
+  groupBy: Grouping,
+  limit: number,
+) {
   const rows = dashboardRows(tenantId, at);
   const { rows: found } = await knex.raw(
     // A lease or an operator row groups under its own operator (OPERATED_BY) and a lease under itself, as a well under its properties.
@@ -111,17 +138,29 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
       ORDER BY d.next_due NULLS LAST, d.entity_name, d.entity_id`,
     { ...rows.bindings, namespace: namespaceOf(tenantId) },
   );
-  const all = found as Array<{ entity_id: string; entity_type: string; entity_name: string; next_due: Date | string | null; operator: string | null; lease: string | null }>;
+  const all = found as Array<{
+    entity_id: string;
+    entity_type: string;
+    entity_name: string;
+    next_due: Date | string | null;
+    operator: string | null;
+    lease: string | null;
+  }>;
   const shown = all.slice(0, limit);
   const ids = shown.map((r) => r.entity_id);
   const cells = ids.length === 0 ? [] : await bucketCells(knex, tenantId, at, domains, bucket, ids);
   const byEntity = new Map<string, BucketRow['cells']>();
-  for (const c of cells) byEntity.set(c.entity_id, [...(byEntity.get(c.entity_id) ?? []), { domain: c.domain, reason: c.reason, due_date: c.due_date }]);
+  for (const c of cells)
+    byEntity.set(c.entity_id, [
+      ...(byEntity.get(c.entity_id) ?? []),
+      { domain: c.domain, reason: c.reason, due_date: c.due_date },
+    ]);
   const types = new Map<string, number>();
   for (const r of all) types.set(r.entity_type, (types.get(r.entity_type) ?? 0) + 1);
   const groups = new Map<string, number>();
   if (groupBy === 'domain') {
-    for (const c of await bucketCells(knex, tenantId, at, domains, bucket, null)) groups.set(c.domain, (groups.get(c.domain) ?? 0) + 1);
+    for (const c of await bucketCells(knex, tenantId, at, domains, bucket, null))
+      groups.set(c.domain, (groups.get(c.domain) ?? 0) + 1);
   } else {
     for (const r of all) groups.set(r[groupBy] ?? '(none)', (groups.get(r[groupBy] ?? '(none)') ?? 0) + 1);
   }
@@ -129,22 +168,42 @@ export async function bucketEntities(knex: Knex, tenantId: string, at: Date, dom
     bucket,
     total: all.length,
     /** How many of each entity type (Lease, Well, Operator…), most first. */
-    types: [...types.entries()].map(([type, count]) => ({ type, count })).sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
+    types: [...types.entries()]
+      .map(([type, count]) => ({ type, count }))
+      .sort((a, b) => b.count - a.count || a.type.localeCompare(b.type)),
     group_by: groupBy,
-    groups: [...groups.entries()].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)),
-    rows: shown.map((r): BucketRow => ({ ...r, next_due: r.next_due ? isoDate(r.next_due) : null, cells: byEntity.get(r.entity_id) ?? [] })),
+    groups: [...groups.entries()]
+      .map(([key, count]) => ({ key, count }))
+      .sort((a, b) => b.count - a.count || a.key.localeCompare(b.key)),
+    rows: shown.map((r): BucketRow => ({
+      ...r,
+      next_due: r.next_due ? isoDate(r.next_due) : null,
+      cells: byEntity.get(r.entity_id) ?? [],
+    })),
   };
 }
 
 /** The cells (or open anomalies) that put entities in `bucket`, one row per entity and domain. */
-async function bucketCells(knex: Knex, tenantId: string, at: Date, domains: readonly string[], bucket: Bucket, only: string[] | null) {
+async function bucketCells(
+  knex: Knex,
+  tenantId: string,
+  at: Date,
+  domains: readonly string[],
+  bucket: Bucket,
+  only: string[] | null,
+) {
   if (bucket === 'anomalies') {
     const q = knex(ANOMALIES)
       .where({ tenant_id: tenantId })
       .andWhere('flagged_at', '<=', at)
       .andWhere('observed_at', '>', new Date(at.getTime() - ANOMALY_OPEN_DAYS * 86_400_000))
       .select('entity_id', 'domain', knex.raw('detail AS reason'), knex.raw('NULL::date AS due_date'));
-    const cells = knex(CELLS).where({ tenant_id: tenantId, anomaly: true }).whereIn('domain', [...domains]).andWhere('valid_from', '<=', at).andWhere((w) => void w.whereNull('valid_to').orWhere('valid_to', '>', at)).select('entity_id', 'domain', 'reason', 'due_date');
+    const cells = knex(CELLS)
+      .where({ tenant_id: tenantId, anomaly: true })
+      .whereIn('domain', [...domains])
+      .andWhere('valid_from', '<=', at)
+      .andWhere((w) => void w.whereNull('valid_to').orWhere('valid_to', '>', at))
+      .select('entity_id', 'domain', 'reason', 'due_date');
     if (only) {
       q.whereIn('entity_id', only);
       cells.whereIn('entity_id', only);
@@ -157,7 +216,11 @@ async function bucketCells(knex: Knex, tenantId: string, at: Date, domains: read
     .whereIn('domain', [...domains])
     .andWhere('valid_from', '<=', at)
     .andWhere((w) => void w.whereNull('valid_to').orWhere('valid_to', '>', at))
-    .whereExists(knex(ENTITIES).whereRaw(`${ENTITIES}.tenant_id = ${CELLS}.tenant_id AND ${ENTITIES}.entity_id = ${CELLS}.entity_id AND ${ENTITIES}.valid_to IS NULL`))
+    .whereExists(
+      knex(ENTITIES).whereRaw(
+        `${ENTITIES}.tenant_id = ${CELLS}.tenant_id AND ${ENTITIES}.entity_id = ${CELLS}.entity_id AND ${ENTITIES}.valid_to IS NULL`,
+      ),
+    )
     .select('entity_id', 'domain', 'reason', 'due_date')
     .orderBy('due_date');
   if (only) q.whereIn('entity_id', only);
@@ -170,6 +233,8 @@ function dedupe(rows: Array<{ entity_id: string; domain: string; reason: string;
     const key = `${r.entity_id}\u001f${r.domain}`;
     if (seen.has(key)) return [];
     seen.add(key);
-    return [{ entity_id: r.entity_id, domain: r.domain, reason: r.reason, due_date: r.due_date ? isoDate(r.due_date) : null }];
+    return [
+      { entity_id: r.entity_id, domain: r.domain, reason: r.reason, due_date: r.due_date ? isoDate(r.due_date) : null },
+    ];
   });
 }

@@ -30,9 +30,20 @@ export interface LastAssessment {
 
 /** The newest portfolio assessment that recorded the graph it read (null: none yet). */
 export async function lastPortfolioAssessment(knex: Knex, tenantId: string): Promise<LastAssessment | null> {
-  const row = await knex(ASSESSMENTS).where({ tenant_id: tenantId, scope: 'portfolio' }).whereNotNull('graph').orderBy('recorded_at', 'desc').first();
+  const row = await knex(ASSESSMENTS)
+    .where({ tenant_id: tenantId, scope: 'portfolio' })
+    .whereNotNull('graph')
+    .orderBy('recorded_at', 'desc')
+    .first();
   if (!row) return null;
-  return { assessedOn: row.assessed_on, status: row.status, domains: row.domains, entities: row.entities, cells: row.cells, graph: row.graph };
+  return {
+    assessedOn: row.assessed_on,
+    status: row.status,
+    domains: row.domains,
+    entities: row.entities,
+    cells: row.cells,
+    graph: row.graph,
+  };
 }
 
 /**
@@ -45,9 +56,21 @@ export async function lastPortfolioAssessment(knex: Knex, tenantId: string): Pro
  * was removed since (the graph has fewer than `mark` plus what was added), which only a whole
  * re-assessment judges.
  */
-export async function changedSince(knex: Knex, namespace: string, mark: GraphMark, now: GraphMark, labels: readonly string[]): Promise<{ deleted: boolean; vertexIds: string[] }> {
+export async function changedSince(
+  knex: Knex,
+  namespace: string,
+  mark: GraphMark,
+  now: GraphMark,
+  labels: readonly string[],
+): Promise<{ deleted: boolean; vertexIds: string[] }> {
   // Equal marks: any creation or change would have moved a newest time, an edge is only deleted with its vertex.
-  if (now.vertices === mark.vertices && now.edges === mark.edges && now.verticesAt === mark.verticesAt && now.edgesAt === mark.edgesAt) return { deleted: false, vertexIds: [] };
+  if (
+    now.vertices === mark.vertices &&
+    now.edges === mark.edges &&
+    now.verticesAt === mark.verticesAt &&
+    now.edgesAt === mark.edgesAt
+  )
+    return { deleted: false, vertexIds: [] };
   const bindings = { namespace, vat: mark.verticesAt, eat: mark.edgesAt, labels: [...labels] };
   const vChanged = `(CAST(:vat AS timestamptz) IS NULL OR v.updated_at > CAST(:vat AS timestamptz))`;
   const eNew = `(CAST(:eat AS timestamptz) IS NULL OR e.created_at > CAST(:eat AS timestamptz))`;
@@ -58,7 +81,8 @@ export async function changedSince(knex: Knex, namespace: string, mark: GraphMar
             (SELECT count(*)::int FROM ${EDGES} e WHERE e.namespace = :namespace AND ${eNew}) AS edges`,
     bindings,
   );
-  if (now.vertices - added.vertices < mark.vertices || now.edges - added.edges < mark.edges) return { deleted: true, vertexIds: [] };
+  if (now.vertices - added.vertices < mark.vertices || now.edges - added.edges < mark.edges)
+    return { deleted: true, vertexIds: [] };
   if (added.edges === 0 && now.verticesAt === mark.verticesAt) return { deleted: false, vertexIds: [] };
   const neighbors = (from: string) =>
     `SELECT e.to_id AS id FROM ${EDGES} e JOIN ${from} s ON e.from_id = s.id WHERE e.namespace = :namespace
@@ -78,8 +102,17 @@ export async function changedSince(knex: Knex, namespace: string, mark: GraphMar
 }
 
 /** Current verdict fingerprints and counts per entity (all of the tenant's, or some). */
-export async function currentVerdicts(knex: Knex, tenantId: string, domains: readonly string[], entityIds: readonly string[] | null): Promise<Map<string, Map<string, string>>> {
-  const query = knex(CELLS).select('entity_id', 'domain', 'fingerprint').where({ tenant_id: tenantId }).whereNull('valid_to').whereIn('domain', [...domains]);
+export async function currentVerdicts(
+  knex: Knex,
+  tenantId: string,
+  domains: readonly string[],
+  entityIds: readonly string[] | null,
+): Promise<Map<string, Map<string, string>>> {
+  const query = knex(CELLS)
+    .select('entity_id', 'domain', 'fingerprint')
+    .where({ tenant_id: tenantId })
+    .whereNull('valid_to')
+    .whereIn('domain', [...domains]);
   if (entityIds) query.andWhere(knex.raw('entity_id = ANY(?::text[])', [[...entityIds]]));
   const out = new Map<string, Map<string, string>>();
   for (const r of (await query) as Array<{ entity_id: string; domain: string; fingerprint: string }>) {

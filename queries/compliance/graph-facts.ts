@@ -25,12 +25,23 @@ export interface GraphVertexRow {
 export interface GraphFacts {
   namespace: string;
   /** Vertices of a label (all, the one with this entity_id, or those of these ids), with their properties (at least the named ones). */
-  vertices(label: string, fields: readonly string[], only?: { entityId?: string; vertexIds?: readonly string[] }): Promise<GraphVertexRow[]>;
+  vertices(
+    label: string,
+    fields: readonly string[],
+    only?: { entityId?: string; vertexIds?: readonly string[] },
+  ): Promise<GraphVertexRow[]>;
   /**
    * Neighbors keyed by the assessed vertex id: `in` follows edges pointing at the vertex
    * (FlaringAuthorization -FLARES_AT-> Well), `out` edges leaving it, `both` either way.
    */
-  neighbors(vertexIds: string[] | null, edgeLabel: string, ofLabel: string, neighborLabel: string, direction: 'in' | 'out' | 'both', fields: readonly string[]): Promise<Map<string, Neighbor[]>>;
+  neighbors(
+    vertexIds: string[] | null,
+    edgeLabel: string,
+    ofLabel: string,
+    neighborLabel: string,
+    direction: 'in' | 'out' | 'both',
+    fields: readonly string[],
+  ): Promise<Map<string, Neighbor[]>>;
 }
 
 /**
@@ -39,7 +50,10 @@ export interface GraphFacts {
  */
 function pick(knex: Knex, column: string, fields: readonly string[]): Knex.Raw {
   if (fields.length === 0) return knex.raw(`'{}'::jsonb`);
-  return knex.raw(`jsonb_strip_nulls(jsonb_build_object(${fields.map(() => `?::text, ${column}->?`).join(', ')}))`, fields.flatMap((f) => [f, f]));
+  return knex.raw(
+    `jsonb_strip_nulls(jsonb_build_object(${fields.map(() => `?::text, ${column}->?`).join(', ')}))`,
+    fields.flatMap((f) => [f, f]),
+  );
 }
 
 /**
@@ -77,7 +91,10 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
   async function run(lookups: Lookup[]): Promise<void> {
     const sql = lookups.flatMap((l, part) => l.selects.map((select) => `SELECT ${part}::int AS part, ${select}`));
     try {
-      const { rows } = await knex.raw(sql.join('\n UNION ALL\n'), lookups.flatMap((l) => l.bindings));
+      const { rows } = await knex.raw(
+        sql.join('\n UNION ALL\n'),
+        lookups.flatMap((l) => l.bindings),
+      );
       const byPart = lookups.map((): NeighborRow[] => []);
       for (const row of rows as NeighborRow[]) byPart[row.part].push(row);
       lookups.forEach((l, i) => l.resolve(byPart[i]));
@@ -105,15 +122,19 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
     async vertices(label, fields, only = {}) {
       // The assessed vertices themselves come whole: picking 20-odd fields out of each of
       // 20,000 wells costs the database more than shipping them (0.6 against 1-2 s).
-      const query = knex(VERTICES).select('id', 'entity_id', 'label', fields.length === 0 ? knex.raw(`'{}'::jsonb AS properties`) : 'properties').where({ namespace, label });
+      const query = knex(VERTICES)
+        .select('id', 'entity_id', 'label', fields.length === 0 ? knex.raw(`'{}'::jsonb AS properties`) : 'properties')
+        .where({ namespace, label });
       if (only.entityId !== undefined) query.andWhere('entity_id', only.entityId);
       if (only.vertexIds !== undefined) query.andWhere(knex.raw('id = ANY(?::uuid[])', [[...only.vertexIds]]));
       return (await query) as GraphVertexRow[];
     },
     async neighbors(vertexIds, edgeLabel, ofLabel, neighborLabel, direction, fields) {
       const sides: Array<{ self: string; other: string; selfLabel: string; otherLabel: string }> = [];
-      if (direction !== 'out') sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
-      if (direction !== 'in') sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
+      if (direction !== 'out')
+        sides.push({ self: 'to_id', other: 'from_id', selfLabel: 'to_label', otherLabel: 'from_label' });
+      if (direction !== 'in')
+        sides.push({ self: 'from_id', other: 'to_id', selfLabel: 'from_label', otherLabel: 'to_label' });
       // Both directions in one statement: one round trip for a vertex's neighbors either way.
       const selects: string[] = [];
       const bindings: Knex.RawBinding[] = [];
@@ -131,7 +152,13 @@ export function graphFacts(knex: Knex, namespace: string): GraphFacts {
       const out = new Map<string, Neighbor[]>();
       for (const row of rows) {
         const list = out.get(row.self) ?? [];
-        list.push({ vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties, edge: row.edge });
+        list.push({
+          vertexId: row.id,
+          entityId: row.entity_id,
+          label: row.label,
+          properties: row.properties,
+          edge: row.edge,
+        });
         out.set(row.self, list);
       }
       return out;

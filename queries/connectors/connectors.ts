@@ -58,5 +58,10 @@ export async function getConnector(knex: Knex, tenantId: string, key: string) {
 export async function getConnectorSchema(knex: Knex, tenantId: string, key: string) {
   const connector = await findConnectorRow(knex, tenantId, key);
   const row = await knex(SCHEMAS_TABLE).where({ tenant_id: tenantId, connector_id: connector.connector_id }).first();
-  return { connector_key: key, discovered_at: iso(row?.discovered_at ?? null), truncated: row?.truncated ?? false, tables: row?.tables ?? [] };
+  return {
+    connector_key: key,
+    discovered_at: iso(row?.discovered_at ?? null),
+    truncated: row?.truncated ?? false,
+    tables: row?.tables ?? [],
+  };
 }

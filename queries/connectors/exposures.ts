@@ -58,7 +58,12 @@ export function exposureView(row: ExposureRow) {
   };
 }
 
-export async function exposureRow(knex: Knex, tenantId: string, key: string, ekey: string): Promise<ExposureRow | undefined> {
+export async function exposureRow(
+  knex: Knex,
+  tenantId: string,
+  key: string,
+  ekey: string,
+): Promise<ExposureRow | undefined> {
   return knex<ExposureRow>(EXPOSURES_TABLE).where({ tenant_id: tenantId, connector_key: key, ekey }).first();
 }
 
@@ -69,9 +74,13 @@ export async function getExposure(knex: Knex, tenantId: string, key: string, eke
 }
 
 export async function listExposures(knex: Knex, tenantId: string, key: string, status?: string) {
-  const connector = await knex(CONNECTORS_TABLE).where({ tenant_id: tenantId, connector_key: key }).first('connector_id');
+  const connector = await knex(CONNECTORS_TABLE)
+    .where({ tenant_id: tenantId, connector_key: key })
+    .first('connector_id');
   if (!connector) throw new NotFound('Connector not found');
-  const query = knex<ExposureRow>(EXPOSURES_TABLE).where({ tenant_id: tenantId, connector_id: connector.connector_id }).orderBy('ekey');
+  const query = knex<ExposureRow>(EXPOSURES_TABLE)
+    .where({ tenant_id: tenantId, connector_id: connector.connector_id })
+    .orderBy('ekey');
   if (status) query.andWhere({ status });
   return (await query).map(exposureView);
 }

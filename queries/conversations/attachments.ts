@@ -24,13 +24,27 @@ export const fileView = (r: Record<string, any>): AttachmentView => ({
   created_at: new Date(r.created_at).toISOString(),
 });
 
-export async function listAttachments(knex: Knex, tenantId: string, conversationId: string): Promise<{ attachments: AttachmentView[]; total: number }> {
-  const rows = await knex(T.attachments).where({ tenant_id: tenantId, conversation_id: conversationId }).orderBy([{ column: 'created_at' }, { column: 'id' }]).select(COLUMNS);
+export async function listAttachments(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+): Promise<{ attachments: AttachmentView[]; total: number }> {
+  const rows = await knex(T.attachments)
+    .where({ tenant_id: tenantId, conversation_id: conversationId })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }])
+    .select(COLUMNS);
   return { attachments: rows.map(fileView), total: rows.length };
 }
 
-export async function getAttachment(knex: Knex, tenantId: string, conversationId: string, id: string): Promise<AttachmentView | undefined> {
-  const row = await knex(T.attachments).where({ tenant_id: tenantId, conversation_id: conversationId, id }).first(COLUMNS);
+export async function getAttachment(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+  id: string,
+): Promise<AttachmentView | undefined> {
+  const row = await knex(T.attachments)
+    .where({ tenant_id: tenantId, conversation_id: conversationId, id })
+    .first(COLUMNS);
   return row ? fileView(row) : undefined;
 }
 
@@ -38,8 +52,15 @@ export async function getAttachment(knex: Knex, tenantId: string, conversationId
  * Extracted texts for a turn (agent execution splices them into the model context). Only
  * this conversation's attachments are returned; callers compare against the ids asked for.
  */
-export async function attachmentTexts(knex: Knex, tenantId: string, conversationId: string, ids: string[]): Promise<Array<AttachmentView & { text: string }>> {
+export async function attachmentTexts(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+  ids: string[],
+): Promise<Array<AttachmentView & { text: string }>> {
   if (ids.length === 0) return [];
-  const rows = await knex(T.attachments).where({ tenant_id: tenantId, conversation_id: conversationId }).whereIn('id', ids);
+  const rows = await knex(T.attachments)
+    .where({ tenant_id: tenantId, conversation_id: conversationId })
+    .whereIn('id', ids);
   return rows.map((r) => ({ ...fileView(r), text: r.text }));
 }

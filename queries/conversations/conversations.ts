@@ -76,7 +76,12 @@ export async function listConversations(
  * The conversation as the caller may see it: soft-deleted rows, other tenants' rows and
  * other users' rows are all "not found".
  */
-export async function visibleConversation(knex: Knex, tenantId: string, id: string, callerId: string | null): Promise<ConversationView> {
+export async function visibleConversation(
+  knex: Knex,
+  tenantId: string,
+  id: string,
+  callerId: string | null,
+): Promise<ConversationView> {
   return visibleView(await conversationRow(knex, tenantId, id).first(), callerId);
 }
 

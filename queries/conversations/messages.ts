@@ -13,8 +13,14 @@ export interface MessageView {
   created_at: string;
 }
 
-export async function listMessages(knex: Knex, tenantId: string, conversationId: string): Promise<{ messages: MessageView[]; total: number }> {
-  const rows = await knex(T.messages).where({ tenant_id: tenantId, conversation_id: conversationId }).orderBy('sequence_number');
+export async function listMessages(
+  knex: Knex,
+  tenantId: string,
+  conversationId: string,
+): Promise<{ messages: MessageView[]; total: number }> {
+  const rows = await knex(T.messages)
+    .where({ tenant_id: tenantId, conversation_id: conversationId })
+    .orderBy('sequence_number');
   const messages = rows.map((r) => ({
     id: r.id,
     conversation_id: r.conversation_id,

@@ -39,13 +39,28 @@ function withCounts(knex: Knex, tenantId: string) {
     .where('p.tenant_id', tenantId)
     .select(
       'p.*',
-      knex(T.conversations).count('*').where('tenant_id', tenantId).whereRaw('project_id = p.id').whereNull('deleted_at').as('member_count'),
-      knex(T.projectFiles).count('*').where('tenant_id', tenantId).whereRaw('project_id = p.id').as('knowledge_file_count'),
+      knex(T.conversations)
+        .count('*')
+        .where('tenant_id', tenantId)
+        .whereRaw('project_id = p.id')
+        .whereNull('deleted_at')
+        .as('member_count'),
+      knex(T.projectFiles)
+        .count('*')
+        .where('tenant_id', tenantId)
+        .whereRaw('project_id = p.id')
+        .as('knowledge_file_count'),
     );
 }
 
-export async function listProjects(knex: Knex, tenantId: string, userId: string): Promise<{ projects: ProjectSummary[]; total: number }> {
-  const rows = await withCounts(knex, tenantId).where('p.user_id', userId).orderBy([{ column: 'p.updated_at', order: 'desc' }, { column: 'p.id' }]);
+export async function listProjects(
+  knex: Knex,
+  tenantId: string,
+  userId: string,
+): Promise<{ projects: ProjectSummary[]; total: number }> {
+  const rows = await withCounts(knex, tenantId)
+    .where('p.user_id', userId)
+    .orderBy([{ column: 'p.updated_at', order: 'desc' }, { column: 'p.id' }]);
   return { projects: rows.map(summaryOf), total: rows.length };
 }
 
@@ -53,7 +68,9 @@ export async function listProjects(knex: Knex, tenantId: string, userId: string)
 export async function ownedProjectView(knex: Knex, tenantId: string, userId: string, id: string): Promise<ProjectView> {
   const row = await withCounts(knex, tenantId).where({ 'p.id': id, 'p.user_id': userId }).first();
   if (!row) throw new NotFound('Project not found');
-  const files = await knex(T.projectFiles).where({ tenant_id: tenantId, project_id: id }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const files = await knex(T.projectFiles)
+    .where({ tenant_id: tenantId, project_id: id })
+    .orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return { ...summaryOf(row), knowledge_files: files.map(fileView) };
 }
 
@@ -63,7 +80,12 @@ export async function findProjectOwner(knex: Knex, tenantId: string, id: string)
   return row?.user_id;
 }
 
-export async function getKnowledgeFile(knex: Knex, tenantId: string, projectId: string, id: string): Promise<AttachmentView | undefined> {
+export async function getKnowledgeFile(
+  knex: Knex,
+  tenantId: string,
+  projectId: string,
+  id: string,
+): Promise<AttachmentView | undefined> {
   const row = await knex(T.projectFiles).where({ tenant_id: tenantId, project_id: projectId, id }).first();
   return row ? fileView(row) : undefined;
 }
@@ -75,6 +97,15 @@ export async function getKnowledgeFile(knex: Knex, tenantId: string, projectId: 
 export async function projectContext(knex: Knex, tenantId: string, id: string) {
   const project = await knex(T.projects).where({ tenant_id: tenantId, id }).first();
   if (!project) return null;
-  const files = await knex(T.projectFiles).where({ tenant_id: tenantId, project_id: id }).orderBy('created_at').select('id', 'filename', 'text');
-  return { id: project.id as string, name: project.name as string, instructions: project.instructions as string | null, defaults: project.defaults as Record<string, unknown>, knowledge: files as Array<{ id: string; filename: string; text: string }> };
+  const files = await knex(T.projectFiles)
+    .where({ tenant_id: tenantId, project_id: id })
+    .orderBy('created_at')
+    .select('id', 'filename', 'text');
+  return {
+    id: project.id as string,
+    name: project.name as string,
+    instructions: project.instructions as string | null,
+    defaults: project.defaults as Record<string, unknown>,
+    knowledge: files as Array<{ id: string; filename: string; text: string }>,
+  };
 }

@@ -70,7 +70,13 @@ export type CaseView = ReturnType<typeof caseView>;
 
 /** GET /eval/runs: newest first. */
 export async function listRuns(knex: Knex, tenantId: string, limit: number) {
-  const rows: RunRow[] = await knex(RUNS_TABLE).where({ tenant_id: tenantId }).orderBy([{ column: 'started_at', order: 'desc' }, { column: 'run_id', order: 'desc' }]).limit(limit);
+  const rows: RunRow[] = await knex(RUNS_TABLE)
+    .where({ tenant_id: tenantId })
+    .orderBy([
+      { column: 'started_at', order: 'desc' },
+      { column: 'run_id', order: 'desc' },
+    ])
+    .limit(limit);
   const [{ total }] = await knex(RUNS_TABLE).where({ tenant_id: tenantId }).count<{ total: string }[]>({ total: '*' });
   return { runs: rows.map(runView), total: Number(total) };
 }
@@ -96,9 +102,16 @@ export async function runWithCases(knex: Knex, tenantId: string, runId: string) 
 export async function regressionsOf(knex: Knex, tenantId: string, runId: string) {
   const run = await visibleRun(knex, tenantId, runId);
   const baseline = await baselineRun(knex, tenantId, run.model_id);
-  if (!baseline) throw new Conflict(`No baseline run for model ${run.model_id}; promote a completed run of that model first`);
+  if (!baseline)
+    throw new Conflict(`No baseline run for model ${run.model_id}; promote a completed run of that model first`);
   const regressions = await regressionsAgainst(knex, tenantId, runId, baseline.id);
-  return { run_id: runId, model_id: run.model_id, baseline_run_id: baseline.id, regressions, total: regressions.length };
+  return {
+    run_id: runId,
+    model_id: run.model_id,
+    baseline_run_id: baseline.id,
+    regressions,
+    total: regressions.length,
+  };
 }
 
 export async function caseResults(knex: Knex, tenantId: string, runId: string): Promise<CaseView[]> {
@@ -108,13 +121,18 @@ export async function caseResults(knex: Knex, tenantId: string, runId: string): 
 
 /** The run flagged baseline for this tenant and model, if any. */
 export async function baselineRun(knex: Knex, tenantId: string, modelId: string): Promise<RunView | null> {
-  const row: RunRow | undefined = await knex(RUNS_TABLE).where({ tenant_id: tenantId, model_id: modelId, is_baseline: true }).first();
+  const row: RunRow | undefined = await knex(RUNS_TABLE)
+    .where({ tenant_id: tenantId, model_id: modelId, is_baseline: true })
+    .first();
   return row ? runView(row) : null;
 }
 
 /** Cases that passed in the baseline and fail in the run (matched by case_ref). */
 export async function regressionsAgainst(knex: Knex, tenantId: string, runId: string, baselineRunId: string) {
-  const [current, baseline] = await Promise.all([caseResults(knex, tenantId, runId), caseResults(knex, tenantId, baselineRunId)]);
+  const [current, baseline] = await Promise.all([
+    caseResults(knex, tenantId, runId),
+    caseResults(knex, tenantId, baselineRunId),
+  ]);
   const before = new Map(baseline.map((c) => [c.case_ref, c]));
   return current
     .filter((c) => c.verdict === 'fail' && before.get(c.case_ref)?.verdict === 'pass')

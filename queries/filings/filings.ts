@@ -17,7 +17,13 @@ export interface FilingFilter {
 
 export type FilingView = ReturnType<typeof view>;
 
-const COLUMNS = ['f.*', 'v.id as vertex_id', 'v.properties as entity_properties', 'u.email as reviewer_email', 'u.display_name as reviewer_name'] as const;
+const COLUMNS = [
+  'f.*',
+  'v.id as vertex_id',
+  'v.properties as entity_properties',
+  'u.email as reviewer_email',
+  'u.display_name as reviewer_name',
+] as const;
 
 /** A filing with its entity as the graph knows it now (a deleted entity keeps its id, nothing else). */
 function view(row: Record<string, any>) {
@@ -30,8 +36,8 @@ function view(row: Record<string, any>) {
       label: row.entity_type as string,
       vertex_id: (row.vertex_id as string | null) ?? null,
       name: p.name ?? p.well_name ?? null,
-      api_number: isLease ? null : p.api_number ?? null,
-      lease_id: isLease ? row.entity_id : p.lease_id ?? p.lease_number ?? null,
+      api_number: isLease ? null : (p.api_number ?? null),
+      lease_id: isLease ? row.entity_id : (p.lease_id ?? p.lease_number ?? null),
     },
     form: row.template_id as string,
     form_name: row.form as string,
@@ -43,7 +49,13 @@ function view(row: Record<string, any>) {
     submitted_by: row.submitted_by as string,
     submitted_at: isoOrNull(row.submitted_at),
     reviewer_id: row.reviewer_id as string | null,
-    reviewer: row.reviewer_id ? { id: row.reviewer_id as string, email: (row.reviewer_email as string | null) ?? null, name: (row.reviewer_name as string | null) ?? null } : null,
+    reviewer: row.reviewer_id
+      ? {
+          id: row.reviewer_id as string,
+          email: (row.reviewer_email as string | null) ?? null,
+          name: (row.reviewer_name as string | null) ?? null,
+        }
+      : null,
     decision: row.decision as string | null,
     review_comments: row.review_comments as string | null,
     updated_at: isoOrNull(row.updated_at),
@@ -51,24 +63,45 @@ function view(row: Record<string, any>) {
 }
 
 function scoped(knex: Knex, tenantId: string) {
-  return knex({ f: FILINGS_TABLE })
-    .leftJoin({ v: VERTICES }, (j) => j.on('v.entity_id', 'f.entity_id').andOn('v.label', 'f.entity_type').andOnVal('v.namespace', namespaceOf(tenantId)))
-    // The directory keys users by uuid; a reviewer id is kept as the text the event carried.
-    .leftJoin(knex(USERS_TABLE).select(knex.raw('id::text as uid'), 'tenant_id', 'email', 'display_name').as('u'), (j) => j.on('u.uid', 'f.reviewer_id').andOn('u.tenant_id', 'f.tenant_id'))
-    .where('f.tenant_id', tenantId)
-    .whereNotNull('f.status');
+  return (
+    knex({ f: FILINGS_TABLE })
+      .leftJoin({ v: VERTICES }, (j) =>
+        j
+          .on('v.entity_id', 'f.entity_id')
+          .andOn('v.label', 'f.entity_type')
+          .andOnVal('v.namespace', namespaceOf(tenantId)),
+      )
+      // The directory keys users by uuid; a reviewer id is kept as the text the event carried.
+      .leftJoin(
+        knex(USERS_TABLE).select(knex.raw('id::text as uid'), 'tenant_id', 'email', 'display_name').as('u'),
+        (j) => j.on('u.uid', 'f.reviewer_id').andOn('u.tenant_id', 'f.tenant_id'),
+      )
+      .where('f.tenant_id', tenantId)
+      .whereNotNull('f.status')
+  );
 }
 
 /** GET /filings: the tenant's filings, the latest activity first. */
 export async function listFilings(knex: Knex, tenantId: string, filter: FilingFilter) {
   const base = scoped(knex, tenantId);
   if (filter.entity_id) base.andWhere('f.entity_id', filter.entity_id);
-  if (filter.form) base.andWhere((q) => void q.where('f.template_id', filter.form!).orWhereRaw('lower(f.form) = lower(?)', [filter.form!]));
+  if (filter.form)
+    base.andWhere(
+      (q) => void q.where('f.template_id', filter.form!).orWhereRaw('lower(f.form) = lower(?)', [filter.form!]),
+    );
   if (filter.period) base.andWhere('f.period', filter.period);
   if (filter.status) base.andWhere('f.status', filter.status);
   if (filter.approval_id) base.andWhere('f.approval_id', filter.approval_id);
   const [rows, [{ count }]] = await Promise.all([
-    base.clone().select(COLUMNS).orderBy([{ column: 'f.updated_at', order: 'desc' }, { column: 'f.filing_id', order: 'desc' }]).limit(filter.limit).offset(filter.offset),
+    base
+      .clone()
+      .select(COLUMNS)
+      .orderBy([
+        { column: 'f.updated_at', order: 'desc' },
+        { column: 'f.filing_id', order: 'desc' },
+      ])
+      .limit(filter.limit)
+      .offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
   ]);
   return { filings: rows.map(view), total: Number(count) };
@@ -82,6 +115,8 @@ export async function getFiling(knex: Knex, tenantId: string, filingId: string):
 
 /** Every evidence key ever published, oldest first: the JWKS keeps retired keys so old packages verify. */
 export async function evidenceJwks(knex: Knex): Promise<{ keys: Array<Record<string, string>> }> {
-  const rows: Array<{ jwk: Record<string, string> }> = await knex(EVIDENCE_KEYS_TABLE).select('jwk').orderBy([{ column: 'published_at' }, { column: 'kid' }]);
+  const rows: Array<{ jwk: Record<string, string> }> = await knex(EVIDENCE_KEYS_TABLE)
+    .select('jwk')
+    .orderBy([{ column: 'published_at' }, { column: 'kid' }]);
   return { keys: rows.map((r) => r.jwk) };
 }

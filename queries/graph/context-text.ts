@@ -30,20 +30,30 @@ export interface ContextText {
 /** Detection results (compliance findings written onto a vertex) always count as significant. */
 const DETECTION_FIELDS = ['detection_results', 'compliance_status', 'violations'];
 
-const clip = (value: string) => (value.length > VALUE_CHARS ? `${value.slice(0, VALUE_CHARS)}… (${value.length} chars)` : value);
-const render = (props: Record<string, string>, names: string[]) => names.map((n) => `${n}: ${clip(props[n])}`).join('; ');
+const clip = (value: string) =>
+  value.length > VALUE_CHARS ? `${value.slice(0, VALUE_CHARS)}… (${value.length} chars)` : value;
+const render = (props: Record<string, string>, names: string[]) =>
+  names.map((n) => `${n}: ${clip(props[n])}`).join('; ');
 
 export function significantOf(vertex: VertexView, entityTypes: Map<string, EntityTypeDefinition>): string[] {
   const configured = entityTypes.get(vertex.label)?.significant_fields ?? [];
-  const present = [...configured, ...DETECTION_FIELDS].filter((f, i, all) => vertex.properties[f] !== undefined && all.indexOf(f) === i);
+  const present = [...configured, ...DETECTION_FIELDS].filter(
+    (f, i, all) => vertex.properties[f] !== undefined && all.indexOf(f) === i,
+  );
   if (present.length > 0) return present;
-  return Object.keys(vertex.properties).filter((f) => f !== 'entity_id').slice(0, FALLBACK_FIELDS);
+  return Object.keys(vertex.properties)
+    .filter((f) => f !== 'entity_id')
+    .slice(0, FALLBACK_FIELDS);
 }
 
 const nameOf = (v: VertexView) => v.properties.name ?? v.properties.well_name ?? v.properties.api_number ?? v.entity_id;
 
 export function sectionOf(hop: Related, options: Pick<TextOptions, 'entityTypes' | 'relationshipTypes'>): string {
-  return options.relationshipTypes.get(hop.edge_label)?.context_section ?? options.entityTypes.get(hop.vertex.label)?.context_section ?? 'other';
+  return (
+    options.relationshipTypes.get(hop.edge_label)?.context_section ??
+    options.entityTypes.get(hop.vertex.label)?.context_section ??
+    'other'
+  );
 }
 
 /**
@@ -80,7 +90,9 @@ export function contextText(walk: Walk, options: TextOptions): ContextText {
 
   const { root } = walk;
   const significant = significantOf(root, options.entityTypes);
-  const plain = Object.keys(root.properties).filter((f) => !significant.includes(f) && f !== 'entity_id').sort();
+  const plain = Object.keys(root.properties)
+    .filter((f) => !significant.includes(f) && f !== 'entity_id')
+    .sort();
   push(`# ${root.label} ${nameOf(root)} (entity_id ${root.entity_id})`);
   mark(root);
   if (significant.length) push(`Key fields: ${render(root.properties, significant)}`);
@@ -91,7 +103,7 @@ export function contextText(walk: Walk, options: TextOptions): ContextText {
   for (const [edgeLabel, hops] of groups) {
     const selected = hops.filter((h) => options.sections === 'all' || options.sections.has(sectionOf(h, options)));
     if (selected.length === 0) continue;
-    const total = options.sections === 'all' ? walk.totals[edgeLabel] ?? hops.length : selected.length;
+    const total = options.sections === 'all' ? (walk.totals[edgeLabel] ?? hops.length) : selected.length;
     const shown = selected.slice(0, options.maxPerRelationship);
     for (const h of shown) sections.add(sectionOf(h, options));
     const labels = [...new Set(selected.map((h) => h.vertex.label))].join('/');
@@ -104,16 +116,25 @@ export function contextText(walk: Walk, options: TextOptions): ContextText {
       const v = h.vertex;
       const arrow = h.direction === 'out' ? '→' : '←';
       const depth = h.depth > 1 ? ` [depth ${h.depth}]` : '';
-      if (!push(`- ${arrow} ${v.label} ${nameOf(v)} (entity_id ${v.entity_id})${depth}: ${render(v.properties, significantOf(v, options.entityTypes))}`)) break;
+      if (
+        !push(
+          `- ${arrow} ${v.label} ${nameOf(v)} (entity_id ${v.entity_id})${depth}: ${render(v.properties, significantOf(v, options.entityTypes))}`,
+        )
+      )
+        break;
       mark(v);
       included++;
     }
     if (included < total) {
       truncated[edgeLabel] = { total, included };
-      if (!cut) push(`- … ${total - included} more ${edgeLabel} relationships not shown (limit ${options.maxPerRelationship} per relationship)`);
+      if (!cut)
+        push(
+          `- … ${total - included} more ${edgeLabel} relationships not shown (limit ${options.maxPerRelationship} per relationship)`,
+        );
     }
   }
-  if (cut) lines.push(`[context truncated at the ${budget}-token limit; relationships_truncated lists what is missing]`);
+  if (cut)
+    lines.push(`[context truncated at the ${budget}-token limit; relationships_truncated lists what is missing]`);
   let text = lines.join('\n');
   let tokens = countTokens(text);
   if (tokens > budget) {

@@ -21,13 +21,23 @@ export interface Walk {
  * The tenant-scoped walk behind context assembly: `depth` breadth steps in both directions,
  * each vertex visited once, neighbors' properties inline.
  */
-export async function walkFrom(knex: Knex, namespace: string, root: VertexView, depth: number, perRelationship = STRUCTURED_PER_RELATIONSHIP): Promise<Walk> {
+export async function walkFrom(
+  knex: Knex,
+  namespace: string,
+  root: VertexView,
+  depth: number,
+  perRelationship = STRUCTURED_PER_RELATIONSHIP,
+): Promise<Walk> {
   const relationships: Record<string, Related[]> = {};
   const totals: Record<string, number> = {};
   const visited = new Set([root.id]);
   let frontier = [root.id];
   for (let level = 1; level <= depth && frontier.length > 0; level++) {
-    const { hops, totals: levelTotals } = await hopsFrom(knex, namespace, frontier, { direction: 'both', exclude: [...visited], perLabel: perRelationship });
+    const { hops, totals: levelTotals } = await hopsFrom(knex, namespace, frontier, {
+      direction: 'both',
+      exclude: [...visited],
+      perLabel: perRelationship,
+    });
     const next: string[] = [];
     for (const [label, total] of Object.entries(levelTotals)) totals[label] = (totals[label] ?? 0) + total;
     for (const hop of hops) {

@@ -23,7 +23,10 @@ const money = (n: number) => Math.round(n * 100) / 100;
  * Revenue at risk if the affected wells stopped: their latest monthly volumes priced at WTI
  * ($/bbl) and Henry Hub ($/MMBtu), per month, per day and annualised.
  */
-export function economicImpact(wells: Array<{ id: string; entity_id: string; properties: Properties }>, prices: Prices) {
+export function economicImpact(
+  wells: Array<{ id: string; entity_id: string; properties: Properties }>,
+  prices: Prices,
+) {
   let oil = 0;
   let gas = 0;
   const perWell = wells.map((w) => {
@@ -31,7 +34,13 @@ export function economicImpact(wells: Array<{ id: string; entity_id: string; pro
     oil += v.oil_bbls;
     gas += v.gas_mcf;
     const value = v.oil_bbls * prices.wti_price + v.gas_mcf * MMBTU_PER_MCF * prices.henry_hub_price;
-    return { id: w.id, entity_id: w.entity_id, oil_bbls_per_month: v.oil_bbls, gas_mcf_per_month: v.gas_mcf, monthly_value_usd: money(value) };
+    return {
+      id: w.id,
+      entity_id: w.entity_id,
+      oil_bbls_per_month: v.oil_bbls,
+      gas_mcf_per_month: v.gas_mcf,
+      monthly_value_usd: money(value),
+    };
   });
   const oilValue = oil * prices.wti_price;
   const gasValue = gas * MMBTU_PER_MCF * prices.henry_hub_price;

@@ -26,7 +26,12 @@ export const isUuid = (value: string) => UUID.test(value);
 
 export const VERTEX_COLUMNS = ['id', 'label', 'entity_id', 'properties'] as const;
 
-export function toVertexView(row: { id: string; label: string; entity_id: string; properties: Properties }): VertexView {
+export function toVertexView(row: {
+  id: string;
+  label: string;
+  entity_id: string;
+  properties: Properties;
+}): VertexView {
   return { id: row.id, label: row.label, entity_id: row.entity_id, properties: row.properties };
 }
 
@@ -34,7 +39,12 @@ export function toVertexView(row: { id: string; label: string; entity_id: string
  * One vertex of the namespace by graph uuid or business `entity_id`; `label` narrows it
  * (null: any label). The uuid wins when both could match.
  */
-export async function findVertex(knex: Knex, namespace: string, label: string | null, id: string): Promise<VertexView | null> {
+export async function findVertex(
+  knex: Knex,
+  namespace: string,
+  label: string | null,
+  id: string,
+): Promise<VertexView | null> {
   const scoped = () => {
     const q = knex(VERTICES).select(VERTEX_COLUMNS).where({ namespace });
     if (label) q.andWhere({ label });
@@ -67,18 +77,36 @@ async function withEntityId(knex: Knex, namespace: string, label: string | null,
  * entity type, and whether a vertex of that label already carries the entity_id. Named, so
  * each connection plans it once.
  */
-export async function creationFacts(knex: Knex, namespace: string, label: string, entityId: string): Promise<{ labelKnown: boolean; entityIdTaken: boolean }> {
-  const { rows } = await knex.raw(
-    // Positional bindings: named ones cost knex a pass over the text on every call.
-    `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = ?) AS known,
+export async function creationFacts(
+  knex: Knex,
+  namespace: string,
+  label: string,
+  entityId: string,
+): Promise<{ labelKnown: boolean; entityIdTaken: boolean }> {
+  const { rows } = await knex
+    .raw(
+      // Positional bindings: named ones cost knex a pass over the text on every call.
+      `SELECT EXISTS (SELECT 1 FROM ${ENTITY_TYPES} WHERE label = ?) AS known,
             EXISTS (SELECT 1 FROM ${VERTICES} WHERE namespace = ? AND entity_id = ? AND label = ?) AS taken`,
-    [label, namespace, entityId, label],
-  ).options({ name: 'graph-creation-facts' });
+      [label, namespace, entityId, label],
+    )
+    .options({ name: 'graph-creation-facts' });
   return { labelKnown: rows[0].known, entityIdTaken: rows[0].taken };
 }
 
-export async function listVertices(knex: Knex, namespace: string, label: string, limit: number, offset = 0): Promise<VertexView[]> {
-  const rows = await knex(VERTICES).select(VERTEX_COLUMNS).where({ namespace, label }).orderBy('entity_id').limit(limit).offset(offset);
+export async function listVertices(
+  knex: Knex,
+  namespace: string,
+  label: string,
+  limit: number,
+  offset = 0,
+): Promise<VertexView[]> {
+  const rows = await knex(VERTICES)
+    .select(VERTEX_COLUMNS)
+    .where({ namespace, label })
+    .orderBy('entity_id')
+    .limit(limit)
+    .offset(offset);
   return rows.map(toVertexView);
 }
 
@@ -95,7 +123,12 @@ export interface AdjacentEdge extends EdgeView {
   neighbor: VertexView;
 }
 
-export async function edgesOf(knex: Knex, namespace: string, vertexId: string, options: { edgeLabel?: string; direction: Direction; limit?: number }): Promise<AdjacentEdge[]> {
+export async function edgesOf(
+  knex: Knex,
+  namespace: string,
+  vertexId: string,
+  options: { edgeLabel?: string; direction: Direction; limit?: number },
+): Promise<AdjacentEdge[]> {
   const parts: string[] = [];
   const bindings: Knex.RawBinding[] = [];
   const side = (dir: 'out' | 'in') => {
@@ -131,6 +164,9 @@ export async function edgesOf(knex: Knex, namespace: string, vertexId: string, o
 }
 
 export async function edgeIdsOf(knex: Knex, namespace: string, vertexId: string): Promise<string[]> {
-  const rows = await knex(EDGES).select('id').where({ namespace }).andWhere((q) => void q.where({ from_id: vertexId }).orWhere({ to_id: vertexId }));
+  const rows = await knex(EDGES)
+    .select('id')
+    .where({ namespace })
+    .andWhere((q) => void q.where({ from_id: vertexId }).orWhere({ to_id: vertexId }));
   return rows.map((r) => r.id);
 }

@@ -24,7 +24,8 @@ export interface EntityFacts {
   leases: number | null;
 }
 
-const nameOf = (v: Pick<VertexView, 'entity_id' | 'properties'>) => String(v.properties.name ?? v.properties.well_name ?? v.entity_id);
+const nameOf = (v: Pick<VertexView, 'entity_id' | 'properties'>) =>
+  String(v.properties.name ?? v.properties.well_name ?? v.entity_id);
 const ref = (v: VertexView | undefined) => (v ? { entity_id: v.entity_id, name: nameOf(v) } : null);
 
 /** Filings a vertex's properties record: [property, form, what it is]. */
@@ -36,7 +37,12 @@ const FILED: Array<[string, string, string]> = [
   ['p5_last_renewed', 'P-5', 'organization report renewed on'],
 ];
 
-export async function entityFacts(knex: Knex, namespace: string, label: string, entityId: string): Promise<EntityFacts | null> {
+export async function entityFacts(
+  knex: Knex,
+  namespace: string,
+  label: string,
+  entityId: string,
+): Promise<EntityFacts | null> {
   const vertex = await findVertex(knex, namespace, label, entityId);
   if (!vertex) return null;
   const { rows } = await knex.raw(
@@ -47,10 +53,16 @@ export async function entityFacts(knex: Knex, namespace: string, label: string, 
     [vertex.id, vertex.id, namespace, vertex.id, vertex.id],
   );
   const hops = rows as Array<VertexView & { edge: string; direction: 'in' | 'out' }>;
-  const out = (edge: string, to: string) => hops.find((h) => h.direction === 'out' && h.edge === edge && h.label === to);
-  const inCount = (edge: string, from: string) => hops.filter((h) => h.direction === 'in' && h.edge === edge && h.label === from).length;
+  const out = (edge: string, to: string) =>
+    hops.find((h) => h.direction === 'out' && h.edge === edge && h.label === to);
+  const inCount = (edge: string, from: string) =>
+    hops.filter((h) => h.direction === 'in' && h.edge === edge && h.label === from).length;
   const p = vertex.properties;
-  const filings = FILED.filter(([prop]) => p[prop]).map(([prop, form, what]) => ({ form, what, date: String(p[prop]).slice(0, 10) }));
+  const filings = FILED.filter(([prop]) => p[prop]).map(([prop, form, what]) => ({
+    form,
+    what,
+    date: String(p[prop]).slice(0, 10),
+  }));
   filings.sort((a, b) => b.date.localeCompare(a.date));
   return {
     entity: { vertex_id: vertex.id, label: vertex.label, entity_id: vertex.entity_id, name: nameOf(vertex) },
@@ -63,7 +75,12 @@ export async function entityFacts(knex: Knex, namespace: string, label: string, 
     well_type: p.well_type ? String(p.well_type) : p.oil_gas_code ? (p.oil_gas_code === 'O' ? 'oil' : 'gas') : null,
     api_number: p.api_number ? String(p.api_number) : null,
     filings,
-    wells: vertex.label === 'Operator' ? inCount('OPERATED_BY', 'Well') : vertex.label === 'Lease' ? inCount('LOCATED_IN', 'Well') : null,
+    wells:
+      vertex.label === 'Operator'
+        ? inCount('OPERATED_BY', 'Well')
+        : vertex.label === 'Lease'
+          ? inCount('LOCATED_IN', 'Well')
+          : null,
     leases: vertex.label === 'Operator' ? inCount('OPERATED_BY', 'Lease') : null,
   };
 }

@@ -33,7 +33,11 @@ export function apiNumberOf(reference: string): string | null {
   return /^\d{10}$/.test(digits) ? `${digits.slice(0, 2)}-${digits.slice(2, 5)}-${digits.slice(5)}` : null;
 }
 /** Lower case, punctuation as spaces: "Baker 11 #1H" and "BAKER 11 1H" compare equal. */
-export const normalName = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+export const normalName = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 
 const SELECT = `v.id AS vertex_id, v.label, v.entity_id,
   COALESCE(v.properties->>'name', v.properties->>'well_name', v.entity_id) AS name,
@@ -44,16 +48,32 @@ const NORMAL_NAME_SQL = `trim(regexp_replace(${NAME_SQL}, '[^a-z0-9]+', ' ', 'g'
 /** Names read for the typo search at most: beyond it a portfolio is searched by words only. */
 const FUZZY_CANDIDATES = 25_000;
 
-export async function findEntities(knex: Knex, namespace: string, reference: string, labels: readonly string[] = FINDABLE_LABELS, limit = 10): Promise<EntityMatch[]> {
-  const ref = reference.trim().replace(/^["'“]+|["'”.?!,]+$/g, '').replace(/\s+/g, ' ');
+export async function findEntities(
+  knex: Knex,
+  namespace: string,
+  reference: string,
+  labels: readonly string[] = FINDABLE_LABELS,
+  limit = 10,
+): Promise<EntityMatch[]> {
+  const ref = reference
+    .trim()
+    .replace(/^["'“]+|["'”.?!,]+$/g, '')
+    .replace(/\s+/g, ' ');
   if (ref === '' || labels.length === 0) return [];
   const run = async (where: string, bindings: Knex.RawBinding[], match: MatchKind) => {
-    const { rows } = await knex.raw(`SELECT ${SELECT} FROM ${VERTICES} v WHERE v.namespace = ? AND v.label = ANY(?) AND (${where}) ORDER BY v.label, v.entity_id LIMIT ?`, [namespace, [...labels], ...bindings, limit]);
+    const { rows } = await knex.raw(
+      `SELECT ${SELECT} FROM ${VERTICES} v WHERE v.namespace = ? AND v.label = ANY(?) AND (${where}) ORDER BY v.label, v.entity_id LIMIT ?`,
+      [namespace, [...labels], ...bindings, limit],
+    );
     return (rows as Omit<EntityMatch, 'match'>[]).map((r) => ({ ...r, match }));
   };
   // By id: the uuid, the entity id as written or upper-cased (lease ids and P-5 ids are upper case).
   const ids = [...new Set([ref, ref.toUpperCase()])];
-  const byId = await run(`v.entity_id = ANY(?)${UUID.test(ref) ? ' OR v.id = ?' : ''}`, [ids, ...(UUID.test(ref) ? [ref.toLowerCase()] : [])], 'id');
+  const byId = await run(
+    `v.entity_id = ANY(?)${UUID.test(ref) ? ' OR v.id = ?' : ''}`,
+    [ids, ...(UUID.test(ref) ? [ref.toLowerCase()] : [])],
+    'id',
+  );
   if (byId.length > 0) return byId;
   const api = apiNumberOf(ref);
   if (api && labels.includes('Well')) {
@@ -62,7 +82,11 @@ export async function findEntities(knex: Knex, namespace: string, reference: str
   }
   const p5 = /^(?:P-?5\s*(?:#|no\.?)?\s*)?(\d{4,6})$/i.exec(ref)?.[1];
   if (p5 && labels.includes('Operator')) {
-    const byP5 = await run(`v.label = 'Operator' AND (v.properties->>'p5_number' = ? OR v.entity_id = ?)`, [p5, `P5-${p5}`], 'p5_number');
+    const byP5 = await run(
+      `v.label = 'Operator' AND (v.properties->>'p5_number' = ? OR v.entity_id = ?)`,
+      [p5, `P5-${p5}`],
+      'p5_number',
+    );
     if (byP5.length > 0) return byP5;
   }
   const normal = normalName(ref);
@@ -76,8 +100,18 @@ export async function findEntities(knex: Knex, namespace: string, reference: str
 }
 
 /** Names a few edits away (one per five characters, at least one), closest first. */
-async function fuzzy(knex: Knex, namespace: string, normal: string, labels: readonly string[], limit: number, run: (where: string, bindings: Knex.RawBinding[], match: MatchKind) => Promise<EntityMatch[]>) {
-  const { rows } = await knex.raw(`SELECT v.id, ${NORMAL_NAME_SQL} AS name FROM ${VERTICES} v WHERE v.namespace = ? AND v.label = ANY(?) LIMIT ?`, [namespace, [...labels], FUZZY_CANDIDATES]);
+async function fuzzy(
+  knex: Knex,
+  namespace: string,
+  normal: string,
+  labels: readonly string[],
+  limit: number,
+  run: (where: string, bindings: Knex.RawBinding[], match: MatchKind) => Promise<EntityMatch[]>,
+) {
+  const { rows } = await knex.raw(
+    `SELECT v.id, ${NORMAL_NAME_SQL} AS name FROM ${VERTICES} v WHERE v.namespace = ? AND v.label = ANY(?) LIMIT ?`,
+    [namespace, [...labels], FUZZY_CANDIDATES],
+  );
   const allowed = Math.max(1, Math.floor(normal.length / 5));
   const close = (rows as Array<{ id: string; name: string }>)
     .map((r) => ({ id: r.id, d: distance(normal, r.name) }))

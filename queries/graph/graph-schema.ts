@@ -1,6 +1,11 @@
 import type { Knex } from 'knex';
 import { ENTITY_TYPES, RELATIONSHIP_RULES, RELATIONSHIP_TYPES } from '../../projections/graph/graph-schema';
-import { ANY_LABEL, type EntityTypeDefinition, type RelationshipRuleDefinition, type RelationshipTypeDefinition } from '../../streams/graph/schema';
+import {
+  ANY_LABEL,
+  type EntityTypeDefinition,
+  type RelationshipRuleDefinition,
+  type RelationshipTypeDefinition,
+} from '../../streams/graph/schema';
 
 /** The configured graph schema as of the read model (entity types, relationship types, rules). */
 export interface EntityTypeView extends EntityTypeDefinition {
@@ -38,8 +43,13 @@ export async function findRelationshipType(knex: Knex, key: string): Promise<Rel
   return row ? { ...row.definition, source: row.source, updated_at: iso(row.updated_at) } : null;
 }
 
-export async function listRelationshipRules(knex: Knex, filter: { edge_label?: string; from_label?: string; to_label?: string } = {}): Promise<RelationshipRuleView[]> {
-  const query = knex(RELATIONSHIP_RULES).select('id', 'edge_label', 'from_label', 'to_label', 'source').orderBy(['edge_label', 'from_label', 'to_label']);
+export async function listRelationshipRules(
+  knex: Knex,
+  filter: { edge_label?: string; from_label?: string; to_label?: string } = {},
+): Promise<RelationshipRuleView[]> {
+  const query = knex(RELATIONSHIP_RULES)
+    .select('id', 'edge_label', 'from_label', 'to_label', 'source')
+    .orderBy(['edge_label', 'from_label', 'to_label']);
   if (filter.edge_label) query.where('edge_label', filter.edge_label);
   if (filter.from_label) query.whereIn('from_label', [filter.from_label, ANY_LABEL]);
   if (filter.to_label) query.whereIn('to_label', [filter.to_label, ANY_LABEL]);
@@ -47,7 +57,12 @@ export async function listRelationshipRules(knex: Knex, filter: { edge_label?: s
 }
 
 export async function findRelationshipRule(knex: Knex, id: string): Promise<RelationshipRuleView | null> {
-  return (await knex(RELATIONSHIP_RULES).select('id', 'edge_label', 'from_label', 'to_label', 'source').where({ id }).first()) ?? null;
+  return (
+    (await knex(RELATIONSHIP_RULES)
+      .select('id', 'edge_label', 'from_label', 'to_label', 'source')
+      .where({ id })
+      .first()) ?? null
+  );
 }
 
 export async function isVertexLabel(knex: Knex, label: string): Promise<boolean> {
@@ -73,8 +88,16 @@ export interface EdgeSchemaFacts {
   allowedTo: string[];
 }
 
-export async function edgeSchemaFacts(knex: Knex, edgeLabel: string, fromLabel: string, toLabel: string): Promise<EdgeSchemaFacts> {
-  const [type, rules] = await Promise.all([findRelationshipType(knex, edgeLabel), listRelationshipRules(knex, { edge_label: edgeLabel })]);
+export async function edgeSchemaFacts(
+  knex: Knex,
+  edgeLabel: string,
+  fromLabel: string,
+  toLabel: string,
+): Promise<EdgeSchemaFacts> {
+  const [type, rules] = await Promise.all([
+    findRelationshipType(knex, edgeLabel),
+    listRelationshipRules(knex, { edge_label: edgeLabel }),
+  ]);
   const admits = (side: string, label: string) => side === ANY_LABEL || side === label;
   return {
     edgeLabelKnown: Boolean(type),
@@ -96,7 +119,10 @@ export interface SchemaSettings {
 }
 
 export async function schemaSettings(knex: Knex): Promise<SchemaSettings> {
-  const [entities, relationships] = await Promise.all([knex(ENTITY_TYPES).select('label', 'definition'), knex(RELATIONSHIP_TYPES).select('key', 'definition')]);
+  const [entities, relationships] = await Promise.all([
+    knex(ENTITY_TYPES).select('label', 'definition'),
+    knex(RELATIONSHIP_TYPES).select('key', 'definition'),
+  ]);
   return {
     entityTypes: new Map(entities.map((r) => [r.label, r.definition])),
     entityTypesByKey: new Map(entities.map((r) => [r.definition.key, r.definition])),
@@ -105,7 +131,8 @@ export async function schemaSettings(knex: Knex): Promise<SchemaSettings> {
 }
 
 /** By key or label, as `entity_type_key` may name either. */
-export const entityTypeIn = (settings: SchemaSettings, keyOrLabel: string) => settings.entityTypesByKey.get(keyOrLabel) ?? settings.entityTypes.get(keyOrLabel) ?? null;
+export const entityTypeIn = (settings: SchemaSettings, keyOrLabel: string) =>
+  settings.entityTypesByKey.get(keyOrLabel) ?? settings.entityTypes.get(keyOrLabel) ?? null;
 
 export type SchemaSettingsSource = () => Promise<SchemaSettings>;
 

@@ -23,18 +23,38 @@ const nameOf = (v: VertexView) => v.properties.name ?? v.properties.well_name ??
  * not walked through, so a well's impact is its physical and contractual neighborhood, not
  * every well sharing its operator.
  */
-export async function impactOf(knex: Knex, settings: SchemaSettings, namespace: string, root: VertexView, direction: ImpactDirection, query: ImpactQuery) {
+export async function impactOf(
+  knex: Knex,
+  settings: SchemaSettings,
+  namespace: string,
+  root: VertexView,
+  direction: ImpactDirection,
+  query: ImpactQuery,
+) {
   const terminal = (label: string) => settings.entityTypes.get(label)?.impact_terminal === true;
   const hopDirection = direction === 'outward' ? 'out' : direction === 'inward' ? 'in' : 'both';
   const visited = new Set([root.id]);
-  const affected: Array<{ id: string; label: string; entity_id: string; name: string; depth: number; edge_label: string; direction: 'out' | 'in'; via: string }> = [];
+  const affected: Array<{
+    id: string;
+    label: string;
+    entity_id: string;
+    name: string;
+    depth: number;
+    edge_label: string;
+    direction: 'out' | 'in';
+    via: string;
+  }> = [];
   const wells: VertexView[] = root.label === 'Well' ? [root] : [];
   let frontier = [root.id];
   let truncated = false;
   let depthReached = 0;
   for (let depth = 1; depth <= query.max_depth && frontier.length > 0 && !truncated; depth++) {
     const room = IMPACT_VERTEX_CAP - affected.length;
-    const { hops } = await hopsFrom(knex, namespace, frontier, { direction: hopDirection, exclude: [...visited], limit: room + 1 });
+    const { hops } = await hopsFrom(knex, namespace, frontier, {
+      direction: hopDirection,
+      exclude: [...visited],
+      limit: room + 1,
+    });
     const next: string[] = [];
     for (const hop of hops) {
       const v = hop.vertex;
@@ -45,7 +65,16 @@ export async function impactOf(knex: Knex, settings: SchemaSettings, namespace: 
       }
       visited.add(v.id);
       depthReached = depth;
-      affected.push({ id: v.id, label: v.label, entity_id: v.entity_id, name: nameOf(v), depth, edge_label: hop.edge_label, direction: hop.direction, via: hop.via });
+      affected.push({
+        id: v.id,
+        label: v.label,
+        entity_id: v.entity_id,
+        name: nameOf(v),
+        depth,
+        edge_label: hop.edge_label,
+        direction: hop.direction,
+        via: hop.via,
+      });
       if (v.label === 'Well') wells.push(v);
       if (!terminal(v.label)) next.push(v.id);
     }
@@ -62,7 +91,12 @@ export async function impactOf(knex: Knex, settings: SchemaSettings, namespace: 
     direction,
     max_depth: query.max_depth,
     depth_reached: depthReached,
-    summary: { total_affected: affected.length, by_label: byLabel, by_depth: byDepth, wells_affected: wells.filter((w) => w.id !== root.id).length },
+    summary: {
+      total_affected: affected.length,
+      by_label: byLabel,
+      by_depth: byDepth,
+      wells_affected: wells.filter((w) => w.id !== root.id).length,
+    },
     economic_impact: economicImpact(wells, query),
     affected,
     truncated,

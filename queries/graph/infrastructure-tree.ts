@@ -27,7 +27,13 @@ const nameOf = (v: VertexView) => v.properties.name ?? v.properties.well_name ??
  * routes, projects) as a spanning tree over the relationship types marked `infrastructure`,
  * each vertex placed under the vertex it was first reached from, with production rolled up.
  */
-export async function infrastructureTree(knex: Knex, settings: SchemaSettings, namespace: string, root: VertexView, maxDepth: number) {
+export async function infrastructureTree(
+  knex: Knex,
+  settings: SchemaSettings,
+  namespace: string,
+  root: VertexView,
+  maxDepth: number,
+) {
   const edgeLabels = [...settings.relationshipTypes.values()].filter((t) => t.infrastructure).map((t) => t.key);
   const make = (v: VertexView, hop?: { edge_label: string; direction: 'out' | 'in' }): TreeNode => ({
     id: v.id,
@@ -44,7 +50,12 @@ export async function infrastructureTree(knex: Knex, settings: SchemaSettings, n
   let frontier = [root.id];
   let truncated = false;
   for (let depth = 1; depth <= maxDepth && frontier.length > 0 && !truncated; depth++) {
-    const { hops } = await hopsFrom(knex, namespace, frontier, { direction: 'both', edgeLabels, exclude: [...nodes.keys()], limit: TREE_VERTEX_CAP + 1 });
+    const { hops } = await hopsFrom(knex, namespace, frontier, {
+      direction: 'both',
+      edgeLabels,
+      exclude: [...nodes.keys()],
+      limit: TREE_VERTEX_CAP + 1,
+    });
     const next: string[] = [];
     for (const hop of hops) {
       if (nodes.has(hop.vertex.id)) continue;
@@ -61,7 +72,11 @@ export async function infrastructureTree(knex: Knex, settings: SchemaSettings, n
   }
   const roll = (node: TreeNode): TreeNode['rollup'] => {
     const own = node.label === 'Well' ? monthlyVolumes(node.properties) : { oil_bbls: 0, gas_mcf: 0 };
-    const total = { wells: node.label === 'Well' ? 1 : 0, oil_bbls_per_month: own.oil_bbls, gas_mcf_per_month: own.gas_mcf };
+    const total = {
+      wells: node.label === 'Well' ? 1 : 0,
+      oil_bbls_per_month: own.oil_bbls,
+      gas_mcf_per_month: own.gas_mcf,
+    };
     for (const child of node.children) {
       const r = roll(child);
       total.wells += r.wells;

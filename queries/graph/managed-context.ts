@@ -30,7 +30,11 @@ export function checkDomainTags(tags: string[]): void {
   const unknown = tags.filter((t) => !Object.prototype.hasOwnProperty.call(DOMAIN_TAG_SECTIONS, t));
   if (unknown.length > 0) {
     throw new ValidationFailed([
-      { loc: ['query', 'domain_tags'], msg: `unknown domain tag(s) ${unknown.join(', ')}; known: ${Object.keys(DOMAIN_TAG_SECTIONS).join(', ')}`, type: 'value_error.domain_tag' },
+      {
+        loc: ['query', 'domain_tags'],
+        msg: `unknown domain tag(s) ${unknown.join(', ')}; known: ${Object.keys(DOMAIN_TAG_SECTIONS).join(', ')}`,
+        type: 'value_error.domain_tag',
+      },
     ]);
   }
 }
@@ -39,10 +43,23 @@ export function checkDomainTags(tags: string[]): void {
  * GET /graph/context/managed/{id}: `structured` is the whole walk (every section, up to
  * 1000 per relationship); `context_text` is the reduced, section-selected text for a model.
  */
-export async function managedContext(knex: Knex, settings: SchemaSettings, namespace: string, id: string, query: ManagedContextQuery) {
+export async function managedContext(
+  knex: Knex,
+  settings: SchemaSettings,
+  namespace: string,
+  id: string,
+  query: ManagedContextQuery,
+) {
   checkDomainTags(query.domain_tags);
   const type = entityTypeIn(settings, query.entity_type_key);
-  if (!type) throw new ValidationFailed([{ loc: ['query', 'entity_type_key'], msg: `unknown entity type '${query.entity_type_key}'`, type: 'value_error.entity_type' }]);
+  if (!type)
+    throw new ValidationFailed([
+      {
+        loc: ['query', 'entity_type_key'],
+        msg: `unknown entity type '${query.entity_type_key}'`,
+        type: 'value_error.entity_type',
+      },
+    ]);
   const root = await findVertex(knex, namespace, type.label, id);
   if (!root) throw new NotFound(`${type.label} '${id}' not found`);
   const walk = await walkFrom(knex, namespace, root, query.depth);
@@ -57,7 +74,14 @@ export async function managedContext(knex: Knex, settings: SchemaSettings, names
   const relationships = Object.fromEntries(
     Object.entries(walk.relationships).map(([label, hops]) => [
       label,
-      hops.map((h) => ({ ...h.vertex, direction: h.direction, depth: h.depth, via: h.via, edge_id: h.edge_id, edge_properties: h.edge_properties })),
+      hops.map((h) => ({
+        ...h.vertex,
+        direction: h.direction,
+        depth: h.depth,
+        via: h.via,
+        edge_id: h.edge_id,
+        edge_properties: h.edge_properties,
+      })),
     ]),
   );
   return {
@@ -70,7 +94,12 @@ export async function managedContext(knex: Knex, settings: SchemaSettings, names
       entity: root,
       depth: query.depth,
       relationships,
-      relationship_counts: Object.fromEntries(Object.entries(walk.totals).map(([label, total]) => [label, { total, included: walk.relationships[label]?.length ?? 0 }])),
+      relationship_counts: Object.fromEntries(
+        Object.entries(walk.totals).map(([label, total]) => [
+          label,
+          { total, included: walk.relationships[label]?.length ?? 0 },
+        ]),
+      ),
     },
     context_text: text.text,
     fields_highlighted: text.fields_highlighted,

@@ -81,27 +81,39 @@ export const TEMPLATES: Record<string, Template> = {
 };
 
 /** Checks the template and its parameter set; returns the parameters as bound strings. */
-export async function checkTemplateCall(knex: Knex, templateId: string, params: Record<string, unknown>): Promise<{ template: Template; values: Record<string, string> }> {
+export async function checkTemplateCall(
+  knex: Knex,
+  templateId: string,
+  params: Record<string, unknown>,
+): Promise<{ template: Template; values: Record<string, string> }> {
   const template = Object.prototype.hasOwnProperty.call(TEMPLATES, templateId) ? TEMPLATES[templateId] : undefined;
   if (!template) throw new Invalid(`unknown template_id '${templateId}'; known: ${Object.keys(TEMPLATES).join(', ')}`);
   const expected = Object.keys(template.params).sort();
   const given = Object.keys(params).sort();
-  if (expected.join(',') !== given.join(',')) throw new Invalid(`template ${templateId} takes exactly the parameters: ${expected.join(', ')}`);
+  if (expected.join(',') !== given.join(','))
+    throw new Invalid(`template ${templateId} takes exactly the parameters: ${expected.join(', ')}`);
   const values: Record<string, string> = {};
   for (const [name, kind] of Object.entries(template.params)) {
     const value = params[name];
-    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value))) throw new Invalid(`parameter ${name} must be a string or a number`);
+    if (typeof value !== 'string' && !(typeof value === 'number' && Number.isFinite(value)))
+      throw new Invalid(`parameter ${name} must be a string or a number`);
     values[name] = String(value);
     if (kind.kind === 'label') {
       const allowed = kind.of === 'edge' ? await edgeLabels(knex) : await vertexLabels(knex);
-      if (!allowed.includes(values[name])) throw new Invalid(`parameter ${name}: '${values[name]}' is not an allowed ${kind.of} label`);
+      if (!allowed.includes(values[name]))
+        throw new Invalid(`parameter ${name}: '${values[name]}' is not an allowed ${kind.of} label`);
     }
   }
   return { template, values };
 }
 
 /** A failing graph query is an error (503), never an empty success. */
-export async function runTemplate(knex: Knex, namespace: string, templateId: string, params: Record<string, unknown>): Promise<{ results: Record<string, unknown>[]; count: number }> {
+export async function runTemplate(
+  knex: Knex,
+  namespace: string,
+  templateId: string,
+  params: Record<string, unknown>,
+): Promise<{ results: Record<string, unknown>[]; count: number }> {
   const { template, values } = await checkTemplateCall(knex, templateId, params);
   let rows: any[];
   try {

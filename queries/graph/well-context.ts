@@ -36,14 +36,33 @@ export async function wellContext(knex: Knex, namespace: string, wellApi: string
   const lease = byLabel('Lease')[0] ?? null;
   const facilities = byLabel('Facility');
   const [routes, onLease] = await Promise.all([
-    hopsFrom(knex, namespace, facilities.map((f) => f.id), { direction: 'out', edgeLabels: ['FEEDS_INTO'], exclude: [well.id] }),
-    lease ? hopsFrom(knex, namespace, [lease.id], { direction: 'in', edgeLabels: ['CONNECTS_TO', 'FLARES_AT'] }) : Promise.resolve({ hops: [] }),
+    hopsFrom(
+      knex,
+      namespace,
+      facilities.map((f) => f.id),
+      { direction: 'out', edgeLabels: ['FEEDS_INTO'], exclude: [well.id] },
+    ),
+    lease
+      ? hopsFrom(knex, namespace, [lease.id], { direction: 'in', edgeLabels: ['CONNECTS_TO', 'FLARES_AT'] })
+      : Promise.resolve({ hops: [] }),
   ]);
   const projects = onLease.hops.filter((h) => h.edge_label === 'CONNECTS_TO');
   const authorizations = new Map<string, VertexView>();
-  for (const v of [...byLabel('FlaringAuthorization'), ...onLease.hops.filter((h) => h.vertex.label === 'FlaringAuthorization').map((h) => h.vertex)]) authorizations.set(v.id, v);
+  for (const v of [
+    ...byLabel('FlaringAuthorization'),
+    ...onLease.hops.filter((h) => h.vertex.label === 'FlaringAuthorization').map((h) => h.vertex),
+  ])
+    authorizations.set(v.id, v);
   const infrastructure = new Map<string, VertexView>();
-  for (const v of [...byLabel('Wellpad'), ...facilities, ...routes.hops.map((h) => h.vertex), ...projects.map((h) => h.vertex), ...byLabel('InfrastructureProject'), ...byLabel('Equipment'), ...byLabel('Pipeline')]) {
+  for (const v of [
+    ...byLabel('Wellpad'),
+    ...facilities,
+    ...routes.hops.map((h) => h.vertex),
+    ...projects.map((h) => h.vertex),
+    ...byLabel('InfrastructureProject'),
+    ...byLabel('Equipment'),
+    ...byLabel('Pipeline'),
+  ]) {
     infrastructure.set(v.id, v);
   }
   return {

@@ -14,11 +14,28 @@ export interface UserRow {
   password_ref: string | null;
 }
 
-const COLUMNS = ['id', 'tenant_id', 'email', 'display_name', 'roles', 'status', 'kind', 'token_version', 'password_ref'];
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'email',
+  'display_name',
+  'roles',
+  'status',
+  'kind',
+  'token_version',
+  'password_ref',
+];
 
 /** The admin directory's row shape; invited accounts count as not deactivated. */
 export function adminView(row: UserRow) {
-  return { id: row.id, email: row.email, display_name: row.display_name, roles: row.roles, is_active: row.status !== 'disabled', status: row.status };
+  return {
+    id: row.id,
+    email: row.email,
+    display_name: row.display_name,
+    roles: row.roles,
+    is_active: row.status !== 'disabled',
+    status: row.status,
+  };
 }
 
 export async function findUserById(knex: Knex, userId: string): Promise<UserRow | null> {
@@ -36,7 +53,10 @@ export async function findUserByEmail(knex: Knex, email: string): Promise<UserRo
 
 /** People of a tenant (system accounts are attribution only, never listed). */
 export async function listTenantUsers(knex: Knex, tenantId: string): Promise<UserRow[]> {
-  return knex(USERS_TABLE).select(COLUMNS).where({ tenant_id: tenantId, kind: 'person' }).orderBy([{ column: 'email' }]);
+  return knex(USERS_TABLE)
+    .select(COLUMNS)
+    .where({ tenant_id: tenantId, kind: 'person' })
+    .orderBy([{ column: 'email' }]);
 }
 
 /** The tenant's active admins as the directory lists them: where an empty admin roster starts. */
@@ -56,6 +76,14 @@ export async function activeAdminIds(knex: Knex, tenantId: string): Promise<stri
 export async function namesOf(knex: Knex, tenantId: string, ids: string[]) {
   const uuids = ids.filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
   if (uuids.length === 0) return [];
-  const rows = await knex(USERS_TABLE).select('id', 'email', 'display_name', 'kind').where({ tenant_id: tenantId }).whereIn('id', uuids);
-  return rows.map((r: Pick<UserRow, 'id' | 'email' | 'display_name' | 'kind'>) => ({ id: r.id, display_name: r.display_name, email: r.email, kind: r.kind }));
+  const rows = await knex(USERS_TABLE)
+    .select('id', 'email', 'display_name', 'kind')
+    .where({ tenant_id: tenantId })
+    .whereIn('id', uuids);
+  return rows.map((r: Pick<UserRow, 'id' | 'email' | 'display_name' | 'kind'>) => ({
+    id: r.id,
+    display_name: r.display_name,
+    email: r.email,
+    kind: r.kind,
+  }));
 }

@@ -9,7 +9,6 @@ export interface ImportFilter {
   offset: number;
 }
 
-
 function summary(row: Record<string, any>) {
   return {
     import_id: row.import_id,
@@ -34,8 +33,23 @@ export async function listImports(knex: Knex, tenantId: string, filter: ImportFi
   const [rows, [{ count }]] = await Promise.all([
     base
       .clone()
-      .select('import_id', 'kind', 'status', 'source', 'started_by', 'started_at', 'finished_at', 'rows', 'accepted', 'rejected', 'counts')
-      .orderBy([{ column: 'started_at', order: 'desc' }, { column: 'import_id', order: 'desc' }])
+      .select(
+        'import_id',
+        'kind',
+        'status',
+        'source',
+        'started_by',
+        'started_at',
+        'finished_at',
+        'rows',
+        'accepted',
+        'rejected',
+        'counts',
+      )
+      .orderBy([
+        { column: 'started_at', order: 'desc' },
+        { column: 'import_id', order: 'desc' },
+      ])
       .limit(filter.limit)
       .offset(filter.offset),
     base.clone().count<{ count: string }[]>({ count: '*' }),
@@ -48,5 +62,10 @@ export async function findImport(knex: Knex, tenantId: string, importId: string)
   const row = await knex(IMPORTS_TABLE).where({ tenant_id: tenantId, import_id: importId }).first();
   if (!row) return null;
   const rejections: Array<{ row: number; column: string; reason: string }> = row.rejections ?? [];
-  return { ...summary(row), details: row.details, rejections, rejections_truncated: row.rejected !== null && row.rejected > rejections.length };
+  return {
+    ...summary(row),
+    details: row.details,
+    rejections,
+    rejections_truncated: row.rejected !== null && row.rejected > rejections.length,
+  };
 }

@@ -20,18 +20,32 @@ export interface CorrelateOptions {
 /** Neighbours kept per correlation: enough for a well's lease, pad, facilities and permits. */
 export const MAX_NEIGHBORS = 200;
 
-export async function graphNeighbours(knex: Knex, tenantId: string, entityId: string): Promise<{ entity_id: string; label: string; edge_label: string; direction: 'out' | 'in' }[]> {
+export async function graphNeighbours(
+  knex: Knex,
+  tenantId: string,
+  entityId: string,
+): Promise<{ entity_id: string; label: string; edge_label: string; direction: 'out' | 'in' }[]> {
   const namespace = namespaceOf(tenantId);
   const own = await knex(VERTICES).where({ namespace, entity_id: entityId }).select('id');
   if (own.length === 0) return [];
   const ids = own.map((r) => r.id as string);
-  const { hops } = await hopsFrom(knex, namespace, ids, { direction: 'both', exclude: ids, withProperties: false, limit: MAX_NEIGHBORS });
+  const { hops } = await hopsFrom(knex, namespace, ids, {
+    direction: 'both',
+    exclude: ids,
+    withProperties: false,
+    limit: MAX_NEIGHBORS,
+  });
   const seen = new Set<string>();
   const out = [];
   for (const hop of hops) {
     if (hop.vertex.entity_id === entityId || seen.has(hop.vertex.entity_id)) continue;
     seen.add(hop.vertex.entity_id);
-    out.push({ entity_id: hop.vertex.entity_id, label: hop.vertex.label, edge_label: hop.edge_label, direction: hop.direction });
+    out.push({
+      entity_id: hop.vertex.entity_id,
+      label: hop.vertex.label,
+      edge_label: hop.edge_label,
+      direction: hop.direction,
+    });
   }
   return out;
 }
@@ -42,7 +56,11 @@ export async function correlate(knex: Knex, tenantId: string, event: EventView, 
   const window = { from: new Date(t - span).toISOString(), to: new Date(t + span).toISOString() };
   const neighbours = options.includeNeighbors ? await graphNeighbours(knex, tenantId, event.entity_id) : [];
   const byEntity = new Map(neighbours.map((n) => [n.entity_id, n]));
-  const related = await eventsOfEntities(knex, tenantId, [event.entity_id, ...byEntity.keys()], window, { excludeId: event.id, eventTypeIds: options.eventTypeIds, limit: options.limit });
+  const related = await eventsOfEntities(knex, tenantId, [event.entity_id, ...byEntity.keys()], window, {
+    excludeId: event.id,
+    eventTypeIds: options.eventTypeIds,
+    limit: options.limit,
+  });
   return {
     event_id: event.id,
     entity_id: event.entity_id,
@@ -53,7 +71,10 @@ export async function correlate(knex: Knex, tenantId: string, event: EventView, 
       return {
         ...e,
         relation: e.entity_id === event.entity_id ? ('same_entity' as const) : ('graph_neighbor' as const),
-        via_edge: e.entity_id === event.entity_id || !via ? null : { edge_label: via.edge_label, direction: via.direction, neighbor_label: via.label },
+        via_edge:
+          e.entity_id === event.entity_id || !via
+            ? null
+            : { edge_label: via.edge_label, direction: via.direction, neighbor_label: via.label },
         offset_seconds: Math.round((Date.parse(e.occurred_at) - t) / 1000),
       };
     }),

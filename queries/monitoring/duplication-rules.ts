@@ -16,7 +16,11 @@ const view = (r: any) => ({
 });
 
 export async function listDuplicationRules(knex: Knex, tenantId: string) {
-  return (await knex(DUPLICATION_RULES_TABLE).where({ tenant_id: tenantId }).orderBy([{ column: 'name' }, { column: 'id' }])).map(view);
+  return (
+    await knex(DUPLICATION_RULES_TABLE)
+      .where({ tenant_id: tenantId })
+      .orderBy([{ column: 'name' }, { column: 'id' }])
+  ).map(view);
 }
 
 export async function findDuplicationRule(knex: Knex, tenantId: string, id: string) {

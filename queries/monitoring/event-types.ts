@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import { EVENT_TYPES_TABLE, GUARD_RULE_VERSIONS_TABLE } from '../../projections/monitoring/event-types';
-import type { ConditionalRule, FieldDef, GuardDefinition, GuardRule, LiveEventType } from '../../streams/monitoring/event-type';
+import type {
+  ConditionalRule,
+  FieldDef,
+  GuardDefinition,
+  GuardRule,
+  LiveEventType,
+} from '../../streams/monitoring/event-type';
 
 /** Event types, fields and rules as the /event-types routes return them (snake_case). */
 
@@ -15,9 +21,22 @@ export const fieldView = (f: FieldDef) => ({
   entity_type: f.entityType,
 });
 
-export const conditionalRuleView = (r: ConditionalRule) => ({ id: r.id, field: r.field, effect: r.effect, when: r.when, description: r.description });
+export const conditionalRuleView = (r: ConditionalRule) => ({
+  id: r.id,
+  field: r.field,
+  effect: r.effect,
+  when: r.when,
+  description: r.description,
+});
 
-const guardDefinitionView = (d: GuardDefinition) => ({ field: d.field, operator: d.operator, value: d.value, message: d.message, when: d.when, enabled: d.enabled });
+const guardDefinitionView = (d: GuardDefinition) => ({
+  field: d.field,
+  operator: d.operator,
+  value: d.value,
+  message: d.message,
+  when: d.when,
+  enabled: d.enabled,
+});
 
 export const guardRuleView = (r: GuardRule) => ({
   id: r.id,
@@ -53,14 +72,29 @@ export async function findEventType(knex: Knex, tenantId: string, id: string): P
   return row ? (row.definition as LiveEventType) : null;
 }
 
-export async function listEventTypes(knex: Knex, tenantId: string, filter: { status?: string; category?: string }): Promise<LiveEventType[]> {
-  const q = knex(EVENT_TYPES_TABLE).where({ tenant_id: tenantId }).select('definition').orderBy([{ column: 'name' }, { column: 'id' }]);
+export async function listEventTypes(
+  knex: Knex,
+  tenantId: string,
+  filter: { status?: string; category?: string },
+): Promise<LiveEventType[]> {
+  const q = knex(EVENT_TYPES_TABLE)
+    .where({ tenant_id: tenantId })
+    .select('definition')
+    .orderBy([{ column: 'name' }, { column: 'id' }]);
   if (filter.status) q.andWhere({ status: filter.status });
   if (filter.category) q.andWhere({ category: filter.category });
   return (await q).map((r) => r.definition as LiveEventType);
 }
 
 export async function guardRuleVersions(knex: Knex, tenantId: string, eventTypeId: string, ruleId: string) {
-  const rows = await knex(GUARD_RULE_VERSIONS_TABLE).where({ tenant_id: tenantId, event_type_id: eventTypeId, rule_id: ruleId }).orderBy('version');
-  return rows.map((r) => ({ version: r.version, name: r.name, definition: r.definition, published_by: r.published_by, published_at: new Date(r.published_at).toISOString() }));
+  const rows = await knex(GUARD_RULE_VERSIONS_TABLE)
+    .where({ tenant_id: tenantId, event_type_id: eventTypeId, rule_id: ruleId })
+    .orderBy('version');
+  return rows.map((r) => ({
+    version: r.version,
+    name: r.name,
+    definition: r.definition,
+    published_by: r.published_by,
+    published_at: new Date(r.published_at).toISOString(),
+  }));
 }

@@ -56,7 +56,15 @@ export async function listEvents(knex: Knex, tenantId: string, filter: EventFilt
   if (filter.from_date) base.andWhere('occurred_at', '>=', filter.from_date);
   if (filter.to_date) base.andWhere('occurred_at', '<=', filter.to_date);
   const [rows, count] = await Promise.all([
-    base.clone().select('*').orderBy([{ column: 'occurred_at', order: 'desc' }, { column: 'id', order: 'asc' }]).limit(filter.limit).offset(filter.offset),
+    base
+      .clone()
+      .select('*')
+      .orderBy([
+        { column: 'occurred_at', order: 'desc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(filter.limit)
+      .offset(filter.offset),
     base.clone().count<{ count: string }[]>('* as count').first(),
   ]);
   return { events: rows.map(eventView), total: Number(count?.count ?? 0), limit: filter.limit, offset: filter.offset };
@@ -69,11 +77,24 @@ export async function findEvent(knex: Knex, tenantId: string, id: string): Promi
 
 export async function eventHistory(knex: Knex, tenantId: string, id: string) {
   const rows = await knex(EVENT_HISTORY_TABLE).where({ tenant_id: tenantId, event_id: id }).orderBy('version');
-  return rows.map((r) => ({ version: r.version, action: r.action, changes: r.changes, snapshot: r.snapshot, changed_by: r.changed_by, changed_at: iso(r.changed_at) }));
+  return rows.map((r) => ({
+    version: r.version,
+    action: r.action,
+    changes: r.changes,
+    snapshot: r.snapshot,
+    changed_by: r.changed_by,
+    changed_at: iso(r.changed_at),
+  }));
 }
 
 /** Events of these entities whose `occurred_at` lies in [from, to], excluding one event. */
-export async function eventsOfEntities(knex: Knex, tenantId: string, entityIds: string[], window: { from: string; to: string }, options: { excludeId: string; eventTypeIds?: string[]; limit: number }) {
+export async function eventsOfEntities(
+  knex: Knex,
+  tenantId: string,
+  entityIds: string[],
+  window: { from: string; to: string },
+  options: { excludeId: string; eventTypeIds?: string[]; limit: number },
+) {
   if (entityIds.length === 0) return [];
   const q = knex(EVENTS_TABLE)
     .where({ tenant_id: tenantId })
@@ -81,7 +102,10 @@ export async function eventsOfEntities(knex: Knex, tenantId: string, entityIds: 
     .andWhere('occurred_at', '>=', window.from)
     .andWhere('occurred_at', '<=', window.to)
     .andWhereNot({ id: options.excludeId })
-    .orderBy([{ column: 'occurred_at', order: 'asc' }, { column: 'id', order: 'asc' }])
+    .orderBy([
+      { column: 'occurred_at', order: 'asc' },
+      { column: 'id', order: 'asc' },
+    ])
     .limit(options.limit);
   if (options.eventTypeIds?.length) q.whereIn('event_type_id', options.eventTypeIds);
   return (await q).map(eventView);

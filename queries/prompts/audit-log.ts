@@ -7,14 +7,24 @@ import { AUDIT_TABLE } from '../../projections/prompts/tables';
  * newest first. `actor_resolved` is the actor's e-mail looked up now; the stored actor id
  * is never rewritten, so a renamed or removed user still reads as their id.
  */
-export async function listPromptAudit(knex: Knex, tenantId: string, scope: { templateId?: string; namespaceId?: string }, options: { limit: number; before?: string }) {
+export async function listPromptAudit(
+  knex: Knex,
+  tenantId: string,
+  scope: { templateId?: string; namespaceId?: string },
+  options: { limit: number; before?: string },
+) {
   const query = knex(`${AUDIT_TABLE} as a`)
     .select('a.*', 'u.email as actor_email')
     .joinRaw('left join ?? as u on u.id::text = a.actor_id and u.tenant_id = a.tenant_id', [USERS_TABLE])
     .where('a.tenant_id', tenantId);
   if (scope.templateId) query.andWhere('a.template_id', scope.templateId);
   if (scope.namespaceId) query.andWhere('a.namespace_id', scope.namespaceId);
-  if (options.before) query.andWhere('a.seq', '<', knex(AUDIT_TABLE).select('seq').where({ event_id: options.before, tenant_id: tenantId }));
+  if (options.before)
+    query.andWhere(
+      'a.seq',
+      '<',
+      knex(AUDIT_TABLE).select('seq').where({ event_id: options.before, tenant_id: tenantId }),
+    );
   const rows = await query.orderBy('a.seq', 'desc').limit(options.limit);
   return rows.map((r) => ({
     id: r.event_id as string,
@@ -30,7 +40,11 @@ export async function listPromptAudit(knex: Knex, tenantId: string, scope: { tem
   }));
 }
 
-export async function hasAuditEntries(knex: Knex, tenantId: string, scope: { templateId?: string; namespaceId?: string }): Promise<boolean> {
+export async function hasAuditEntries(
+  knex: Knex,
+  tenantId: string,
+  scope: { templateId?: string; namespaceId?: string },
+): Promise<boolean> {
   const query = knex(AUDIT_TABLE).where('tenant_id', tenantId);
   if (scope.templateId) query.andWhere('template_id', scope.templateId);
   if (scope.namespaceId) query.andWhere('namespace_id', scope.namespaceId);

@@ -2,7 +2,12 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { TEMPLATES_TABLE, VERSIONS_TABLE } from '../../projections/prompts/tables';
 import type { Cache } from '../../src/platform/infra/cache';
-import { pickVersion, promptResolveCache, type ServeableVersion, type TemplateResolution } from '../../commands/prompts/resolve-cache';
+import {
+  pickVersion,
+  promptResolveCache,
+  type ServeableVersion,
+  type TemplateResolution,
+} from '../../commands/prompts/resolve-cache';
 import type { Validation } from '../../streams/prompts/template';
 
 export interface ResolveDeps {
@@ -25,8 +30,20 @@ export function parsePromptRef(ref: string): PromptRef | null {
 /** The serveable versions of a template, straight from the read model (a cache miss). */
 export async function loadResolution(knex: Knex, tenantId: string, ref: PromptRef): Promise<TemplateResolution | null> {
   const rows = await knex(`${TEMPLATES_TABLE} as t`)
-    .select('t.id as template_id', 'v.id', 'v.version_number', 'v.status', 'v.body', 'v.rendered_token_estimate', 'v.validation_result', 'v.target_users', 'v.target_roles')
-    .leftJoin(`${VERSIONS_TABLE} as v`, (j) => j.on('v.template_id', 't.id').andOnIn('v.status', ['active', 'pre_production']))
+    .select(
+      't.id as template_id',
+      'v.id',
+      'v.version_number',
+      'v.status',
+      'v.body',
+      'v.rendered_token_estimate',
+      'v.validation_result',
+      'v.target_users',
+      'v.target_roles',
+    )
+    .leftJoin(`${VERSIONS_TABLE} as v`, (j) =>
+      j.on('v.template_id', 't.id').andOnIn('v.status', ['active', 'pre_production']),
+    )
     .where({ 't.tenant_id': tenantId, 't.namespace_name': ref.namespace, 't.slug': ref.slug });
   if (rows.length === 0) return null;
   const resolution: TemplateResolution = { templateId: rows[0].template_id, active: null, preProduction: null };
@@ -42,7 +59,12 @@ export async function loadResolution(knex: Knex, tenantId: string, ref: PromptRe
     };
     Object.freeze(version.variablesExpected);
     if (r.status === 'active') resolution.active = Object.freeze(version);
-    else resolution.preProduction = Object.freeze({ ...version, targetUsers: new Set<string>(r.target_users), targetRoles: Object.freeze([...(r.target_roles as string[])]) });
+    else
+      resolution.preProduction = Object.freeze({
+        ...version,
+        targetUsers: new Set<string>(r.target_users),
+        targetRoles: Object.freeze([...(r.target_roles as string[])]),
+      });
   }
   return resolution;
 }
@@ -52,7 +74,10 @@ export async function loadResolution(knex: Knex, tenantId: string, ref: PromptRe
  * the caller is targeted, else active; null when the template or a serveable version does
  * not exist. From the in-process cache when it holds the template.
  */
-export async function resolveServeable(deps: ResolveDeps, input: { tenantId: string; userId: string | null; roles: readonly string[]; ref: string }): Promise<ServeableVersion | null> {
+export async function resolveServeable(
+  deps: ResolveDeps,
+  input: { tenantId: string; userId: string | null; roles: readonly string[]; ref: string },
+): Promise<ServeableVersion | null> {
   const cache = promptResolveCache(deps);
   const hit = cache.lookup(input.tenantId, input.ref, input.userId, input.roles);
   if (hit !== undefined) return hit;
@@ -76,9 +101,24 @@ export interface ResolvedPrompt {
  * For other contexts (the agents' `system_prompt_node`): the caller's prompt for a template
  * reference, or null when no template or no serveable version exists (use the built-in one).
  */
-export async function resolvePrompt(deps: ResolveDeps, input: { tenantId: string; userId?: string | null; roles?: readonly string[]; ref: string }): Promise<ResolvedPrompt | null> {
-  const version = await resolveServeable(deps, { tenantId: input.tenantId, userId: input.userId ?? null, roles: input.roles ?? [], ref: input.ref });
-  return version ? { body: version.body, version_id: version.versionId, version_number: version.versionNumber, source: version.status } : null;
+export async function resolvePrompt(
+  deps: ResolveDeps,
+  input: { tenantId: string; userId?: string | null; roles?: readonly string[]; ref: string },
+): Promise<ResolvedPrompt | null> {
+  const version = await resolveServeable(deps, {
+    tenantId: input.tenantId,
+    userId: input.userId ?? null,
+    roles: input.roles ?? [],
+    ref: input.ref,
+  });
+  return version
+    ? {
+        body: version.body,
+        version_id: version.versionId,
+        version_number: version.versionNumber,
+        source: version.status,
+      }
+    : null;
 }
 
 /**
@@ -87,6 +127,10 @@ export async function resolvePrompt(deps: ResolveDeps, input: { tenantId: string
  * resolves it and keeps its built-in prompt when this answers null.
  */
 export function systemPromptRef(agentType: string): string {
-  const slug = agentType.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^[^a-z]+/, '').slice(0, 64);
+  const slug = agentType
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^[^a-z]+/, '')
+    .slice(0, 64);
   return `agents:${slug || 'default'}`;
 }

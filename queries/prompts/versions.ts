@@ -22,17 +22,23 @@ export async function templateOfVersion(knex: Knex, tenantId: string, versionId:
 }
 
 export async function listVersions(knex: Knex, tenantId: string, templateId: string) {
-  const rows = await knex(VERSIONS_TABLE).where({ tenant_id: tenantId, template_id: templateId }).orderBy('version_number', 'desc');
+  const rows = await knex(VERSIONS_TABLE)
+    .where({ tenant_id: tenantId, template_id: templateId })
+    .orderBy('version_number', 'desc');
   return rows.map(versionView);
 }
 
 export async function findMyDraft(knex: Knex, tenantId: string, templateId: string, authorId: string) {
-  const row = await knex(VERSIONS_TABLE).where({ tenant_id: tenantId, template_id: templateId, author_id: authorId, status: 'draft' }).first();
+  const row = await knex(VERSIONS_TABLE)
+    .where({ tenant_id: tenantId, template_id: templateId, author_id: authorId, status: 'draft' })
+    .first();
   return row ? versionView(row) : null;
 }
 
 export async function preProductionOf(knex: Knex, tenantId: string, templateId: string) {
-  const row = await knex(VERSIONS_TABLE).where({ tenant_id: tenantId, template_id: templateId, status: 'pre_production' }).first();
+  const row = await knex(VERSIONS_TABLE)
+    .where({ tenant_id: tenantId, template_id: templateId, status: 'pre_production' })
+    .first();
   return row ? versionView(row) : null;
 }
 
@@ -43,5 +49,9 @@ export async function listPendingApprovals(knex: Knex, tenantId: string) {
     .join(`${TEMPLATES_TABLE} as t`, 't.id', 'v.template_id')
     .where({ 'v.tenant_id': tenantId, 'v.status': 'pre_production' })
     .orderBy('v.pre_production_at', 'asc');
-  return rows.map((r) => ({ ...versionView(r), template_ref: `${r.namespace_name}:${r.slug}`, template_name: r.template_name }));
+  return rows.map((r) => ({
+    ...versionView(r),
+    template_ref: `${r.namespace_name}:${r.slug}`,
+    template_name: r.template_name,
+  }));
 }

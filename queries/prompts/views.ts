@@ -1,7 +1,10 @@
 import type { Validation } from '../../streams/prompts/template';
 
 /** Read-model rows in the API's wire shape. */
-const iso = (value: unknown): string | null => (value === null || value === undefined ? null : (value instanceof Date ? value : new Date(String(value))).toISOString());
+const iso = (value: unknown): string | null =>
+  value === null || value === undefined
+    ? null
+    : (value instanceof Date ? value : new Date(String(value))).toISOString();
 
 export function validationView(v: Validation) {
   return {
@@ -47,11 +50,26 @@ export function versionView(r: Record<string, any>) {
 }
 
 export function namespaceView(r: Record<string, any>) {
-  return { id: r.id, name: r.name, description: r.description, created_by: r.created_by, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    created_by: r.created_by,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
 }
 
 export function tierView(r: Record<string, any>) {
-  return { id: r.id, namespace_id: r.namespace_id, name: r.name, max_tokens: Number(r.max_tokens), description: r.description, created_at: iso(r.created_at), updated_at: iso(r.updated_at) };
+  return {
+    id: r.id,
+    namespace_id: r.namespace_id,
+    name: r.name,
+    max_tokens: Number(r.max_tokens),
+    description: r.description,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
 }
 
 export function templateView(r: Record<string, any>) {
@@ -69,7 +87,10 @@ export function templateView(r: Record<string, any>) {
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
     active_version_id: r.active_version_id ?? null,
-    active_version_number: r.active_version_number === null || r.active_version_number === undefined ? null : Number(r.active_version_number),
+    active_version_number:
+      r.active_version_number === null || r.active_version_number === undefined
+        ? null
+        : Number(r.active_version_number),
     pre_production_version_id: r.pre_production_version_id ?? null,
   };
 }

@@ -19,7 +19,11 @@ export async function listSettingsAudit(
   const query = knex(SETTINGS_AUDIT_TABLE).where({ tenant_id: tenantId });
   if (options.action) query.andWhere({ action: options.action });
   if (options.before) {
-    query.andWhere('seq', '<', knex(SETTINGS_AUDIT_TABLE).select('seq').where({ event_id: options.before, tenant_id: tenantId }));
+    query.andWhere(
+      'seq',
+      '<',
+      knex(SETTINGS_AUDIT_TABLE).select('seq').where({ event_id: options.before, tenant_id: tenantId }),
+    );
   }
   const rows = await query.orderBy('seq', 'desc').limit(options.limit);
   return rows.map((r) => ({

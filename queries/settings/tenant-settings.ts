@@ -27,7 +27,8 @@ export interface TenantSettingsSnapshot {
 
 // bigint columns come back from pg as text.
 const numberOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-const iso = (value: unknown): string => (value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString());
+const iso = (value: unknown): string =>
+  value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
 
 const NUMERIC = new Set(['maxTokensPerExecution', 'maxCostUsdPerExecution', 'maxTokensPerDay', 'maxCostUsdPerDay']);
 
@@ -53,7 +54,11 @@ export async function readTenantSettingsSnapshot(knex: Knex, tenantId: string): 
       const raw = row[WIRE_NAMES[name]];
       values[name] = NUMERIC.has(name) ? numberOrNull(raw) : (raw ?? null);
     }
-    stored = { values: values as unknown as TenantSettingsValues, updatedBy: row.updated_by, updatedAt: iso(row.updated_at) };
+    stored = {
+      values: values as unknown as TenantSettingsValues,
+      updatedBy: row.updated_by,
+      updatedAt: iso(row.updated_at),
+    };
   }
   const overrides: Record<string, StoredUserOverride> = {};
   for (const r of overrideRows) overrides[r.user_id] = overrideFromRow(r);

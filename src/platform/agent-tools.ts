@@ -119,5 +119,7 @@ const COLUMN_HEADERS: Record<string, string> = {
 
 /** `{column: header}` for a tool's columns: the known header, else the key in words ("next_due" → "Next due"). */
 export function headersFor(columns: readonly string[]): Record<string, string> {
-  return Object.fromEntries(columns.map((c) => [c, COLUMN_HEADERS[c] ?? `${c[0].toUpperCase()}${c.slice(1).replace(/_/g, ' ')}`]));
+  return Object.fromEntries(
+    columns.map((c) => [c, COLUMN_HEADERS[c] ?? `${c[0].toUpperCase()}${c.slice(1).replace(/_/g, ' ')}`]),
+  );
 }

@@ -26,7 +26,10 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
   /** The least-privileged role the platform runs as when DATABASE_URL is a superuser; `none` to connect as given. */
-  DATABASE_APP_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none').default('platform_app'),
+  DATABASE_APP_ROLE: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier or none')
+    .default('platform_app'),
   /** Repeated statements prepared on each connection; `off` behind a transaction-mode pooler (PgBouncer). */
   DATABASE_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
   EVENT_STORE: z.enum(['postgres', 'esdb']).default('postgres'),
@@ -59,7 +62,9 @@ const EnvSchema = z.object({
   DEFAULT_LLM_MODEL: z
     .string()
     .default(DEFAULT_MODEL_ID)
-    .refine((id) => MODEL_IDS.includes(id), { message: `must be a model id from the curated list (${MODEL_IDS.join(', ')})` }),
+    .refine((id) => MODEL_IDS.includes(id), {
+      message: `must be a model id from the curated list (${MODEL_IDS.join(', ')})`,
+    }),
   DEFAULT_MAX_TOKENS_PER_EXECUTION: z.coerce.number().int().min(1).default(100_000),
   DEFAULT_MAX_COST_PER_EXECUTION: z.coerce.number().positive().default(2),
   DEFAULT_THINKING_MODE: z.enum(['disabled', 'adaptive']).default('adaptive'),
@@ -85,7 +90,10 @@ const EnvSchema = z.object({
   /** Longest one agent turn may run before it fails with status `error`. */
   AGENT_TURN_TIMEOUT_MS: z.coerce.number().int().min(1000).default(300_000),
   /** When (HH:MM, UTC) the leader assesses every tenant's portfolio each day. */
-  COMPLIANCE_ASSESS_AT: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (UTC)').default('02:00'),
+  COMPLIANCE_ASSESS_AT: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'expected HH:MM (UTC)')
+    .default('02:00'),
   /** CIDRs a connector may reach although private (comma-separated), e.g. `10.20.0.0/16,127.0.0.0/8`. */
   CONNECTOR_EGRESS_ALLOW: z.string().default(''),
   CONNECTOR_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
@@ -138,7 +146,12 @@ export interface Config {
   rateLimit: { perMinute: number; burst: number };
   bootstrapAdmin: { email: string; password: string; fromDefaults: boolean };
   /** Environment defaults behind tenant settings; `maxThinkingMode` is the thinking-mode ceiling. */
-  settingsDefaults: { defaultModel: string; maxTokensPerExecution: number; maxCostUsdPerExecution: number; maxThinkingMode: 'disabled' | 'adaptive' };
+  settingsDefaults: {
+    defaultModel: string;
+    maxTokensPerExecution: number;
+    maxCostUsdPerExecution: number;
+    maxThinkingMode: 'disabled' | 'adaptive';
+  };
   /** AES-256-GCM key material for the secret store. */
   secretStoreKey: string;
   /** bcrypt work factor for passwords (at least 10). */
@@ -146,11 +159,25 @@ export interface Config {
   /** The worker-thread pool that extracts text from uploads off the request thread. */
   extraction: { workers: number; timeLimitMs: number; idleMs: number; maxHeapMb: number };
   /** Model provider endpoints and keys (secrets: never logged), and the turn deadline. */
-  llm: { openaiApiKey?: string; openaiBaseUrl?: string; anthropicApiKey?: string; anthropicBaseUrl?: string; localBaseUrl?: string; localApiKey?: string; turnTimeoutMs: number };
+  llm: {
+    openaiApiKey?: string;
+    openaiBaseUrl?: string;
+    anthropicApiKey?: string;
+    anthropicBaseUrl?: string;
+    localBaseUrl?: string;
+    localApiKey?: string;
+    turnTimeoutMs: number;
+  };
   /** Connector egress allow-list, timeouts and row caps. */
   /** The daily portfolio assessment's time of day, `HH:MM` UTC. */
   compliance: { assessAt: string };
-  connectors: { egressAllow: string[]; statementTimeoutMs: number; connectTimeoutMs: number; rowCap: number; previewRows: number };
+  connectors: {
+    egressAllow: string[];
+    statementTimeoutMs: number;
+    connectTimeoutMs: number;
+    rowCap: number;
+    previewRows: number;
+  };
   /** Evaluation: the Langfuse score mirror (null when not configured; the secret is never logged) and the snapshot re-check delay. */
   evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
   /** Four eyes: `adminMayDecideOwn` lets an admin decide what they opened (APPROVALS_ADMIN_SELF_DECIDE). */
@@ -227,7 +254,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('EVENT_STORE=esdb needs EVENTSTORE_URL');
   }
   const langfuseVars = [env.LANGFUSE_PUBLIC_KEY, env.LANGFUSE_SECRET_KEY, env.LANGFUSE_HOST].filter(Boolean).length;
-  if (langfuseVars > 0 && langfuseVars < 3) throw new ConfigError('LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST go together: set all three or none');
+  if (langfuseVars > 0 && langfuseVars < 3)
+    throw new ConfigError(
+      'LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST go together: set all three or none',
+    );
 
   const bootstrapFromDefaults = !env.BOOTSTRAP_ADMIN_EMAIL || !env.BOOTSTRAP_ADMIN_PASSWORD;
   const bootstrapAdmin = {
@@ -238,14 +268,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
 
   let evidence: Config['evidence'];
   // A PEM in a one-line variable (a container's env file) arrives with its newlines written as backslash-n.
-  if (env.EVIDENCE_SIGNING_KEY) evidence = { signingKeyPem: ed25519Pem('EVIDENCE_SIGNING_KEY', env.EVIDENCE_SIGNING_KEY.replace(/\\n/g, '\n')), keyFile: null };
-  else if (production) throw new ConfigError('EVIDENCE_SIGNING_KEY must be set when NODE_ENV=production (an Ed25519 PKCS#8 PEM)');
+  if (env.EVIDENCE_SIGNING_KEY)
+    evidence = {
+      signingKeyPem: ed25519Pem('EVIDENCE_SIGNING_KEY', env.EVIDENCE_SIGNING_KEY.replace(/\\n/g, '\n')),
+      keyFile: null,
+    };
+  else if (production)
+    throw new ConfigError('EVIDENCE_SIGNING_KEY must be set when NODE_ENV=production (an Ed25519 PKCS#8 PEM)');
   else {
     evidence = developmentEvidenceKey(env.DATA_DIR);
-    warnings.push(`EVIDENCE_SIGNING_KEY is not set: evidence packages are signed with a development key kept in ${evidence.keyFile}`);
+    warnings.push(
+      `EVIDENCE_SIGNING_KEY is not set: evidence packages are signed with a development key kept in ${evidence.keyFile}`,
+    );
   }
 
-  const egressAllow = env.CONNECTOR_EGRESS_ALLOW.split(',').map((c) => c.trim()).filter(Boolean);
+  const egressAllow = env.CONNECTOR_EGRESS_ALLOW.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   for (const cidr of egressAllow) {
     if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`CONNECTOR_EGRESS_ALLOW: "${cidr}" is not a CIDR`);
   }
@@ -262,10 +301,20 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
-    database: { appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE, preparedStatements: env.DATABASE_PREPARED_STATEMENTS === 'on' },
-    eventStore: env.EVENT_STORE === 'esdb' ? { kind: 'esdb', url: env.EVENTSTORE_URL! } : { kind: 'postgres', groupCommit: env.EVENTSTORE_GROUP_COMMIT },
+    database: {
+      appRole: env.DATABASE_APP_ROLE === 'none' ? null : env.DATABASE_APP_ROLE,
+      preparedStatements: env.DATABASE_PREPARED_STATEMENTS === 'on',
+    },
+    eventStore:
+      env.EVENT_STORE === 'esdb'
+        ? { kind: 'esdb', url: env.EVENTSTORE_URL! }
+        : { kind: 'postgres', groupCommit: env.EVENTSTORE_GROUP_COMMIT },
     redisUrl: env.REDIS_URL || undefined,
-    kafkaBrokers: env.KAFKA_BROKERS ? env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean) : undefined,
+    kafkaBrokers: env.KAFKA_BROKERS
+      ? env.KAFKA_BROKERS.split(',')
+          .map((b) => b.trim())
+          .filter(Boolean)
+      : undefined,
     auditSigningKey: devDefault('AUDIT_SIGNING_KEY', env.AUDIT_SIGNING_KEY, DEV_AUDIT_SIGNING_KEY),
     evidence,
     jwtSecret,
@@ -294,7 +343,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       localApiKey: env.LOCAL_LLM_API_KEY || undefined,
       turnTimeoutMs: env.AGENT_TURN_TIMEOUT_MS,
     },
-    extraction: { workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())), timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS, idleMs: env.EXTRACTION_IDLE_MS, maxHeapMb: env.EXTRACTION_WORKER_HEAP_MB },
+    extraction: {
+      workers: env.EXTRACTION_WORKERS ?? Math.min(4, Math.max(2, availableParallelism())),
+      timeLimitMs: env.EXTRACTION_TIME_LIMIT_MS,
+      idleMs: env.EXTRACTION_IDLE_MS,
+      maxHeapMb: env.EXTRACTION_WORKER_HEAP_MB,
+    },
     compliance: { assessAt: env.COMPLIANCE_ASSESS_AT },
     connectors: {
       egressAllow,
@@ -306,7 +360,11 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     evaluation: {
       langfuse:
         env.LANGFUSE_PUBLIC_KEY && env.LANGFUSE_SECRET_KEY && env.LANGFUSE_HOST
-          ? { host: env.LANGFUSE_HOST.replace(/\/+$/, ''), publicKey: env.LANGFUSE_PUBLIC_KEY, secretKey: env.LANGFUSE_SECRET_KEY }
+          ? {
+              host: env.LANGFUSE_HOST.replace(/\/+$/, ''),
+              publicKey: env.LANGFUSE_PUBLIC_KEY,
+              secretKey: env.LANGFUSE_SECRET_KEY,
+            }
           : null,
       snapshotRetryMs: env.EVAL_SNAPSHOT_RETRY_MS,
     },

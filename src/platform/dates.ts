@@ -1,6 +1,7 @@
 /** Date arithmetic on ISO dates (`YYYY-MM-DD`) and months (`YYYY-MM`), in UTC. */
 
-export const addDays = (isoDate: string, days: number) => new Date(Date.parse(isoDate.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
+export const addDays = (isoDate: string, days: number) =>
+  new Date(Date.parse(isoDate.slice(0, 10)) + days * 86_400_000).toISOString().slice(0, 10);
 
 export function lastDayOfMonth(month: string): string {
   const [y, m] = month.split('-').map(Number);

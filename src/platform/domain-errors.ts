@@ -3,7 +3,17 @@
  * into status codes and bodies. Deciders and handlers never pick a status code.
  */
 export abstract class DomainError extends Error {
-  abstract readonly kind: 'not_found' | 'conflict' | 'forbidden' | 'invalid' | 'validation' | 'unauthenticated' | 'too_large' | 'unsupported_media' | 'unavailable' | 'rate_limited';
+  abstract readonly kind:
+    | 'not_found'
+    | 'conflict'
+    | 'forbidden'
+    | 'invalid'
+    | 'validation'
+    | 'unauthenticated'
+    | 'too_large'
+    | 'unsupported_media'
+    | 'unavailable'
+    | 'rate_limited';
   /** Extra fields merged into the error body (e.g. a conflict's options). */
   readonly body?: Record<string, unknown>;
 }
@@ -14,7 +24,10 @@ export class NotFound extends DomainError {
 
 export class Conflict extends DomainError {
   readonly kind = 'conflict';
-  constructor(message: string, readonly body?: Record<string, unknown>) {
+  constructor(
+    message: string,
+    readonly body?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }
@@ -37,7 +50,10 @@ export interface FieldIssue {
 /** The body fails validation (422), with the spec's `{detail: [{loc, msg, type}]}`. */
 export class ValidationFailed extends DomainError {
   readonly kind = 'validation';
-  constructor(readonly issues: FieldIssue[], readonly body?: Record<string, unknown>) {
+  constructor(
+    readonly issues: FieldIssue[],
+    readonly body?: Record<string, unknown>,
+  ) {
     super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
   }
 }

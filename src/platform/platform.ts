@@ -19,7 +19,12 @@ import { type Cache, connectRedis, createMemoryCache, createRedisCache } from '.
 import type { Database } from './infra/database';
 import { type Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
-import { createAdvisoryLeaderLock, heldLockKeys, type LeaderLock, PROJECTOR_LOCK_KEY } from './projection-runner/leader-lock';
+import {
+  createAdvisoryLeaderLock,
+  heldLockKeys,
+  type LeaderLock,
+  PROJECTOR_LOCK_KEY,
+} from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
 import { ReactorRunner } from './reactors/runner';
@@ -100,8 +105,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       return (await Promise.all([degradedProjectors(knex), degradedScheduledHandlers(knex)])).flat();
     },
     runtime: async () => {
-      if (!infrastructure || !runner || !reactors || !scheduler) return { lanes: [], leaderless: [], lagDegradedS: config.runtime.laneLagDegradedS };
-      const locks = { projections: PROJECTOR_LOCK_KEY, ...(reactors.names.length > 0 ? { reactors: REACTOR_LOCK_KEY } : {}), scheduler: SCHEDULER_LOCK_KEY };
+      if (!infrastructure || !runner || !reactors || !scheduler)
+        return { lanes: [], leaderless: [], lagDegradedS: config.runtime.laneLagDegradedS };
+      const locks = {
+        projections: PROJECTOR_LOCK_KEY,
+        ...(reactors.names.length > 0 ? { reactors: REACTOR_LOCK_KEY } : {}),
+        scheduler: SCHEDULER_LOCK_KEY,
+      };
       const [projectionLanes, reactorLanes, due, held] = await Promise.all([
         runner.lanesReport(),
         reactors.lanesReport(),
@@ -109,10 +119,19 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         heldLockKeys(infrastructure.db.knex, Object.values(locks)),
       ]);
       const waited = due.oldestDueAt ? Math.max(0, Math.round((Date.now() - due.oldestDueAt.getTime()) / 100) / 10) : 0;
-      const schedulerLane = { name: 'scheduler', kind: 'scheduler' as const, lag_events: due.due, lag_seconds: waited, subscribed: null, failures: 0 };
+      const schedulerLane = {
+        name: 'scheduler',
+        kind: 'scheduler' as const,
+        lag_events: due.due,
+        lag_seconds: waited,
+        subscribed: null,
+        failures: 0,
+      };
       return {
         lanes: [...projectionLanes, ...reactorLanes, schedulerLane],
-        leaderless: Object.entries(locks).filter(([, key]) => !held.has(key)).map(([name]) => name),
+        leaderless: Object.entries(locks)
+          .filter(([, key]) => !held.has(key))
+          .map(([name]) => name),
         lagDegradedS: config.runtime.laneLagDegradedS,
       };
     },
@@ -129,7 +148,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     stopping = true;
     logger.info('stopping: draining requests');
     await Promise.all([closeServer(publicServer, 5000), closeServer(internalServer, 5000)]);
-    for (const context of [...contextModules].reverse()) await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
+    for (const context of [...contextModules].reverse())
+      await context.stop?.().catch((err) => logger.error({ err, context: context.name }, 'context stop failed'));
     await platformDeps?.streamTail.stop();
     await scheduler?.stop();
     await reactors?.stop();
@@ -151,7 +171,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       authorize: (req, res, next) => stages.authorize(req, res, next),
       rateLimit: (req, res, next) => stages.rateLimit(req, res, next),
     };
-    const whileStarting: RequestHandler = (_req, res, next) => (ready ? next() : res.status(503).json({ error: 'service starting' }));
+    const whileStarting: RequestHandler = (_req, res, next) =>
+      ready ? next() : res.status(503).json({ error: 'service starting' });
     // The API contract of each listener answers while starting too.
     const publicContract = openApiRouters(contextModules, 'public');
     const internalContract = openApiRouters(contextModules, 'internal');
@@ -163,9 +184,24 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     let publicApp: Express | null = null;
     // Workers (projector, Kafka bridge, graph consumer) serve only /health and the internal listener.
     if (config.role === 'all' || config.role === 'api') {
-      publicServer = createServer((publicApp = createPublicApp({ logger, trustProxy: config.http.trustProxy, health: Router().use(health, publicContract.root, rootRoutes), gateway, routers: [publicRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'), staticRoot: CONSOLE_ROOT })));
+      publicServer = createServer(
+        (publicApp = createPublicApp({
+          logger,
+          trustProxy: config.http.trustProxy,
+          health: Router().use(health, publicContract.root, rootRoutes),
+          gateway,
+          routers: [publicRoutes],
+          bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'),
+          staticRoot: CONSOLE_ROOT,
+        })),
+      );
     }
-    const internalApp = createInternalApp({ logger, health: Router().use(health, internalContract.root), routers: [internalRoutes], bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'internal') });
+    const internalApp = createInternalApp({
+      logger,
+      health: Router().use(health, internalContract.root),
+      routers: [internalRoutes],
+      bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'internal'),
+    });
     internalServer = createServer(internalApp);
     const publicPort = publicServer ? await listen(publicServer, config.http.port, config.http.host) : null;
     const internalPort = await listen(internalServer, config.http.internalPort, '127.0.0.1');
@@ -179,7 +215,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       redis = connectRedis(config.redisUrl, logger);
       cache = createRedisCache(redis);
     } else cache = createMemoryCache();
-    stages = { ...stages, rateLimit: createRateLimitStage({ config, redis, logger: logger.child({ component: 'rate-limit' }) }) };
+    stages = {
+      ...stages,
+      rateLimit: createRateLimitStage({ config, redis, logger: logger.child({ component: 'rate-limit' }) }),
+    };
 
     const probe = { probeMs: config.runtime.leaderProbeMs };
     runner = new ProjectionRunner({
@@ -187,7 +226,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       store,
       projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
-      leaderLock: config.role === 'api' || config.role === 'bridge' ? neverLead : createAdvisoryLeaderLock(db.url, PROJECTOR_LOCK_KEY, probe),
+      leaderLock:
+        config.role === 'api' || config.role === 'bridge'
+          ? neverLead
+          : createAdvisoryLeaderLock(db.url, PROJECTOR_LOCK_KEY, probe),
     });
     const leads = !(config.role === 'api' || config.role === 'bridge');
     reactors = new ReactorRunner({
@@ -209,7 +251,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       logger,
       knex: db.knex,
       store,
-      handle: createCommandHandler({ store, projections: runner, logger, snapshots: createSnapshotStore(db.knex), retries: config.commandRetries, projectionWaitMs: config.projectionWaitMs }),
+      handle: createCommandHandler({
+        store,
+        projections: runner,
+        logger,
+        snapshots: createSnapshotStore(db.knex),
+        retries: config.commandRetries,
+        projectionWaitMs: config.projectionWaitMs,
+      }),
       projections: runner,
       reactors,
       cache,

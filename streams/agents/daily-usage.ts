@@ -51,7 +51,14 @@ export interface DailyUsageState {
   lastCaps: DailyCaps | null;
 }
 
-export const emptyDailyUsage: DailyUsageState = { settledTokens: 0, settledCostUsd: 0, reservedTokens: 0, reservedCostUsd: 0, open: {}, lastCaps: null };
+export const emptyDailyUsage: DailyUsageState = {
+  settledTokens: 0,
+  settledCostUsd: 0,
+  reservedTokens: 0,
+  reservedCostUsd: 0,
+  open: {},
+  lastCaps: null,
+};
 
 export function evolveDailyUsage(state: DailyUsageState, event: DailyUsageEvent): DailyUsageState {
   switch (event.type) {
@@ -95,9 +102,11 @@ export const dailyUsageAggregate: Aggregate<DailyUsageState, DailyUsageEvent> = 
 };
 
 /** The tenant's usage stream of a UTC day (`YYYY-MM-DD`): the aggregate ceiling. */
-export const tenantUsageStream = (tenantId: string, day: string) => dailyUsageAggregate.stream(tenantId, `tenant-${day}`);
+export const tenantUsageStream = (tenantId: string, day: string) =>
+  dailyUsageAggregate.stream(tenantId, `tenant-${day}`);
 /** One user's usage stream of a UTC day. */
-export const userUsageStream = (tenantId: string, userId: string, day: string) => dailyUsageAggregate.stream(tenantId, `user-${userId}-${day}`);
+export const userUsageStream = (tenantId: string, userId: string, day: string) =>
+  dailyUsageAggregate.stream(tenantId, `user-${userId}-${day}`);
 export const usageDayOf = (now: Date) => now.toISOString().slice(0, 10);
 /** Many turns of one tenant start and end at once: each must get its answer (run or 429), not a 409. */
 export const USAGE_WRITE_RETRIES = 8;

@@ -15,7 +15,8 @@ export interface EntityRef {
   type: EntityLabel | null;
 }
 
-export type Attribute = 'operator' | 'lease' | 'field' | 'county' | 'status' | 'last_filing' | 'api_number' | 'wells' | 'leases';
+export type Attribute =
+  'operator' | 'lease' | 'field' | 'county' | 'status' | 'last_filing' | 'api_number' | 'wells' | 'leases';
 export type HelpTopic = 'attachments' | 'roles' | 'filings';
 export type Grouping = 'operator' | 'lease' | 'domain' | 'county';
 
@@ -43,7 +44,20 @@ export interface Question {
   checklistId: string | null;
 }
 
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
 const MONTH_ABBREVIATIONS = MONTHS.map((m) => m.slice(0, 3));
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i;
 
@@ -54,14 +68,21 @@ const P5 = /\bP-?5(?:[- ]?#?\s?)(\d{4,6})\b/gi;
 const TYPED = /\b(well|lease|operator)\s+(?:named\s+|called\s+)?([A-Za-z0-9#&'.-]+(?:\s+[A-Za-z0-9#&'.-]+){0,5})/gi;
 /** Words that end a name (the question goes on) or cannot start one. */
 const STOP = new Set(
-  'for in on at during last this next since and or with by from to of is are was were be has have had do does did compliant overdue due produce produced producing production run runs operate operates operated operating right now please the a an it its status report reports filing filed file compliance deadlines deadline flaring flared offsets offset spacing impact events history what which who when where how why today yesterday month quarter year week need needs so that than as if'.split(' '),
+  'for in on at during last this next since and or with by from to of is are was were be has have had do does did compliant overdue due produce produced producing production run runs operate operates operated operating right now please the a an it its status report reports filing filed file compliance deadlines deadline flaring flared offsets offset spacing impact events history what which who when where how why today yesterday month quarter year week need needs so that than as if'.split(
+    ' ',
+  ),
 );
 /** Capitalised words that are forms, rules or formats, never a lease, well or operator name. */
-const NOT_NAMES = new Set('PR API H2S TAC RRC PDF CSV XLSX DOCX TXT ID OK LLC W-1 W-2 W-10 G-1 G-10 H-10 H-15 W-3X R-32 P-5 P5 US TX I A'.split(' '));
+const NOT_NAMES = new Set(
+  'PR API H2S TAC RRC PDF CSV XLSX DOCX TXT ID OK LLC W-1 W-2 W-10 G-1 G-10 H-10 H-15 W-3X R-32 P-5 P5 US TX I A'.split(
+    ' ',
+  ),
+);
 const ALL_CAPS_RUN = /\b([A-Z][A-Z&'.-]*[A-Z](?:\s+(?:[A-Z][A-Z0-9&'.-]*|\d+[A-Z]?|#\d+))*)/g;
 
 /** "in Midland county", "Reeves County wells": the county's name as written. */
-const COUNTY = /\b(?:in\s+)?((?!(?:Which|What|Each|Every|Per|The|This|That|Any|In)\b)(?:[A-Z][a-z]+|La|De)(?:\s[A-Z][a-z]+)?)\s+[Cc]ounty\b/;
+const COUNTY =
+  /\b(?:in\s+)?((?!(?:Which|What|Each|Every|Per|The|This|That|Any|In)\b)(?:[A-Z][a-z]+|La|De)(?:\s[A-Z][a-z]+)?)\s+[Cc]ounty\b/;
 
 /** The rules (compliance domains) as people name them, most specific first. */
 const DOMAINS: Array<[RegExp, string]> = [
@@ -83,13 +104,22 @@ const COLORS: Array<[RegExp, string]> = [
 ];
 
 const ATTRIBUTES: Array<[RegExp, Attribute]> = [
-  [/\b(who (operates|runs|owns)|operator of|operated by|which operator (operates|runs)|what operator|who is the operator)\b/i, 'operator'],
+  [
+    /\b(who (operates|runs|owns)|operator of|operated by|which operator (operates|runs)|what operator|who is the operator)\b/i,
+    'operator',
+  ],
   [/\b(which|what) lease\b|\blease (is|of)\b.*\bwell\b|\bon which lease\b/i, 'lease'],
   [/\b(which|what) field\b|\bin which field\b/i, 'field'],
   [/\b(which|what) county\b|\bwhere is\b/i, 'county'],
   [/\bapi (number|no)\b/i, 'api_number'],
-  [/\b(last|latest|most recent) (filing|filed|report|form pr|test)\b|\bwhen was .+ (last )?(filed|reported|tested)\b/i, 'last_filing'],
-  [/\b(is|are) .+ (producing|shut[- ]?in|inactive|plugged|permitted)\b|\bwell status\b|\bwhat kind of well\b|\b(oil|gas) well\?/i, 'status'],
+  [
+    /\b(last|latest|most recent) (filing|filed|report|form pr|test)\b|\bwhen was .+ (last )?(filed|reported|tested)\b/i,
+    'last_filing',
+  ],
+  [
+    /\b(is|are) .+ (producing|shut[- ]?in|inactive|plugged|permitted)\b|\bwell status\b|\bwhat kind of well\b|\b(oil|gas) well\?/i,
+    'status',
+  ],
 ];
 
 /** `YYYY-MM` the person means, against `today` (the turn's clock): explicit, a month name, or a relative month or quarter. */
@@ -109,7 +139,10 @@ export function periodIn(text: string, today: string): string | null {
   // A quarter's filing period is its last month that has ended; this quarter's, before any ended, is this month.
   if (/\b(this|current) quarter\b/i.test(text)) return month === quarterStart ? ym(year, month) : ym(year, month - 1);
   if (/\b(last|previous|past) quarter\b/i.test(text)) return ym(year, quarterStart - 1);
-  const named = new RegExp(`\\b(${MONTHS.join('|')}|(?:${MONTH_ABBREVIATIONS.join('|')})\\.?)(?:\\s+(\\d{4}))?\\b`, 'i').exec(text);
+  const named = new RegExp(
+    `\\b(${MONTHS.join('|')}|(?:${MONTH_ABBREVIATIONS.join('|')})\\.?)(?:\\s+(\\d{4}))?\\b`,
+    'i',
+  ).exec(text);
   if (named && !(named[1].toLowerCase() === 'may' && !named[2] && !/\bin may\b|\bfor may\b/i.test(text))) {
     const m = MONTH_ABBREVIATIONS.indexOf(named[1].toLowerCase().slice(0, 3)) + 1;
     // A month without a year is its latest occurrence: "September" in November is this year's, in March last year's.
@@ -153,7 +186,11 @@ export function entityRefs(text: string): EntityRef[] {
     // A name has a number or a capital in it ("BAKER 11", "Acme"): "well tests" is no well.
     if (!/[0-9A-Z]/.test(name)) continue;
     const start = m.index! + m[0].indexOf(m[2]);
-    if (name && !overlaps(start, start + name.length)) add(m.index!, m[0].length, { text: name, type: (m[1][0].toUpperCase() + m[1].slice(1).toLowerCase()) as EntityLabel });
+    if (name && !overlaps(start, start + name.length))
+      add(m.index!, m[0].length, {
+        text: name,
+        type: (m[1][0].toUpperCase() + m[1].slice(1).toLowerCase()) as EntityLabel,
+      });
   }
   for (const m of text.matchAll(ALL_CAPS_RUN)) {
     const words = m[1].split(/\s+/);
@@ -163,21 +200,32 @@ export function entityRefs(text: string): EntityRef[] {
     const at = m.index! + m[1].indexOf(name);
     add(at, name.length, { text: name, type: null });
   }
-  return found.sort((a, b) => a.at - b.at).slice(0, 3).map(({ text: t, type }) => ({ text: t, type }));
+  return found
+    .sort((a, b) => a.at - b.at)
+    .slice(0, 3)
+    .map(({ text: t, type }) => ({ text: t, type }));
 }
 
-const first = <T>(table: Array<[RegExp, T]>, text: string): T | null => table.find(([pattern]) => pattern.test(text))?.[1] ?? null;
+const first = <T>(table: Array<[RegExp, T]>, text: string): T | null =>
+  table.find(([pattern]) => pattern.test(text))?.[1] ?? null;
 
 export function parseQuestion(userText: string, today: string): Question {
   const text = userText.split(/\n--- attachment: /)[0];
   const refs = entityRefs(text);
   // The slots are read around the names: "P5-123456" is an operator, not the P-5 rule; "BAKER 11" no county.
-  const named = refs.reduce((t, r) => t.split(r.text).join(' '), text.replace(API, ' ').replace(LEASE_ID, ' ').replace(P5, ' '));
+  const named = refs.reduce(
+    (t, r) => t.split(r.text).join(' '),
+    text.replace(API, ' ').replace(LEASE_ID, ' ').replace(P5, ' '),
+  );
   const lower = text.toLowerCase();
   const most = /\b(most|worst|top|highest|largest|biggest)\b/i.test(text);
-  const groupWord = /\bwhich (operator|lease|county|rule)\b.*\b(most|worst|top)\b|\b(by|per|for each|each) (operator|lease|county|rule|domain)s?\b/i.exec(text);
+  const groupWord =
+    /\bwhich (operator|lease|county|rule)\b.*\b(most|worst|top)\b|\b(by|per|for each|each) (operator|lease|county|rule|domain)s?\b/i.exec(
+      text,
+    );
   const grouping = groupWord ? (groupWord[1] ?? groupWord[4]).toLowerCase() : null;
-  const groupBy: Grouping | null = grouping === 'rule' || grouping === 'domain' ? 'domain' : (grouping as Grouping | null);
+  const groupBy: Grouping | null =
+    grouping === 'rule' || grouping === 'domain' ? 'domain' : (grouping as Grouping | null);
   // The unit counted is the type word that is not the grouping: "which operator has the most overdue wells" counts wells.
   const units: Array<[RegExp, EntityLabel, Grouping]> = [
     [/\bwells?\b/i, 'Well', 'operator'],
@@ -185,7 +233,9 @@ export function parseQuestion(userText: string, today: string): Question {
     [/\boperators?\b/i, 'Operator', 'operator'],
   ];
   const unitText = named.replace(/\b(well|lease|operator)\s+(?=\s)/gi, ' ');
-  const unitWords = units.filter(([pattern, label]) => pattern.test(unitText) && !(grouping && label.toLowerCase() === grouping));
+  const unitWords = units.filter(
+    ([pattern, label]) => pattern.test(unitText) && !(grouping && label.toLowerCase() === grouping),
+  );
   const unit = unitWords[0]?.[1] ?? null;
   const many = /\b(wells|leases|operators)\b/i.test(unitText);
   const county = COUNTY.exec(text)?.[1]?.replace(/^in\s+/i, '') ?? null;
@@ -197,13 +247,18 @@ export function parseQuestion(userText: string, today: string): Question {
   const bucket = anomalies ? 'anomalies' : overdue ? null : due7 ? 'due_7d' : due30 || dueWord ? 'due_30d' : null;
   const help: HelpTopic | null = /\b(attach\w*|upload\w*|file (formats?|types?|size)|formats?)\b/i.test(text)
     ? 'attachments'
-    : /\b(roles?|permissions?|who (can|may) (approve|submit|review|edit|manage)|what can (an? )?(admin|operator|reviewer|power[ _]user))\b/i.test(text)
+    : /\b(roles?|permissions?|who (can|may) (approve|submit|review|edit|manage)|what can (an? )?(admin|operator|reviewer|power[ _]user))\b/i.test(
+          text,
+        )
       ? 'roles'
-      : /\bwhat (can|forms? can) (i|we|you)\b.*\b(file|submit)\b|\b(which|what) (forms|filings)\b|\bwhat can be (filed|submitted)\b/i.test(text)
+      : /\bwhat (can|forms? can) (i|we|you)\b.*\b(file|submit)\b|\b(which|what) (forms|filings)\b|\bwhat can be (filed|submitted)\b/i.test(
+            text,
+          )
         ? 'filings'
         : null;
   let attribute = first(ATTRIBUTES, text);
-  if (!attribute && refs.length > 0 && /\bhow many\b/i.test(text)) attribute = /\bleases?\b/i.test(text.replace(TYPED, '')) ? 'leases' : /\bwells?\b/i.test(lower) ? 'wells' : null;
+  if (!attribute && refs.length > 0 && /\bhow many\b/i.test(text))
+    attribute = /\bleases?\b/i.test(text.replace(TYPED, '')) ? 'leases' : /\bwells?\b/i.test(lower) ? 'wells' : null;
   const colors = [...new Set(COLORS.filter(([pattern]) => pattern.test(named)).map(([, c]) => c))];
   return {
     text,

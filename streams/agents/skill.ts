@@ -8,7 +8,13 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
  * tenant skill with the key of a built-in one replaces it, and retiring it hides the
  * built-in one too.
  */
-export const SKILL_KEY = z.string().max(64).regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be 1 to 64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit');
+export const SKILL_KEY = z
+  .string()
+  .max(64)
+  .regex(
+    /^[a-z0-9][a-z0-9_-]{0,63}$/,
+    'must be 1 to 64 characters of a-z, 0-9, "_" or "-", starting with a letter or digit',
+  );
 
 export const SkillEventSchemas = {
   SkillDefined: z.object({
@@ -27,7 +33,8 @@ export const SkillEventSchemas = {
 export type SkillEvent = EventsOf<typeof SkillEventSchemas>;
 export const readSkillEvent = eventReader('skill', SkillEventSchemas);
 
-export type SkillState = { status: 'none' } | { status: 'active'; version: number } | { status: 'retired'; version: number };
+export type SkillState =
+  { status: 'none' } | { status: 'active'; version: number } | { status: 'retired'; version: number };
 
 export function evolveSkill(state: SkillState, event: SkillEvent): SkillState {
   switch (event.type) {

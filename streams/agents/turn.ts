@@ -12,7 +12,15 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
  * ToolReturned / SkillLoaded inside the tool node, before its NodeCompleted), then
  * UsageRecorded and exactly one terminal event: TurnCompleted, TurnPaused or TurnFailed.
  */
-export const PIPELINE_NODES = ['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'approval_node', 'output_format'] as const;
+export const PIPELINE_NODES = [
+  'system_prompt_node',
+  'memory_node',
+  'resume_guard',
+  'initial_llm_call',
+  'tool_node',
+  'approval_node',
+  'output_format',
+] as const;
 export type PipelineNode = (typeof PIPELINE_NODES)[number];
 
 export const TURN_STATUSES = ['completed', 'awaiting_hitl', 'error'] as const;
@@ -76,7 +84,13 @@ export const TurnEventSchemas = {
     detail: z.record(z.unknown()).nullable(),
   }),
   ToolCalled: z.object({ toolCallId: z.string(), toolName: z.string(), args: z.record(z.unknown()) }),
-  ToolReturned: z.object({ toolCallId: z.string(), toolName: z.string(), ok: z.boolean(), content: z.string(), error: z.string().nullable() }),
+  ToolReturned: z.object({
+    toolCallId: z.string(),
+    toolName: z.string(),
+    ok: z.boolean(),
+    content: z.string(),
+    error: z.string().nullable(),
+  }),
   SkillLoaded: z.object({ skillKey: z.string(), name: z.string() }),
   UsageRecorded: z.object({
     userId: z.string(),
@@ -89,16 +103,30 @@ export const TurnEventSchemas = {
     tokensUsed: z.number().int().nullable(),
     costUsd: z.number().nullable(),
   }),
-  TurnPaused: z.object({ approvalId: z.string(), checkpointType: z.string(), outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
+  TurnPaused: z.object({
+    approvalId: z.string(),
+    checkpointType: z.string(),
+    outcome: TurnOutcome,
+    finishedAt: z.string(),
+    reservation: SettledReservation,
+  }),
   TurnCompleted: z.object({ outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
-  TurnFailed: z.object({ error: z.string(), outcome: TurnOutcome, finishedAt: z.string(), reservation: SettledReservation }),
+  TurnFailed: z.object({
+    error: z.string(),
+    outcome: TurnOutcome,
+    finishedAt: z.string(),
+    reservation: SettledReservation,
+  }),
 };
 
 export type TurnEvent = EventsOf<typeof TurnEventSchemas>;
 export type TurnEventType = TurnEvent['type'];
 export const readTurnEvent = eventReader('agent turn', TurnEventSchemas);
 export const TERMINAL_TURN_EVENTS: readonly TurnEventType[] = ['TurnCompleted', 'TurnPaused', 'TurnFailed'];
-export type ProgressEvent = Extract<TurnEvent, { type: 'NodeCompleted' | 'ToolCalled' | 'ToolReturned' | 'SkillLoaded' }>;
+export type ProgressEvent = Extract<
+  TurnEvent,
+  { type: 'NodeCompleted' | 'ToolCalled' | 'ToolReturned' | 'SkillLoaded' }
+>;
 
 interface TurnFields {
   executionId: string;
@@ -119,7 +147,15 @@ export type TurnState =
 export function evolveTurn(state: TurnState, event: TurnEvent): TurnState {
   if (event.type === 'TurnStarted') {
     const d = event.data;
-    return { status: 'running', executionId: d.executionId, conversationId: d.conversationId, userId: d.userId, budgetDay: d.budgetDay ?? null, nodesCompleted: 0, lastNode: null };
+    return {
+      status: 'running',
+      executionId: d.executionId,
+      conversationId: d.conversationId,
+      userId: d.userId,
+      budgetDay: d.budgetDay ?? null,
+      nodesCompleted: 0,
+      lastNode: null,
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -135,7 +171,12 @@ export function evolveTurn(state: TurnState, event: TurnEvent): TurnState {
     case 'TurnFailed':
       return { ...state, status: 'error' };
     case 'TurnPaused':
-      return { ...state, status: 'awaiting_hitl', approvalId: event.data.approvalId, checkpointType: event.data.checkpointType };
+      return {
+        ...state,
+        status: 'awaiting_hitl',
+        approvalId: event.data.approvalId,
+        checkpointType: event.data.checkpointType,
+      };
   }
 }
 

@@ -95,7 +95,10 @@ interface ApprovalFields {
 export function failedValidationsOf(payload: Record<string, unknown>): string[] {
   if (payload.kind !== 'filing' || !Array.isArray(payload.validations)) return [];
   return payload.validations
-    .filter((v): v is { key?: unknown; label?: unknown; status: string } => !!v && typeof v === 'object' && (v as { status?: unknown }).status === 'fail')
+    .filter(
+      (v): v is { key?: unknown; label?: unknown; status: string } =>
+        !!v && typeof v === 'object' && (v as { status?: unknown }).status === 'fail',
+    )
     .map((v, i) => (typeof v.key === 'string' ? v.key : typeof v.label === 'string' ? v.label : `validation ${i + 1}`));
 }
 
@@ -127,8 +130,17 @@ export function evolveApproval(state: ApprovalState, event: ApprovalEvent): Appr
       return state.status === 'pending' ? { ...state, reviewerId: null, escalationLevel: event.data.level } : state;
     case 'ApprovalDecided': {
       if (state.status !== 'pending') return state;
-      const { decision, reviewerId, comments, modifications, justification, overriddenValidations, decidedAt } = event.data;
-      const record = { decision, reviewerId, comments, modifications, justification: justification ?? null, overriddenValidations: overriddenValidations ?? [], decidedAt };
+      const { decision, reviewerId, comments, modifications, justification, overriddenValidations, decidedAt } =
+        event.data;
+      const record = {
+        decision,
+        reviewerId,
+        comments,
+        modifications,
+        justification: justification ?? null,
+        overriddenValidations: overriddenValidations ?? [],
+        decidedAt,
+      };
       return { ...state, status: decision, decision: record };
     }
     case 'ApprovalDecisionRefused':
@@ -146,5 +158,7 @@ export const approvalAggregate: Aggregate<ApprovalState, ApprovalEvent> = {
 
 /** An approval's state as written (a reaction's or a turn's fact, never a lagging read model). */
 export async function approvalState(store: EventStore, stream: string): Promise<ApprovalState> {
-  return (await store.readStream(stream)).map(approvalAggregate.read).reduce(approvalAggregate.evolve, approvalAggregate.initialState);
+  return (await store.readStream(stream))
+    .map(approvalAggregate.read)
+    .reduce(approvalAggregate.evolve, approvalAggregate.initialState);
 }

@@ -13,19 +13,84 @@ const run = { assessmentId: z.string() };
 const Row = z.record(z.union([z.string(), z.number(), z.boolean(), z.null()]));
 
 export const AssessmentEventSchemas = {
-  AssessmentStarted: z.object({ ...run, checklistId: z.string(), templateId: z.string(), entityId: z.string(), startedBy: z.string(), startedAt: z.string() }),
-  AssessmentAgentStatusChanged: z.object({ ...run, state: z.enum(['started', 'assessing', 'completed', 'failed']), message: z.string(), itemIndex: z.number().int().nullable() }),
-  AssessmentItemUpdated: z.object({ ...run, itemIndex: z.number().int(), itemName: z.string(), status: z.enum(['in_progress', 'complete', 'needs_review']), summary: z.string(), completedBy: z.string().nullable() }),
-  AssessmentDataTableUpdated: z.object({ ...run, itemIndex: z.number().int(), columns: z.array(z.string()), rows: z.array(Row), totalRows: z.number().int() }),
-  AssessmentFormFieldUpdated: z.object({ ...run, itemIndex: z.number().int(), fieldName: z.string(), fieldValue: z.union([z.string(), z.number(), z.boolean(), z.null()]), confidence: z.number().min(0).max(1), source: z.string() }),
-  AssessmentValidationRecorded: z.object({ ...run, itemIndex: z.number().int(), checkName: z.string(), passed: z.boolean(), message: z.string(), severity: z.enum(['info', 'warning', 'error']) }),
-  AssessmentArtifactGenerated: z.object({ ...run, itemIndex: z.number().int(), artifactId: z.string(), artifactType: z.string(), filename: z.string(), contentType: z.string(), sizeBytes: z.number().int(), sha256: z.string() }),
+  AssessmentStarted: z.object({
+    ...run,
+    checklistId: z.string(),
+    templateId: z.string(),
+    entityId: z.string(),
+    startedBy: z.string(),
+    startedAt: z.string(),
+  }),
+  AssessmentAgentStatusChanged: z.object({
+    ...run,
+    state: z.enum(['started', 'assessing', 'completed', 'failed']),
+    message: z.string(),
+    itemIndex: z.number().int().nullable(),
+  }),
+  AssessmentItemUpdated: z.object({
+    ...run,
+    itemIndex: z.number().int(),
+    itemName: z.string(),
+    status: z.enum(['in_progress', 'complete', 'needs_review']),
+    summary: z.string(),
+    completedBy: z.string().nullable(),
+  }),
+  AssessmentDataTableUpdated: z.object({
+    ...run,
+    itemIndex: z.number().int(),
+    columns: z.array(z.string()),
+    rows: z.array(Row),
+    totalRows: z.number().int(),
+  }),
+  AssessmentFormFieldUpdated: z.object({
+    ...run,
+    itemIndex: z.number().int(),
+    fieldName: z.string(),
+    fieldValue: z.union([z.string(), z.number(), z.boolean(), z.null()]),
+    confidence: z.number().min(0).max(1),
+    source: z.string(),
+  }),
+  AssessmentValidationRecorded: z.object({
+    ...run,
+    itemIndex: z.number().int(),
+    checkName: z.string(),
+    passed: z.boolean(),
+    message: z.string(),
+    severity: z.enum(['info', 'warning', 'error']),
+  }),
+  AssessmentArtifactGenerated: z.object({
+    ...run,
+    itemIndex: z.number().int(),
+    artifactId: z.string(),
+    artifactType: z.string(),
+    filename: z.string(),
+    contentType: z.string(),
+    sizeBytes: z.number().int(),
+    sha256: z.string(),
+  }),
   AssessmentSpatialUpdated: z.object({
     ...run,
     entityId: z.string(),
-    features: z.array(z.object({ entityId: z.string(), label: z.string(), name: z.string().nullable(), latitude: z.number(), longitude: z.number(), role: z.string() })),
+    features: z.array(
+      z.object({
+        entityId: z.string(),
+        label: z.string(),
+        name: z.string().nullable(),
+        latitude: z.number(),
+        longitude: z.number(),
+        role: z.string(),
+      }),
+    ),
   }),
-  AssessmentCompleted: z.object({ ...run, status: z.enum(['completed', 'failed']), itemsAssessed: z.number().int(), validationsPassed: z.number().int(), validationsFailed: z.number().int(), error: z.string().nullable(), completedAt: z.string() }),
+  AssessmentCompleted: z.object({
+    ...run,
+    status: z.enum(['completed', 'failed']),
+    itemsAssessed: z.number().int(),
+    validationsPassed: z.number().int(),
+    validationsFailed: z.number().int(),
+    error: z.string().nullable(),
+    completedAt: z.string(),
+  }),
 };
 
 export type AssessmentEvent = EventsOf<typeof AssessmentEventSchemas>;
@@ -57,9 +122,16 @@ export function evolveAssessment(state: AssessmentState, event: AssessmentEvent)
   const runs = state.status === 'none' ? 0 : state.runs;
   switch (event.type) {
     case 'AssessmentStarted':
-      return { status: 'running', assessmentId: event.data.assessmentId, startedAt: event.data.startedAt, runs: runs + 1 };
+      return {
+        status: 'running',
+        assessmentId: event.data.assessmentId,
+        startedAt: event.data.startedAt,
+        runs: runs + 1,
+      };
     case 'AssessmentCompleted':
-      return state.status === 'running' && state.assessmentId === event.data.assessmentId ? { status: 'complete', assessmentId: state.assessmentId, runs } : state;
+      return state.status === 'running' && state.assessmentId === event.data.assessmentId
+        ? { status: 'complete', assessmentId: state.assessmentId, runs }
+        : state;
     default:
       return state;
   }

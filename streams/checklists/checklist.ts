@@ -19,7 +19,15 @@ import { DECISIONS } from '../../src/platform/published/decisions';
  * while the checklist is in progress. The approval's decision reaches the checklist as
  * `ChecklistReviewed`, naming the approval it answers.
  */
-export const CHECKLIST_STATUSES = ['in_progress', 'in_review', 'exception_requested', 'approved', 'filing_failed', 'exception_granted', 'rejected'] as const;
+export const CHECKLIST_STATUSES = [
+  'in_progress',
+  'in_review',
+  'exception_requested',
+  'approved',
+  'filing_failed',
+  'exception_granted',
+  'rejected',
+] as const;
 export type ChecklistStatus = (typeof CHECKLIST_STATUSES)[number];
 export const ITEM_STATUSES = ['not_started', 'in_progress', 'complete', 'blocked'] as const;
 export type ItemStatus = (typeof ITEM_STATUSES)[number];
@@ -59,7 +67,13 @@ export const ChecklistEventSchemas = {
     updatedAt: z.string(),
   }),
   /** `reviewerId`/`summary`: what the submitter asked of the review; the approval reactor opens it with them. */
-  ChecklistSubmitted: z.object({ approvalId: z.string(), submittedBy: z.string(), submittedAt: z.string(), reviewerId: z.string().nullable().optional(), summary: z.string().nullable().optional() }),
+  ChecklistSubmitted: z.object({
+    approvalId: z.string(),
+    submittedBy: z.string(),
+    submittedAt: z.string(),
+    reviewerId: z.string().nullable().optional(),
+    summary: z.string().nullable().optional(),
+  }),
   ChecklistExceptionRequested: z.object({
     approvalId: z.string(),
     reason: z.string(),
@@ -69,8 +83,19 @@ export const ChecklistEventSchemas = {
     requestedAt: z.string(),
     reviewerId: z.string().nullable().optional(),
   }),
-  ChecklistReviewed: z.object({ approvalId: z.string(), decision: z.enum(DECISIONS), reviewerId: z.string(), comments: z.string().nullable(), reviewedAt: z.string() }),
-  ChecklistRejected: z.object({ reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string(), approvalId: z.string().nullable() }),
+  ChecklistReviewed: z.object({
+    approvalId: z.string(),
+    decision: z.enum(DECISIONS),
+    reviewerId: z.string(),
+    comments: z.string().nullable(),
+    reviewedAt: z.string(),
+  }),
+  ChecklistRejected: z.object({
+    reason: z.string(),
+    rejectedBy: z.string(),
+    rejectedAt: z.string(),
+    approvalId: z.string().nullable(),
+  }),
   /**
    * The approved submission is recorded in the graph: `filingId` is the FilingPackage's
    * entity_id, `unit` the entity it was filed on (an oil well's Form PR files on its lease).
@@ -84,9 +109,19 @@ export const ChecklistEventSchemas = {
     filedAt: z.string(),
   }),
   /** The filing could not be recorded (nothing of it was): why, for the submitter, the reviewer and an administrator's retry. */
-  ChecklistFilingFailed: z.object({ approvalId: z.string(), reason: z.string(), attemptedBy: z.string(), failedAt: z.string() }),
+  ChecklistFilingFailed: z.object({
+    approvalId: z.string(),
+    reason: z.string(),
+    attemptedBy: z.string(),
+    failedAt: z.string(),
+  }),
   /** Four eyes: the submitter tried to reject their own submission. Recorded, and nothing changes. */
-  ChecklistRejectionRefused: z.object({ attemptedBy: z.string(), reason: z.string(), refusedAt: z.string(), approvalId: z.string().nullable() }),
+  ChecklistRejectionRefused: z.object({
+    attemptedBy: z.string(),
+    reason: z.string(),
+    refusedAt: z.string(),
+    approvalId: z.string().nullable(),
+  }),
   ArtifactAdded: z.object({
     artifactId: z.string(),
     itemIndex: z.number().int(),
@@ -100,7 +135,12 @@ export const ChecklistEventSchemas = {
     addedBy: z.string(),
     addedAt: z.string(),
   }),
-  ArtifactRemoved: z.object({ artifactId: z.string(), itemIndex: z.number().int(), removedBy: z.string(), removedAt: z.string() }),
+  ArtifactRemoved: z.object({
+    artifactId: z.string(),
+    itemIndex: z.number().int(),
+    removedBy: z.string(),
+    removedAt: z.string(),
+  }),
 };
 
 export type ChecklistEvent = EventsOf<typeof ChecklistEventSchemas>;
@@ -160,9 +200,19 @@ export function evolveChecklist(state: ChecklistState, event: ChecklistEvent): C
       return { ...state, items: state.items.map((i) => (i.index === index ? { ...i, status } : i)) };
     }
     case 'ChecklistSubmitted':
-      return { ...state, status: 'in_review', pendingApprovalId: event.data.approvalId, submittedBy: event.data.submittedBy };
+      return {
+        ...state,
+        status: 'in_review',
+        pendingApprovalId: event.data.approvalId,
+        submittedBy: event.data.submittedBy,
+      };
     case 'ChecklistExceptionRequested':
-      return { ...state, status: 'exception_requested', pendingApprovalId: event.data.approvalId, submittedBy: event.data.requestedBy };
+      return {
+        ...state,
+        status: 'exception_requested',
+        pendingApprovalId: event.data.approvalId,
+        submittedBy: event.data.requestedBy,
+      };
     case 'ChecklistReviewed': {
       const status = reviewed(state, event.data.decision);
       const filing = status === 'approved' ? { approvalId: event.data.approvalId, filed: false } : state.filing;

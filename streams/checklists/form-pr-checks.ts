@@ -54,7 +54,12 @@ export function formPrChecks(input: FormPrCheckInput): FormPrCheck[] {
   const checks: FormPrCheck[] = [];
   const d = input.dispositions;
   if (d === null || input.gasMcf === null) {
-    checks.push({ key: 'dispositions_balance', passed: false, severity: 'warning', message: `no gas production or disposition figures for ${input.period}: the balance cannot be checked` });
+    checks.push({
+      key: 'dispositions_balance',
+      passed: false,
+      severity: 'warning',
+      message: `no gas production or disposition figures for ${input.period}: the balance cannot be checked`,
+    });
   } else {
     const total = Object.values(d).reduce((sum, v) => sum + v, 0);
     const difference = Math.abs(total - input.gasMcf);
@@ -66,25 +71,47 @@ export function formPrChecks(input: FormPrCheckInput): FormPrCheck[] {
       message: `dispositions total ${total} mcf against ${input.gasMcf} mcf produced: ${within ? 'balanced' : `off by ${difference} mcf`} (tolerance ±${GAS_BALANCE_TOLERANCE_MCF} mcf)`,
     });
   }
-  const unknown = Object.keys(d ?? {}).filter((code) => !(code in DISPOSITION_CODES)).sort();
+  const unknown = Object.keys(d ?? {})
+    .filter((code) => !(code in DISPOSITION_CODES))
+    .sort();
   checks.push({
     key: 'disposition_codes_valid',
     passed: unknown.length === 0,
     severity: unknown.length === 0 ? 'info' : 'error',
-    message: unknown.length === 0 ? `disposition codes ${Object.keys(d ?? {}).sort().join(', ') || '(none)'} are valid codes` : `not valid disposition codes: ${unknown.join(', ')}${unknown.includes('04') ? ' (04 was replaced by 10 flared and 11 vented in September 2021)' : ''}`,
+    message:
+      unknown.length === 0
+        ? `disposition codes ${
+            Object.keys(d ?? {})
+              .sort()
+              .join(', ') || '(none)'
+          } are valid codes`
+        : `not valid disposition codes: ${unknown.join(', ')}${unknown.includes('04') ? ' (04 was replaced by 10 flared and 11 vented in September 2021)' : ''}`,
   });
   const released = (d?.['10'] ?? 0) + (d?.['11'] ?? 0);
   if (released > 0) {
     const { first, last } = monthBounds(input.period);
-    const inForce = input.authorizations.filter((a) => (a.from === null || a.from <= first) && (a.expires === null || a.expires >= last));
+    const inForce = input.authorizations.filter(
+      (a) => (a.from === null || a.from <= first) && (a.expires === null || a.expires >= last),
+    );
     checks.push({
       key: 'flaring_authorized_in_month',
       passed: inForce.length > 0,
       severity: inForce.length > 0 ? 'info' : 'error',
-      message: inForce.length > 0 ? `${released} mcf flared or vented under authorization ${inForce.map((a) => a.id).sort().join(', ')}, in force for all of ${input.period}` : `${released} mcf flared or vented in ${input.period} without a Rule 32 authorization in force for the whole month`,
+      message:
+        inForce.length > 0
+          ? `${released} mcf flared or vented under authorization ${inForce
+              .map((a) => a.id)
+              .sort()
+              .join(', ')}, in force for all of ${input.period}`
+          : `${released} mcf flared or vented in ${input.period} without a Rule 32 authorization in force for the whole month`,
     });
   } else {
-    checks.push({ key: 'flaring_authorized_in_month', passed: true, severity: 'info', message: `nothing flared or vented in ${input.period}` });
+    checks.push({
+      key: 'flaring_authorized_in_month',
+      passed: true,
+      severity: 'info',
+      message: `nothing flared or vented in ${input.period}`,
+    });
   }
   return checks;
 }

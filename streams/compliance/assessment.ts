@@ -41,7 +41,12 @@ export type AssessedEntity = z.infer<typeof AssessedEntity>;
  * the newest vertex change and edge. The next assessment of the same day re-evaluates only
  * the entities near what changed since (timestamps as ISO strings, microseconds kept).
  */
-export const GraphMark = z.object({ vertices: z.number().int(), edges: z.number().int(), verticesAt: z.string().nullable(), edgesAt: z.string().nullable() });
+export const GraphMark = z.object({
+  vertices: z.number().int(),
+  edges: z.number().int(),
+  verticesAt: z.string().nullable(),
+  edgesAt: z.string().nullable(),
+});
 export type GraphMark = z.infer<typeof GraphMark>;
 
 /**
@@ -73,7 +78,8 @@ export function fingerprintText(cell: AssessedCell): string {
     keys[j + 1] = key;
   }
   let facts = '';
-  for (let i = 0; i < keys.length; i++) facts += `${i === 0 ? '' : ','}[${JSON.stringify(keys[i])},${member(cell.facts[keys[i]])}]`;
+  for (let i = 0; i < keys.length; i++)
+    facts += `${i === 0 ? '' : ','}[${JSON.stringify(keys[i])},${member(cell.facts[keys[i]])}]`;
   return `[${JSON.stringify(cell.domain)},${member(cell.color)},${member(cell.bucket)},${member(cell.dueDate)},${member(cell.anomaly)},${JSON.stringify(cell.reason)},[${facts}]]`;
 }
 
@@ -85,7 +91,17 @@ export function fingerprintText(cell: AssessedCell): string {
  * `factKeys` is the fact `source` naming the verdict's own entity (`graph:<type>/<id>`, what
  * nearly every verdict cites): its value is not repeated in the cell.
  */
-export type PackedCell = [number, Color, Bucket | null, string | null, boolean, number, number | string, number, ...Array<string | number | boolean | null>];
+export type PackedCell = [
+  number,
+  Color,
+  Bucket | null,
+  string | null,
+  boolean,
+  number,
+  number | string,
+  number,
+  ...Array<string | number | boolean | null>,
+];
 /** A packed entity: [entity id, entity type, entity name, its cells]. */
 export type PackedEntity = [string, string, string, PackedCell[]];
 /** In `factKeys`: the fact `source` is the verdict's own entity, left out of the cell's values. */
@@ -151,13 +167,27 @@ function checkEntitiesAssessed(data: any): AssessmentEvent & { type: 'EntitiesAs
   const fail = (what: string) => {
     throw new Error(`malformed EntitiesAssessed event: ${what}`);
   };
-  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities)) fail('assessmentId, batch, entities');
+  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities))
+    fail('assessmentId, batch, entities');
   for (const e of data.entities) {
-    if (typeof e?.entityId !== 'string' || typeof e.entityType !== 'string' || typeof e.entityName !== 'string' || !Array.isArray(e.cells)) fail('entity');
+    if (
+      typeof e?.entityId !== 'string' ||
+      typeof e.entityType !== 'string' ||
+      typeof e.entityName !== 'string' ||
+      !Array.isArray(e.cells)
+    )
+      fail('entity');
     for (const c of e.cells) {
-      if (typeof c?.domain !== 'string' || !COLOR_SET.has(c.color) || (c.bucket !== null && !BUCKET_SET.has(c.bucket))) fail(`cell of ${e.entityId}`);
-      if ((c.dueDate !== null && typeof c.dueDate !== 'string') || typeof c.anomaly !== 'boolean' || typeof c.reason !== 'string') fail(`cell of ${e.entityId}`);
-      if (typeof c.facts !== 'object' || c.facts === null || !Object.values(c.facts).every(isFact)) fail(`facts of ${e.entityId}`);
+      if (typeof c?.domain !== 'string' || !COLOR_SET.has(c.color) || (c.bucket !== null && !BUCKET_SET.has(c.bucket)))
+        fail(`cell of ${e.entityId}`);
+      if (
+        (c.dueDate !== null && typeof c.dueDate !== 'string') ||
+        typeof c.anomaly !== 'boolean' ||
+        typeof c.reason !== 'string'
+      )
+        fail(`cell of ${e.entityId}`);
+      if (typeof c.facts !== 'object' || c.facts === null || !Object.values(c.facts).every(isFact))
+        fail(`facts of ${e.entityId}`);
     }
   }
   return { type: 'EntitiesAssessed', data };
@@ -176,8 +206,18 @@ type Packed = Extract<AssessmentEvent, { type: 'VerdictsAssessed' }>['data'];
  * (and the store signs, stores and hands back to two projection lanes) 10 MB instead of 16.
  */
 export function packVerdicts(assessmentId: string, batch: number, entities: readonly AssessedEntity[]): Packed {
-  const tables = { domains: [] as string[], prefixes: [] as string[], rests: [] as string[], factKeys: [] as string[][] };
-  const index = { domains: new Map<string, number>(), prefixes: new Map<string, number>(), rests: new Map<string, number>(), factKeys: new Map<string, number>() };
+  const tables = {
+    domains: [] as string[],
+    prefixes: [] as string[],
+    rests: [] as string[],
+    factKeys: [] as string[][],
+  };
+  const index = {
+    domains: new Map<string, number>(),
+    prefixes: new Map<string, number>(),
+    rests: new Map<string, number>(),
+    factKeys: new Map<string, number>(),
+  };
   const intern = <K extends keyof typeof tables>(table: K, key: string, value: (typeof tables)[K][number]) => {
     let i = index[table].get(key);
     if (i === undefined) {
@@ -197,7 +237,16 @@ export function packVerdicts(assessmentId: string, batch: number, entities: read
         const cut = colon < 0 ? 0 : colon + 2;
         const prefix = c.reason.slice(0, cut);
         const rest = c.reason.slice(cut);
-        const cell: PackedCell = [intern('domains', c.domain, c.domain), c.color, c.bucket, c.dueDate, c.anomaly, intern('prefixes', prefix, prefix), intern('rests', rest, rest), 0];
+        const cell: PackedCell = [
+          intern('domains', c.domain, c.domain),
+          c.color,
+          c.bucket,
+          c.dueDate,
+          c.anomaly,
+          intern('prefixes', prefix, prefix),
+          intern('rests', rest, rest),
+          0,
+        ];
         // The fact names and the values carried in one pass over the facts (the cell is 100,000 times in a first assessment).
         const names: string[] = [];
         for (const key in c.facts) {
@@ -230,7 +279,15 @@ export function unpackVerdicts(data: Packed): AssessedEntity[] {
         if (names[i] === OWN_SOURCE) facts.source = ownSource(entityType, entityId);
         else facts[names[i]] = values[v++];
       }
-      return { domain: data.domains[domain], color, bucket, dueDate, anomaly, reason: data.prefixes[prefix] + (typeof rest === 'number' ? data.rests![rest] : rest), facts };
+      return {
+        domain: data.domains[domain],
+        color,
+        bucket,
+        dueDate,
+        anomaly,
+        reason: data.prefixes[prefix] + (typeof rest === 'number' ? data.rests![rest] : rest),
+        facts,
+      };
     }),
   }));
 }
@@ -247,19 +304,48 @@ function checkVerdictsAssessed(data: any): AssessmentEvent & { type: 'VerdictsAs
     throw new Error(`malformed VerdictsAssessed event: ${what}`);
   };
   const strings = (list: unknown) => Array.isArray(list) && list.every((s) => typeof s === 'string');
-  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities)) fail('assessmentId, batch, entities');
-  if (!strings(data.domains) || !strings(data.prefixes) || !Array.isArray(data.factKeys) || !data.factKeys.every(strings)) fail('domains, prefixes, factKeys');
+  if (typeof data?.assessmentId !== 'string' || !Number.isInteger(data.batch) || !Array.isArray(data.entities))
+    fail('assessmentId, batch, entities');
+  if (
+    !strings(data.domains) ||
+    !strings(data.prefixes) ||
+    !Array.isArray(data.factKeys) ||
+    !data.factKeys.every(strings)
+  )
+    fail('domains, prefixes, factKeys');
   if (data.rests !== undefined && !strings(data.rests)) fail('rests');
   const rests: unknown[] = data.rests ?? [];
   // Values a cell carries: its fact keys but the own source.
   const carried = (data.factKeys as string[][]).map((names) => names.filter((n) => n !== OWN_SOURCE).length);
-  const within = (i: unknown, list: unknown[]) => Number.isInteger(i) && (i as number) >= 0 && (i as number) < list.length;
+  const within = (i: unknown, list: unknown[]) =>
+    Number.isInteger(i) && (i as number) >= 0 && (i as number) < list.length;
   for (const e of data.entities) {
-    if (!Array.isArray(e) || e.length !== 4 || typeof e[0] !== 'string' || typeof e[1] !== 'string' || typeof e[2] !== 'string' || !Array.isArray(e[3])) fail('entity');
+    if (
+      !Array.isArray(e) ||
+      e.length !== 4 ||
+      typeof e[0] !== 'string' ||
+      typeof e[1] !== 'string' ||
+      typeof e[2] !== 'string' ||
+      !Array.isArray(e[3])
+    )
+      fail('entity');
     for (const c of e[3]) {
-      if (!Array.isArray(c) || !within(c[0], data.domains) || !COLOR_SET.has(c[1]) || (c[2] !== null && !BUCKET_SET.has(c[2]))) fail(`cell of ${e[0]}`);
-      if ((c[3] !== null && typeof c[3] !== 'string') || typeof c[4] !== 'boolean' || !within(c[5], data.prefixes) || !(typeof c[6] === 'string' || within(c[6], rests))) fail(`cell of ${e[0]}`);
-      if (!within(c[7], data.factKeys) || c.length !== 8 + carried[c[7]] || !c.slice(8).every(isFact)) fail(`facts of ${e[0]}`);
+      if (
+        !Array.isArray(c) ||
+        !within(c[0], data.domains) ||
+        !COLOR_SET.has(c[1]) ||
+        (c[2] !== null && !BUCKET_SET.has(c[2]))
+      )
+        fail(`cell of ${e[0]}`);
+      if (
+        (c[3] !== null && typeof c[3] !== 'string') ||
+        typeof c[4] !== 'boolean' ||
+        !within(c[5], data.prefixes) ||
+        !(typeof c[6] === 'string' || within(c[6], rests))
+      )
+        fail(`cell of ${e[0]}`);
+      if (!within(c[7], data.factKeys) || c.length !== 8 + carried[c[7]] || !c.slice(8).every(isFact))
+        fail(`facts of ${e[0]}`);
     }
   }
   return { type: 'VerdictsAssessed', data };

@@ -51,7 +51,12 @@ export const ConnectorEventSchemas = {
     dataClassification: z.string(),
     at: z.string(),
   }),
-  ConnectorDetailsChanged: z.object({ displayName: z.string().optional(), description: z.string().optional(), dataClassification: z.string().optional(), at: z.string() }),
+  ConnectorDetailsChanged: z.object({
+    displayName: z.string().optional(),
+    description: z.string().optional(),
+    dataClassification: z.string().optional(),
+    at: z.string(),
+  }),
   ConnectorConfigChanged: z.object({ config: z.record(z.unknown()), at: z.string() }),
   CredentialSet: z.object({
     secretName: z.string(),
@@ -66,7 +71,13 @@ export const ConnectorEventSchemas = {
   ProbeFailed: z.object({ credentialRevision: z.number().int(), result: ProbeResult }),
   SchemaDiscovered: z.object({
     at: z.string(),
-    tables: z.array(z.object({ schema: z.string(), name: z.string(), columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })) })),
+    tables: z.array(
+      z.object({
+        schema: z.string(),
+        name: z.string(),
+        columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean() })),
+      }),
+    ),
     truncated: z.boolean(),
   }),
   ConnectorDisabled: z.object({ at: z.string() }),
@@ -108,13 +119,15 @@ interface Registered {
 }
 
 export type ConnectorState =
-  | { status: 'none' }
-  | ({ status: ConnectorStatus } & Registered)
-  | { status: 'deleted'; connectorKey: string };
+  { status: 'none' } | ({ status: ConnectorStatus } & Registered) | { status: 'deleted'; connectorKey: string };
 
 export type LiveConnector = Extract<ConnectorState, { connectorId: string }>;
 
-function evolveExposure(state: LiveConnector, ekey: string, change: (e: ExposureState | undefined) => ExposureState | null): LiveConnector {
+function evolveExposure(
+  state: LiveConnector,
+  ekey: string,
+  change: (e: ExposureState | undefined) => ExposureState | null,
+): LiveConnector {
   const exposures = { ...state.exposures };
   const next = change(exposures[ekey]);
   if (next) exposures[ekey] = next;
@@ -125,16 +138,37 @@ function evolveExposure(state: LiveConnector, ekey: string, change: (e: Exposure
 export function evolveConnector(state: ConnectorState, event: ConnectorEvent): ConnectorState {
   if (event.type === 'ConnectorRegistered') {
     const { connectorId, connectorKey, connectorType, config } = event.data;
-    return { status: 'unconfigured', connectorId, connectorKey, connectorType, config, secretName: null, credentialRevision: 0, readOnlyVerifiedAt: null, exposures: {} };
+    return {
+      status: 'unconfigured',
+      connectorId,
+      connectorKey,
+      connectorType,
+      config,
+      secretName: null,
+      credentialRevision: 0,
+      readOnlyVerifiedAt: null,
+      exposures: {},
+    };
   }
   if (!('connectorId' in state)) return state;
   switch (event.type) {
     case 'ConnectorDetailsChanged':
       return state;
     case 'ConnectorConfigChanged':
-      return { ...state, config: event.data.config, readOnlyVerifiedAt: null, status: state.status === 'disabled' ? 'disabled' : state.secretName ? 'probing' : 'unconfigured' };
+      return {
+        ...state,
+        config: event.data.config,
+        readOnlyVerifiedAt: null,
+        status: state.status === 'disabled' ? 'disabled' : state.secretName ? 'probing' : 'unconfigured',
+      };
     case 'CredentialSet':
-      return { ...state, secretName: event.data.secretName, credentialRevision: event.data.credentialRevision, readOnlyVerifiedAt: null, status: state.status === 'disabled' ? 'disabled' : 'probing' };
+      return {
+        ...state,
+        secretName: event.data.secretName,
+        credentialRevision: event.data.credentialRevision,
+        readOnlyVerifiedAt: null,
+        status: state.status === 'disabled' ? 'disabled' : 'probing',
+      };
     case 'ProbeSucceeded':
       return { ...state, status: 'active', readOnlyVerifiedAt: event.data.result.at };
     case 'ProbeFailed':
@@ -149,7 +183,12 @@ export function evolveConnector(state: ConnectorState, event: ConnectorEvent): C
     case 'ConnectorDeleted':
       return { status: 'deleted', connectorKey: state.connectorKey };
     case 'ExposureDrafted':
-      return evolveExposure(state, event.data.ekey, () => ({ status: 'draft', sqlHash: event.data.sqlHash, authors: [event.data.authorId], approvedSqlHash: null }));
+      return evolveExposure(state, event.data.ekey, () => ({
+        status: 'draft',
+        sqlHash: event.data.sqlHash,
+        authors: [event.data.authorId],
+        approvedSqlHash: null,
+      }));
     case 'ExposureEdited':
       return evolveExposure(state, event.data.ekey, (e) => ({
         status: 'draft',
@@ -160,11 +199,15 @@ export function evolveConnector(state: ConnectorState, event: ConnectorEvent): C
     case 'ExposureSubmitted':
       return evolveExposure(state, event.data.ekey, (e) => (e ? { ...e, status: 'pending_review' } : null));
     case 'ExposureApproved':
-      return evolveExposure(state, event.data.ekey, (e) => (e ? { ...e, status: 'approved', approvedSqlHash: event.data.approvedSqlHash } : null));
+      return evolveExposure(state, event.data.ekey, (e) =>
+        e ? { ...e, status: 'approved', approvedSqlHash: event.data.approvedSqlHash } : null,
+      );
     case 'ExposureRejected':
       return evolveExposure(state, event.data.ekey, (e) => (e ? { ...e, status: 'rejected' } : null));
     case 'ExposureRetired':
-      return evolveExposure(state, event.data.ekey, (e) => (e ? { ...e, status: 'retired', approvedSqlHash: null } : null));
+      return evolveExposure(state, event.data.ekey, (e) =>
+        e ? { ...e, status: 'retired', approvedSqlHash: null } : null,
+      );
     case 'ExposureDeleted':
       return evolveExposure(state, event.data.ekey, () => null);
   }
@@ -185,7 +228,12 @@ export const connectorAggregate: Aggregate<ConnectorState, ConnectorEvent> = {
  * credential the `CredentialSet` event records, derived from the request's Idempotency-Key
  * when it has one: a retried PUT names the same secret, a new PUT always a fresh one.
  */
-export const credentialSecretName = (tenantId: string, connectorId: string, connectorKey: string, credentialId: string) => `connectors/${tenantId}/${connectorKey}/${connectorId}/${credentialId}`;
+export const credentialSecretName = (
+  tenantId: string,
+  connectorId: string,
+  connectorKey: string,
+  credentialId: string,
+) => `connectors/${tenantId}/${connectorKey}/${connectorId}/${credentialId}`;
 
 /** `<connector_key>__<ekey>`: the agent tool an approved exposure becomes. */
 export const toolName = (connectorKey: string, ekey: string) => `${connectorKey}__${ekey}`;

@@ -7,7 +7,13 @@ import { type Aggregate, eventReader, type EventsOf } from '../../src/platform/c
  * but the attempt is. Only the host and the addresses are kept, never a credential.
  */
 export const EgressAuditEventSchemas = {
-  ConnectorEgressDenied: z.object({ connectorKey: z.string(), host: z.string(), addresses: z.array(z.string()), reason: z.string(), at: z.string() }),
+  ConnectorEgressDenied: z.object({
+    connectorKey: z.string(),
+    host: z.string(),
+    addresses: z.array(z.string()),
+    reason: z.string(),
+    at: z.string(),
+  }),
 };
 export type EgressAuditEvent = EventsOf<typeof EgressAuditEventSchemas>;
 

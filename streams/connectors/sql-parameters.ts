@@ -50,8 +50,7 @@ export function scanParameters(sql: string, dialect: Dialect): ParameterScan {
         if (sql[j] === '/' && sql[j + 1] === '*') {
           depth++;
           j += 2;
-        }
-        else if (sql[j] === '*' && sql[j + 1] === '/') {
+        } else if (sql[j] === '*' && sql[j + 1] === '/') {
           depth--;
           j += 2;
           if (depth === 0 || dialect === 'snowflake') break;
@@ -59,7 +58,8 @@ export function scanParameters(sql: string, dialect: Dialect): ParameterScan {
       }
       copyUntil(Math.min(j, n));
     } else if (c === "'") {
-      const backslashes = dialect === 'snowflake' || (i > 0 && /[eE]/.test(sql[i - 1]) && !IDENT_PART.test(sql[i - 2] ?? ' '));
+      const backslashes =
+        dialect === 'snowflake' || (i > 0 && /[eE]/.test(sql[i - 1]) && !IDENT_PART.test(sql[i - 2] ?? ' '));
       let j = i + 1;
       while (j < n) {
         if (backslashes && sql[j] === '\\') j += 2;

@@ -45,9 +45,22 @@ const WRITES = new Set(['InsertStmt', 'UpdateStmt', 'DeleteStmt', 'MergeStmt']);
  */
 const POSTGRES_SYSTEM_SCHEMAS = new Set(['pg_catalog', 'information_schema', 'pg_toast']);
 /** Who is asking and where (`user`, `current_user`, `current_schema` …): fingerprinting, not data. Dates and times stay. */
-const POSTGRES_IDENTITY_VALUES = new Set(['SVFOP_USER', 'SVFOP_CURRENT_USER', 'SVFOP_SESSION_USER', 'SVFOP_CURRENT_ROLE', 'SVFOP_CURRENT_CATALOG', 'SVFOP_CURRENT_SCHEMA']);
+const POSTGRES_IDENTITY_VALUES = new Set([
+  'SVFOP_USER',
+  'SVFOP_CURRENT_USER',
+  'SVFOP_SESSION_USER',
+  'SVFOP_CURRENT_ROLE',
+  'SVFOP_CURRENT_CATALOG',
+  'SVFOP_CURRENT_SCHEMA',
+]);
 /** The warehouse's own: account usage, the information schema, and the shared SNOWFLAKE database. */
-const SNOWFLAKE_SYSTEM_NAMES = new Set(['snowflake', 'information_schema', 'account_usage', 'organization_usage', 'data_sharing_usage']);
+const SNOWFLAKE_SYSTEM_NAMES = new Set([
+  'snowflake',
+  'information_schema',
+  'account_usage',
+  'organization_usage',
+  'data_sharing_usage',
+]);
 /** Kinds refused by a rule of their own (a more specific message than "not allowed"). */
 const OWN_RULE = new Set([...WRITES, 'IntoClause', 'LockingClause']);
 
@@ -68,7 +81,8 @@ const loadPgQuery = () =>
     return module;
   })());
 let snowflakeParser: Parser | null = null;
-const snowflake = () => (snowflakeParser ??= new (require('node-sql-parser') as typeof import('node-sql-parser')).Parser());
+const snowflake = () =>
+  (snowflakeParser ??= new (require('node-sql-parser') as typeof import('node-sql-parser')).Parser());
 
 function walk(node: unknown, visit: (type: string, value: Record<string, unknown>) => void): void {
   if (Array.isArray(node)) {
@@ -77,12 +91,18 @@ function walk(node: unknown, visit: (type: string, value: Record<string, unknown
   }
   if (!node || typeof node !== 'object') return;
   for (const [key, value] of Object.entries(node)) {
-    if (/^[A-Z]/.test(key) && value && typeof value === 'object' && !Array.isArray(value)) visit(key, value as Record<string, unknown>);
+    if (/^[A-Z]/.test(key) && value && typeof value === 'object' && !Array.isArray(value))
+      visit(key, value as Record<string, unknown>);
     walk(value, visit);
   }
 }
 
-function postgresIssues(parseSync: typeof PgQuery.parseSync, sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
+function postgresIssues(
+  parseSync: typeof PgQuery.parseSync,
+  sql: string,
+  bound: string,
+  map: (o: number) => number,
+): SqlIssue[] {
   let tree: { stmts: { stmt: Record<string, Record<string, unknown>>; stmt_location?: number }[] };
   try {
     tree = parseSync(bound) as never;
@@ -92,16 +112,38 @@ function postgresIssues(parseSync: typeof PgQuery.parseSync, sql: string, bound:
   }
   const issues: SqlIssue[] = [];
   if (tree.stmts.length === 0) return [at(sql, 0, 'empty', 'no statement given')];
-  if (tree.stmts.length > 1) issues.push(at(sql, map(tree.stmts[1].stmt_location ?? 0), 'multiple_statements', 'exactly one statement is allowed'));
+  if (tree.stmts.length > 1)
+    issues.push(
+      at(sql, map(tree.stmts[1].stmt_location ?? 0), 'multiple_statements', 'exactly one statement is allowed'),
+    );
   const top = tree.stmts[0].stmt;
   const kind = Object.keys(top)[0];
-  if (kind !== 'SelectStmt') issues.push(at(sql, map(tree.stmts[0].stmt_location ?? 0), 'not_select', `only SELECT is allowed, got ${kind.replace(/Stmt$/, '').toUpperCase()}`));
+  if (kind !== 'SelectStmt')
+    issues.push(
+      at(
+        sql,
+        map(tree.stmts[0].stmt_location ?? 0),
+        'not_select',
+        `only SELECT is allowed, got ${kind.replace(/Stmt$/, '').toUpperCase()}`,
+      ),
+    );
   walk(tree.stmts, (type, node) => {
     const location = map(typeof node.location === 'number' ? node.location : 0);
-    if (WRITES.has(type)) issues.push(at(sql, location, 'data_modifying', `${type.replace(/Stmt$/, '').toUpperCase()} is not allowed (data-modifying statement inside the query)`));
-    if (type === 'SelectStmt' && node.intoClause) issues.push(at(sql, location, 'select_into', 'SELECT INTO creates a table and is not allowed'));
-    if (type === 'SelectStmt' && node.lockingClause) issues.push(at(sql, location, 'locking_clause', 'locking clauses (FOR UPDATE / FOR SHARE) are not allowed'));
-    if (!POSTGRES_NODE_KINDS.has(type) && !OWN_RULE.has(type)) issues.push(at(sql, location, 'expression_refused', `${kindName(type)} is not allowed in an exposure`));
+    if (WRITES.has(type))
+      issues.push(
+        at(
+          sql,
+          location,
+          'data_modifying',
+          `${type.replace(/Stmt$/, '').toUpperCase()} is not allowed (data-modifying statement inside the query)`,
+        ),
+      );
+    if (type === 'SelectStmt' && node.intoClause)
+      issues.push(at(sql, location, 'select_into', 'SELECT INTO creates a table and is not allowed'));
+    if (type === 'SelectStmt' && node.lockingClause)
+      issues.push(at(sql, location, 'locking_clause', 'locking clauses (FOR UPDATE / FOR SHARE) are not allowed'));
+    if (!POSTGRES_NODE_KINDS.has(type) && !OWN_RULE.has(type))
+      issues.push(at(sql, location, 'expression_refused', `${kindName(type)} is not allowed in an exposure`));
     if (type === 'FuncCall') {
       const parts = names(node.funcname);
       const name = parts[parts.length - 1] ?? '';
@@ -117,24 +159,51 @@ function postgresIssues(parseSync: typeof PgQuery.parseSync, sql: string, bound:
     if (type === 'A_Expr' || type === 'SortBy') {
       const operator = names(type === 'A_Expr' ? node.name : node.useOp);
       const symbol = operator[operator.length - 1] ?? '';
-      if (operator.length > 1) issues.push(at(sql, location, 'operator_refused', `OPERATOR(${operator.join('.')}) is not allowed: operators are written as plain built-in symbols`));
-      else if (/^[-+*/<>=~!@#%^&|`?]+$/.test(symbol) && !POSTGRES_OPERATORS.has(symbol)) issues.push(at(sql, location, 'operator_refused', `operator ${symbol} is not a built-in operator`));
+      if (operator.length > 1)
+        issues.push(
+          at(
+            sql,
+            location,
+            'operator_refused',
+            `OPERATOR(${operator.join('.')}) is not allowed: operators are written as plain built-in symbols`,
+          ),
+        );
+      else if (/^[-+*/<>=~!@#%^&|`?]+$/.test(symbol) && !POSTGRES_OPERATORS.has(symbol))
+        issues.push(at(sql, location, 'operator_refused', `operator ${symbol} is not a built-in operator`));
     }
     if (type === 'RangeVar') {
       const schema = typeof node.schemaname === 'string' ? node.schemaname : null;
       const relation = String(node.relname ?? '');
       if ((schema && POSTGRES_SYSTEM_SCHEMAS.has(schema)) || (!schema && relation.startsWith('pg_'))) {
-        issues.push(at(sql, location, 'catalog_refused', `${schema ? `${schema}.` : ''}${relation} is a system catalog: an exposure reads the source's tables, not its users, settings or schema`));
+        issues.push(
+          at(
+            sql,
+            location,
+            'catalog_refused',
+            `${schema ? `${schema}.` : ''}${relation} is a system catalog: an exposure reads the source's tables, not its users, settings or schema`,
+          ),
+        );
       }
     }
     if (type === 'SQLValueFunction' && POSTGRES_IDENTITY_VALUES.has(String(node.op))) {
-      issues.push(at(sql, location, 'function_refused', `${String(node.op).replace('SVFOP_', '')} names the database session (user, role, schema) and is not allowed`));
+      issues.push(
+        at(
+          sql,
+          location,
+          'function_refused',
+          `${String(node.op).replace('SVFOP_', '')} names the database session (user, role, schema) and is not allowed`,
+        ),
+      );
     }
     if (type === 'TypeCast') {
       const typeName = names((node.typeName as { names?: unknown } | undefined)?.names);
       const name = typeName[typeName.length - 1] ?? '';
-      const builtin = (typeName.length === 1 || (typeName.length === 2 && typeName[0] === 'pg_catalog')) && POSTGRES_TYPES.has(name);
-      if (!builtin) issues.push(at(sql, location, 'type_refused', `a cast to ${typeName.join('.')} is not allowed: only built-in types`));
+      const builtin =
+        (typeName.length === 1 || (typeName.length === 2 && typeName[0] === 'pg_catalog')) && POSTGRES_TYPES.has(name);
+      if (!builtin)
+        issues.push(
+          at(sql, location, 'type_refused', `a cast to ${typeName.join('.')} is not allowed: only built-in types`),
+        );
     }
   });
   return issues;
@@ -145,12 +214,24 @@ function names(list: unknown): string[] {
   return Array.isArray(list) ? list.map((p) => (p as { String?: { sval?: string } }).String?.sval ?? '') : [];
 }
 
-const kindName = (type: string) => type.replace(/Stmt$|Expr$/, '').replace(/^Range/, '').toUpperCase();
+const kindName = (type: string) =>
+  type
+    .replace(/Stmt$|Expr$/, '')
+    .replace(/^Range/, '')
+    .toUpperCase();
 
 function snowflakeIssues(sql: string, bound: string, map: (o: number) => number): SqlIssue[] {
   const stripped = sql.replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*/, '');
   const lead = /^(execute\s+immediate|call|begin|declare|use|alter|set)\b/i.exec(stripped);
-  if (lead) return [at(sql, sql.length - stripped.length, 'not_select', `${lead[1].replace(/\s+/, ' ').toUpperCase()} is not allowed`)];
+  if (lead)
+    return [
+      at(
+        sql,
+        sql.length - stripped.length,
+        'not_select',
+        `${lead[1].replace(/\s+/, ' ').toUpperCase()} is not allowed`,
+      ),
+    ];
   let ast: unknown;
   try {
     ast = snowflake().astify(bound, { database: 'snowflake' });
@@ -161,32 +242,59 @@ function snowflakeIssues(sql: string, bound: string, map: (o: number) => number)
   const statements = (Array.isArray(ast) ? ast : [ast]) as Record<string, unknown>[];
   const issues: SqlIssue[] = [];
   if (statements.length > 1) issues.push(at(sql, 0, 'multiple_statements', 'exactly one statement is allowed'));
-  if (statements[0]?.type !== 'select') issues.push(at(sql, 0, 'not_select', `only SELECT is allowed, got ${String(statements[0]?.type ?? 'nothing').toUpperCase()}`));
+  if (statements[0]?.type !== 'select')
+    issues.push(
+      at(sql, 0, 'not_select', `only SELECT is allowed, got ${String(statements[0]?.type ?? 'nothing').toUpperCase()}`),
+    );
   const seen = new Set<unknown>();
   const visit = (node: unknown): void => {
     if (!node || typeof node !== 'object' || seen.has(node)) return;
     seen.add(node);
     if (Array.isArray(node)) return node.forEach(visit);
     const n = node as Record<string, unknown>;
-    if (typeof n.type === 'string' && ['insert', 'update', 'delete', 'merge', 'replace', 'create', 'drop', 'alter', 'call'].includes(n.type)) {
+    if (
+      typeof n.type === 'string' &&
+      ['insert', 'update', 'delete', 'merge', 'replace', 'create', 'drop', 'alter', 'call'].includes(n.type)
+    ) {
       issues.push(at(sql, 0, 'data_modifying', `${n.type.toUpperCase()} is not allowed`));
     }
-    if (n.type === 'select' && (n.into as { position?: unknown } | undefined)?.position) issues.push(at(sql, 0, 'select_into', 'SELECT INTO is not allowed'));
+    if (n.type === 'select' && (n.into as { position?: unknown } | undefined)?.position)
+      issues.push(at(sql, 0, 'select_into', 'SELECT INTO is not allowed'));
     // A FROM item (`{db, schema, table}`, no `type`): the warehouse's own views are not the source's data.
     if (n.type === undefined && typeof n.table === 'string') {
       const qualifiers = [n.catalog, n.db, n.schema].filter((q): q is string => typeof q === 'string');
       const system = qualifiers.find((q) => SNOWFLAKE_SYSTEM_NAMES.has(q.toLowerCase()));
-      if (system) issues.push(at(sql, Math.max(0, sql.toLowerCase().indexOf(system.toLowerCase())), 'catalog_refused', `${[...new Set(qualifiers)].join('.')}.${n.table} is a system view: an exposure reads the source's tables, not its account or schema`));
+      if (system)
+        issues.push(
+          at(
+            sql,
+            Math.max(0, sql.toLowerCase().indexOf(system.toLowerCase())),
+            'catalog_refused',
+            `${[...new Set(qualifiers)].join('.')}.${n.table} is a system view: an exposure reads the source's tables, not its account or schema`,
+          ),
+        );
     }
     // `TABLE(GENERATOR(ROWCOUNT => 1e12))` makes rows from nothing: a cost without a bound.
-    if (n.keyword === 'table' || n.type === 'generator') issues.push(at(sql, 0, 'function_refused', `table functions (${String(n.type).toUpperCase()}) are not allowed in an exposure`));
+    if (n.keyword === 'table' || n.type === 'generator')
+      issues.push(
+        at(
+          sql,
+          0,
+          'function_refused',
+          `table functions (${String(n.type).toUpperCase()}) are not allowed in an exposure`,
+        ),
+      );
     if (n.type === 'function' || n.type === 'aggr_func') {
       const raw = n.name as string | { name?: { value: string; type?: string }[] };
       const parts = typeof raw === 'string' ? [raw] : (raw?.name ?? []).map((p) => p.value);
       const quoted = typeof raw !== 'string' && (raw?.name ?? []).some((p) => /quote/.test(p.type ?? ''));
       const name = parts[parts.length - 1] ?? '';
       const refusal =
-        parts.length > 1 ? `function ${parts.join('.')} is not on the allowlist` : quoted ? `function "${name}" is not on the allowlist (a quoted name resolves to no built-in)` : functionRefusal(name, 'snowflake');
+        parts.length > 1
+          ? `function ${parts.join('.')} is not on the allowlist`
+          : quoted
+            ? `function "${name}" is not on the allowlist (a quoted name resolves to no built-in)`
+            : functionRefusal(name, 'snowflake');
       const found = sql.toLowerCase().indexOf(name.toLowerCase());
       if (refusal) issues.push(at(sql, Math.max(0, found), 'function_refused', refusal));
     }
@@ -198,7 +306,9 @@ function snowflakeIssues(sql: string, bound: string, map: (o: number) => number)
 
 export async function validateSql(sql: string, engine: Dialect): Promise<SqlValidation> {
   const scan = scanParameters(sql, engine);
-  const errors: SqlIssue[] = scan.positional.map((p) => at(sql, p.offset, 'positional_parameter', `parameters are named (:name), not positional (${p.token})`));
+  const errors: SqlIssue[] = scan.positional.map((p) =>
+    at(sql, p.offset, 'positional_parameter', `parameters are named (:name), not positional (${p.token})`),
+  );
   if (engine === 'postgresql') {
     const { parseSync } = await loadPgQuery();
     errors.push(...postgresIssues(parseSync, sql, scan.text, scan.map));

@@ -11,7 +11,8 @@ import { ExtractedFileFields, upcastExtractedFile } from './extracted-file';
  * the log. Original upload bytes are never evented; only the extracted text (at most about
  * 8,000 tokens) is.
  */
-export const conversationStream = (tenantId: string, conversationId: string) => `conversations.conversation-${tenantId}-${conversationId}`;
+export const conversationStream = (tenantId: string, conversationId: string) =>
+  `conversations.conversation-${tenantId}-${conversationId}`;
 export const CONVERSATION_STREAM_PREFIX = 'conversations.conversation-';
 
 export const CONVERSATION_TYPES = ['filing_prep', 'field_event', 'test', 'replay'] as const;
@@ -22,7 +23,10 @@ export type ConversationStatus = (typeof SETTABLE_STATUSES)[number] | 'deleted';
 export const MESSAGE_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 export type MessageRole = (typeof MESSAGE_ROLES)[number];
 /** Caller-supplied ids: short, printable, safe inside a stream name. */
-export const CONVERSATION_ID = z.string().max(128).regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
+export const CONVERSATION_ID = z
+  .string()
+  .max(128)
+  .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_", ":" or "-"');
 export const DEFAULT_TITLE = 'New conversation';
 export const MAX_ATTACHMENTS_PER_MESSAGE = 3;
 
@@ -59,7 +63,10 @@ function upcastMessage(data: unknown): unknown {
   const { sequence_number, user_id, tool_name, ...rest } = data as Record<string, unknown>;
   return { ...rest, sequenceNumber: sequence_number, userId: user_id, toolName: tool_name };
 }
-const AttachmentAdded = z.preprocess(upcastExtractedFile, z.object({ attachmentId: z.string(), ...ExtractedFileFields }));
+const AttachmentAdded = z.preprocess(
+  upcastExtractedFile,
+  z.object({ attachmentId: z.string(), ...ExtractedFileFields }),
+);
 const AttachmentRemoved = z.object({ attachmentId: z.string() });
 /** A turn of this conversation paused on an approval: the conversation waits on it. */
 const ApprovalAwaited = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string() });
@@ -71,14 +78,23 @@ export const ReviewerDecision = z.object({
   decidedAt: z.string(),
 });
 /** The reviewer's decision on an awaited approval reached the conversation (routed by a reactor, or read by the resuming turn first). */
-const ApprovalDecisionDelivered = z.object({ approvalId: z.string(), checkpointType: z.string(), ...ReviewerDecision.shape });
+const ApprovalDecisionDelivered = z.object({
+  approvalId: z.string(),
+  checkpointType: z.string(),
+  ...ReviewerDecision.shape,
+});
 /** A turn resumed from the decision: no later turn resumes from it again. */
 const ApprovalDecisionConsumed = z.object({ approvalId: z.string(), executionId: z.string() });
 /**
  * The turn that consumed the decision ended in error before acting on it (a model error, its
  * deadline, its process gone): the decision is awaited again, for the next turn to resume from.
  */
-const ApprovalDecisionReleased = z.object({ approvalId: z.string(), executionId: z.string(), checkpointType: z.string(), ...ReviewerDecision.shape });
+const ApprovalDecisionReleased = z.object({
+  approvalId: z.string(),
+  executionId: z.string(),
+  checkpointType: z.string(),
+  ...ReviewerDecision.shape,
+});
 
 export type ConversationEvent =
   | { type: 'ConversationCreated'; data: z.infer<typeof ConversationCreated> }
@@ -166,7 +182,18 @@ export const initialConversationState: ConversationState = { status: 'none' };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationCreated') {
-    return { status: 'open', ownerId: event.data.userId, conversationStatus: 'created', title: event.data.title, messageCount: 0, recentMessages: [], attachments: {}, awaitedApprovals: [], settledApprovals: [], recentExecutions: [] };
+    return {
+      status: 'open',
+      ownerId: event.data.userId,
+      conversationStatus: 'created',
+      title: event.data.title,
+      messageCount: 0,
+      recentMessages: [],
+      attachments: {},
+      awaitedApprovals: [],
+      settledApprovals: [],
+      recentExecutions: [],
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -180,11 +207,20 @@ export function evolveConversation(state: ConversationState, event: Conversation
       const execution = event.data.metadata?.execution_id;
       return {
         ...state,
-        recentExecutions: typeof execution !== 'string' || state.recentExecutions[state.recentExecutions.length - 1] === execution ? state.recentExecutions : [...state.recentExecutions.filter((id) => id !== execution).slice(-(REMEMBERED_EXECUTIONS - 1)), execution],
+        recentExecutions:
+          typeof execution !== 'string' || state.recentExecutions[state.recentExecutions.length - 1] === execution
+            ? state.recentExecutions
+            : [
+                ...state.recentExecutions.filter((id) => id !== execution).slice(-(REMEMBERED_EXECUTIONS - 1)),
+                execution,
+              ],
         // The first message makes a pre-registered conversation active.
         conversationStatus: state.conversationStatus === 'created' ? 'active' : state.conversationStatus,
         messageCount: event.data.sequenceNumber,
-        recentMessages: [...state.recentMessages.slice(-(REMEMBERED_MESSAGE_IDS - 1)), [event.data.messageId, event.data.sequenceNumber] as const],
+        recentMessages: [
+          ...state.recentMessages.slice(-(REMEMBERED_MESSAGE_IDS - 1)),
+          [event.data.messageId, event.data.sequenceNumber] as const,
+        ],
       };
     }
     case 'AttachmentAdded':
@@ -195,13 +231,18 @@ export function evolveConversation(state: ConversationState, event: Conversation
     }
     case 'ApprovalAwaited': {
       const { approvalId, executionId, checkpointType } = event.data;
-      return { ...state, awaitedApprovals: [...state.awaitedApprovals, { approvalId, executionId, checkpointType, decision: null }] };
+      return {
+        ...state,
+        awaitedApprovals: [...state.awaitedApprovals, { approvalId, executionId, checkpointType, decision: null }],
+      };
     }
     case 'ApprovalDecisionDelivered': {
       const { approvalId, checkpointType, ...decision } = event.data;
       const known = state.awaitedApprovals.some((a) => a.approvalId === approvalId);
       // A decision may arrive for an approval whose awaiting was never recorded.
-      const awaited = known ? state.awaitedApprovals : [...state.awaitedApprovals, { approvalId, executionId: '', checkpointType, decision: null }];
+      const awaited = known
+        ? state.awaitedApprovals
+        : [...state.awaitedApprovals, { approvalId, executionId: '', checkpointType, decision: null }];
       return { ...state, awaitedApprovals: awaited.map((a) => (a.approvalId === approvalId ? { ...a, decision } : a)) };
     }
     case 'ApprovalDecisionConsumed':
@@ -224,7 +265,10 @@ export function evolveConversation(state: ConversationState, event: Conversation
 }
 
 /** Where an approval stands for this conversation: not known, awaited (decided or not), or already resumed from. */
-export function approvalStanding(state: ConversationState, approvalId: string): { kind: 'unknown' } | { kind: 'awaited'; awaited: AwaitedApproval } | { kind: 'settled' } {
+export function approvalStanding(
+  state: ConversationState,
+  approvalId: string,
+): { kind: 'unknown' } | { kind: 'awaited'; awaited: AwaitedApproval } | { kind: 'settled' } {
   if (state.status === 'none') return { kind: 'unknown' };
   if (state.settledApprovals.includes(approvalId)) return { kind: 'settled' };
   const awaited = state.awaitedApprovals.find((a) => a.approvalId === approvalId);
@@ -257,7 +301,10 @@ export function mayAccess(state: { ownerId: string | null }, callerId: string | 
  * The live conversation the caller may touch. Someone else's conversation answers exactly
  * like a missing one (404), so ids cannot be probed.
  */
-export function accessibleConversation(state: ConversationState, callerId: string | null): Extract<ConversationState, { status: 'open' }> {
+export function accessibleConversation(
+  state: ConversationState,
+  callerId: string | null,
+): Extract<ConversationState, { status: 'open' }> {
   if (state.status !== 'open' || !mayAccess(state, callerId)) throw new NotFound('Conversation not found');
   return state;
 }

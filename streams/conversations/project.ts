@@ -47,7 +47,13 @@ export type ProjectEvent =
 export type ProjectChanges = z.infer<typeof ProjectUpdated>;
 export type KnowledgeFileAddedData = z.infer<typeof KnowledgeFileAdded>;
 
-const schemas: Record<ProjectEvent['type'], z.ZodTypeAny> = { ProjectCreated, ProjectUpdated, ProjectDeleted, KnowledgeFileAdded, KnowledgeFileRemoved };
+const schemas: Record<ProjectEvent['type'], z.ZodTypeAny> = {
+  ProjectCreated,
+  ProjectUpdated,
+  ProjectDeleted,
+  KnowledgeFileAdded,
+  KnowledgeFileRemoved,
+};
 export const PROJECT_EVENT_TYPES = Object.keys(schemas) as ProjectEvent['type'][];
 
 export function readProjectEvent(event: Pick<RecordedEvent, 'type' | 'data'>): ProjectEvent {
@@ -65,7 +71,8 @@ interface ProjectFields {
   fileIds: readonly string[];
 }
 
-export type ProjectState = { status: 'none' } | ({ status: 'active' } & ProjectFields) | { status: 'deleted'; ownerId: string };
+export type ProjectState =
+  { status: 'none' } | ({ status: 'active' } & ProjectFields) | { status: 'deleted'; ownerId: string };
 
 export const initialProjectState: ProjectState = { status: 'none' };
 

@@ -12,7 +12,13 @@ import { derivedUuid } from '../../src/platform/command-handling/idempotency';
 export const baselineKeyOf = (modelId: string) => derivedUuid('evaluation.baseline', modelId);
 
 export const BaselineEventSchemas = {
-  BaselinePromoted: z.object({ modelId: z.string(), runId: z.string(), previousRunId: z.string().nullable(), promotedBy: z.string(), promotedAt: z.string() }),
+  BaselinePromoted: z.object({
+    modelId: z.string(),
+    runId: z.string(),
+    previousRunId: z.string().nullable(),
+    promotedBy: z.string(),
+    promotedAt: z.string(),
+  }),
 };
 export type BaselineEvent = EventsOf<typeof BaselineEventSchemas>;
 export const readBaselineEvent = eventReader('evaluation baseline', BaselineEventSchemas);

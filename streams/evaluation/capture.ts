@@ -10,7 +10,8 @@ import { derivedUuid } from '../../src/platform/command-handling/idempotency';
  * enrichment fields that gesture gave (null: not given, the earlier value stands). Snapshot
  * checks and score-mirror outcomes are events of the same stream.
  */
-export const captureIdOf = (tenantId: string, executionId: string, userId: string) => derivedUuid('evaluation.capture', tenantId, executionId, userId);
+export const captureIdOf = (tenantId: string, executionId: string, userId: string) =>
+  derivedUuid('evaluation.capture', tenantId, executionId, userId);
 
 export const SNAPSHOT_STATUSES = ['linked', 'missing'] as const;
 export type SnapshotStatus = (typeof SNAPSHOT_STATUSES)[number];
@@ -36,7 +37,11 @@ export const CaptureEventSchemas = {
     mirrorStatus: z.enum(['skipped', 'pending']),
     recordedAt: z.string(),
   }),
-  SnapshotLinked: z.object({ check: z.enum(SNAPSHOT_CHECKS), conversationId: z.string().nullable(), checkedAt: z.string() }),
+  SnapshotLinked: z.object({
+    check: z.enum(SNAPSHOT_CHECKS),
+    conversationId: z.string().nullable(),
+    checkedAt: z.string(),
+  }),
   SnapshotMissing: z.object({ check: z.enum(SNAPSHOT_CHECKS), checkedAt: z.string() }),
   ScoreMirrored: z.object({ score: Score, mirroredAt: z.string() }),
   ScoreMirrorFailed: z.object({ score: Score, error: z.string(), failedAt: z.string() }),
@@ -65,7 +70,16 @@ export function evolveCapture(state: CaptureState, event: CaptureEvent): Capture
     const d = event.data;
     const snapshot = state.status === 'recorded' ? state.snapshot : 'unchecked';
     const gestures = state.status === 'recorded' ? state.gestures + 1 : 1;
-    return { status: 'recorded', captureId: d.captureId, executionId: d.executionId, userId: d.userId, score: d.score, gestures, snapshot, mirror: d.mirrorStatus };
+    return {
+      status: 'recorded',
+      captureId: d.captureId,
+      executionId: d.executionId,
+      userId: d.userId,
+      score: d.score,
+      gestures,
+      snapshot,
+      mirror: d.mirrorStatus,
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {

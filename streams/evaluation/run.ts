@@ -69,7 +69,17 @@ export type RunState = { status: 'none' } | ({ status: 'running' } & Counters) |
 export function evolveRun(state: RunState, event: RunEvent): RunState {
   switch (event.type) {
     case 'EvalRunStarted':
-      return { status: 'running', runId: event.data.runId, modelId: event.data.modelId, nCases: 0, nPass: 0, nFail: 0, nDegraded: 0, tokensUsed: 0, costUsd: 0 };
+      return {
+        status: 'running',
+        runId: event.data.runId,
+        modelId: event.data.modelId,
+        nCases: 0,
+        nPass: 0,
+        nFail: 0,
+        nDegraded: 0,
+        tokensUsed: 0,
+        costUsd: 0,
+      };
     case 'EvalCaseGraded': {
       if (state.status === 'none') return state;
       const v = event.data.verdict;

@@ -7,7 +7,14 @@ import { eventReader } from '../../src/platform/command-handling/aggregate';
  * published once, the first time a platform starts with it, and never withdrawn: after a
  * rotation the JWKS still holds the old key, so every package signed before stays verifiable.
  */
-const PublicJwk = z.object({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal('EdDSA'), use: z.literal('sig') });
+const PublicJwk = z.object({
+  kty: z.literal('OKP'),
+  crv: z.literal('Ed25519'),
+  x: z.string(),
+  kid: z.string(),
+  alg: z.literal('EdDSA'),
+  use: z.literal('sig'),
+});
 export type EvidencePublicJwk = z.infer<typeof PublicJwk>;
 
 export const EvidenceKeyEventSchemas = {

@@ -41,4 +41,10 @@ export function evolveEdge(_state: EdgeState, event: EdgeEvent): EdgeState {
   return { status: 'created', edge: event.data };
 }
 
-export const edgeAggregate = { stream: edgeStream, eventTypes: EDGE_EVENT_TYPES, initialState: { status: 'none' } as EdgeState, evolve: evolveEdge, read: readEdgeEvent };
+export const edgeAggregate = {
+  stream: edgeStream,
+  eventTypes: EDGE_EVENT_TYPES,
+  initialState: { status: 'none' } as EdgeState,
+  evolve: evolveEdge,
+  read: readEdgeEvent,
+};

@@ -47,8 +47,20 @@ export interface PackedEdges {
   ids?: string[];
 }
 
-export type GraphBatchData = { importId: string; namespace: string; batch: number; vertices: ImportedVertex[]; edges: ImportedEdge[] };
-export type PackedGraphBatchData = { importId: string; namespace: string; batch: number; vertices: PackedVertices[]; edges: PackedEdges[] };
+export type GraphBatchData = {
+  importId: string;
+  namespace: string;
+  batch: number;
+  vertices: ImportedVertex[];
+  edges: ImportedEdge[];
+};
+export type PackedGraphBatchData = {
+  importId: string;
+  namespace: string;
+  batch: number;
+  vertices: PackedVertices[];
+  edges: PackedEdges[];
+};
 
 /**
  * `GraphBatchImported` (one object per vertex and edge: ≈ 1,070 bytes of JSON for a CSV row's
@@ -60,7 +72,10 @@ export type GraphImportEvent =
   | { type: 'GraphImportStarted'; data: { importId: string; namespace: string; source: string; description: string } }
   | { type: 'GraphBatchImported'; data: GraphBatchData }
   | { type: 'PackedGraphBatchImported'; data: PackedGraphBatchData }
-  | { type: 'GraphImportCompleted'; data: { importId: string; namespace: string; vertices: number; edges: number; byLabel: Record<string, number> } };
+  | {
+      type: 'GraphImportCompleted';
+      data: { importId: string; namespace: string; vertices: number; edges: number; byLabel: Record<string, number> };
+    };
 
 export const GRAPH_BATCH_TYPES = ['GraphBatchImported', 'PackedGraphBatchImported'] as const;
 export const IMPORT_EVENT_TYPES = ['GraphImportStarted', ...GRAPH_BATCH_TYPES, 'GraphImportCompleted'] as const;
@@ -69,7 +84,8 @@ export const IMPORT_EVENT_TYPES = ['GraphImportStarted', ...GRAPH_BATCH_TYPES, '
 export const IMPORT_BATCH_SIZE = 1000;
 
 /** The id of an imported edge no one chose otherwise: a function of its endpoints, so feeding it twice keeps one. */
-export const importedEdgeId = (namespace: string, label: string, fromId: string, toId: string) => derivedUuid('graph-edge', namespace, label, fromId, toId);
+export const importedEdgeId = (namespace: string, label: string, fromId: string, toId: string) =>
+  derivedUuid('graph-edge', namespace, label, fromId, toId);
 
 /**
  * An imported edge whose id is `importedEdgeId`, hashed the first time it is read: a feed
@@ -99,7 +115,14 @@ class DerivedEdge implements ImportedEdge {
   }
 }
 
-export function derivedEdge(namespace: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string): ImportedEdge {
+export function derivedEdge(
+  namespace: string,
+  label: string,
+  fromId: string,
+  fromLabel: string,
+  toId: string,
+  toLabel: string,
+): ImportedEdge {
   return new DerivedEdge(namespace, label, fromId, fromLabel, toId, toLabel);
 }
 
@@ -127,17 +150,33 @@ const valuesOf = (keys: string[], properties: Properties) => keys.map((k) => pro
  * within a group. `derivedEdgeIds`: the caller made every edge id with `importedEdgeId`, so
  * none is checked (a hash per edge) and none is written.
  */
-export function packBatch(namespace: string, vertices: ImportedVertex[], edges: ImportedEdge[], derivedEdgeIds = false): Pick<PackedGraphBatchData, 'vertices' | 'edges'> {
+export function packBatch(
+  namespace: string,
+  vertices: ImportedVertex[],
+  edges: ImportedEdge[],
+  derivedEdgeIds = false,
+): Pick<PackedGraphBatchData, 'vertices' | 'edges'> {
   return {
     vertices: groupBy(vertices, (v) => v.label).map((group) => {
       const keys = keysOf(group);
-      return { label: group[0].label, keys, rows: group.map((v) => [v.id, v.entity_id, ...valuesOf(keys, v.properties)]) };
+      return {
+        label: group[0].label,
+        keys,
+        rows: group.map((v) => [v.id, v.entity_id, ...valuesOf(keys, v.properties)]),
+      };
     }),
     edges: groupBy(edges, (e) => `${e.label}\u001f${e.from_label}\u001f${e.to_label}`).map((group) => {
       const keys = keysOf(group);
       const { label, from_label: fromLabel, to_label: toLabel } = group[0];
-      const packed: PackedEdges = { label, fromLabel, toLabel, keys, rows: group.map((e) => [e.from_id, e.to_id, ...valuesOf(keys, e.properties)]) };
-      if (!derivedEdgeIds && group.some((e) => e.id !== importedEdgeId(namespace, label, e.from_id, e.to_id))) packed.ids = group.map((e) => e.id);
+      const packed: PackedEdges = {
+        label,
+        fromLabel,
+        toLabel,
+        keys,
+        rows: group.map((e) => [e.from_id, e.to_id, ...valuesOf(keys, e.properties)]),
+      };
+      if (!derivedEdgeIds && group.some((e) => e.id !== importedEdgeId(namespace, label, e.from_id, e.to_id)))
+        packed.ids = group.map((e) => e.id);
       return packed;
     }),
   };
@@ -156,28 +195,58 @@ function propertiesOf(keys: string[], row: Array<string | null>, offset: number)
  * Each vertex of a batch event of either form, handed over field by field: a bulk reader (the
  * graph projection) keeps columns and builds no object per vertex.
  */
-export function eachBatchVertex(type: string, data: GraphBatchData | PackedGraphBatchData, visit: (id: string, label: string, entityId: string, properties: Properties) => void): void {
+export function eachBatchVertex(
+  type: string,
+  data: GraphBatchData | PackedGraphBatchData,
+  visit: (id: string, label: string, entityId: string, properties: Properties) => void,
+): void {
   if (type !== 'PackedGraphBatchImported') {
     for (const v of (data as GraphBatchData).vertices) visit(v.id, v.label, v.entity_id, v.properties);
     return;
   }
-  for (const group of (data as PackedGraphBatchData).vertices) for (const row of group.rows) visit(row[0]!, group.label, row[1]!, propertiesOf(group.keys, row, 2));
+  for (const group of (data as PackedGraphBatchData).vertices)
+    for (const row of group.rows) visit(row[0]!, group.label, row[1]!, propertiesOf(group.keys, row, 2));
 }
 
 /** Each edge of a batch event of either form, field by field; `properties` is null for an edge without any. */
 export function eachBatchEdge(
   type: string,
   data: GraphBatchData | PackedGraphBatchData,
-  visit: (id: string, label: string, fromId: string, fromLabel: string, toId: string, toLabel: string, properties: Properties | null) => void,
+  visit: (
+    id: string,
+    label: string,
+    fromId: string,
+    fromLabel: string,
+    toId: string,
+    toLabel: string,
+    properties: Properties | null,
+  ) => void,
 ): void {
   if (type !== 'PackedGraphBatchImported') {
-    for (const e of (data as GraphBatchData).edges) visit(e.id, e.label, e.from_id, e.from_label, e.to_id, e.to_label, Object.keys(e.properties).length === 0 ? null : e.properties);
+    for (const e of (data as GraphBatchData).edges)
+      visit(
+        e.id,
+        e.label,
+        e.from_id,
+        e.from_label,
+        e.to_id,
+        e.to_label,
+        Object.keys(e.properties).length === 0 ? null : e.properties,
+      );
     return;
   }
   const { namespace } = data as PackedGraphBatchData;
   for (const group of (data as PackedGraphBatchData).edges) {
     group.rows.forEach((row, i) =>
-      visit(group.ids?.[i] ?? importedEdgeId(namespace, group.label, row[0]!, row[1]!), group.label, row[0]!, group.fromLabel, row[1]!, group.toLabel, group.keys.length === 0 ? null : propertiesOf(group.keys, row, 2)),
+      visit(
+        group.ids?.[i] ?? importedEdgeId(namespace, group.label, row[0]!, row[1]!),
+        group.label,
+        row[0]!,
+        group.fromLabel,
+        row[1]!,
+        group.toLabel,
+        group.keys.length === 0 ? null : propertiesOf(group.keys, row, 2),
+      ),
     );
   }
 }
@@ -185,13 +254,17 @@ export function eachBatchEdge(
 /** The vertices of a batch event of either form. */
 export function batchVertices(type: string, data: GraphBatchData | PackedGraphBatchData): ImportedVertex[] {
   const vertices: ImportedVertex[] = [];
-  eachBatchVertex(type, data, (id, label, entity_id, properties) => vertices.push({ id, label, entity_id, properties }));
+  eachBatchVertex(type, data, (id, label, entity_id, properties) =>
+    vertices.push({ id, label, entity_id, properties }),
+  );
   return vertices;
 }
 
 /** The edges of a batch event of either form. */
 export function batchEdges(type: string, data: GraphBatchData | PackedGraphBatchData): ImportedEdge[] {
   const edges: ImportedEdge[] = [];
-  eachBatchEdge(type, data, (id, label, from_id, from_label, to_id, to_label, properties) => edges.push({ id, label, from_id, from_label, to_id, to_label, properties: properties ?? {} }));
+  eachBatchEdge(type, data, (id, label, from_id, from_label, to_id, to_label, properties) =>
+    edges.push({ id, label, from_id, from_label, to_id, to_label, properties: properties ?? {} }),
+  );
   return edges;
 }

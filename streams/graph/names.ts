@@ -14,7 +14,8 @@ export const importStream = (tenantId: string, importId: string) => `graph.impor
 
 /** Entity and relationship configuration is platform-wide: its reads are public. */
 export const SCHEMA_SCOPE = 'global';
-export const verticalStream = (vertical: string, version: number) => `graph.vertical-${SCHEMA_SCOPE}-${vertical}-v${version}`;
+export const verticalStream = (vertical: string, version: number) =>
+  `graph.vertical-${SCHEMA_SCOPE}-${vertical}-v${version}`;
 export const entityTypeStream = (key: string) => `graph.entity-type-${SCHEMA_SCOPE}-${key}`;
 export const relationshipTypeStream = (key: string) => `graph.relationship-type-${SCHEMA_SCOPE}-${key}`;
 export const relationshipRuleStream = (id: string) => `graph.relationship-rule-${SCHEMA_SCOPE}-${id}`;

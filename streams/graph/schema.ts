@@ -7,8 +7,14 @@ import type { RecordedEvent } from '../../src/platform/eventstore/types';
  * shipped vertical is installed as one event; later changes are per-item streams on top.
  */
 export const EntityTypeDefinition = z.object({
-  key: z.string().max(64).regex(/^[a-z][a-z0-9_]{0,63}$/, 'lower snake case, 1-64 characters'),
-  label: z.string().max(64).regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'PascalCase, 1-64 characters'),
+  key: z
+    .string()
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, 'lower snake case, 1-64 characters'),
+  label: z
+    .string()
+    .max(64)
+    .regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'PascalCase, 1-64 characters'),
   display_name: z.string().min(1).max(200),
   description: z.string().max(2000).default(''),
   /** Property names callers may expect (documentation and context ordering; not enforced). */
@@ -16,18 +22,30 @@ export const EntityTypeDefinition = z.object({
   /** Shown as key fields in model-facing context; the rest are plain fields. */
   significant_fields: z.array(z.string().min(1).max(100)).max(100).default([]),
   /** The context-assembly section its vertices fall in (domain tags select sections). */
-  context_section: z.string().max(64).regex(/^[a-z][a-z0-9_]{0,63}$/).default('other'),
+  context_section: z
+    .string()
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]{0,63}$/)
+    .default('other'),
   /** Impact analysis reports such a vertex but does not walk through it (operators, regulations, fields: hubs). */
   impact_terminal: z.boolean().default(false),
 });
 export type EntityTypeDefinition = z.infer<typeof EntityTypeDefinition>;
 
 export const RelationshipTypeDefinition = z.object({
-  key: z.string().max(64).regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'UPPER_SNAKE_CASE, 1-64 characters'),
+  key: z
+    .string()
+    .max(64)
+    .regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'UPPER_SNAKE_CASE, 1-64 characters'),
   display_name: z.string().min(1).max(200),
   description: z.string().max(2000).default(''),
   /** Overrides the neighbor's section in context assembly (OFFSET_TO → offsets). */
-  context_section: z.string().max(64).regex(/^[a-z][a-z0-9_]{0,63}$/).nullable().default(null),
+  context_section: z
+    .string()
+    .max(64)
+    .regex(/^[a-z][a-z0-9_]{0,63}$/)
+    .nullable()
+    .default(null),
   /** Part of the physical infrastructure tree (/impact/tree walks only these). */
   infrastructure: z.boolean().default(false),
 });
@@ -45,7 +63,13 @@ export type RelationshipRuleDefinition = z.infer<typeof RelationshipRuleDefiniti
 export type SchemaEvent =
   | {
       type: 'GraphVerticalInstalled';
-      data: { vertical: string; version: number; entityTypes: EntityTypeDefinition[]; relationshipTypes: RelationshipTypeDefinition[]; relationshipRules: RelationshipRuleDefinition[] };
+      data: {
+        vertical: string;
+        version: number;
+        entityTypes: EntityTypeDefinition[];
+        relationshipTypes: RelationshipTypeDefinition[];
+        relationshipRules: RelationshipRuleDefinition[];
+      };
     }
   | { type: 'EntityTypeDefined'; data: { definition: EntityTypeDefinition } }
   | { type: 'EntityTypeChanged'; data: { definition: EntityTypeDefinition } }

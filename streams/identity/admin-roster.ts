@@ -23,7 +23,9 @@ export const AdminRosterEventSchemas = {
 } as const;
 
 type Data<K extends keyof typeof AdminRosterEventSchemas> = z.infer<(typeof AdminRosterEventSchemas)[K]>;
-export type AdminRosterEvent = { [K in keyof typeof AdminRosterEventSchemas]: { type: K; data: Data<K> } }[keyof typeof AdminRosterEventSchemas];
+export type AdminRosterEvent = {
+  [K in keyof typeof AdminRosterEventSchemas]: { type: K; data: Data<K> };
+}[keyof typeof AdminRosterEventSchemas];
 export const ADMIN_ROSTER_EVENT_TYPES = Object.keys(AdminRosterEventSchemas) as AdminRosterEvent['type'][];
 
 /** `unopened`: nothing written yet, the user directory is the starting point. */
@@ -51,4 +53,8 @@ export function readAdminRosterEvent(event: RecordedEvent): AdminRosterEvent {
   return { type: event.type, data: schema.parse(event.data) } as AdminRosterEvent;
 }
 
-export const adminRosterEvolution = { initialState: initialAdminRosterState, evolve: evolveAdminRoster, read: readAdminRosterEvent };
+export const adminRosterEvolution = {
+  initialState: initialAdminRosterState,
+  evolve: evolveAdminRoster,
+  read: readAdminRosterEvent,
+};

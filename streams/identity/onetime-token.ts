@@ -14,13 +14,21 @@ export const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 export const RESET_TTL_MS = 3600 * 1000;
 
 export const OneTimeTokenEventSchemas = {
-  OneTimeTokenIssued: z.object({ tokenHash: z.string(), purpose: z.enum(['invite', 'reset']), tenantId: z.string(), userId: z.string(), expiresAt: z.string() }),
+  OneTimeTokenIssued: z.object({
+    tokenHash: z.string(),
+    purpose: z.enum(['invite', 'reset']),
+    tenantId: z.string(),
+    userId: z.string(),
+    expiresAt: z.string(),
+  }),
   OneTimeTokenRedeemed: z.object({ tokenHash: z.string() }),
   OneTimeTokenVoided: z.object({ tokenHash: z.string(), reason: z.string() }),
 } as const;
 
 type Data<K extends keyof typeof OneTimeTokenEventSchemas> = z.infer<(typeof OneTimeTokenEventSchemas)[K]>;
-export type OneTimeTokenEvent = { [K in keyof typeof OneTimeTokenEventSchemas]: { type: K; data: Data<K> } }[keyof typeof OneTimeTokenEventSchemas];
+export type OneTimeTokenEvent = {
+  [K in keyof typeof OneTimeTokenEventSchemas]: { type: K; data: Data<K> };
+}[keyof typeof OneTimeTokenEventSchemas];
 export const ONETIME_TOKEN_EVENT_TYPES = Object.keys(OneTimeTokenEventSchemas) as OneTimeTokenEvent['type'][];
 
 interface Issued {
@@ -56,4 +64,8 @@ export function readOneTimeTokenEvent(event: RecordedEvent): OneTimeTokenEvent {
   return { type: event.type, data: schema.parse(event.data) } as OneTimeTokenEvent;
 }
 
-export const onetimeTokenEvolution = { initialState: initialOneTimeTokenState, evolve: evolveOneTimeToken, read: readOneTimeTokenEvent };
+export const onetimeTokenEvolution = {
+  initialState: initialOneTimeTokenState,
+  evolve: evolveOneTimeToken,
+  read: readOneTimeTokenEvent,
+};

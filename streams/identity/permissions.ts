@@ -17,7 +17,7 @@ export const PERMISSIONS = {
   'exposures.approve': 'approve, reject and retire guarded queries',
   'connectors.manage': 'register connectors and set their credentials',
   'users.manage': 'create, edit, deactivate users and issue resets',
-  'roles.grant': 'change a user\'s roles',
+  'roles.grant': "change a user's roles",
   'settings.manage': 'change tenant settings and per-user budget overrides',
   'graph.configure': 'change entity types, relationship types and rules',
   'ingest.run': 'run ingestion (scrapes, CSV, SCADA)',
@@ -35,7 +35,15 @@ export const ROLE_PERMISSIONS: Record<Role, Permission[]> = {
   admin: Object.keys(PERMISSIONS) as Permission[],
   operator: [...EVERYONE, 'filings.submit', 'compliance.assess'],
   reviewer: [...EVERYONE, 'hitl.approve'],
-  power_user: [...EVERYONE, 'skills.author', 'exposures.propose', 'graph.configure', 'ingest.run', 'prompts.author', 'events.configure'],
+  power_user: [
+    ...EVERYONE,
+    'skills.author',
+    'exposures.propose',
+    'graph.configure',
+    'ingest.run',
+    'prompts.author',
+    'events.configure',
+  ],
 };
 
 export function permissionsFor(roles: readonly string[]): Permission[] {

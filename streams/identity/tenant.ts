@@ -17,6 +17,13 @@ export type TenantState = { status: 'none' } | { status: 'active'; tenantId: str
 
 export const tenantEvolution = {
   initialState: { status: 'none' } as TenantState,
-  evolve: (_state: TenantState, event: TenantEvent): TenantState => ({ status: 'active', tenantId: event.data.tenantId, name: event.data.name }),
-  read: (event: RecordedEvent): TenantEvent => ({ type: 'TenantCreated', data: TenantEventSchemas.TenantCreated.parse(event.data) }),
+  evolve: (_state: TenantState, event: TenantEvent): TenantState => ({
+    status: 'active',
+    tenantId: event.data.tenantId,
+    name: event.data.name,
+  }),
+  read: (event: RecordedEvent): TenantEvent => ({
+    type: 'TenantCreated',
+    data: TenantEventSchemas.TenantCreated.parse(event.data),
+  }),
 };

@@ -18,8 +18,21 @@ export type TokenVersionReason = 'logout_all' | 'deactivated' | 'password_reset'
 const role = z.enum(ROLES);
 
 export const UserEventSchemas = {
-  UserInvited: z.object({ userId: z.string(), email: z.string(), displayName: z.string().nullable(), roles: z.array(role), tokenHash: z.string(), expiresAt: z.string() }),
-  UserRegistered: z.object({ userId: z.string(), email: z.string(), displayName: z.string().nullable(), roles: z.array(role), kind: z.enum(['person', 'system']) }),
+  UserInvited: z.object({
+    userId: z.string(),
+    email: z.string(),
+    displayName: z.string().nullable(),
+    roles: z.array(role),
+    tokenHash: z.string(),
+    expiresAt: z.string(),
+  }),
+  UserRegistered: z.object({
+    userId: z.string(),
+    email: z.string(),
+    displayName: z.string().nullable(),
+    roles: z.array(role),
+    kind: z.enum(['person', 'system']),
+  }),
   InviteAccepted: z.object({ tokenHash: z.string() }),
   PasswordSet: z.object({ passwordRef: z.string() }),
   PasswordResetIssued: z.object({ tokenHash: z.string(), expiresAt: z.string() }),
@@ -29,11 +42,16 @@ export const UserEventSchemas = {
   RolesChanged: z.object({ roles: z.array(role) }),
   UserDeactivated: z.object({}),
   UserReactivated: z.object({}),
-  TokenVersionBumped: z.object({ tokenVersion: z.number().int(), reason: z.enum(['logout_all', 'deactivated', 'password_reset', 'password_rotated']) }),
+  TokenVersionBumped: z.object({
+    tokenVersion: z.number().int(),
+    reason: z.enum(['logout_all', 'deactivated', 'password_reset', 'password_rotated']),
+  }),
 } as const;
 
 type Data<K extends keyof typeof UserEventSchemas> = z.infer<(typeof UserEventSchemas)[K]>;
-export type UserEvent = { [K in keyof typeof UserEventSchemas]: { type: K; data: Data<K> } }[keyof typeof UserEventSchemas];
+export type UserEvent = {
+  [K in keyof typeof UserEventSchemas]: { type: K; data: Data<K> };
+}[keyof typeof UserEventSchemas];
 export const USER_EVENT_TYPES = Object.keys(UserEventSchemas) as UserEvent['type'][];
 
 interface Account {
@@ -59,16 +77,37 @@ export type ExistingUser = Exclude<UserState, { status: 'none' }>;
 export const initialUserState: UserState = { status: 'none' };
 
 /** Holds (or should hold) a seat on the tenant's admin roster. */
-export const isActiveAdmin = (state: UserState): boolean => state.status === 'active' && state.kind === 'person' && state.roles.includes('admin');
+export const isActiveAdmin = (state: UserState): boolean =>
+  state.status === 'active' && state.kind === 'person' && state.roles.includes('admin');
 
 export function evolveUser(state: UserState, event: UserEvent): UserState {
   if (event.type === 'UserInvited') {
     const { userId, email, displayName, roles, tokenHash } = event.data;
-    return { status: 'invited', userId, email, displayName, roles, kind: 'person', tokenVersion: 0, passwordRef: null, openTokens: [tokenHash] };
+    return {
+      status: 'invited',
+      userId,
+      email,
+      displayName,
+      roles,
+      kind: 'person',
+      tokenVersion: 0,
+      passwordRef: null,
+      openTokens: [tokenHash],
+    };
   }
   if (event.type === 'UserRegistered') {
     const { userId, email, displayName, roles, kind } = event.data;
-    return { status: 'active', userId, email, displayName, roles, kind, tokenVersion: 0, passwordRef: null, openTokens: [] };
+    return {
+      status: 'active',
+      userId,
+      email,
+      displayName,
+      roles,
+      kind,
+      tokenVersion: 0,
+      passwordRef: null,
+      openTokens: [],
+    };
   }
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -105,4 +144,10 @@ export function readUserEvent(event: RecordedEvent): UserEvent {
 }
 
 /** What every user command's decider shares; each command file adds its `decide`. */
-export const userEvolution = { stream: userStream, eventTypes: USER_EVENT_TYPES, initialState: initialUserState, evolve: evolveUser, read: readUserEvent };
+export const userEvolution = {
+  stream: userStream,
+  eventTypes: USER_EVENT_TYPES,
+  initialState: initialUserState,
+  evolve: evolveUser,
+  read: readUserEvent,
+};

@@ -7,7 +7,14 @@ import { batchWells } from './operator-csv-import';
  */
 export const ENTITY_EXTRACTION_TOPIC = 'entity-extraction-worker';
 
-export const PUBLISHED_EVENT_TYPES = ['RrcDataScraped', 'RrcScrapeCompleted', 'OperatorWellsImported', 'PackedOperatorWellsImported', 'OperatorCsvImportCompleted', 'EntitiesExtracted'] as const;
+export const PUBLISHED_EVENT_TYPES = [
+  'RrcDataScraped',
+  'RrcScrapeCompleted',
+  'OperatorWellsImported',
+  'PackedOperatorWellsImported',
+  'OperatorCsvImportCompleted',
+  'EntitiesExtracted',
+] as const;
 
 export function brokerEventType(type: string, data: Record<string, unknown>): string {
   switch (type) {

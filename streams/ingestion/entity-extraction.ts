@@ -12,7 +12,12 @@ export type ExtractedEntity = z.infer<typeof ExtractedEntity>;
 export type ExtractedEdge = z.infer<typeof ExtractedEdge>;
 
 export const EntityExtractionEventSchemas = {
-  EntitiesExtracted: z.object({ extractionId: z.string(), textSha256: z.string(), entities: z.array(ExtractedEntity), edges: z.array(ExtractedEdge) }),
+  EntitiesExtracted: z.object({
+    extractionId: z.string(),
+    textSha256: z.string(),
+    entities: z.array(ExtractedEntity),
+    edges: z.array(ExtractedEdge),
+  }),
 };
 
 export type EntityExtractionEvent = EventsOf<typeof EntityExtractionEventSchemas>;
@@ -20,7 +25,10 @@ export const readEntityExtractionEvent = eventReader('entity extraction', Entity
 
 export type EntityExtractionState = { status: 'none' } | { status: 'extracted'; entities: number; edges: number };
 
-export function evolveEntityExtraction(_state: EntityExtractionState, event: EntityExtractionEvent): EntityExtractionState {
+export function evolveEntityExtraction(
+  _state: EntityExtractionState,
+  event: EntityExtractionEvent,
+): EntityExtractionState {
   return { status: 'extracted', entities: event.data.entities.length, edges: event.data.edges.length };
 }
 

@@ -27,9 +27,20 @@ export const PackedCsvWell = z.array(z.union([z.string(), z.number().int(), z.nu
 export const CsvRowRejection = z.object({ row: z.number().int(), column: z.string(), reason: z.string() });
 
 export const OperatorCsvImportEventSchemas = {
-  OperatorCsvImportStarted: z.object({ importId: z.string(), filename: z.string(), sha256: z.string(), sizeBytes: z.number().int(), columns: z.array(z.string()) }),
+  OperatorCsvImportStarted: z.object({
+    importId: z.string(),
+    filename: z.string(),
+    sha256: z.string(),
+    sizeBytes: z.number().int(),
+    columns: z.array(z.string()),
+  }),
   OperatorWellsImported: z.object({ importId: z.string(), batch: z.number().int(), wells: z.array(CsvWell) }),
-  PackedOperatorWellsImported: z.object({ importId: z.string(), batch: z.number().int(), columns: z.array(z.string()), wells: z.array(PackedCsvWell) }),
+  PackedOperatorWellsImported: z.object({
+    importId: z.string(),
+    batch: z.number().int(),
+    columns: z.array(z.string()),
+    wells: z.array(PackedCsvWell),
+  }),
   /**
    * `rejections` (the first 1,000, as the upload answered) keeps the report re-readable in
    * the import history; imports recorded before it was added have none.
@@ -52,7 +63,12 @@ export function packWells(importId: string, batch: number, wells: CsvWell[]): Pa
   const columns = new Map<string, number>();
   for (const well of wells) for (const name in well.values) if (!columns.has(name)) columns.set(name, columns.size);
   const names = [...columns.keys()];
-  return { importId, batch, columns: names, wells: wells.map((w) => [w.apiNumber, w.row, ...names.map((name) => w.values[name] ?? null)]) };
+  return {
+    importId,
+    batch,
+    columns: names,
+    wells: wells.map((w) => [w.apiNumber, w.row, ...names.map((name) => w.values[name] ?? null)]),
+  };
 }
 
 /** The rows of a batch event of either form. */
@@ -75,15 +91,26 @@ export type OperatorCsvImportState =
   | { status: 'importing'; batches: number; rows: number }
   | { status: 'completed'; rows: number; accepted: number; rejected: number; batches: number };
 
-export function evolveOperatorCsvImport(state: OperatorCsvImportState, event: OperatorCsvImportEvent): OperatorCsvImportState {
+export function evolveOperatorCsvImport(
+  state: OperatorCsvImportState,
+  event: OperatorCsvImportEvent,
+): OperatorCsvImportState {
   switch (event.type) {
     case 'OperatorCsvImportStarted':
       return { status: 'importing', batches: 0, rows: 0 };
     case 'OperatorWellsImported':
     case 'PackedOperatorWellsImported':
-      return state.status === 'importing' ? { status: 'importing', batches: state.batches + 1, rows: state.rows + event.data.wells.length } : state;
+      return state.status === 'importing'
+        ? { status: 'importing', batches: state.batches + 1, rows: state.rows + event.data.wells.length }
+        : state;
     case 'OperatorCsvImportCompleted':
-      return { status: 'completed', rows: event.data.rows, accepted: event.data.accepted, rejected: event.data.rejected, batches: event.data.batches };
+      return {
+        status: 'completed',
+        rows: event.data.rows,
+        accepted: event.data.accepted,
+        rejected: event.data.rejected,
+        batches: event.data.batches,
+      };
   }
 }
 

@@ -17,18 +17,29 @@ export const RrcScrapeEventSchemas = {
     dateRange: DateRange,
     records: z.array(z.record(z.unknown())),
   }),
-  RrcScrapeCompleted: z.object({ scrapeId: z.string(), district: z.string(), dateRange: DateRange, counts: z.record(z.number()) }),
+  RrcScrapeCompleted: z.object({
+    scrapeId: z.string(),
+    district: z.string(),
+    dateRange: DateRange,
+    counts: z.record(z.number()),
+  }),
 };
 
 export type RrcScrapeEvent = EventsOf<typeof RrcScrapeEventSchemas>;
 export const readRrcScrapeEvent = eventReader('rrc scrape', RrcScrapeEventSchemas);
 
-export type RrcScrapeState = { status: 'none' } | { status: 'scraping'; dataTypes: string[] } | { status: 'completed'; counts: Record<string, number> };
+export type RrcScrapeState =
+  | { status: 'none' }
+  | { status: 'scraping'; dataTypes: string[] }
+  | { status: 'completed'; counts: Record<string, number> };
 
 export function evolveRrcScrape(state: RrcScrapeState, event: RrcScrapeEvent): RrcScrapeState {
   switch (event.type) {
     case 'RrcDataScraped':
-      return { status: 'scraping', dataTypes: [...(state.status === 'scraping' ? state.dataTypes : []), event.data.dataType] };
+      return {
+        status: 'scraping',
+        dataTypes: [...(state.status === 'scraping' ? state.dataTypes : []), event.data.dataType],
+      };
     case 'RrcScrapeCompleted':
       return { status: 'completed', counts: event.data.counts };
   }

@@ -44,7 +44,10 @@ export interface DuplicationRulesState {
   rules: DuplicationRule[];
 }
 
-export function evolveDuplicationRules(state: DuplicationRulesState, event: DuplicationRuleEvent): DuplicationRulesState {
+export function evolveDuplicationRules(
+  state: DuplicationRulesState,
+  event: DuplicationRuleEvent,
+): DuplicationRulesState {
   switch (event.type) {
     case 'DuplicationRuleCreated':
       return { ...state, rules: [...state.rules, event.data.rule] };
@@ -52,7 +55,20 @@ export function evolveDuplicationRules(state: DuplicationRulesState, event: Dupl
       return { ...state, rules: state.rules.map((r) => (r.id === event.data.rule.id ? event.data.rule : r)) };
     case 'DuplicationRulesReset': {
       const reset = new Set(event.data.ruleIds);
-      return { ...state, rules: state.rules.map((r) => (reset.has(r.id) ? { ...r, generation: r.generation + 1, resetAt: event.data.at, updatedAt: event.data.at, updatedBy: event.data.by } : r)) };
+      return {
+        ...state,
+        rules: state.rules.map((r) =>
+          reset.has(r.id)
+            ? {
+                ...r,
+                generation: r.generation + 1,
+                resetAt: event.data.at,
+                updatedAt: event.data.at,
+                updatedBy: event.data.by,
+              }
+            : r,
+        ),
+      };
     }
   }
 }
@@ -78,7 +94,11 @@ export const readDuplicateKeyEvent = eventReader('duplicate key', DuplicateKeyEv
 export const DUPLICATE_KEY_LOOKBACK = 50;
 
 /** The stream of one key of one rule generation; the key is hashed (field values stay out of stream names). */
-export function duplicateKeyStream(tenantId: string, rule: Pick<DuplicationRule, 'id' | 'generation'>, key: string): string {
+export function duplicateKeyStream(
+  tenantId: string,
+  rule: Pick<DuplicationRule, 'id' | 'generation'>,
+  key: string,
+): string {
   const digest = createHash('sha256').update(key).digest('hex').slice(0, 40);
   return `monitoring.duplicate-key-${tenantId}-${rule.id}-g${rule.generation}-${digest}`;
 }

@@ -31,8 +31,32 @@ export const TRANSITIONS: Record<EventTypeStatus, readonly EventTypeStatus[]> = 
 
 export const LIMITS = { fields: 100, options: 200, conditionalRules: 100, guardRules: 100 } as const;
 
-export const CONDITION_OPERATORS = ['equals', 'not_equals', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'is_set', 'is_not_set'] as const;
-export const GUARD_OPERATORS = ['equals', 'not_equals', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'required', 'min_length', 'max_length', 'not_in_future'] as const;
+export const CONDITION_OPERATORS = [
+  'equals',
+  'not_equals',
+  'in',
+  'not_in',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'is_set',
+  'is_not_set',
+] as const;
+export const GUARD_OPERATORS = [
+  'equals',
+  'not_equals',
+  'in',
+  'not_in',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'required',
+  'min_length',
+  'max_length',
+  'not_in_future',
+] as const;
 
 const Value = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]).nullable();
 
@@ -106,7 +130,12 @@ export const EventTypeEventSchemas = {
     anomalyKind: z.string().nullable(),
     ...Meta,
   }),
-  EventTypeTransitioned: z.object({ eventTypeId: z.string(), from: z.enum(EVENT_TYPE_STATUSES), to: z.enum(EVENT_TYPE_STATUSES), ...Meta }),
+  EventTypeTransitioned: z.object({
+    eventTypeId: z.string(),
+    from: z.enum(EVENT_TYPE_STATUSES),
+    to: z.enum(EVENT_TYPE_STATUSES),
+    ...Meta,
+  }),
   EventTypeDeleted: z.object({ eventTypeId: z.string(), name: z.string(), ...Meta }),
   EventTypeReferenced: z.object({ eventTypeId: z.string(), eventId: z.string(), at: z.string() }),
   EventTypeFieldAdded: z.object({ eventTypeId: z.string(), field: FieldDefSchema, ...Meta }),
@@ -116,9 +145,28 @@ export const EventTypeEventSchemas = {
   ConditionalRuleAdded: z.object({ eventTypeId: z.string(), rule: ConditionalRuleSchema, ...Meta }),
   ConditionalRuleUpdated: z.object({ eventTypeId: z.string(), rule: ConditionalRuleSchema, ...Meta }),
   ConditionalRuleDeleted: z.object({ eventTypeId: z.string(), ruleId: z.string(), ...Meta }),
-  GuardRuleAdded: z.object({ eventTypeId: z.string(), ruleId: z.string(), name: z.string(), draft: GuardDefinitionSchema, ...Meta }),
-  GuardRuleUpdated: z.object({ eventTypeId: z.string(), ruleId: z.string(), name: z.string(), draft: GuardDefinitionSchema, ...Meta }),
-  GuardRulePublished: z.object({ eventTypeId: z.string(), ruleId: z.string(), name: z.string(), version: z.number().int(), definition: GuardDefinitionSchema, ...Meta }),
+  GuardRuleAdded: z.object({
+    eventTypeId: z.string(),
+    ruleId: z.string(),
+    name: z.string(),
+    draft: GuardDefinitionSchema,
+    ...Meta,
+  }),
+  GuardRuleUpdated: z.object({
+    eventTypeId: z.string(),
+    ruleId: z.string(),
+    name: z.string(),
+    draft: GuardDefinitionSchema,
+    ...Meta,
+  }),
+  GuardRulePublished: z.object({
+    eventTypeId: z.string(),
+    ruleId: z.string(),
+    name: z.string(),
+    version: z.number().int(),
+    definition: GuardDefinitionSchema,
+    ...Meta,
+  }),
 };
 
 export type EventTypeEvent = EventsOf<typeof EventTypeEventSchemas>;
@@ -145,13 +193,12 @@ export interface EventTypeDefinition {
 }
 
 export type EventTypeState =
-  | { status: 'none' }
-  | ({ status: EventTypeStatus } & EventTypeDefinition)
-  | { status: 'deleted'; id: string };
+  { status: 'none' } | ({ status: EventTypeStatus } & EventTypeDefinition) | { status: 'deleted'; id: string };
 
 export type LiveEventType = Extract<EventTypeState, { fields: FieldDef[] }>;
 
-export const isLive = (state: EventTypeState): state is LiveEventType => state.status !== 'none' && state.status !== 'deleted';
+export const isLive = (state: EventTypeState): state is LiveEventType =>
+  state.status !== 'none' && state.status !== 'deleted';
 
 export function evolveEventType(state: EventTypeState, event: EventTypeEvent): EventTypeState {
   if (event.type === 'EventTypeCreated') {
@@ -194,22 +241,49 @@ export function evolveEventType(state: EventTypeState, event: EventTypeEvent): E
       return { ...touched, fields: state.fields.filter((f) => f.id !== event.data.fieldId) };
     case 'EventTypeFieldsReordered': {
       const byId = new Map(state.fields.map((f) => [f.id, f]));
-      return { ...touched, fields: event.data.fieldIds.map((id) => byId.get(id)).filter((f): f is FieldDef => f !== undefined) };
+      return {
+        ...touched,
+        fields: event.data.fieldIds.map((id) => byId.get(id)).filter((f): f is FieldDef => f !== undefined),
+      };
     }
     case 'ConditionalRuleAdded':
       return { ...touched, conditionalRules: [...state.conditionalRules, event.data.rule] };
     case 'ConditionalRuleUpdated':
-      return { ...touched, conditionalRules: state.conditionalRules.map((r) => (r.id === event.data.rule.id ? event.data.rule : r)) };
+      return {
+        ...touched,
+        conditionalRules: state.conditionalRules.map((r) => (r.id === event.data.rule.id ? event.data.rule : r)),
+      };
     case 'ConditionalRuleDeleted':
       return { ...touched, conditionalRules: state.conditionalRules.filter((r) => r.id !== event.data.ruleId) };
     case 'GuardRuleAdded':
-      return { ...touched, guardRules: [...state.guardRules, { id: event.data.ruleId, name: event.data.name, draft: event.data.draft, publishedVersion: 0, published: null }] };
+      return {
+        ...touched,
+        guardRules: [
+          ...state.guardRules,
+          {
+            id: event.data.ruleId,
+            name: event.data.name,
+            draft: event.data.draft,
+            publishedVersion: 0,
+            published: null,
+          },
+        ],
+      };
     case 'GuardRuleUpdated':
-      return { ...touched, guardRules: state.guardRules.map((r) => (r.id === event.data.ruleId ? { ...r, name: event.data.name, draft: event.data.draft } : r)) };
+      return {
+        ...touched,
+        guardRules: state.guardRules.map((r) =>
+          r.id === event.data.ruleId ? { ...r, name: event.data.name, draft: event.data.draft } : r,
+        ),
+      };
     case 'GuardRulePublished':
       return {
         ...touched,
-        guardRules: state.guardRules.map((r) => (r.id === event.data.ruleId ? { ...r, name: event.data.name, publishedVersion: event.data.version, published: event.data.definition } : r)),
+        guardRules: state.guardRules.map((r) =>
+          r.id === event.data.ruleId
+            ? { ...r, name: event.data.name, publishedVersion: event.data.version, published: event.data.definition }
+            : r,
+        ),
       };
   }
 }
@@ -225,7 +299,8 @@ export const eventTypeAggregate: Aggregate<EventTypeState, EventTypeEvent> = {
 /** Names of fields that rules point at, with the rules that do (a field in use cannot be renamed or removed). */
 export function ruleReferencesTo(state: LiveEventType, fieldName: string): string[] {
   const refs: string[] = [];
-  for (const r of state.conditionalRules) if (r.field === fieldName || r.when.field === fieldName) refs.push(`conditional rule ${r.id}`);
+  for (const r of state.conditionalRules)
+    if (r.field === fieldName || r.when.field === fieldName) refs.push(`conditional rule ${r.id}`);
   for (const g of state.guardRules) {
     for (const d of [g.draft, g.published]) {
       if (d && (d.field === fieldName || d.when?.field === fieldName)) {

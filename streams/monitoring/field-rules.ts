@@ -12,7 +12,8 @@ export const MAX_TEXT = 10_000;
 
 export type Scalar = string | number | boolean;
 
-const isValidDate = (s: string) => DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
+const isValidDate = (s: string) =>
+  DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s);
 const isValidDatetime = (s: string) => DATETIME.test(s) && !Number.isNaN(Date.parse(s));
 
 /** Why `value` is not a valid value of `field`, or null. */
@@ -31,9 +32,13 @@ export function valueProblem(field: Pick<FieldDef, 'type' | 'options'>, value: u
     case 'date':
       return typeof value === 'string' && isValidDate(value) ? null : 'must be a date (YYYY-MM-DD)';
     case 'datetime':
-      return typeof value === 'string' && isValidDatetime(value) ? null : 'must be an ISO 8601 date-time with a time zone';
+      return typeof value === 'string' && isValidDatetime(value)
+        ? null
+        : 'must be an ISO 8601 date-time with a time zone';
     case 'entity_ref':
-      return typeof value === 'string' && value.trim().length > 0 && value.length <= 200 ? null : 'must be an entity id (1 to 200 characters)';
+      return typeof value === 'string' && value.trim().length > 0 && value.length <= 200
+        ? null
+        : 'must be an entity id (1 to 200 characters)';
   }
 }
 
@@ -47,11 +52,17 @@ function ordered(type: FieldType, a: Scalar, b: Scalar): number | null {
   return null;
 }
 
-export function holds(operator: Condition['operator'] | GuardDefinition['operator'], type: FieldType, value: Scalar | undefined, expected: unknown): boolean {
+export function holds(
+  operator: Condition['operator'] | GuardDefinition['operator'],
+  type: FieldType,
+  value: Scalar | undefined,
+  expected: unknown,
+): boolean {
   if (operator === 'is_set') return value !== undefined;
   if (operator === 'is_not_set') return value === undefined;
   if (operator === 'not_equals') return value === undefined || value !== expected;
-  if (operator === 'not_in') return value === undefined || !(Array.isArray(expected) && expected.includes(value as never));
+  if (operator === 'not_in')
+    return value === undefined || !(Array.isArray(expected) && expected.includes(value as never));
   if (value === undefined) return false;
   switch (operator) {
     case 'equals':
@@ -71,7 +82,11 @@ export function holds(operator: Condition['operator'] | GuardDefinition['operato
   }
 }
 
-export function conditionHolds(condition: Condition, fields: Map<string, FieldDef>, values: Record<string, Scalar>): boolean {
+export function conditionHolds(
+  condition: Condition,
+  fields: Map<string, FieldDef>,
+  values: Record<string, Scalar>,
+): boolean {
   const field = fields.get(condition.field);
   if (!field) return false;
   return holds(condition.operator, field.type, values[condition.field], condition.value);

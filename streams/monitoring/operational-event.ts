@@ -63,11 +63,28 @@ export type OperationalEventState =
       updatedAt: string;
     };
 
-export function evolveOperationalEvent(state: OperationalEventState, event: OperationalEventEvent): OperationalEventState {
+export function evolveOperationalEvent(
+  state: OperationalEventState,
+  event: OperationalEventEvent,
+): OperationalEventState {
   switch (event.type) {
     case 'OperationalEventLogged': {
       const { eventId, eventTypeId, entityId, entityType, occurredAt, fields, by, at } = event.data;
-      return { status: 'logged', eventId, eventTypeId, entityId, entityType, occurredAt, fields, version: 1, anomalyFlagged: false, loggedBy: by, loggedAt: at, updatedBy: by, updatedAt: at };
+      return {
+        status: 'logged',
+        eventId,
+        eventTypeId,
+        entityId,
+        entityType,
+        occurredAt,
+        fields,
+        version: 1,
+        anomalyFlagged: false,
+        loggedBy: by,
+        loggedAt: at,
+        updatedBy: by,
+        updatedAt: at,
+      };
     }
     case 'OperationalEventUpdated': {
       if (state.status !== 'logged') return state;

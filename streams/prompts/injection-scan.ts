@@ -41,17 +41,33 @@ const ROLE_MARKERS: RegExp[] = [
 
 // Markdown images load without a click; a URL carrying template output or known capture hosts leaks data.
 const EXFILTRATION: Array<{ pattern: RegExp; message: string }> = [
-  { pattern: /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]+\)/gi, message: 'markdown image with a remote URL (loads without a click)' },
+  {
+    pattern: /!\[[^\]]*\]\(\s*https?:\/\/[^)\s]+\)/gi,
+    message: 'markdown image with a remote URL (loads without a click)',
+  },
   { pattern: /https?:\/\/[^\s"'<>)]*\{\{[^}]*\}\}[^\s"'<>)]*/gi, message: 'URL built from template variables' },
-  { pattern: /https?:\/\/[^\s"'<>)]*(webhook\.site|requestbin|pipedream\.net|ngrok(-free)?\.(io|app)|burpcollaborator|interact\.sh|oast\.(fun|pro|me|site))[^\s"'<>)]*/gi, message: 'URL of a request-capture service' },
-  { pattern: /https?:\/\/[^\s"'<>)]*[?&][^\s"'<>)=]*=\s*(\{\{|\$\{|%s)/gi, message: 'URL with a query parameter filled at run time' },
+  {
+    pattern:
+      /https?:\/\/[^\s"'<>)]*(webhook\.site|requestbin|pipedream\.net|ngrok(-free)?\.(io|app)|burpcollaborator|interact\.sh|oast\.(fun|pro|me|site))[^\s"'<>)]*/gi,
+    message: 'URL of a request-capture service',
+  },
+  {
+    pattern: /https?:\/\/[^\s"'<>)]*[?&][^\s"'<>)=]*=\s*(\{\{|\$\{|%s)/gi,
+    message: 'URL with a query parameter filled at run time',
+  },
 ];
 
 function excerpt(text: string, index: number, length: number): string {
   return text.slice(Math.max(0, index - 10), Math.min(text.length, index + length + 10)).replace(/\s+/g, ' ');
 }
 
-function collect(text: string, positionOf: ReturnType<typeof positionsIn>, pattern: RegExp, make: (match: RegExpExecArray) => Omit<Finding, 'line' | 'column' | 'excerpt'>, into: Finding[]): void {
+function collect(
+  text: string,
+  positionOf: ReturnType<typeof positionsIn>,
+  pattern: RegExp,
+  make: (match: RegExpExecArray) => Omit<Finding, 'line' | 'column' | 'excerpt'>,
+  into: Finding[],
+): void {
   pattern.lastIndex = 0;
   for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
     into.push({ ...make(match), ...positionOf(match.index), excerpt: excerpt(text, match.index, match[0].length) });
@@ -62,10 +78,28 @@ function collect(text: string, positionOf: ReturnType<typeof positionsIn>, patte
 export function scanForInjection(text: string): InjectionScan {
   const findings: Finding[] = [];
   const at = positionsIn(text);
-  for (const pattern of OVERRIDES) collect(text, at, pattern, (m) => ({ kind: 'instruction_override', message: `instruction-override phrase "${m[0]}"` }), findings);
-  collect(text, at, HIDDEN, (m) => ({ kind: 'hidden_unicode', message: `hidden character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` }), findings);
-  for (const pattern of ROLE_MARKERS) collect(text, at, pattern, (m) => ({ kind: 'role_marker', message: `role marker "${m[0].trim()}"` }), findings);
-  for (const { pattern, message } of EXFILTRATION) collect(text, at, pattern, () => ({ kind: 'exfiltration_url', message }), findings);
+  for (const pattern of OVERRIDES)
+    collect(
+      text,
+      at,
+      pattern,
+      (m) => ({ kind: 'instruction_override', message: `instruction-override phrase "${m[0]}"` }),
+      findings,
+    );
+  collect(
+    text,
+    at,
+    HIDDEN,
+    (m) => ({
+      kind: 'hidden_unicode',
+      message: `hidden character U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`,
+    }),
+    findings,
+  );
+  for (const pattern of ROLE_MARKERS)
+    collect(text, at, pattern, (m) => ({ kind: 'role_marker', message: `role marker "${m[0].trim()}"` }), findings);
+  for (const { pattern, message } of EXFILTRATION)
+    collect(text, at, pattern, () => ({ kind: 'exfiltration_url', message }), findings);
   findings.sort((a, b) => a.line - b.line || a.column - b.column);
   const fails = findings.some((f) => f.kind === 'hidden_unicode' || f.kind === 'exfiltration_url');
   // The first findings say enough; a body stuffed with hidden characters must not bloat every event.

@@ -11,19 +11,44 @@ export const NAMESPACE_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const Tier = z.object({ name: z.string(), maxTokens: z.number().int().positive(), description: z.string() });
 
 export const NamespaceEventSchemas = {
-  PromptNamespaceCreated: z.object({ namespaceId: z.string(), name: z.string(), description: z.string(), createdBy: z.string(), createdAt: z.string() }),
-  PromptNamespaceUpdated: z.object({ namespaceId: z.string(), description: z.string(), updatedBy: z.string(), updatedAt: z.string() }),
-  PromptBudgetTierCreated: Tier.extend({ namespaceId: z.string(), tierId: z.string(), createdBy: z.string(), createdAt: z.string() }),
-  PromptBudgetTierUpdated: Tier.extend({ namespaceId: z.string(), tierId: z.string(), updatedBy: z.string(), updatedAt: z.string() }),
-  PromptBudgetTierDeleted: z.object({ namespaceId: z.string(), tierId: z.string(), deletedBy: z.string(), deletedAt: z.string() }),
+  PromptNamespaceCreated: z.object({
+    namespaceId: z.string(),
+    name: z.string(),
+    description: z.string(),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  }),
+  PromptNamespaceUpdated: z.object({
+    namespaceId: z.string(),
+    description: z.string(),
+    updatedBy: z.string(),
+    updatedAt: z.string(),
+  }),
+  PromptBudgetTierCreated: Tier.extend({
+    namespaceId: z.string(),
+    tierId: z.string(),
+    createdBy: z.string(),
+    createdAt: z.string(),
+  }),
+  PromptBudgetTierUpdated: Tier.extend({
+    namespaceId: z.string(),
+    tierId: z.string(),
+    updatedBy: z.string(),
+    updatedAt: z.string(),
+  }),
+  PromptBudgetTierDeleted: z.object({
+    namespaceId: z.string(),
+    tierId: z.string(),
+    deletedBy: z.string(),
+    deletedAt: z.string(),
+  }),
 };
 
 export type NamespaceEvent = EventsOf<typeof NamespaceEventSchemas>;
 
 /** Decision state: the name (immutable, it is part of every address) and the live tier names. */
 export type NamespaceState =
-  | { status: 'none' }
-  | { status: 'active'; namespaceId: string; name: string; tiers: Record<string, string> };
+  { status: 'none' } | { status: 'active'; namespaceId: string; name: string; tiers: Record<string, string> };
 
 export function evolveNamespace(state: NamespaceState, event: NamespaceEvent): NamespaceState {
   switch (event.type) {
@@ -33,7 +58,9 @@ export function evolveNamespace(state: NamespaceState, event: NamespaceEvent): N
       return state;
     case 'PromptBudgetTierCreated':
     case 'PromptBudgetTierUpdated':
-      return state.status === 'active' ? { ...state, tiers: { ...state.tiers, [event.data.tierId]: event.data.name } } : state;
+      return state.status === 'active'
+        ? { ...state, tiers: { ...state.tiers, [event.data.tierId]: event.data.name } }
+        : state;
     case 'PromptBudgetTierDeleted': {
       if (state.status !== 'active') return state;
       const { [event.data.tierId]: _gone, ...tiers } = state.tiers;

@@ -10,11 +10,55 @@ import { checkSyntax, type Positioned, TemplateSyntaxError } from './template-sy
  * deep or unbounded loops. A template that fails the subset is never rendered.
  */
 export const SAFE_FILTERS = new Set([
-  'upper', 'lower', 'title', 'capitalize', 'trim', 'length', 'count', 'join', 'default', 'd', 'first', 'last', 'string',
-  'int', 'float', 'round', 'replace', 'list', 'sort', 'unique', 'abs', 'wordcount', 'indent', 'tojson', 'items', 'reverse',
-  'escape', 'e', 'dictsort', 'truncate', 'center', 'safe',
+  'upper',
+  'lower',
+  'title',
+  'capitalize',
+  'trim',
+  'length',
+  'count',
+  'join',
+  'default',
+  'd',
+  'first',
+  'last',
+  'string',
+  'int',
+  'float',
+  'round',
+  'replace',
+  'list',
+  'sort',
+  'unique',
+  'abs',
+  'wordcount',
+  'indent',
+  'tojson',
+  'items',
+  'reverse',
+  'escape',
+  'e',
+  'dictsort',
+  'truncate',
+  'center',
+  'safe',
 ]);
-const INTERNAL_NAMES = new Set(['constructor', 'prototype', 'mro', 'globals', 'builtins', 'subclasses', 'func_globals', 'self', 'cycler', 'joiner', 'namespace', 'lipsum', 'config', 'request']);
+const INTERNAL_NAMES = new Set([
+  'constructor',
+  'prototype',
+  'mro',
+  'globals',
+  'builtins',
+  'subclasses',
+  'func_globals',
+  'self',
+  'cycler',
+  'joiner',
+  'namespace',
+  'lipsum',
+  'config',
+  'request',
+]);
 const ENGINE_NAMES = new Set(['loop', 'true', 'false', 'none', 'True', 'False', 'None', 'range']);
 const MAX_LOOP_DEPTH = 3;
 const WIDTH_FILTERS = new Set(['indent', 'center']);
@@ -40,16 +84,27 @@ export function analyseTemplate(source: string): Analysis {
   try {
     program = parse(tokenize(stripForbidden(source))) as unknown as Node;
   } catch (error) {
-    return { syntaxErrors: [{ message: (error as Error).message, line: 1, column: 1 }], subsetErrors: subset, variables: [] };
+    return {
+      syntaxErrors: [{ message: (error as Error).message, line: 1, column: 1 }],
+      subsetErrors: subset,
+      variables: [],
+    };
   }
   const walker = new SubsetWalker();
   walker.statements(program.body, new Set(), 0, 1);
-  return { syntaxErrors: [], subsetErrors: [...subset, ...walker.problems.map((message) => ({ message, line: 0, column: 0 }))], variables: [...walker.free] };
+  return {
+    syntaxErrors: [],
+    subsetErrors: [...subset, ...walker.problems.map((message) => ({ message, line: 0, column: 0 }))],
+    variables: [...walker.free],
+  };
 }
 
 /** Forbidden tags were reported by the scan; removing them lets the walker report the rest. */
 function stripForbidden(source: string): string {
-  return source.replace(/\{%-?\s*(include|import|from|extends|block|endblock|macro|endmacro|call|endcall|filter|endfilter|raw|endraw|with|endwith|generation|endgeneration|do|autoescape|endautoescape)\b[\s\S]*?-?%\}/g, '');
+  return source.replace(
+    /\{%-?\s*(include|import|from|extends|block|endblock|macro|endmacro|call|endcall|filter|endfilter|raw|endraw|with|endwith|generation|endgeneration|do|autoescape|endautoescape)\b[\s\S]*?-?%\}/g,
+    '',
+  );
 }
 
 class SubsetWalker {
@@ -76,13 +131,15 @@ class SubsetWalker {
         this.statements(node.alternate, bound, depth, iterations);
         return;
       case 'For': {
-        if (depth + 1 > MAX_LOOP_DEPTH) this.refuse(`loops nested deeper than ${MAX_LOOP_DEPTH} are outside the safe subset`);
+        if (depth + 1 > MAX_LOOP_DEPTH)
+          this.refuse(`loops nested deeper than ${MAX_LOOP_DEPTH} are outside the safe subset`);
         const bound2 = new Set(bound);
         const vars = node.loopvar.type === 'Identifier' ? [node.loopvar] : node.loopvar.value;
         for (const v of vars) if (v.type === 'Identifier') bound2.add(v.value);
         const rangeSize = this.iterable(node.iterable, bound);
         const total = iterations * (rangeSize ?? 1);
-        if (total > MAX_RANGE_ITERATIONS) this.refuse(`range loops over more than ${MAX_RANGE_ITERATIONS} iterations are outside the safe subset`);
+        if (total > MAX_RANGE_ITERATIONS)
+          this.refuse(`range loops over more than ${MAX_RANGE_ITERATIONS} iterations are outside the safe subset`);
         this.statements(node.body, bound2, depth + 1, total);
         this.statements(node.defaultBlock ?? [], bound, depth, iterations);
         return;
@@ -92,7 +149,8 @@ class SubsetWalker {
         this.statements(node.body ?? [], bound, depth, iterations);
         const targets = node.assignee.type === 'Identifier' ? [node.assignee] : (node.assignee.value ?? []);
         for (const t of targets) if (t.type === 'Identifier') bound.add(t.value);
-        if (node.assignee.type === 'MemberExpression') this.refuse('assigning to attributes is outside the safe subset');
+        if (node.assignee.type === 'MemberExpression')
+          this.refuse('assigning to attributes is outside the safe subset');
         return;
       }
       case 'Macro':
@@ -113,7 +171,8 @@ class SubsetWalker {
         this.refuse('range() takes only integer literals in the safe subset');
         return null;
       }
-      const [start, stop, step] = args.length === 1 ? [0, args[0].value, 1] : [args[0].value, args[1].value, args[2]?.value ?? 1];
+      const [start, stop, step] =
+        args.length === 1 ? [0, args[0].value, 1] : [args[0].value, args[1].value, args[2]?.value ?? 1];
       if (step === 0) this.refuse('range() with a zero step never ends');
       return step === 0 ? null : Math.max(0, Math.ceil((stop - start) / step));
     }
@@ -146,7 +205,8 @@ class SubsetWalker {
         this.expression(node.object, bound);
         const property = node.property as Node;
         if (!node.computed && property.type === 'Identifier') {
-          if (isInternal(property.value)) this.refuse(`attribute access to ${property.value} is outside the safe subset`);
+          if (isInternal(property.value))
+            this.refuse(`attribute access to ${property.value} is outside the safe subset`);
         } else if (property.type === 'StringLiteral' && isInternal(property.value)) {
           this.refuse(`attribute access to ${property.value} is outside the safe subset`);
         } else if (property.type === 'SliceExpression') {
@@ -157,15 +217,26 @@ class SubsetWalker {
       case 'FilterExpression': {
         this.expression(node.operand, bound);
         const filter = node.filter as Node;
-        const name = filter.type === 'Identifier' ? filter.value : filter.type === 'CallExpression' && filter.callee.type === 'Identifier' ? filter.callee.value : null;
+        const name =
+          filter.type === 'Identifier'
+            ? filter.value
+            : filter.type === 'CallExpression' && filter.callee.type === 'Identifier'
+              ? filter.callee.value
+              : null;
         if (!name || !SAFE_FILTERS.has(name)) this.refuse(`the filter ${name ?? '?'} is outside the safe subset`);
         if (filter.type === 'CallExpression') {
-          const args = (filter.args as Node[]).map((arg) => (arg.type === 'KeywordArgumentExpression' ? arg.value : arg));
+          const args = (filter.args as Node[]).map((arg) =>
+            arg.type === 'KeywordArgumentExpression' ? arg.value : arg,
+          );
           // Width arguments multiply the output: only small literal numbers (and literal flags).
           if (name && WIDTH_FILTERS.has(name)) {
-            const literal = (a: Node) => a.type === 'IntegerLiteral' || a.type === 'StringLiteral' || (a.type === 'Identifier' && BOOLEAN_NAMES.has(a.value));
+            const literal = (a: Node) =>
+              a.type === 'IntegerLiteral' ||
+              a.type === 'StringLiteral' ||
+              (a.type === 'Identifier' && BOOLEAN_NAMES.has(a.value));
             if (!args.every(literal)) this.refuse(`${name} takes only literal arguments in the safe subset`);
-            else if (args.some((a) => a.type === 'IntegerLiteral' && a.value > MAX_WIDTH)) this.refuse(`${name} widths above ${MAX_WIDTH} are outside the safe subset`);
+            else if (args.some((a) => a.type === 'IntegerLiteral' && a.value > MAX_WIDTH))
+              this.refuse(`${name} widths above ${MAX_WIDTH} are outside the safe subset`);
           }
           for (const arg of args) this.expression(arg, bound);
         }
@@ -191,7 +262,9 @@ class SubsetWalker {
         this.expression(node.argument, bound);
         return;
       case 'CallExpression':
-        this.refuse(`function calls are outside the safe subset${node.callee.type === 'Identifier' ? ` (${node.callee.value}())` : ''}`);
+        this.refuse(
+          `function calls are outside the safe subset${node.callee.type === 'Identifier' ? ` (${node.callee.value}())` : ''}`,
+        );
         return;
       default:
         this.refuse(`${node.type} is outside the safe subset`);
@@ -205,7 +278,10 @@ export class RenderFailed extends Error {}
 export function renderTemplate(source: string, variables: Record<string, unknown>): string {
   const analysis = analyseTemplate(source);
   if (analysis.syntaxErrors.length > 0) throw new TemplateSyntaxError(analysis.syntaxErrors);
-  if (analysis.subsetErrors.length > 0) throw new RenderFailed(`the template is outside the safe subset: ${analysis.subsetErrors.map((e) => e.message).join('; ')}`);
+  if (analysis.subsetErrors.length > 0)
+    throw new RenderFailed(
+      `the template is outside the safe subset: ${analysis.subsetErrors.map((e) => e.message).join('; ')}`,
+    );
   try {
     return new Template(source).render(variables);
   } catch (error) {

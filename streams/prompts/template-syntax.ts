@@ -82,7 +82,11 @@ export function scanTags(source: string): { tags: Tag[]; problems: Positioned[] 
       problems.push({ message: `unclosed ${opener} tag`, line, column });
       break;
     }
-    const inner = source.slice(open + 2, close).replace(/^[-+]/, '').replace(/-$/, '').trim();
+    const inner = source
+      .slice(open + 2, close)
+      .replace(/^[-+]/, '')
+      .replace(/-$/, '')
+      .trim();
     const keyword = kind === 'statement' ? (/^[A-Za-z_]\w*/.exec(inner)?.[0] ?? '') : '';
     tags.push({ kind, keyword, inner, line, column });
     i = close + 2;
@@ -97,7 +101,29 @@ const LOOP_ONLY = new Set(['break', 'continue']);
 const MAX_BLOCK_DEPTH = 50;
 
 /** Tags outside the safe subset: they reach other templates, define code, or bypass escaping. */
-export const FORBIDDEN_TAGS = new Set(['include', 'import', 'from', 'extends', 'block', 'endblock', 'macro', 'endmacro', 'call', 'endcall', 'filter', 'endfilter', 'raw', 'endraw', 'with', 'endwith', 'generation', 'endgeneration', 'do', 'autoescape', 'endautoescape']);
+export const FORBIDDEN_TAGS = new Set([
+  'include',
+  'import',
+  'from',
+  'extends',
+  'block',
+  'endblock',
+  'macro',
+  'endmacro',
+  'call',
+  'endcall',
+  'filter',
+  'endfilter',
+  'raw',
+  'endraw',
+  'with',
+  'endwith',
+  'generation',
+  'endgeneration',
+  'do',
+  'autoescape',
+  'endautoescape',
+]);
 
 /**
  * Checks nesting and parses each tag alone with the engine's parser. Forbidden tags are
@@ -117,10 +143,17 @@ export function checkSyntax(source: string): { tags: Tag[]; syntax: Positioned[]
     }
     const { keyword } = tag;
     if (FORBIDDEN_TAGS.has(keyword)) {
-      subset.push({ message: `the {% ${keyword} %} tag is outside the safe subset`, line: tag.line, column: tag.column });
+      subset.push({
+        message: `the {% ${keyword} %} tag is outside the safe subset`,
+        line: tag.line,
+        column: tag.column,
+      });
       continue;
     }
-    if ((keyword in OPENERS || (keyword === 'set' && !/^set\s+[^=]+=/.test(tag.inner))) && stack.length >= MAX_BLOCK_DEPTH) {
+    if (
+      (keyword in OPENERS || (keyword === 'set' && !/^set\s+[^=]+=/.test(tag.inner))) &&
+      stack.length >= MAX_BLOCK_DEPTH
+    ) {
       syntax.push({ message: `blocks nested deeper than ${MAX_BLOCK_DEPTH}`, line: tag.line, column: tag.column });
       stack.length = 0;
       break;
@@ -131,7 +164,12 @@ export function checkSyntax(source: string): { tags: Tag[]; syntax: Positioned[]
       stack.push(tag);
     } else if (keyword in MIDDLES) {
       const top = stack[stack.length - 1];
-      if (!top || !MIDDLES[keyword].includes(top.keyword)) syntax.push({ message: `{% ${keyword} %} outside ${MIDDLES[keyword].map((k) => `{% ${k} %}`).join(' or ')}`, line: tag.line, column: tag.column });
+      if (!top || !MIDDLES[keyword].includes(top.keyword))
+        syntax.push({
+          message: `{% ${keyword} %} outside ${MIDDLES[keyword].map((k) => `{% ${k} %}`).join(' or ')}`,
+          line: tag.line,
+          column: tag.column,
+        });
       else if (keyword === 'elif') {
         const error = parseError(`{% if ${tag.inner.slice(4)} %}{% endif %}`);
         if (error) syntax.push({ message: `in {% ${tag.inner} %}: ${error}`, line: tag.line, column: tag.column });
@@ -139,19 +177,28 @@ export function checkSyntax(source: string): { tags: Tag[]; syntax: Positioned[]
     } else if (keyword.startsWith('end') && (keyword === 'endif' || keyword === 'endfor' || keyword === 'endset')) {
       const top = stack.pop();
       const expected = top ? (top.keyword === 'set' ? 'endset' : OPENERS[top.keyword]) : null;
-      if (expected !== keyword) syntax.push({ message: top ? `{% ${keyword} %} closes {% ${top.keyword} %} opened at line ${top.line}` : `{% ${keyword} %} without an opening tag`, line: tag.line, column: tag.column });
+      if (expected !== keyword)
+        syntax.push({
+          message: top
+            ? `{% ${keyword} %} closes {% ${top.keyword} %} opened at line ${top.line}`
+            : `{% ${keyword} %} without an opening tag`,
+          line: tag.line,
+          column: tag.column,
+        });
     } else if (keyword === 'set') {
       if (/^set\s+[^=]+=/.test(tag.inner)) {
         const error = parseError(`{% ${tag.inner} %}`);
         if (error) syntax.push({ message: `in {% ${tag.inner} %}: ${error}`, line: tag.line, column: tag.column });
       } else stack.push(tag);
     } else if (LOOP_ONLY.has(keyword)) {
-      if (!stack.some((t) => t.keyword === 'for')) syntax.push({ message: `{% ${keyword} %} outside a loop`, line: tag.line, column: tag.column });
+      if (!stack.some((t) => t.keyword === 'for'))
+        syntax.push({ message: `{% ${keyword} %} outside a loop`, line: tag.line, column: tag.column });
     } else {
       syntax.push({ message: `unknown tag {% ${keyword || tag.inner} %}`, line: tag.line, column: tag.column });
     }
   }
-  for (const open of stack) syntax.push({ message: `{% ${open.keyword} %} is never closed`, line: open.line, column: open.column });
+  for (const open of stack)
+    syntax.push({ message: `{% ${open.keyword} %} is never closed`, line: open.line, column: open.column });
   return { tags, syntax, subset };
 }
 

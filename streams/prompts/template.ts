@@ -16,7 +16,13 @@ export type VersionStatus = (typeof VERSION_STATUSES)[number];
 
 export const TEMPLATE_SLUG = /^[a-z][a-z0-9_-]{0,63}$/;
 
-export const FindingSchema = z.object({ kind: z.string(), message: z.string(), line: z.number(), column: z.number(), excerpt: z.string() });
+export const FindingSchema = z.object({
+  kind: z.string(),
+  message: z.string(),
+  line: z.number(),
+  column: z.number(),
+  excerpt: z.string(),
+});
 export const ValidationSchema = z.object({
   valid: z.boolean(),
   syntaxOk: z.boolean(),
@@ -37,17 +43,57 @@ const TemplateFields = {
   /** Declared variables; null means "whatever the body uses". */
   variables: z.array(z.string()).nullable(),
 };
-const Content = { body: z.string(), changeNote: z.string(), tokenEstimate: z.number().int(), validation: ValidationSchema };
+const Content = {
+  body: z.string(),
+  changeNote: z.string(),
+  tokenEstimate: z.number().int(),
+  validation: ValidationSchema,
+};
 
 export const TemplateEventSchemas = {
-  PromptTemplateCreated: z.object({ templateId: z.string(), namespaceId: z.string(), namespaceName: z.string(), slug: z.string(), ...TemplateFields, createdBy: z.string(), createdAt: z.string() }),
+  PromptTemplateCreated: z.object({
+    templateId: z.string(),
+    namespaceId: z.string(),
+    namespaceName: z.string(),
+    slug: z.string(),
+    ...TemplateFields,
+    createdBy: z.string(),
+    createdAt: z.string(),
+  }),
   /** Only the fields that changed. */
-  PromptTemplateUpdated: z.object({ templateId: z.string(), ...TemplateFields, updatedBy: z.string(), updatedAt: z.string() }).partial({ name: true, description: true, budgetTierId: true, variables: true }),
-  PromptTemplateDeleted: z.object({ templateId: z.string(), namespaceId: z.string(), slug: z.string(), deletedBy: z.string(), deletedAt: z.string() }),
-  PromptDraftCreated: z.object({ templateId: z.string(), versionId: z.string(), versionNumber: z.number().int(), authorId: z.string(), ...Content, createdAt: z.string() }),
+  PromptTemplateUpdated: z
+    .object({ templateId: z.string(), ...TemplateFields, updatedBy: z.string(), updatedAt: z.string() })
+    .partial({ name: true, description: true, budgetTierId: true, variables: true }),
+  PromptTemplateDeleted: z.object({
+    templateId: z.string(),
+    namespaceId: z.string(),
+    slug: z.string(),
+    deletedBy: z.string(),
+    deletedAt: z.string(),
+  }),
+  PromptDraftCreated: z.object({
+    templateId: z.string(),
+    versionId: z.string(),
+    versionNumber: z.number().int(),
+    authorId: z.string(),
+    ...Content,
+    createdAt: z.string(),
+  }),
   /** `changeNote` null: the note stays as it was. */
-  PromptDraftSaved: z.object({ templateId: z.string(), versionId: z.string(), ...Content, changeNote: z.string().nullable(), savedBy: z.string(), savedAt: z.string() }),
-  PromptDraftDiscarded: z.object({ templateId: z.string(), versionId: z.string(), discardedBy: z.string(), discardedAt: z.string() }),
+  PromptDraftSaved: z.object({
+    templateId: z.string(),
+    versionId: z.string(),
+    ...Content,
+    changeNote: z.string().nullable(),
+    savedBy: z.string(),
+    savedAt: z.string(),
+  }),
+  PromptDraftDiscarded: z.object({
+    templateId: z.string(),
+    versionId: z.string(),
+    discardedBy: z.string(),
+    discardedAt: z.string(),
+  }),
   PromptPromotedToPreProduction: z.object({
     templateId: z.string(),
     versionId: z.string(),
@@ -60,8 +106,19 @@ export const TemplateEventSchemas = {
     promotedBy: z.string(),
     promotedAt: z.string(),
   }),
-  PromptApproved: z.object({ templateId: z.string(), versionId: z.string(), approvedBy: z.string(), approvedAt: z.string() }),
-  PromptRejected: z.object({ templateId: z.string(), versionId: z.string(), reason: z.string(), rejectedBy: z.string(), rejectedAt: z.string() }),
+  PromptApproved: z.object({
+    templateId: z.string(),
+    versionId: z.string(),
+    approvedBy: z.string(),
+    approvedAt: z.string(),
+  }),
+  PromptRejected: z.object({
+    templateId: z.string(),
+    versionId: z.string(),
+    reason: z.string(),
+    rejectedBy: z.string(),
+    rejectedAt: z.string(),
+  }),
   PromptPromoted: z.object({
     templateId: z.string(),
     versionId: z.string(),
@@ -110,7 +167,16 @@ const withVersion = (state: LiveTemplate, id: string, patch: Partial<VersionSumm
 export function evolveTemplate(state: TemplateState, event: TemplateEvent): TemplateState {
   if (event.type === 'PromptTemplateCreated') {
     const d = event.data;
-    return { status: 'live', templateId: d.templateId, namespaceId: d.namespaceId, slug: d.slug, nextVersionNumber: 1, versions: {}, preProduction: null, activeVersionId: null };
+    return {
+      status: 'live',
+      templateId: d.templateId,
+      namespaceId: d.namespaceId,
+      slug: d.slug,
+      nextVersionNumber: 1,
+      versions: {},
+      preProduction: null,
+      activeVersionId: null,
+    };
   }
   if (event.type === 'PromptTemplateDeleted') return { status: 'deleted' };
   if (state.status !== 'live') return state;
@@ -123,7 +189,10 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
       return {
         ...state,
         nextVersionNumber: Math.max(state.nextVersionNumber, d.versionNumber + 1),
-        versions: { ...state.versions, [d.versionId]: { number: d.versionNumber, status: 'draft', authorId: d.authorId, valid: d.validation.valid } },
+        versions: {
+          ...state.versions,
+          [d.versionId]: { number: d.versionNumber, status: 'draft', authorId: d.authorId, valid: d.validation.valid },
+        },
       };
     }
     case 'PromptDraftSaved':
@@ -135,8 +204,13 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
     case 'PromptPromotedToPreProduction': {
       const d = event.data;
       let versions = withVersion(state, d.versionId, { status: 'pre_production' });
-      if (d.displacedVersionId) versions = withVersion({ ...state, versions }, d.displacedVersionId, { status: 'retired' });
-      return { ...state, versions, preProduction: { versionId: d.versionId, targetUsers: d.targetUsers, targetRoles: d.targetRoles } };
+      if (d.displacedVersionId)
+        versions = withVersion({ ...state, versions }, d.displacedVersionId, { status: 'retired' });
+      return {
+        ...state,
+        versions,
+        preProduction: { versionId: d.versionId, targetUsers: d.targetUsers, targetRoles: d.targetRoles },
+      };
     }
     case 'PromptRejected':
       return {
@@ -148,7 +222,12 @@ export function evolveTemplate(state: TemplateState, event: TemplateEvent): Temp
       const d = event.data;
       let versions = withVersion(state, d.versionId, { status: 'active' });
       if (d.retiredVersionId) versions = withVersion({ ...state, versions }, d.retiredVersionId, { status: 'retired' });
-      return { ...state, versions, activeVersionId: d.versionId, preProduction: state.preProduction?.versionId === d.versionId ? null : state.preProduction };
+      return {
+        ...state,
+        versions,
+        activeVersionId: d.versionId,
+        preProduction: state.preProduction?.versionId === d.versionId ? null : state.preProduction,
+      };
     }
   }
 }
@@ -164,4 +243,9 @@ export const templateAggregate: Aggregate<TemplateState, TemplateEvent> = {
 };
 
 /** Every event type of the context, for the audit projection and cache invalidation. */
-export const RESOLUTION_CHANGING_EVENTS: readonly TemplateEvent['type'][] = ['PromptPromotedToPreProduction', 'PromptRejected', 'PromptPromoted', 'PromptTemplateDeleted'];
+export const RESOLUTION_CHANGING_EVENTS: readonly TemplateEvent['type'][] = [
+  'PromptPromotedToPreProduction',
+  'PromptRejected',
+  'PromptPromoted',
+  'PromptTemplateDeleted',
+];

@@ -22,7 +22,8 @@ export const initialTenantSettings: TenantSettingsState = { status: 'inheriting'
 
 export const tenantSettingsStream = (tenantId: string) => `settings.tenant-${tenantId}-${tenantId}`;
 
-const change = <T extends z.ZodTypeAny>(value: T) => z.object({ from: value.nullable(), to: value.nullable() }).optional();
+const change = <T extends z.ZodTypeAny>(value: T) =>
+  z.object({ from: value.nullable(), to: value.nullable() }).optional();
 
 const TenantSettingsUpdatedSchema = z.object({
   changes: z.object({
@@ -40,7 +41,10 @@ const TenantSettingsUpdatedSchema = z.object({
 
 export function readTenantSettingsEvent(event: Pick<RecordedEvent, 'type' | 'data'>): TenantSettingsEvent {
   if (event.type !== 'TenantSettingsUpdated') throw new Error(`not a tenant settings event: ${event.type}`);
-  return { type: 'TenantSettingsUpdated', data: TenantSettingsUpdatedSchema.parse(event.data) as TenantSettingsEvent['data'] };
+  return {
+    type: 'TenantSettingsUpdated',
+    data: TenantSettingsUpdatedSchema.parse(event.data) as TenantSettingsEvent['data'],
+  };
 }
 
 export function valuesOf(state: TenantSettingsState): TenantSettingsValues {
@@ -59,7 +63,12 @@ export function applyChanges(values: TenantSettingsValues, changes: SettingChang
 export function evolveTenantSettings(state: TenantSettingsState, event: TenantSettingsEvent): TenantSettingsState {
   switch (event.type) {
     case 'TenantSettingsUpdated':
-      return { status: 'configured', values: applyChanges(valuesOf(state), event.data.changes), updatedBy: event.data.updatedBy, updatedAt: event.data.updatedAt };
+      return {
+        status: 'configured',
+        values: applyChanges(valuesOf(state), event.data.changes),
+        updatedBy: event.data.updatedBy,
+        updatedAt: event.data.updatedAt,
+      };
   }
 }
 

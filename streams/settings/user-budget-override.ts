@@ -11,7 +11,10 @@ export type UserBudgetOverrideEvent =
       type: 'UserBudgetOverrideUpserted';
       data: BudgetCaps & { userId: string; previous: BudgetCaps | null; updatedBy: string; updatedAt: string };
     }
-  | { type: 'UserBudgetOverrideDeleted'; data: { userId: string; previous: BudgetCaps; deletedBy: string; deletedAt: string } };
+  | {
+      type: 'UserBudgetOverrideDeleted';
+      data: { userId: string; previous: BudgetCaps; deletedBy: string; deletedAt: string };
+    };
 
 export type UserBudgetOverrideState =
   | { status: 'none' }
@@ -20,11 +23,17 @@ export type UserBudgetOverrideState =
 
 export const initialUserBudgetOverride: UserBudgetOverrideState = { status: 'none' };
 
-export const userBudgetOverrideStream = (tenantId: string, userId: string) => `settings.user-override-${tenantId}-${userId}`;
+export const userBudgetOverrideStream = (tenantId: string, userId: string) =>
+  `settings.user-override-${tenantId}-${userId}`;
 
 const Caps = z.object({ maxTokensPerDay: z.number().nullable(), maxCostUsdPerDay: z.number().nullable() });
 
-const UpsertedSchema = Caps.extend({ userId: z.string(), previous: Caps.nullable(), updatedBy: z.string(), updatedAt: z.string() });
+const UpsertedSchema = Caps.extend({
+  userId: z.string(),
+  previous: Caps.nullable(),
+  updatedBy: z.string(),
+  updatedAt: z.string(),
+});
 const DeletedSchema = z.object({ userId: z.string(), previous: Caps, deletedBy: z.string(), deletedAt: z.string() });
 
 export function readUserBudgetOverrideEvent(event: Pick<RecordedEvent, 'type' | 'data'>): UserBudgetOverrideEvent {
@@ -39,10 +48,15 @@ export function readUserBudgetOverrideEvent(event: Pick<RecordedEvent, 'type' | 
 }
 
 export function capsOf(state: UserBudgetOverrideState): BudgetCaps | null {
-  return state.status === 'active' ? { maxTokensPerDay: state.maxTokensPerDay, maxCostUsdPerDay: state.maxCostUsdPerDay } : null;
+  return state.status === 'active'
+    ? { maxTokensPerDay: state.maxTokensPerDay, maxCostUsdPerDay: state.maxCostUsdPerDay }
+    : null;
 }
 
-export function evolveUserBudgetOverride(_state: UserBudgetOverrideState, event: UserBudgetOverrideEvent): UserBudgetOverrideState {
+export function evolveUserBudgetOverride(
+  _state: UserBudgetOverrideState,
+  event: UserBudgetOverrideEvent,
+): UserBudgetOverrideState {
   switch (event.type) {
     case 'UserBudgetOverrideUpserted':
       return {

@@ -37,11 +37,17 @@ export function eventStoreConformance(
       metadata: { tenantId, actorId: 'tester', correlationId: randomUUID(), causationId: randomUUID() },
     });
 
-    async function collect(iterable: AsyncIterable<RecordedEvent>, count: number, timeoutMs = 5000): Promise<RecordedEvent[]> {
+    async function collect(
+      iterable: AsyncIterable<RecordedEvent>,
+      count: number,
+      timeoutMs = 5000,
+    ): Promise<RecordedEvent[]> {
       const out: RecordedEvent[] = [];
       const deadline = setTimeout(() => undefined, timeoutMs);
       try {
-        const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`only ${out.length}/${count} events within ${timeoutMs} ms`)), timeoutMs));
+        const timeout = new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error(`only ${out.length}/${count} events within ${timeoutMs} ms`)), timeoutMs),
+        );
         await Promise.race([
           (async () => {
             for await (const e of iterable) {
@@ -151,7 +157,10 @@ export function eventStoreConformance(
     describe('reading a stream', () => {
       it('reads forwards and backwards with a start and a limit', async () => {
         const s = stream();
-        await store.append(s, [0, 1, 2, 3, 4].map((n) => event('N', { n })));
+        await store.append(
+          s,
+          [0, 1, 2, 3, 4].map((n) => event('N', { n })),
+        );
         const forwards = await store.readStream(s, { from: 1n, limit: 2 });
         expect(forwards.map((e) => e.data)).to.deep.equal([{ n: 1 }, { n: 2 }]);
         const backwards = await store.readStream(s, { direction: 'backwards', limit: 2 });
@@ -211,8 +220,11 @@ export function eventStoreConformance(
         await store.append(s2, [event('Two'), event('Three')]);
         const all = (await store.readAll({ from, limit: 100 })).filter((e) => e.stream === s1 || e.stream === s2);
         expect(all.map((e) => e.type)).to.deep.equal(['One', 'Two', 'Three']);
-        for (let i = 1; i < all.length; i++) expect(comparePositions(all[i - 1].position, all[i].position)).to.equal(-1);
-        const afterFirst = (await store.readAll({ from: all[0].position, limit: 100 })).filter((e) => e.stream === s1 || e.stream === s2);
+        for (let i = 1; i < all.length; i++)
+          expect(comparePositions(all[i - 1].position, all[i].position)).to.equal(-1);
+        const afterFirst = (await store.readAll({ from: all[0].position, limit: 100 })).filter(
+          (e) => e.stream === s1 || e.stream === s2,
+        );
         expect(afterFirst.map((e) => e.type)).to.deep.equal(['Two', 'Three']);
         expect(await store.readAll({ from, limit: 1 })).to.have.length(1);
       });
@@ -220,7 +232,14 @@ export function eventStoreConformance(
       it('a multi-event append is atomic: concurrent batches never interleave', async () => {
         const s = stream();
         await Promise.all(
-          [0, 1, 2, 3, 4, 5].map((writer) => store.append(s, [0, 1, 2].map((i) => event('Part', { writer, i }))).catch(() => undefined)),
+          [0, 1, 2, 3, 4, 5].map((writer) =>
+            store
+              .append(
+                s,
+                [0, 1, 2].map((i) => event('Part', { writer, i })),
+              )
+              .catch(() => undefined),
+          ),
         );
         const events = await store.readStream(s);
         expect(events).to.have.length(18);
@@ -236,13 +255,27 @@ export function eventStoreConformance(
         const from = await store.headPosition();
         const marker = `Filtered${randomUUID().slice(0, 8)}`;
         const s = stream('conformance.filtered');
-        await store.append(s, [event('Other'), event(marker, { n: 1 }), event('Other'), event(marker, { n: 2 }), event(marker, { n: 3 })]);
+        await store.append(s, [
+          event('Other'),
+          event(marker, { n: 1 }),
+          event('Other'),
+          event(marker, { n: 2 }),
+          event(marker, { n: 3 }),
+        ]);
         await store.append(stream('conformance.elsewhere'), [event(marker, { n: 4 })]);
         const byType = await store.readAll({ from, limit: 2, filter: { eventTypes: [marker] } });
         expect(byType.map((e) => e.data)).to.deep.equal([{ n: 1 }, { n: 2 }]);
-        const byPrefix = await store.readAll({ from, limit: 100, filter: { streamPrefixes: ['conformance.filtered-'], eventTypes: [marker] } });
+        const byPrefix = await store.readAll({
+          from,
+          limit: 100,
+          filter: { streamPrefixes: ['conformance.filtered-'], eventTypes: [marker] },
+        });
         expect(byPrefix.map((e) => e.data)).to.deep.equal([{ n: 1 }, { n: 2 }, { n: 3 }]);
-        const likeWildcards = await store.readAll({ from, limit: 100, filter: { streamPrefixes: ['conformance_filtered%'] } });
+        const likeWildcards = await store.readAll({
+          from,
+          limit: 100,
+          filter: { streamPrefixes: ['conformance_filtered%'] },
+        });
         expect(likeWildcards).to.deep.equal([]);
       });
 

@@ -26,7 +26,10 @@ export interface Session {
   headers: Record<string, string>;
 }
 
-export async function signIn(t: TestPlatform, options: { roles?: Role[]; tenantId?: string; email?: string } = {}): Promise<Session> {
+export async function signIn(
+  t: TestPlatform,
+  options: { roles?: Role[]; tenantId?: string; email?: string } = {},
+): Promise<Session> {
   const deps = identityDeps(t.deps);
   const userId = randomUUID();
   const roles = options.roles ?? ['operator'];
@@ -34,7 +37,11 @@ export async function signIn(t: TestPlatform, options: { roles?: Role[]; tenantI
   const email = (options.email ?? `user-${userId.slice(0, 8)}@example.com`).toLowerCase();
   const actor = { actorId: SYSTEM_USER_ID };
   await createTenant(deps.handle, { tenantId, name: `Tenant ${tenantId.slice(0, 8)}` }, actor);
-  await registerUser(deps, { tenantId, userId, email, displayName: `Test ${roles.join('+') || 'no-role'} user`, roles }, actor);
+  await registerUser(
+    deps,
+    { tenantId, userId, email, displayName: `Test ${roles.join('+') || 'no-role'} user`, roles },
+    actor,
+  );
   const { token } = await deps.tokens.issue({ userId, email, roles, tenantId, tokenVersion: 0 }, deps.clock());
   return { userId, tenantId, email, roles, token, headers: { authorization: `Bearer ${token}` } };
 }

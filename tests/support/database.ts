@@ -91,7 +91,8 @@ export async function stopTestServer(): Promise<void> {
   if (!embedded) {
     // A shared server: leave it as found.
     await admin(async (c) => {
-      for (const name of created.reverse()) await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+      for (const name of created.reverse())
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
     });
   } else {
     await embedded.stop();

@@ -8,7 +8,9 @@ import { TEST_SIGNING_KEY } from './secrets';
 export { TEST_SIGNING_KEY };
 
 /** A Postgres event store over a fresh database of its own. */
-export async function createTestEventStore(options: { groupCommit?: { maxGroups: number; maxWrites?: number } } = {}): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {
+export async function createTestEventStore(
+  options: { groupCommit?: { maxGroups: number; maxWrites?: number } } = {},
+): Promise<{ db: Database; store: EventStore; signer: AuditSigner; cleanup(): Promise<void> }> {
   const db = await connectTestDatabase();
   const signer = new AuditSigner(TEST_SIGNING_KEY);
   const store = createPostgresEventStore({ pool: db.pool, signer, pollIntervalMs: 100, ...options });
@@ -27,7 +29,10 @@ export async function createTestEventStore(options: { groupCommit?: { maxGroups:
  * `store`, except that its first `subscribeToAll` ends after `afterMs` the way a lost connection
  * ends it (an error); later subscriptions work. `subscriptions()` counts how many were taken.
  */
-export function storeWhoseFirstSubscriptionDies(store: EventStore, afterMs: number): { store: EventStore; subscriptions(): number } {
+export function storeWhoseFirstSubscriptionDies(
+  store: EventStore,
+  afterMs: number,
+): { store: EventStore; subscriptions(): number } {
   let taken = 0;
   const flaky: EventStore = Object.create(store);
   flaky.subscribeToAll = (options) => {

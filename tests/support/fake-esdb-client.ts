@@ -47,7 +47,13 @@ export function createFakeClient() {
   const resolved = (e: FakeEvent) => ({ event: e, commitPosition: e.position.commit });
 
   /** Writes straight to the log, as another process or a system projection would. */
-  function write(stream: string, type: string, data: unknown = {}, metadata?: unknown, id: string = randomUUID()): FakeEvent {
+  function write(
+    stream: string,
+    type: string,
+    data: unknown = {},
+    metadata?: unknown,
+    id: string = randomUUID(),
+  ): FakeEvent {
     const current = revisionOf(stream);
     const event: FakeEvent = {
       streamId: stream,
@@ -65,7 +71,11 @@ export function createFakeClient() {
     return event;
   }
 
-  async function appendImpl(stream: string, events: EventData[], options?: { expectedRevision?: AppendExpectedRevision }) {
+  async function appendImpl(
+    stream: string,
+    events: EventData[],
+    options?: { expectedRevision?: AppendExpectedRevision },
+  ) {
     const current = revisionOf(stream);
     const expected = options?.expectedRevision ?? 'any';
     const ok =
@@ -86,7 +96,8 @@ export function createFakeClient() {
       let events = streamEvents(stream);
       if (events.length === 0) return iterable([], new StreamNotFoundError(undefined, stream));
       const from = options.fromRevision;
-      if (options.direction === 'backwards') events = events.reverse().filter((e) => typeof from !== 'bigint' || e.revision <= from);
+      if (options.direction === 'backwards')
+        events = events.reverse().filter((e) => typeof from !== 'bigint' || e.revision <= from);
       else events = events.filter((e) => typeof from !== 'bigint' || e.revision >= from);
       return iterable(events.slice(0, Number(options.maxCount ?? Infinity)).map(resolved));
     }),
@@ -94,7 +105,9 @@ export function createFakeClient() {
       const from = typeof options.fromPosition === 'object' ? options.fromPosition.commit : undefined;
       let events = options.direction === 'backwards' ? [...log].reverse() : [...log];
       if (from !== undefined) {
-        events = events.filter((e) => (options.direction === 'backwards' ? e.position.commit <= from : e.position.commit >= from));
+        events = events.filter((e) =>
+          options.direction === 'backwards' ? e.position.commit <= from : e.position.commit >= from,
+        );
       }
       return iterable(events.slice(0, Number(options.maxCount ?? Infinity)).map(resolved));
     }),

@@ -88,8 +88,14 @@ export function grayscalePng(width: number, height: number, fill: 'gradient' | '
   header.writeUInt8(0, 9); // grayscale
   const raw = Buffer.alloc((width + 1) * height);
   const noise = fill === 'noise' ? randomBytes(width * height) : null;
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw[y * (width + 1) + 1 + x] = noise ? noise[y * width + x] : (x * 2 + y) & 0xff;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) raw[y * (width + 1) + 1 + x] = noise ? noise[y * width + x] : (x * 2 + y) & 0xff;
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', zlib.deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export async function xlsxWithSheets(sheets: Record<string, unknown[][]>): Promise<Buffer> {
@@ -122,7 +128,10 @@ export async function docxWithParagraphs(paragraphs: string[]): Promise<Buffer> 
   const zip = new JSZip();
   zip.file('[Content_Types].xml', CONTENT_TYPES_XML);
   zip.file('_rels/.rels', RELS_XML);
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`);
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+  );
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
 
@@ -139,7 +148,8 @@ export async function zipBombDocx(inflatedMb = 40): Promise<Buffer> {
 }
 
 export function csvOf(rows: (string | number)[][]): Buffer {
-  const cell = (v: string | number) => (typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v));
+  const cell = (v: string | number) =>
+    typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v);
   return Buffer.from(rows.map((r) => r.map(cell).join(',')).join('\n') + '\n');
 }
 
@@ -171,9 +181,16 @@ export function multipartBody(part: UploadPart, field = 'file'): { body: Buffer;
  * Uploads through fetch. `chunked` streams the body without a Content-Length (transfer
  * encoding chunked), the way a client streaming from disk does.
  */
-export async function upload(url: string, part: UploadPart, options: { headers?: Record<string, string>; chunked?: boolean; field?: string } = {}) {
+export async function upload(
+  url: string,
+  part: UploadPart,
+  options: { headers?: Record<string, string>; chunked?: boolean; field?: string } = {},
+) {
   const { body, contentType } = multipartBody(part, options.field);
-  const init: RequestInit & { duplex?: 'half' } = { method: 'POST', headers: { ...options.headers, 'content-type': contentType } };
+  const init: RequestInit & { duplex?: 'half' } = {
+    method: 'POST',
+    headers: { ...options.headers, 'content-type': contentType },
+  };
   if (options.chunked) {
     let offset = 0;
     init.body = new ReadableStream<Uint8Array>({

@@ -6,7 +6,11 @@ import type { Decider, DomainEvent } from '../../src/platform/command-handling/d
  *   given(decider, [events]).when(command).then([events])
  *   given(decider, [events]).when(command).thenThrows(Conflict, /taken/)
  */
-export function given<C, S, E extends DomainEvent>(decider: Decider<C, S, E>, history: E[] = [], now: Date = new Date('2026-01-15T12:00:00Z')) {
+export function given<C, S, E extends DomainEvent>(
+  decider: Decider<C, S, E>,
+  history: E[] = [],
+  now: Date = new Date('2026-01-15T12:00:00Z'),
+) {
   const state = history.reduce(decider.evolve, decider.initialState);
   return {
     state,
@@ -48,6 +52,7 @@ export function dispatching<S, E extends DomainEvent, C extends { type: string }
 ): Decider<C, S, E> {
   return {
     ...aggregate,
-    decide: (command, state, now) => (decides as unknown as Record<string, (c: C, s: S, n: Date) => E[]>)[command.type](command, state, now),
+    decide: (command, state, now) =>
+      (decides as unknown as Record<string, (c: C, s: S, n: Date) => E[]>)[command.type](command, state, now),
   };
 }

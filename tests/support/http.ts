@@ -11,7 +11,11 @@ export interface HttpResponse<T = any> {
 export type HeaderMap = Record<string, string>;
 
 export interface HttpClient {
-  request<T = any>(method: string, path: string, options?: { body?: unknown; headers?: HeaderMap; raw?: BodyInit }): Promise<HttpResponse<T>>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; headers?: HeaderMap; raw?: BodyInit },
+  ): Promise<HttpResponse<T>>;
   get<T = any>(path: string, headers?: HeaderMap): Promise<HttpResponse<T>>;
   delete<T = any>(path: string, headers?: HeaderMap): Promise<HttpResponse<T>>;
   post<T = any>(path: string, body?: unknown, headers?: HeaderMap): Promise<HttpResponse<T>>;
@@ -34,19 +38,35 @@ export function servedContractHook(baseUrl: string): ResponseHook {
     let loading = served.get(baseUrl);
     if (!loading) {
       loading = fetch(`${baseUrl}/openapi.json`)
-        .then(async (r) => (r.ok && (r.headers.get('content-type') ?? '').includes('json') ? contractOf(await r.json()) : null))
+        .then(async (r) =>
+          r.ok && (r.headers.get('content-type') ?? '').includes('json') ? contractOf(await r.json()) : null,
+        )
         .catch(() => null);
       served.set(baseUrl, loading);
     }
     const contract = await loading;
     if (!contract) return;
-    const verdict = contract.check(method, new URL(baseUrl + path).pathname, response.status, response.headers.get('content-type') ?? '', response.body);
+    const verdict = contract.check(
+      method,
+      new URL(baseUrl + path).pathname,
+      response.status,
+      response.headers.get('content-type') ?? '',
+      response.body,
+    );
     if (!verdict.ok && !verdict.undescribed) throw new Error(`API contract: ${verdict.reason}`);
   };
 }
 
-export function httpClient(baseUrl: string, defaults: HeaderMap = {}, onResponse: ResponseHook = servedContractHook(baseUrl)): HttpClient {
-  async function request<T>(method: string, path: string, options: { body?: unknown; headers?: HeaderMap; raw?: BodyInit } = {}): Promise<HttpResponse<T>> {
+export function httpClient(
+  baseUrl: string,
+  defaults: HeaderMap = {},
+  onResponse: ResponseHook = servedContractHook(baseUrl),
+): HttpClient {
+  async function request<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; headers?: HeaderMap; raw?: BodyInit } = {},
+  ): Promise<HttpResponse<T>> {
     const headers: HeaderMap = { ...defaults, ...(options.headers ?? {}) };
     let body: BodyInit | undefined = options.raw;
     if (options.body !== undefined) {

@@ -24,10 +24,16 @@ export function opsEnv(databaseUrl: string): NodeJS.ProcessEnv {
 }
 
 /** `npm run ops -- …args` as a child process: its output, exit code and how long it took. */
-export async function runOps(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ stdout: string; stderr: string; code: number; seconds: number }> {
+export async function runOps(
+  env: NodeJS.ProcessEnv,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; code: number; seconds: number }> {
   const started = Date.now();
   try {
-    const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', ...args], { cwd: root, env });
+    const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', ...args], {
+      cwd: root,
+      env,
+    });
     return { stdout, stderr, code: 0, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
     const e = error as { stdout: string; stderr: string; code: number };

@@ -51,8 +51,15 @@ function testConfig(databaseUrl: string, env: Record<string, string> = {}) {
  * Another instance of the platform on a test platform's database (`ROLE=api` by default: it
  * serves requests and follows the first one's projections), with every product context.
  */
-export async function startSecondInstance(t: TestPlatform, env: Record<string, string> = {}): Promise<{ platform: Platform; api: HttpClient }> {
-  const platform = await startPlatform({ config: testConfig(t.platform.db.url, { ROLE: 'api', ...env }), contexts: productContexts, logger: pino({ level: 'silent' }) });
+export async function startSecondInstance(
+  t: TestPlatform,
+  env: Record<string, string> = {},
+): Promise<{ platform: Platform; api: HttpClient }> {
+  const platform = await startPlatform({
+    config: testConfig(t.platform.db.url, { ROLE: 'api', ...env }),
+    contexts: productContexts,
+    logger: pino({ level: 'silent' }),
+  });
   return { platform, api: httpClient(`${platform.publicUrl}/api/v1`) };
 }
 
@@ -61,7 +68,12 @@ export async function startSecondInstance(t: TestPlatform, env: Record<string, s
  * over a fresh database of its own. `contexts` defaults to every context of the product.
  */
 export async function startTestPlatform(
-  options: { contexts?: ContextModule[]; env?: Record<string, string>; logger?: Logger; databaseUrl?: (url: string) => Promise<string> } = {},
+  options: {
+    contexts?: ContextModule[];
+    env?: Record<string, string>;
+    logger?: Logger;
+    databaseUrl?: (url: string) => Promise<string>;
+  } = {},
 ): Promise<TestPlatform> {
   const { url: created } = await createTestDatabase();
   // A fault test puts a relay between the platform and its database.
@@ -97,7 +109,9 @@ export async function startTestPlatform(
  */
 /** The gateway answers (401/403/429/503 `{error}`) before any route is matched, so also for paths no route serves. */
 const gatewayAnswer = (response: { status: number; body: unknown }) =>
-  [401, 403, 429, 503].includes(response.status) && typeof (response.body as { error?: unknown } | null)?.error === 'string' && Object.keys(response.body as object).length === 1;
+  [401, 403, 429, 503].includes(response.status) &&
+  typeof (response.body as { error?: unknown } | null)?.error === 'string' &&
+  Object.keys(response.body as object).length === 1;
 
 const contracts = new Map<string, ReturnType<typeof contractOf>>();
 
@@ -106,7 +120,13 @@ export function contractHook(contexts: ContextModule[], listener: Listener, stri
   return (method, path, response) => {
     let contract = contracts.get(key);
     if (!contract) contracts.set(key, (contract = contractOf(documentFor(contexts, listener))));
-    const verdict = contract.check(method, '/api/v1' + path, response.status, response.headers.get('content-type') ?? '', response.body);
+    const verdict = contract.check(
+      method,
+      '/api/v1' + path,
+      response.status,
+      response.headers.get('content-type') ?? '',
+      response.body,
+    );
     if (verdict.ok) return;
     if (verdict.undescribed && (!strict || response.status === 404 || gatewayAnswer(response))) return;
     throw new Error(`API contract (${listener}): ${verdict.reason}`);

@@ -18,7 +18,13 @@ export function reactionSpec<Command>(mapping: (event: RecordedEvent) => Command
         position: { commit: 1n, prepare: 1n },
         type: event.type,
         data: event.data,
-        metadata: { tenantId: 't1', actorId: 'u1', correlationId: 'c1', causationId: 'c1', ...event.metadata } as RecordedEvent['metadata'],
+        metadata: {
+          tenantId: 't1',
+          actorId: 'u1',
+          correlationId: 'c1',
+          causationId: 'c1',
+          ...event.metadata,
+        } as RecordedEvent['metadata'],
         recordedAt: event.recordedAt ?? new Date('2026-03-03T10:00:00Z'),
       };
       return {

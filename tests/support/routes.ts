@@ -19,7 +19,11 @@ function walk(stack: Layer[], prefix: string, out: ServedRoute[]): void {
     if (layer.route) {
       for (const path of ([] as string[]).concat(layer.route.path)) {
         for (const [method, on] of Object.entries(layer.route.methods)) {
-          if (on) out.push({ method: method === '_all' ? 'all' : method, path: join(prefix, path).replace(/:([A-Za-z0-9_]+)/g, '{$1}') });
+          if (on)
+            out.push({
+              method: method === '_all' ? 'all' : method,
+              path: join(prefix, path).replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
+            });
         }
       }
     } else if (layer.handle?.stack) {
@@ -32,6 +36,6 @@ function walk(stack: Layer[], prefix: string, out: ServedRoute[]): void {
 /** Every route of a built app (walks `app.router` and every nested router). */
 export function servedRoutes(app: Express): ServedRoute[] {
   const out: ServedRoute[] = [];
-  walk(((app as unknown as { router: { stack: Layer[] } }).router).stack, '', out);
+  walk((app as unknown as { router: { stack: Layer[] } }).router.stack, '', out);
   return out;
 }

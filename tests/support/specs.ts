@@ -41,7 +41,14 @@ export function projectionSpec(projector: Projector) {
                 position: { commit: 1n, prepare: BigInt(i + 1) },
                 type: e.type,
                 data: e.data,
-                metadata: { tenantId: 'tenant-spec', actorId: 'actor-spec', correlationId: 'c', causationId: 'c', signature: '', ...e.metadata },
+                metadata: {
+                  tenantId: 'tenant-spec',
+                  actorId: 'actor-spec',
+                  correlationId: 'c',
+                  causationId: 'c',
+                  signature: '',
+                  ...e.metadata,
+                },
                 recordedAt: e.recordedAt ?? new Date('2026-03-03T10:00:00Z'),
               };
             });
@@ -72,7 +79,10 @@ export function apiSpec(api: HttpClient, knex: Knex) {
       const requestId = `spec-${randomUUID()}`;
       const sent = api.request(method, path, { body, headers: { ...headers, 'x-request-id': requestId } });
       const appended = async () =>
-        knex('events').whereRaw(`metadata->>'correlationId' = ?`, [requestId]).orderBy([{ column: 'transaction_id' }, { column: 'position' }]).select('type', 'stream_id', 'data');
+        knex('events')
+          .whereRaw(`metadata->>'correlationId' = ?`, [requestId])
+          .orderBy([{ column: 'transaction_id' }, { column: 'position' }])
+          .select('type', 'stream_id', 'data');
       return {
         async thenAppended(types: string[], status?: number) {
           const response = await sent;

@@ -16,7 +16,8 @@ export type NoteEvent =
   | { type: 'NoteRenamed'; data: { title: string } }
   | { type: 'NoteArchived'; data: Record<string, never> };
 
-export type NoteState = { status: 'none' } | { status: 'active'; title: string } | { status: 'archived'; title: string };
+export type NoteState =
+  { status: 'none' } | { status: 'active'; title: string } | { status: 'archived'; title: string };
 
 export type NoteCommand =
   | { type: 'CreateNote'; noteId: string; title: string }
@@ -77,11 +78,18 @@ export function notesProjector(version = 1, fail?: (event: { type: string; data:
       switch (event.type) {
         case 'NoteCreated': {
           const data = event.data as { noteId: string; title: string };
-          await trx('toy_notes').insert({ id: data.noteId, tenant_id: event.metadata.tenantId, title: data.title, status: 'active' });
+          await trx('toy_notes').insert({
+            id: data.noteId,
+            tenant_id: event.metadata.tenantId,
+            title: data.title,
+            status: 'active',
+          });
           break;
         }
         case 'NoteRenamed':
-          await trx('toy_notes').where({ id }).update({ title: (event.data as { title: string }).title, renames: trx.raw('renames + 1') });
+          await trx('toy_notes')
+            .where({ id })
+            .update({ title: (event.data as { title: string }).title, renames: trx.raw('renames + 1') });
           break;
         case 'NoteArchived':
           await trx('toy_notes').where({ id }).update({ status: 'archived' });
@@ -99,7 +107,12 @@ function toyRouter({ handle, knex }: PlatformDeps): Router {
   router.post('/toy/notes', async (req, res) => {
     const body = parseBody(req, z.object({ title: z.string().min(1).max(50) }));
     const noteId = randomUUID();
-    await handle(noteDecider, noteStream(TOY_TENANT, noteId), { type: 'CreateNote', noteId, title: body.title }, context);
+    await handle(
+      noteDecider,
+      noteStream(TOY_TENANT, noteId),
+      { type: 'CreateNote', noteId, title: body.title },
+      context,
+    );
     res.status(201).json({ id: noteId });
   });
   router.patch('/toy/notes/:id', async (req, res) => {
@@ -120,7 +133,9 @@ function toyRouter({ handle, knex }: PlatformDeps): Router {
   return router;
 }
 
-export function toyContext(options: { projectorVersion?: number; fail?: (event: { type: string; data: unknown }) => boolean } = {}): ContextModule {
+export function toyContext(
+  options: { projectorVersion?: number; fail?: (event: { type: string; data: unknown }) => boolean } = {},
+): ContextModule {
   return {
     name: 'toy',
     projectors: [notesProjector(options.projectorVersion, options.fail)],

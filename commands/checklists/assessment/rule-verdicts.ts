@@ -16,13 +16,24 @@ export interface RuleSubject {
   facts: unknown;
 }
 
-export async function loadRuleSubject(knex: Knex, tenantId: string, domain: string, label: string, entityId: string): Promise<RuleSubject | null> {
+export async function loadRuleSubject(
+  knex: Knex,
+  tenantId: string,
+  domain: string,
+  label: string,
+  entityId: string,
+): Promise<RuleSubject | null> {
   const pack = packOf(domain);
   if (!pack || !pack.appliesTo.includes(label)) return null;
   const graph = graphFacts(knex, namespaceOf(tenantId));
   const [row] = await graph.vertices(label, ['name', ...pack.entityFields], { entityId });
   if (!row) return null;
-  const entity: AssessedVertex = { vertexId: row.id, entityId: row.entity_id, label: row.label, properties: row.properties };
+  const entity: AssessedVertex = {
+    vertexId: row.id,
+    entityId: row.entity_id,
+    label: row.label,
+    properties: row.properties,
+  };
   return { pack, entity, facts: await pack.load(graph, [row.id]) };
 }
 
@@ -41,7 +52,13 @@ export function checkOfVerdict(color: Verdict['color']): { passed: boolean; seve
 }
 
 /** Judges the subject for `period`, records the verdict as a check (message = the reason) and its color as a field. */
-export function recordVerdict(frames: ItemFrames, checkName: string, subject: RuleSubject, today: string, period?: string): Verdict | null {
+export function recordVerdict(
+  frames: ItemFrames,
+  checkName: string,
+  subject: RuleSubject,
+  today: string,
+  period?: string,
+): Verdict | null {
   const verdict = subject.pack.assess(subject.entity, subject.facts, today, period);
   if (!verdict) return null;
   const { passed, severity } = checkOfVerdict(verdict.color);

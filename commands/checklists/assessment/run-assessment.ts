@@ -21,21 +21,48 @@ type Deps = Pick<PlatformDeps, 'handle' | 'knex' | 'clock' | 'logger'>;
  * the checklist's assessment stream as it goes (readers follow the stream live). The
  * context carries no Idempotency-Key: each frame is its own event.
  */
-export async function runAssessment(deps: Deps, context: CommandContext, checklistId: string, assessmentId: string, signal: AbortSignal): Promise<void> {
-  const ctx: CommandContext = { tenantId: context.tenantId, actorId: context.actorId, correlationId: context.correlationId, causationId: context.causationId };
+export async function runAssessment(
+  deps: Deps,
+  context: CommandContext,
+  checklistId: string,
+  assessmentId: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const ctx: CommandContext = {
+    tenantId: context.tenantId,
+    actorId: context.actorId,
+    correlationId: context.correlationId,
+    causationId: context.causationId,
+  };
   const emitAll = (frames: AssessmentFrame[]) => recordFrames(deps, ctx, checklistId, assessmentId, frames);
   const emit = (frame: AssessmentFrame) => emitAll([frame]);
-  const statusFrame = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null): AssessmentFrame => ({
+  const statusFrame = (
+    state: 'started' | 'assessing' | 'completed' | 'failed',
+    message: string,
+    itemIndex: number | null = null,
+  ): AssessmentFrame => ({
     type: 'AssessmentAgentStatusChanged',
     data: { assessmentId, state, message, itemIndex },
   });
-  const status = (state: 'started' | 'assessing' | 'completed' | 'failed', message: string, itemIndex: number | null = null) => emit(statusFrame(state, message, itemIndex));
+  const status = (
+    state: 'started' | 'assessing' | 'completed' | 'failed',
+    message: string,
+    itemIndex: number | null = null,
+  ) => emit(statusFrame(state, message, itemIndex));
   let passed = 0;
   let failed = 0;
   let assessed = 0;
   const completeFrame = (outcome: 'completed' | 'failed', error: string | null): AssessmentFrame => ({
     type: 'AssessmentCompleted',
-    data: { assessmentId, status: outcome, itemsAssessed: assessed, validationsPassed: passed, validationsFailed: failed, error, completedAt: deps.clock().toISOString() },
+    data: {
+      assessmentId,
+      status: outcome,
+      itemsAssessed: assessed,
+      validationsPassed: passed,
+      validationsFailed: failed,
+      error,
+      completedAt: deps.clock().toISOString(),
+    },
   });
   const complete = (outcome: 'completed' | 'failed', error: string | null) => emit(completeFrame(outcome, error));
 
@@ -54,27 +81,58 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
     if (spatial) await emit(spatial);
     const today = deps.clock().toISOString().slice(0, 10);
     const period = checklist.period ?? facts.well.properties.form_pr_period ?? previousMonth(deps.clock());
-    const formPr = checklist.template_id === 'form_pr' ? await loadFormPrContext(deps.knex, context.tenantId, facts, period, today) : null;
+    const formPr =
+      checklist.template_id === 'form_pr'
+        ? await loadFormPrContext(deps.knex, context.tenantId, facts, period, today)
+        : null;
     const subjects = formPr ? null : await loadOtherSubjects(deps.knex, context.tenantId, facts);
 
     for (const item of checklist.items) {
       if (signal.aborted) throw new Error('assessment stopped: the platform is shutting down');
       await emitAll([
         statusFrame('assessing', `Item ${item.index}: ${item.label}`, item.index),
-        { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: 'in_progress', summary: 'Assessing', completedBy: null } },
+        {
+          type: 'AssessmentItemUpdated',
+          data: {
+            assessmentId,
+            itemIndex: item.index,
+            itemName: item.label,
+            status: 'in_progress',
+            summary: 'Assessing',
+            completedBy: null,
+          },
+        },
       ]);
       const frames = new ItemFrames(assessmentId, item.index);
-      const summary = formPr ? assessFormPrItem(item.key, frames, formPr) : assessOtherItem(item.key, frames, facts, today, subjects!);
+      const summary = formPr
+        ? assessFormPrItem(item.key, frames, formPr)
+        : assessOtherItem(item.key, frames, facts, today, subjects!);
       const checks = frames.checks;
       passed += checks.passed;
       failed += checks.failed;
       assessed++;
       const outcome = frames.failed > 0 ? 'needs_review' : 'complete';
-      await emitAll([...frames.frames, { type: 'AssessmentItemUpdated', data: { assessmentId, itemIndex: item.index, itemName: item.label, status: outcome, summary, completedBy: ASSESSOR } }]);
+      await emitAll([
+        ...frames.frames,
+        {
+          type: 'AssessmentItemUpdated',
+          data: {
+            assessmentId,
+            itemIndex: item.index,
+            itemName: item.label,
+            status: outcome,
+            summary,
+            completedBy: ASSESSOR,
+          },
+        },
+      ]);
     }
 
     if (formPr) await generateFormPrDraft(deps, ctx, checklist.status, checklistId, assessmentId, formPr, emit);
-    await emitAll([statusFrame('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`), completeFrame('completed', null)]);
+    await emitAll([
+      statusFrame('completed', `Assessed ${assessed} items: ${passed} checks passed, ${failed} failed`),
+      completeFrame('completed', null),
+    ]);
   } catch (error) {
     deps.logger.warn({ err: error, checklistId, assessmentId }, 'assessment failed');
     await complete('failed', error instanceof Error ? error.message : String(error)).catch(() => undefined);
@@ -83,14 +141,29 @@ export async function runAssessment(deps: Deps, context: CommandContext, checkli
 
 function spatialFrame(assessmentId: string, facts: WellFacts): AssessmentFrame | null {
   const features: Extract<AssessmentFrame, { type: 'AssessmentSpatialUpdated' }>['data']['features'] = [];
-  const add = (entityId: string, label: string, name: string | null, lat: string | undefined, lon: string | undefined, role: string) => {
+  const add = (
+    entityId: string,
+    label: string,
+    name: string | null,
+    lat: string | undefined,
+    lon: string | undefined,
+    role: string,
+  ) => {
     const latitude = num(lat);
     const longitude = num(lon);
     if (latitude !== null && longitude !== null) features.push({ entityId, label, name, latitude, longitude, role });
   };
   const p = facts.well.properties;
   add(facts.well.entity_id, 'Well', p.name ?? null, p.latitude, p.longitude, 'subject');
-  for (const o of facts.offsets) add(o.vertex.entity_id, o.vertex.label, o.vertex.properties.name ?? null, o.vertex.properties.latitude, o.vertex.properties.longitude, 'offset');
+  for (const o of facts.offsets)
+    add(
+      o.vertex.entity_id,
+      o.vertex.label,
+      o.vertex.properties.name ?? null,
+      o.vertex.properties.latitude,
+      o.vertex.properties.longitude,
+      'offset',
+    );
   if (features.length === 0) return null;
   return { type: 'AssessmentSpatialUpdated', data: { assessmentId, entityId: facts.well.entity_id, features } };
 }
@@ -114,25 +187,47 @@ async function generateFormPrDraft(
     ['field', 'value'],
     ['reporting_unit', `${unit.entity.label} ${unit.entity.entityId}`],
     ['operator', p.operator ?? facts.operator?.name ?? ''],
-    ['lease', unit.entity.label === 'Lease' ? unit.entity.properties.name ?? unit.entity.entityId : p.lease ?? ''],
+    ['lease', unit.entity.label === 'Lease' ? (unit.entity.properties.name ?? unit.entity.entityId) : (p.lease ?? '')],
     ['district', p.district ?? facts.lease?.district ?? ''],
     ['production_month', period],
     ['due_date', formPrDueDate(period)],
-    ['allocation_method', unit.kind === 'oil_lease' ? f.allocationMethod ?? '' : ''],
+    ['allocation_method', unit.kind === 'oil_lease' ? (f.allocationMethod ?? '') : ''],
     [f.wellType === 'oil' ? 'oil_bbl' : 'condensate_bbl', cell(f.oilBbl)],
     [f.wellType === 'oil' ? 'casinghead_gas_mcf' : 'gas_well_gas_mcf', cell(f.gasMcf)],
-    ...Object.keys(f.dispositions ?? {}).sort().map((code) => [`disposition_${code}_mcf`, String(f.dispositions![code])]),
+    ...Object.keys(f.dispositions ?? {})
+      .sort()
+      .map((code) => [`disposition_${code}_mcf`, String(f.dispositions![code])]),
     ...f.wells.map((w) => [`well_${w.entityId}_oil_bbl_gas_mcf`, `${cell(w.oilBbl)}/${cell(w.gasMcf)}`]),
   ];
   const bytes = Buffer.from(lines.map((l) => l.map(csvCell).join(',')).join('\n') + '\n', 'utf8');
   const artifactId = derivedUuid('artifact', ctx.tenantId, assessmentId, 'form-pr-draft');
   const filename = `form-pr-${unit.entity.entityId.replace(/[^0-9A-Za-z-]/g, '')}-${period}.csv`;
-  const added = await addArtifact(deps, { ...ctx, actorId: ASSESSOR }, checklistId, { artifactId, itemIndex: 0, artifactType: 'form_draft', filename, contentType: 'text/csv', source: 'assessment', bytes }).catch((error) => {
+  const added = await addArtifact(deps, { ...ctx, actorId: ASSESSOR }, checklistId, {
+    artifactId,
+    itemIndex: 0,
+    artifactType: 'form_draft',
+    filename,
+    contentType: 'text/csv',
+    source: 'assessment',
+    bytes,
+  }).catch((error) => {
     deps.logger.warn({ err: error, checklistId }, 'form draft not attached');
     return null;
   });
   if (!added) return;
-  await emit({ type: 'AssessmentArtifactGenerated', data: { assessmentId, itemIndex: 0, artifactId, artifactType: 'form_draft', filename, contentType: 'text/csv', sizeBytes: added.sizeBytes, sha256: added.sha256 } });
+  await emit({
+    type: 'AssessmentArtifactGenerated',
+    data: {
+      assessmentId,
+      itemIndex: 0,
+      artifactId,
+      artifactType: 'form_draft',
+      filename,
+      contentType: 'text/csv',
+      sizeBytes: added.sizeBytes,
+      sha256: added.sha256,
+    },
+  });
 }
 
 const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value);

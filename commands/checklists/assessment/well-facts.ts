@@ -58,7 +58,12 @@ export function productionHistory(well: Properties): MonthlyProduction[] {
 }
 
 /** The checklist entity (a Well, or a Lease for a lease's Form PR) and its neighbourhood; `well` holds the entity. */
-export async function loadWellFacts(knex: Knex, tenantId: string, entityId: string, label = 'Well'): Promise<WellFacts | null> {
+export async function loadWellFacts(
+  knex: Knex,
+  tenantId: string,
+  entityId: string,
+  label = 'Well',
+): Promise<WellFacts | null> {
   const namespace = namespaceOf(tenantId);
   const well = await findVertex(knex, namespace, label, entityId);
   if (!well) return null;
@@ -69,8 +74,12 @@ export async function loadWellFacts(knex: Knex, tenantId: string, entityId: stri
   const authorizations = new Map<string, VertexView>();
   for (const h of labelled('FlaringAuthorization')) authorizations.set(h.vertex.id, h.vertex);
   if (leaseHop) {
-    const onLease = await hopsFrom(knex, namespace, [leaseHop.vertex.id], { direction: 'in', edgeLabels: ['FLARES_AT'] });
-    for (const h of onLease.hops) if (h.vertex.label === 'FlaringAuthorization') authorizations.set(h.vertex.id, h.vertex);
+    const onLease = await hopsFrom(knex, namespace, [leaseHop.vertex.id], {
+      direction: 'in',
+      edgeLabels: ['FLARES_AT'],
+    });
+    for (const h of onLease.hops)
+      if (h.vertex.label === 'FlaringAuthorization') authorizations.set(h.vertex.id, h.vertex);
   }
   return {
     well,
@@ -82,7 +91,11 @@ export async function loadWellFacts(knex: Knex, tenantId: string, entityId: stri
     authorizations: [...authorizations.values()],
     flaringEvents: labelled('FlaringEvent').map((h) => h.vertex),
     deadlines: labelled('ComplianceDeadline').map((h) => h.vertex),
-    offsets: (walk.relationships.OFFSET_TO ?? []).map((h) => ({ vertex: h.vertex, distanceFt: num(h.edge_properties.distance_ft), sameHorizon: h.edge_properties.same_horizon !== 'false' })),
+    offsets: (walk.relationships.OFFSET_TO ?? []).map((h) => ({
+      vertex: h.vertex,
+      distanceFt: num(h.edge_properties.distance_ft),
+      sameHorizon: h.edge_properties.same_horizon !== 'false',
+    })),
     regulations: (walk.relationships.GOVERNED_BY ?? []).map((h) => h.vertex.properties.name ?? h.vertex.entity_id),
   };
 }

@@ -12,9 +12,17 @@ const CLOSED = new Set(['completed', 'filed', 'closed', 'waived']);
 const W3X = /W-3X|plugging extension/i;
 
 /** The inactive-well verdict's inputs, loaded set-based (the operators pack loads them for an operator's wells). */
-export async function loadInactiveFacts(graph: Parameters<DomainPack['load']>[0], wellIds: string[] | null): Promise<InactiveFacts> {
+export async function loadInactiveFacts(
+  graph: Parameters<DomainPack['load']>[0],
+  wellIds: string[] | null,
+): Promise<InactiveFacts> {
   const [deadlines, permits] = await Promise.all([
-    graph.neighbors(wellIds, 'HAS_DEADLINE', 'Well', 'ComplianceDeadline', 'out', ['deadline_date', 'type', 'form', 'status']),
+    graph.neighbors(wellIds, 'HAS_DEADLINE', 'Well', 'ComplianceDeadline', 'out', [
+      'deadline_date',
+      'type',
+      'form',
+      'status',
+    ]),
     graph.neighbors(wellIds, 'PART_OF', 'Well', 'Permit', 'in', PERMIT_FIELDS),
   ]);
   return { deadlines, permits };
@@ -40,23 +48,66 @@ export function createInactiveWellsPack(rules: TexasRules = TEXAS_RULES): Domain
     assess(well, facts, today) {
       const p = well.properties;
       const source = sourceOf(well);
-      if (p.status === 'permitted') return verdict(today, { color: 'grey', reason: rule('not yet drilled'), facts: { source } });
+      if (p.status === 'permitted')
+        return verdict(today, { color: 'grey', reason: rule('not yet drilled'), facts: { source } });
       if (!p.status) return verdict(today, { color: 'grey', reason: rule('well status unknown'), facts: { source } });
-      if (p.status !== 'inactive') return verdict(today, { color: 'green', reason: rule(`status ${p.status}: not an inactive well`), facts: { source, status: p.status } });
+      if (p.status !== 'inactive')
+        return verdict(today, {
+          color: 'green',
+          reason: rule(`status ${p.status}: not an inactive well`),
+          facts: { source, status: p.status },
+        });
       const since = dateOf(p.inactive_since);
       const plugBy = since ? rules.calendar.move(addMonths(since, rules.pluggingDueMonths), 'next') : null;
       const extension = neighborsOf(facts.permits, well.vertexId).find(
-        (n) => (W3X.test(n.properties.form ?? '') || W3X.test(n.properties.type ?? '')) && n.properties.status !== 'denied' && (dateOf(n.properties.expiration_date) ?? '9999-12-31') >= today,
+        (n) =>
+          (W3X.test(n.properties.form ?? '') || W3X.test(n.properties.type ?? '')) &&
+          n.properties.status !== 'denied' &&
+          (dateOf(n.properties.expiration_date) ?? '9999-12-31') >= today,
       );
-      const open = neighborsOf(facts.deadlines, well.vertexId).filter((d) => !CLOSED.has(d.properties.status ?? 'open'));
+      const open = neighborsOf(facts.deadlines, well.vertexId).filter(
+        (d) => !CLOSED.has(d.properties.status ?? 'open'),
+      );
       const due = earliest([extension ? null : plugBy, ...open.map((d) => dateOf(d.properties.deadline_date))]);
       const next = open.find((d) => dateOf(d.properties.deadline_date) === due);
-      const what = next ? `${next.properties.type ?? 'deadline'} due ${due}` : due ? `plugging due ${due}` : 'no deadline on record';
-      const details = { source, inactive_since: since, plugging_extension: extension?.entityId ?? null, next_deadline: next?.entityId ?? null };
-      if (due && due < today) return verdict(today, { color: 'red', dueDate: due, reason: rule(`inactive well: ${what.replace('due', 'overdue since')}`), facts: details });
-      if (!extension) return verdict(today, { color: 'amber', dueDate: due, reason: rule(`inactive well without a W-3X plugging extension; ${what}`), facts: details });
-      if (due && due <= addDays(today, rules.expiresSoonDays)) return verdict(today, { color: 'amber', dueDate: due, reason: rule(`inactive well under extension ${extension.entityId}; ${what}`), facts: details });
-      return verdict(today, { color: 'green', dueDate: due, reason: rule(`inactive well under extension ${extension.entityId}; ${what}`), facts: details });
+      const what = next
+        ? `${next.properties.type ?? 'deadline'} due ${due}`
+        : due
+          ? `plugging due ${due}`
+          : 'no deadline on record';
+      const details = {
+        source,
+        inactive_since: since,
+        plugging_extension: extension?.entityId ?? null,
+        next_deadline: next?.entityId ?? null,
+      };
+      if (due && due < today)
+        return verdict(today, {
+          color: 'red',
+          dueDate: due,
+          reason: rule(`inactive well: ${what.replace('due', 'overdue since')}`),
+          facts: details,
+        });
+      if (!extension)
+        return verdict(today, {
+          color: 'amber',
+          dueDate: due,
+          reason: rule(`inactive well without a W-3X plugging extension; ${what}`),
+          facts: details,
+        });
+      if (due && due <= addDays(today, rules.expiresSoonDays))
+        return verdict(today, {
+          color: 'amber',
+          dueDate: due,
+          reason: rule(`inactive well under extension ${extension.entityId}; ${what}`),
+          facts: details,
+        });
+      return verdict(today, {
+        color: 'green',
+        dueDate: due,
+        reason: rule(`inactive well under extension ${extension.entityId}; ${what}`),
+        facts: details,
+      });
     },
   };
 }

@@ -23,7 +23,14 @@ export const texasPacks = (rules: TexasRules = TEXAS_RULES): DomainPack<any>[] =
 export const DEFAULT_PACKS: DomainPack<any>[] = texasPacks();
 
 /** The pack of a domain among the installed ones (a checklist assesses with its domain's evaluator). */
-export const packOf = (domain: string, packs: DomainPack<any>[] = DEFAULT_PACKS): DomainPack<any> | undefined => packs.find((p) => p.domain === domain);
+export const packOf = (domain: string, packs: DomainPack<any>[] = DEFAULT_PACKS): DomainPack<any> | undefined =>
+  packs.find((p) => p.domain === domain);
 
 /** GET /compliance/domains: `short_title` falls back to `title`; `applies_to` names the entity labels. */
-export const domainList = (packs: DomainPack<any>[]) => packs.map((p) => ({ domain: p.domain, title: p.title, short_title: p.short_title ?? p.title, applies_to: [...p.appliesTo] }));
+export const domainList = (packs: DomainPack<any>[]) =>
+  packs.map((p) => ({
+    domain: p.domain,
+    title: p.title,
+    short_title: p.short_title ?? p.title,
+    applies_to: [...p.appliesTo],
+  }));

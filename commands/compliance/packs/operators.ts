@@ -17,7 +17,8 @@ export function p5RenewalDue(rules: TexasRules, month: string, lastRenewed: stri
   let year = Number(after.slice(0, 4));
   let due = rules.calendar.lastWorkingDayOfMonth(`${year}-${month}`);
   // A renewal filed in (or just before) its month covers the year to the next one.
-  while (lastRenewed ? due <= addDays(lastRenewed, 45) : due < today) due = rules.calendar.lastWorkingDayOfMonth(`${++year}-${month}`);
+  while (lastRenewed ? due <= addDays(lastRenewed, 45) : due < today)
+    due = rules.calendar.lastWorkingDayOfMonth(`${++year}-${month}`);
   return due;
 }
 
@@ -39,34 +40,87 @@ export function createOperatorsPack(rules: TexasRules = TEXAS_RULES): DomainPack
     appliesTo: ['Operator'],
     entityFields: ['p5_number', 'p5_status', 'p5_renewal_month', 'p5_last_renewed'],
     async load(graph, vertexIds) {
-      const wells = await graph.neighbors(vertexIds, 'OPERATED_BY', 'Operator', 'Well', 'in', ['status', 'inactive_since']);
+      const wells = await graph.neighbors(vertexIds, 'OPERATED_BY', 'Operator', 'Well', 'in', [
+        'status',
+        'inactive_since',
+      ]);
       const wellIds = vertexIds === null ? null : [...new Set([...wells.values()].flat().map((w) => w.vertexId))];
-      const inactive = wellIds !== null && wellIds.length === 0 ? { deadlines: new Map(), permits: new Map() } : await loadInactiveFacts(graph, wellIds);
+      const inactive =
+        wellIds !== null && wellIds.length === 0
+          ? { deadlines: new Map(), permits: new Map() }
+          : await loadInactiveFacts(graph, wellIds);
       return { wells, inactive };
     },
     assess(operator, facts, today) {
       const p = operator.properties;
       const source = sourceOf(operator);
-      if (!p.p5_number) return verdict(today, { color: 'grey', reason: rule('no P-5 number on record'), facts: { source } });
+      if (!p.p5_number)
+        return verdict(today, { color: 'grey', reason: rule('no P-5 number on record'), facts: { source } });
       const status = (p.p5_status ?? '').toLowerCase();
-      const base = { source, p5_number: p.p5_number, p5_status: p.p5_status ?? null, renewal_month: p.p5_renewal_month ?? null, last_renewed: dateOf(p.p5_last_renewed) };
-      if (NOT_ACTIVE.has(status)) return verdict(today, { color: 'red', reason: rule(`P-5 ${p.p5_number} is ${status}: the operator may not operate wells or obtain permits`), facts: base });
-      if (!status) return verdict(today, { color: 'grey', reason: rule(`P-5 ${p.p5_number} status unknown`), facts: base });
+      const base = {
+        source,
+        p5_number: p.p5_number,
+        p5_status: p.p5_status ?? null,
+        renewal_month: p.p5_renewal_month ?? null,
+        last_renewed: dateOf(p.p5_last_renewed),
+      };
+      if (NOT_ACTIVE.has(status))
+        return verdict(today, {
+          color: 'red',
+          reason: rule(`P-5 ${p.p5_number} is ${status}: the operator may not operate wells or obtain permits`),
+          facts: base,
+        });
+      if (!status)
+        return verdict(today, { color: 'grey', reason: rule(`P-5 ${p.p5_number} status unknown`), facts: base });
       const month = /^(0[1-9]|1[0-2])$/.test(p.p5_renewal_month ?? '') ? p.p5_renewal_month! : null;
-      if (!month) return verdict(today, { color: 'grey', reason: rule(`P-5 ${p.p5_number}: renewal month unknown`), facts: base });
+      if (!month)
+        return verdict(today, {
+          color: 'grey',
+          reason: rule(`P-5 ${p.p5_number}: renewal month unknown`),
+          facts: base,
+        });
       const due = p5RenewalDue(rules, month, base.last_renewed, today);
       const blocked = neighborsOf(facts.wells, operator.vertexId)
         .filter((w) => w.properties.status === 'inactive')
-        .filter((w) => inactivePack.assess({ vertexId: w.vertexId, entityId: w.entityId, label: 'Well', properties: w.properties }, facts.inactive, today)?.color === 'red')
+        .filter(
+          (w) =>
+            inactivePack.assess(
+              { vertexId: w.vertexId, entityId: w.entityId, label: 'Well', properties: w.properties },
+              facts.inactive,
+              today,
+            )?.color === 'red',
+        )
         .map((w) => w.entityId);
       const details = { ...base, renewal_due: due, wells_blocking_renewal: blocked.join(', ') || null };
-      if (due < today) return verdict(today, { color: 'red', dueDate: due, reason: rule(`P-5 ${p.p5_number} renewal was due ${due}`), facts: details });
+      if (due < today)
+        return verdict(today, {
+          color: 'red',
+          dueDate: due,
+          reason: rule(`P-5 ${p.p5_number} renewal was due ${due}`),
+          facts: details,
+        });
       if (blocked.length > 0) {
         const why = `P-5 ${p.p5_number} renewal due ${due} will be denied: ${blocked.length} inactive well(s) out of compliance with ${CITATIONS.rule_15} (${blocked.slice(0, 5).join(', ')}${blocked.length > 5 ? ', …' : ''})`;
-        return verdict(today, { color: due <= addDays(today, rules.p5BlockedRedDays) ? 'red' : 'amber', dueDate: due, reason: rule(why), facts: details });
+        return verdict(today, {
+          color: due <= addDays(today, rules.p5BlockedRedDays) ? 'red' : 'amber',
+          dueDate: due,
+          reason: rule(why),
+          facts: details,
+        });
       }
-      if (due <= addDays(today, rules.expiresSoonDays)) return verdict(today, { color: 'amber', dueDate: due, reason: rule(`P-5 ${p.p5_number} renewal due ${due}`), facts: details });
-      return verdict(today, { color: 'green', dueDate: due, reason: rule(`P-5 ${p.p5_number} active; renewal due ${due}`), facts: details });
+      if (due <= addDays(today, rules.expiresSoonDays))
+        return verdict(today, {
+          color: 'amber',
+          dueDate: due,
+          reason: rule(`P-5 ${p.p5_number} renewal due ${due}`),
+          facts: details,
+        });
+      return verdict(today, {
+        color: 'green',
+        dueDate: due,
+        reason: rule(`P-5 ${p.p5_number} active; renewal due ${due}`),
+        facts: details,
+      });
     },
   };
 }

@@ -39,7 +39,8 @@ export interface DomainPack<Facts = unknown> {
 export const sourceOf = (entity: { label: string; entityId: string }) => `graph:${entity.label}/${entity.entityId}`;
 
 export { addDays } from '../rules/calendar';
-export const isDate = (value: string | undefined): value is string => !!value && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value.slice(0, 10)));
+export const isDate = (value: string | undefined): value is string =>
+  !!value && /^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value.slice(0, 10)));
 export const dateOf = (value: string | undefined): string | null => (isDate(value) ? value.slice(0, 10) : null);
 
 /** A figure of the graph, or null when it holds none: a missing figure is unknown, never 0. */
@@ -64,16 +65,27 @@ export function bucketOf(color: Color, dueDate: string | null, anomaly: boolean,
   return anomaly ? 'anomalies' : null;
 }
 
-export function verdict(today: string, v: { color: Color; reason: string; dueDate?: string | null; anomaly?: boolean; facts?: Verdict['facts'] }): Verdict {
+export function verdict(
+  today: string,
+  v: { color: Color; reason: string; dueDate?: string | null; anomaly?: boolean; facts?: Verdict['facts'] },
+): Verdict {
   const dueDate = v.dueDate ?? null;
   const anomaly = v.anomaly ?? false;
-  return { color: v.color, bucket: bucketOf(v.color, dueDate, anomaly, today), dueDate, anomaly, reason: v.reason, facts: v.facts ?? {} };
+  return {
+    color: v.color,
+    bucket: bucketOf(v.color, dueDate, anomaly, today),
+    dueDate,
+    anomaly,
+    reason: v.reason,
+    facts: v.facts ?? {},
+  };
 }
 
 /** Neighbors of one vertex from a pack's loaded map (none when absent). */
 export const neighborsOf = (map: Map<string, Neighbor[]>, vertexId: string): Neighbor[] => map.get(vertexId) ?? [];
 
-export const earliest = (dates: Array<string | null>): string | null => dates.filter((d): d is string => !!d).sort()[0] ?? null;
+export const earliest = (dates: Array<string | null>): string | null =>
+  dates.filter((d): d is string => !!d).sort()[0] ?? null;
 
 /** Permit properties the packs read (W-1, Rule 37 exception, W-3X). */
 export const PERMIT_FIELDS = ['form', 'type', 'status', 'issued_date', 'expiration_date', 'rule_37_exception'] as const;

@@ -17,7 +17,8 @@ const NOT_PRODUCING = new Set(['shut_in', 'inactive', 'plugged', 'temporarily_ab
 const PERIOD = /^\d{4}-(0[1-9]|1[0-2])$/;
 
 /** Form PR for a production month is due on the last working day of the following month (16 TAC §3.58). */
-export const formPrDueIn = (rules: TexasRules) => (period: string) => rules.calendar.lastWorkingDayOfMonth(nextMonth(period));
+export const formPrDueIn = (rules: TexasRules) => (period: string) =>
+  rules.calendar.lastWorkingDayOfMonth(nextMonth(period));
 export const formPrDue = formPrDueIn(TEXAS_RULES);
 export { nextMonth };
 
@@ -29,7 +30,8 @@ export interface FormPrUnit {
 }
 
 const isGasWell = (p: Properties) => p.well_type === 'gas';
-const leaseCode = (lease: { entityId: string; properties: Properties }) => lease.properties.oil_gas_code ?? (/^[OG]-/.test(lease.entityId) ? lease.entityId[0] : null);
+const leaseCode = (lease: { entityId: string; properties: Properties }) =>
+  lease.properties.oil_gas_code ?? (/^[OG]-/.test(lease.entityId) ? lease.entityId[0] : null);
 
 /**
  * Which unit a graph entity files its Form PR in: an oil lease (code O) reports all its wells;
@@ -39,11 +41,15 @@ const leaseCode = (lease: { entityId: string; properties: Properties }) => lease
  */
 export function formPrUnit(entity: AssessedVertex, facts: ProductionFacts): FormPrUnit | null {
   if (entity.label === 'Lease') {
-    const wells = neighborsOf(facts.wellsOfLease, entity.vertexId).map((w) => ({ entityId: w.entityId, properties: w.properties }));
+    const wells = neighborsOf(facts.wellsOfLease, entity.vertexId).map((w) => ({
+      entityId: w.entityId,
+      properties: w.properties,
+    }));
     const code = leaseCode(entity) ?? (wells.length > 0 && wells.every((w) => isGasWell(w.properties)) ? 'G' : 'O');
     return code === 'G' ? null : { kind: 'oil_lease', entity, wells };
   }
-  if (isGasWell(entity.properties)) return { kind: 'gas_well', entity, wells: [{ entityId: entity.entityId, properties: entity.properties }] };
+  if (isGasWell(entity.properties))
+    return { kind: 'gas_well', entity, wells: [{ entityId: entity.entityId, properties: entity.properties }] };
   if (neighborsOf(facts.leaseOfWell, entity.vertexId).length > 0) return null;
   return { kind: 'oil_well', entity, wells: [{ entityId: entity.entityId, properties: entity.properties }] };
 }
@@ -68,13 +74,38 @@ export function createProductionPack(rules: TexasRules = TEXAS_RULES): DomainPac
     const source = sourceOf(entity);
     const p = entity.properties;
     const reporting = unit.wells.filter((w) => !NOT_REPORTING.has(w.properties.status ?? ''));
-    const base = { source, unit: unit.kind, wells: reporting.length, allocation_method: p.allocation_method ?? reporting.find((w) => w.properties.allocation_method)?.properties.allocation_method ?? null };
-    if (reporting.length === 0) return verdict(today, { color: 'grey', reason: rule(`no drilled well on ${entity.entityId}: no Form PR due`), facts: base });
-    const wellFiled = reporting.map((w) => (PERIOD.test(w.properties.form_pr_period ?? '') ? w.properties.form_pr_period! : null));
-    const filed = PERIOD.test(p.form_pr_period ?? '') ? p.form_pr_period! : wellFiled.every((f) => f !== null) ? (wellFiled as string[]).sort()[0] : null;
+    const base = {
+      source,
+      unit: unit.kind,
+      wells: reporting.length,
+      allocation_method:
+        p.allocation_method ??
+        reporting.find((w) => w.properties.allocation_method)?.properties.allocation_method ??
+        null,
+    };
+    if (reporting.length === 0)
+      return verdict(today, {
+        color: 'grey',
+        reason: rule(`no drilled well on ${entity.entityId}: no Form PR due`),
+        facts: base,
+      });
+    const wellFiled = reporting.map((w) =>
+      PERIOD.test(w.properties.form_pr_period ?? '') ? w.properties.form_pr_period! : null,
+    );
+    const filed = PERIOD.test(p.form_pr_period ?? '')
+      ? p.form_pr_period!
+      : wellFiled.every((f) => f !== null)
+        ? (wellFiled as string[]).sort()[0]
+        : null;
     if (!filed) {
       const missing = reporting.filter((_, i) => wellFiled[i] === null).map((w) => w.entityId);
-      return verdict(today, { color: 'grey', reason: rule(`no Form PR on record for ${entity.entityId}${unit.kind === 'oil_lease' ? ` (wells without one: ${missing.join(', ')})` : ''}`), facts: { ...base, filed_through: null } });
+      return verdict(today, {
+        color: 'grey',
+        reason: rule(
+          `no Form PR on record for ${entity.entityId}${unit.kind === 'oil_lease' ? ` (wells without one: ${missing.join(', ')})` : ''}`,
+        ),
+        facts: { ...base, filed_through: null },
+      });
     }
     const month = period ?? nextMonth(filed);
     const dueDate = due(month);
@@ -93,25 +124,88 @@ export function createProductionPack(rules: TexasRules = TEXAS_RULES): DomainPac
       .map((w) => w.entityId);
     const anomaly = anomalyWells.length > 0;
     const note = anomaly ? `; production reported for non-producing well ${anomalyWells.join(', ')}` : '';
-    const facts = { ...base, filed_through: filed, period: month, due_date: dueDate, oil_bbl: missing.length === reporting.length ? null : oil, gas_mcf: missing.length === reporting.length ? null : gas, wells_without_figures: missing.join(', ') || null };
+    const facts = {
+      ...base,
+      filed_through: filed,
+      period: month,
+      due_date: dueDate,
+      oil_bbl: missing.length === reporting.length ? null : oil,
+      gas_mcf: missing.length === reporting.length ? null : gas,
+      wells_without_figures: missing.join(', ') || null,
+    };
     const noFigures = `no production figures for ${month} in the graph${unit.kind === 'oil_lease' ? ` for ${missing.join(', ')}` : ''}`;
     const figuresText = `${describeFigures({ oilBbl: facts.oil_bbl, gasMcf: facts.gas_mcf })}${unit.kind === 'oil_lease' ? ` from ${reporting.length} well(s), allocated by ${base.allocation_method ?? 'an allocation method not on record'}` : ''}`;
     if (month <= filed) {
-      if (missing.length > 0) return verdict(today, { color: 'grey', anomaly, reason: rule(`Form PR for ${month} recorded as filed, but ${noFigures}${note}`), facts });
-      return verdict(today, { color: anomaly ? 'amber' : 'green', anomaly, reason: rule(`Form PR for ${month} filed: ${figuresText}${note}`), facts });
+      if (missing.length > 0)
+        return verdict(today, {
+          color: 'grey',
+          anomaly,
+          reason: rule(`Form PR for ${month} recorded as filed, but ${noFigures}${note}`),
+          facts,
+        });
+      return verdict(today, {
+        color: anomaly ? 'amber' : 'green',
+        anomaly,
+        reason: rule(`Form PR for ${month} filed: ${figuresText}${note}`),
+        facts,
+      });
     }
-    if (dueDate < today) return verdict(today, { color: 'red', dueDate, anomaly, reason: rule(`Form PR for ${month} not filed; it was due ${dueDate}${note}`), facts });
+    if (dueDate < today)
+      return verdict(today, {
+        color: 'red',
+        dueDate,
+        anomaly,
+        reason: rule(`Form PR for ${month} not filed; it was due ${dueDate}${note}`),
+        facts,
+      });
     if (reporting.some((w) => monthFigures(w.properties, filed) === null)) {
-      return verdict(today, { color: 'grey', dueDate, anomaly, reason: rule(`filed through ${filed}, but no production figures for ${filed} in the graph; Form PR for ${month} due ${dueDate}${note}`), facts });
+      return verdict(today, {
+        color: 'grey',
+        dueDate,
+        anomaly,
+        reason: rule(
+          `filed through ${filed}, but no production figures for ${filed} in the graph; Form PR for ${month} due ${dueDate}${note}`,
+        ),
+        facts,
+      });
     }
     if (dueDate <= addDays(today, rules.dueSoonDays)) {
-      return verdict(today, { color: 'amber', dueDate, anomaly, reason: rule(`Form PR for ${month} due ${dueDate}${missing.length > 0 ? `; ${noFigures}` : `: ${figuresText}`}${note}`), facts });
+      return verdict(today, {
+        color: 'amber',
+        dueDate,
+        anomaly,
+        reason: rule(
+          `Form PR for ${month} due ${dueDate}${missing.length > 0 ? `; ${noFigures}` : `: ${figuresText}`}${note}`,
+        ),
+        facts,
+      });
     }
     if (today <= lastDayOfMonth(month)) {
-      return verdict(today, { color: anomaly ? 'amber' : 'green', dueDate, anomaly, reason: rule(`Form PR filed through ${filed}; ${month} is reported after the month ends, due ${dueDate}${note}`), facts });
+      return verdict(today, {
+        color: anomaly ? 'amber' : 'green',
+        dueDate,
+        anomaly,
+        reason: rule(
+          `Form PR filed through ${filed}; ${month} is reported after the month ends, due ${dueDate}${note}`,
+        ),
+        facts,
+      });
     }
-    if (missing.length > 0) return verdict(today, { color: 'grey', dueDate, anomaly, reason: rule(`Form PR for ${month} due ${dueDate}; ${noFigures}${note}`), facts });
-    return verdict(today, { color: anomaly ? 'amber' : 'green', dueDate, anomaly, reason: rule(`Form PR for ${month} due ${dueDate}; figures ready: ${figuresText}${note}`), facts });
+    if (missing.length > 0)
+      return verdict(today, {
+        color: 'grey',
+        dueDate,
+        anomaly,
+        reason: rule(`Form PR for ${month} due ${dueDate}; ${noFigures}${note}`),
+        facts,
+      });
+    return verdict(today, {
+      color: anomaly ? 'amber' : 'green',
+      dueDate,
+      anomaly,
+      reason: rule(`Form PR for ${month} due ${dueDate}; figures ready: ${figuresText}${note}`),
+      facts,
+    });
   }
 
   return {

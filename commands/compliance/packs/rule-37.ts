@@ -37,20 +37,57 @@ export const rule37Pack: DomainPack<Rule37Facts> = {
       .sort((a, b) => a.ft - b.ft);
     const leaseLine = num(well.properties.lease_line_distance_ft);
     const exception = neighborsOf(facts.permits, well.vertexId).find(
-      (p) => (EXCEPTION.test(p.properties.type ?? '') || EXCEPTION.test(p.properties.form ?? '') || p.properties.rule_37_exception === 'true') && p.properties.status !== 'denied',
+      (p) =>
+        (EXCEPTION.test(p.properties.type ?? '') ||
+          EXCEPTION.test(p.properties.form ?? '') ||
+          p.properties.rule_37_exception === 'true') &&
+        p.properties.status !== 'denied',
     );
     const nearest = offsets[0] ?? null;
-    const facts37 = { source: sourceOf(well), nearest_offset: nearest?.api ?? null, nearest_offset_ft: nearest?.ft ?? null, lease_line_ft: leaseLine, exception_permit: exception?.entityId ?? null };
+    const facts37 = {
+      source: sourceOf(well),
+      nearest_offset: nearest?.api ?? null,
+      nearest_offset_ft: nearest?.ft ?? null,
+      lease_line_ft: leaseLine,
+      exception_permit: exception?.entityId ?? null,
+    };
     const tooClose = nearest !== null && nearest.ft < WELL_SPACING_FT;
     const nearLine = leaseLine !== null && leaseLine < LEASE_LINE_FT;
     if (!nearest && leaseLine === null) {
-      return verdict(today, { color: 'grey', reason: cite(CITATIONS.rule_37, 'spacing unknown: no same-horizon offset well and no lease-line distance on record'), facts: facts37 });
+      return verdict(today, {
+        color: 'grey',
+        reason: cite(
+          CITATIONS.rule_37,
+          'spacing unknown: no same-horizon offset well and no lease-line distance on record',
+        ),
+        facts: facts37,
+      });
     }
     if (!tooClose && !nearLine) {
-      return verdict(today, { color: 'green', reason: cite(CITATIONS.rule_37, nearest ? `nearest same-horizon offset ${nearest.api} at ${nearest.ft} ft (≥ ${WELL_SPACING_FT.toLocaleString('en-US')} ft)` : `lease line at ${leaseLine} ft (≥ ${LEASE_LINE_FT} ft); no same-horizon offset well on record`), facts: facts37 });
+      return verdict(today, {
+        color: 'green',
+        reason: cite(
+          CITATIONS.rule_37,
+          nearest
+            ? `nearest same-horizon offset ${nearest.api} at ${nearest.ft} ft (≥ ${WELL_SPACING_FT.toLocaleString('en-US')} ft)`
+            : `lease line at ${leaseLine} ft (≥ ${LEASE_LINE_FT} ft); no same-horizon offset well on record`,
+        ),
+        facts: facts37,
+      });
     }
-    const what = tooClose ? `offset ${nearest!.api} at ${nearest!.ft} ft (< ${WELL_SPACING_FT.toLocaleString('en-US')} ft)` : `lease line at ${leaseLine} ft (< ${LEASE_LINE_FT} ft)`;
-    if (exception) return verdict(today, { color: 'green', reason: cite(CITATIONS.rule_37, `${what} under Rule 37 exception ${exception.entityId}`), facts: facts37 });
-    return verdict(today, { color: 'red', reason: cite(CITATIONS.rule_37, `${what} without a Rule 37 exception`), facts: facts37 });
+    const what = tooClose
+      ? `offset ${nearest!.api} at ${nearest!.ft} ft (< ${WELL_SPACING_FT.toLocaleString('en-US')} ft)`
+      : `lease line at ${leaseLine} ft (< ${LEASE_LINE_FT} ft)`;
+    if (exception)
+      return verdict(today, {
+        color: 'green',
+        reason: cite(CITATIONS.rule_37, `${what} under Rule 37 exception ${exception.entityId}`),
+        facts: facts37,
+      });
+    return verdict(today, {
+      color: 'red',
+      reason: cite(CITATIONS.rule_37, `${what} without a Rule 37 exception`),
+      facts: facts37,
+    });
   },
 };

@@ -63,7 +63,6 @@ export function texasHolidays(year: number): Holiday[] {
   ];
 }
 
-
 export interface WorkingDayCalendar {
   isWorkingDay(date: string): boolean;
   /** Why a date is not a working day ('Saturday', 'Christmas Day'…), or null. */
@@ -80,7 +79,11 @@ export function workingDayCalendar(options: CalendarOptions = {}): WorkingDayCal
   const closedOn = (year: number) => {
     let days = byYear.get(year);
     if (!days) {
-      days = new Map(texasHolidays(year).filter((h) => h.kind !== 'state_staffed' || options.staffedHolidaysClosed).map((h) => [h.date, h.name]));
+      days = new Map(
+        texasHolidays(year)
+          .filter((h) => h.kind !== 'state_staffed' || options.staffedHolidaysClosed)
+          .map((h) => [h.date, h.name]),
+      );
       byYear.set(year, days);
     }
     return days;

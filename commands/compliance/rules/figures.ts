@@ -43,12 +43,15 @@ interface HistoryEntry {
   gas_vented_mcf?: unknown;
 }
 
-const figure = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' ? num(v) : null);
+const figure = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' ? num(v) : null;
 
 export function productionHistory(p: Properties): HistoryEntry[] {
   try {
     const parsed = JSON.parse(p.production_history_12m ?? '[]');
-    return Array.isArray(parsed) ? parsed.filter((m) => m && typeof m.period === 'string').sort((a, b) => a.period.localeCompare(b.period)) : [];
+    return Array.isArray(parsed)
+      ? parsed.filter((m) => m && typeof m.period === 'string').sort((a, b) => a.period.localeCompare(b.period))
+      : [];
   } catch {
     return [];
   }
@@ -61,15 +64,41 @@ export function monthFigures(p: Properties, period: string): MonthFigures | null
     const flared = num(p.gas_flared_mcf);
     const vented = num(p.gas_vented_mcf);
     if (oil === null && gas === null && flared === null && vented === null) return null;
-    const dispositionsReported = [flared, vented, num(p.gas_sold_mcf), num(p.gas_used_on_lease_mcf)].some((v) => v !== null);
-    return { period, basis: 'current_month', oilBbl: oil, gasMcf: gas, condensateBbl: num(p.production_condensate_bbls), flaredMcf: flared, ventedMcf: vented, producingDays: num(p.producing_days), dispositionsReported };
+    const dispositionsReported = [flared, vented, num(p.gas_sold_mcf), num(p.gas_used_on_lease_mcf)].some(
+      (v) => v !== null,
+    );
+    return {
+      period,
+      basis: 'current_month',
+      oilBbl: oil,
+      gasMcf: gas,
+      condensateBbl: num(p.production_condensate_bbls),
+      flaredMcf: flared,
+      ventedMcf: vented,
+      producingDays: num(p.producing_days),
+      dispositionsReported,
+    };
   }
   const entry = productionHistory(p).find((m) => m.period === period);
   if (!entry) return null;
-  return { period, basis: 'history', oilBbl: figure(entry.oil_bbls), gasMcf: figure(entry.gas_mcf), condensateBbl: null, flaredMcf: figure(entry.gas_flared_mcf), ventedMcf: figure(entry.gas_vented_mcf), producingDays: null, dispositionsReported: entry.gas_flared_mcf !== undefined || entry.gas_vented_mcf !== undefined };
+  return {
+    period,
+    basis: 'history',
+    oilBbl: figure(entry.oil_bbls),
+    gasMcf: figure(entry.gas_mcf),
+    condensateBbl: null,
+    flaredMcf: figure(entry.gas_flared_mcf),
+    ventedMcf: figure(entry.gas_vented_mcf),
+    producingDays: null,
+    dispositionsReported: entry.gas_flared_mcf !== undefined || entry.gas_vented_mcf !== undefined,
+  };
 }
 
 /** `oil 3110 bbl, gas 9330 mcf` — the figures a reason quotes. */
 export function describeFigures(f: { oilBbl: number | null; gasMcf: number | null }): string {
-  return [f.oilBbl === null ? null : `oil ${f.oilBbl} bbl`, f.gasMcf === null ? null : `gas ${f.gasMcf} mcf`].filter(Boolean).join(', ') || 'no volumes';
+  return (
+    [f.oilBbl === null ? null : `oil ${f.oilBbl} bbl`, f.gasMcf === null ? null : `gas ${f.gasMcf} mcf`]
+      .filter(Boolean)
+      .join(', ') || 'no volumes'
+  );
 }

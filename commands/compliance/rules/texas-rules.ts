@@ -34,7 +34,10 @@ export interface TexasRules {
   p5BlockedRedDays: number;
 }
 
-export const texasRules = (calendar: CalendarOptions = {}, overrides: Partial<Omit<TexasRules, 'calendar'>> = {}): TexasRules => ({
+export const texasRules = (
+  calendar: CalendarOptions = {},
+  overrides: Partial<Omit<TexasRules, 'calendar'>> = {},
+): TexasRules => ({
   calendar: workingDayCalendar(calendar),
   expiresSoonDays: 30,
   dueSoonDays: 7,

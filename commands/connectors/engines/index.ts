@@ -4,7 +4,10 @@ import type { ConnectorEngine } from './engine';
 import { postgresqlEngine } from './postgresql';
 import { snowflakeEngine } from './snowflake';
 
-export const ENGINE_REGISTRY: Record<EngineKey, ConnectorEngine> = { postgresql: postgresqlEngine, snowflake: snowflakeEngine };
+export const ENGINE_REGISTRY: Record<EngineKey, ConnectorEngine> = {
+  postgresql: postgresqlEngine,
+  snowflake: snowflakeEngine,
+};
 
 /** GET /connectors/engines: one entry per engine, the config schema as JSON Schema. */
 export function engineListing() {

@@ -6,19 +6,33 @@ import { type ConnectorEngine, type EngineRun, jsonValue, withoutTrailingSemicol
 
 const PostgresConfig = z
   .object({
-    host: z.string().trim().min(1).max(253).regex(/^[A-Za-z0-9.:\-[\]]+$/, 'a host name or IP address'),
+    host: z
+      .string()
+      .trim()
+      .min(1)
+      .max(253)
+      .regex(/^[A-Za-z0-9.:\-[\]]+$/, 'a host name or IP address'),
     port: z.number().int().min(1).max(65535).default(5432),
     database: z.string().min(1).max(63),
     sslmode: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).default('require'),
   })
   .strict();
 
-const PostgresCredential = z.object({ username: z.string().min(1).max(63), password: z.string().min(1).max(1024) }).strict();
+const PostgresCredential = z
+  .object({ username: z.string().min(1).max(63), password: z.string().min(1).max(1024) })
+  .strict();
 
 const SYSTEM_SCHEMAS = `('pg_catalog', 'information_schema')`;
 
 /** Roles whose membership lets a session read or write the server's files or signal backends. */
-const DANGEROUS_ROLES = ['pg_read_server_files', 'pg_write_server_files', 'pg_execute_server_program', 'pg_signal_backend', 'pg_write_all_data', 'pg_database_owner'];
+const DANGEROUS_ROLES = [
+  'pg_read_server_files',
+  'pg_write_server_files',
+  'pg_execute_server_program',
+  'pg_signal_backend',
+  'pg_write_all_data',
+  'pg_database_owner',
+];
 
 function sslOptions(config: z.infer<typeof PostgresConfig>, host: string): ClientConfig['ssl'] {
   switch (config.sslmode) {
@@ -70,7 +84,10 @@ async function connect(run: EngineRun): Promise<Client> {
 async function withClient<T>(run: EngineRun, work: (client: Client) => Promise<T>): Promise<T> {
   const client = await connect(run);
   // The hard stop: a source that never answers is cut, whatever the driver is waiting for.
-  const deadline = setTimeout(() => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy(), run.limits.statementTimeoutMs + 3000);
+  const deadline = setTimeout(
+    () => (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy(),
+    run.limits.statementTimeoutMs + 3000,
+  );
   try {
     return await work(client);
   } finally {
@@ -86,9 +103,12 @@ export const postgresqlEngine: ConnectorEngine = {
   credentialSchema: PostgresCredential as never,
   credentialFields: ['password', 'username'],
   capabilities: {
-    read_only: 'probe proves the role holds no INSERT/UPDATE/DELETE/TRUNCATE privilege, owns nothing, is not superuser and is in no file/signal role; every run is BEGIN READ ONLY',
-    egress_pinning: 'host resolved once, every address checked, the connection goes to the checked address (TLS name kept for verify-full)',
-    timeouts: 'statement_timeout and idle_in_transaction_session_timeout set in the startup packet; connect timeout; a hard client-side deadline',
+    read_only:
+      'probe proves the role holds no INSERT/UPDATE/DELETE/TRUNCATE privilege, owns nothing, is not superuser and is in no file/signal role; every run is BEGIN READ ONLY',
+    egress_pinning:
+      'host resolved once, every address checked, the connection goes to the checked address (TLS name kept for verify-full)',
+    timeouts:
+      'statement_timeout and idle_in_transaction_session_timeout set in the startup packet; connect timeout; a hard client-side deadline',
     row_cap: true,
     parameters: 'named (:name), bound as $n by the driver',
     session_state: 'a fresh connection per run, closed afterwards',
@@ -98,13 +118,20 @@ export const postgresqlEngine: ConnectorEngine = {
   async probe(run) {
     return withClient(run, async (client) => {
       const reasons: string[] = [];
-      const role = (await client.query(`select current_user as name, rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls, version() as version from pg_roles where rolname = current_user`)).rows[0];
+      const role = (
+        await client.query(
+          `select current_user as name, rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls, version() as version from pg_roles where rolname = current_user`,
+        )
+      ).rows[0];
       if (role.rolsuper) reasons.push(`role ${role.name} is a superuser`);
       if (role.rolcreaterole) reasons.push(`role ${role.name} can create roles`);
       if (role.rolcreatedb) reasons.push(`role ${role.name} can create databases`);
       if (role.rolreplication) reasons.push(`role ${role.name} has the replication attribute`);
       if (role.rolbypassrls) reasons.push(`role ${role.name} bypasses row-level security`);
-      const memberships = await client.query(`select r.rolname from pg_roles r where r.rolname = any($1) and pg_has_role(current_user, r.oid, 'MEMBER')`, [DANGEROUS_ROLES]);
+      const memberships = await client.query(
+        `select r.rolname from pg_roles r where r.rolname = any($1) and pg_has_role(current_user, r.oid, 'MEMBER')`,
+        [DANGEROUS_ROLES],
+      );
       for (const m of memberships.rows) reasons.push(`role is a member of ${m.rolname}`);
       const writable = await client.query(
         `select n.nspname || '.' || c.relname as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -127,8 +154,13 @@ export const postgresqlEngine: ConnectorEngine = {
         `select nspname from pg_namespace where nspname not in ${SYSTEM_SCHEMAS} and nspname not like 'pg_%' and has_schema_privilege(oid, 'CREATE') order by 1 limit 5`,
       );
       for (const s of creatable.rows) reasons.push(`can CREATE objects in schema ${s.nspname}`);
-      if ((await client.query(`select has_database_privilege(current_database(), 'CREATE') as can`)).rows[0].can) reasons.push('can CREATE schemas in the database');
-      return { ok: reasons.length === 0, reasons, serverVersion: String(role.version).split(' ').slice(0, 2).join(' ') };
+      if ((await client.query(`select has_database_privilege(current_database(), 'CREATE') as can`)).rows[0].can)
+        reasons.push('can CREATE schemas in the database');
+      return {
+        ok: reasons.length === 0,
+        reasons,
+        serverVersion: String(role.version).split(' ').slice(0, 2).join(' '),
+      };
     });
   },
 
@@ -143,7 +175,10 @@ export const postgresqlEngine: ConnectorEngine = {
       );
       await client.query('ROLLBACK');
       const truncated = rows.length > maxColumns;
-      const tables = new Map<string, { schema: string; name: string; columns: { name: string; type: string; nullable: boolean }[] }>();
+      const tables = new Map<
+        string,
+        { schema: string; name: string; columns: { name: string; type: string; nullable: boolean }[] }
+      >();
       for (const r of rows.slice(0, maxColumns)) {
         const id = `${r.table_schema}.${r.table_name}`;
         if (!tables.has(id)) tables.set(id, { schema: r.table_schema, name: r.table_name, columns: [] });
@@ -160,9 +195,16 @@ export const postgresqlEngine: ConnectorEngine = {
         // The cap is applied by the server: the exposure is a sub-select of a LIMITed query.
         const text = `select * from (\n${withoutTrailingSemicolon(boundSql)}\n) as exposure limit ${rowCap + 1}`;
         const result = await client.query({ text, values, rowMode: 'array' });
-        const types = await typeNames(client, result.fields.map((f) => f.dataTypeID));
+        const types = await typeNames(
+          client,
+          result.fields.map((f) => f.dataTypeID),
+        );
         const rows = (result.rows as unknown[][]).slice(0, rowCap).map((row) => row.map(jsonValue));
-        return { columns: result.fields.map((f) => ({ name: f.name, type: types.get(f.dataTypeID) ?? String(f.dataTypeID) })), rows, truncated: result.rows.length > rowCap };
+        return {
+          columns: result.fields.map((f) => ({ name: f.name, type: types.get(f.dataTypeID) ?? String(f.dataTypeID) })),
+          rows,
+          truncated: result.rows.length > rowCap,
+        };
       } finally {
         await client.query('ROLLBACK').catch(() => undefined);
       }
@@ -172,6 +214,9 @@ export const postgresqlEngine: ConnectorEngine = {
 
 async function typeNames(client: Client, oids: number[]): Promise<Map<number, string>> {
   if (oids.length === 0) return new Map();
-  const { rows } = await client.query(`select oid::int as oid, format_type(oid, null) as name from pg_type where oid = any($1)`, [oids]);
+  const { rows } = await client.query(
+    `select oid::int as oid, format_type(oid, null) as name from pg_type where oid = any($1)`,
+    [oids],
+  );
   return new Map(rows.map((r) => [r.oid as number, r.name as string]));
 }

@@ -12,7 +12,13 @@ import { type ConnectorEngine, type EngineRun, jsonValue, withoutTrailingSemicol
 
 const SnowflakeConfig = z
   .object({
-    account: z.string().trim().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/, 'an account locator such as xy12345.us-east-1 or orgname-accountname'),
+    account: z
+      .string()
+      .trim()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/,
+        'an account locator such as xy12345.us-east-1 or orgname-accountname',
+      ),
     warehouse: z.string().min(1).max(255),
     database: z.string().min(1).max(255),
     schema: z.string().min(1).max(255),
@@ -53,7 +59,12 @@ const MAX_INHERITED_ROLES = 25;
 type Row = Record<string, unknown>;
 
 /** The driver's callback API as promises; the only place that touches snowflake-sdk. */
-function execute(connection: SnowflakeSdk.Connection, sqlText: string, binds: unknown[], parameters: Record<string, unknown>): Promise<{ rows: Row[] | unknown[][]; columns: { name: string; type: string }[] }> {
+function execute(
+  connection: SnowflakeSdk.Connection,
+  sqlText: string,
+  binds: unknown[],
+  parameters: Record<string, unknown>,
+): Promise<{ rows: Row[] | unknown[][]; columns: { name: string; type: string }[] }> {
   return new Promise((resolve, reject) => {
     connection.execute({
       sqlText,
@@ -70,7 +81,10 @@ function execute(connection: SnowflakeSdk.Connection, sqlText: string, binds: un
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-async function withConnection<T>(run: EngineRun, work: (connection: SnowflakeSdk.Connection, timeoutS: number) => Promise<T>): Promise<T> {
+async function withConnection<T>(
+  run: EngineRun,
+  work: (connection: SnowflakeSdk.Connection, timeoutS: number) => Promise<T>,
+): Promise<T> {
   const config = SnowflakeConfig.parse(run.config);
   const credential = SnowflakeCredential.parse(run.credential);
   const snowflake = driver();
@@ -90,7 +104,15 @@ async function withConnection<T>(run: EngineRun, work: (connection: SnowflakeSdk
   const timeoutS = Math.max(1, Math.ceil(run.limits.statementTimeoutMs / 1000));
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the source did not answer within ${run.limits.statementTimeoutMs + run.limits.connectTimeoutMs} ms`)), run.limits.statementTimeoutMs + run.limits.connectTimeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the source did not answer within ${run.limits.statementTimeoutMs + run.limits.connectTimeoutMs} ms`,
+          ),
+        ),
+      run.limits.statementTimeoutMs + run.limits.connectTimeoutMs,
+    );
   });
   try {
     return await Promise.race([
@@ -115,8 +137,10 @@ export const snowflakeEngine: ConnectorEngine = {
   credentialSchema: SnowflakeCredential as never,
   credentialFields: ['private_key', 'username'],
   capabilities: {
-    read_only: 'probe proves the session role and every role it inherits hold only USAGE/SELECT/REFERENCES/MONITOR/READ; secondary roles are switched off per session; one statement per call (MULTI_STATEMENT_COUNT=1)',
-    egress_pinning: 'the host is <account>.snowflakecomputing.com, resolved and checked before every run; the driver connects by name (TLS needs it)',
+    read_only:
+      'probe proves the session role and every role it inherits hold only USAGE/SELECT/REFERENCES/MONITOR/READ; secondary roles are switched off per session; one statement per call (MULTI_STATEMENT_COUNT=1)',
+    egress_pinning:
+      'the host is <account>.snowflakecomputing.com, resolved and checked before every run; the driver connects by name (TLS needs it)',
     timeouts: 'STATEMENT_TIMEOUT_IN_SECONDS per statement; login timeout; a hard client-side deadline',
     row_cap: true,
     parameters: 'named (:name), bound as :n by the driver',
@@ -128,7 +152,9 @@ export const snowflakeEngine: ConnectorEngine = {
   async probe(run) {
     return withConnection(run, async (connection, timeoutS) => {
       const params = { STATEMENT_TIMEOUT_IN_SECONDS: timeoutS };
-      const who = (await execute(connection, 'select current_role() as "ROLE", current_version() as "VERSION"', [], params)).rows[0] as Row;
+      const who = (
+        await execute(connection, 'select current_role() as "ROLE", current_version() as "VERSION"', [], params)
+      ).rows[0] as Row;
       const reasons: string[] = [];
       const seen = new Set<string>();
       const queue = [String(who.ROLE)];
@@ -141,11 +167,17 @@ export const snowflakeEngine: ConnectorEngine = {
           const privilege = String(grant.privilege ?? '').toUpperCase();
           const on = String(grant.granted_on ?? '').toUpperCase();
           if (on === 'ROLE' && privilege === 'USAGE') queue.push(String(grant.name).replace(/^"|"$/g, ''));
-          else if (!READ_PRIVILEGES.has(privilege)) reasons.push(`role ${role} holds ${privilege} on ${on.toLowerCase()} ${String(grant.name)}`);
+          else if (!READ_PRIVILEGES.has(privilege))
+            reasons.push(`role ${role} holds ${privilege} on ${on.toLowerCase()} ${String(grant.name)}`);
         }
       }
-      if (['ACCOUNTADMIN', 'SECURITYADMIN', 'SYSADMIN', 'USERADMIN', 'ORGADMIN'].some((r) => seen.has(r))) reasons.push('the role is or inherits a system administration role');
-      return { ok: reasons.length === 0, reasons: reasons.slice(0, 20), serverVersion: `Snowflake ${String(who.VERSION)}` };
+      if (['ACCOUNTADMIN', 'SECURITYADMIN', 'SYSADMIN', 'USERADMIN', 'ORGADMIN'].some((r) => seen.has(r)))
+        reasons.push('the role is or inherits a system administration role');
+      return {
+        ok: reasons.length === 0,
+        reasons: reasons.slice(0, 20),
+        serverVersion: `Snowflake ${String(who.VERSION)}`,
+      };
     });
   },
 
@@ -158,11 +190,17 @@ export const snowflakeEngine: ConnectorEngine = {
         { STATEMENT_TIMEOUT_IN_SECONDS: timeoutS },
       );
       const list = rows as Row[];
-      const tables = new Map<string, { schema: string; name: string; columns: { name: string; type: string; nullable: boolean }[] }>();
+      const tables = new Map<
+        string,
+        { schema: string; name: string; columns: { name: string; type: string; nullable: boolean }[] }
+      >();
       for (const r of list.slice(0, maxColumns)) {
         const id = `${r.TABLE_SCHEMA}.${r.TABLE_NAME}`;
-        if (!tables.has(id)) tables.set(id, { schema: String(r.TABLE_SCHEMA), name: String(r.TABLE_NAME), columns: [] });
-        tables.get(id)!.columns.push({ name: String(r.COLUMN_NAME), type: String(r.DATA_TYPE), nullable: r.IS_NULLABLE === 'YES' });
+        if (!tables.has(id))
+          tables.set(id, { schema: String(r.TABLE_SCHEMA), name: String(r.TABLE_NAME), columns: [] });
+        tables
+          .get(id)!
+          .columns.push({ name: String(r.COLUMN_NAME), type: String(r.DATA_TYPE), nullable: r.IS_NULLABLE === 'YES' });
       }
       return { tables: [...tables.values()], truncated: list.length > maxColumns };
     });
@@ -171,7 +209,10 @@ export const snowflakeEngine: ConnectorEngine = {
   async execute(run, boundSql, values, rowCap) {
     return withConnection(run, async (connection, timeoutS) => {
       const text = `select * from (\n${withoutTrailingSemicolon(boundSql)}\n) limit ${rowCap + 1}`;
-      const result = await execute(connection, text, values, { STATEMENT_TIMEOUT_IN_SECONDS: timeoutS, MULTI_STATEMENT_COUNT: 1 });
+      const result = await execute(connection, text, values, {
+        STATEMENT_TIMEOUT_IN_SECONDS: timeoutS,
+        MULTI_STATEMENT_COUNT: 1,
+      });
       const names = result.columns.map((c) => c.name);
       const rows = (result.rows as Row[]).slice(0, rowCap).map((row) => names.map((n) => jsonValue(row[n])));
       return { columns: result.columns, rows, truncated: result.rows.length > rowCap };

@@ -4,7 +4,12 @@ import { can, useMe } from '../router';
 import { ConfirmButton, ErrorText, fieldError, humanize, Loading, Page, Person, useLoad, When } from '../ui';
 
 const ROLES = ['admin', 'operator', 'reviewer', 'power_user'] as const;
-const ROLE_LABEL: Record<string, string> = { admin: 'Administrator', operator: 'Operator', reviewer: 'Reviewer', power_user: 'Power user' };
+const ROLE_LABEL: Record<string, string> = {
+  admin: 'Administrator',
+  operator: 'Operator',
+  reviewer: 'Reviewer',
+  power_user: 'Power user',
+};
 interface User {
   id: string;
   email: string;
@@ -26,7 +31,15 @@ export function AdminPage() {
     <Page title="Administration">
       <div role="tablist" aria-label="Administration sections" className="tabs">
         {tabs.map((t) => (
-          <button key={t.key} type="button" role="tab" aria-selected={tab === t.key} aria-controls={`panel-${t.key}`} id={`tab-${t.key}`} onClick={() => setTab(t.key)}>
+          <button
+            key={t.key}
+            type="button"
+            role="tab"
+            aria-selected={tab === t.key}
+            aria-controls={`panel-${t.key}`}
+            id={`tab-${t.key}`}
+            onClick={() => setTab(t.key)}
+          >
             {t.label}
           </button>
         ))}
@@ -53,7 +66,11 @@ function Users() {
     setError(undefined);
     if (roles.length === 0) return setError(new Error('Choose at least one role for the new user.'));
     try {
-      const created = await api.post<{ invite_url: string }>('/auth/admin/users', { email, display_name: name || null, roles });
+      const created = await api.post<{ invite_url: string }>('/auth/admin/users', {
+        email,
+        display_name: name || null,
+        roles,
+      });
       setInvite(created.invite_url);
       setEmail('');
       setName('');
@@ -68,7 +85,13 @@ function Users() {
       <form onSubmit={submit} className="filters" aria-label="Invite a user">
         <label>
           Email
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} aria-invalid={!!fieldError(error, 'email')} />
+          <input
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            aria-invalid={!!fieldError(error, 'email')}
+          />
           {fieldError(error, 'email') && <span className="error">{fieldError(error, 'email')}</span>}
         </label>
         <label>
@@ -79,7 +102,12 @@ function Users() {
           <legend>Roles (choose at least one)</legend>
           {ROLES.map((r) => (
             <label key={r} className="inline">
-              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {ROLE_LABEL[r]}
+              <input
+                type="checkbox"
+                checked={roles.includes(r)}
+                onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))}
+              />{' '}
+              {ROLE_LABEL[r]}
             </label>
           ))}
         </fieldset>
@@ -88,7 +116,8 @@ function Users() {
       {!fieldError(error, 'email') && <ErrorText error={error} />}
       {invite && (
         <p className="notice" role="status">
-          Invitation created. Send this link to the user; it opens a page where they set their password (valid 7 days): <code>{invite}</code>
+          Invitation created. Send this link to the user; it opens a page where they set their password (valid 7 days):{' '}
+          <code>{invite}</code>
         </p>
       )}
       <ErrorText error={users.error} />
@@ -143,7 +172,12 @@ function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
           <legend className="sr-only">Roles of {user.email}</legend>
           {ROLES.map((r) => (
             <label key={r} className="inline">
-              <input type="checkbox" checked={roles.includes(r)} onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))} /> {ROLE_LABEL[r]}
+              <input
+                type="checkbox"
+                checked={roles.includes(r)}
+                onChange={(e) => setRoles((s) => (e.target.checked ? [...s, r] : s.filter((x) => x !== r)))}
+              />{' '}
+              {ROLE_LABEL[r]}
             </label>
           ))}
         </fieldset>
@@ -161,7 +195,11 @@ function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
               onConfirm={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: false }))}
             />
           ) : (
-            <button type="button" className="secondary" onClick={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: true }))}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => act(() => api.patch(`/auth/admin/users/${user.id}`, { is_active: true }))}
+            >
               Reactivate
             </button>
           )}
@@ -169,7 +207,14 @@ function UserRow({ user, onChanged }: { user: User; onChanged: () => void }) {
             label="Reset password"
             question={`Reset the password of ${user.display_name ?? user.email}? Their sessions end and a one-hour link is issued.`}
             confirmLabel="Yes, reset"
-            onConfirm={() => act(async () => setReset((await api.post<{ reset_url?: string }>(`/auth/admin/users/${user.id}/reset-password`)).reset_url ?? 'issued'))}
+            onConfirm={() =>
+              act(async () =>
+                setReset(
+                  (await api.post<{ reset_url?: string }>(`/auth/admin/users/${user.id}/reset-password`)).reset_url ??
+                    'issued',
+                ),
+              )
+            }
           />
         </div>
         {reset && (
@@ -195,12 +240,27 @@ const SETTINGS_FIELDS: Array<{ key: string; label: string; type: 'text' | 'numbe
 
 function Settings() {
   const me = useMe();
-  const settings = useLoad(() => api.get<{ settings: Record<string, unknown>; effective: Record<string, unknown>; sources: Record<string, string> }>('/settings'), []);
+  const settings = useLoad(
+    () =>
+      api.get<{
+        settings: Record<string, unknown>;
+        effective: Record<string, unknown>;
+        sources: Record<string, string>;
+      }>('/settings'),
+    [],
+  );
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [saved, setSaved] = useState(false);
-  const audit = useLoad(() => (can(me, 'settings.manage') ? api.get<SettingsAuditEntry[]>('/settings/audit-log?limit=20') : Promise.resolve(null)), []);
-  const value = (k: string) => values[k] ?? (settings.data?.settings[k] == null ? '' : String(settings.data.settings[k]));
+  const audit = useLoad(
+    () =>
+      can(me, 'settings.manage')
+        ? api.get<SettingsAuditEntry[]>('/settings/audit-log?limit=20')
+        : Promise.resolve(null),
+    [],
+  );
+  const value = (k: string) =>
+    values[k] ?? (settings.data?.settings[k] == null ? '' : String(settings.data.settings[k]));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
@@ -230,7 +290,15 @@ function Settings() {
           {SETTINGS_FIELDS.map((f) => (
             <label key={f.key}>
               {f.label}
-              <input type={f.type} step="any" disabled={!editable} value={value(f.key)} placeholder={`effective: ${String(settings.data!.effective[f.key] ?? '—')} (${settings.data!.sources[f.key] ?? 'default'})`} onChange={(e) => setValues((s) => ({ ...s, [f.key]: e.target.value }))} aria-invalid={!!fieldError(error, f.key)} />
+              <input
+                type={f.type}
+                step="any"
+                disabled={!editable}
+                value={value(f.key)}
+                placeholder={`effective: ${String(settings.data!.effective[f.key] ?? '—')} (${settings.data!.sources[f.key] ?? 'default'})`}
+                onChange={(e) => setValues((s) => ({ ...s, [f.key]: e.target.value }))}
+                aria-invalid={!!fieldError(error, f.key)}
+              />
               {fieldError(error, f.key) && <span className="error">{fieldError(error, f.key)}</span>}
             </label>
           ))}
@@ -254,7 +322,8 @@ interface SettingsAuditEntry {
   at: string;
 }
 
-const shown = (v: unknown) => (v === null || v === undefined ? 'unset' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const shown = (v: unknown) =>
+  v === null || v === undefined ? 'unset' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** The settings audit log (`GET /settings/audit-log` answers an array, newest first): who changed what, from what to what. */
 function SettingsAudit({ entries }: { entries: SettingsAuditEntry[] }) {
@@ -327,7 +396,13 @@ interface PromptVersion {
 function Prompts() {
   const me = useMe();
   const templates = useLoad(() => api.get<PromptTemplate[]>('/prompts/templates'), []);
-  const pending = useLoad(() => (can(me, 'prompts.approve') ? api.get<Array<PromptVersion & { template_ref: string }>>('/prompts/pending-approvals') : Promise.resolve([])), []);
+  const pending = useLoad(
+    () =>
+      can(me, 'prompts.approve')
+        ? api.get<Array<PromptVersion & { template_ref: string }>>('/prompts/pending-approvals')
+        : Promise.resolve([]),
+    [],
+  );
   // Pending = versions in pre-production awaiting a second person's approval.
   const [selected, setSelected] = useState<string>('');
   return (
@@ -360,7 +435,16 @@ function Prompts() {
         </label>
       )}
       {templates.data && templates.data.length === 0 && <p className="muted">No prompt templates yet.</p>}
-      {selected && <PromptTemplatePanel key={selected} id={selected} onChanged={() => { templates.reload(); pending.reload(); }} />}
+      {selected && (
+        <PromptTemplatePanel
+          key={selected}
+          id={selected}
+          onChanged={() => {
+            templates.reload();
+            pending.reload();
+          }}
+        />
+      )}
     </>
   );
 }
@@ -402,12 +486,19 @@ function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => v
         <ul className="items">
           {versions.data?.map((v) => (
             <li key={v.id} className="card">
-              <strong>v{v.version_number}</strong> <span className={`badge badge-${v.status}`}>{v.status.replace(/_/g, ' ')}</span> <span className="muted small">by <Person id={v.author_id} /> · <When at={v.created_at} /></span>
+              <strong>v{v.version_number}</strong>{' '}
+              <span className={`badge badge-${v.status}`}>{v.status.replace(/_/g, ' ')}</span>{' '}
+              <span className="muted small">
+                by <Person id={v.author_id} /> · <When at={v.created_at} />
+              </span>
               {v.change_note && <p>{v.change_note}</p>}
               <pre className="json">{v.body}</pre>
               <div className="row">
                 {v.status === 'draft' && (
-                  <button type="button" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-pre-prod`, {}))}>
+                  <button
+                    type="button"
+                    onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-pre-prod`, {}))}
+                  >
                     Promote to pre-production
                   </button>
                 )}
@@ -416,13 +507,21 @@ function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => v
                     <button type="button" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/approve`, {}))}>
                       Approve for production
                     </button>
-                    <button type="button" className="secondary" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/reject`, {}))}>
+                    <button
+                      type="button"
+                      className="secondary"
+                      onClick={() => act(() => api.post(`/prompts/versions/${v.id}/reject`, {}))}
+                    >
                       Reject
                     </button>
                   </>
                 )}
                 {(v.status === 'draft' || v.status === 'retired') && (
-                  <button type="button" className="secondary" onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-active`, {}))}>
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => act(() => api.post(`/prompts/versions/${v.id}/promote-active`, {}))}
+                  >
                     {v.status === 'retired' ? 'Roll back to this version' : 'Make active'}
                   </button>
                 )}
@@ -434,7 +533,14 @@ function PromptTemplatePanel({ id, onChanged }: { id: string; onChanged: () => v
           <h3>New draft</h3>
           <label>
             Template body
-            <textarea rows={6} className="mono" required value={body} onChange={(e) => setBody(e.target.value)} aria-invalid={!!fieldError(error, 'body')} />
+            <textarea
+              rows={6}
+              className="mono"
+              required
+              value={body}
+              onChange={(e) => setBody(e.target.value)}
+              aria-invalid={!!fieldError(error, 'body')}
+            />
             {fieldError(error, 'body') && <span className="error">{fieldError(error, 'body')}</span>}
           </label>
           <label>

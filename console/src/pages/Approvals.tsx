@@ -14,7 +14,13 @@ interface ApprovalSummary {
   escalated: boolean;
   escalation_level: number;
   /** Entity, form and period of a filing approval (payload `kind: "filing"`); null otherwise. */
-  subject?: null | { summary: string | null; entity: null | { id: string | null; type: string | null; name: string | null; api_number: string | null }; form: string | null; form_label: string | null; period: string | null };
+  subject?: null | {
+    summary: string | null;
+    entity: null | { id: string | null; type: string | null; name: string | null; api_number: string | null };
+    form: string | null;
+    form_label: string | null;
+    period: string | null;
+  };
 }
 
 /** The payload of an approval that asks to let something be filed (the shared contract). */
@@ -26,13 +32,19 @@ interface FilingPayload {
   form_label?: string;
   period?: string | null;
   figures?: Array<{ label: string; value: number | string | null; unit?: string | null; source?: string | null }>;
-  validations?: Array<{ key: string; label: string; status: 'pass' | 'fail' | 'warn' | 'unknown'; message?: string | null }>;
+  validations?: Array<{
+    key: string;
+    label: string;
+    status: 'pass' | 'fail' | 'warn' | 'unknown';
+    message?: string | null;
+  }>;
   checklist_id?: string | null;
   conversation_id?: string | null;
   execution_id?: string | null;
 }
 
-const isFiling = (p: unknown): p is FilingPayload => !!p && typeof p === 'object' && (p as { kind?: unknown }).kind === 'filing';
+const isFiling = (p: unknown): p is FilingPayload =>
+  !!p && typeof p === 'object' && (p as { kind?: unknown }).kind === 'filing';
 
 interface ApprovalDetail extends ApprovalSummary {
   conversation_id: string | null;
@@ -64,7 +76,10 @@ export function ApprovalsPage() {
   const [offset, setOffset] = useState(0);
   const limit = 20;
   const { data, error, loading } = useLoad(
-    () => api.get<{ approvals: ApprovalSummary[]; total: number }>(`/approvals${qs({ status, escalated, agent_type: agentType.trim() || undefined, limit, offset })}`),
+    () =>
+      api.get<{ approvals: ApprovalSummary[]; total: number }>(
+        `/approvals${qs({ status, escalated, agent_type: agentType.trim() || undefined, limit, offset })}`,
+      ),
     [status, escalated, agentType, offset],
   );
   return (
@@ -72,7 +87,13 @@ export function ApprovalsPage() {
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter approvals">
         <label>
           Status
-          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              setOffset(0);
+            }}
+          >
             <option value="">All</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>
@@ -83,7 +104,13 @@ export function ApprovalsPage() {
         </label>
         <label>
           Escalated
-          <select value={escalated} onChange={(e) => { setEscalated(e.target.value); setOffset(0); }}>
+          <select
+            value={escalated}
+            onChange={(e) => {
+              setEscalated(e.target.value);
+              setOffset(0);
+            }}
+          >
             <option value="">Any</option>
             <option value="true">Escalated only</option>
             <option value="false">Not escalated</option>
@@ -91,7 +118,14 @@ export function ApprovalsPage() {
         </label>
         <label>
           Agent type
-          <input value={agentType} onChange={(e) => { setAgentType(e.target.value); setOffset(0); }} placeholder="e.g. general" />
+          <input
+            value={agentType}
+            onChange={(e) => {
+              setAgentType(e.target.value);
+              setOffset(0);
+            }}
+            placeholder="e.g. general"
+          />
         </label>
       </form>
       <ErrorText error={error} />
@@ -123,7 +157,9 @@ export function ApprovalsPage() {
                     <td>
                       <Link to={`/approvals/${a.approval_id}`}>{a.checkpoint_type.replace(/_/g, ' ')}</Link>
                     </td>
-                    <td>{a.subject?.entity ? <EntityName entity={a.subject.entity} /> : <span className="muted">—</span>}</td>
+                    <td>
+                      {a.subject?.entity ? <EntityName entity={a.subject.entity} /> : <span className="muted">—</span>}
+                    </td>
                     <td>{a.subject?.form_label ?? a.subject?.form ?? <span className="muted">—</span>}</td>
                     <td>{a.subject?.period ?? <span className="muted">—</span>}</td>
                     <td>
@@ -133,7 +169,9 @@ export function ApprovalsPage() {
                     <td>
                       <When at={a.created_at} />
                     </td>
-                    <td>{a.reviewer_id ? <Person id={a.reviewer_id} /> : <span className="muted">any reviewer</span>}</td>
+                    <td>
+                      {a.reviewer_id ? <Person id={a.reviewer_id} /> : <span className="muted">any reviewer</span>}
+                    </td>
                     <td>{a.escalated ? `level ${a.escalation_level}` : ''}</td>
                   </tr>
                 ))}
@@ -147,7 +185,17 @@ export function ApprovalsPage() {
   );
 }
 
-export function Pager({ offset, limit, total, onChange }: { offset: number; limit: number; total: number; onChange: (offset: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  total: number;
+  onChange: (offset: number) => void;
+}) {
   return (
     <nav className="pager" aria-label="Pages">
       <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
@@ -165,7 +213,10 @@ export function Pager({ offset, limit, total, onChange }: { offset: number; limi
 
 export function ApprovalDetailPage({ id }: { id: string }) {
   const me = useMe();
-  const { data, error, loading, reload } = useLoad(() => api.get<ApprovalDetail>(`/approvals/${encodeURIComponent(id)}`), [id]);
+  const { data, error, loading, reload } = useLoad(
+    () => api.get<ApprovalDetail>(`/approvals/${encodeURIComponent(id)}`),
+    [id],
+  );
   return (
     <Page title="Approval">
       <p>
@@ -187,7 +238,13 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                 <When at={data.created_at} /> by <Person id={data.requested_by} fallback="the system" />
               </dd>
               <dt>Reviewer</dt>
-              <dd>{data.reviewer_id ? <Person id={data.reviewer_id} /> : `any reviewer (${data.reviewer_strategy ?? 'default'})`}</dd>
+              <dd>
+                {data.reviewer_id ? (
+                  <Person id={data.reviewer_id} />
+                ) : (
+                  `any reviewer (${data.reviewer_strategy ?? 'default'})`
+                )}
+              </dd>
               {data.conversation_id && (
                 <>
                   <dt>Conversation</dt>
@@ -200,7 +257,8 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                 <>
                   <dt>Escalated</dt>
                   <dd>
-                    level {data.escalation.level}: {data.escalation.reason} — by <Person id={data.escalation.escalated_by} />, <When at={data.escalation.escalated_at} />
+                    level {data.escalation.level}: {data.escalation.reason} — by{' '}
+                    <Person id={data.escalation.escalated_by} />, <When at={data.escalation.escalated_at} />
                   </dd>
                 </>
               )}
@@ -235,7 +293,10 @@ export function ApprovalDetailPage({ id }: { id: string }) {
                   <>
                     <h3>Justification for approving over failed validations</h3>
                     {(data.decision.overridden_validations ?? []).length > 0 && (
-                      <p className="small">Failed checks approved over: {validationLabels(data.payload, data.decision.overridden_validations ?? []).join(', ')}</p>
+                      <p className="small">
+                        Failed checks approved over:{' '}
+                        {validationLabels(data.payload, data.decision.overridden_validations ?? []).join(', ')}
+                      </p>
                     )}
                     <blockquote>{data.decision.justification}</blockquote>
                   </>
@@ -269,7 +330,11 @@ export function ApprovalDetailPage({ id }: { id: string }) {
   );
 }
 
-function EntityName({ entity }: { entity: { id?: string | null; type?: string | null; name?: string | null; api_number?: string | null } }) {
+function EntityName({
+  entity,
+}: {
+  entity: { id?: string | null; type?: string | null; name?: string | null; api_number?: string | null };
+}) {
   const name = entity.name ?? entity.id ?? 'unnamed';
   return (
     <>
@@ -351,7 +416,15 @@ function Filing({ payload }: { payload: FilingPayload }) {
             {figures.map((f, i) => (
               <tr key={`${f.label}-${i}`}>
                 <th scope="row">{f.label}</th>
-                <td className="num">{f.value === null || f.value === undefined ? <span className="muted">missing</span> : typeof f.value === 'number' ? f.value.toLocaleString() : String(f.value)}</td>
+                <td className="num">
+                  {f.value === null || f.value === undefined ? (
+                    <span className="muted">missing</span>
+                  ) : typeof f.value === 'number' ? (
+                    f.value.toLocaleString()
+                  ) : (
+                    String(f.value)
+                  )}
+                </td>
                 <td>{f.unit ?? ''}</td>
                 <td>
                   <SourceRef source={f.source} />
@@ -398,7 +471,17 @@ function Payload({ value }: { value: unknown }) {
         {Object.entries(value as Record<string, unknown>).map(([k, v]) => (
           <div key={k} className="fact">
             <dt>{k}</dt>
-            <dd>{v !== null && typeof v === 'object' ? Array.isArray(v) && v.every((x) => x && typeof x === 'object') ? <DataTable value={v} /> : <pre className="json">{JSON.stringify(v, null, 2)}</pre> : String(v)}</dd>
+            <dd>
+              {v !== null && typeof v === 'object' ? (
+                Array.isArray(v) && v.every((x) => x && typeof x === 'object') ? (
+                  <DataTable value={v} />
+                ) : (
+                  <pre className="json">{JSON.stringify(v, null, 2)}</pre>
+                )
+              ) : (
+                String(v)
+              )}
+            </dd>
           </div>
         ))}
       </dl>
@@ -420,18 +503,34 @@ function validationLabels(payload: unknown, keys: string[]): string[] {
  * figures (a number field each), otherwise the payload's plain values. Only the changed ones
  * are sent: `{figures: {<label>: value}}` for a filing, `{<key>: value}` otherwise.
  */
-function editableFields(payload: Record<string, unknown> | null): Array<{ key: string; label: string; original: unknown; numeric: boolean; unit?: string | null }> {
-  if (isFiling(payload)) return (payload.figures ?? []).map((f) => ({ key: f.label, label: f.label, original: f.value, numeric: typeof f.value === 'number' || f.value === null, unit: f.unit }));
+function editableFields(
+  payload: Record<string, unknown> | null,
+): Array<{ key: string; label: string; original: unknown; numeric: boolean; unit?: string | null }> {
+  if (isFiling(payload))
+    return (payload.figures ?? []).map((f) => ({
+      key: f.label,
+      label: f.label,
+      original: f.value,
+      numeric: typeof f.value === 'number' || f.value === null,
+      unit: f.unit,
+    }));
   return Object.entries(payload ?? {})
     .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
     .map(([k, v]) => ({ key: k, label: k.replace(/_/g, ' '), original: v, numeric: typeof v === 'number' }));
 }
 
-function modificationsFrom(payload: Record<string, unknown> | null, edits: Record<string, string>): Record<string, unknown> {
+function modificationsFrom(
+  payload: Record<string, unknown> | null,
+  edits: Record<string, string>,
+): Record<string, unknown> {
   const changed: Record<string, unknown> = {};
   for (const field of editableFields(payload)) {
     const text = edits[field.key];
-    if (text === undefined || text === (field.original === null || field.original === undefined ? '' : String(field.original))) continue;
+    if (
+      text === undefined ||
+      text === (field.original === null || field.original === undefined ? '' : String(field.original))
+    )
+      continue;
     changed[field.key] = field.numeric && text.trim() !== '' && !Number.isNaN(Number(text)) ? Number(text) : text;
   }
   return isFiling(payload) ? (Object.keys(changed).length ? { figures: changed } : {}) : changed;
@@ -450,18 +549,25 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
-  const failed = isFiling(approval.payload) ? (approval.payload.validations ?? []).filter((v) => v.status === 'fail') : [];
-  const warned = isFiling(approval.payload) ? (approval.payload.validations ?? []).filter((v) => v.status === 'warn') : [];
+  const failed = isFiling(approval.payload)
+    ? (approval.payload.validations ?? []).filter((v) => v.status === 'fail')
+    : [];
+  const warned = isFiling(approval.payload)
+    ? (approval.payload.validations ?? []).filter((v) => v.status === 'warn')
+    : [];
   const approving = decision === 'approved' || decision === 'modified';
   const fields = editableFields(approval.payload);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
     if (!decision) return setError(new Error('Choose a decision: approve, reject, or approve with modifications.'));
-    if (decision === 'rejected' && !comments.trim()) return setError(new Error('Give the reason for the rejection: the submitter reworks from it.'));
-    if (approving && failed.length > 0 && !justification.trim()) return setError(new Error('Say why this can be approved although validations failed.'));
+    if (decision === 'rejected' && !comments.trim())
+      return setError(new Error('Give the reason for the rejection: the submitter reworks from it.'));
+    if (approving && failed.length > 0 && !justification.trim())
+      return setError(new Error('Say why this can be approved although validations failed.'));
     const modifications = decision === 'modified' ? modificationsFrom(approval.payload, edits) : undefined;
-    if (modifications && Object.keys(modifications).length === 0) return setError(new Error('Change at least one value, or choose "Approve".'));
+    if (modifications && Object.keys(modifications).length === 0)
+      return setError(new Error('Change at least one value, or choose "Approve".'));
     setBusy(true);
     try {
       await api.post(`/approvals/${encodeURIComponent(id)}/decide`, {
@@ -485,13 +591,14 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
         <div className="notice" role="note">
           {failed.length > 0 && (
             <p>
-              <strong>{failed.length === 1 ? '1 validation failed' : `${failed.length} validations failed`}:</strong> {failed.map((v) => v.label).join(', ')}. Approving
-              needs a justification.
+              <strong>{failed.length === 1 ? '1 validation failed' : `${failed.length} validations failed`}:</strong>{' '}
+              {failed.map((v) => v.label).join(', ')}. Approving needs a justification.
             </p>
           )}
           {warned.length > 0 && (
             <p>
-              <strong>{warned.length === 1 ? '1 warning' : `${warned.length} warnings`}:</strong> {warned.map((v) => v.label).join(', ')}.
+              <strong>{warned.length === 1 ? '1 warning' : `${warned.length} warnings`}:</strong>{' '}
+              {warned.map((v) => v.label).join(', ')}.
             </p>
           )}
         </div>
@@ -500,7 +607,17 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
         <legend>Decision (choose one)</legend>
         {(['approved', 'rejected', 'modified'] as const).map((d) => (
           <label key={d} className="inline">
-            <input type="radio" name="decision" value={d} checked={decision === d} onChange={() => { setDecision(d); setError(undefined); }} /> {DECISION_LABEL[d]}
+            <input
+              type="radio"
+              name="decision"
+              value={d}
+              checked={decision === d}
+              onChange={() => {
+                setDecision(d);
+                setError(undefined);
+              }}
+            />{' '}
+            {DECISION_LABEL[d]}
           </label>
         ))}
       </fieldset>
@@ -518,7 +635,9 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
                 value={edits[f.key] ?? (f.original === null || f.original === undefined ? '' : String(f.original))}
                 onChange={(e) => setEdits((x) => ({ ...x, [f.key]: e.target.value }))}
               />
-              <span className="muted small">was {f.original === null || f.original === undefined ? 'missing' : String(f.original)}</span>
+              <span className="muted small">
+                was {f.original === null || f.original === undefined ? 'missing' : String(f.original)}
+              </span>
             </label>
           ))}
           {fieldError(error, 'modifications') && <p className="error">{fieldError(error, 'modifications')}</p>}
@@ -527,12 +646,24 @@ function DecideForm({ approval, onDone }: { approval: ApprovalDetail; onDone: ()
       {approving && failed.length > 0 && (
         <label>
           Justification for approving over the failed validations (required)
-          <textarea rows={3} required value={justification} onChange={(e) => setJustification(e.target.value)} aria-describedby={describedBy} />
+          <textarea
+            rows={3}
+            required
+            value={justification}
+            onChange={(e) => setJustification(e.target.value)}
+            aria-describedby={describedBy}
+          />
         </label>
       )}
       <label>
         {decision === 'rejected' ? 'Reason for the rejection (required)' : 'Comments (optional)'}
-        <textarea rows={3} required={decision === 'rejected'} value={comments} onChange={(e) => setComments(e.target.value)} aria-describedby={describedBy} />
+        <textarea
+          rows={3}
+          required={decision === 'rejected'}
+          value={comments}
+          onChange={(e) => setComments(e.target.value)}
+          aria-describedby={describedBy}
+        />
       </label>
       <ErrorText error={error} id="decide-error" />
       <button type="submit" disabled={busy}>
@@ -551,11 +682,17 @@ interface ChecklistOutcome {
 
 /** After a decision: where the work went (the checklist returned for rework, or the filing recorded). */
 function WhatNext({ approval }: { approval: ApprovalDetail }) {
-  const checklistId = isFiling(approval.payload) ? approval.payload.checklist_id : typeof approval.payload?.checklist_id === 'string' ? approval.payload.checklist_id : null;
+  const checklistId = isFiling(approval.payload)
+    ? approval.payload.checklist_id
+    : typeof approval.payload?.checklist_id === 'string'
+      ? approval.payload.checklist_id
+      : null;
   const [checklist, setChecklist] = useState<ChecklistOutcome | null>(null);
   useEffect(() => {
     if (!checklistId) return;
-    api.get<ChecklistOutcome>(`/checklists/${encodeURIComponent(checklistId)}`).then(setChecklist, () => setChecklist(null));
+    api
+      .get<ChecklistOutcome>(`/checklists/${encodeURIComponent(checklistId)}`)
+      .then(setChecklist, () => setChecklist(null));
   }, [checklistId]);
   const decision = approval.decision?.decision;
   return (
@@ -570,8 +707,13 @@ function WhatNext({ approval }: { approval: ApprovalDetail }) {
       </p>
       {checklist && (
         <p>
-          Checklist <Link to={`/checklists/${encodeURIComponent(checklist.checklist_id)}`}>{checklist.title}</Link> is now <StatusBadge status={checklist.status} />
-          {checklist.status === 'in_progress' && decision === 'rejected' ? ': returned to its submitter for rework.' : checklist.status === 'approved' ? ': the filing is recorded on the entity.' : '.'}
+          Checklist <Link to={`/checklists/${encodeURIComponent(checklist.checklist_id)}`}>{checklist.title}</Link> is
+          now <StatusBadge status={checklist.status} />
+          {checklist.status === 'in_progress' && decision === 'rejected'
+            ? ': returned to its submitter for rework.'
+            : checklist.status === 'approved'
+              ? ': the filing is recorded on the entity.'
+              : '.'}
         </p>
       )}
     </>

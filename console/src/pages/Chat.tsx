@@ -61,7 +61,9 @@ type FrameData = {
 };
 
 function toFrame(id: string, node: string, data: FrameData | undefined): Frame {
-  const results = [...(data?.tool_results ?? []), ...(data?.tool_result ? [data.tool_result] : [])].filter((r) => r && typeof r === 'object');
+  const results = [...(data?.tool_results ?? []), ...(data?.tool_result ? [data.tool_result] : [])].filter(
+    (r) => r && typeof r === 'object',
+  );
   return {
     id,
     node,
@@ -94,7 +96,9 @@ export function Folded({ text, mono = false }: { text: string; mono?: boolean })
 
 /** The turn's tool calls, collapsed: what was called, whether it worked, and any table or chart it returned. */
 function ToolCalls({ frames }: { frames: Frame[] }) {
-  const calls = frames.flatMap((f) => f.toolCalls.map((c, i) => ({ key: `${f.id}-${i}`, node: f.node, call: c }))).filter((c) => !INTERNAL_TOOLS.has(c.call.name ?? c.call.toolName ?? ''));
+  const calls = frames
+    .flatMap((f) => f.toolCalls.map((c, i) => ({ key: `${f.id}-${i}`, node: f.node, call: c })))
+    .filter((c) => !INTERNAL_TOOLS.has(c.call.name ?? c.call.toolName ?? ''));
   const results = frames.flatMap((f) => f.toolResults.map((r, i) => ({ key: `${f.id}-r${i}`, result: r })));
   if (calls.length === 0 && results.length === 0) return null;
   const requested = calls.filter((c) => c.node !== 'tool_node');
@@ -111,8 +115,14 @@ function ToolCalls({ frames }: { frames: Frame[] }) {
           return (
             <li key={key}>
               <code>{call.name ?? call.toolName ?? 'tool'}</code>
-              {call.ok === false ? <span className="error"> failed</span> : call.ok ? <span className="muted"> ok</span> : null}
-              {args !== undefined && <Folded text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)} mono />}
+              {call.ok === false ? (
+                <span className="error"> failed</span>
+              ) : call.ok ? (
+                <span className="muted"> ok</span>
+              ) : null}
+              {args !== undefined && (
+                <Folded text={typeof args === 'string' ? args : JSON.stringify(args, null, 2)} mono />
+              )}
             </li>
           );
         })}
@@ -124,7 +134,15 @@ function ToolCalls({ frames }: { frames: Frame[] }) {
   );
 }
 
-const NODES = ['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'tool_node', 'approval_node', 'output_format'];
+const NODES = [
+  'system_prompt_node',
+  'memory_node',
+  'resume_guard',
+  'initial_llm_call',
+  'tool_node',
+  'approval_node',
+  'output_format',
+];
 
 /** The agents a turn can run as (the server's agent definitions; an unknown type would degrade to the core tools). */
 const AGENT_TYPES = [
@@ -189,12 +207,27 @@ export function ChatPage({ id }: { id?: string }) {
   );
 }
 
-function Conversation({ id: given, onCreated, onChanged }: { id: string | null; onCreated: (id: string) => void; onChanged: () => void }) {
+function Conversation({
+  id: given,
+  onCreated,
+  onChanged,
+}: {
+  id: string | null;
+  onCreated: (id: string) => void;
+  onChanged: () => void;
+}) {
   const [created, setCreated] = useState<string | null>(null);
   const id = given ?? created;
   const none = () => Promise.resolve({ messages: [] as Message[], attachments: [] as Attachment[] });
-  const messages = useLoad(() => (id ? api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`) : none()), [id]);
-  const attachments = useLoad(() => (id ? api.get<{ attachments: Attachment[] }>(`/conversations/${encodeURIComponent(id)}/attachments`) : none()), [id]);
+  const messages = useLoad(
+    () => (id ? api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(id)}/messages`) : none()),
+    [id],
+  );
+  const attachments = useLoad(
+    () =>
+      id ? api.get<{ attachments: Attachment[] }>(`/conversations/${encodeURIComponent(id)}/attachments`) : none(),
+    [id],
+  );
   const [draft, setDraft] = useState('');
   const [agentType, setAgentType] = useState('general');
   const [selected, setSelected] = useState<string[]>([]);
@@ -235,7 +268,9 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
     if (!conversationId) {
       // Created with the first message, titled from it: no empty conversation is left behind.
       try {
-        conversationId = (await api.post<{ id: string }>('/conversations', { agent_id: 'default', title: titleFrom(text) })).id;
+        conversationId = (
+          await api.post<{ id: string }>('/conversations', { agent_id: 'default', title: titleFrom(text) })
+        ).id;
       } catch (err) {
         setSendError(err);
         return;
@@ -250,7 +285,11 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
     if (selected.length) params.set('attachment_ids', selected.join(','));
     const userMessagesBefore = (messages.data?.messages ?? []).filter((m) => m.role === 'user').length;
     setStreaming(true);
-    listen(conversationId, `/api/v1/conversations/${encodeURIComponent(conversationId)}/stream?${params}`, userMessagesBefore);
+    listen(
+      conversationId,
+      `/api/v1/conversations/${encodeURIComponent(conversationId)}/stream?${params}`,
+      userMessagesBefore,
+    );
   };
 
   /**
@@ -297,7 +336,10 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
         return;
       }
       if (es.readyState === EventSource.CLOSED) {
-        if (!seen.current.size) setSendError(new Error('The stream could not be opened (the conversation may be missing, or your session ended).'));
+        if (!seen.current.size)
+          setSendError(
+            new Error('The stream could not be opened (the conversation may be missing, or your session ended).'),
+          );
         finish();
         return;
       }
@@ -314,7 +356,9 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
       // The read model may trail the write by a moment: look a few times.
       for (let attempt = 0; attempt < 4; attempt++) {
         await new Promise((r) => setTimeout(r, 500));
-        const now = await api.get<{ messages: Message[] }>(`/conversations/${encodeURIComponent(conversationId)}/messages`);
+        const now = await api.get<{ messages: Message[] }>(
+          `/conversations/${encodeURIComponent(conversationId)}/messages`,
+        );
         if (now.messages.filter((m) => m.role === 'user').length > userMessagesBefore) {
           listen(conversationId, `/api/v1/conversations/${encodeURIComponent(conversationId)}/stream`, null);
           return;
@@ -349,10 +393,21 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
   };
 
   return (
-    <section className="conversation" aria-label="Conversation" onDragOver={(e) => { e.preventDefault(); setDragging(true); }} onDragLeave={() => setDragging(false)} onDrop={onDrop}>
+    <section
+      className="conversation"
+      aria-label="Conversation"
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
       <ErrorText error={messages.error} />
       <ol className="messages" aria-live="polite">
-        {messages.data?.messages.map((m) => <MessageView key={m.id} message={m} />)}
+        {messages.data?.messages.map((m) => (
+          <MessageView key={m.id} message={m} />
+        ))}
         {streaming && liveAnswer && (
           <li className="message assistant provisional">
             <span className="sr-only">Agent (writing):</span>
@@ -375,21 +430,36 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
               );
             })}
           </ol>
-          {connection === 'reconnecting' && <p className="notice" role="status">Connection dropped; resuming…</p>}
+          {connection === 'reconnecting' && (
+            <p className="notice" role="status">
+              Connection dropped; resuming…
+            </p>
+          )}
           <ToolCalls frames={frames} />
           {end?.status === 'awaiting_hitl' && end.hitl_approval_id && (
             <p className="notice paused" role="status">
-              Awaiting review ({end.hitl_checkpoint_type?.replace(/_/g, ' ')}). <Link to={`/approvals/${end.hitl_approval_id}`}>Open the approval</Link>
+              Awaiting review ({end.hitl_checkpoint_type?.replace(/_/g, ' ')}).{' '}
+              <Link to={`/approvals/${end.hitl_approval_id}`}>Open the approval</Link>
             </p>
           )}
-          {end?.status === 'completed' && <p className="muted small">Completed{end.tokens_used != null ? ` · ${end.tokens_used} tokens` : ''}.</p>}
+          {end?.status === 'completed' && (
+            <p className="muted small">Completed{end.tokens_used != null ? ` · ${end.tokens_used} tokens` : ''}.</p>
+          )}
         </div>
       )}
       <div ref={bottom} />
       <form className="composer" onSubmit={send} aria-label="Send a message">
         <label>
           Message
-          <textarea rows={3} value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void send(e); }} aria-describedby="composer-help" />
+          <textarea
+            rows={3}
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) void send(e);
+            }}
+            aria-describedby="composer-help"
+          />
         </label>
         <p id="composer-help" className="muted small">
           Ctrl+Enter sends. Drop files here to attach (PDF, CSV, XLSX, DOCX, TXT; up to 3 per turn).
@@ -420,7 +490,12 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
             <legend>Attachments for this turn</legend>
             {attachments.data.attachments.map((a) => (
               <label key={a.id} className="inline">
-                <input type="checkbox" checked={selected.includes(a.id)} onChange={(e) => setSelected((s) => (e.target.checked ? [...s, a.id] : s.filter((x) => x !== a.id)))} /> {a.filename}
+                <input
+                  type="checkbox"
+                  checked={selected.includes(a.id)}
+                  onChange={(e) => setSelected((s) => (e.target.checked ? [...s, a.id] : s.filter((x) => x !== a.id)))}
+                />{' '}
+                {a.filename}
               </label>
             ))}
           </fieldset>
@@ -435,7 +510,8 @@ function Conversation({ id: given, onCreated, onChanged }: { id: string | null; 
 const INTERNAL_TOOLS = new Set(['load_skill']);
 
 function MessageView({ message }: { message: Message }) {
-  const rich = message.metadata?.tool_result as (Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] }) | undefined;
+  const rich = message.metadata?.tool_result as
+    (Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] }) | undefined;
   if (message.role === 'tool' && INTERNAL_TOOLS.has(message.tool_name ?? '')) return null;
   if (message.role === 'tool') {
     return (
@@ -463,8 +539,18 @@ function MessageView({ message }: { message: Message }) {
  * (`{kind: 'chart', x, y, data}` or `{kind: 'chart', points: [{label, value}]}`, or nested
  * under `chart`) → a bar chart; an `impact` result → its affected entities as a table.
  */
-function RichResult({ value }: { value: Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] } }) {
-  type ChartSpec = { x?: string; y?: string; data?: Array<Record<string, unknown>>; points?: Array<{ label: unknown; value: unknown }>; title?: string };
+function RichResult({
+  value,
+}: {
+  value: Record<string, unknown> & { kind?: string; title?: string; rows?: unknown[] };
+}) {
+  type ChartSpec = {
+    x?: string;
+    y?: string;
+    data?: Array<Record<string, unknown>>;
+    points?: Array<{ label: unknown; value: unknown }>;
+    title?: string;
+  };
   const chart = (value.chart ?? (value.kind === 'chart' ? value : undefined)) as ChartSpec | undefined;
   const points = chart?.points
     ? chart.points.map((p) => ({ label: String(p.label), value: Number(p.value) || 0 }))
@@ -475,9 +561,18 @@ function RichResult({ value }: { value: Record<string, unknown> & { kind?: strin
   return (
     <>
       {Array.isArray(value.rows) && <DataTable value={value} caption={value.title} />}
-      {points && <BarChart title={chart?.title ?? value.title ?? 'Chart'} yLabel={humanize(chart?.y ?? 'value')} xLabel={chart?.x ? humanize(chart.x) : undefined} points={points} />}
+      {points && (
+        <BarChart
+          title={chart?.title ?? value.title ?? 'Chart'}
+          yLabel={humanize(chart?.y ?? 'value')}
+          xLabel={chart?.x ? humanize(chart.x) : undefined}
+          points={points}
+        />
+      )}
       {affected && <DataTable value={affected} caption="Affected entities" />}
-      {!Array.isArray(value.rows) && !points && !affected && <pre className="json">{JSON.stringify(value, null, 2)}</pre>}
+      {!Array.isArray(value.rows) && !points && !affected && (
+        <pre className="json">{JSON.stringify(value, null, 2)}</pre>
+      )}
     </>
   );
 }

@@ -21,12 +21,19 @@ export interface ChecklistSummary {
   due_date: string | null;
   period: string | null;
   created_by?: string;
-  review?: null | { approval_id: string; decision: string; reviewer_id: string; comments: string | null; reviewed_at: string };
+  review?: null | {
+    approval_id: string;
+    decision: string;
+    reviewer_id: string;
+    comments: string | null;
+    reviewed_at: string;
+  };
   rejection?: null | { reason: string; rejected_by: string; rejected_at: string };
 }
 
 /** The entity page of a checklist's well or lease (the graph's label, e.g. `Lease`). */
-export const entityPath = (type: string | undefined, id: string) => `/graph/${encodeURIComponent(type ?? 'Well')}/${encodeURIComponent(id)}`;
+export const entityPath = (type: string | undefined, id: string) =>
+  `/graph/${encodeURIComponent(type ?? 'Well')}/${encodeURIComponent(id)}`;
 
 /**
  * Why a checklist is where it is, in a sentence: returned by a reviewer (with the reason),
@@ -37,7 +44,8 @@ export function Outcome({ checklist }: { checklist: ChecklistSummary }) {
   if (status === 'rejected' && rejection)
     return (
       <span className="outcome outcome-rejected">
-        Rejected by <Person id={rejection.rejected_by} /> on <When at={rejection.rejected_at} />: <q>{rejection.reason}</q>
+        Rejected by <Person id={rejection.rejected_by} /> on <When at={rejection.rejected_at} />:{' '}
+        <q>{rejection.reason}</q>
       </span>
     );
   if (!review) return null;
@@ -58,7 +66,8 @@ export function Outcome({ checklist }: { checklist: ChecklistSummary }) {
     return (
       <span className="outcome outcome-approved">
         {status === 'approved' ? 'Approved' : 'Exception granted'}
-        {review.decision === 'modified' ? ' with modifications' : ''} by <Person id={review.reviewer_id} /> on <When at={review.reviewed_at} />
+        {review.decision === 'modified' ? ' with modifications' : ''} by <Person id={review.reviewer_id} /> on{' '}
+        <When at={review.reviewed_at} />
         {status === 'approved' ? '; the filing is recorded on the entity.' : '.'}
         {review.comments ? (
           <>
@@ -93,7 +102,10 @@ export function ChecklistsPage() {
   const [offset, setOffset] = useState(0);
   const limit = 20;
   const list = useLoad(
-    () => api.get<{ checklists: ChecklistSummary[]; total: number }>(`/checklists${qs({ status, created_by: mine ? me.user_id : undefined, limit, offset })}`),
+    () =>
+      api.get<{ checklists: ChecklistSummary[]; total: number }>(
+        `/checklists${qs({ status, created_by: mine ? me.user_id : undefined, limit, offset })}`,
+      ),
     [status, mine, offset],
   );
   const templates = useLoad(() => api.get<{ templates: Template[] }>('/checklists/templates'), []);
@@ -109,12 +121,24 @@ export function ChecklistsPage() {
     const offered = typesKey.split(',');
     if (!offered.includes(entityType)) setEntityType(offered[0]);
   }, [typesKey, entityType]);
-  const candidates = useLoad(() => api.get<{ entities: Array<{ entity_id: string; properties?: Record<string, unknown> }> }>(`/graph/entities/${encodeURIComponent(entityType)}?limit=200`).catch(() => ({ entities: [] })), [entityType]);
+  const candidates = useLoad(
+    () =>
+      api
+        .get<{ entities: Array<{ entity_id: string; properties?: Record<string, unknown> }> }>(
+          `/graph/entities/${encodeURIComponent(entityType)}?limit=200`,
+        )
+        .catch(() => ({ entities: [] })),
+    [entityType],
+  );
   const create = async (e: FormEvent) => {
     e.preventDefault();
     setError(undefined);
     try {
-      const created = await api.post<{ checklist_id: string }>('/checklists', { template_id: templateId, entity_type: entityType, entity_id: entityId.trim() });
+      const created = await api.post<{ checklist_id: string }>('/checklists', {
+        template_id: templateId,
+        entity_type: entityType,
+        entity_id: entityId.trim(),
+      });
       navigate(`/checklists/${created.checklist_id}`);
     } catch (err) {
       setError(err);
@@ -125,7 +149,12 @@ export function ChecklistsPage() {
       <form className="filters" onSubmit={create} aria-label="New checklist">
         <label>
           Form
-          <select required value={templateId} onChange={(e) => setTemplateId(e.target.value)} aria-invalid={!!fieldError(error, 'template_id')}>
+          <select
+            required
+            value={templateId}
+            onChange={(e) => setTemplateId(e.target.value)}
+            aria-invalid={!!fieldError(error, 'template_id')}
+          >
             <option value="">Choose…</option>
             {templates.data?.templates.map((t) => (
               <option key={t.template_id} value={t.template_id}>
@@ -137,7 +166,15 @@ export function ChecklistsPage() {
         </label>
         <label>
           Entity type
-          <select value={entityType} onChange={(e) => { setEntityType(e.target.value); setEntityId(''); }} disabled={types.length < 2} aria-invalid={!!fieldError(error, 'entity_type')}>
+          <select
+            value={entityType}
+            onChange={(e) => {
+              setEntityType(e.target.value);
+              setEntityId('');
+            }}
+            disabled={types.length < 2}
+            aria-invalid={!!fieldError(error, 'entity_type')}
+          >
             {types.map((t) => (
               <option key={t} value={t}>
                 {t.toLowerCase()}
@@ -148,7 +185,14 @@ export function ChecklistsPage() {
         </label>
         <label>
           {entityType} (name or ID)
-          <input required list="checklist-entities" value={entityId} onChange={(e) => setEntityId(e.target.value)} placeholder={entityType === 'Lease' ? 'lease ID' : 'API number'} aria-invalid={!!fieldError(error, 'entity_id')} />
+          <input
+            required
+            list="checklist-entities"
+            value={entityId}
+            onChange={(e) => setEntityId(e.target.value)}
+            placeholder={entityType === 'Lease' ? 'lease ID' : 'API number'}
+            aria-invalid={!!fieldError(error, 'entity_id')}
+          />
           <datalist id="checklist-entities">
             {(candidates.data?.entities ?? []).map((v) => (
               <option key={v.entity_id} value={v.entity_id}>
@@ -159,22 +203,40 @@ export function ChecklistsPage() {
           {fieldError(error, 'entity_id') && <span className="error">{fieldError(error, 'entity_id')}</span>}
         </label>
         <button type="submit">Start checklist</button>
-        {!fieldError(error, 'template_id') && !fieldError(error, 'entity_id') && !fieldError(error, 'entity_type') && <ErrorText error={error} />}
+        {!fieldError(error, 'template_id') && !fieldError(error, 'entity_id') && !fieldError(error, 'entity_type') && (
+          <ErrorText error={error} />
+        )}
       </form>
       <div className="filters">
         <label className="inline-field">
           Status
-          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              setOffset(0);
+            }}
+          >
             <option value="">Any</option>
-            {['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'].map((s) => (
-              <option key={s} value={s}>
-                {s.replace(/_/g, ' ')}
-              </option>
-            ))}
+            {['in_progress', 'in_review', 'exception_requested', 'approved', 'exception_granted', 'rejected'].map(
+              (s) => (
+                <option key={s} value={s}>
+                  {s.replace(/_/g, ' ')}
+                </option>
+              ),
+            )}
           </select>
         </label>
         <label className="inline">
-          <input type="checkbox" checked={mine} onChange={(e) => { setMine(e.target.checked); setOffset(0); }} /> Only checklists I started
+          <input
+            type="checkbox"
+            checked={mine}
+            onChange={(e) => {
+              setMine(e.target.checked);
+              setOffset(0);
+            }}
+          />{' '}
+          Only checklists I started
         </label>
       </div>
       <ErrorText error={list.error ?? templates.error} />
@@ -204,7 +266,8 @@ export function ChecklistsPage() {
                       </span>
                     </td>
                     <td>
-                      <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link> <span className="muted small">{(c.entity_type ?? 'Well').toLowerCase()}</span>
+                      <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>{' '}
+                      <span className="muted small">{(c.entity_type ?? 'Well').toLowerCase()}</span>
                     </td>
                     <td>
                       <StatusBadge status={c.status} />
@@ -252,18 +315,37 @@ export function ChecklistPage({ id }: { id: string }) {
     setStreamError(undefined);
     const state: Assessment = { state: 'queued', message: '', fields: {}, validations: {}, tables: {}, items: {} };
     setAssessment({ ...state });
-    const es = new EventSource(`/api/v1/workspaces/${encodeURIComponent(id)}/stream${rerun ? '?rerun=true' : ''}`, { withCredentials: true });
+    const es = new EventSource(`/api/v1/workspaces/${encodeURIComponent(id)}/stream${rerun ? '?rerun=true' : ''}`, {
+      withCredentials: true,
+    });
     source.current = es;
     const on = (name: string, apply: (d: Record<string, any>) => void) =>
       es.addEventListener(name, (ev) => {
         apply(JSON.parse((ev as MessageEvent).data));
-        setAssessment({ ...state, fields: { ...state.fields }, validations: { ...state.validations }, tables: { ...state.tables }, items: { ...state.items } });
+        setAssessment({
+          ...state,
+          fields: { ...state.fields },
+          validations: { ...state.validations },
+          tables: { ...state.tables },
+          items: { ...state.items },
+        });
       });
-    on('agent_status', (d) => { state.state = d.state; state.message = d.message ?? ''; });
-    on('checklist_item_update', (d) => { state.items[d.item_index] = { status: d.status, summary: d.summary }; });
-    on('form_field_update', (d) => { (state.fields[d.item_index] ??= []).push(d as never); });
-    on('validation_result', (d) => { (state.validations[d.item_index] ??= []).push(d as never); });
-    on('data_table_update', (d) => { state.tables[d.item_index] = { columns: d.columns, rows: d.rows }; });
+    on('agent_status', (d) => {
+      state.state = d.state;
+      state.message = d.message ?? '';
+    });
+    on('checklist_item_update', (d) => {
+      state.items[d.item_index] = { status: d.status, summary: d.summary };
+    });
+    on('form_field_update', (d) => {
+      (state.fields[d.item_index] ??= []).push(d as never);
+    });
+    on('validation_result', (d) => {
+      (state.validations[d.item_index] ??= []).push(d as never);
+    });
+    on('data_table_update', (d) => {
+      state.tables[d.item_index] = { columns: d.columns, rows: d.rows };
+    });
     on('assessment_complete', () => {
       state.state = 'completed';
       es.close();
@@ -297,22 +379,28 @@ export function ChecklistPage({ id }: { id: string }) {
       {c && (
         <>
           <p>
-            <StatusBadge status={c.status} /> {c.form} for {(c.entity_type ?? 'Well').toLowerCase()} <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>
+            <StatusBadge status={c.status} /> {c.form} for {(c.entity_type ?? 'Well').toLowerCase()}{' '}
+            <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>
             {c.period && ` · period ${c.period}`}
             {c.due_date && (
               <>
-                {' '}· due <Day day={c.due_date} />
+                {' '}
+                · due <Day day={c.due_date} />
               </>
             )}{' '}
             · started by <Person id={c.created_by} /> · updated <When at={c.updated_at} />
             {c.pending_approval_id && (
               <>
-                {' '}· <Link to={`/approvals/${c.pending_approval_id}`}>pending approval</Link>
+                {' '}
+                · <Link to={`/approvals/${c.pending_approval_id}`}>pending approval</Link>
               </>
             )}
           </p>
           {(c.review || c.rejection) && (
-            <p className={`notice outcome-notice ${c.review?.decision === 'rejected' || c.rejection ? 'notice-bad' : 'notice-good'}`} role="status">
+            <p
+              className={`notice outcome-notice ${c.review?.decision === 'rejected' || c.rejection ? 'notice-bad' : 'notice-good'}`}
+              role="status"
+            >
               <Outcome checklist={c} />
               {c.review && (
                 <>
@@ -333,15 +421,18 @@ export function ChecklistPage({ id }: { id: string }) {
             )}
           </div>
           <ErrorText error={submitError} />
-          {submitError && Array.isArray((submitError as { body?: { incomplete_items?: unknown[] } }).body?.incomplete_items) && (
-            <ul className="error">
-              {((submitError as { body: { incomplete_items: Array<{ index: number; label: string; status: string }> } }).body.incomplete_items).map((i) => (
-                <li key={i.index}>
-                  {i.label}: {i.status.replace(/_/g, ' ')}
-                </li>
-              ))}
-            </ul>
-          )}
+          {submitError &&
+            Array.isArray((submitError as { body?: { incomplete_items?: unknown[] } }).body?.incomplete_items) && (
+              <ul className="error">
+                {(
+                  submitError as { body: { incomplete_items: Array<{ index: number; label: string; status: string }> } }
+                ).body.incomplete_items.map((i) => (
+                  <li key={i.index}>
+                    {i.label}: {i.status.replace(/_/g, ' ')}
+                  </li>
+                ))}
+              </ul>
+            )}
           {assessment && (
             <p className="notice" role="status">
               Assessment: {assessment.state}
@@ -351,7 +442,14 @@ export function ChecklistPage({ id }: { id: string }) {
           <ErrorText error={streamError} />
           <ol className="items">
             {c.items.map((item) => (
-              <ItemView key={item.index} checklistId={c.checklist_id} item={item} editable={c.status === 'in_progress'} assessment={assessment} onSaved={checklist.reload} />
+              <ItemView
+                key={item.index}
+                checklistId={c.checklist_id}
+                item={item}
+                editable={c.status === 'in_progress'}
+                assessment={assessment}
+                onSaved={checklist.reload}
+              />
             ))}
           </ol>
         </>
@@ -360,7 +458,19 @@ export function ChecklistPage({ id }: { id: string }) {
   );
 }
 
-function ItemView({ checklistId, item, editable, assessment, onSaved }: { checklistId: string; item: Item; editable: boolean; assessment: Assessment | null; onSaved: () => void }) {
+function ItemView({
+  checklistId,
+  item,
+  editable,
+  assessment,
+  onSaved,
+}: {
+  checklistId: string;
+  item: Item;
+  editable: boolean;
+  assessment: Assessment | null;
+  onSaved: () => void;
+}) {
   const [status, setStatus] = useState(item.status);
   const [notes, setNotes] = useState(item.notes ?? '');
   const [error, setError] = useState<unknown>();
@@ -378,7 +488,8 @@ function ItemView({ checklistId, item, editable, assessment, onSaved }: { checkl
   return (
     <li className="card item">
       <h2 className="small-heading">
-        {item.label} <StatusBadge status={item.status} /> {live && <span className="muted small">assessment: {live.status.replace(/_/g, ' ')}</span>}
+        {item.label} <StatusBadge status={item.status} />{' '}
+        {live && <span className="muted small">assessment: {live.status.replace(/_/g, ' ')}</span>}
       </h2>
       {live?.summary && <p>{live.summary}</p>}
       {assessment?.fields[item.index] && (
@@ -387,7 +498,10 @@ function ItemView({ checklistId, item, editable, assessment, onSaved }: { checkl
             <div key={i} className="fact">
               <dt>{f.field_name}</dt>
               <dd>
-                {String(f.field_value)} <span className="muted small">({Math.round(f.confidence * 100)}% · {f.source})</span>
+                {String(f.field_value)}{' '}
+                <span className="muted small">
+                  ({Math.round(f.confidence * 100)}% · {f.source})
+                </span>
               </dd>
             </div>
           ))}

@@ -71,7 +71,10 @@ export function CompliancePage() {
   const summary = useLoad(() => api.get<Summary>(`/compliance/summary${qs({ as_of })}`), [as_of]);
   const domains = useLoad(() => api.get<Domain[]>('/compliance/domains'), []);
   const matrix = useLoad(
-    () => api.get<{ rows: MatrixRow[]; total: number }>(`/compliance/matrix${qs({ as_of, bucket, status, search: search.trim(), sort_by: sort, page, page_size: pageSize })}`),
+    () =>
+      api.get<{ rows: MatrixRow[]; total: number }>(
+        `/compliance/matrix${qs({ as_of, bucket, status, search: search.trim(), sort_by: sort, page, page_size: pageSize })}`,
+      ),
     [as_of, bucket, status, search, sort, page],
   );
   const trend = useLoad(() => api.get<{ points: TrendPoint[] }>('/compliance/charts/trend?days=30'), []);
@@ -86,7 +89,15 @@ export function CompliancePage() {
       actions={
         <label className="inline-field">
           As of
-          <input type="date" value={asOf} max={new Date().toISOString().slice(0, 10)} onChange={(e) => { setAsOf(e.target.value); reset(); }} />
+          <input
+            type="date"
+            value={asOf}
+            max={new Date().toISOString().slice(0, 10)}
+            onChange={(e) => {
+              setAsOf(e.target.value);
+              reset();
+            }}
+          />
         </label>
       }
     >
@@ -102,11 +113,16 @@ export function CompliancePage() {
                 type="button"
                 className={`summary-card ${bucket === b.value ? 'active' : ''} bucket-${b.value}`}
                 aria-pressed={bucket === b.value}
-                onClick={() => { setBucket(bucket === b.value ? '' : b.value); reset(); }}
+                onClick={() => {
+                  setBucket(bucket === b.value ? '' : b.value);
+                  reset();
+                }}
               >
                 <span className="label">{b.label}</span>
                 <span className="count">{count ?? '…'}</span>
-                <span className="delta">{delta == null ? 'no change data' : `${delta > 0 ? '+' : ''}${delta} this week`}</span>
+                <span className="delta">
+                  {delta == null ? 'no change data' : `${delta > 0 ? '+' : ''}${delta} this week`}
+                </span>
               </button>
             </div>
           );
@@ -117,16 +133,29 @@ export function CompliancePage() {
           title="Entities overdue, each day of the last 30 days"
           yLabel="Entities overdue"
           xLabel="Day"
-          points={trend.data.points.map((p) => ({ label: formatDay(p.date.slice(0, 10)), value: p.overdue_count, detail: `${p.due_7_days_count} due in 7 days, ${p.due_30_days_count} in 30` }))}
+          points={trend.data.points.map((p) => ({
+            label: formatDay(p.date.slice(0, 10)),
+            value: p.overdue_count,
+            detail: `${p.due_7_days_count} due in 7 days, ${p.due_30_days_count} in 30`,
+          }))}
         />
       )}
       {trend.data && trend.data.points.length === 1 && (
-        <p className="muted small">The daily history starts on {formatDay(trend.data.points[0].date.slice(0, 10))}: a chart appears once there are two days to compare.</p>
+        <p className="muted small">
+          The daily history starts on {formatDay(trend.data.points[0].date.slice(0, 10))}: a chart appears once there
+          are two days to compare.
+        </p>
       )}
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the matrix">
         <label>
           Bucket
-          <select value={bucket} onChange={(e) => { setBucket(e.target.value); reset(); }}>
+          <select
+            value={bucket}
+            onChange={(e) => {
+              setBucket(e.target.value);
+              reset();
+            }}
+          >
             <option value="">Any</option>
             {BUCKETS.map((b) => (
               <option key={b.value} value={b.value}>
@@ -137,7 +166,13 @@ export function CompliancePage() {
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => { setStatus(e.target.value); reset(); }}>
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              reset();
+            }}
+          >
             <option value="">Any</option>
             {STATUSES.map((s) => (
               <option key={s.value} value={s.value}>
@@ -148,11 +183,25 @@ export function CompliancePage() {
         </label>
         <label>
           Search
-          <input type="search" value={search} placeholder="Well name or API number" onChange={(e) => { setSearch(e.target.value); reset(); }} />
+          <input
+            type="search"
+            value={search}
+            placeholder="Well name or API number"
+            onChange={(e) => {
+              setSearch(e.target.value);
+              reset();
+            }}
+          />
         </label>
         <label>
           Sort
-          <select value={sort} onChange={(e) => { setSort(e.target.value); reset(); }}>
+          <select
+            value={sort}
+            onChange={(e) => {
+              setSort(e.target.value);
+              reset();
+            }}
+          >
             {SORTS.map((s) => (
               <option key={s.value} value={s.value}>
                 {s.label}
@@ -197,7 +246,9 @@ export function CompliancePage() {
                     <Fragment key={r.entity_id}>
                       <tr>
                         <th scope="row">
-                          <Link to={`/graph/${encodeURIComponent(r.entity_type)}/${encodeURIComponent(r.entity_id)}`}>{r.entity_name}</Link>
+                          <Link to={`/graph/${encodeURIComponent(r.entity_type)}/${encodeURIComponent(r.entity_id)}`}>
+                            {r.entity_name}
+                          </Link>
                           <span className="muted small block">{r.entity_id}</span>
                         </th>
                         <td>{r.entity_type}</td>
@@ -209,7 +260,10 @@ export function CompliancePage() {
                           if (!applies)
                             return (
                               <td key={d.domain} className="cell-td">
-                                <span className="cell cell-na" title={`${d.title}: does not apply to a ${r.entity_type.toLowerCase()}`}>
+                                <span
+                                  className="cell cell-na"
+                                  title={`${d.title}: does not apply to a ${r.entity_type.toLowerCase()}`}
+                                >
                                   <span className="sr-only">does not apply</span>
                                 </span>
                               </td>
@@ -235,7 +289,12 @@ export function CompliancePage() {
                       {expanded && (
                         <tr className="verdict-row">
                           <td colSpan={2 + domains.data!.length} id={`verdict-${r.entity_id}`}>
-                            <CellVerdict entityId={r.entity_id} label={r.entity_type} domain={domains.data!.find((d) => d.domain === expanded)!} onClose={() => setOpen(null)} />
+                            <CellVerdict
+                              entityId={r.entity_id}
+                              label={r.entity_type}
+                              domain={domains.data!.find((d) => d.domain === expanded)!}
+                              onClose={() => setOpen(null)}
+                            />
                           </td>
                         </tr>
                       )}
@@ -246,7 +305,12 @@ export function CompliancePage() {
             </table>
           </div>
           {matrix.data.rows.length === 0 && <p className="muted">No entities match.</p>}
-          <Pager offset={(page - 1) * pageSize} limit={pageSize} total={matrix.data.total} onChange={(o) => setPage(o / pageSize + 1)} />
+          <Pager
+            offset={(page - 1) * pageSize}
+            limit={pageSize}
+            total={matrix.data.total}
+            onChange={(o) => setPage(o / pageSize + 1)}
+          />
         </>
       ) : null}
     </Page>
@@ -256,19 +320,52 @@ export function CompliancePage() {
 const verdicts = new Map<string, Promise<EntityVerdicts>>();
 
 /** The verdict behind one matrix cell, opened in place under its row (the entity's verdicts are fetched once). */
-function CellVerdict({ entityId, label, domain, onClose }: { entityId: string; label: string; domain: Domain; onClose: () => void }) {
+function CellVerdict({
+  entityId,
+  label,
+  domain,
+  onClose,
+}: {
+  entityId: string;
+  label: string;
+  domain: Domain;
+  onClose: () => void;
+}) {
   const data = useLoad(() => {
-    if (!verdicts.has(entityId)) verdicts.set(entityId, api.get<EntityVerdicts>(`/compliance/entities/${encodeURIComponent(entityId)}`).catch((e) => { verdicts.delete(entityId); throw e; }));
+    if (!verdicts.has(entityId))
+      verdicts.set(
+        entityId,
+        api.get<EntityVerdicts>(`/compliance/entities/${encodeURIComponent(entityId)}`).catch((e) => {
+          verdicts.delete(entityId);
+          throw e;
+        }),
+      );
     return verdicts.get(entityId)!;
   }, [entityId]);
-  const templates = useLoad(() => api.get<{ templates: Array<{ template_id: string; title: string; domain: string; entity_types?: string[] }> }>('/checklists/templates'), []);
+  const templates = useLoad(
+    () =>
+      api.get<{ templates: Array<{ template_id: string; title: string; domain: string; entity_types?: string[] }> }>(
+        '/checklists/templates',
+      ),
+    [],
+  );
   const cell = data.data?.cells.find((c) => c.domain === domain.domain);
   return (
     <div className="cell-verdict" role="region" aria-label={`${domain.title} verdict`}>
       <ErrorText error={data.error} />
       {data.loading && !data.data && <Loading what="the verdict" />}
-      {data.data && !cell && <p>No verdict yet for {domain.title}: the entity has not been assessed in this domain (unknown).</p>}
-      {cell && <VerdictDetail cell={cell} domain={domain} label={label} id={entityId} templates={templates.data?.templates ?? []} />}
+      {data.data && !cell && (
+        <p>No verdict yet for {domain.title}: the entity has not been assessed in this domain (unknown).</p>
+      )}
+      {cell && (
+        <VerdictDetail
+          cell={cell}
+          domain={domain}
+          label={label}
+          id={entityId}
+          templates={templates.data?.templates ?? []}
+        />
+      )}
       <p className="row">
         <Link to={`/graph/${encodeURIComponent(label)}/${encodeURIComponent(entityId)}`}>Open the entity page</Link>
         <button type="button" className="secondary" onClick={onClose}>
@@ -283,7 +380,17 @@ function CellVerdict({ entityId, label, domain, onClose }: { entityId: string; l
  * An accessible SVG bar chart with a y axis (zero, half and the maximum), x labels spaced to
  * fit, a tooltip per bar (`<title>`) and the values in the image's text alternative.
  */
-export function BarChart({ title, yLabel, xLabel, points }: { title: string; yLabel: string; xLabel?: string; points: Array<{ label: string; value: number; detail?: string }> }) {
+export function BarChart({
+  title,
+  yLabel,
+  xLabel,
+  points,
+}: {
+  title: string;
+  yLabel: string;
+  xLabel?: string;
+  points: Array<{ label: string; value: number; detail?: string }>;
+}) {
   const max = Math.max(1, ...points.map((p) => p.value));
   const left = 44;
   const w = 640;
@@ -297,8 +404,18 @@ export function BarChart({ title, yLabel, xLabel, points }: { title: string; yLa
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
-      <svg viewBox={`0 0 ${w} ${h + top + 34}`} role="img" aria-label={`${title}: ${points.map((p) => `${p.label} ${p.value}`).join(', ')}`}>
-        <text x={10} y={top + h / 2} className="axis axis-title" transform={`rotate(-90 10 ${top + h / 2})`} textAnchor="middle">
+      <svg
+        viewBox={`0 0 ${w} ${h + top + 34}`}
+        role="img"
+        aria-label={`${title}: ${points.map((p) => `${p.label} ${p.value}`).join(', ')}`}
+      >
+        <text
+          x={10}
+          y={top + h / 2}
+          className="axis axis-title"
+          transform={`rotate(-90 10 ${top + h / 2})`}
+          textAnchor="middle"
+        >
           {yLabel}
         </text>
         {ticks.map((t) => (
@@ -313,7 +430,13 @@ export function BarChart({ title, yLabel, xLabel, points }: { title: string; yLa
           const bh = (p.value / max) * h;
           return (
             <g key={i}>
-              <rect x={left + i * bw + 1} y={top + h - bh} width={Math.max(bw - 2, 1)} height={Math.max(bh, p.value > 0 ? 1 : 0)} className="bar">
+              <rect
+                x={left + i * bw + 1}
+                y={top + h - bh}
+                width={Math.max(bw - 2, 1)}
+                height={Math.max(bh, p.value > 0 ? 1 : 0)}
+                className="bar"
+              >
                 <title>{`${p.label}: ${p.value.toLocaleString()}${p.detail ? ` (${p.detail})` : ''}`}</title>
               </rect>
               {i % every === 0 && (

@@ -2,7 +2,19 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { api, qs } from '../api';
 import { diffLines } from '../diff';
 import { can, Link, navigate, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, Person, TextField, useAction, useLoad, When } from '../ui';
+import {
+  DataTable,
+  ErrorText,
+  fieldError,
+  Loading,
+  Page,
+  parseJsonObject,
+  Person,
+  TextField,
+  useAction,
+  useLoad,
+  When,
+} from '../ui';
 import { StatusBadge } from './Approvals';
 
 interface Connector {
@@ -21,7 +33,10 @@ interface Connector {
 interface Engine {
   key: string;
   title: string;
-  config_schema: { properties?: Record<string, { type?: string; default?: unknown; enum?: unknown[] }>; required?: string[] };
+  config_schema: {
+    properties?: Record<string, { type?: string; default?: unknown; enum?: unknown[] }>;
+    required?: string[];
+  };
   credential_fields: string[];
 }
 interface Exposure {
@@ -61,7 +76,9 @@ export function ConnectorsPage() {
   const list = useLoad(() => api.get<Connector[]>('/connectors'), []);
   return (
     <Page title="Connectors">
-      <p className="muted">Read-only data sources and the guarded queries (exposures) agents may run on them once approved.</p>
+      <p className="muted">
+        Read-only data sources and the guarded queries (exposures) agents may run on them once approved.
+      </p>
       <ErrorText error={list.error} />
       {list.loading && !list.data ? (
         <Loading what="connectors" />
@@ -85,7 +102,8 @@ export function ConnectorsPage() {
               {list.data.map((c) => (
                 <tr key={c.connector_key}>
                   <td>
-                    <Link to={path(c.connector_key)}>{c.display_name}</Link> <span className="muted small">({c.connector_key})</span>
+                    <Link to={path(c.connector_key)}>{c.display_name}</Link>{' '}
+                    <span className="muted small">({c.connector_key})</span>
                   </td>
                   <td>{c.connector_type}</td>
                   <td>
@@ -95,7 +113,13 @@ export function ConnectorsPage() {
                   <td>
                     <When at={c.read_only_verified_at} />
                   </td>
-                  <td>{c.last_probe ? `${c.last_probe.ok ? 'passed' : 'failed'}${c.last_probe.reasons?.length ? `: ${c.last_probe.reasons.join('; ')}` : ''}` : <span className="muted">never</span>}</td>
+                  <td>
+                    {c.last_probe ? (
+                      `${c.last_probe.ok ? 'passed' : 'failed'}${c.last_probe.reasons?.length ? `: ${c.last_probe.reasons.join('; ')}` : ''}`
+                    ) : (
+                      <span className="muted">never</span>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -111,7 +135,14 @@ export function ConnectorsPage() {
 /** Exposures awaiting review across the tenant's connectors (for `exposures.approve`). */
 function ReviewQueue({ connectors }: { connectors: Connector[] }) {
   const pending = useLoad(
-    async () => (await Promise.all(connectors.map((c) => api.get<Exposure[]>(`${path(c.connector_key, '/exposures')}${qs({ status: 'pending_review' })}`)))).flat(),
+    async () =>
+      (
+        await Promise.all(
+          connectors.map((c) =>
+            api.get<Exposure[]>(`${path(c.connector_key, '/exposures')}${qs({ status: 'pending_review' })}`),
+          ),
+        )
+      ).flat(),
     [connectors],
   );
   return (
@@ -148,14 +179,21 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
     if (!chosen) return;
     // A starting config from the engine's schema: each property with its default, if any.
     const start: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(chosen.config_schema.properties ?? {})) start[k] = v.default ?? (v.type === 'integer' || v.type === 'number' ? 0 : '');
+    for (const [k, v] of Object.entries(chosen.config_schema.properties ?? {}))
+      start[k] = v.default ?? (v.type === 'integer' || v.type === 'number' ? 0 : '');
     setConfig(JSON.stringify(start, null, 2));
     // eslint-disable-next-line react-hooks/exhaustive-deps -- a new starting config when the engine changes, not when the list reloads
   }, [chosen?.key]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void action.run(async () => {
-      const body = { connector_key: key, display_name: name, connector_type: chosen?.key, config: parseJsonObject(config, 'Config'), ...(classification ? { data_classification: classification } : {}) };
+      const body = {
+        connector_key: key,
+        display_name: name,
+        connector_type: chosen?.key,
+        config: parseJsonObject(config, 'Config'),
+        ...(classification ? { data_classification: classification } : {}),
+      };
       await api.post('/connectors', body);
       onDone(key);
     });
@@ -167,7 +205,13 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
       <div className="grid-form">
         <label>
           Key
-          <input value={key} required pattern="[a-z][a-z0-9_\-]{0,63}" onChange={(e) => setKey(e.target.value)} aria-describedby="key-help" />
+          <input
+            value={key}
+            required
+            pattern="[a-z][a-z0-9_\-]{0,63}"
+            onChange={(e) => setKey(e.target.value)}
+            aria-describedby="key-help"
+          />
           <span id="key-help" className="muted small">
             lowercase letters, digits, _ and -
           </span>
@@ -183,7 +227,12 @@ function RegisterForm({ onDone }: { onDone: (key: string) => void }) {
             ))}
           </select>
         </label>
-        <TextField label="Data classification" value={classification} onChange={setClassification} placeholder="e.g. internal" />
+        <TextField
+          label="Data classification"
+          value={classification}
+          onChange={setClassification}
+          placeholder="e.g. internal"
+        />
       </div>
       <label>
         Config (JSON)
@@ -237,7 +286,11 @@ export function ConnectorPage({ connectorKey }: { connectorKey: string }) {
                 <dd>{c.connector_type}</dd>
                 <dt>Config</dt>
                 <dd>
-                  <code>{Object.entries(c.config).map(([k, v]) => `${k}=${String(v)}`).join(' · ')}</code>
+                  <code>
+                    {Object.entries(c.config)
+                      .map(([k, v]) => `${k}=${String(v)}`)
+                      .join(' · ')}
+                  </code>
                 </dd>
                 <dt>Credential</dt>
                 <dd>{c.has_credential ? 'set (never shown)' : 'none'}</dd>
@@ -251,7 +304,9 @@ export function ConnectorPage({ connectorKey }: { connectorKey: string }) {
                     <>
                       {c.last_probe.ok ? 'passed' : 'failed'} <When at={c.last_probe.at} />
                       {c.last_probe.server_version ? ` · ${c.last_probe.server_version}` : ''}
-                      {c.last_probe.reasons?.length ? <span className="block error">{c.last_probe.reasons.join('; ')}</span> : null}
+                      {c.last_probe.reasons?.length ? (
+                        <span className="block error">{c.last_probe.reasons.join('; ')}</span>
+                      ) : null}
                     </>
                   ) : (
                     'never'
@@ -277,14 +332,28 @@ export function ConnectorPage({ connectorKey }: { connectorKey: string }) {
                       Disable
                     </button>
                   )}
-                  <button type="button" className="secondary" onClick={() => confirm(`Delete connector ${c.connector_key}?`) && act('', 'del')} disabled={action.busy}>
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => confirm(`Delete connector ${c.connector_key}?`) && act('', 'del')}
+                    disabled={action.busy}
+                  >
                     Delete
                   </button>
                 </div>
               )}
               <ErrorText error={action.error} />
             </section>
-            {manage && <CredentialForm connector={c} engine={engines.data?.find((e) => e.key === c.connector_type)} onDone={() => { connector.reload(); schema.reload(); }} />}
+            {manage && (
+              <CredentialForm
+                connector={c}
+                engine={engines.data?.find((e) => e.key === c.connector_type)}
+                onDone={() => {
+                  connector.reload();
+                  schema.reload();
+                }}
+              />
+            )}
             <SchemaView schema={schema.data ?? null} />
           </div>
           <div className="stack">
@@ -304,7 +373,15 @@ export function ConnectorPage({ connectorKey }: { connectorKey: string }) {
   );
 }
 
-function CredentialForm({ connector, engine, onDone }: { connector: Connector; engine: Engine | undefined; onDone: () => void }) {
+function CredentialForm({
+  connector,
+  engine,
+  onDone,
+}: {
+  connector: Connector;
+  engine: Engine | undefined;
+  onDone: () => void;
+}) {
   const fields = engine?.credential_fields ?? ['username', 'password'];
   const [values, setValues] = useState<Record<string, string>>({});
   const action = useAction();
@@ -324,9 +401,20 @@ function CredentialForm({ connector, engine, onDone }: { connector: Connector; e
         <label key={f}>
           {f.replace(/_/g, ' ')}
           {f === 'private_key' ? (
-            <textarea className="mono" rows={4} value={values[f] ?? ''} onChange={(e) => setValues({ ...values, [f]: e.target.value })} autoComplete="off" />
+            <textarea
+              className="mono"
+              rows={4}
+              value={values[f] ?? ''}
+              onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+              autoComplete="off"
+            />
           ) : (
-            <input type={f === 'password' ? 'password' : 'text'} value={values[f] ?? ''} onChange={(e) => setValues({ ...values, [f]: e.target.value })} autoComplete="off" />
+            <input
+              type={f === 'password' ? 'password' : 'text'}
+              value={values[f] ?? ''}
+              onChange={(e) => setValues({ ...values, [f]: e.target.value })}
+              autoComplete="off"
+            />
           )}
         </label>
       ))}
@@ -352,7 +440,13 @@ function SchemaView({ schema }: { schema: Schema | null }) {
           <summary>
             {t.schema}.{t.name} <span className="muted small">({t.columns.length} columns)</span>
           </summary>
-          <DataTable value={t.columns.map((col) => ({ column: col.name, type: col.type, nullable: col.nullable ? 'yes' : 'no' }))} />
+          <DataTable
+            value={t.columns.map((col) => ({
+              column: col.name,
+              type: col.type,
+              nullable: col.nullable ? 'yes' : 'no',
+            }))}
+          />
         </details>
       ))}
     </section>
@@ -379,7 +473,8 @@ function ValidationResult({ validation, id }: { validation: Validation | undefin
   if (!validation) return null;
   return validation.valid ? (
     <p className="small" role="status" id={id}>
-      <span className="badge badge-pass">valid</span> parameters: {validation.parameters.length ? validation.parameters.map((p) => `:${p}`).join(', ') : 'none'}
+      <span className="badge badge-pass">valid</span> parameters:{' '}
+      {validation.parameters.length ? validation.parameters.map((p) => `:${p}`).join(', ') : 'none'}
     </p>
   ) : (
     <ul className="error" id={id} aria-label="SQL problems">
@@ -409,7 +504,12 @@ function DraftForm({ connectorKey, onDone }: { connectorKey: string; onDone: () 
       } catch {
         throw new Error('Parameters must be a JSON list, e.g. [{"name": "api", "type": "string"}].');
       }
-      await api.post(path(connectorKey, '/exposures'), { ekey, display_name: name || undefined, sql, parameters: params });
+      await api.post(path(connectorKey, '/exposures'), {
+        ekey,
+        display_name: name || undefined,
+        sql,
+        parameters: params,
+      });
       setEkey('');
       setName('');
       setSql('');
@@ -425,7 +525,15 @@ function DraftForm({ connectorKey, onDone }: { connectorKey: string; onDone: () 
       </div>
       <label>
         SQL
-        <textarea className="mono" rows={6} value={sql} required onChange={(e) => setSql(e.target.value)} aria-describedby="draft-validation" placeholder="select api_number, oil_bbl from production where api_number = :api" />
+        <textarea
+          className="mono"
+          rows={6}
+          value={sql}
+          required
+          onChange={(e) => setSql(e.target.value)}
+          aria-describedby="draft-validation"
+          placeholder="select api_number, oil_bbl from production where api_number = :api"
+        />
       </label>
       <ValidationResult validation={validation.validation} id="draft-validation" />
       <ErrorText error={validation.error} />
@@ -508,7 +616,12 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
               Rejection reason
               <input value={reason} onChange={(ev) => setReason(ev.target.value)} />
             </label>
-            <button type="button" className="secondary" onClick={() => post('/reject', { reason })} disabled={action.busy || !reason.trim()}>
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => post('/reject', { reason })}
+              disabled={action.busy || !reason.trim()}
+            >
               Reject
             </button>
           </>
@@ -526,7 +639,9 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
           aria-label={`Preview ${e.ekey}`}
           onSubmit={(ev) => {
             ev.preventDefault();
-            void action.run(async () => setRun(await api.post(`${base}/preview`, { params: parseJsonObject(params, 'Parameters') })));
+            void action.run(async () =>
+              setRun(await api.post(`${base}/preview`, { params: parseJsonObject(params, 'Parameters') })),
+            );
           }}
         >
           <label>
@@ -536,7 +651,15 @@ function ExposureView({ exposure: e, open, onChanged }: { exposure: Exposure; op
           <button type="submit" className="secondary" disabled={action.busy}>
             Preview
           </button>
-          {run !== undefined && <DataTable value={{ columns: (run as { columns: Array<{ name: string }> }).columns.map((c) => c.name), rows: (run as { rows: unknown[][] }).rows }} caption="Preview rows" />}
+          {run !== undefined && (
+            <DataTable
+              value={{
+                columns: (run as { columns: Array<{ name: string }> }).columns.map((c) => c.name),
+                rows: (run as { rows: unknown[][] }).rows,
+              }}
+              caption="Preview rows"
+            />
+          )}
         </form>
       )}
     </details>

@@ -45,14 +45,21 @@ const passRate = (r: Run) => (r.n_cases ? `${((r.n_pass / r.n_cases) * 100).toFi
 export function EvaluationPage() {
   const [offset, setOffset] = useState(0);
   const limit = 20;
-  const metrics = useLoad(() => api.get<{ total: number; missing: number; mirror_failed: number; mirror_pending: number }>('/eval/metrics'), []);
+  const metrics = useLoad(
+    () => api.get<{ total: number; missing: number; mirror_failed: number; mirror_pending: number }>('/eval/metrics'),
+    [],
+  );
   // The API pages by `limit` only (newest first): the page is cut from the newest `offset + limit`.
-  const runs = useLoad(() => api.get<{ runs: Run[]; total: number }>(`/eval/runs${qs({ limit: Math.min(200, offset + limit) })}`), [offset]);
+  const runs = useLoad(
+    () => api.get<{ runs: Run[]; total: number }>(`/eval/runs${qs({ limit: Math.min(200, offset + limit) })}`),
+    [offset],
+  );
   const shown = runs.data?.runs.slice(offset, offset + limit) ?? [];
   return (
     <Page title="Evaluation">
       <p className="muted">
-        Runs replay captured turns (thumbs up or down in chat) and grade them; <code>npm run ops -- eval run</code> starts one. A completed run can become its model's baseline, and later runs list regressions against it.
+        Runs replay captured turns (thumbs up or down in chat) and grade them; <code>npm run ops -- eval run</code>{' '}
+        starts one. A completed run can become its model's baseline, and later runs list regressions against it.
       </p>
       <ErrorText error={metrics.error} />
       {metrics.data && (
@@ -128,7 +135,12 @@ function Captures() {
   const action = useAction();
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    void action.run(async () => setCaptures((await api.get<{ captures: Capture[] }>(`/eval/captures${qs({ conversation_id: conversationId.trim() })}`)).captures));
+    void action.run(async () =>
+      setCaptures(
+        (await api.get<{ captures: Capture[] }>(`/eval/captures${qs({ conversation_id: conversationId.trim() })}`))
+          .captures,
+      ),
+    );
   };
   return (
     <form className="card secondary-form" onSubmit={submit} aria-labelledby="captures-title">
@@ -143,21 +155,44 @@ function Captures() {
         </button>
       </div>
       <ErrorText error={action.error} />
-      {captures && (captures.length === 0 ? <p className="muted">No capture in this conversation.</p> : <DataTable caption="Captures" value={captures.map((c) => ({ execution: c.execution_id, score: c.score > 0 ? '👍 up' : '👎 down', expected: c.expected_output ?? '', note: c.note ?? '', tag: c.category_tag ?? '', snapshot: c.snapshot_status, mirror: c.mirror_status }))} />)}
+      {captures &&
+        (captures.length === 0 ? (
+          <p className="muted">No capture in this conversation.</p>
+        ) : (
+          <DataTable
+            caption="Captures"
+            value={captures.map((c) => ({
+              execution: c.execution_id,
+              score: c.score > 0 ? '👍 up' : '👎 down',
+              expected: c.expected_output ?? '',
+              note: c.note ?? '',
+              tag: c.category_tag ?? '',
+              snapshot: c.snapshot_status,
+              mirror: c.mirror_status,
+            }))}
+          />
+        ))}
     </form>
   );
 }
 
 export function EvaluationRunPage({ id }: { id: string }) {
   const me = useMe();
-  const run = useLoad(() => api.get<Run & { case_results: CaseResult[] }>(`/eval/runs/${encodeURIComponent(id)}`), [id]);
+  const run = useLoad(
+    () => api.get<Run & { case_results: CaseResult[] }>(`/eval/runs/${encodeURIComponent(id)}`),
+    [id],
+  );
   const regressions = useLoad(
     () =>
-      api.get<{ baseline_run_id: string; regressions: Array<Record<string, unknown>>; total: number }>(`/eval/runs/${encodeURIComponent(id)}/regressions`).catch((e) => {
-        // No baseline for this model yet: a fact to show, not a failure.
-        if (e instanceof ApiError && e.status === 409) return { none: e.message };
-        throw e;
-      }),
+      api
+        .get<{ baseline_run_id: string; regressions: Array<Record<string, unknown>>; total: number }>(
+          `/eval/runs/${encodeURIComponent(id)}/regressions`,
+        )
+        .catch((e) => {
+          // No baseline for this model yet: a fact to show, not a failure.
+          if (e instanceof ApiError && e.status === 409) return { none: e.message };
+          throw e;
+        }),
     [id],
   );
   const promote = useAction();
@@ -182,7 +217,8 @@ export function EvaluationRunPage({ id }: { id: string }) {
             <dd>{r.replay}</dd>
             <dt>Results</dt>
             <dd>
-              {r.n_pass} pass, {r.n_fail} fail, {r.n_degraded} degraded of {r.n_cases} ({passRate(r)}); judge threshold {r.judge_threshold}
+              {r.n_pass} pass, {r.n_fail} fail, {r.n_degraded} degraded of {r.n_cases} ({passRate(r)}); judge threshold{' '}
+              {r.judge_threshold}
             </dd>
             <dt>Usage</dt>
             <dd>
@@ -195,7 +231,17 @@ export function EvaluationRunPage({ id }: { id: string }) {
           </dl>
           {can(me, 'evals.manage') && !r.is_baseline && (
             <div>
-              <button type="button" disabled={promote.busy} onClick={() => promote.run(async () => { await api.post(`/eval/runs/${encodeURIComponent(id)}/promote`); run.reload(); regressions.reload(); })}>
+              <button
+                type="button"
+                disabled={promote.busy}
+                onClick={() =>
+                  promote.run(async () => {
+                    await api.post(`/eval/runs/${encodeURIComponent(id)}/promote`);
+                    run.reload();
+                    regressions.reload();
+                  })
+                }
+              >
                 Make this run the baseline
               </button>
               <ErrorText error={promote.error} />
@@ -207,7 +253,17 @@ export function EvaluationRunPage({ id }: { id: string }) {
           ) : (
             <DataTable
               caption="Case results"
-              value={r.case_results.map((c) => ({ case: `${c.case_source}:${c.case_ref.slice(0, 8)}`, grader: c.grader.replace(/_/g, ' '), verdict: c.verdict, 'judge score': c.judge_score ?? '', violations: Array.isArray(c.violations) ? c.violations.join('; ') : c.violations ? JSON.stringify(c.violations) : '' }))}
+              value={r.case_results.map((c) => ({
+                case: `${c.case_source}:${c.case_ref.slice(0, 8)}`,
+                grader: c.grader.replace(/_/g, ' '),
+                verdict: c.verdict,
+                'judge score': c.judge_score ?? '',
+                violations: Array.isArray(c.violations)
+                  ? c.violations.join('; ')
+                  : c.violations
+                    ? JSON.stringify(c.violations)
+                    : '',
+              }))}
             />
           )}
           <h2>Regressions against the baseline</h2>

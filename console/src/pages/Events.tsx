@@ -3,7 +3,19 @@ import { api, ApiError, qs } from '../api';
 import { hiddenFields } from '../../../streams/monitoring/field-rules';
 import type { LiveEventType } from '../../../streams/monitoring/event-type';
 import { can, Link, useMe } from '../router';
-import { DataTable, ErrorText, fieldError, Loading, Page, parseJsonObject, Person, TextField, useAction, useLoad, When } from '../ui';
+import {
+  DataTable,
+  ErrorText,
+  fieldError,
+  Loading,
+  Page,
+  parseJsonObject,
+  Person,
+  TextField,
+  useAction,
+  useLoad,
+  When,
+} from '../ui';
 import { Pager, StatusBadge } from './Approvals';
 
 interface Field {
@@ -73,7 +85,10 @@ export function EventsPage() {
   const [offset, setOffset] = useState(0);
   const limit = 20;
   const events = useLoad(
-    () => api.get<{ events: OperationalEvent[]; total: number }>(`/events${qs({ event_type_id: typeFilter, entity_id: entityFilter.trim(), limit, offset })}`),
+    () =>
+      api.get<{ events: OperationalEvent[]; total: number }>(
+        `/events${qs({ event_type_id: typeFilter, entity_id: entityFilter.trim(), limit, offset })}`,
+      ),
     [typeFilter, entityFilter, offset],
   );
   const typeName = (id: string) => types.data?.find((t) => t.id === id)?.name ?? id;
@@ -88,7 +103,13 @@ export function EventsPage() {
             <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter events">
               <label>
                 Event type
-                <select value={typeFilter} onChange={(e) => { setTypeFilter(e.target.value); setOffset(0); }}>
+                <select
+                  value={typeFilter}
+                  onChange={(e) => {
+                    setTypeFilter(e.target.value);
+                    setOffset(0);
+                  }}
+                >
                   <option value="">All</option>
                   {types.data?.map((t) => (
                     <option key={t.id} value={t.id}>
@@ -99,7 +120,14 @@ export function EventsPage() {
               </label>
               <label>
                 Entity
-                <input value={entityFilter} onChange={(e) => { setEntityFilter(e.target.value); setOffset(0); }} placeholder="e.g. 42-301-12345" />
+                <input
+                  value={entityFilter}
+                  onChange={(e) => {
+                    setEntityFilter(e.target.value);
+                    setOffset(0);
+                  }}
+                  placeholder="e.g. 42-301-12345"
+                />
               </label>
             </form>
             <ErrorText error={events.error} />
@@ -129,10 +157,19 @@ export function EventsPage() {
                             <When at={ev.occurred_at} />
                           </td>
                           <td>
-                            {typeName(ev.event_type_id)} {ev.anomaly_flagged && <span className="badge badge-fail">anomaly</span>}
+                            {typeName(ev.event_type_id)}{' '}
+                            {ev.anomaly_flagged && <span className="badge badge-fail">anomaly</span>}
                           </td>
                           <td>
-                            {ev.entity_type ? <Link to={`/graph/${encodeURIComponent(graphLabel(ev.entity_type))}/${encodeURIComponent(ev.entity_id)}`}>{ev.entity_id}</Link> : ev.entity_id}{' '}
+                            {ev.entity_type ? (
+                              <Link
+                                to={`/graph/${encodeURIComponent(graphLabel(ev.entity_type))}/${encodeURIComponent(ev.entity_id)}`}
+                              >
+                                {ev.entity_id}
+                              </Link>
+                            ) : (
+                              ev.entity_id
+                            )}{' '}
                             <span className="muted small">{ev.entity_type}</span>
                           </td>
                           <td>
@@ -158,7 +195,11 @@ export function EventsPage() {
           <TypesTable types={types.data} configure={can(me, 'events.configure')} onChanged={types.reload} />
         </div>
         <div className="stack">
-          {active.length > 0 ? <LogEventForm types={active} onLogged={events.reload} /> : types.data && <p className="muted card">No event type is active yet, so no event can be logged.</p>}
+          {active.length > 0 ? (
+            <LogEventForm types={active} onLogged={events.reload} />
+          ) : (
+            types.data && <p className="muted card">No event type is active yet, so no event can be logged.</p>
+          )}
           {can(me, 'events.configure') && <TypeEditor types={types.data ?? []} onChanged={types.reload} />}
         </div>
       </div>
@@ -187,7 +228,14 @@ function Correlate({ eventId, typeName }: { eventId: string; typeName: (id: stri
     );
   return (
     <>
-      <button type="button" className="secondary small" disabled={action.busy} onClick={() => action.run(async () => setResult(await api.post(`/events/${encodeURIComponent(eventId)}/correlate`, {})))}>
+      <button
+        type="button"
+        className="secondary small"
+        disabled={action.busy}
+        onClick={() =>
+          action.run(async () => setResult(await api.post(`/events/${encodeURIComponent(eventId)}/correlate`, {})))
+        }
+      >
         Correlate
       </button>
       <ErrorText error={action.error} />
@@ -195,7 +243,15 @@ function Correlate({ eventId, typeName }: { eventId: string; typeName: (id: stri
   );
 }
 
-function TypesTable({ types, configure, onChanged }: { types: EventType[] | undefined; configure: boolean; onChanged: () => void }) {
+function TypesTable({
+  types,
+  configure,
+  onChanged,
+}: {
+  types: EventType[] | undefined;
+  configure: boolean;
+  onChanged: () => void;
+}) {
   const action = useAction();
   if (!types) return null;
   return (
@@ -227,7 +283,9 @@ function TypesTable({ types, configure, onChanged }: { types: EventType[] | unde
                   <td>{t.fields.map((f) => `${f.name} (${f.type}${f.required ? ', required' : ''})`).join(', ')}</td>
                   <td>
                     {t.conditional_rules.length} conditional, {t.guard_rules.length} guard
-                    {t.guard_rules.some((g) => g.has_unpublished_changes) && <span className="muted small"> (unpublished changes)</span>}
+                    {t.guard_rules.some((g) => g.has_unpublished_changes) && (
+                      <span className="muted small"> (unpublished changes)</span>
+                    )}
                   </td>
                   {configure && (
                     <td>
@@ -237,7 +295,12 @@ function TypesTable({ types, configure, onChanged }: { types: EventType[] | unde
                           type="button"
                           className="secondary small"
                           disabled={action.busy}
-                          onClick={() => action.run(async () => { await api.post(`/event-types/${t.id}/transition`, { status: n.status }); onChanged(); })}
+                          onClick={() =>
+                            action.run(async () => {
+                              await api.post(`/event-types/${t.id}/transition`, { status: n.status });
+                              onChanged();
+                            })
+                          }
                         >
                           {n.label} {t.name}
                         </button>
@@ -273,29 +336,55 @@ function LogEventForm({ types, onLogged }: { types: EventType[]; onLogged: () =>
   const [inputs, setInputs] = useState<Record<string, string | boolean>>({});
   const [logged, setLogged] = useState<string | null>(null);
   const action = useAction();
-  const values = Object.fromEntries(type.fields.map((f) => [f.name, toValue(f, inputs[f.name])]).filter(([, v]) => v !== undefined)) as Record<string, string | number | boolean>;
+  const values = Object.fromEntries(
+    type.fields.map((f) => [f.name, toValue(f, inputs[f.name])]).filter(([, v]) => v !== undefined),
+  ) as Record<string, string | number | boolean>;
   // Conditional rules apply as the user types, with the same evaluator the API runs on submit.
-  const hidden = hiddenFields({ fields: type.fields, conditionalRules: type.conditional_rules } as unknown as LiveEventType, values);
+  const hidden = hiddenFields(
+    { fields: type.fields, conditionalRules: type.conditional_rules } as unknown as LiveEventType,
+    values,
+  );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     setLogged(null);
     void action.run(async () => {
       const fields = Object.fromEntries(Object.entries(values).filter(([k]) => !hidden.has(k)));
-      const created = await api.post<{ id: string; suppressed?: boolean }>('/events', { event_type_id: type.id, entity_id: entityId, entity_type: entityType, occurred_at: new Date(occurredAt).toISOString(), fields });
+      const created = await api.post<{ id: string; suppressed?: boolean }>('/events', {
+        event_type_id: type.id,
+        entity_id: entityId,
+        entity_type: entityType,
+        occurred_at: new Date(occurredAt).toISOString(),
+        fields,
+      });
       setLogged(created.suppressed ? 'A duplicate of a recent event: suppressed.' : 'Event logged.');
       setInputs({});
       onLogged();
     });
   };
   const problem = (name: string) => fieldError(action.error, `fields.${name}`);
-  const failedRules = ((action.error instanceof ApiError ? (action.error.body as { failed_rules?: Array<{ field: string; message: string; rule_name: string }> }) : undefined)?.failed_rules ?? []);
-  const guardProblem = (name: string) => failedRules.filter((r) => r.field === name).map((r) => `${r.rule_name}: ${r.message}`).join('; ') || undefined;
+  const failedRules =
+    (action.error instanceof ApiError
+      ? (action.error.body as { failed_rules?: Array<{ field: string; message: string; rule_name: string }> })
+      : undefined
+    )?.failed_rules ?? [];
+  const guardProblem = (name: string) =>
+    failedRules
+      .filter((r) => r.field === name)
+      .map((r) => `${r.rule_name}: ${r.message}`)
+      .join('; ') || undefined;
   return (
     <form className="card" onSubmit={submit} aria-labelledby="log-title">
       <h2 id="log-title">Log an event</h2>
       <label>
         Event type
-        <select value={type.id} onChange={(e) => { setTypeId(e.target.value); setInputs({}); action.clear(); }}>
+        <select
+          value={type.id}
+          onChange={(e) => {
+            setTypeId(e.target.value);
+            setInputs({});
+            action.clear();
+          }}
+        >
           {types.map((t) => (
             <option key={t.id} value={t.id}>
               {t.name}
@@ -307,7 +396,12 @@ function LogEventForm({ types, onLogged }: { types: EventType[]; onLogged: () =>
       <div className="grid-form">
         <label>
           Entity id
-          <input value={entityId} required onChange={(e) => setEntityId(e.target.value)} aria-invalid={!!fieldError(action.error, 'entity_id')} />
+          <input
+            value={entityId}
+            required
+            onChange={(e) => setEntityId(e.target.value)}
+            aria-invalid={!!fieldError(action.error, 'entity_id')}
+          />
         </label>
         <label>
           Entity type
@@ -331,7 +425,13 @@ function LogEventForm({ types, onLogged }: { types: EventType[]; onLogged: () =>
               <div key={f.id}>
                 {f.type === 'boolean' ? (
                   <label className="inline">
-                    <input type="checkbox" {...common} checked={inputs[f.name] === true} onChange={(e) => set(e.target.checked)} /> {label}
+                    <input
+                      type="checkbox"
+                      {...common}
+                      checked={inputs[f.name] === true}
+                      onChange={(e) => set(e.target.checked)}
+                    />{' '}
+                    {label}
                   </label>
                 ) : (
                   <label htmlFor={id}>
@@ -348,7 +448,15 @@ function LogEventForm({ types, onLogged }: { types: EventType[]; onLogged: () =>
                     ) : (
                       <input
                         {...common}
-                        type={f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : f.type === 'datetime' ? 'datetime-local' : 'text'}
+                        type={
+                          f.type === 'number'
+                            ? 'number'
+                            : f.type === 'date'
+                              ? 'date'
+                              : f.type === 'datetime'
+                                ? 'datetime-local'
+                                : 'text'
+                        }
                         step={f.type === 'number' ? 'any' : undefined}
                         value={String(inputs[f.name] ?? '')}
                         onChange={(e) => set(e.target.value)}
@@ -388,7 +496,9 @@ function TypeEditor({ types, onChanged }: { types: EventType[]; onChanged: () =>
   const create = useAction();
   const [ruleType, setRuleType] = useState('');
   const [ruleKind, setRuleKind] = useState<'conditional-rules' | 'guard-rules'>('conditional-rules');
-  const [rule, setRule] = useState('{"field": "", "effect": "show", "when": {"field": "", "operator": "equals", "value": ""}}');
+  const [rule, setRule] = useState(
+    '{"field": "", "effect": "show", "when": {"field": "", "operator": "equals", "value": ""}}',
+  );
   const addRule = useAction();
   const target = types.find((t) => t.id === ruleType) ?? types[0];
   return (
@@ -432,9 +542,13 @@ function TypeEditor({ types, onChanged }: { types: EventType[]; onChanged: () =>
           onSubmit={(e) => {
             e.preventDefault();
             void addRule.run(async () => {
-              const created = await api.post<{ id: string }>(`/event-types/${target.id}/${ruleKind}`, parseJsonObject(rule, 'The rule'));
+              const created = await api.post<{ id: string }>(
+                `/event-types/${target.id}/${ruleKind}`,
+                parseJsonObject(rule, 'The rule'),
+              );
               // A guard rule is a draft until published; publishing it here makes it apply at once.
-              if (ruleKind === 'guard-rules') await api.post(`/event-types/${target.id}/guard-rules/${created.id}/publish`);
+              if (ruleKind === 'guard-rules')
+                await api.post(`/event-types/${target.id}/guard-rules/${created.id}/publish`);
               onChanged();
             });
           }}
@@ -458,7 +572,11 @@ function TypeEditor({ types, onChanged }: { types: EventType[]; onChanged: () =>
                 onChange={(e) => {
                   const kind = e.target.value as typeof ruleKind;
                   setRuleKind(kind);
-                  setRule(kind === 'guard-rules' ? '{"name": "", "field": "", "operator": "lte", "value": 0, "message": ""}' : '{"field": "", "effect": "show", "when": {"field": "", "operator": "equals", "value": ""}}');
+                  setRule(
+                    kind === 'guard-rules'
+                      ? '{"name": "", "field": "", "operator": "lte", "value": 0, "message": ""}'
+                      : '{"field": "", "effect": "show", "when": {"field": "", "operator": "equals", "value": ""}}',
+                  );
                 }}
               >
                 <option value="conditional-rules">Conditional (show/hide a field)</option>
@@ -474,8 +592,14 @@ function TypeEditor({ types, onChanged }: { types: EventType[]; onChanged: () =>
             <DataTable
               caption={`Rules of ${target.name}`}
               value={[
-                ...target.conditional_rules.map((r) => ({ kind: 'conditional', rule: `${r.effect} ${r.field} when ${r.when.field} ${r.when.operator} ${JSON.stringify(r.when.value ?? '')}` })),
-                ...target.guard_rules.map((g) => ({ kind: `guard v${g.published_version}`, rule: `${g.name}: ${g.draft.field} ${g.draft.operator} ${JSON.stringify(g.draft.value ?? '')}` })),
+                ...target.conditional_rules.map((r) => ({
+                  kind: 'conditional',
+                  rule: `${r.effect} ${r.field} when ${r.when.field} ${r.when.operator} ${JSON.stringify(r.when.value ?? '')}`,
+                })),
+                ...target.guard_rules.map((g) => ({
+                  kind: `guard v${g.published_version}`,
+                  rule: `${g.name}: ${g.draft.field} ${g.draft.operator} ${JSON.stringify(g.draft.value ?? '')}`,
+                })),
               ]}
             />
           )}

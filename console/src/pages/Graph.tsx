@@ -60,7 +60,10 @@ export function GraphPage({ label, id }: { label?: string; id?: string }) {
 
 /** The entity's name under the page title (the title keeps label and ID, which are what links carry). */
 function EntityHeading({ label, id }: { label: string; id: string }) {
-  const vertex = useLoad(() => api.get<Vertex>(`/graph/entities/${encodeURIComponent(label)}/${encodeURIComponent(id)}`).catch(() => null), [label, id]);
+  const vertex = useLoad(
+    () => api.get<Vertex>(`/graph/entities/${encodeURIComponent(label)}/${encodeURIComponent(id)}`).catch(() => null),
+    [label, id],
+  );
   const name = vertex.data?.properties?.name ?? vertex.data?.properties?.well_name;
   return name ? <p className="entity-name">{String(name)}</p> : null;
 }
@@ -70,7 +73,13 @@ function EntityList({ label }: { label: string }) {
   const limit = 50;
   useEffect(() => setOffset(0), [label]);
   // One more than a page tells whether a next page exists (the list answers no total).
-  const list = useLoad(() => api.get<{ entities: Vertex[] }>(`/graph/entities/${encodeURIComponent(label)}${qs({ limit: limit + 1, offset })}`), [label, offset]);
+  const list = useLoad(
+    () =>
+      api.get<{ entities: Vertex[] }>(
+        `/graph/entities/${encodeURIComponent(label)}${qs({ limit: limit + 1, offset })}`,
+      ),
+    [label, offset],
+  );
   const shown = list.data?.entities.slice(0, limit) ?? [];
   const more = (list.data?.entities.length ?? 0) > limit;
   return (
@@ -82,7 +91,9 @@ function EntityList({ label }: { label: string }) {
           <ul className="entity-list">
             {shown.map((v) => (
               <li key={v.id}>
-                <Link to={`/graph/${encodeURIComponent(v.label ?? label)}/${encodeURIComponent(v.entity_id)}`}>{String(v.properties?.name ?? v.properties?.well_name ?? v.entity_id)}</Link>{' '}
+                <Link to={`/graph/${encodeURIComponent(v.label ?? label)}/${encodeURIComponent(v.entity_id)}`}>
+                  {String(v.properties?.name ?? v.properties?.well_name ?? v.entity_id)}
+                </Link>{' '}
                 <span className="muted small">{v.entity_id}</span>
               </li>
             ))}
@@ -127,7 +138,14 @@ export interface EntityVerdicts {
   entity_name: string;
   cells: Cell[];
   anomalies: Array<{ domain: string; kind: string; detail: string; observed_at: string }>;
-  history: Array<{ domain: string; color: string; reason: string; due_date: string | null; valid_from: string; valid_to: string }>;
+  history: Array<{
+    domain: string;
+    color: string;
+    reason: string;
+    due_date: string | null;
+    valid_from: string;
+    valid_to: string;
+  }>;
 }
 interface Template {
   template_id: string;
@@ -167,7 +185,12 @@ export function PropertyValue({ name, value }: { name: string; value: unknown })
   const text = String(value);
   if (DATE_VALUE.test(text)) return text.length === 10 ? <Day day={text} /> : <When at={text} />;
   const graphRef = /^graph:([^/]+)\/(.+)$/.exec(text);
-  if (graphRef) return <Link to={`/graph/${encodeURIComponent(graphRef[1])}/${encodeURIComponent(graphRef[2])}`}>{`${graphRef[1]} ${graphRef[2]}`}</Link>;
+  if (graphRef)
+    return (
+      <Link
+        to={`/graph/${encodeURIComponent(graphRef[1])}/${encodeURIComponent(graphRef[2])}`}
+      >{`${graphRef[1]} ${graphRef[2]}`}</Link>
+    );
   const unit = UNIT_SUFFIXES.find(([re]) => re.test(name))?.[1];
   const numeric = text.trim() !== '' && !Number.isNaN(Number(text)) && !IDENTIFIER.test(name);
   return (
@@ -186,7 +209,15 @@ function Facts({ facts, label }: { facts: Record<string, unknown>; label: string
       {entries.map(([k, v]) => (
         <div key={k} className="fact">
           <dt>{humanize(k)}</dt>
-          <dd>{Array.isArray(v) ? v.map((x, i) => <PropertyValue key={i} name={k} value={x} />).reduce<ReactNode[]>((a, x, i) => (i ? [...a, ', ', x] : [x]), []) : <PropertyValue name={k} value={v} />}</dd>
+          <dd>
+            {Array.isArray(v) ? (
+              v
+                .map((x, i) => <PropertyValue key={i} name={k} value={x} />)
+                .reduce<ReactNode[]>((a, x, i) => (i ? [...a, ', ', x] : [x]), [])
+            ) : (
+              <PropertyValue name={k} value={v} />
+            )}
+          </dd>
         </div>
       ))}
     </dl>
@@ -194,16 +225,31 @@ function Facts({ facts, label }: { facts: Record<string, unknown>; label: string
 }
 
 /** Checklist templates that fix a domain for this kind of entity (the checklist's "Start" link). */
-const fixesFor = (templates: Template[], domain: string, label: string) => templates.filter((t) => t.domain === domain && (t.entity_types ?? ['Well']).includes(label));
-const startLink = (t: Template, label: string, id: string) => `/checklists${qs({ template: t.template_id, entity_type: label, entity_id: id })}`;
+const fixesFor = (templates: Template[], domain: string, label: string) =>
+  templates.filter((t) => t.domain === domain && (t.entity_types ?? ['Well']).includes(label));
+const startLink = (t: Template, label: string, id: string) =>
+  `/checklists${qs({ template: t.template_id, entity_type: label, entity_id: id })}`;
 
 /** One domain's verdict with why, what it rests on, when it is due and what to do about it. */
-export function VerdictDetail({ cell, domain, label, id, templates }: { cell: Cell; domain?: Domain; label: string; id: string; templates: Template[] }) {
+export function VerdictDetail({
+  cell,
+  domain,
+  label,
+  id,
+  templates,
+}: {
+  cell: Cell;
+  domain?: Domain;
+  label: string;
+  id: string;
+  templates: Template[];
+}) {
   const fixes = cell.color === 'green' ? [] : fixesFor(templates, cell.domain, label);
   return (
     <div className={`verdict verdict-${cell.color}`}>
       <h3 className="small-heading">
-        {domain?.title ?? cell.domain}: <span className={`badge verdict-badge-${cell.color}`}>{VERDICT_MEANING[cell.color] ?? cell.color}</span>
+        {domain?.title ?? cell.domain}:{' '}
+        <span className={`badge verdict-badge-${cell.color}`}>{VERDICT_MEANING[cell.color] ?? cell.color}</span>
         {cell.anomaly && <span className="badge badge-warn"> anomaly</span>}
       </h3>
       <p>{cell.reason}</p>
@@ -211,7 +257,13 @@ export function VerdictDetail({ cell, domain, label, id, templates }: { cell: Ce
         {cell.due_date ? (
           <>
             Due <Day day={cell.due_date} />
-            {cell.bucket === 'overdue' ? ' — overdue' : cell.bucket === 'due_7d' ? ' — within 7 days' : cell.bucket === 'due_30d' ? ' — within 30 days' : ''}
+            {cell.bucket === 'overdue'
+              ? ' — overdue'
+              : cell.bucket === 'due_7d'
+                ? ' — within 7 days'
+                : cell.bucket === 'due_30d'
+                  ? ' — within 30 days'
+                  : ''}
           </>
         ) : (
           <span className="muted">No due date.</span>
@@ -231,7 +283,12 @@ export function VerdictDetail({ cell, domain, label, id, templates }: { cell: Ce
           ))}
         </p>
       )}
-      {fixes.length === 0 && cell.color !== 'green' && <p className="small muted">No checklist fixes this domain; act on the facts above (they are the graph's, open their sources to correct them).</p>}
+      {fixes.length === 0 && cell.color !== 'green' && (
+        <p className="small muted">
+          No checklist fixes this domain; act on the facts above (they are the graph's, open their sources to correct
+          them).
+        </p>
+      )}
     </div>
   );
 }
@@ -239,12 +296,26 @@ export function VerdictDetail({ cell, domain, label, id, templates }: { cell: Ce
 function Compliance({ label, id }: { label: string; id: string }) {
   const me = useMe();
   const allowed = can(me, 'dashboards.read');
-  const verdicts = useLoad(() => (allowed ? api.get<EntityVerdicts>(`/compliance/entities/${encodeURIComponent(id)}`).catch((e) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e))) : Promise.resolve(null)), [id, allowed]);
-  const domains = useLoad(() => (allowed ? api.get<Domain[]>('/compliance/domains') : Promise.resolve([] as Domain[])), [allowed]);
+  const verdicts = useLoad(
+    () =>
+      allowed
+        ? api
+            .get<EntityVerdicts>(`/compliance/entities/${encodeURIComponent(id)}`)
+            .catch((e) => (e instanceof ApiError && e.status === 404 ? null : Promise.reject(e)))
+        : Promise.resolve(null),
+    [id, allowed],
+  );
+  const domains = useLoad(
+    () => (allowed ? api.get<Domain[]>('/compliance/domains') : Promise.resolve([] as Domain[])),
+    [allowed],
+  );
   const templates = useLoad(() => api.get<{ templates: Template[] }>('/checklists/templates'), []);
   if (!allowed) return null;
   const byDomain = new Map((domains.data ?? []).map((d) => [d.domain, d]));
-  const cells = [...(verdicts.data?.cells ?? [])].sort((a, b) => (SEVERITY[a.color] ?? 9) - (SEVERITY[b.color] ?? 9) || (a.due_date ?? '9').localeCompare(b.due_date ?? '9'));
+  const cells = [...(verdicts.data?.cells ?? [])].sort(
+    (a, b) =>
+      (SEVERITY[a.color] ?? 9) - (SEVERITY[b.color] ?? 9) || (a.due_date ?? '9').localeCompare(b.due_date ?? '9'),
+  );
   const notApplicable = (domains.data ?? []).filter((d) => d.applies_to && !d.applies_to.includes(label));
   return (
     <section className="card" aria-labelledby="compliance-title">
@@ -256,16 +327,31 @@ function Compliance({ label, id }: { label: string; id: string }) {
         <>
           {cells.length === 0 && <p className="muted">No domain has a verdict for this entity.</p>}
           {cells.map((c) => (
-            <VerdictDetail key={c.domain} cell={c} domain={byDomain.get(c.domain)} label={label} id={id} templates={templates.data?.templates ?? []} />
+            <VerdictDetail
+              key={c.domain}
+              cell={c}
+              domain={byDomain.get(c.domain)}
+              label={label}
+              id={id}
+              templates={templates.data?.templates ?? []}
+            />
           ))}
-          {notApplicable.length > 0 && <p className="small muted">Does not apply to {/^[aeiou]/i.test(label) ? 'an' : 'a'} {label.toLowerCase()}: {notApplicable.map((d) => d.short_title).join(', ')}.</p>}
+          {notApplicable.length > 0 && (
+            <p className="small muted">
+              Does not apply to {/^[aeiou]/i.test(label) ? 'an' : 'a'} {label.toLowerCase()}:{' '}
+              {notApplicable.map((d) => d.short_title).join(', ')}.
+            </p>
+          )}
           {verdicts.data.anomalies.length > 0 && (
             <>
               <h3 className="small-heading">Open anomalies</h3>
               <ul className="plain-list">
                 {verdicts.data.anomalies.map((a, i) => (
                   <li key={i}>
-                    {byDomain.get(a.domain)?.short_title ?? a.domain}: {a.detail} <span className="muted small">({humanize(a.kind)}, <When at={a.observed_at} />)</span>
+                    {byDomain.get(a.domain)?.short_title ?? a.domain}: {a.detail}{' '}
+                    <span className="muted small">
+                      ({humanize(a.kind)}, <When at={a.observed_at} />)
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -292,7 +378,9 @@ function Compliance({ label, id }: { label: string; id: string }) {
                       <tr key={i}>
                         <td>{byDomain.get(h.domain)?.short_title ?? h.domain}</td>
                         <td>
-                          <span className={`badge verdict-badge-${h.color}`}>{VERDICT_MEANING[h.color] ?? h.color}</span>
+                          <span className={`badge verdict-badge-${h.color}`}>
+                            {VERDICT_MEANING[h.color] ?? h.color}
+                          </span>
                         </td>
                         <td className="small">
                           <When at={h.valid_from} /> – <When at={h.valid_to} />
@@ -358,7 +446,11 @@ function Entity({ label, id }: { label: string; id: string }) {
               <ul>
                 {list.slice(0, 25).map((e) => (
                   <li key={e.id}>
-                    <Link to={`/graph/${encodeURIComponent(e.neighbor.label)}/${encodeURIComponent(e.neighbor.entity_id)}`}>{String(e.neighbor.properties?.name ?? e.neighbor.properties?.well_name ?? e.neighbor.entity_id)}</Link>{' '}
+                    <Link
+                      to={`/graph/${encodeURIComponent(e.neighbor.label)}/${encodeURIComponent(e.neighbor.entity_id)}`}
+                    >
+                      {String(e.neighbor.properties?.name ?? e.neighbor.properties?.well_name ?? e.neighbor.entity_id)}
+                    </Link>{' '}
                     <span className="muted small">{e.neighbor.entity_id}</span>
                   </li>
                 ))}
@@ -383,21 +475,28 @@ function Entity({ label, id }: { label: string; id: string }) {
 function ImpactTree({ label, id }: { label: string; id: string }) {
   const [open, setOpen] = useState(false);
   const tree = useLoad(
-    () => (open ? api.get<{ root?: TreeNode; vertices?: number; truncated?: boolean }>(`/impact/tree${qs({ root_label: label, root_id: id })}`) : Promise.resolve(null)),
+    () =>
+      open
+        ? api.get<{ root?: TreeNode; vertices?: number; truncated?: boolean }>(
+            `/impact/tree${qs({ root_label: label, root_id: id })}`,
+          )
+        : Promise.resolve(null),
     [label, id, open],
   );
   const root = tree.data?.root;
   return (
     <details className="card" onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
       <summary>
-        <h2 className="inline-heading">Impact tree</h2> <span className="muted small">the network this {label.toLowerCase()} belongs to (opens on demand)</span>
+        <h2 className="inline-heading">Impact tree</h2>{' '}
+        <span className="muted small">the network this {label.toLowerCase()} belongs to (opens on demand)</span>
       </summary>
       <ErrorText error={tree.error} />
       {tree.loading && open && !tree.data && <Loading what="the impact tree" />}
       {root && (
         <>
           <p className="small">
-            {(tree.data?.vertices ?? 0).toLocaleString()} connected entities; {root.rollup ? <Rollup rollup={root.rollup} /> : null} across the network
+            {(tree.data?.vertices ?? 0).toLocaleString()} connected entities;{' '}
+            {root.rollup ? <Rollup rollup={root.rollup} /> : null} across the network
             {tree.data?.truncated ? ' (cut off at the size limit)' : ''}.
           </p>
           <ul className="tree">
@@ -415,7 +514,8 @@ function Rollup({ rollup }: { rollup: Record<string, unknown> }) {
   const gas = Number(rollup.gas_mcf_per_month ?? 0);
   return (
     <>
-      {wells.toLocaleString()} {wells === 1 ? 'well' : 'wells'}, {oil.toLocaleString()} bbl oil and {gas.toLocaleString()} mcf gas a month
+      {wells.toLocaleString()} {wells === 1 ? 'well' : 'wells'}, {oil.toLocaleString()} bbl oil and{' '}
+      {gas.toLocaleString()} mcf gas a month
     </>
   );
 }
@@ -425,7 +525,11 @@ function TreeBranch({ node, depth }: { node: TreeNode; depth: number }) {
   const name = (
     <>
       <span className="muted small">{node.label}</span>{' '}
-      {node.entity_id ? <Link to={`/graph/${encodeURIComponent(String(node.label))}/${encodeURIComponent(String(node.entity_id))}`}>{String(node.name ?? node.entity_id)}</Link> : null}
+      {node.entity_id ? (
+        <Link to={`/graph/${encodeURIComponent(String(node.label))}/${encodeURIComponent(String(node.entity_id))}`}>
+          {String(node.name ?? node.entity_id)}
+        </Link>
+      ) : null}
     </>
   );
   if (children.length === 0) return <li>{name}</li>;
@@ -435,7 +539,12 @@ function TreeBranch({ node, depth }: { node: TreeNode; depth: number }) {
         <summary>
           {name}{' '}
           <span className="muted small">
-            {children.length.toLocaleString()} below{node.rollup ? <>; <Rollup rollup={node.rollup} /></> : null}
+            {children.length.toLocaleString()} below
+            {node.rollup ? (
+              <>
+                ; <Rollup rollup={node.rollup} />
+              </>
+            ) : null}
           </span>
         </summary>
         <ul>

@@ -10,7 +10,13 @@ interface QueueRow {
   created_at: string;
   reviewer_id: string | null;
   escalated: boolean;
-  subject?: null | { summary: string | null; entity: null | { name: string | null; id: string | null }; form_label: string | null; form: string | null; period: string | null };
+  subject?: null | {
+    summary: string | null;
+    entity: null | { name: string | null; id: string | null };
+    form_label: string | null;
+    form: string | null;
+    period: string | null;
+  };
 }
 interface Summary {
   overdue_count: number;
@@ -29,19 +35,41 @@ export function HomePage() {
   const me = useMe();
   const reviewer = can(me, 'hitl.approve');
   const approvals = useLoad(
-    () => (reviewer ? api.get<{ approvals: QueueRow[]; total: number }>(`/approvals${qs({ status: 'pending', limit: 200 })}`) : Promise.resolve(null)),
+    () =>
+      reviewer
+        ? api.get<{ approvals: QueueRow[]; total: number }>(`/approvals${qs({ status: 'pending', limit: 200 })}`)
+        : Promise.resolve(null),
     [reviewer],
   );
   // The caller's own checklists, newest first: open ones, and what became of the ones decided lately.
-  const checklists = useLoad(() => api.get<{ checklists: ChecklistSummary[]; total: number }>(`/checklists${qs({ created_by: me.user_id, limit: 50 })}`), [me.user_id]);
-  const summary = useLoad(() => (can(me, 'dashboards.read') ? api.get<Summary>('/compliance/summary') : Promise.resolve(null)), []);
-  const turns = useLoad(() => (can(me, 'conversations.use') ? api.get<{ conversations: ConversationRow[] }>('/conversations?limit=5') : Promise.resolve(null)), []);
+  const checklists = useLoad(
+    () =>
+      api.get<{ checklists: ChecklistSummary[]; total: number }>(
+        `/checklists${qs({ created_by: me.user_id, limit: 50 })}`,
+      ),
+    [me.user_id],
+  );
+  const summary = useLoad(
+    () => (can(me, 'dashboards.read') ? api.get<Summary>('/compliance/summary') : Promise.resolve(null)),
+    [],
+  );
+  const turns = useLoad(
+    () =>
+      can(me, 'conversations.use')
+        ? api.get<{ conversations: ConversationRow[] }>('/conversations?limit=5')
+        : Promise.resolve(null),
+    [],
+  );
 
   // Named to me, or to any reviewer; those named to someone else are theirs to decide.
-  const waiting = (approvals.data?.approvals ?? []).filter((a) => a.reviewer_id === null || a.reviewer_id === me.user_id);
+  const waiting = (approvals.data?.approvals ?? []).filter(
+    (a) => a.reviewer_id === null || a.reviewer_id === me.user_id,
+  );
   const OPEN = ['in_progress', 'in_review', 'exception_requested'];
   const recent = Date.now() - 14 * 86_400_000;
-  const mine = (checklists.data?.checklists ?? []).filter((c) => OPEN.includes(c.status) || Date.parse(c.review?.reviewed_at ?? c.rejection?.rejected_at ?? '') > recent);
+  const mine = (checklists.data?.checklists ?? []).filter(
+    (c) => OPEN.includes(c.status) || Date.parse(c.review?.reviewed_at ?? c.rejection?.rejected_at ?? '') > recent,
+  );
   const returned = mine.filter((c) => c.status === 'in_progress' && c.review?.decision === 'rejected').length;
 
   return (
@@ -76,7 +104,14 @@ export function HomePage() {
               {waiting.slice(0, 10).map((a) => (
                 <li key={a.approval_id}>
                   <Link to={`/approvals/${a.approval_id}`}>
-                    {a.subject?.summary ?? [a.subject?.form_label ?? a.checkpoint_type.replace(/_/g, ' '), a.subject?.entity?.name, a.subject?.period].filter(Boolean).join(' · ')}
+                    {a.subject?.summary ??
+                      [
+                        a.subject?.form_label ?? a.checkpoint_type.replace(/_/g, ' '),
+                        a.subject?.entity?.name,
+                        a.subject?.period,
+                      ]
+                        .filter(Boolean)
+                        .join(' · ')}
                   </Link>{' '}
                   {a.escalated && <span className="badge badge-warn">escalated</span>}{' '}
                   <span className="muted small">
@@ -92,12 +127,15 @@ export function HomePage() {
           <h2 id="home-checklists">Your checklists ({checklists.data ? mine.length : '…'})</h2>
           {returned > 0 && (
             <p className="notice notice-bad" role="status">
-              {returned === 1 ? '1 checklist was' : `${returned} checklists were`} returned for rework: see the reviewer's reason below.
+              {returned === 1 ? '1 checklist was' : `${returned} checklists were`} returned for rework: see the
+              reviewer's reason below.
             </p>
           )}
           <ErrorText error={checklists.error} />
           {checklists.loading && !checklists.data && <Loading what="checklists" />}
-          {checklists.data && mine.length === 0 && <p className="muted">No checklist of yours is open or was decided lately.</p>}
+          {checklists.data && mine.length === 0 && (
+            <p className="muted">No checklist of yours is open or was decided lately.</p>
+          )}
           <ul className="plain-list">
             {mine.slice(0, 10).map((c) => (
               <li key={c.checklist_id}>
@@ -106,7 +144,8 @@ export function HomePage() {
                   <Link to={entityPath(c.entity_type, c.entity_id)}>{c.entity_id}</Link>
                   {c.due_date && (
                     <>
-                      {' '}· due <Day day={c.due_date} />
+                      {' '}
+                      · due <Day day={c.due_date} />
                     </>
                   )}
                 </span>

@@ -69,7 +69,10 @@ export function IngestionPage() {
   const done = () => setImported((n) => n + 1);
   return (
     <Page title="Ingestion">
-      <p className="muted">Bring operator data into the knowledge graph: a CSV well list, SCADA readings, or a Railroad Commission scrape. The same file or batch twice changes nothing.</p>
+      <p className="muted">
+        Bring operator data into the knowledge graph: a CSV well list, SCADA readings, or a Railroad Commission scrape.
+        The same file or batch twice changes nothing.
+      </p>
       <div className="stack">
         <CsvUpload onDone={done} />
         <div className="columns">
@@ -89,7 +92,10 @@ function ImportHistory({ imported }: { imported: number }) {
   const [open, setOpen] = useState<string | null>(null);
   const limit = 20;
   const { data, error, loading } = useLoad(
-    () => api.get<{ imports: ImportSummary[]; total: number }>(`/ingest/imports${qs({ kind: kind || undefined, status: status || undefined, limit, offset })}`),
+    () =>
+      api.get<{ imports: ImportSummary[]; total: number }>(
+        `/ingest/imports${qs({ kind: kind || undefined, status: status || undefined, limit, offset })}`,
+      ),
     [kind, status, offset, imported],
   );
   return (
@@ -98,7 +104,13 @@ function ImportHistory({ imported }: { imported: number }) {
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter imports">
         <label>
           Kind
-          <select value={kind} onChange={(e) => { setKind(e.target.value); setOffset(0); }}>
+          <select
+            value={kind}
+            onChange={(e) => {
+              setKind(e.target.value);
+              setOffset(0);
+            }}
+          >
             <option value="">All</option>
             {Object.entries(KINDS).map(([k, label]) => (
               <option key={k} value={k}>
@@ -109,7 +121,13 @@ function ImportHistory({ imported }: { imported: number }) {
         </label>
         <label>
           Status
-          <select value={status} onChange={(e) => { setStatus(e.target.value); setOffset(0); }}>
+          <select
+            value={status}
+            onChange={(e) => {
+              setStatus(e.target.value);
+              setOffset(0);
+            }}
+          >
             <option value="">All</option>
             <option value="completed">completed</option>
             <option value="importing">importing</option>
@@ -160,7 +178,12 @@ function ImportHistory({ imported }: { imported: number }) {
                     <td className="num">{i.accepted?.toLocaleString() ?? ''}</td>
                     <td className="num">
                       {i.kind === 'operator-csv' && (i.rejected ?? 0) > 0 ? (
-                        <button type="button" className="secondary small" aria-expanded={open === i.import_id} onClick={() => setOpen(open === i.import_id ? null : i.import_id)}>
+                        <button
+                          type="button"
+                          className="secondary small"
+                          aria-expanded={open === i.import_id}
+                          onClick={() => setOpen(open === i.import_id ? null : i.import_id)}
+                        >
                           {i.rejected!.toLocaleString()} <span className="sr-only">rejected rows of {i.source}</span>
                         </button>
                       ) : (
@@ -192,15 +215,32 @@ function PastRejections({ importId }: { importId: string }) {
   if (loading && !data) return <Loading what="the rejection report" />;
   if (error) return <ErrorText error={error} />;
   if (!data) return null;
-  if (data.rejections.length === 0) return <p className="muted">This import was recorded before rejection reports were kept.</p>;
-  return <RejectionTable rejections={data.rejections} truncated={data.rejections_truncated} total={data.rejected ?? undefined} caption={`Rejected rows of ${data.source}`} />;
+  if (data.rejections.length === 0)
+    return <p className="muted">This import was recorded before rejection reports were kept.</p>;
+  return (
+    <RejectionTable
+      rejections={data.rejections}
+      truncated={data.rejections_truncated}
+      total={data.rejected ?? undefined}
+      caption={`Rejected rows of ${data.source}`}
+    />
+  );
 }
 
 function GraphFacts({ graph }: { graph: GraphCounts }) {
   return (
     <DataTable
       caption="Knowledge graph"
-      value={[{ created: graph.created, updated: graph.updated, unchanged: graph.unchanged, 'edges created': graph.edges_created, 'production reports': graph.production_reports, skipped: graph.skipped }]}
+      value={[
+        {
+          created: graph.created,
+          updated: graph.updated,
+          unchanged: graph.unchanged,
+          'edges created': graph.edges_created,
+          'production reports': graph.production_reports,
+          skipped: graph.skipped,
+        },
+      ]}
     />
   );
 }
@@ -218,21 +258,39 @@ function CsvUpload({ onDone }: { onDone: () => void }) {
     void action.run(async () => {
       const form = new FormData();
       form.append('file', file, file.name);
-      setResult(await upload<CsvResult>('/ingest/operator/csv', form, (sent, total) => setProgress({ sent, total: total || file.size })));
+      setResult(
+        await upload<CsvResult>('/ingest/operator/csv', form, (sent, total) =>
+          setProgress({ sent, total: total || file.size }),
+        ),
+      );
       onDone();
     });
   };
   // A file refused whole (no valid row) still carries its row-by-row report.
-  const refusedReport = action.error instanceof ApiError ? ((action.error.body as { report?: CsvResult['rejections'] } | undefined)?.report ?? null) : null;
+  const refusedReport =
+    action.error instanceof ApiError
+      ? ((action.error.body as { report?: CsvResult['rejections'] } | undefined)?.report ?? null)
+      : null;
   const uploaded = progress && progress.total > 0 ? Math.round((progress.sent / progress.total) * 100) : 0;
   return (
     <form className="card" onSubmit={submit} aria-labelledby="csv-title">
       <h2 id="csv-title">Operator CSV</h2>
-      <p className="muted small">UTF-8, one well per row, with an API number column (PDQ-style headers are recognised); up to 64 MB.</p>
+      <p className="muted small">
+        UTF-8, one well per row, with an API number column (PDQ-style headers are recognised); up to 64 MB.
+      </p>
       <div className="row">
         <label>
           CSV file
-          <input type="file" accept=".csv,text/csv" onChange={(e) => { setFile(e.target.files?.[0] ?? null); setResult(null); setProgress(null); action.clear(); }} />
+          <input
+            type="file"
+            accept=".csv,text/csv"
+            onChange={(e) => {
+              setFile(e.target.files?.[0] ?? null);
+              setResult(null);
+              setProgress(null);
+              action.clear();
+            }}
+          />
         </label>
         <button type="submit" disabled={!file || action.busy}>
           {action.busy ? 'Importing…' : 'Import'}
@@ -241,7 +299,9 @@ function CsvUpload({ onDone }: { onDone: () => void }) {
       {progress && action.busy && (
         <div role="status">
           <label>
-            {uploaded < 100 ? `Uploading ${file?.name}: ${uploaded}%` : `Uploaded ${file?.name}; checking rows and feeding the graph…`}
+            {uploaded < 100
+              ? `Uploading ${file?.name}: ${uploaded}%`
+              : `Uploaded ${file?.name}; checking rows and feeding the graph…`}
             <progress max={100} value={uploaded < 100 ? uploaded : undefined} />
           </label>
         </div>
@@ -251,18 +311,35 @@ function CsvUpload({ onDone }: { onDone: () => void }) {
       {result && (
         <section aria-labelledby="csv-result-title">
           <h3 id="csv-result-title">
-            {result.filename}: {result.accepted.toLocaleString()} of {result.rows.toLocaleString()} rows accepted, {result.rejected.toLocaleString()} rejected
+            {result.filename}: {result.accepted.toLocaleString()} of {result.rows.toLocaleString()} rows accepted,{' '}
+            {result.rejected.toLocaleString()} rejected
           </h3>
           {!result.recorded && <p className="notice">This file was imported before; the graph was only re-checked.</p>}
           <GraphFacts graph={result.graph} />
-          {result.rejections.length > 0 && <RejectionTable rejections={result.rejections} truncated={result.rejections_truncated} total={result.rejected} />}
+          {result.rejections.length > 0 && (
+            <RejectionTable
+              rejections={result.rejections}
+              truncated={result.rejections_truncated}
+              total={result.rejected}
+            />
+          )}
         </section>
       )}
     </form>
   );
 }
 
-function RejectionTable({ rejections, truncated, total, caption = 'Rejected rows' }: { rejections: CsvResult['rejections']; truncated: boolean; total?: number; caption?: string }) {
+function RejectionTable({
+  rejections,
+  truncated,
+  total,
+  caption = 'Rejected rows',
+}: {
+  rejections: CsvResult['rejections'];
+  truncated: boolean;
+  total?: number;
+  caption?: string;
+}) {
   return (
     <div className="table-wrap">
       <table>
@@ -295,7 +372,19 @@ function RejectionTable({ rejections, truncated, total, caption = 'Rejected rows
 
 function ScadaBatch({ onDone }: { onDone: () => void }) {
   const [text, setText] = useState(
-    JSON.stringify({ readings: [{ well_api: '42-389-31001', timestamp: new Date().toISOString().slice(0, 19) + 'Z', metrics: { oil_bbl: 120, flared_mcf: 40 } }] }, null, 2),
+    JSON.stringify(
+      {
+        readings: [
+          {
+            well_api: '42-389-31001',
+            timestamp: new Date().toISOString().slice(0, 19) + 'Z',
+            metrics: { oil_bbl: 120, flared_mcf: 40 },
+          },
+        ],
+      },
+      null,
+      2,
+    ),
   );
   const [result, setResult] = useState<ScadaResult | null>(null);
   const action = useAction();
@@ -324,10 +413,21 @@ function ScadaBatch({ onDone }: { onDone: () => void }) {
       {result && (
         <section aria-label="SCADA result">
           <p role="status">
-            {result.readings} readings for {result.wells} wells; {result.wells_updated} wells updated{result.recorded ? '' : ' (a repeat: nothing changed)'}.
+            {result.readings} readings for {result.wells} wells; {result.wells_updated} wells updated
+            {result.recorded ? '' : ' (a repeat: nothing changed)'}.
             {result.unknown_wells.length > 0 && ` Unknown wells: ${result.unknown_wells.join(', ')}.`}
           </p>
-          {result.anomalies.length > 0 && <DataTable caption="Anomalies flagged" value={result.anomalies.map((a) => ({ well: a.well_api, kind: a.kind.replace(/_/g, ' '), detail: a.detail, observed: a.observed_at }))} />}
+          {result.anomalies.length > 0 && (
+            <DataTable
+              caption="Anomalies flagged"
+              value={result.anomalies.map((a) => ({
+                well: a.well_api,
+                kind: a.kind.replace(/_/g, ' '),
+                detail: a.detail,
+                observed: a.observed_at,
+              }))}
+            />
+          )}
         </section>
       )}
     </form>
@@ -349,7 +449,13 @@ function Scrape({ onDone }: { onDone: () => void }) {
         e.preventDefault();
         setResult(null);
         void action.run(async () => {
-          setResult(await api.post<ScrapeResult>('/ingest/rrc-scrape', { data_types: types, district, ...(from && to ? { date_range: { from, to } } : {}) }));
+          setResult(
+            await api.post<ScrapeResult>('/ingest/rrc-scrape', {
+              data_types: types,
+              district,
+              ...(from && to ? { date_range: { from, to } } : {}),
+            }),
+          );
           onDone();
         });
       }}
@@ -359,7 +465,12 @@ function Scrape({ onDone }: { onDone: () => void }) {
         <legend>Data</legend>
         {DATA_TYPES.map((t) => (
           <label key={t} className="inline">
-            <input type="checkbox" checked={types.includes(t)} onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))} /> {t}
+            <input
+              type="checkbox"
+              checked={types.includes(t)}
+              onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+            />{' '}
+            {t}
           </label>
         ))}
       </fieldset>

@@ -14,7 +14,13 @@ interface ProjectSummary {
   updated_at: string;
 }
 interface Project extends ProjectSummary {
-  knowledge_files: Array<{ id: string; filename: string; size_bytes?: number; token_estimate?: number; created_at?: string }>;
+  knowledge_files: Array<{
+    id: string;
+    filename: string;
+    size_bytes?: number;
+    token_estimate?: number;
+    created_at?: string;
+  }>;
 }
 
 export function ProjectsPage() {
@@ -31,7 +37,10 @@ export function ProjectsPage() {
   };
   return (
     <Page title="Projects">
-      <p className="muted">A project gives its conversations shared instructions, defaults and up to five knowledge files. Projects are yours alone.</p>
+      <p className="muted">
+        A project gives its conversations shared instructions, defaults and up to five knowledge files. Projects are
+        yours alone.
+      </p>
       <ErrorText error={list.error} />
       {list.loading && !list.data ? (
         <Loading what="projects" />
@@ -88,7 +97,13 @@ export function ProjectsPage() {
 
 export function ProjectPage({ id }: { id: string }) {
   const project = useLoad(() => api.get<Project>(`/projects/${encodeURIComponent(id)}`), [id]);
-  const conversations = useLoad(() => api.get<{ conversations: Array<{ id: string; title: string; last_message_at: string | null; created_at: string }> }>(`/conversations?project_id=${encodeURIComponent(id)}`), [id]);
+  const conversations = useLoad(
+    () =>
+      api.get<{
+        conversations: Array<{ id: string; title: string; last_message_at: string | null; created_at: string }>;
+      }>(`/conversations?project_id=${encodeURIComponent(id)}`),
+    [id],
+  );
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [instructions, setInstructions] = useState('');
@@ -111,7 +126,12 @@ export function ProjectPage({ id }: { id: string }) {
     setSaved(false);
     void save.run(async () => {
       const { thinking_mode: _old, ...otherDefaults } = p?.defaults ?? {};
-      await api.patch(`/projects/${encodeURIComponent(id)}`, { name, description, instructions, defaults: { ...otherDefaults, ...(thinking ? { thinking_mode: thinking } : {}) } });
+      await api.patch(`/projects/${encodeURIComponent(id)}`, {
+        name,
+        description,
+        instructions,
+        defaults: { ...otherDefaults, ...(thinking ? { thinking_mode: thinking } : {}) },
+      });
       setSaved(true);
       project.reload();
     });
@@ -146,7 +166,12 @@ export function ProjectPage({ id }: { id: string }) {
             <TextField label="Description" value={description} onChange={setDescription} />
             <label>
               Instructions (given to the agent in every conversation of the project)
-              <textarea rows={8} value={instructions} onChange={(e) => setInstructions(e.target.value)} aria-invalid={!!fieldError(save.error, 'instructions')} />
+              <textarea
+                rows={8}
+                value={instructions}
+                onChange={(e) => setInstructions(e.target.value)}
+                aria-invalid={!!fieldError(save.error, 'instructions')}
+              />
             </label>
             <label>
               Thinking mode
@@ -170,7 +195,13 @@ export function ProjectPage({ id }: { id: string }) {
                 type="button"
                 className="secondary"
                 disabled={remove.busy}
-                onClick={() => confirm(`Delete project ${p.name}? Its conversations stay, outside any project.`) && remove.run(async () => { await api.del(`/projects/${encodeURIComponent(id)}`); navigate('/projects'); })}
+                onClick={() =>
+                  confirm(`Delete project ${p.name}? Its conversations stay, outside any project.`) &&
+                  remove.run(async () => {
+                    await api.del(`/projects/${encodeURIComponent(id)}`);
+                    navigate('/projects');
+                  })
+                }
               >
                 Delete project
               </button>
@@ -184,8 +215,21 @@ export function ProjectPage({ id }: { id: string }) {
               <ul className="plain-list">
                 {p.knowledge_files.map((f) => (
                   <li key={f.id}>
-                    {f.filename} {f.token_estimate != null && <span className="muted small">({f.token_estimate.toLocaleString()} tokens)</span>}{' '}
-                    <button type="button" className="secondary small" disabled={files.busy} onClick={() => files.run(async () => { await api.del(`/projects/${encodeURIComponent(id)}/knowledge/${encodeURIComponent(f.id)}`); project.reload(); })}>
+                    {f.filename}{' '}
+                    {f.token_estimate != null && (
+                      <span className="muted small">({f.token_estimate.toLocaleString()} tokens)</span>
+                    )}{' '}
+                    <button
+                      type="button"
+                      className="secondary small"
+                      disabled={files.busy}
+                      onClick={() =>
+                        files.run(async () => {
+                          await api.del(`/projects/${encodeURIComponent(id)}/knowledge/${encodeURIComponent(f.id)}`);
+                          project.reload();
+                        })
+                      }
+                    >
                       Remove {f.filename}
                     </button>
                   </li>
@@ -193,7 +237,14 @@ export function ProjectPage({ id }: { id: string }) {
               </ul>
               <label>
                 Add a file (PDF, CSV, XLSX, DOCX, TXT)
-                <input type="file" onChange={(e) => { uploadFile(e.target.files); e.target.value = ''; }} disabled={files.busy} />
+                <input
+                  type="file"
+                  onChange={(e) => {
+                    uploadFile(e.target.files);
+                    e.target.value = '';
+                  }}
+                  disabled={files.busy}
+                />
               </label>
               {files.busy && (
                 <p className="muted" role="status">
@@ -215,7 +266,9 @@ export function ProjectPage({ id }: { id: string }) {
                   </li>
                 ))}
               </ul>
-              {conversations.data?.conversations.length === 0 && <p className="muted">No conversation in this project yet.</p>}
+              {conversations.data?.conversations.length === 0 && (
+                <p className="muted">No conversation in this project yet.</p>
+              )}
             </section>
           </div>
         </div>

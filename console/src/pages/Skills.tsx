@@ -25,24 +25,42 @@ export function SkillsPage() {
   const retire = useAction();
   const edit = (s: Skill) => {
     setEditing(s.key);
-    setForm({ key: s.key, name: s.name, description: s.description ?? '', triggers: s.trigger_words.join(', '), instructions: s.instructions });
+    setForm({
+      key: s.key,
+      name: s.name,
+      description: s.description ?? '',
+      triggers: s.trigger_words.join(', '),
+      instructions: s.instructions,
+    });
     save.clear();
     document.getElementById('skill-form-title')?.scrollIntoView();
   };
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void save.run(async () => {
-      const trigger_words = form.triggers.split(',').map((t) => t.trim()).filter(Boolean);
-      await api.put(`/skills/${encodeURIComponent(form.key)}`, { name: form.name, description: form.description || undefined, trigger_words, instructions: form.instructions });
+      const trigger_words = form.triggers
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      await api.put(`/skills/${encodeURIComponent(form.key)}`, {
+        name: form.name,
+        description: form.description || undefined,
+        trigger_words,
+        instructions: form.instructions,
+      });
       setForm(EMPTY);
       setEditing(null);
       list.reload();
     });
   };
-  const set = (k: keyof typeof EMPTY) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+  const set = (k: keyof typeof EMPTY) => (e: { target: { value: string } }) =>
+    setForm({ ...form, [k]: e.target.value });
   return (
     <Page title="Skills">
-      <p className="muted">Skills are instructions an agent loads when a conversation mentions one of their trigger words. Saving a skill makes a new version.</p>
+      <p className="muted">
+        Skills are instructions an agent loads when a conversation mentions one of their trigger words. Saving a skill
+        makes a new version.
+      </p>
       <ErrorText error={list.error} />
       {list.loading && !list.data && <Loading what="skills" />}
       {list.data && (
@@ -85,7 +103,13 @@ export function SkillsPage() {
                         type="button"
                         className="secondary small"
                         disabled={retire.busy}
-                        onClick={() => confirm(`Retire skill ${s.key}?`) && retire.run(async () => { await api.del(`/skills/${encodeURIComponent(s.key)}`); list.reload(); })}
+                        onClick={() =>
+                          confirm(`Retire skill ${s.key}?`) &&
+                          retire.run(async () => {
+                            await api.del(`/skills/${encodeURIComponent(s.key)}`);
+                            list.reload();
+                          })
+                        }
                       >
                         Retire {s.name}
                       </button>
@@ -104,11 +128,23 @@ export function SkillsPage() {
           <div className="grid-form">
             <label>
               Key
-              <input value={form.key} required readOnly={!!editing} pattern="[a-z0-9][a-z0-9_\-]{0,63}" onChange={set('key')} aria-invalid={!!fieldError(save.error, 'key')} />
+              <input
+                value={form.key}
+                required
+                readOnly={!!editing}
+                pattern="[a-z0-9][a-z0-9_\-]{0,63}"
+                onChange={set('key')}
+                aria-invalid={!!fieldError(save.error, 'key')}
+              />
             </label>
             <label>
               Name
-              <input value={form.name} required onChange={set('name')} aria-invalid={!!fieldError(save.error, 'name')} />
+              <input
+                value={form.name}
+                required
+                onChange={set('name')}
+                aria-invalid={!!fieldError(save.error, 'name')}
+              />
             </label>
             <label>
               Trigger words (comma-separated)
@@ -121,7 +157,13 @@ export function SkillsPage() {
           </label>
           <label>
             Instructions
-            <textarea rows={8} value={form.instructions} required onChange={set('instructions')} aria-invalid={!!fieldError(save.error, 'instructions')} />
+            <textarea
+              rows={8}
+              value={form.instructions}
+              required
+              onChange={set('instructions')}
+              aria-invalid={!!fieldError(save.error, 'instructions')}
+            />
           </label>
           <ErrorText error={save.error} />
           <div className="row">
@@ -129,7 +171,14 @@ export function SkillsPage() {
               {editing ? 'Save a new version' : 'Create skill'}
             </button>
             {editing && (
-              <button type="button" className="secondary" onClick={() => { setEditing(null); setForm(EMPTY); }}>
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => {
+                  setEditing(null);
+                  setForm(EMPTY);
+                }}
+              >
                 Cancel
               </button>
             )}

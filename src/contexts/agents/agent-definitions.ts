@@ -5,11 +5,20 @@ import { z } from 'zod';
  * type brings its prompt and tool set; an unknown but well-formed one runs as a general
  * agent limited to the core tools; a malformed slug is refused (422).
  */
-export const AGENT_TYPE = z.string().max(64).regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: 1 to 64 characters of a-z, 0-9, "_" or "-"');
+export const AGENT_TYPE = z
+  .string()
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'must be a slug: 1 to 64 characters of a-z, 0-9, "_" or "-"');
 export const DEFAULT_AGENT_TYPE = 'general';
 
 /** Tools every agent type has, whatever the registry offers besides. */
-export const CORE_TOOLS: readonly string[] = ['load_skill', 'request_approval', 'graph_context', 'find_entities', 'platform_help'];
+export const CORE_TOOLS: readonly string[] = [
+  'load_skill',
+  'request_approval',
+  'graph_context',
+  'find_entities',
+  'platform_help',
+];
 
 export interface AgentDefinition {
   key: string;
@@ -31,7 +40,16 @@ const DEFINITIONS: Record<string, Omit<AgentDefinition, 'key' | 'known'>> = {
   },
   field_event: {
     prompt: `${PREAMBLE} You help field staff record and assess operational events (spills, flaring, shut-ins): find the affected wells and facilities and what must be reported, by when.`,
-    tools: [...CORE_TOOLS, 'graph_query_template', 'impact_analysis', 'log_operational_event', 'recent_operational_events', 'compliance_status', 'flaring_authorizations', 'production_summary'],
+    tools: [
+      ...CORE_TOOLS,
+      'graph_query_template',
+      'impact_analysis',
+      'log_operational_event',
+      'recent_operational_events',
+      'compliance_status',
+      'flaring_authorizations',
+      'production_summary',
+    ],
   },
 };
 

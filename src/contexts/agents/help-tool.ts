@@ -13,7 +13,13 @@ import { FILING_TEMPLATES } from '../../../streams/checklists/filing-templates';
  * templates). Nothing here is written twice: a format added to the upload is in the answer.
  */
 export const HELP_TOPICS = ['attachments', 'roles', 'filings'] as const;
-const HelpArgs = z.object({ topic: z.enum(HELP_TOPICS).describe('attachments (formats, size, how many), roles (who may do what), filings (forms that can be filed)') }).strict();
+const HelpArgs = z
+  .object({
+    topic: z
+      .enum(HELP_TOPICS)
+      .describe('attachments (formats, size, how many), roles (who may do what), filings (forms that can be filed)'),
+  })
+  .strict();
 
 function topicLines(topic: (typeof HELP_TOPICS)[number]): string[] {
   if (topic === 'attachments') {
@@ -28,24 +34,41 @@ function topicLines(topic: (typeof HELP_TOPICS)[number]): string[] {
   if (topic === 'roles') {
     return [
       `The platform has ${ROLES.length} roles: ${ROLES.join(', ')}.`,
-      ...ROLES.map((role) => `- ${role}: ${role === 'admin' ? 'everything' : ROLE_PERMISSIONS[role].map((p) => PERMISSIONS[p]).join('; ')}.`),
+      ...ROLES.map(
+        (role) =>
+          `- ${role}: ${role === 'admin' ? 'everything' : ROLE_PERMISSIONS[role].map((p) => PERMISSIONS[p]).join('; ')}.`,
+      ),
     ];
   }
   return [
     `These filings can be prepared, checked and sent for review: ${FILING_TEMPLATES.map((t) => `Form ${t.form}`).join(', ')}.`,
-    ...FILING_TEMPLATES.map((t) => `- Form ${t.form}, ${t.title} (for a ${t.entityTypes.map((e) => e.toLowerCase()).join(' or ')}): ${t.description}`),
+    ...FILING_TEMPLATES.map(
+      (t) =>
+        `- Form ${t.form}, ${t.title} (for a ${t.entityTypes.map((e) => e.toLowerCase()).join(' or ')}): ${t.description}`,
+    ),
     '- A reviewer approves every submission before anything is filed.',
   ];
 }
 
 export const platformHelpTool: AgentTool = {
   name: 'platform_help',
-  description: 'How the platform works: which file formats can be attached and their limits, the roles and what each may do, which filings can be prepared and submitted.',
+  description:
+    'How the platform works: which file formats can be attached and their limits, the roles and what each may do, which filings can be prepared and submitted.',
   parameters: HelpArgs,
   async run(args) {
     const { topic } = args as z.infer<typeof HelpArgs>;
     const lines = topicLines(topic);
     const rows = lines.slice(1).map((l) => ({ topic, answer: l.replace(/^- /, '') }));
-    return { content: lines.join('\n'), result: { kind: 'table', title: lines[0], columns: ['topic', 'answer'], headers: headersFor(['topic', 'answer']), rows, total_rows: rows.length } };
+    return {
+      content: lines.join('\n'),
+      result: {
+        kind: 'table',
+        title: lines[0],
+        columns: ['topic', 'answer'],
+        headers: headersFor(['topic', 'answer']),
+        rows,
+        total_rows: rows.length,
+      },
+    };
   },
 };

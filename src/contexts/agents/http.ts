@@ -24,8 +24,6 @@ import { visibleConversation } from '../../../queries/conversations/conversation
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../../streams/agents/turn';
 import { AgentPathParams, ExecuteBody, SkillParams, StreamParams, StreamQuery } from './schemas';
 
-
-
 function chatter(req: Request) {
   const identity = requireIdentity(req);
   if (!identity.permissions.includes('conversations.use')) throw new Forbidden('Missing permission: conversations.use');
@@ -38,7 +36,11 @@ export interface AgentsOptions {
 }
 
 export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Router {
-  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }), resolveSystemPrompt: options.resolveSystemPrompt ?? promptsSystemPrompt(deps) };
+  const engine: TurnEngine = {
+    deps,
+    models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }),
+    resolveSystemPrompt: options.resolveSystemPrompt ?? promptsSystemPrompt(deps),
+  };
   const router = Router();
 
   const execute = async (req: Request, res: Response) => {
@@ -97,13 +99,23 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
     if (lastEventId?.endsWith(':rejected')) return void res.status(204).end();
     const resume = parseFrameId(lastEventId);
     if (resume) {
-      const [started] = await deps.store.readStream(turnAggregate.stream(identity.tenantId, resume.executionId), { limit: 1 });
-      if (started && readTurnEvent(started).type === 'TurnStarted' && (started.data as { conversationId: string }).conversationId === id) {
+      const [started] = await deps.store.readStream(turnAggregate.stream(identity.tenantId, resume.executionId), {
+        limit: 1,
+      });
+      if (
+        started &&
+        readTurnEvent(started).type === 'TurnStarted' &&
+        (started.data as { conversationId: string }).conversationId === id
+      ) {
         executionId = resume.executionId;
         after = resume.revision;
-        const [last] = await deps.store.readStream(turnAggregate.stream(identity.tenantId, executionId), { direction: 'backwards', limit: 1 });
+        const [last] = await deps.store.readStream(turnAggregate.stream(identity.tenantId, executionId), {
+          direction: 'backwards',
+          limit: 1,
+        });
         // Everything up to the terminal frame was seen: 204 tells an EventSource not to reconnect.
-        if (last && (TERMINAL_TURN_EVENTS as readonly string[]).includes(last.type) && last.revision <= after) return void res.status(204).end();
+        if (last && (TERMINAL_TURN_EVENTS as readonly string[]).includes(last.type) && last.revision <= after)
+          return void res.status(204).end();
       }
     }
 
@@ -136,14 +148,22 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
         // Refused before the turn began (daily cap, foreign attachment, unknown model): a terminal error frame.
         if (!(err instanceof DomainError)) deps.logger.error({ err, executionId }, 'turn could not start');
         const message = err instanceof DomainError ? err.message : 'the turn could not start';
-        sse.send({ id: `${executionId}:rejected`, event: 'error', data: { event: 'error', node: 'error', data: { execution_id: executionId, status: 'error', error: message } } });
+        sse.send({
+          id: `${executionId}:rejected`,
+          event: 'error',
+          data: { event: 'error', node: 'error', data: { execution_id: executionId, status: 'error', error: message } },
+        });
         return sse.end();
       }
     }
 
     const turnId = executionId;
     try {
-      for await (const recorded of deps.streamTail.follow(turnAggregate.stream(identity.tenantId, turnId), after, sse.closed)) {
+      for await (const recorded of deps.streamTail.follow(
+        turnAggregate.stream(identity.tenantId, turnId),
+        after,
+        sse.closed,
+      )) {
         const frame = frameOf(turnId, recorded);
         if (!frame) continue;
         sse.send({ id: frame.id, event: frame.event, data: frame.data });
@@ -166,7 +186,10 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
     read: ({ identity }) => effectiveSkills(deps.knex, identity.tenantId),
     respond: (skills) => ({ skills: skills.map(skillView), total: skills.length }),
   });
-  route.get('/skills/:key', { params: SkillParams, read: ({ identity, params }) => skillOf(identity.tenantId, params.key) });
+  route.get('/skills/:key', {
+    params: SkillParams,
+    read: ({ identity, params }) => skillOf(identity.tenantId, params.key),
+  });
   route.put('/skills/:key', {
     permission: 'skills.author',
     params: SkillParams,
@@ -177,7 +200,13 @@ export function createAgentsApi(deps: PlatformDeps, options: AgentsOptions): Rou
   route.delete('/skills/:key', {
     permission: 'skills.author',
     params: SkillParams,
-    command: ({ context, params }) => retireSkill(deps, context, params.key, BUILTIN_SKILLS.some((s) => s.key === params.key)),
+    command: ({ context, params }) =>
+      retireSkill(
+        deps,
+        context,
+        params.key,
+        BUILTIN_SKILLS.some((s) => s.key === params.key),
+      ),
     respond: (_, { params }) => ({ key: params.key, status: 'retired' }),
   });
 

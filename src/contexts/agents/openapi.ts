@@ -8,15 +8,33 @@ import { AgentPathParams, ExecuteBody, SkillParams, StreamParams, StreamQuery } 
  * pass: the agents' owners tighten them here).
  */
 const Obj = z.record(z.unknown());
-const Turn = z.object({ execution_id: z.string().optional(), status: z.string().optional() }).passthrough().openapi('AgentTurnResult');
+const Turn = z
+  .object({ execution_id: z.string().optional(), status: z.string().optional() })
+  .passthrough()
+  .openapi('AgentTurnResult');
 const Skill = z.object({ key: z.string() }).passthrough().openapi('Skill');
 const frame = z.object({ event: z.string(), node: z.string(), data: Obj });
 
 export const agentsApi: ApiDescription = {
   tag: 'agents',
   public: () => [
-    { method: 'post', path: '/execute', summary: 'Run one agent turn on a conversation (blocking; the result of the turn)', body: ExecuteBody, responses: { 200: Turn }, errors: [402] },
-    { method: 'post', path: '/agents/:agent_id/execute', summary: 'Run one agent turn with the agent named in the path', params: AgentPathParams, body: ExecuteBody, responses: { 200: Turn }, errors: [402] },
+    {
+      method: 'post',
+      path: '/execute',
+      summary: 'Run one agent turn on a conversation (blocking; the result of the turn)',
+      body: ExecuteBody,
+      responses: { 200: Turn },
+      errors: [402],
+    },
+    {
+      method: 'post',
+      path: '/agents/:agent_id/execute',
+      summary: 'Run one agent turn with the agent named in the path',
+      params: AgentPathParams,
+      body: ExecuteBody,
+      responses: { 200: Turn },
+      errors: [402],
+    },
     {
       method: 'get',
       path: '/conversations/:id/stream',
@@ -26,9 +44,27 @@ export const agentsApi: ApiDescription = {
       responses: { 200: { events: { node_end: frame, done: frame, error: frame } }, 204: null },
       errors: [402],
     },
-    { method: 'get', path: '/skills', summary: 'Skills available to agents', responses: { 200: z.object({ skills: z.array(Skill), total: z.number().int() }) } },
+    {
+      method: 'get',
+      path: '/skills',
+      summary: 'Skills available to agents',
+      responses: { 200: z.object({ skills: z.array(Skill), total: z.number().int() }) },
+    },
     { method: 'get', path: '/skills/:key', summary: 'One skill', params: SkillParams, responses: { 200: Skill } },
-    { method: 'put', path: '/skills/:key', summary: 'Define or change a skill', params: SkillParams, body: DefineSkillBody, responses: { 200: Skill } },
-    { method: 'delete', path: '/skills/:key', summary: 'Retire a skill', params: SkillParams, responses: { 200: z.object({ key: z.string(), status: z.literal('retired') }) } },
+    {
+      method: 'put',
+      path: '/skills/:key',
+      summary: 'Define or change a skill',
+      params: SkillParams,
+      body: DefineSkillBody,
+      responses: { 200: Skill },
+    },
+    {
+      method: 'delete',
+      path: '/skills/:key',
+      summary: 'Retire a skill',
+      params: SkillParams,
+      responses: { 200: z.object({ key: z.string(), status: z.literal('retired') }) },
+    },
   ],
 };

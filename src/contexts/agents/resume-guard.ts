@@ -5,7 +5,15 @@ import { turnEnding } from '../../../commands/agents/conversation-turns';
 import { consumeApprovalDecision } from '../../../commands/conversations/consume-approval-decision';
 import { approvalAggregate, approvalState } from '../../../streams/approvals/approval';
 import { turnAggregate } from '../../../streams/agents/turn';
-import { approvalStanding, type AwaitedApproval, conversationAggregate, type ConversationEvent, type ConversationState, conversationStream, type ReviewerDecision } from '../../../streams/conversations/conversation';
+import {
+  approvalStanding,
+  type AwaitedApproval,
+  conversationAggregate,
+  type ConversationEvent,
+  type ConversationState,
+  conversationStream,
+  type ReviewerDecision,
+} from '../../../streams/conversations/conversation';
 
 export type ResumeOutcome =
   | { status: 'nothing_to_resume' }
@@ -23,11 +31,22 @@ const reading: Decider<null, ConversationState, ConversationEvent> = { ...conver
  * recent turns) is recorded by the conversation's own turns; a decision delivered since is read
  * from the approval's own stream anyway. Otherwise it is read.
  */
-async function conversationAtTurnStart(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string): Promise<ConversationState> {
-  return deps.handle.recall(conversationAggregate, conversationStream(context.tenantId, conversationId))?.state ?? conversationState(deps, context, conversationId);
+async function conversationAtTurnStart(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  conversationId: string,
+): Promise<ConversationState> {
+  return (
+    deps.handle.recall(conversationAggregate, conversationStream(context.tenantId, conversationId))?.state ??
+    conversationState(deps, context, conversationId)
+  );
 }
 
-async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string): Promise<ConversationState> {
+async function conversationState(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  conversationId: string,
+): Promise<ConversationState> {
   return (await deps.handle(reading, conversationStream(context.tenantId, conversationId), null, context)).state;
 }
 
@@ -37,7 +56,11 @@ async function conversationState(deps: Pick<PlatformDeps, 'handle'>, context: Co
  * (every turn of a conversation on one instance, the common case, reads nothing). A turn
  * that ran elsewhere, or was forgotten since, is read from its stream's last event.
  */
-async function previousPause(deps: Pick<PlatformDeps, 'handle' | 'store'>, tenantId: string, executionId: string): Promise<{ approvalId: string } | null> {
+async function previousPause(
+  deps: Pick<PlatformDeps, 'handle' | 'store'>,
+  tenantId: string,
+  executionId: string,
+): Promise<{ approvalId: string } | null> {
   const known = deps.handle.recall(turnAggregate, turnAggregate.stream(tenantId, executionId));
   if (known) return known.state.status === 'awaiting_hitl' ? { approvalId: known.state.approvalId } : null;
   const ending = await turnEnding(deps.store, tenantId, executionId);
@@ -52,10 +75,16 @@ async function previousPause(deps: Pick<PlatformDeps, 'handle' | 'store'>, tenan
  * depend on the routing reactor having run. A turn paused before the conversation recorded
  * its awaited approvals is found as the previous turn's pause.
  */
-export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, context: CommandContext, conversationId: string, executionId: string): Promise<ResumeOutcome> {
+export async function resumeGuard(
+  deps: Pick<PlatformDeps, 'handle' | 'store'>,
+  context: CommandContext,
+  conversationId: string,
+  executionId: string,
+): Promise<ResumeOutcome> {
   const state = await conversationAtTurnStart(deps, context, conversationId);
   const candidates = state.status === 'none' ? [] : state.awaitedApprovals.map((a) => a.approvalId);
-  const previousId = state.status === 'none' ? undefined : [...state.recentExecutions].reverse().find((id) => id !== executionId);
+  const previousId =
+    state.status === 'none' ? undefined : [...state.recentExecutions].reverse().find((id) => id !== executionId);
   const paused = previousId ? await previousPause(deps, context.tenantId, previousId) : null;
   if (paused && approvalStanding(state, paused.approvalId).kind === 'unknown') candidates.push(paused.approvalId);
 
@@ -67,11 +96,19 @@ export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, 
       continue;
     }
     if (approval.status === 'pending') {
-      if (waiting.status !== 'pending') waiting = { status: 'pending', approvalId, checkpointType: approval.checkpointType };
+      if (waiting.status !== 'pending')
+        waiting = { status: 'pending', approvalId, checkpointType: approval.checkpointType };
       continue;
     }
-    const resumed = await consumeApprovalDecision(deps, context, conversationId, { type: 'ConsumeApprovalDecision', approvalId, checkpointType: approval.checkpointType, executionId, decision: approval.decision });
-    if (resumed) return { status: 'resumed', approvalId, checkpointType: approval.checkpointType, decision: approval.decision };
+    const resumed = await consumeApprovalDecision(deps, context, conversationId, {
+      type: 'ConsumeApprovalDecision',
+      approvalId,
+      checkpointType: approval.checkpointType,
+      executionId,
+      decision: approval.decision,
+    });
+    if (resumed)
+      return { status: 'resumed', approvalId, checkpointType: approval.checkpointType, decision: approval.decision };
   }
   return waiting;
 }
@@ -81,7 +118,12 @@ export async function resumeGuard(deps: Pick<PlatformDeps, 'handle' | 'store'>, 
  * type), pending or decided but not yet resumed from: `approval_node` pauses on it again
  * instead of opening a second one.
  */
-export async function openApprovalFor(deps: Pick<PlatformDeps, 'handle'>, context: CommandContext, conversationId: string, checkpointType: string): Promise<AwaitedApproval | null> {
+export async function openApprovalFor(
+  deps: Pick<PlatformDeps, 'handle'>,
+  context: CommandContext,
+  conversationId: string,
+  checkpointType: string,
+): Promise<AwaitedApproval | null> {
   const state = await conversationState(deps, context, conversationId);
   if (state.status === 'none') return null;
   return state.awaitedApprovals.find((a) => a.checkpointType === checkpointType) ?? null;

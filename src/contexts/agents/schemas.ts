@@ -23,7 +23,10 @@ export const ExecuteBody = z.object({
   max_cost_usd: z.number().positive().optional(),
   // Any value is accepted and clamped to the tenant ceiling, never rejected.
   thinking_mode: z.string().max(64).optional(),
-  attachment_ids: z.array(z.string().min(1).max(128)).max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`).default([]),
+  attachment_ids: z
+    .array(z.string().min(1).max(128))
+    .max(MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`)
+    .default([]),
   metadata: boundedRecord(z.unknown()).optional(),
 });
 
@@ -40,8 +43,16 @@ export const StreamQuery = z.object({
     .string()
     .max(1000)
     .optional()
-    .transform((ids) => (ids ?? '').split(',').map((s) => s.trim()).filter(Boolean))
-    .refine((ids) => ids.length <= MAX_ATTACHMENTS_PER_MESSAGE, `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`),
+    .transform((ids) =>
+      (ids ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (ids) => ids.length <= MAX_ATTACHMENTS_PER_MESSAGE,
+      `at most ${MAX_ATTACHMENTS_PER_MESSAGE} attachments per message`,
+    ),
   thinking_mode: z.string().max(64).optional(),
   agent_id: z.string().min(1).max(128).default('default'),
   agent_type: AGENT_TYPE.default(DEFAULT_AGENT_TYPE),

@@ -25,7 +25,10 @@ export interface SystemPrompt {
 
 export type SystemPromptResolver = (input: SystemPromptInput) => Promise<SystemPrompt>;
 
-export const builtinSystemPrompt: SystemPromptResolver = async ({ fallback }) => ({ text: fallback, source: { kind: 'builtin' } });
+export const builtinSystemPrompt: SystemPromptResolver = async ({ fallback }) => ({
+  text: fallback,
+  source: { kind: 'builtin' },
+});
 
 export function promptsSystemPrompt(deps: Pick<PlatformDeps, 'knex' | 'cache' | 'logger'>): SystemPromptResolver {
   return async (input) => {
@@ -33,10 +36,25 @@ export function promptsSystemPrompt(deps: Pick<PlatformDeps, 'knex' | 'cache' | 
     try {
       const resolved = await resolvePrompt(deps, { tenantId: input.tenantId, userId: input.userId, ref });
       if (!resolved) return builtinSystemPrompt(input);
-      const text = renderTemplate(resolved.body, { agent_type: input.agentType, agent_id: input.agentId, builtin_prompt: input.fallback });
-      return { text, source: { kind: 'prompts', versionId: resolved.version_id, versionNumber: resolved.version_number, status: resolved.source } };
+      const text = renderTemplate(resolved.body, {
+        agent_type: input.agentType,
+        agent_id: input.agentId,
+        builtin_prompt: input.fallback,
+      });
+      return {
+        text,
+        source: {
+          kind: 'prompts',
+          versionId: resolved.version_id,
+          versionNumber: resolved.version_number,
+          status: resolved.source,
+        },
+      };
     } catch (err) {
-      deps.logger.warn({ err, ref, tenantId: input.tenantId }, 'system prompt template unusable; the built-in prompt is used');
+      deps.logger.warn(
+        { err, ref, tenantId: input.tenantId },
+        'system prompt template unusable; the built-in prompt is used',
+      );
       return builtinSystemPrompt(input);
     }
   };

@@ -4,7 +4,11 @@ import { countTokens } from '../../platform/infra/tokens';
 import type { TurnSettings } from '../settings';
 import { type ReserveTurnBudget, turnReservation } from '../../../commands/agents/reserve-turn-budget';
 import { tenantSettingsAggregate, tenantSettingsStream, valuesOf } from '../../../streams/settings/tenant-settings';
-import { capsOf, userBudgetOverrideAggregate, userBudgetOverrideStream } from '../../../streams/settings/user-budget-override';
+import {
+  capsOf,
+  userBudgetOverrideAggregate,
+  userBudgetOverrideStream,
+} from '../../../streams/settings/user-budget-override';
 
 type Deps = Pick<PlatformDeps, 'store' | 'logger'>;
 
@@ -14,23 +18,47 @@ type Deps = Pick<PlatformDeps, 'store' | 'logger'>;
  * from the settings streams themselves, and failing that the usage streams' last applied caps
  * are used (`last-known`). Caps never fail open.
  */
-export async function dailyCapsFor(deps: Deps, settings: TurnSettings): Promise<Pick<ReserveTurnBudget, 'tenantCaps' | 'userCaps'>> {
+export async function dailyCapsFor(
+  deps: Deps,
+  settings: TurnSettings,
+): Promise<Pick<ReserveTurnBudget, 'tenantCaps' | 'userCaps'>> {
   if (!settings.degraded) return { tenantCaps: settings.tenantDailyCaps, userCaps: settings.userDailyCaps };
   try {
     const [tenant, override] = await Promise.all([
       loadAggregate(deps.store, tenantSettingsAggregate, tenantSettingsStream(settings.tenantId)),
-      loadAggregate(deps.store, userBudgetOverrideAggregate, userBudgetOverrideStream(settings.tenantId, settings.userId)),
+      loadAggregate(
+        deps.store,
+        userBudgetOverrideAggregate,
+        userBudgetOverrideStream(settings.tenantId, settings.userId),
+      ),
     ]);
     const values = valuesOf(tenant.state);
-    return { tenantCaps: { maxTokensPerDay: values.maxTokensPerDay, maxCostUsdPerDay: values.maxCostUsdPerDay }, userCaps: capsOf(override.state) };
+    return {
+      tenantCaps: { maxTokensPerDay: values.maxTokensPerDay, maxCostUsdPerDay: values.maxCostUsdPerDay },
+      userCaps: capsOf(override.state),
+    };
   } catch (err) {
-    deps.logger.warn({ err, tenantId: settings.tenantId }, 'settings streams unreadable; the last known daily caps apply');
+    deps.logger.warn(
+      { err, tenantId: settings.tenantId },
+      'settings streams unreadable; the last known daily caps apply',
+    );
     return { tenantCaps: 'last-known', userCaps: 'last-known' };
   }
 }
 
 /** What a turn reserves, with the daily caps that apply (see `dailyCapsFor`). */
-export async function turnReservationOf(deps: Deps, settings: TurnSettings, executionId: string, message: string): Promise<ReserveTurnBudget> {
+export async function turnReservationOf(
+  deps: Deps,
+  settings: TurnSettings,
+  executionId: string,
+  message: string,
+): Promise<ReserveTurnBudget> {
   const amount = turnReservation(settings, countTokens(message));
-  return { type: 'ReserveTurnBudget', executionId, userId: settings.userId, ...amount, ...(await dailyCapsFor(deps, settings)) };
+  return {
+    type: 'ReserveTurnBudget',
+    executionId,
+    userId: settings.userId,
+    ...amount,
+    ...(await dailyCapsFor(deps, settings)),
+  };
 }

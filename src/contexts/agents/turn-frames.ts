@@ -22,7 +22,11 @@ export function outcomeWire(executionId: string, outcome: TurnOutcome) {
     cost_usd: outcome.costUsd,
     skills_injected: outcome.skillsInjected,
     thinking_mode: outcome.thinkingMode,
-    referenced_entities: outcome.referencedEntities.map((e) => ({ entity_id: e.entityId, name: e.name, entity_type: e.entityType })),
+    referenced_entities: outcome.referencedEntities.map((e) => ({
+      entity_id: e.entityId,
+      name: e.name,
+      entity_type: e.entityType,
+    })),
     hitl_approval_id: outcome.hitlApprovalId,
     hitl_checkpoint_type: outcome.hitlCheckpointType,
     error: outcome.error,
@@ -45,16 +49,35 @@ export function frameOf(executionId: string, recorded: RecordedEvent): TurnFrame
     case 'NodeCompleted': {
       const d = event.data;
       const data: Record<string, unknown> = { status: d.status, tokens_used: d.tokensUsed };
-      if (d.message) data.message = { role: d.message.role, content: d.message.content, tool_calls: d.message.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })) };
+      if (d.message)
+        data.message = {
+          role: d.message.role,
+          content: d.message.content,
+          tool_calls: d.message.toolCalls.map((c) => ({ id: c.id, name: c.name, args: c.args })),
+        };
       if (d.skillsLoaded) data.skills_loaded = d.skillsLoaded;
       if (d.detail) Object.assign(data, d.detail);
       return { id, event: 'node_end', data: { event: 'node_end', node: d.node, data }, terminal: false };
     }
     case 'TurnCompleted':
     case 'TurnPaused':
-      return { id, event: 'done', data: { event: 'done', node: 'done', data: outcomeWire(executionId, event.data.outcome) }, terminal: true };
+      return {
+        id,
+        event: 'done',
+        data: { event: 'done', node: 'done', data: outcomeWire(executionId, event.data.outcome) },
+        terminal: true,
+      };
     case 'TurnFailed':
-      return { id, event: 'error', data: { event: 'error', node: 'error', data: { ...outcomeWire(executionId, event.data.outcome), error: event.data.error } }, terminal: true };
+      return {
+        id,
+        event: 'error',
+        data: {
+          event: 'error',
+          node: 'error',
+          data: { ...outcomeWire(executionId, event.data.outcome), error: event.data.error },
+        },
+        terminal: true,
+      };
     default:
       return null;
   }

@@ -37,7 +37,6 @@ export interface TurnRequest {
   correlationId?: string;
 }
 
-
 export interface TurnEngine {
   deps: PlatformDeps;
   models: ModelRouter;
@@ -48,7 +47,11 @@ export interface ExecutionResult {
   execution_id: string;
   conversation_id: string;
   status: TurnOutcome['status'];
-  messages: Array<{ role: string; content: string; tool_calls: Array<{ id: string; name: string; args: Record<string, unknown> }> }>;
+  messages: Array<{
+    role: string;
+    content: string;
+    tool_calls: Array<{ id: string; name: string; args: Record<string, unknown> }>;
+  }>;
   tokens_used: number | null;
   cost_usd: number | null;
   skills_injected: string[];
@@ -81,20 +84,45 @@ const MEMORY_MESSAGES = 40;
 export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Promise<PreparedTurn> {
   const { deps } = engine;
   // The conversation and its latest messages in one read, before the turn adds its own.
-  const { conversation, recent: history } = await turnConversation(deps.knex, request.tenantId, request.conversationId, request.userId, MEMORY_MESSAGES);
-  const project = conversation.project_id ? await projectContext(deps.knex, request.tenantId, conversation.project_id) : null;
-  const projectMode = project && typeof project.defaults?.thinking_mode === 'string' ? project.defaults.thinking_mode : null;
+  const { conversation, recent: history } = await turnConversation(
+    deps.knex,
+    request.tenantId,
+    request.conversationId,
+    request.userId,
+    MEMORY_MESSAGES,
+  );
+  const project = conversation.project_id
+    ? await projectContext(deps.knex, request.tenantId, conversation.project_id)
+    : null;
+  const projectMode =
+    project && typeof project.defaults?.thinking_mode === 'string' ? project.defaults.thinking_mode : null;
   const settings = await resolveEffectiveSettings(deps, {
     tenantId: request.tenantId,
     userId: request.userId,
-    request: { model: request.model ?? null, maxTokens: request.maxTokens ?? null, maxCostUsd: request.maxCostUsd ?? null, thinkingMode: request.thinkingMode ?? null, projectThinkingMode: projectMode },
+    request: {
+      model: request.model ?? null,
+      maxTokens: request.maxTokens ?? null,
+      maxCostUsd: request.maxCostUsd ?? null,
+      thinkingMode: request.thinkingMode ?? null,
+      projectThinkingMode: projectMode,
+    },
   });
-  const context: CommandContext = { tenantId: request.tenantId, actorId: request.userId, correlationId: request.correlationId };
+  const context: CommandContext = {
+    tenantId: request.tenantId,
+    actorId: request.userId,
+    correlationId: request.correlationId,
+  };
   const reservation = await turnReservationOf(deps, settings, request.executionId, request.message);
   const budgetDay = usageDayOf(deps.clock());
   const files = await attachmentTexts(deps.knex, request.tenantId, request.conversationId, request.attachmentIds);
   const userMessageId = derivedUuid('agents.user-message', request.tenantId, request.executionId);
-  const message = appendMessageCommand(request.userId, { message_id: userMessageId, role: 'user', content: request.message, attachment_ids: request.attachmentIds, metadata: { ...(request.metadata ?? {}), execution_id: request.executionId } });
+  const message = appendMessageCommand(request.userId, {
+    message_id: userMessageId,
+    role: 'user',
+    content: request.message,
+    attachment_ids: request.attachmentIds,
+    metadata: { ...(request.metadata ?? {}), execution_id: request.executionId },
+  });
   // One write: the budget reservation (429 at a daily cap), the user's message (422 for a
   // foreign attachment) and TurnStarted. A refused turn writes nothing, so has nothing to release.
   await deps.handle.together(
@@ -120,5 +148,12 @@ export async function prepareTurn(engine: TurnEngine, request: TurnRequest): Pro
     context,
     { retries: USAGE_WRITE_RETRIES },
   );
-  return { request, settings, projectId: project?.id ?? null, attachments: files.map((f) => ({ filename: f.filename, text: f.text })), history, context };
+  return {
+    request,
+    settings,
+    projectId: project?.id ?? null,
+    attachments: files.map((f) => ({ filename: f.filename, text: f.text })),
+    history,
+    context,
+  };
 }

@@ -31,7 +31,10 @@ export function loadSkillTool(skills: SkillDefinition[], hooks: TurnToolHooks): 
       const skill = skills.find((s) => s.key === skill_key);
       if (!skill) throw new Error(`unknown skill ${skill_key}; known: ${skills.map((s) => s.key).join(', ')}`);
       hooks.skillLoaded(skill);
-      return { content: `Skill loaded: ${skill.name} (${skill.key})\n${skill.instructions}`, result: { kind: 'skill', key: skill.key, name: skill.name, version: skill.version } };
+      return {
+        content: `Skill loaded: ${skill.name} (${skill.key})\n${skill.instructions}`,
+        result: { kind: 'skill', key: skill.key, name: skill.name, version: skill.version },
+      };
     },
   };
 }
@@ -43,30 +46,49 @@ export const RequestApprovalArgs = z
     form: z.string().max(50).optional().describe('the form to file: form_pr, r_32, w_1, w_2_g_1, w_3x (or PR, R-32…)'),
     filing_type: z.string().max(50).optional().describe('the same as form (older name)'),
     entity_id: z.string().max(200).optional().describe('API number of the well'),
-    period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM').optional(),
+    period: z
+      .string()
+      .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'expected YYYY-MM')
+      .optional(),
     checklist_id: z.string().uuid().optional().describe('the prepared checklist, when there is one'),
   })
   .strict();
 export type RequestApprovalArgs = z.infer<typeof RequestApprovalArgs>;
 
 /** Builds a filing approval's payload (the shared contract: entity, form, period, figures, validations). */
-export type PrepareFiling = (request: { summary: string; form?: string; entity_id?: string; period?: string; checklist_id?: string }) => Promise<Record<string, unknown>>;
+export type PrepareFiling = (request: {
+  summary: string;
+  form?: string;
+  entity_id?: string;
+  period?: string;
+  checklist_id?: string;
+}) => Promise<Record<string, unknown>>;
 
 const FILING_CHECKPOINTS = new Set(['filing_submission', 'filing']);
 
 export function requestApprovalTool(hooks: TurnToolHooks, prepareFiling: PrepareFiling): AgentTool {
   return {
     name: 'request_approval',
-    description: 'Asks a human reviewer to approve before anything is filed or submitted. The turn pauses until the decision. For a filing, name the form, the well (entity_id), the period and the checklist when one was prepared: the reviewer sees its figures and validations.',
+    description:
+      'Asks a human reviewer to approve before anything is filed or submitted. The turn pauses until the decision. For a filing, name the form, the well (entity_id), the period and the checklist when one was prepared: the reviewer sees its figures and validations.',
     parameters: RequestApprovalArgs,
     async run(args) {
       const a = RequestApprovalArgs.parse(args);
       const form = a.form ?? a.filing_type;
       const payload: Record<string, unknown> = FILING_CHECKPOINTS.has(a.checkpoint_type)
-        ? await prepareFiling({ summary: a.summary, form, entity_id: a.entity_id, period: a.period, checklist_id: a.checklist_id })
+        ? await prepareFiling({
+            summary: a.summary,
+            form,
+            entity_id: a.entity_id,
+            period: a.period,
+            checklist_id: a.checklist_id,
+          })
         : { summary: a.summary, ...(form ? { form } : {}), ...(a.entity_id ? { entity_id: a.entity_id } : {}) };
       hooks.approvalAsked({ checkpointType: a.checkpoint_type, payload });
-      return { content: `A ${a.checkpoint_type} approval will be requested from a reviewer when this turn ends; nothing is filed before the decision.`, result: { kind: 'approval_request', checkpoint_type: a.checkpoint_type, payload } };
+      return {
+        content: `A ${a.checkpoint_type} approval will be requested from a reviewer when this turn ends; nothing is filed before the decision.`,
+        result: { kind: 'approval_request', checkpoint_type: a.checkpoint_type, payload },
+      };
     },
   };
 }

@@ -72,11 +72,22 @@ export class TurnWrites {
     const end = finishTurnDecision(tenantId, this.turn.executionId, { ...command, progress: progress.progress });
     try {
       if (progress.messages.length === 0) await this.deps.handle(end.decider, end.stream, end.command, this.context);
-      else await this.deps.handle.together([end, appendMessagesDecision(tenantId, this.turn.conversationId, progress.messages)], this.context);
+      else
+        await this.deps.handle.together(
+          [end, appendMessagesDecision(tenantId, this.turn.conversationId, progress.messages)],
+          this.context,
+        );
     } catch (err) {
       if (progress.messages.length > 0) {
         const rows = appendMessagesDecision(tenantId, this.turn.conversationId, progress.messages);
-        await this.deps.handle(rows.decider, rows.stream, rows.command, this.context).catch((rowsErr) => this.deps.logger.error({ err: rowsErr, executionId: this.turn.executionId }, "the turn's last messages not recorded"));
+        await this.deps
+          .handle(rows.decider, rows.stream, rows.command, this.context)
+          .catch((rowsErr) =>
+            this.deps.logger.error(
+              { err: rowsErr, executionId: this.turn.executionId },
+              "the turn's last messages not recorded",
+            ),
+          );
       }
       throw err;
     }
@@ -96,7 +107,10 @@ export class TurnWrites {
     const { tenantId } = this.context;
     try {
       await this.deps.handle.together(
-        [...(progress.length > 0 ? [recordTurnProgressDecision(tenantId, this.turn.executionId, progress)] : []), ...(messages.length > 0 ? [appendMessagesDecision(tenantId, this.turn.conversationId, messages)] : [])],
+        [
+          ...(progress.length > 0 ? [recordTurnProgressDecision(tenantId, this.turn.executionId, progress)] : []),
+          ...(messages.length > 0 ? [appendMessagesDecision(tenantId, this.turn.conversationId, messages)] : []),
+        ],
         this.context,
       );
     } catch (err) {

@@ -9,7 +9,13 @@ export const approvalsAuditCatalog: AuditCatalog = {
       kind: 'approval',
       aggregate: approvalAggregate,
       describe(event) {
-        const d = event.data as { reason?: string; level?: number; decision?: string; comments?: string | null; checkpointType?: string };
+        const d = event.data as {
+          reason?: string;
+          level?: number;
+          decision?: string;
+          comments?: string | null;
+          checkpointType?: string;
+        };
         switch (event.type) {
           case 'ApprovalRequested':
             return `approval requested (${d.checkpointType})`;
@@ -30,7 +36,11 @@ export const approvalsAuditCatalog: AuditCatalog = {
       flag: 'approval',
       value: '<id>',
       async find(lookup, tenantId, value) {
-        const row = await lookup.knex(APPROVALS_TABLE).select('checkpoint_type').where({ tenant_id: tenantId, approval_id: value }).first();
+        const row = await lookup
+          .knex(APPROVALS_TABLE)
+          .select('checkpoint_type')
+          .where({ tenant_id: tenantId, approval_id: value })
+          .first();
         return row ? [{ kind: 'approval', id: value, title: `approval ${value}` }] : [];
       },
     },

@@ -3,7 +3,12 @@ import { Router } from 'express';
 import { decideApproval, DecideApprovalBody } from '../../../commands/approvals/decide-approval';
 import { escalateApproval, EscalateApprovalBody } from '../../../commands/approvals/escalate-approval';
 import { requestApproval, RequestApprovalBody } from '../../../commands/approvals/request-approval';
-import { approvalAsWritten, approvalOrExpected, findApproval, listApprovals } from '../../../queries/approvals/approval-queue';
+import {
+  approvalAsWritten,
+  approvalOrExpected,
+  findApproval,
+  listApprovals,
+} from '../../../queries/approvals/approval-queue';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Unauthenticated } from '../../platform/domain-errors';
@@ -20,7 +25,6 @@ import { IdParams, ListQuery, TenantQuery } from './schemas';
  * reviewer with `reviewer_id` (and the tenant with `?tenant_id=`); a stamped identity always wins.
  */
 type Listener = 'public' | 'internal';
-
 
 /** Only admins hold `users.manage`: they may decide an approval named to someone else. */
 const ADMIN_MARK = 'users.manage';
@@ -69,7 +73,11 @@ export function routes(deps: PlatformDeps, listener: Listener): Router {
     permission: DECIDE,
     body: EscalateApprovalBody,
     command: ({ body, context }) =>
-      escalateApproval(deps, context, body.approval_id, { type: 'EscalateApproval', reason: body.reason, escalatedBy: context.actorId }),
+      escalateApproval(deps, context, body.approval_id, {
+        type: 'EscalateApproval',
+        reason: body.reason,
+        escalatedBy: context.actorId,
+      }),
     respond: (state, { context }) => approvalAsWritten(deps.knex, context.tenantId, state),
   });
 

@@ -19,7 +19,10 @@ const Decision = z
     decided_at: z.string(),
   })
   .passthrough();
-const ApprovalSummary = z.object({ approval_id: z.string(), status: z.string() }).passthrough().openapi('ApprovalSummary');
+const ApprovalSummary = z
+  .object({ approval_id: z.string(), status: z.string() })
+  .passthrough()
+  .openapi('ApprovalSummary');
 const Approval = ApprovalSummary.extend({
   checkpoint_type: z.string(),
   agent_type: z.string(),
@@ -32,10 +35,34 @@ const Approval = ApprovalSummary.extend({
 const Receipt = z.object({}).passthrough().openapi('ApprovalReceipt');
 
 const routes = (internal: boolean): RouteDescription[] => [
-  { method: 'post', path: '/approvals', summary: 'Request an approval', body: RequestApprovalBody, responses: { 201: Receipt } },
-  { method: 'get', path: '/approvals', summary: 'Approvals, filtered and paged', query: ListQuery, responses: { 200: z.object({ approvals: z.array(ApprovalSummary).max(200), total: z.number().int() }) } },
-  { method: 'post', path: '/approvals/escalate', summary: 'Escalate an approval', body: EscalateApprovalBody, responses: { 200: Approval } },
-  { method: 'get', path: '/approvals/:id', summary: 'One approval with its history', params: IdParams, responses: { 200: Approval } },
+  {
+    method: 'post',
+    path: '/approvals',
+    summary: 'Request an approval',
+    body: RequestApprovalBody,
+    responses: { 201: Receipt },
+  },
+  {
+    method: 'get',
+    path: '/approvals',
+    summary: 'Approvals, filtered and paged',
+    query: ListQuery,
+    responses: { 200: z.object({ approvals: z.array(ApprovalSummary).max(200), total: z.number().int() }) },
+  },
+  {
+    method: 'post',
+    path: '/approvals/escalate',
+    summary: 'Escalate an approval',
+    body: EscalateApprovalBody,
+    responses: { 200: Approval },
+  },
+  {
+    method: 'get',
+    path: '/approvals/:id',
+    summary: 'One approval with its history',
+    params: IdParams,
+    responses: { 200: Approval },
+  },
   {
     method: 'post',
     path: '/approvals/:id/decide',
@@ -44,11 +71,18 @@ const routes = (internal: boolean): RouteDescription[] => [
       'A rejection needs `comments` (its reason); approving a filing whose validations failed needs a `justification`, ' +
       'recorded with the decision. Either missing answers 422 at that field.',
     params: IdParams,
-    ...(internal ? { query: TenantQuery, description: 'Internal listener: the tenant from `tenant_id` (else the default tenant).' } : {}),
+    ...(internal
+      ? { query: TenantQuery, description: 'Internal listener: the tenant from `tenant_id` (else the default tenant).' }
+      : {}),
     body: DecideApprovalBody,
     responses: { 200: Approval },
   },
 ];
 
 // A payload and its modifications are free-form objects of at most 256 KB each (bounded.ts).
-export const approvalsApi: ApiDescription = { tag: 'approvals', bodyLimit: 1024 * 1024, public: () => routes(false), internal: () => routes(true) };
+export const approvalsApi: ApiDescription = {
+  tag: 'approvals',
+  bodyLimit: 1024 * 1024,
+  public: () => routes(false),
+  internal: () => routes(true),
+};

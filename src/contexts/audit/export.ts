@@ -50,14 +50,36 @@ export async function currentAnchor(deps: ReviewDeps, now: Date): Promise<Export
   return { digest: anchor.digest, streams: anchor.streams, createdAt: anchor.created_at, signature: anchor.signature };
 }
 
-function summaryOf(reader: AuditReader, events: number, first: string | null, last: string | null, anchor: ExportSummary['anchor']): ExportSummary {
+function summaryOf(
+  reader: AuditReader,
+  events: number,
+  first: string | null,
+  last: string | null,
+  anchor: ExportSummary['anchor'],
+): ExportSummary {
   return { events, verified: reader.verified, tampered: reader.tamperedCount, first, last, anchor };
 }
 
 export const verificationText = (s: Pick<ExportSummary, 'events' | 'verified' | 'tampered'>) =>
-  s.tampered === 0 ? `all ${s.events} entries verified (each signature matches its event and its predecessor)` : `${s.tampered} of ${s.events} entries TAMPERED (signature does not match); ${s.verified} verified`;
+  s.tampered === 0
+    ? `all ${s.events} entries verified (each signature matches its event and its predecessor)`
+    : `${s.tampered} of ${s.events} entries TAMPERED (signature does not match); ${s.verified} verified`;
 
-const CSV_COLUMNS = ['time', 'entity', 'revision', 'actor_email', 'actor_roles', 'actor_id', 'event', 'event_type', 'action', 'changes', 'correlation_id', 'signature', 'event_id'] as const;
+const CSV_COLUMNS = [
+  'time',
+  'entity',
+  'revision',
+  'actor_email',
+  'actor_roles',
+  'actor_id',
+  'event',
+  'event_type',
+  'action',
+  'changes',
+  'correlation_id',
+  'signature',
+  'event_id',
+] as const;
 
 function csvCell(value: unknown): string {
   const text = value === null || value === undefined ? '' : String(value);
@@ -65,7 +87,23 @@ function csvCell(value: unknown): string {
 }
 
 function csvRow(e: AuditEntry): string {
-  return [e.time, `${e.entity.kind}:${e.entity.id}`, e.revision, e.actor.email ?? '', e.actor.roles.join(' '), e.actor.id, e.summary, e.type, e.action ?? '', changesText(e), e.correlationId, e.signature, e.eventId].map(csvCell).join(',');
+  return [
+    e.time,
+    `${e.entity.kind}:${e.entity.id}`,
+    e.revision,
+    e.actor.email ?? '',
+    e.actor.roles.join(' '),
+    e.actor.id,
+    e.summary,
+    e.type,
+    e.action ?? '',
+    changesText(e),
+    e.correlationId,
+    e.signature,
+    e.eventId,
+  ]
+    .map(csvCell)
+    .join(',');
 }
 
 /** A human line per entry, the changed fields indented below. */
@@ -75,13 +113,23 @@ export function tableLines(e: AuditEntry): string {
 }
 
 /** Streams a timeline as table, JSON or CSV text: one pass, one page of the index at a time. */
-export async function exportText(deps: ReviewDeps, review: ResolvedReview, format: Exclude<AuditFormat, 'xlsx'>, out: Writable, now = new Date()): Promise<ExportSummary> {
+export async function exportText(
+  deps: ReviewDeps,
+  review: ResolvedReview,
+  format: Exclude<AuditFormat, 'xlsx'>,
+  out: Writable,
+  now = new Date(),
+): Promise<ExportSummary> {
   const reader = new AuditReader(deps);
   let events = 0;
   let first: string | null = null;
   let last: string | null = null;
   if (format === 'csv') await write(out, `${CSV_COLUMNS.join(',')}\n`);
-  if (format === 'json') await write(out, `{"filters":${JSON.stringify(review.described)},"tenant_id":${JSON.stringify(review.query.tenantId)},"events":[`);
+  if (format === 'json')
+    await write(
+      out,
+      `{"filters":${JSON.stringify(review.described)},"tenant_id":${JSON.stringify(review.query.tenantId)},"events":[`,
+    );
   for await (const e of reader.entries(review.query)) {
     if (format === 'table') await write(out, `${tableLines(e)}\n`);
     else if (format === 'csv') await write(out, `${csvRow(e)}\n`);
@@ -116,7 +164,10 @@ async function sheetGroups(deps: ReviewDeps, review: ResolvedReview): Promise<Sh
   const { registry } = deps;
   const tenantId = review.query.tenantId;
   if (review.targets.length > 0 && review.targets.length <= MAX_ENTITY_SHEETS) {
-    return review.targets.map((t) => ({ title: t.title, query: { ...review.query, streams: [registry.streamOf(t, tenantId)] } }));
+    return review.targets.map((t) => ({
+      title: t.title,
+      query: { ...review.query, streams: [registry.streamOf(t, tenantId)] },
+    }));
   }
   const streams = await streamsOf(deps.knex, review.query);
   const byEntity = new Map<string, { kind: string; streams: string[] }>();
@@ -134,12 +185,22 @@ async function sheetGroups(deps: ReviewDeps, review: ResolvedReview): Promise<Sh
   for (const g of byEntity.values()) byKind.set(g.kind, [...(byKind.get(g.kind) ?? []), ...g.streams]);
   return [...byKind.entries()].map(([kind, list]) => {
     const known = registry.aggregate(kind);
-    return { title: `${kind} (all)`, query: known ? { ...review.query, streamPrefixes: [registry.prefixOf(kind)] } : { ...review.query, streams: list } };
+    return {
+      title: `${kind} (all)`,
+      query: known
+        ? { ...review.query, streamPrefixes: [registry.prefixOf(kind)] }
+        : { ...review.query, streams: list },
+    };
   });
 }
 
 function sheetName(title: string, used: Set<string>): string {
-  const base = title.replace(/[[\]:*?/\\]/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 28) || 'entity';
+  const base =
+    title
+      .replace(/[[\]:*?/\\]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 28) || 'entity';
   let name = base;
   for (let i = 2; used.has(name.toLowerCase()); i++) name = `${base.slice(0, 26)}~${i}`;
   used.add(name.toLowerCase());
@@ -165,7 +226,13 @@ const COLUMNS: Array<Partial<ExcelJS.Column>> = [
  * frozen header row, then a cover sheet — range, filters, verification result, anchor digest —
  * which is written last (only then is the verification known) and listed first.
  */
-export async function exportXlsx(deps: ReviewDeps, review: ResolvedReview, out: Writable, meta: { exportedBy: string; exportId?: string }, now = new Date()): Promise<ExportSummary> {
+export async function exportXlsx(
+  deps: ReviewDeps,
+  review: ResolvedReview,
+  out: Writable,
+  meta: { exportedBy: string; exportId?: string },
+  now = new Date(),
+): Promise<ExportSummary> {
   // exceljs (and its zip writers) load with the first export, not at boot.
   const { stream } = require('exceljs') as typeof ExcelJS;
   const workbook = new stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
@@ -220,17 +287,29 @@ export async function exportXlsx(deps: ReviewDeps, review: ResolvedReview, out: 
   line('Exported at (UTC)', now.toISOString());
   line('Exported by', meta.exportedBy);
   if (meta.exportId) line('Export id (audited)', meta.exportId);
-  line('Filters', Object.entries(review.described).map(([k, v]) => `--${k} ${v}`).join(' ') || '(whole tenant)');
-  line('Range requested', `${review.query.from?.toISOString() ?? 'beginning of the log'} to ${review.query.to?.toISOString() ?? now.toISOString()}`);
+  line(
+    'Filters',
+    Object.entries(review.described)
+      .map(([k, v]) => `--${k} ${v}`)
+      .join(' ') || '(whole tenant)',
+  );
+  line(
+    'Range requested',
+    `${review.query.from?.toISOString() ?? 'beginning of the log'} to ${review.query.to?.toISOString() ?? now.toISOString()}`,
+  );
   line('Range covered', first ? `${first} to ${last}` : 'no events');
   line('Events', String(events));
   line('Verification', verificationText(summary));
-  for (const t of reader.tampered.slice(0, 50)) line('  tampered', `${t.time} ${t.entity.kind}:${t.entity.id} #${t.revision} ${t.type} (${t.eventId})`);
+  for (const t of reader.tampered.slice(0, 50))
+    line('  tampered', `${t.time} ${t.entity.kind}:${t.entity.id} #${t.revision} ${t.type} (${t.eventId})`);
   line('Anchor digest (SHA-256)', anchor ? anchor.digest : 'none: EventStoreDB keeps no head table');
   if (anchor) {
     line('Anchor covers', `${anchor.streams} stream heads at ${anchor.createdAt}`);
     line('Anchor signature (HMAC)', anchor.signature);
-    line('How to check', 'ops audit anchor --out FILE now and later ops audit verify --anchor FILE prove the log up to these heads is unchanged');
+    line(
+      'How to check',
+      'ops audit anchor --out FILE now and later ops audit verify --anchor FILE prove the log up to these heads is unchanged',
+    );
   }
   line('Sheets', sheets.map((s) => `${s.name}: ${s.events} events`).join('; ') || '(none)');
   await cover.commit();

@@ -75,7 +75,10 @@ export function reviewDepsOf(deps: PlatformDeps, registry: AuditRegistry): Revie
 
 /** The index is eventual (commands do not wait for it): a review reads the log as it stands now. */
 async function catchUpIndex(deps: PlatformDeps): Promise<void> {
-  if (!(await deps.projections.catchUp(auditEventIndexProjector.name, deps.config.projectionWaitMs))) deps.logger.warn('the audit index did not reach the head of the log in time; the review may miss the newest events');
+  if (!(await deps.projections.catchUp(auditEventIndexProjector.name, deps.config.projectionWaitMs)))
+    deps.logger.warn(
+      'the audit index did not reach the head of the log in time; the review may miss the newest events',
+    );
 }
 
 /** GET /admin/audit/events: one page of the review and the cursor of the next. */
@@ -113,18 +116,28 @@ export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Rou
     const q = parseQuery(req, ExportQuery);
     await catchUpIndex(deps);
     const r = await resolved(review, filtersOf(identity.tenantId, q));
-    const exportId = await recordAuditExport(deps, commandContext(req), { format: q.format, filters: r.described, via: 'http' });
+    const exportId = await recordAuditExport(deps, commandContext(req), {
+      format: q.format,
+      filters: r.described,
+      via: 'http',
+    });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const types = { xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', csv: 'text/csv; charset=utf-8', json: 'application/json; charset=utf-8' };
+    const types = {
+      xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      csv: 'text/csv; charset=utf-8',
+      json: 'application/json; charset=utf-8',
+    };
     res.setHeader('Content-Type', types[q.format]);
     res.setHeader('Content-Disposition', `attachment; filename="audit-${stamp}.${q.format}"`);
     res.setHeader('X-Audit-Export-Id', exportId);
     try {
       if (q.format === 'xlsx') {
         const [me] = await findUsers({ knex: deps.knex }, identity.tenantId, identity.userId);
-        await exportXlsx(review, r, res, { exportedBy: me ? `${me.email} (${identity.userId})` : identity.userId, exportId });
-      }
-      else await exportText(review, r, q.format, res);
+        await exportXlsx(review, r, res, {
+          exportedBy: me ? `${me.email} (${identity.userId})` : identity.userId,
+          exportId,
+        });
+      } else await exportText(review, r, q.format, res);
       res.end();
     } catch (error) {
       // Headers are gone: cut the download short rather than hand over a partial file as whole.
@@ -135,4 +148,3 @@ export function createAuditApi(deps: PlatformDeps, registry: AuditRegistry): Rou
 
   return router;
 }
-

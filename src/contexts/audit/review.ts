@@ -47,9 +47,12 @@ export function parseReviewDate(flag: string, text: string, end = false): Date {
   const value = text.trim();
   let date: Date | null = null;
   if (DATE_ONLY.test(value)) date = new Date(`${value}T${end ? '23:59:59.999' : '00:00:00.000'}Z`);
-  else if (DATE_TIME.test(value)) date = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value.replace(' ', 'T') : `${value.replace(' ', 'T')}Z`);
+  else if (DATE_TIME.test(value))
+    date = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value.replace(' ', 'T') : `${value.replace(' ', 'T')}Z`);
   if (!date || Number.isNaN(date.getTime())) {
-    throw new AuditUsageError(`--${flag}: "${text}" is not a date; expected ISO 8601, e.g. 2026-03-03 or 2026-03-03T14:30:00Z`);
+    throw new AuditUsageError(
+      `--${flag}: "${text}" is not a date; expected ISO 8601, e.g. 2026-03-03 or 2026-03-03T14:30:00Z`,
+    );
   }
   return date;
 }
@@ -62,7 +65,8 @@ export async function resolveReview(deps: ReviewDeps, filters: ReviewFilters): P
   const targets: AuditTarget[] = [];
   for (const { flag, value } of filters.entities) {
     const found = await registry.find({ knex }, flag, filters.tenantId, value);
-    if (found.length === 0) throw new NothingFound(`nothing found for --${flag} ${value} in tenant ${filters.tenantId}`);
+    if (found.length === 0)
+      throw new NothingFound(`nothing found for --${flag} ${value} in tenant ${filters.tenantId}`);
     targets.push(...found);
     described[flag] = value;
   }
@@ -71,7 +75,8 @@ export async function resolveReview(deps: ReviewDeps, filters: ReviewFilters): P
   }
   if (filters.actor !== undefined) {
     const users = await findUsers({ knex }, filters.tenantId, filters.actor);
-    if (users.length === 0) throw new NothingFound(`nothing found for --actor ${filters.actor}: no such user in tenant ${filters.tenantId}`);
+    if (users.length === 0)
+      throw new NothingFound(`nothing found for --actor ${filters.actor}: no such user in tenant ${filters.tenantId}`);
     query.actorIds = users.map((u) => u.id);
     described.actor = filters.actor;
   }
@@ -86,7 +91,10 @@ export async function resolveReview(deps: ReviewDeps, filters: ReviewFilters): P
   if (filters.entities.length > 0 || filters.correlation !== undefined) {
     const any = await indexPage(knex, { ...query, from: undefined, to: undefined }, 1);
     if (any.length === 0) {
-      const what = Object.entries(described).filter(([k]) => k !== 'from' && k !== 'to').map(([k, v]) => `--${k} ${v}`).join(' ');
+      const what = Object.entries(described)
+        .filter(([k]) => k !== 'from' && k !== 'to')
+        .map(([k, v]) => `--${k} ${v}`)
+        .join(' ');
       throw new NothingFound(`nothing found for ${what} in tenant ${filters.tenantId}`);
     }
   }

@@ -2,9 +2,23 @@ import { z } from 'zod';
 import { parseCursor } from './timeline';
 
 /** Entity keys every query string may carry; which of them answer depends on the registered catalogs. */
-export const ENTITY_FLAGS = ['user', 'well', 'entity', 'approval', 'checklist', 'conversation', 'project', 'prompt', 'connector', 'settings'] as const;
+export const ENTITY_FLAGS = [
+  'user',
+  'well',
+  'entity',
+  'approval',
+  'checklist',
+  'conversation',
+  'project',
+  'prompt',
+  'connector',
+  'settings',
+] as const;
 
-const entityFields = Object.fromEntries(ENTITY_FLAGS.map((f) => [f, z.string().min(1).max(300).optional()])) as Record<(typeof ENTITY_FLAGS)[number], z.ZodOptional<z.ZodString>>;
+const entityFields = Object.fromEntries(ENTITY_FLAGS.map((f) => [f, z.string().min(1).max(300).optional()])) as Record<
+  (typeof ENTITY_FLAGS)[number],
+  z.ZodOptional<z.ZodString>
+>;
 
 export const FilterQuery = z.object({
   ...entityFields,
@@ -17,7 +31,11 @@ export const FilterQuery = z.object({
 /** Request schemas of the audit routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const EventsQuery = FilterQuery.extend({
   limit: z.coerce.number().int().min(1).max(1000).default(100),
-  cursor: z.string().max(512).refine((c) => parseCursor(c) !== null, 'must be a next_cursor this endpoint returned').optional(),
+  cursor: z
+    .string()
+    .max(512)
+    .refine((c) => parseCursor(c) !== null, 'must be a next_cursor this endpoint returned')
+    .optional(),
 });
 
 export const ExportQuery = FilterQuery.extend({ format: z.enum(['json', 'csv', 'xlsx']).default('xlsx') });

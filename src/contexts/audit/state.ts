@@ -22,7 +22,12 @@ const PAGE = 1000;
  * definition the commands use (`evolve`, `read` with its upcasters), stopping at the first
  * event recorded after `asOf`. Signatures are checked along the way.
  */
-export async function entityAsOf(deps: ReviewDeps, tenantId: string, target: AuditTarget, asOf: Date): Promise<EntityAsOf> {
+export async function entityAsOf(
+  deps: ReviewDeps,
+  tenantId: string,
+  target: AuditTarget,
+  asOf: Date,
+): Promise<EntityAsOf> {
   const entry = deps.registry.aggregate(target.kind);
   if (!entry) throw new Error(`no context knows entities of kind ${target.kind}`);
   const { aggregate } = entry;
@@ -52,5 +57,15 @@ export async function entityAsOf(deps: ReviewDeps, tenantId: string, target: Aud
     }
     if (done) break;
   }
-  return { title: target.title, kind: target.kind, id: target.id, events, revision, lastEventAt, state, verified: tampered === 0, tampered };
+  return {
+    title: target.title,
+    kind: target.kind,
+    id: target.id,
+    events,
+    revision,
+    lastEventAt,
+    state,
+    verified: tampered === 0,
+    tampered,
+  };
 }

@@ -70,7 +70,20 @@ function applyFilters(q: Knex.QueryBuilder, query: AuditQuery): Knex.QueryBuilde
 
 /** One keyset page of the index, in log order. */
 export async function indexPage(knex: Knex, query: AuditQuery, limit: number): Promise<AuditIndexRow[]> {
-  const q = applyFilters(knex(AUDIT_INDEX_TABLE).select('commit', 'prepare', 'tenant_id', 'stream', 'revision', 'type', 'actor_id', 'correlation_id', 'recorded_at'), query);
+  const q = applyFilters(
+    knex(AUDIT_INDEX_TABLE).select(
+      'commit',
+      'prepare',
+      'tenant_id',
+      'stream',
+      'revision',
+      'type',
+      'actor_id',
+      'correlation_id',
+      'recorded_at',
+    ),
+    query,
+  );
   const cursor = query.after ? parseCursor(query.after) : null;
   if (cursor) q.whereRaw('(commit, prepare) > (?::bigint, ?::bigint)', cursor);
   return q.orderBy([{ column: 'commit' }, { column: 'prepare' }]).limit(limit);
@@ -91,7 +104,12 @@ export async function* indexRows(knex: Knex, query: AuditQuery, pageSize = 1000)
 
 /** The distinct streams a query touches, with how many of its events each holds. */
 export async function streamsOf(knex: Knex, query: AuditQuery): Promise<Array<{ stream: string; events: number }>> {
-  const rows: Array<{ stream: string; events: string }> = await applyFilters(knex(AUDIT_INDEX_TABLE).select('stream').count({ events: '*' }), query).groupBy('stream').orderBy('stream');
+  const rows: Array<{ stream: string; events: string }> = await applyFilters(
+    knex(AUDIT_INDEX_TABLE).select('stream').count({ events: '*' }),
+    query,
+  )
+    .groupBy('stream')
+    .orderBy('stream');
   return rows.map((r) => ({ stream: r.stream, events: Number(r.events) }));
 }
 
@@ -100,7 +118,13 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** Fields as dotted paths (three levels deep), for a before → after list. */
-export function flatten(value: unknown, hidden: readonly string[] = [], prefix = '', out: Record<string, unknown> = {}, depth = 0): Record<string, unknown> {
+export function flatten(
+  value: unknown,
+  hidden: readonly string[] = [],
+  prefix = '',
+  out: Record<string, unknown> = {},
+  depth = 0,
+): Record<string, unknown> {
   if (!isPlainObject(value) || depth >= 3) {
     out[prefix || 'value'] = value;
     return out;
@@ -119,7 +143,8 @@ export function diff(before: unknown, after: unknown, hidden: readonly string[] 
   const b = flatten(after, hidden);
   const changes: AuditChange[] = [];
   for (const field of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (JSON.stringify(a[field]) !== JSON.stringify(b[field])) changes.push({ field, before: a[field] ?? null, after: b[field] ?? null });
+    if (JSON.stringify(a[field]) !== JSON.stringify(b[field]))
+      changes.push({ field, before: a[field] ?? null, after: b[field] ?? null });
   }
   return changes.sort((x, y) => (x.field === 'status' ? -1 : y.field === 'status' ? 1 : 0));
 }
@@ -185,7 +210,11 @@ class StreamCursor {
           this.state = this.aggregate.aggregate.evolve(this.state, this.aggregate.aggregate.read(event));
         } catch (error) {
           const issues = (error as { issues?: Array<{ path: Array<string | number>; message: string }> }).issues;
-          unreadable = issues ? issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ') : error instanceof Error ? error.message : String(error);
+          unreadable = issues
+            ? issues.map((i) => `${i.path.join('.') || 'data'}: ${i.message}`).join('; ')
+            : error instanceof Error
+              ? error.message
+              : String(error);
         }
       }
       this.previous = String(event.metadata.signature ?? '');
@@ -209,12 +238,17 @@ interface ActorMoment {
 export class ActorResolver {
   private readonly cache = new Map<string, ActorMoment[] | null>();
 
-  constructor(private readonly knex: Knex, private readonly store: EventStore) {}
+  constructor(
+    private readonly knex: Knex,
+    private readonly store: EventStore,
+  ) {}
 
   async history(actorId: string): Promise<ActorMoment[] | null> {
     if (this.cache.has(actorId)) return this.cache.get(actorId)!;
     let moments: ActorMoment[] | null = null;
-    const row: { tenant_id: string } | undefined = /^[0-9a-f-]{36}$/i.test(actorId) ? await this.knex(USERS_TABLE).select('tenant_id').where({ id: actorId }).first() : undefined;
+    const row: { tenant_id: string } | undefined = /^[0-9a-f-]{36}$/i.test(actorId)
+      ? await this.knex(USERS_TABLE).select('tenant_id').where({ id: actorId }).first()
+      : undefined;
     if (row) {
       moments = [];
       let state: UserState = userEvolution.initialState;
@@ -224,7 +258,12 @@ export class ActorResolver {
         } catch {
           continue;
         }
-        if (state.status !== 'none') moments.push({ at: event.recordedAt.getTime(), email: state.email, roles: state.status === 'disabled' ? [] : [...state.roles] });
+        if (state.status !== 'none')
+          moments.push({
+            at: event.recordedAt.getTime(),
+            email: state.email,
+            roles: state.status === 'disabled' ? [] : [...state.roles],
+          });
       }
     }
     this.cache.set(actorId, moments);
@@ -269,7 +308,12 @@ export class AuditReader {
     let cursor = this.cursors.get(stream);
     if (!cursor || cursor.position > revision) {
       const entity = this.deps.registry.entityOf(stream, tenantId);
-      cursor = new StreamCursor(this.deps.store, this.deps.signer, stream, entity.known ? this.deps.registry.aggregate(entity.kind) : undefined);
+      cursor = new StreamCursor(
+        this.deps.store,
+        this.deps.signer,
+        stream,
+        entity.known ? this.deps.registry.aggregate(entity.kind) : undefined,
+      );
     } else this.cursors.delete(stream);
     this.cursors.set(stream, cursor);
     if (this.cursors.size > MAX_CURSORS) this.cursors.delete(this.cursors.keys().next().value!);
@@ -287,10 +331,14 @@ export class AuditReader {
     let changes: AuditChange[];
     if (aggregate && !step.unreadable) {
       changes = diff(step.before, step.after, aggregate.hiddenFields);
-      summary = aggregate.describe?.({ type: event.type, data: event.data }, step.before, step.after) ?? typeInWords(event.type);
+      summary =
+        aggregate.describe?.({ type: event.type, data: event.data }, step.before, step.after) ??
+        typeInWords(event.type);
     } else {
       changes = diff(undefined, event.data).map((c) => ({ ...c, before: null }));
-      summary = step.unreadable ? `${typeInWords(event.type)} (unreadable by its aggregate: ${step.unreadable})` : typeInWords(event.type);
+      summary = step.unreadable
+        ? `${typeInWords(event.type)} (unreadable by its aggregate: ${step.unreadable})`
+        : typeInWords(event.type);
     }
     const entry: AuditEntry = {
       position: `${row.commit}/${row.prepare}`,

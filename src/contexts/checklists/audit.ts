@@ -14,7 +14,11 @@ export const checklistsAuditCatalog: AuditCatalog = {
       flag: 'checklist',
       value: '<id>',
       async find(lookup, tenantId, value) {
-        const row: { title: string; form: string } | undefined = await lookup.knex(CHECKLISTS_TABLE).select('title', 'form').where({ tenant_id: tenantId, checklist_id: value }).first();
+        const row: { title: string; form: string } | undefined = await lookup
+          .knex(CHECKLISTS_TABLE)
+          .select('title', 'form')
+          .where({ tenant_id: tenantId, checklist_id: value })
+          .first();
         if (!row) return [];
         const title = `checklist ${row.form} ${value}`;
         return [

@@ -12,7 +12,14 @@ import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklis
 import { updateChecklist, UpdateChecklistBody } from '../../../commands/checklists/update-checklist';
 import { updateChecklistItem, UpdateChecklistItemBody } from '../../../commands/checklists/update-checklist-item';
 import { assessmentFrame } from '../../../queries/checklists/assessment-frames';
-import { artifactsOf, checklistAwaitingApproval, findArtifact, getChecklist, listChecklists, visibleChecklist } from '../../../queries/checklists/checklists';
+import {
+  artifactsOf,
+  checklistAwaitingApproval,
+  findArtifact,
+  getChecklist,
+  listChecklists,
+  visibleChecklist,
+} from '../../../queries/checklists/checklists';
 import { assessmentAggregate } from '../../../streams/checklists/assessment';
 import { getBlob } from '../../platform/infra/artifact-blobs';
 import { runAssessment } from '../../../commands/checklists/assessment/run-assessment';
@@ -28,7 +35,17 @@ import { lastEventIdOf, openSse } from '../../platform/http/sse';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { type ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
-import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParams, IdParams, ItemParams, ListQuery, StreamQuery, WorkspaceParams } from './schemas';
+import {
+  ArtifactJsonBody,
+  ArtifactParams,
+  ArtifactQuery,
+  ChecklistArtifactParams,
+  IdParams,
+  ItemParams,
+  ListQuery,
+  StreamQuery,
+  WorkspaceParams,
+} from './schemas';
 
 /**
  * Filing checklists, their artifacts and the workspace assessment stream
@@ -36,7 +53,6 @@ import { ArtifactJsonBody, ArtifactParams, ArtifactQuery, ChecklistArtifactParam
  * reject needs `hitl.approve`; the rest needs an authenticated user of the tenant.
  */
 export type Extract = (bytes: Buffer) => Promise<ExtractedText>;
-
 
 /** GET /checklists/templates: the templates as the API shows them (static). */
 const TEMPLATES = {
@@ -48,7 +64,13 @@ const TEMPLATES = {
     entity_type: t.entityTypes[0],
     entity_types: t.entityTypes,
     description: t.description,
-    items: t.items.map((item, index) => ({ index, key: item.key, label: item.label, item_type: item.itemType, description: item.description })),
+    items: t.items.map((item, index) => ({
+      index,
+      key: item.key,
+      label: item.label,
+      item_type: item.itemType,
+      description: item.description,
+    })),
   })),
 };
 
@@ -56,10 +78,17 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
   const { knex } = deps;
   const router = Router();
   const route = declareRoutes(router, deps, requirePermission);
-  const checklistOf = (id: string, { context }: { context: { tenantId: string } }) => visibleChecklist(knex, context.tenantId, id);
+  const checklistOf = (id: string, { context }: { context: { tenantId: string } }) =>
+    visibleChecklist(knex, context.tenantId, id);
   /** The approval a submit or an exception request asked the `checklists.open-review-approval` reactor to open. */
-  const awaitingApproval = (checkpointType: string) => (opened: { approvalId: string }, { params, context }: { params: { id: string }; context: { tenantId: string } }) =>
-    checklistAwaitingApproval(knex, context.tenantId, params.id, { approvalId: opened.approvalId, checkpointType, now: deps.clock() });
+  const awaitingApproval =
+    (checkpointType: string) =>
+    (opened: { approvalId: string }, { params, context }: { params: { id: string }; context: { tenantId: string } }) =>
+      checklistAwaitingApproval(knex, context.tenantId, params.id, {
+        approvalId: opened.approvalId,
+        checkpointType,
+        now: deps.clock(),
+      });
 
   route.get('/checklists/templates', { read: () => TEMPLATES });
 
@@ -92,7 +121,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     params: ItemParams,
     body: UpdateChecklistItemBody,
     command: ({ params, body, context }) => updateChecklistItem(deps, context, params.id, params.idx, body),
-    respond: async (_, input) => (await checklistOf(input.params.id, input)).items.find((i) => i.index === input.params.idx),
+    respond: async (_, input) =>
+      (await checklistOf(input.params.id, input)).items.find((i) => i.index === input.params.idx),
   });
 
   route.post('/checklists/:id/submit', {
@@ -118,7 +148,13 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     params: IdParams,
     body: RejectChecklistBody,
     command: ({ params, body, context, identity }) =>
-      rejectChecklist(deps, context, params.id, body, identity.permissions.includes('users.manage') && deps.config.approvals.adminMayDecideOwn),
+      rejectChecklist(
+        deps,
+        context,
+        params.id,
+        body,
+        identity.permissions.includes('users.manage') && deps.config.approvals.adminMayDecideOwn,
+      ),
     // The approval it waited on is closed by the `checklists.close-rejected-approval` reactor.
     awaits: ['ChecklistRejected'],
     respond: (_, input) => checklistOf(input.params.id, input),
@@ -141,7 +177,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     const checklist = await visibleChecklist(knex, context.tenantId, id);
     // Refuse before reading the upload when the item does not exist or the checklist is closed.
     if (!checklist.items.some((i) => i.index === idx)) throw new NotFound(`Checklist item ${idx} not found`);
-    if (checklist.status !== 'in_progress') throw new Conflict(`Cannot add an artifact: the checklist is ${checklist.status}`);
+    if (checklist.status !== 'in_progress')
+      throw new Conflict(`Cannot add an artifact: the checklist is ${checklist.status}`);
     let upload: { filename: string; bytes: Buffer; artifactType: string };
     if (req.is('application/json')) {
       const body = parseBody(req, ArtifactJsonBody);
@@ -151,11 +188,22 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
       const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
       upload = { filename: file.filename, bytes: file.bytes, artifactType: artifact_type };
     }
-    if (upload.bytes.length > UPLOAD_LIMIT_BYTES) throw new ValidationFailed([{ loc: ['body', 'content'], msg: 'content exceeds the upload limit', type: 'too_long' }]);
+    if (upload.bytes.length > UPLOAD_LIMIT_BYTES)
+      throw new ValidationFailed([
+        { loc: ['body', 'content'], msg: 'content exceeds the upload limit', type: 'too_long' },
+      ]);
     // Same type and readability rules as conversation attachments (415 / 422).
     const extracted = await extract(upload.bytes);
     const artifactId = newId(context, 'checklists.artifact');
-    await addArtifact(deps, context, id, { artifactId, itemIndex: idx, artifactType: upload.artifactType, filename: upload.filename, contentType: extracted.contentType, source: 'upload', bytes: upload.bytes });
+    await addArtifact(deps, context, id, {
+      artifactId,
+      itemIndex: idx,
+      artifactType: upload.artifactType,
+      filename: upload.filename,
+      contentType: extracted.contentType,
+      source: 'upload',
+      bytes: upload.bytes,
+    });
     res.status(201).json(await findArtifact(knex, context.tenantId, id, artifactId));
   });
 
@@ -230,7 +278,9 @@ async function workspaceStream(deps: PlatformDeps, runs: AssessmentRuns, req: Re
       rerun: query.rerun === 'true',
     });
     if (started) {
-      const run = runAssessment(deps, context, checklistId, assessmentId, runs.controller.signal).finally(() => runs.running.delete(run));
+      const run = runAssessment(deps, context, checklistId, assessmentId, runs.controller.signal).finally(() =>
+        runs.running.delete(run),
+      );
       runs.running.add(run);
     }
     const recent = await deps.store.readStream(stream, { direction: 'backwards' });

@@ -13,7 +13,10 @@ export const ChecklistArtifactParams = z.object({ id: z.string().min(1).max(200)
 
 export const WorkspaceParams = z.object({ checklist_id: z.string().min(1).max(200) });
 
-export const StreamQuery = z.object({ rerun: z.enum(['true', 'false']).optional(), last_event_id: z.string().max(200).optional() });
+export const StreamQuery = z.object({
+  rerun: z.enum(['true', 'false']).optional(),
+  last_event_id: z.string().max(200).optional(),
+});
 
 export const ListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),
@@ -25,9 +28,26 @@ export const ListQuery = z.object({
   offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
 });
 
-export const ArtifactQuery = z.object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i).default('supporting_document') });
+export const ArtifactQuery = z.object({
+  artifact_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[a-z0-9_.-]+$/i)
+    .default('supporting_document'),
+});
 
 /** JSON form of an artifact (created with `artifact_type`, `content`, `filename`). */
 export const ArtifactJsonBody = z
-  .object({ artifact_type: z.string().trim().min(1).max(100).regex(/^[a-z0-9_.-]+$/i), content: z.string().min(1).max(LIMITS.documentText), filename: z.string().trim().min(1).max(255) })
+  .object({
+    artifact_type: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[a-z0-9_.-]+$/i),
+    content: z.string().min(1).max(LIMITS.documentText),
+    filename: z.string().trim().min(1).max(255),
+  })
   .strict();

@@ -57,7 +57,9 @@ export function createComplianceApi(deps: PlatformDeps, packs: DomainPack<any>[]
     notFound: 'No assessed entity with this id',
     read: async ({ identity, params }) => {
       const status = await entityStatus(knex, identity.tenantId, params.entity_id, domains);
-      return status && { ...status, history: await verdictHistory(knex, identity.tenantId, status.entity_id, domains, 50) };
+      return (
+        status && { ...status, history: await verdictHistory(knex, identity.tenantId, status.entity_id, domains, 50) }
+      );
     },
   });
 

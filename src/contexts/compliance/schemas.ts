@@ -12,7 +12,9 @@ export const SortBy = z
   .string()
   .max(64)
   .default('entity_name')
-  .refine((s) => (SORT_COLUMNS as readonly string[]).includes(s.replace(/^-/, '')), { message: `one of ${SORT_COLUMNS.join(', ')}, optionally prefixed with - for descending` });
+  .refine((s) => (SORT_COLUMNS as readonly string[]).includes(s.replace(/^-/, '')), {
+    message: `one of ${SORT_COLUMNS.join(', ')}, optionally prefixed with - for descending`,
+  });
 
 /** Request schemas of the compliance routes, shared by http.ts (parsing) and openapi.ts (the contract). */
 export const SummaryQuery = z.object({ as_of: AsOf });

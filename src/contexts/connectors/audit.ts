@@ -10,7 +10,10 @@ export const connectorsAuditCatalog: AuditCatalog = {
       flag: 'connector',
       value: '<key>',
       async find(lookup, tenantId, value) {
-        const rows: Array<{ connector_id: string }> = await lookup.knex(CONNECTORS_TABLE).select('connector_id').where({ tenant_id: tenantId, connector_key: value });
+        const rows: Array<{ connector_id: string }> = await lookup
+          .knex(CONNECTORS_TABLE)
+          .select('connector_id')
+          .where({ tenant_id: tenantId, connector_key: value });
         return rows.map((r) => ({ kind: 'connector', id: r.connector_id, title: `connector ${value}` }));
       },
     },

@@ -29,35 +29,72 @@ export interface ExposureRun {
 
 export type RunMode = 'preview' | 'execute';
 
-export async function runExposure(deps: ConnectorsDeps, key: string, ekey: string, args: unknown, mode: RunMode, context: Pick<CommandContext, 'tenantId' | 'actorId' | 'correlationId'>): Promise<ExposureRun> {
+export async function runExposure(
+  deps: ConnectorsDeps,
+  key: string,
+  ekey: string,
+  args: unknown,
+  mode: RunMode,
+  context: Pick<CommandContext, 'tenantId' | 'actorId' | 'correlationId'>,
+): Promise<ExposureRun> {
   const row = await exposureRow(deps.knex, context.tenantId, key, ekey);
   if (!row) throw new NotFound('Exposure not found');
   const connector = await loadConnector(deps, context.tenantId, await connectorIdOf(deps, context.tenantId, key));
   const pinned = connector.exposures[ekey];
   if (!pinned) throw new NotFound('Exposure not found');
   if (mode === 'execute') {
-    if (pinned.status !== 'approved' || !pinned.approvedSqlHash) throw new Conflict(`exposure is ${pinned.status}, not approved`);
-    if (sqlHash(row.sql) !== pinned.approvedSqlHash) throw new Conflict('the exposure\'s SQL no longer matches the approved hash; it must be reviewed again');
+    if (pinned.status !== 'approved' || !pinned.approvedSqlHash)
+      throw new Conflict(`exposure is ${pinned.status}, not approved`);
+    if (sqlHash(row.sql) !== pinned.approvedSqlHash)
+      throw new Conflict("the exposure's SQL no longer matches the approved hash; it must be reviewed again");
   } else if (pinned.status === 'retired') throw new Conflict('exposure is retired');
-  if (connector.status !== 'active' || !connector.readOnlyVerifiedAt) throw new Conflict(`connector is ${connector.status}; runs need an active connector whose read-only probe passed`);
+  if (connector.status !== 'active' || !connector.readOnlyVerifiedAt)
+    throw new Conflict(`connector is ${connector.status}; runs need an active connector whose read-only probe passed`);
 
   const validation = await validateSql(row.sql, connector.connectorType);
-  if (!validation.valid) throw connectorRefusal('sql_invalid', { reason: validation.errors[0].message, errors: validation.errors });
+  if (!validation.valid)
+    throw connectorRefusal('sql_invalid', { reason: validation.errors[0].message, errors: validation.errors });
   const parsed = parameterSchema(row.parameters).safeParse(args ?? {});
-  if (!parsed.success) throw new ValidationFailed(issuesOf(parsed.error, 'body').map((i) => ({ ...i, loc: ['body', 'params', ...i.loc.slice(1)] })));
+  if (!parsed.success)
+    throw new ValidationFailed(
+      issuesOf(parsed.error, 'body').map((i) => ({ ...i, loc: ['body', 'params', ...i.loc.slice(1)] })),
+    );
   const values = validation.parameters.map((name) => (parsed.data as Record<string, unknown>)[name] ?? null);
 
-  const cap = Math.min(mode === 'preview' ? deps.limits.previewRows : deps.limits.rowCap, row.max_rows ?? Number.MAX_SAFE_INTEGER);
+  const cap = Math.min(
+    mode === 'preview' ? deps.limits.previewRows : deps.limits.rowCap,
+    row.max_rows ?? Number.MAX_SAFE_INTEGER,
+  );
   const run = await engineRun(deps, connector, context);
   const started = Date.now();
   try {
     const result = await deps.engines[connector.connectorType].execute(run, validation.bound_sql, values, cap);
     const elapsed = Date.now() - started;
-    deps.logger.info({ tenantId: context.tenantId, connectorKey: key, ekey, mode, rows: result.rows.length, truncated: result.truncated, elapsedMs: elapsed }, 'exposure run');
-    return { connector_key: key, ekey, columns: result.columns, rows: result.rows, row_count: result.rows.length, truncated: result.truncated, elapsed_ms: elapsed };
+    deps.logger.info(
+      {
+        tenantId: context.tenantId,
+        connectorKey: key,
+        ekey,
+        mode,
+        rows: result.rows.length,
+        truncated: result.truncated,
+        elapsedMs: elapsed,
+      },
+      'exposure run',
+    );
+    return {
+      connector_key: key,
+      ekey,
+      columns: result.columns,
+      rows: result.rows,
+      row_count: result.rows.length,
+      truncated: result.truncated,
+      elapsed_ms: elapsed,
+    };
   } catch (error) {
     let reason = (error as Error).message;
-    for (const value of Object.values(run.credential)) if (value && value.length >= 4) reason = reason.split(value).join('***');
+    for (const value of Object.values(run.credential))
+      if (value && value.length >= 4) reason = reason.split(value).join('***');
     throw connectorRefusal('query_failed', { reason: reason.slice(0, 500) });
   }
 }

@@ -32,7 +32,6 @@ const MANAGE = 'connectors.manage';
 const PROPOSE = 'exposures.propose';
 const APPROVE = 'exposures.approve';
 
-
 /** Built once per platform; `deps` for tests that swap engines or the resolver. */
 export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps = connectorsDeps(platform)): Router {
   const { knex } = deps;
@@ -41,8 +40,10 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
   const route = declareRoutes(router, platform, requirePermission);
   type Scoped = { context: { tenantId: string }; params: { key: string } };
   const connector = (_: unknown, { context, params }: Scoped) => getConnector(knex, context.tenantId, params.key);
-  const exposure = (_: unknown, { context, params }: { context: { tenantId: string }; params: { key: string; ekey: string } }) =>
-    getExposure(knex, context.tenantId, params.key, params.ekey);
+  const exposure = (
+    _: unknown,
+    { context, params }: { context: { tenantId: string }; params: { key: string; ekey: string } },
+  ) => getExposure(knex, context.tenantId, params.key, params.ekey);
 
   route.get('/connectors', { permission: PROPOSE, read: ({ identity }) => listConnectors(knex, identity.tenantId) });
 
@@ -60,12 +61,21 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
     permission: PROPOSE,
     body: ValidateInput,
     read: async ({ identity, body }) => {
-      const engine = body.engine ?? (body.connector_key ? ((await getConnector(knex, identity.tenantId, body.connector_key)).connector_type as (typeof ENGINES)[number]) : 'postgresql');
+      const engine =
+        body.engine ??
+        (body.connector_key
+          ? ((await getConnector(knex, identity.tenantId, body.connector_key))
+              .connector_type as (typeof ENGINES)[number])
+          : 'postgresql');
       return validateSql(body.sql, engine);
     },
   });
 
-  route.get('/connectors/:key', { permission: PROPOSE, params: KeyParams, read: ({ context, params }) => getConnector(knex, context.tenantId, params.key) });
+  route.get('/connectors/:key', {
+    permission: PROPOSE,
+    params: KeyParams,
+    read: ({ context, params }) => getConnector(knex, context.tenantId, params.key),
+  });
 
   // A connector whose config or credential changed is probed again in the same request (status `probing`).
   route.patch('/connectors/:key', {
@@ -96,7 +106,8 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
   route.post('/connectors/:key/enable', {
     permission: MANAGE,
     params: KeyParams,
-    command: async ({ params, context }) => probeConnectorById(deps, await enableConnector(deps, params.key, context), context),
+    command: async ({ params, context }) =>
+      probeConnectorById(deps, await enableConnector(deps, params.key, context), context),
     respond: connector,
   });
 
@@ -147,7 +158,11 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
     respond: (_, { context, params, body }) => getExposure(knex, context.tenantId, params.key, body.ekey),
   });
 
-  route.get('/connectors/:key/exposures/:ekey', { permission: PROPOSE, params: ExposureParams, read: (input) => exposure(null, input) });
+  route.get('/connectors/:key/exposures/:ekey', {
+    permission: PROPOSE,
+    params: ExposureParams,
+    read: (input) => exposure(null, input),
+  });
 
   route.patch('/connectors/:key/exposures/:ekey', {
     permission: PROPOSE,
@@ -161,15 +176,21 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
     permission: PROPOSE,
     params: ExposureParams,
     status: 204,
-    command: ({ params, context }) => reviewExposure(deps, params.key, { type: 'DeleteExposure', ekey: params.ekey, by: context.actorId }, context),
+    command: ({ params, context }) =>
+      reviewExposure(deps, params.key, { type: 'DeleteExposure', ekey: params.ekey, by: context.actorId }, context),
   });
 
-  const REVIEWS = { submit: ['SubmitExposure', PROPOSE], approve: ['ApproveExposure', APPROVE], retire: ['RetireExposure', APPROVE] } as const;
+  const REVIEWS = {
+    submit: ['SubmitExposure', PROPOSE],
+    approve: ['ApproveExposure', APPROVE],
+    retire: ['RetireExposure', APPROVE],
+  } as const;
   for (const [verb, [type, permission]] of Object.entries(REVIEWS)) {
     route.post(`/connectors/:key/exposures/:ekey/${verb}`, {
       permission,
       params: ExposureParams,
-      command: ({ params, context }) => reviewExposure(deps, params.key, { type, ekey: params.ekey, by: context.actorId }, context),
+      command: ({ params, context }) =>
+        reviewExposure(deps, params.key, { type, ekey: params.ekey, by: context.actorId }, context),
       respond: exposure,
     });
   }
@@ -178,7 +199,12 @@ export function createConnectorsApi(platform: PlatformDeps, deps: ConnectorsDeps
     params: ExposureParams,
     body: RejectExposureInput,
     command: ({ params, body, context }) =>
-      reviewExposure(deps, params.key, { type: 'RejectExposure', ekey: params.ekey, by: context.actorId, reason: body.reason }, context),
+      reviewExposure(
+        deps,
+        params.key,
+        { type: 'RejectExposure', ekey: params.ekey, by: context.actorId, reason: body.reason },
+        context,
+      ),
     respond: exposure,
   });
 
@@ -203,19 +229,36 @@ function internalTenant(req: Request): { tenantId: string; actorId: string } {
  * The service-internal routes: status check, bindings for tool building, execute for agents.
  * Plain handlers: the caller is a service naming a tenant, not a stamped identity.
  */
-export function createConnectorsInternalApi(platform: PlatformDeps, deps: ConnectorsDeps = connectorsDeps(platform)): Router {
+export function createConnectorsInternalApi(
+  platform: PlatformDeps,
+  deps: ConnectorsDeps = connectorsDeps(platform),
+): Router {
   const router = Router();
 
   router.get('/connectors/status', async (req, res) => {
     const { tenantId } = internalTenant(req);
     const connectors = await listConnectors(deps.knex, tenantId);
-    res.json({ status: 'ok', connectors: connectors.map((c) => ({ connector_key: c.connector_key, connector_type: c.connector_type, status: c.status, read_only_verified_at: c.read_only_verified_at })) });
+    res.json({
+      status: 'ok',
+      connectors: connectors.map((c) => ({
+        connector_key: c.connector_key,
+        connector_type: c.connector_type,
+        status: c.status,
+        read_only_verified_at: c.read_only_verified_at,
+      })),
+    });
   });
 
   router.get('/connectors/:key/status', async (req, res) => {
     const { tenantId } = internalTenant(req);
     const c = await getConnector(deps.knex, tenantId, parseParams(req, KeyParams).key);
-    res.json({ connector_key: c.connector_key, status: c.status, has_credential: c.has_credential, read_only_verified_at: c.read_only_verified_at, last_probe: c.last_probe });
+    res.json({
+      connector_key: c.connector_key,
+      status: c.status,
+      has_credential: c.has_credential,
+      read_only_verified_at: c.read_only_verified_at,
+      last_probe: c.last_probe,
+    });
   });
 
   router.get('/connectors/bindings', async (req, res) => {
@@ -237,7 +280,13 @@ export function createConnectorsInternalApi(platform: PlatformDeps, deps: Connec
   router.post('/connectors/:key/exposures/:ekey/execute', async (req, res) => {
     const { tenantId, actorId } = internalTenant(req);
     const { key, ekey } = parseParams(req, ExposureParams);
-    res.json(await runExposure(deps, key, ekey, parseBody(req, RunInput).params, 'execute', { tenantId, actorId, correlationId: req.id as string }));
+    res.json(
+      await runExposure(deps, key, ekey, parseBody(req, RunInput).params, 'execute', {
+        tenantId,
+        actorId,
+        correlationId: req.id as string,
+      }),
+    );
   });
 
   return router;

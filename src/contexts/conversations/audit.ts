@@ -17,8 +17,14 @@ export const conversationsAuditCatalog: AuditCatalog = {
       flag: 'conversation',
       value: '<id>',
       async find(lookup, tenantId, value) {
-        const row = await lookup.knex(T.conversations).select('title').where({ tenant_id: tenantId, id: value }).first();
-        return [{ kind: 'conversation', id: value, title: `conversation ${row?.title ? `"${row.title}" ` : ''}${value}` }];
+        const row = await lookup
+          .knex(T.conversations)
+          .select('title')
+          .where({ tenant_id: tenantId, id: value })
+          .first();
+        return [
+          { kind: 'conversation', id: value, title: `conversation ${row?.title ? `"${row.title}" ` : ''}${value}` },
+        ];
       },
     },
     {

@@ -39,19 +39,26 @@ interface Caller {
   userId: string | null;
 }
 
-const Fallback = z.object({ user_id: z.string().min(1).max(128).optional(), tenant_id: z.string().min(1).max(128).optional() });
+const Fallback = z.object({
+  user_id: z.string().min(1).max(128).optional(),
+  tenant_id: z.string().min(1).max(128).optional(),
+});
 
 function callerOf(req: Request, listener: Listener): Caller {
   const identity = identityOf(req);
   if (identity) {
-    if (!identity.permissions.includes('conversations.use')) throw new Forbidden('Missing permission: conversations.use');
+    if (!identity.permissions.includes('conversations.use'))
+      throw new Forbidden('Missing permission: conversations.use');
     return { tenantId: identity.tenantId, userId: identity.userId };
   }
   if (listener === 'public') throw new Unauthenticated('Not authenticated');
   const query = Fallback.safeParse(req.query);
   const body = Fallback.safeParse(req.is('application/json') ? req.body : {});
   const named = { ...(query.success ? query.data : {}), ...(body.success ? body.data : {}) };
-  return { tenantId: named.tenant_id ?? DEFAULT_TENANT_ID /* single-tenant local tools */, userId: named.user_id ?? null };
+  return {
+    tenantId: named.tenant_id ?? DEFAULT_TENANT_ID /* single-tenant local tools */,
+    userId: named.user_id ?? null,
+  };
 }
 
 function userOf(req: Request, listener: Listener): Caller & { userId: string } {
@@ -59,7 +66,6 @@ function userOf(req: Request, listener: Listener): Caller & { userId: string } {
   if (caller.userId === null) throw new Unauthenticated('Not authenticated: no identity and no user_id');
   return caller as Caller & { userId: string };
 }
-
 
 /** Reads an upload's text off the request thread (the context's worker pool). */
 export type Extract = (file: UploadedFile) => Promise<ExtractedText>;
@@ -71,7 +77,14 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
   router.get('/conversations', async (req, res) => {
     const caller = userOf(req, listener);
     const query = parseQuery(req, ListQuery);
-    res.json(await listConversations(knex, { tenantId: caller.tenantId, userId: caller.userId, projectId: query.project_id, limit: query.limit }));
+    res.json(
+      await listConversations(knex, {
+        tenantId: caller.tenantId,
+        userId: caller.userId,
+        projectId: query.project_id,
+        limit: query.limit,
+      }),
+    );
   });
 
   router.post('/conversations', async (req, res) => {
@@ -102,7 +115,11 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
     const caller = callerOf(req, listener);
     const { id } = parseParams(req, ConversationParams);
     const body = parseBody(req, UpdateConversationBody);
-    await updateConversation(deps, caller.tenantId, id, { type: 'UpdateConversation', callerId: caller.userId, ...body });
+    await updateConversation(deps, caller.tenantId, id, {
+      type: 'UpdateConversation',
+      callerId: caller.userId,
+      ...body,
+    });
     res.json(await visibleConversation(knex, caller.tenantId, id, caller.userId));
   });
 
@@ -121,7 +138,14 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
     const extracted = await extract(file);
     const attachmentId = newId(caller.tenantId, 'conversations.attachment');
-    await addAttachment(deps, caller.tenantId, id, { type: 'AddAttachment', callerId: caller.userId, attachmentId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
+    await addAttachment(deps, caller.tenantId, id, {
+      type: 'AddAttachment',
+      callerId: caller.userId,
+      attachmentId,
+      filename: file.filename,
+      sizeBytes: file.bytes.length,
+      extracted,
+    });
     res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
   });
 
@@ -135,7 +159,11 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
   router.delete('/conversations/:id/attachments/:aid', async (req, res) => {
     const caller = callerOf(req, listener);
     const { id, aid } = parseParams(req, AttachmentParams);
-    await removeAttachment(deps, caller.tenantId, id, { type: 'RemoveAttachment', callerId: caller.userId, attachmentId: aid });
+    await removeAttachment(deps, caller.tenantId, id, {
+      type: 'RemoveAttachment',
+      callerId: caller.userId,
+      attachmentId: aid,
+    });
     res.json({ id: aid, status: 'deleted' });
   });
 
@@ -198,14 +226,25 @@ export function projectRoutes(deps: PlatformDeps, listener: Listener, extract: E
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
     const extracted = await extract(file);
     const fileId = newId(caller.tenantId, 'conversations.knowledge-file');
-    await addKnowledgeFile(deps, caller.tenantId, id, { type: 'AddKnowledgeFile', callerId: caller.userId, fileId, filename: file.filename, sizeBytes: file.bytes.length, extracted });
+    await addKnowledgeFile(deps, caller.tenantId, id, {
+      type: 'AddKnowledgeFile',
+      callerId: caller.userId,
+      fileId,
+      filename: file.filename,
+      sizeBytes: file.bytes.length,
+      extracted,
+    });
     res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
   });
 
   router.delete('/projects/:id/knowledge/:fid', async (req, res) => {
     const caller = userOf(req, listener);
     const { id, fid } = parseParams(req, KnowledgeParams);
-    await removeKnowledgeFile(deps, caller.tenantId, id, { type: 'RemoveKnowledgeFile', callerId: caller.userId, fileId: fid });
+    await removeKnowledgeFile(deps, caller.tenantId, id, {
+      type: 'RemoveKnowledgeFile',
+      callerId: caller.userId,
+      fileId: fid,
+    });
     res.json({ id: fid, status: 'deleted' });
   });
 

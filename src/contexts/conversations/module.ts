@@ -13,12 +13,17 @@ import { type Listener, type Extract, conversationRoutes, projectRoutes } from '
  */
 export function createConversationsContext(): ContextModule {
   let pool: ExtractionPool | null = null;
-  const routes = (listener: Listener) => (deps: PlatformDeps): Router => {
-    const extract: Extract = (file) => (pool ??= createExtractionPool(deps.config.extraction)).extract(file.bytes, { declared: { filename: file.filename, declaredType: file.declaredType } });
-    const router = Router();
-    router.use(conversationRoutes(deps, listener, extract), projectRoutes(deps, listener, extract));
-    return router;
-  };
+  const routes =
+    (listener: Listener) =>
+    (deps: PlatformDeps): Router => {
+      const extract: Extract = (file) =>
+        (pool ??= createExtractionPool(deps.config.extraction)).extract(file.bytes, {
+          declared: { filename: file.filename, declaredType: file.declaredType },
+        });
+      const router = Router();
+      router.use(conversationRoutes(deps, listener, extract), projectRoutes(deps, listener, extract));
+      return router;
+    };
   return {
     name: 'conversations',
     audit: conversationsAuditCatalog,

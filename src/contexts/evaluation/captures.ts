@@ -51,9 +51,16 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
       // Outside the request's scope: its Idempotency-Key and counters are not the retry's.
       const task = withScope({}, async () => {
         const turn = await findTurnSnapshot(deps.store, context.tenantId, executionId);
-        await recheckSnapshot(deps, context, captureId, { type: 'RecheckSnapshot', check: 'retry', found: turn !== null, conversationId: turn?.conversationId ?? null });
+        await recheckSnapshot(deps, context, captureId, {
+          type: 'RecheckSnapshot',
+          check: 'retry',
+          found: turn !== null,
+          conversationId: turn?.conversationId ?? null,
+        });
       })
-        .catch((err) => logger.warn({ err, captureId }, 'eval capture: snapshot retry failed; the start-up pass will look again'))
+        .catch((err) =>
+          logger.warn({ err, captureId }, 'eval capture: snapshot retry failed; the start-up pass will look again'),
+        )
         .finally(() => running.delete(task));
       running.add(task);
     }, config.evaluation.snapshotRetryMs);
@@ -67,10 +74,25 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
       if (state.status !== 'recorded') throw new Error('capture not recorded');
       let mirror: string = state.mirror;
       if (langfuse) {
-        const result = await mirrorScore(langfuse, { captureId, executionId: body.execution_id, score: body.score, note: body.note ?? null, categoryTag: body.category_tag ?? null, gesture: state.gestures, at: deps.clock() });
+        const result = await mirrorScore(langfuse, {
+          captureId,
+          executionId: body.execution_id,
+          score: body.score,
+          note: body.note ?? null,
+          categoryTag: body.category_tag ?? null,
+          gesture: state.gestures,
+          at: deps.clock(),
+        });
         if (!result.ok) logger.warn({ captureId, error: result.error }, 'eval capture: score mirror failed');
         try {
-          const after = await recordMirrorOutcome(deps, context, captureId, result.ok ? { type: 'RecordMirrorOutcome', score: body.score, ok: true } : { type: 'RecordMirrorOutcome', score: body.score, ok: false, error: result.error });
+          const after = await recordMirrorOutcome(
+            deps,
+            context,
+            captureId,
+            result.ok
+              ? { type: 'RecordMirrorOutcome', score: body.score, ok: true }
+              : { type: 'RecordMirrorOutcome', score: body.score, ok: false, error: result.error },
+          );
           if (after.state.status === 'recorded') mirror = after.state.mirror;
         } catch (err) {
           // The capture stands; the mirror's outcome stays `pending` in the read model.
@@ -79,7 +101,14 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
       }
       const snapshot = state.snapshot === 'linked' ? 'linked' : 'missing';
       if (snapshot === 'missing') scheduleRetry(context, captureId, body.execution_id);
-      return { id: captureId, execution_id: body.execution_id, score: state.score, snapshot_status: snapshot, mirror_status: mirror, replay_mode: replayModeOf(state.snapshot) };
+      return {
+        id: captureId,
+        execution_id: body.execution_id,
+        score: state.score,
+        snapshot_status: snapshot,
+        mirror_status: mirror,
+        replay_mode: replayModeOf(state.snapshot),
+      };
     },
 
     async relinkMissing() {
@@ -89,7 +118,12 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
         checked++;
         const turn = await findTurnSnapshot(deps.store, row.tenant_id, row.execution_id);
         if (!turn) continue;
-        const result = await recheckSnapshot(deps, { tenantId: row.tenant_id, actorId: SYSTEM_USER_ID }, row.capture_id, { type: 'RecheckSnapshot', check: 'startup', found: true, conversationId: turn.conversationId });
+        const result = await recheckSnapshot(
+          deps,
+          { tenantId: row.tenant_id, actorId: SYSTEM_USER_ID },
+          row.capture_id,
+          { type: 'RecheckSnapshot', check: 'startup', found: true, conversationId: turn.conversationId },
+        );
         if (result.events.length > 0) linked++;
       }
       if (checked > 0) logger.info({ checked, linked }, 'eval captures: start-up re-link pass');
@@ -103,8 +137,23 @@ export function createCaptureService(deps: PlatformDeps): CaptureService {
       for (const row of await capturesWithPendingMirror(deps.knex)) {
         sent++;
         const score = row.score as -1 | 1;
-        const result = await mirrorScore(langfuse, { captureId: row.capture_id, executionId: row.execution_id, score, note: row.note, categoryTag: row.category_tag, gesture: row.gestures, at: deps.clock() });
-        await recordMirrorOutcome(deps, { tenantId: row.tenant_id, actorId: SYSTEM_USER_ID }, row.capture_id, result.ok ? { type: 'RecordMirrorOutcome', score, ok: true } : { type: 'RecordMirrorOutcome', score, ok: false, error: result.error });
+        const result = await mirrorScore(langfuse, {
+          captureId: row.capture_id,
+          executionId: row.execution_id,
+          score,
+          note: row.note,
+          categoryTag: row.category_tag,
+          gesture: row.gestures,
+          at: deps.clock(),
+        });
+        await recordMirrorOutcome(
+          deps,
+          { tenantId: row.tenant_id, actorId: SYSTEM_USER_ID },
+          row.capture_id,
+          result.ok
+            ? { type: 'RecordMirrorOutcome', score, ok: true }
+            : { type: 'RecordMirrorOutcome', score, ok: false, error: result.error },
+        );
         if (result.ok) mirrored++;
       }
       if (sent > 0) logger.info({ sent, mirrored }, 'eval captures: pending score mirrors sent again at start-up');

@@ -11,7 +11,6 @@ import { captureMetrics, listOwnCaptures } from '../../../queries/evaluation/cap
 import { listRuns, regressionsOf, runWithCases, visibleRun } from '../../../queries/evaluation/runs';
 import { CapturesQuery, RunParams, RunsQuery } from './schemas';
 
-
 const CHAT = 'conversations.use';
 
 /** The chat permission is enforced whatever SVC_AUTH_MODE says, the others as the identity context decides. */
@@ -60,7 +59,10 @@ export function createEvaluationApi(deps: PlatformDeps, captures: CaptureService
     command: ({ params, context }) => promoteEvalRun(deps, context, params.id),
     respond: async ({ events }, { identity, params }) => {
       const promoted = events.find((e) => e.type === 'BaselinePromoted');
-      return { ...(await visibleRun(knex, identity.tenantId, params.id)), demoted_run_id: promoted ? promoted.data.previousRunId : null };
+      return {
+        ...(await visibleRun(knex, identity.tenantId, params.id)),
+        demoted_run_id: promoted ? promoted.data.previousRunId : null,
+      };
     },
   });
 

@@ -28,7 +28,10 @@ function counts(tokens: string[]): Map<string, number> {
   return map;
 }
 
-export function tokenOverlap(expected: string, actual: string): { f1: number; precision: number; recall: number; missing: string[] } {
+export function tokenOverlap(
+  expected: string,
+  actual: string,
+): { f1: number; precision: number; recall: number; missing: string[] } {
   const want = tokensOf(expected);
   const got = tokensOf(actual);
   if (want.length === 0 && got.length === 0) return { f1: 1, precision: 1, recall: 1, missing: [] };
@@ -54,7 +57,11 @@ export const tokenOverlapJudge: Judge = {
   async grade(expected, actual) {
     const { f1, precision, recall, missing } = tokenOverlap(expected, actual);
     const shown = missing.slice(0, 12).join(', ');
-    const rationale = `token-overlap F1 ${round(f1)} (precision ${round(precision)}, recall ${round(recall)})` + (missing.length ? `; expected but absent: ${shown}${missing.length > 12 ? ` and ${missing.length - 12} more` : ''}` : '; every expected token present');
+    const rationale =
+      `token-overlap F1 ${round(f1)} (precision ${round(precision)}, recall ${round(recall)})` +
+      (missing.length
+        ? `; expected but absent: ${shown}${missing.length > 12 ? ` and ${missing.length - 12} more` : ''}`
+        : '; every expected token present');
     return { score: round(f1), rationale };
   },
 };
@@ -71,7 +78,9 @@ export function modelJudge(router: ModelRouter, modelId: string, options: { call
     async grade(expected, actual) {
       const reply = await call(router, modelId, {
         system: JUDGE_PROMPT,
-        messages: [{ role: 'user', content: `Expected output (from the expert):\n${expected}\n\nAnswer to grade:\n${actual}` }],
+        messages: [
+          { role: 'user', content: `Expected output (from the expert):\n${expected}\n\nAnswer to grade:\n${actual}` },
+        ],
         tools: [],
         maxOutputTokens: 400,
         thinkingMode: 'disabled',
@@ -83,7 +92,7 @@ export function modelJudge(router: ModelRouter, modelId: string, options: { call
 }
 
 export const JUDGE_PROMPT =
-  'You grade an AI assistant\'s answer for an oil-and-gas compliance team against the expected output an expert wrote. ' +
+  "You grade an AI assistant's answer for an oil-and-gas compliance team against the expected output an expert wrote. " +
   'Score 1 when the answer says what the expected output says (same facts, forms, numbers and obligations; wording may differ), ' +
   '0 when it contradicts or misses it, in between for partial agreement. Reply with JSON only: {"score": <number from 0 to 1>, "rationale": "<one or two sentences>"}.';
 
@@ -98,6 +107,10 @@ export function parseJudgeReply(text: string): JudgeVerdict {
     throw new Error(`the judge's JSON could not be read: ${text.slice(0, 200)}`);
   }
   const score = typeof parsed.score === 'string' ? Number(parsed.score) : parsed.score;
-  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1) throw new Error(`the judge's score is not a number from 0 to 1: ${JSON.stringify(parsed.score)}`);
-  return { score: Math.round(score * 1000) / 1000, rationale: typeof parsed.rationale === 'string' ? parsed.rationale : '' };
+  if (typeof score !== 'number' || !Number.isFinite(score) || score < 0 || score > 1)
+    throw new Error(`the judge's score is not a number from 0 to 1: ${JSON.stringify(parsed.score)}`);
+  return {
+    score: Math.round(score * 1000) / 1000,
+    rationale: typeof parsed.rationale === 'string' ? parsed.rationale : '',
+  };
 }

@@ -28,7 +28,11 @@ export type MirrorResult = { ok: true } | { ok: false; error: string };
 
 export const SCORE_NAME = 'expert_verdict';
 
-export async function mirrorScore(config: LangfuseConfig, score: ScoreToMirror, options: { timeoutMs?: number; fetch?: typeof fetch } = {}): Promise<MirrorResult> {
+export async function mirrorScore(
+  config: LangfuseConfig,
+  score: ScoreToMirror,
+  options: { timeoutMs?: number; fetch?: typeof fetch } = {},
+): Promise<MirrorResult> {
   const doFetch = options.fetch ?? fetch;
   const eventId = derivedUuid('evaluation.langfuse-event', score.captureId, String(score.gesture));
   const body = {
@@ -68,7 +72,15 @@ export async function mirrorScore(config: LangfuseConfig, score: ScoreToMirror, 
       return { ok: false, error: `langfuse answered ${response.status} with a body that is not JSON` };
     }
     const failed = (parsed.errors ?? []).find((e) => e.id === eventId) ?? parsed.errors?.[0];
-    if (failed) return { ok: false, error: `langfuse rejected the score (${failed.status ?? '?'}): ${failed.message ?? JSON.stringify(failed.error ?? '')}`.slice(0, 300) };
+    if (failed)
+      return {
+        ok: false,
+        error:
+          `langfuse rejected the score (${failed.status ?? '?'}): ${failed.message ?? JSON.stringify(failed.error ?? '')}`.slice(
+            0,
+            300,
+          ),
+      };
     return { ok: true };
   } catch (error) {
     return { ok: false, error: `langfuse unreachable: ${error instanceof Error ? error.message : String(error)}` };

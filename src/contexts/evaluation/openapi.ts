@@ -12,7 +12,9 @@ const Capture = z
     mirror_status: z.enum(['skipped', 'pending', 'mirrored', 'failed']),
     replay_mode: z.enum(['frozen', 'live']),
   })
-  .openapi('EvalCaptureResult', { description: '`mirror_status`: `skipped` (no mirror configured), `pending`, `mirrored`, `failed`.' });
+  .openapi('EvalCaptureResult', {
+    description: '`mirror_status`: `skipped` (no mirror configured), `pending`, `mirrored`, `failed`.',
+  });
 const CaptureRow = z
   .object({
     execution_id: z.string(),
@@ -24,7 +26,14 @@ const CaptureRow = z
     mirror_status: z.string(),
   })
   .openapi('EvalCapture');
-const Metrics = z.object({ total: z.number().int(), missing: z.number().int(), mirror_failed: z.number().int(), mirror_pending: z.number().int() }).openapi('EvalMetrics');
+const Metrics = z
+  .object({
+    total: z.number().int(),
+    missing: z.number().int(),
+    mirror_failed: z.number().int(),
+    mirror_pending: z.number().int(),
+  })
+  .openapi('EvalMetrics');
 const Run = z
   .object({
     id: z.string(),
@@ -58,7 +67,9 @@ const CaseResult = z
     tokens_used: z.number().int().nullable(),
     cost_usd: z.number().nullable(),
   })
-  .openapi('EvalCaseResult', { description: '`violations`: the failed shape assertions for pins, `{rationale}` for judged cases.' });
+  .openapi('EvalCaseResult', {
+    description: '`violations`: the failed shape assertions for pins, `{rationale}` for judged cases.',
+  });
 const Regression = z
   .object({
     case_ref: z.string(),
@@ -76,17 +87,50 @@ const Regression = z
 export const evaluationApi: ApiDescription = {
   tag: 'evaluation',
   public: () => [
-    { method: 'post', path: '/eval/captures', summary: 'Record or update the caller\'s verdict on a turn (upsert per execution and user)', body: RecordCaptureBody, responses: { 200: Capture } },
-    { method: 'get', path: '/eval/captures', summary: 'The caller\'s captures for a conversation', query: CapturesQuery, responses: { 200: z.object({ captures: z.array(CaptureRow), total: z.number().int() }) } },
-    { method: 'get', path: '/eval/metrics', summary: 'The tenant\'s capture counts', responses: { 200: Metrics } },
-    { method: 'get', path: '/eval/runs', summary: 'The tenant\'s eval runs, newest first', query: RunsQuery, responses: { 200: z.object({ runs: z.array(Run), total: z.number().int() }) } },
-    { method: 'get', path: '/eval/runs/:id', summary: 'An eval run with its case results', params: RunParams, responses: { 200: Run.extend({ case_results: z.array(CaseResult) }) } },
+    {
+      method: 'post',
+      path: '/eval/captures',
+      summary: "Record or update the caller's verdict on a turn (upsert per execution and user)",
+      body: RecordCaptureBody,
+      responses: { 200: Capture },
+    },
+    {
+      method: 'get',
+      path: '/eval/captures',
+      summary: "The caller's captures for a conversation",
+      query: CapturesQuery,
+      responses: { 200: z.object({ captures: z.array(CaptureRow), total: z.number().int() }) },
+    },
+    { method: 'get', path: '/eval/metrics', summary: "The tenant's capture counts", responses: { 200: Metrics } },
+    {
+      method: 'get',
+      path: '/eval/runs',
+      summary: "The tenant's eval runs, newest first",
+      query: RunsQuery,
+      responses: { 200: z.object({ runs: z.array(Run), total: z.number().int() }) },
+    },
+    {
+      method: 'get',
+      path: '/eval/runs/:id',
+      summary: 'An eval run with its case results',
+      params: RunParams,
+      responses: { 200: Run.extend({ case_results: z.array(CaseResult) }) },
+    },
     {
       method: 'get',
       path: '/eval/runs/:id/regressions',
-      summary: 'Cases that went pass → fail against the baseline of the run\'s model (409 naming the model when it has none)',
+      summary:
+        "Cases that went pass → fail against the baseline of the run's model (409 naming the model when it has none)",
       params: RunParams,
-      responses: { 200: z.object({ run_id: z.string(), model_id: z.string(), baseline_run_id: z.string(), regressions: z.array(Regression), total: z.number().int() }) },
+      responses: {
+        200: z.object({
+          run_id: z.string(),
+          model_id: z.string(),
+          baseline_run_id: z.string(),
+          regressions: z.array(Regression),
+          total: z.number().int(),
+        }),
+      },
       errors: [409],
     },
     {

@@ -52,15 +52,21 @@ export const frozenReplayer: Replayer = {
  * (`TurnStarted.userMessageId`, `attachmentIds`): the extracted text as it was then, even if
  * the attachment was removed since.
  */
-async function frozenInput(deps: Pick<PlatformDeps, 'store'>, tenantId: string, frozen: FrozenTurn): Promise<{ message: string; attachments: Array<{ attachmentId: string } & ExtractedFileData> } | null> {
+async function frozenInput(
+  deps: Pick<PlatformDeps, 'store'>,
+  tenantId: string,
+  frozen: FrozenTurn,
+): Promise<{ message: string; attachments: Array<{ attachmentId: string } & ExtractedFileData> } | null> {
   const wanted = new Set(frozen.started.attachmentIds);
   let message: string | null = null;
   const attachments = new Map<string, { attachmentId: string } & ExtractedFileData>();
   for (const stored of await deps.store.readStream(conversationStream(tenantId, frozen.started.conversationId))) {
     if (stored.type !== 'MessageAppended' && stored.type !== 'AttachmentAdded') continue;
     const event = readConversationEvent(stored);
-    if (event.type === 'MessageAppended' && event.data.messageId === frozen.started.userMessageId) message = event.data.content;
-    if (event.type === 'AttachmentAdded' && wanted.has(event.data.attachmentId)) attachments.set(event.data.attachmentId, event.data);
+    if (event.type === 'MessageAppended' && event.data.messageId === frozen.started.userMessageId)
+      message = event.data.content;
+    if (event.type === 'AttachmentAdded' && wanted.has(event.data.attachmentId))
+      attachments.set(event.data.attachmentId, event.data);
   }
   return message === null ? null : { message, attachments: [...attachments.values()] };
 }
@@ -73,13 +79,27 @@ async function frozenInput(deps: Pick<PlatformDeps, 'store'>, tenantId: string, 
  * conversation with their extracted text as it was; the turn's metadata names what it replays.
  */
 export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
-  const engine: TurnEngine = { deps, models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }), resolveSystemPrompt: promptsSystemPrompt(deps) };
+  const engine: TurnEngine = {
+    deps,
+    models: createModelRouter(deps.config.llm, { assistant: complianceAssistant(deps.clock) }),
+    resolveSystemPrompt: promptsSystemPrompt(deps),
+  };
   return {
     mode: 'live',
     async replay(tenantId, frozen, model, caseKey) {
-      const failed = (error: string): ReplayOutput => ({ status: 'error', answer: '', toolNames: [], skills: [], replayExecutionId: null, tokensUsed: null, costUsd: null, error });
+      const failed = (error: string): ReplayOutput => ({
+        status: 'error',
+        answer: '',
+        toolNames: [],
+        skills: [],
+        replayExecutionId: null,
+        tokensUsed: null,
+        costUsd: null,
+        error,
+      });
       const input = await frozenInput(deps, tenantId, frozen);
-      if (input === null) return failed(`the turn's user message ${frozen.started.userMessageId} is not in the conversation's log`);
+      if (input === null)
+        return failed(`the turn's user message ${frozen.started.userMessageId} is not in the conversation's log`);
       const conversationId = `replay-${derivedUuid('evaluation.replay-conversation', runId, caseKey)}`;
       const executionId = derivedUuid('evaluation.replay-execution', runId, caseKey);
       try {
@@ -100,7 +120,12 @@ export function liveReplayer(deps: PlatformDeps, runId: string): Replayer {
             attachmentId: a.attachmentId,
             filename: a.filename,
             sizeBytes: a.sizeBytes,
-            extracted: { contentType: a.contentType, text: a.text, tokenEstimate: a.tokenEstimate, truncated: a.truncated },
+            extracted: {
+              contentType: a.contentType,
+              text: a.text,
+              tokenEstimate: a.tokenEstimate,
+              truncated: a.truncated,
+            },
           });
         }
         const prepared = await prepareTurn(engine, {

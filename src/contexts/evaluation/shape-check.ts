@@ -18,7 +18,9 @@ export function shapeViolations(frozen: TurnShape, replay: TurnShape): string[] 
   const violations: string[] = [];
   if (replay.status !== frozen.status) violations.push(`status: expected ${frozen.status}, got ${replay.status}`);
   if (replay.answer.trim() === '') violations.push('answer: the replay produced no answer');
-  if (!same(frozen.toolNames, replay.toolNames)) violations.push(`tools: expected [${set(frozen.toolNames).join(', ')}], got [${set(replay.toolNames).join(', ')}]`);
-  if (!same(frozen.skills, replay.skills)) violations.push(`skills: expected [${set(frozen.skills).join(', ')}], got [${set(replay.skills).join(', ')}]`);
+  if (!same(frozen.toolNames, replay.toolNames))
+    violations.push(`tools: expected [${set(frozen.toolNames).join(', ')}], got [${set(replay.toolNames).join(', ')}]`);
+  if (!same(frozen.skills, replay.skills))
+    violations.push(`skills: expected [${set(frozen.skills).join(', ')}], got [${set(replay.skills).join(', ')}]`);
   return violations;
 }

@@ -42,8 +42,18 @@ export interface VertexAsOf {
 }
 
 const atOrBefore = (e: RecordedEvent, position: Position) => comparePositions(e.position, position) <= 0;
-export const eventRef = (e: RecordedEvent): EventRef => ({ event_id: e.id, type: e.type, stream: e.stream, revision: String(e.revision), position: positionToString(e.position) });
-export const anchorOf = (e: RecordedEvent): Anchor => ({ stream: e.stream, revision: String(e.revision), chain_hash: e.metadata.signature });
+export const eventRef = (e: RecordedEvent): EventRef => ({
+  event_id: e.id,
+  type: e.type,
+  stream: e.stream,
+  revision: String(e.revision),
+  position: positionToString(e.position),
+});
+export const anchorOf = (e: RecordedEvent): Anchor => ({
+  stream: e.stream,
+  revision: String(e.revision),
+  chain_hash: e.metadata.signature,
+});
 
 const FIGURES = new Set<string>([...FIGURE_FIELDS, 'gas_sold_mcf', 'gas_used_on_lease_mcf']);
 
@@ -68,7 +78,13 @@ interface Imported {
 }
 
 /** The import batches at or before `position` that carry the vertex (a bulk-loaded vertex has no stream of its own until its first API write). */
-async function importedAs(store: EventStore, tenantId: string, vertexId: string, position: Position, anchors: Anchors): Promise<Imported | null> {
+async function importedAs(
+  store: EventStore,
+  tenantId: string,
+  vertexId: string,
+  position: Position,
+  anchors: Anchors,
+): Promise<Imported | null> {
   let found: Imported | null = null;
   let from: Position | undefined;
   for (;;) {
@@ -77,7 +93,8 @@ async function importedAs(store: EventStore, tenantId: string, vertexId: string,
       if (!atOrBefore(event, position)) return found;
       let carried: Imported | null = null;
       eachBatchVertex(event.type, event.data as never, (id, label, entityId, properties) => {
-        if (id === vertexId) carried = { properties: { ...(found?.properties ?? {}), ...properties }, label, entityId, event };
+        if (id === vertexId)
+          carried = { properties: { ...(found?.properties ?? {}), ...properties }, label, entityId, event };
       });
       if (carried) {
         found = carried;
@@ -89,7 +106,13 @@ async function importedAs(store: EventStore, tenantId: string, vertexId: string,
   }
 }
 
-export async function vertexAsOf(store: EventStore, tenantId: string, vertexId: string, position: Position, anchors: Anchors): Promise<VertexAsOf | null> {
+export async function vertexAsOf(
+  store: EventStore,
+  tenantId: string,
+  vertexId: string,
+  position: Position,
+  anchors: Anchors,
+): Promise<VertexAsOf | null> {
   const own = (await store.readStream(vertexStream(tenantId, vertexId))).filter((e) => atOrBefore(e, position));
   let state: VertexState = { status: 'none' };
   let setBy: RecordedEvent | null = null;
@@ -113,7 +136,13 @@ export async function vertexAsOf(store: EventStore, tenantId: string, vertexId: 
     anchors.add(recorded);
   }
   if (state.status !== 'active') return null;
-  return { vertex_id: vertexId, label: state.label, entity_id: state.entityId, properties: state.properties, figures_set_by: setBy ? eventRef(setBy) : null };
+  return {
+    vertex_id: vertexId,
+    label: state.label,
+    entity_id: state.entityId,
+    properties: state.properties,
+    figures_set_by: setBy ? eventRef(setBy) : null,
+  };
 }
 
 export interface FormPrAsOf {
@@ -128,9 +157,17 @@ export interface FormPrAsOf {
  * (which wells, which authorizations) is found in today's graph, then every vertex of it is
  * folded as the log stood then. A vertex created after the position counts as absent.
  */
-export async function formPrAsOf(deps: { knex: Knex; store: EventStore }, tenantId: string, entity: { id: string; label: string }, period: string, position: Position, anchors: Anchors): Promise<FormPrAsOf> {
+export async function formPrAsOf(
+  deps: { knex: Knex; store: EventStore },
+  tenantId: string,
+  entity: { id: string; label: string },
+  period: string,
+  position: Position,
+  anchors: Anchors,
+): Promise<FormPrAsOf> {
   const facts = await loadWellFacts(deps.knex, tenantId, entity.id, entity.label);
-  if (!facts) throw new Error(`${entity.label} ${entity.id} is no longer in the knowledge graph: its unit cannot be found`);
+  if (!facts)
+    throw new Error(`${entity.label} ${entity.id} is no longer in the knowledge graph: its unit cannot be found`);
   const ctx = await loadFormPrContext(deps.knex, tenantId, facts, period, new Date().toISOString().slice(0, 10));
   const namespace = namespaceOf(tenantId);
   const vertices: VertexAsOf[] = [];
@@ -138,8 +175,15 @@ export async function formPrAsOf(deps: { knex: Knex; store: EventStore }, tenant
   if (unitEntity) vertices.push(unitEntity);
   const wells: Array<{ entityId: string; properties: Properties }> = [];
   for (const well of ctx.unit.wells) {
-    const vertexId = well.entityId === ctx.unit.entity.entityId && ctx.unit.entity.label === 'Well' ? ctx.unit.entity.vertexId : (await findVertex(deps.knex, namespace, 'Well', well.entityId))?.id;
-    const asOf = vertexId ? (vertexId === unitEntity?.vertex_id ? unitEntity : await vertexAsOf(deps.store, tenantId, vertexId, position, anchors)) : null;
+    const vertexId =
+      well.entityId === ctx.unit.entity.entityId && ctx.unit.entity.label === 'Well'
+        ? ctx.unit.entity.vertexId
+        : (await findVertex(deps.knex, namespace, 'Well', well.entityId))?.id;
+    const asOf = vertexId
+      ? vertexId === unitEntity?.vertex_id
+        ? unitEntity
+        : await vertexAsOf(deps.store, tenantId, vertexId, position, anchors)
+      : null;
     if (!asOf) continue;
     if (asOf !== unitEntity) vertices.push(asOf);
     wells.push({ entityId: asOf.entity_id, properties: asOf.properties });
@@ -147,13 +191,27 @@ export async function formPrAsOf(deps: { knex: Knex; store: EventStore }, tenant
   const unit = { ...ctx.unit, entity: { ...ctx.unit.entity, properties: unitEntity?.properties ?? {} }, wells };
   const figures = formPrFigureRows({ ...ctx, unit }, period);
   const authorizationIds = new Set<string>();
-  for (const subject of ctx.flaring) for (const a of (subject.facts as { authorizations: Map<string, Array<{ vertexId: string }>> }).authorizations.get(subject.entity.vertexId) ?? []) authorizationIds.add(a.vertexId);
+  for (const subject of ctx.flaring)
+    for (const a of (subject.facts as { authorizations: Map<string, Array<{ vertexId: string }>> }).authorizations.get(
+      subject.entity.vertexId,
+    ) ?? [])
+      authorizationIds.add(a.vertexId);
   const authorizations = [];
   for (const id of [...authorizationIds].sort()) {
     const asOf = await vertexAsOf(deps.store, tenantId, id, position, anchors);
-    if (asOf) authorizations.push(...authorizationTerms([{ entityId: asOf.entity_id, properties: asOf.properties }]).map(({ id: authId, from, expires }) => ({ id: authId, from, expires })));
+    if (asOf)
+      authorizations.push(
+        ...authorizationTerms([{ entityId: asOf.entity_id, properties: asOf.properties }]).map(
+          ({ id: authId, from, expires }) => ({ id: authId, from, expires }),
+        ),
+      );
   }
   const computed = formPrFigures(unit, period);
-  const validations = formPrChecks({ period, gasMcf: computed.gasMcf, dispositions: computed.dispositions, authorizations });
+  const validations = formPrChecks({
+    period,
+    gasMcf: computed.gasMcf,
+    dispositions: computed.dispositions,
+    authorizations,
+  });
   return { figures, validations, vertices };
 }

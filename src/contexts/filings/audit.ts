@@ -7,7 +7,10 @@ export const filingsAuditCatalog: AuditCatalog = {
     {
       kind: 'evidence-keys',
       aggregate: evidenceKeysAggregate,
-      describe: (event) => (event.type === 'EvidenceKeyPublished' ? `evidence signing key ${(event.data as { kid: string }).kid} published` : undefined),
+      describe: (event) =>
+        event.type === 'EvidenceKeyPublished'
+          ? `evidence signing key ${(event.data as { kid: string }).kid} published`
+          : undefined,
     },
   ],
 };

@@ -32,24 +32,56 @@ export interface FilingRecord {
   requested: RecordedEvent;
   requestedBy: string;
   requestedAt: string;
-  decided: { reviewerId: string; decision: string; comments: string | null; modifications: Record<string, unknown> | null; decidedAt: string };
+  decided: {
+    reviewerId: string;
+    decision: string;
+    comments: string | null;
+    modifications: Record<string, unknown> | null;
+    decidedAt: string;
+  };
   filedEvent: RecordedEvent;
   items: Array<{ index: number; key: string; label: string; status: string; notes: string | null }>;
-  artifacts: Array<{ artifact_id: string; item_index: number; artifact_type: string; filename: string; content_type: string; size_bytes: number; sha256: string; source: string; added_by: string; added_at: string }>;
+  artifacts: Array<{
+    artifact_id: string;
+    item_index: number;
+    artifact_type: string;
+    filename: string;
+    content_type: string;
+    size_bytes: number;
+    sha256: string;
+    source: string;
+    added_by: string;
+    added_at: string;
+  }>;
   formPr: { figures: FilingPayload['figures']; validations: FormPrCheck[]; vertices: VertexAsOf[] } | null;
   anchors: Anchor[];
 }
 
-export async function filingRecord(deps: { knex: Knex; store: EventStore }, tenantId: string, filing: FilingView): Promise<FilingRecord> {
+export async function filingRecord(
+  deps: { knex: Knex; store: EventStore },
+  tenantId: string,
+  filing: FilingView,
+): Promise<FilingRecord> {
   const anchors = new Anchors();
   const checklistEvents = await deps.store.readStream(checklistAggregate.stream(tenantId, filing.checklist_id));
-  const filedAt = checklistEvents.findIndex((e) => e.type === 'ChecklistReviewed' && (e.data as { approvalId: string }).approvalId === filing.approval_id);
+  const filedAt = checklistEvents.findIndex(
+    (e) => e.type === 'ChecklistReviewed' && (e.data as { approvalId: string }).approvalId === filing.approval_id,
+  );
   if (filedAt < 0) throw new NotFound(`filing ${filing.filing_id} has no review on record`);
   const items: FilingRecord['items'] = [];
   const artifacts = new Map<string, FilingRecord['artifacts'][number]>();
   for (const recorded of checklistEvents.slice(0, filedAt + 1)) {
     const event = readChecklistEvent(recorded);
-    if (event.type === 'ChecklistCreated') items.push(...event.data.items.map((i) => ({ index: i.index, key: i.key, label: i.label, status: 'not_started', notes: null })));
+    if (event.type === 'ChecklistCreated')
+      items.push(
+        ...event.data.items.map((i) => ({
+          index: i.index,
+          key: i.key,
+          label: i.label,
+          status: 'not_started',
+          notes: null,
+        })),
+      );
     if (event.type === 'ChecklistItemUpdated') {
       const item = items.find((i) => i.index === event.data.index);
       if (item && event.data.status) item.status = event.data.status;
@@ -57,7 +89,18 @@ export async function filingRecord(deps: { knex: Knex; store: EventStore }, tena
     }
     if (event.type === 'ArtifactAdded') {
       const d = event.data;
-      artifacts.set(d.artifactId, { artifact_id: d.artifactId, item_index: d.itemIndex, artifact_type: d.artifactType, filename: d.filename, content_type: d.contentType, size_bytes: d.sizeBytes, sha256: d.sha256, source: d.source, added_by: d.addedBy, added_at: d.addedAt });
+      artifacts.set(d.artifactId, {
+        artifact_id: d.artifactId,
+        item_index: d.itemIndex,
+        artifact_type: d.artifactType,
+        filename: d.filename,
+        content_type: d.contentType,
+        size_bytes: d.sizeBytes,
+        sha256: d.sha256,
+        source: d.source,
+        added_by: d.addedBy,
+        added_at: d.addedAt,
+      });
     }
     if (event.type === 'ArtifactRemoved') artifacts.delete(event.data.artifactId);
   }
@@ -66,15 +109,39 @@ export async function filingRecord(deps: { knex: Knex; store: EventStore }, tena
   const approvalEvents = await deps.store.readStream(approvalAggregate.stream(tenantId, filing.approval_id));
   const requested = approvalEvents.find((e) => e.type === 'ApprovalRequested');
   const decidedEvent = approvalEvents.find((e) => e.type === 'ApprovalDecided');
-  if (!requested || !decidedEvent) throw new NotFound(`filing ${filing.filing_id}: its approval ${filing.approval_id} is not on record`);
+  if (!requested || !decidedEvent)
+    throw new NotFound(`filing ${filing.filing_id}: its approval ${filing.approval_id} is not on record`);
   anchors.add(decidedEvent);
   const request = readApprovalEvent(requested);
   const decision = readApprovalEvent(decidedEvent);
-  if (request.type !== 'ApprovalRequested' || decision.type !== 'ApprovalDecided') throw new Error('unreachable: approval events out of order');
+  if (request.type !== 'ApprovalRequested' || decision.type !== 'ApprovalDecided')
+    throw new Error('unreachable: approval events out of order');
   const payload = request.data.payload as FilingRecord['payload'];
-  const formPr = filing.form === 'form_pr' && filing.period ? await formPrAsOf(deps, tenantId, { id: filing.entity.id, label: filing.entity.label }, filing.period, requested.position, anchors) : null;
+  const formPr =
+    filing.form === 'form_pr' && filing.period
+      ? await formPrAsOf(
+          deps,
+          tenantId,
+          { id: filing.entity.id, label: filing.entity.label },
+          filing.period,
+          requested.position,
+          anchors,
+        )
+      : null;
   const { reviewerId, comments, modifications, decidedAt } = decision.data;
-  return { filing, payload, requested, requestedBy: request.data.requestedBy, requestedAt: request.data.requestedAt, decided: { reviewerId, decision: decision.data.decision, comments, modifications, decidedAt }, filedEvent, items, artifacts: [...artifacts.values()], formPr, anchors: anchors.list() };
+  return {
+    filing,
+    payload,
+    requested,
+    requestedBy: request.data.requestedBy,
+    requestedAt: request.data.requestedAt,
+    decided: { reviewerId, decision: decision.data.decision, comments, modifications, decidedAt },
+    filedEvent,
+    items,
+    artifacts: [...artifacts.values()],
+    formPr,
+    anchors: anchors.list(),
+  };
 }
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -101,17 +168,22 @@ export async function formPrDocument(knex: Knex, tenantId: string, record: Filin
     operator: { name: p.operator ?? facts?.operator?.name ?? null, p5Number: facts?.operator?.p5_number ?? null },
     unit: {
       kind: KINDS[kind],
-      id: isLease ? unitVertex!.entity_id : kind === 'gas_well' ? p.gas_well_id ?? p.rrc_id ?? unitVertex?.entity_id ?? filing.entity.id : unitVertex?.entity_id ?? filing.entity.id,
+      id: isLease
+        ? unitVertex!.entity_id
+        : kind === 'gas_well'
+          ? (p.gas_well_id ?? p.rrc_id ?? unitVertex?.entity_id ?? filing.entity.id)
+          : (unitVertex?.entity_id ?? filing.entity.id),
       name: p.name ?? p.well_name ?? null,
-      apiNumber: isLease ? null : p.api_number ?? null,
+      apiNumber: isLease ? null : (p.api_number ?? null),
     },
     field: p.field ?? facts?.field?.name ?? null,
     county: p.county ?? lease?.county ?? null,
     district: p.district ?? lease?.district ?? null,
     period: filing.period ?? '',
     figures: (payload.figures ?? []).map((f) => ({ label: f.label, value: f.value, unit: f.unit })),
-    allocationMethod: isLease ? p.allocation_method ?? null : null,
-    reviewer: reviewer.name && reviewer.email ? `${reviewer.name} <${reviewer.email}>` : reviewer.email ?? reviewer.id,
+    allocationMethod: isLease ? (p.allocation_method ?? null) : null,
+    reviewer:
+      reviewer.name && reviewer.email ? `${reviewer.name} <${reviewer.email}>` : (reviewer.email ?? reviewer.id),
     decidedAt: record.decided.decidedAt,
     decision: record.decided.decision,
   };
@@ -124,19 +196,36 @@ export interface EvidencePackage {
   zip: Buffer;
 }
 
-const artifactPath = (a: FilingRecord['artifacts'][number]) => `artifacts/${a.item_index}-${a.artifact_id}-${a.filename.replace(/[^\w.-]+/g, '_')}`;
+const artifactPath = (a: FilingRecord['artifacts'][number]) =>
+  `artifacts/${a.item_index}-${a.artifact_id}-${a.filename.replace(/[^\w.-]+/g, '_')}`;
 
 /** The signed package: manifest.json, its detached JWS, the Form PR PDF and the checklist's artifacts. */
-export async function buildEvidencePackage(knex: Knex, tenantId: string, record: FilingRecord, signer: EvidenceSigner, jwksUrl: string): Promise<EvidencePackage> {
+export async function buildEvidencePackage(
+  knex: Knex,
+  tenantId: string,
+  record: FilingRecord,
+  signer: EvidenceSigner,
+  jwksUrl: string,
+): Promise<EvidencePackage> {
   const { filing, payload, formPr } = record;
   const files: Array<{ path: string; bytes: Uint8Array; role: string }> = [];
-  if (filing.form === 'form_pr') files.push({ path: PDF_NAME, bytes: await renderFormPr(await formPrDocument(knex, tenantId, record)), role: 'form' });
+  if (filing.form === 'form_pr')
+    files.push({
+      path: PDF_NAME,
+      bytes: await renderFormPr(await formPrDocument(knex, tenantId, record)),
+      role: 'form',
+    });
   for (const a of record.artifacts) {
     const blob = await getBlob(knex, tenantId, a.sha256);
     if (!blob) throw new Error(`artifact ${a.artifact_id} (${a.sha256}) has no stored content`);
     files.push({ path: artifactPath(a), bytes: blob.content, role: 'artifact' });
   }
-  const sources = (formPr?.vertices ?? []).map((v) => ({ label: v.label, entity_id: v.entity_id, vertex_id: v.vertex_id, set_by: v.figures_set_by }));
+  const sources = (formPr?.vertices ?? []).map((v) => ({
+    label: v.label,
+    entity_id: v.entity_id,
+    vertex_id: v.vertex_id,
+    set_by: v.figures_set_by,
+  }));
   const template = FILING_TEMPLATES.find((t) => t.templateId === filing.form);
   const manifest = {
     format: EVIDENCE_FORMAT,
@@ -148,8 +237,19 @@ export async function buildEvidencePackage(knex: Knex, tenantId: string, record:
     period: filing.period,
     status: filing.status,
     filed_at: filing.filed_at,
-    log_positions: { figures_as_of: positionToString(record.requested.position), filed: positionToString(record.filedEvent.position) },
-    figures: (payload.figures ?? []).map((f) => ({ label: f.label, value: f.value, unit: f.unit, source: { graph: f.source, vertices: sources as Array<{ label: string; entity_id: string; vertex_id: string; set_by: EventRef | null }> } })),
+    log_positions: {
+      figures_as_of: positionToString(record.requested.position),
+      filed: positionToString(record.filedEvent.position),
+    },
+    figures: (payload.figures ?? []).map((f) => ({
+      label: f.label,
+      value: f.value,
+      unit: f.unit,
+      source: {
+        graph: f.source,
+        vertices: sources as Array<{ label: string; entity_id: string; vertex_id: string; set_by: EventRef | null }>,
+      },
+    })),
     checklist: {
       checklist_id: filing.checklist_id,
       template_id: filing.form,
@@ -182,5 +282,10 @@ export async function buildEvidencePackage(knex: Knex, tenantId: string, record:
   zip.file('manifest.json', manifestBytes, { date });
   zip.file('manifest.jws', `${jws}\n`, { date });
   for (const f of files) zip.file(f.path, f.bytes, { date });
-  return { manifest, manifestBytes, jws, zip: await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', platform: 'UNIX' }) };
+  return {
+    manifest,
+    manifestBytes,
+    jws,
+    zip: await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', platform: 'UNIX' }),
+  };
 }

@@ -63,7 +63,8 @@ export async function renderFormPr(doc: FormPrDocument): Promise<Uint8Array> {
   line('County', text(doc.county));
   line('District', text(doc.district));
   line('Production month', doc.period);
-  if (doc.allocationMethod !== null || doc.unit.kind === 'Oil lease') line('Allocation method', text(doc.allocationMethod));
+  if (doc.allocationMethod !== null || doc.unit.kind === 'Oil lease')
+    line('Allocation method', text(doc.allocationMethod));
   heading('Volumes');
   const dispositions = doc.figures.filter((f) => /code \d{2}/.test(f.label));
   for (const f of doc.figures.filter((f) => !dispositions.includes(f))) line(f.label, `${volume(f.value)} ${f.unit}`);
@@ -75,6 +76,11 @@ export async function renderFormPr(doc: FormPrDocument): Promise<Uint8Array> {
   line('Decision', doc.decision === 'modified' ? 'approved with modifications' : doc.decision);
   line('Date', doc.decidedAt.slice(0, 10));
   y -= 20;
-  page.drawText(winAnsi(`Filing ${doc.filingId}. The signed evidence package (manifest.json, manifest.jws) lists this document's SHA-256.`), { x: 50, y, size: 8, font: regular, color: rgb(0.35, 0.35, 0.35) });
+  page.drawText(
+    winAnsi(
+      `Filing ${doc.filingId}. The signed evidence package (manifest.json, manifest.jws) lists this document's SHA-256.`,
+    ),
+    { x: 50, y, size: 8, font: regular, color: rgb(0.35, 0.35, 0.35) },
+  );
   return pdf.save({ useObjectStreams: false });
 }

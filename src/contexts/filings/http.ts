@@ -16,11 +16,13 @@ const JWKS_REFRESH_MS = 60_000;
 async function filedFiling(deps: PlatformDeps, tenantId: string, id: string): Promise<FilingView> {
   const filing = await getFiling(deps.knex, tenantId, id);
   if (!filing) throw new NotFound(`Filing ${id} not found`);
-  if (filing.status !== 'filed') throw new Conflict(`Filing ${id} is ${filing.status}: only a filed filing has a document and evidence`);
+  if (filing.status !== 'filed')
+    throw new Conflict(`Filing ${id} is ${filing.status}: only a filed filing has a document and evidence`);
   return filing;
 }
 
-const attachmentName = (filing: FilingView, ext: string) => `${filing.form}-${filing.period ?? 'undated'}-${filing.entity.id}.${ext}`.replace(/[^\w.-]+/g, '_');
+const attachmentName = (filing: FilingView, ext: string) =>
+  `${filing.form}-${filing.period ?? 'undated'}-${filing.entity.id}.${ext}`.replace(/[^\w.-]+/g, '_');
 
 /** Filings (docs/filings.md): the list, one filing, its Form PR document and its signed evidence package. */
 export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): Router {
@@ -42,8 +44,11 @@ export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): 
   router.get('/filings/:id/form.pdf', async (req, res) => {
     const { tenantId } = requireIdentity(req);
     const filing = await filedFiling(deps, tenantId, parseParams(req, FilingParams).id);
-    if (filing.form !== 'form_pr') throw new NotFound(`Filing ${filing.filing_id} is a ${filing.form_name} filing: no Form PR document`);
-    const pdf = await renderFormPr(await formPrDocument(deps.knex, tenantId, await filingRecord(deps, tenantId, filing)));
+    if (filing.form !== 'form_pr')
+      throw new NotFound(`Filing ${filing.filing_id} is a ${filing.form_name} filing: no Form PR document`);
+    const pdf = await renderFormPr(
+      await formPrDocument(deps.knex, tenantId, await filingRecord(deps, tenantId, filing)),
+    );
     res.setHeader('Content-Type', 'application/pdf');
     res.setHeader('Content-Disposition', `inline; filename="${attachmentName(filing, 'pdf')}"`);
     res.send(Buffer.from(pdf));
@@ -53,7 +58,13 @@ export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): 
     const { tenantId } = requireIdentity(req);
     const filing = await filedFiling(deps, tenantId, parseParams(req, FilingParams).id);
     const record = await filingRecord(deps, tenantId, filing);
-    const pkg = await buildEvidencePackage(deps.knex, tenantId, record, signer(), `${deps.config.http.publicBaseUrl.replace(/\/+$/, '')}${JWKS_PATH}`);
+    const pkg = await buildEvidencePackage(
+      deps.knex,
+      tenantId,
+      record,
+      signer(),
+      `${deps.config.http.publicBaseUrl.replace(/\/+$/, '')}${JWKS_PATH}`,
+    );
     res.setHeader('Content-Type', 'application/zip');
     res.setHeader('Content-Disposition', `attachment; filename="${attachmentName(filing, 'evidence.zip')}"`);
     res.send(pkg.zip);

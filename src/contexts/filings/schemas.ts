@@ -5,7 +5,11 @@ export const FilingListQuery = z.object({
   entity_id: z.string().min(1).max(200).optional(),
   /** A template id (`form_pr`) or the form's name (`PR`). */
   form: z.string().min(1).max(50).optional(),
-  period: z.string().max(7).regex(/^\d{4}-\d{2}$/, 'a month, YYYY-MM').optional(),
+  period: z
+    .string()
+    .max(7)
+    .regex(/^\d{4}-\d{2}$/, 'a month, YYYY-MM')
+    .optional(),
   status: z.enum(FILING_STATUSES).optional(),
   approval_id: z.string().min(1).max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(20),

@@ -15,14 +15,20 @@ export interface EvidenceSigner {
 
 export async function evidenceSigner(privateKeyPem: string): Promise<EvidenceSigner> {
   const privateKey: KeyObject = createPrivateKey(privateKeyPem);
-  const { kty, crv, x } = createPublicKey(privateKey).export({ format: 'jwk' }) as { kty: string; crv: string; x: string };
+  const { kty, crv, x } = createPublicKey(privateKey).export({ format: 'jwk' }) as {
+    kty: string;
+    crv: string;
+    x: string;
+  };
   const kid = await calculateJwkThumbprint({ kty, crv, x }, 'sha256');
   const publicJwk: EvidencePublicJwk = { kty: 'OKP', crv: 'Ed25519', x, kid, alg: 'EdDSA', use: 'sig' };
   return {
     kid,
     publicJwk,
     async sign(manifest) {
-      const compact = await new CompactSign(manifest).setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JOSE', cty: 'application/json' }).sign(privateKey);
+      const compact = await new CompactSign(manifest)
+        .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JOSE', cty: 'application/json' })
+        .sign(privateKey);
       const [header, , signature] = compact.split('.');
       return `${header}..${signature}`;
     },
@@ -30,9 +36,14 @@ export async function evidenceSigner(privateKeyPem: string): Promise<EvidenceSig
 }
 
 /** The detached JWS checked against `manifest` and a JWKS: the key it names, or why not. */
-export async function verifyDetached(jws: string, manifest: Uint8Array, jwks: JSONWebKeySet): Promise<{ valid: true; kid: string } | { valid: false; reason: string }> {
+export async function verifyDetached(
+  jws: string,
+  manifest: Uint8Array,
+  jwks: JSONWebKeySet,
+): Promise<{ valid: true; kid: string } | { valid: false; reason: string }> {
   const parts = jws.trim().split('.');
-  if (parts.length !== 3 || parts[1] !== '') return { valid: false, reason: 'manifest.jws is not a detached compact JWS (header..signature)' };
+  if (parts.length !== 3 || parts[1] !== '')
+    return { valid: false, reason: 'manifest.jws is not a detached compact JWS (header..signature)' };
   const compact = `${parts[0]}.${Buffer.from(manifest).toString('base64url')}.${parts[2]}`;
   try {
     const { protectedHeader } = await compactVerify(compact, createLocalJWKSet(jwks), { algorithms: ['EdDSA'] });

@@ -5,7 +5,11 @@ import { vertexAggregate } from '../../../streams/graph/vertex';
 import { type AuditCatalog, type AuditLookup, type AuditTarget } from '../../platform/audit/catalog';
 
 /** A vertex and every edge touching it: an entity's history includes its relationships. */
-async function withEdges(lookup: AuditLookup, tenantId: string, vertices: Array<{ id: string; label: string; entity_id: string }>): Promise<AuditTarget[]> {
+async function withEdges(
+  lookup: AuditLookup,
+  tenantId: string,
+  vertices: Array<{ id: string; label: string; entity_id: string }>,
+): Promise<AuditTarget[]> {
   const targets: AuditTarget[] = [];
   const namespace = namespaceOf(tenantId);
   for (const v of vertices) {
@@ -41,7 +45,13 @@ export const graphAuditCatalog: AuditCatalog = {
           .knex(VERTICES)
           .select('id', 'label', 'entity_id')
           .where({ namespace: namespaceOf(tenantId), label: 'Well' })
-          .andWhere((q) => void q.whereRaw(`properties->>'api_number' = ?`, [value.trim()]).orWhereRaw(`regexp_replace(properties->>'api_number', '\\D', '', 'g') = ?`, [digits]).orWhere({ entity_id: value.trim() }));
+          .andWhere(
+            (q) =>
+              void q
+                .whereRaw(`properties->>'api_number' = ?`, [value.trim()])
+                .orWhereRaw(`regexp_replace(properties->>'api_number', '\\D', '', 'g') = ?`, [digits])
+                .orWhere({ entity_id: value.trim() }),
+          );
         return withEdges(lookup, tenantId, rows);
       },
     },
@@ -51,7 +61,10 @@ export const graphAuditCatalog: AuditCatalog = {
       async find(lookup, tenantId, value) {
         const colon = value.indexOf(':');
         if (colon <= 0) return [];
-        const rows = await lookup.knex(VERTICES).select('id', 'label', 'entity_id').where({ namespace: namespaceOf(tenantId), label: value.slice(0, colon), entity_id: value.slice(colon + 1) });
+        const rows = await lookup
+          .knex(VERTICES)
+          .select('id', 'label', 'entity_id')
+          .where({ namespace: namespaceOf(tenantId), label: value.slice(0, colon), entity_id: value.slice(colon + 1) });
         return withEdges(lookup, tenantId, rows);
       },
     },

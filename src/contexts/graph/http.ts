@@ -16,7 +16,16 @@ import { formPrDue } from '../compliance';
 import { updateEntity, UpdateEntityBody } from '../../../commands/graph/update-entity';
 import { updateWellProduction, WellProductionBody } from '../../../commands/graph/update-well-production';
 import { edgesOf, listVertices } from '../../../queries/graph/entities';
-import { cachedSchemaSettings, findEntityType, findRelationshipRule, isVertexLabel, findRelationshipType, listEntityTypes, listRelationshipRules, listRelationshipTypes } from '../../../queries/graph/graph-schema';
+import {
+  cachedSchemaSettings,
+  findEntityType,
+  findRelationshipRule,
+  isVertexLabel,
+  findRelationshipType,
+  listEntityTypes,
+  listRelationshipRules,
+  listRelationshipTypes,
+} from '../../../queries/graph/graph-schema';
 import { impactOf, type ImpactDirection } from '../../../queries/graph/impact';
 import { infrastructureTree } from '../../../queries/graph/infrastructure-tree';
 import { managedContext } from '../../../queries/graph/managed-context';
@@ -29,14 +38,29 @@ import { Forbidden, NotFound, ValidationFailed } from '../../platform/domain-err
 import { requireIdentity } from '../../platform/http/identity';
 import { type Authorize, declareRoutes } from '../../platform/http/route';
 import { parseParams, parseQuery } from '../../platform/http/validation';
-import { ContextQuery, EdgesQuery, EntityListQuery, IdParams, ImpactQuery, LabelParams, RuleIdParams, RulesQuery, TemplateBody, TenantOnlyQuery, TreeQuery, TypeKeyParams, VertexPath, WellApiParams } from './schemas';
+import {
+  ContextQuery,
+  EdgesQuery,
+  EntityListQuery,
+  IdParams,
+  ImpactQuery,
+  LabelParams,
+  RuleIdParams,
+  RulesQuery,
+  TemplateBody,
+  TenantOnlyQuery,
+  TreeQuery,
+  TypeKeyParams,
+  VertexPath,
+  WellApiParams,
+} from './schemas';
 
 /** The knowledge graph, impact analysis and the run-time entity schema. */
 
-
 /** The optional `tenant_id` may only name the caller's own tenant (a tenant never reads another's graph). */
 function namespaceFor(tenantId: string, requested?: string): string {
-  if (requested && requested.toLowerCase() !== tenantId.toLowerCase()) throw new Forbidden('tenant_id must be the caller\'s own tenant');
+  if (requested && requested.toLowerCase() !== tenantId.toLowerCase())
+    throw new Forbidden("tenant_id must be the caller's own tenant");
   return namespaceOf(tenantId);
 }
 
@@ -66,11 +90,21 @@ export function createGraphApi(deps: PlatformDeps): Router {
     params: LabelParams,
     query: EntityListQuery,
     read: async ({ identity, params: { label }, query }) => {
-      if (!(await isVertexLabel(knex, label))) throw new ValidationFailed([{ loc: ['path', 'label'], msg: `unknown vertex label '${label}' (see GET /entity-types)`, type: 'value_error.label' }]);
+      if (!(await isVertexLabel(knex, label)))
+        throw new ValidationFailed([
+          {
+            loc: ['path', 'label'],
+            msg: `unknown vertex label '${label}' (see GET /entity-types)`,
+            type: 'value_error.label',
+          },
+        ]);
       return { entities: await listVertices(knex, namespaceFor(identity.tenantId), label, query.limit, query.offset) };
     },
   });
-  route.get('/graph/entities/:label/:id', { params: VertexPath, read: (input) => rootOf(input, input.params.label, input.params.id) });
+  route.get('/graph/entities/:label/:id', {
+    params: VertexPath,
+    read: (input) => rootOf(input, input.params.label, input.params.id),
+  });
   route.put('/graph/entities/Well/:id/production', {
     params: IdParams,
     body: WellProductionBody,
@@ -97,15 +131,24 @@ export function createGraphApi(deps: PlatformDeps): Router {
     read: async (input) => {
       const vertex = await rootOf(input, input.params.label, input.params.id);
       const { query } = input;
-      const edges = await edgesOf(knex, namespaceFor(input.identity.tenantId), vertex.id, { edgeLabel: query.edge_label, direction: query.direction, limit: query.limit });
-      return { vertex: { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id }, edges, count: edges.length };
+      const edges = await edgesOf(knex, namespaceFor(input.identity.tenantId), vertex.id, {
+        edgeLabel: query.edge_label,
+        direction: query.direction,
+        limit: query.limit,
+      });
+      return {
+        vertex: { id: vertex.id, label: vertex.label, entity_id: vertex.entity_id },
+        edges,
+        count: edges.length,
+      };
     },
   });
 
   route.search('/graph/query-template', {
     query: TenantOnlyQuery,
     body: TemplateBody,
-    read: ({ identity, query, body }) => runTemplate(knex, namespaceFor(identity.tenantId, query.tenant_id), body.template_id, body.params),
+    read: ({ identity, query, body }) =>
+      runTemplate(knex, namespaceFor(identity.tenantId, query.tenant_id), body.template_id, body.params),
   });
   // Raw graph-query text is never reachable.
   router.all('/graph/query', () => {
@@ -115,7 +158,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
   route.get('/graph/context/managed/:id', {
     params: IdParams,
     query: ContextQuery,
-    read: async ({ identity, params, query }) => managedContext(knex, await settings(), namespaceFor(identity.tenantId, query.tenant_id), params.id, query),
+    read: async ({ identity, params, query }) =>
+      managedContext(knex, await settings(), namespaceFor(identity.tenantId, query.tenant_id), params.id, query),
   });
   route.get('/graph/context/:well_api', {
     params: WellApiParams,
@@ -128,7 +172,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
     command: async ({ identity, body }) => {
       const seeded = await seedGraph(deps, identity, body, { formPrDue });
       // The sample portfolio comes with what other contexts seed beside it (monitoring's event types).
-      for (const context of deps.contexts) await context.seedSamples?.(deps, { tenantId: identity.tenantId, actorId: identity.userId });
+      for (const context of deps.contexts)
+        await context.seedSamples?.(deps, { tenantId: identity.tenantId, actorId: identity.userId });
       return seeded;
     },
   });
@@ -137,16 +182,33 @@ export function createGraphApi(deps: PlatformDeps): Router {
     query: TreeQuery,
     read: async (input) => {
       const root = await rootOf(input, input.query.root_label, input.query.root_id, ['query', 'root_label']);
-      return infrastructureTree(knex, await settings(), namespaceFor(input.identity.tenantId), root, input.query.max_depth);
+      return infrastructureTree(
+        knex,
+        await settings(),
+        namespaceFor(input.identity.tenantId),
+        root,
+        input.query.max_depth,
+      );
     },
   });
-  for (const [path, direction] of [['/impact/outward', 'outward'], ['/impact/inward', 'inward'], ['/impact', 'both']] as const) {
+  for (const [path, direction] of [
+    ['/impact/outward', 'outward'],
+    ['/impact/inward', 'inward'],
+    ['/impact', 'both'],
+  ] as const) {
     route.get(`${path}/:label/:id`, {
       params: VertexPath,
       query: ImpactQuery,
       read: async (input) => {
         const root = await rootOf(input, input.params.label, input.params.id);
-        return impactOf(knex, await settings(), namespaceFor(input.identity.tenantId), root, direction as ImpactDirection, input.query);
+        return impactOf(
+          knex,
+          await settings(),
+          namespaceFor(input.identity.tenantId),
+          root,
+          direction as ImpactDirection,
+          input.query,
+        );
       },
     });
   }
@@ -224,7 +286,8 @@ export function createGraphApi(deps: PlatformDeps): Router {
     permission: CONFIGURE,
     body: AddRelationshipRuleBody,
     status: 201,
-    command: ({ identity, body }) => addRelationshipRule(deps, identity, body, newId(identity.tenantId, 'graph.relationship-rule')),
+    command: ({ identity, body }) =>
+      addRelationshipRule(deps, identity, body, newId(identity.tenantId, 'graph.relationship-rule')),
   });
   route.delete('/relationship-rules/:id', {
     permission: CONFIGURE,

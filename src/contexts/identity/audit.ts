@@ -5,7 +5,11 @@ import { type AuditCatalog, type AuditLookup, type AuditTarget, shown } from '..
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `--user <email|id>` and `--actor <email>`: the directory row of this tenant's account. */
-export async function findUsers(lookup: AuditLookup, tenantId: string, value: string): Promise<Array<{ id: string; email: string }>> {
+export async function findUsers(
+  lookup: AuditLookup,
+  tenantId: string,
+  value: string,
+): Promise<Array<{ id: string; email: string }>> {
   const query = lookup.knex(USERS_TABLE).select('id', 'email').where({ tenant_id: tenantId });
   const rows: Array<{ id: string; email: string }> = UUID.test(value)
     ? await query.andWhere({ id: value.toLowerCase() })
@@ -46,7 +50,11 @@ export const identityAuditCatalog: AuditCatalog = {
       flag: 'user',
       value: '<email|id>',
       async find(lookup, tenantId, value): Promise<AuditTarget[]> {
-        return (await findUsers(lookup, tenantId, value)).map((u) => ({ kind: 'user', id: u.id, title: `user ${u.email}` }));
+        return (await findUsers(lookup, tenantId, value)).map((u) => ({
+          kind: 'user',
+          id: u.id,
+          title: `user ${u.email}`,
+        }));
       },
     },
   ],

@@ -24,7 +24,11 @@ export async function ensureDefaultTenant(deps: IdentityDeps): Promise<void> {
   await createTenant(deps.handle, { tenantId: DEFAULT_TENANT_ID, name: 'Default tenant' }, actor);
   for (const account of SYSTEM_ACCOUNTS) {
     if (await findUserById(deps.knex, account.userId)) continue;
-    await registerUser(deps, { tenantId: SYSTEM_ACCOUNTS_TENANT, ...account, roles: [], kind: 'system', ifAbsent: true }, actor);
+    await registerUser(
+      deps,
+      { tenantId: SYSTEM_ACCOUNTS_TENANT, ...account, roles: [], kind: 'system', ifAbsent: true },
+      actor,
+    );
   }
 }
 
@@ -32,10 +36,19 @@ export async function bootstrapIdentity(deps: IdentityDeps): Promise<void> {
   await ensureDefaultTenant(deps);
   const { email, password, fromDefaults } = deps.config.bootstrapAdmin;
   if (await findUserByEmail(deps.knex, email)) return;
-  if (passwordTooLong(password)) throw new Error('BOOTSTRAP_ADMIN_PASSWORD is longer than 72 bytes; bcrypt would truncate it');
-  if (fromDefaults) deps.logger.warn({ email }, 'DEVELOPMENT DEFAULT: bootstrap administrator created with the built-in local password; set BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD');
+  if (passwordTooLong(password))
+    throw new Error('BOOTSTRAP_ADMIN_PASSWORD is longer than 72 bytes; bcrypt would truncate it');
+  if (fromDefaults)
+    deps.logger.warn(
+      { email },
+      'DEVELOPMENT DEFAULT: bootstrap administrator created with the built-in local password; set BOOTSTRAP_ADMIN_EMAIL and BOOTSTRAP_ADMIN_PASSWORD',
+    );
   try {
-    await registerUser(deps, { tenantId: DEFAULT_TENANT_ID, email, displayName: 'Administrator', roles: [...BOOTSTRAP_ADMIN_ROLES], password }, actor);
+    await registerUser(
+      deps,
+      { tenantId: DEFAULT_TENANT_ID, email, displayName: 'Administrator', roles: [...BOOTSTRAP_ADMIN_ROLES], password },
+      actor,
+    );
     deps.logger.info({ email }, 'bootstrap administrator created');
   } catch (error) {
     // Another instance created it first.

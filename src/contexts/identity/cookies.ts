@@ -38,9 +38,15 @@ export function presentedToken(req: Request): string | undefined {
 }
 
 export function setSessionCookie(res: Response, token: string): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=${token}; Max-Age=${TOKEN_LIFETIME_S}; Path=/; HttpOnly; Secure; SameSite=Lax`);
+  res.append(
+    'Set-Cookie',
+    `${SESSION_COOKIE}=${token}; Max-Age=${TOKEN_LIFETIME_S}; Path=/; HttpOnly; Secure; SameSite=Lax`,
+  );
 }
 
 export function clearSessionCookie(res: Response): void {
-  res.append('Set-Cookie', `${SESSION_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; Secure; SameSite=Lax`);
+  res.append(
+    'Set-Cookie',
+    `${SESSION_COOKIE}=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; Secure; SameSite=Lax`,
+  );
 }

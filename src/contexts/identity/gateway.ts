@@ -44,7 +44,8 @@ export function identityGateway(deps: IdentityDeps): Pick<GatewayStages, 'authen
       req.log.error({ err }, 'identity resolution failed');
       return optional ? next() : next(new GatewayError(503, 'authorization service unavailable'));
     }
-    if (!resolution.valid) return optional ? next() : next(new GatewayError(401, `invalid token: ${resolution.reason}`));
+    if (!resolution.valid)
+      return optional ? next() : next(new GatewayError(401, `invalid token: ${resolution.reason}`));
     stampIdentity(req, resolution.identity);
     res.locals.identity = resolution.identity;
     next();

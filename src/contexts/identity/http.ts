@@ -6,7 +6,13 @@ import { logOutEverywhere } from '../../../commands/identity/log-out-everywhere'
 import { redeemOneTimeToken, RedeemInput } from '../../../commands/identity/redeem-onetime-token';
 import { updateUser, UpdateUserInput } from '../../../commands/identity/update-user';
 import { findOpenToken } from '../../../queries/identity/onetime-tokens';
-import { adminView, findUserInTenant, listTenantUsers, namesOf, type UserRow } from '../../../queries/identity/user-directory';
+import {
+  adminView,
+  findUserInTenant,
+  listTenantUsers,
+  namesOf,
+  type UserRow,
+} from '../../../queries/identity/user-directory';
 import { permissionsFor } from '../../../streams/identity/permissions';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, Unauthenticated, Unavailable } from '../../platform/domain-errors';
@@ -22,8 +28,14 @@ import { InviteTokenParam, PeopleQuery, UserIdParam, ValidateQuery } from './sch
 
 /** Identity endpoints; the decisions behind them: docs/identity.md. */
 
-
-const subjectOf = (row: UserRow) => ({ userId: row.id, tenantId: row.tenant_id, email: row.email, displayName: row.display_name, roles: row.roles, tokenVersion: row.token_version });
+const subjectOf = (row: UserRow) => ({
+  userId: row.id,
+  tenantId: row.tenant_id,
+  email: row.email,
+  displayName: row.display_name,
+  roles: row.roles,
+  tokenVersion: row.token_version,
+});
 
 async function caller(deps: IdentityDeps, req: Request): Promise<UserRow> {
   const { userId, tenantId } = requireIdentity(req);
@@ -61,7 +73,14 @@ export function publicRouter(platform: PlatformDeps): Router {
     const { userId, tenantId } = requireIdentity(req);
     const me = await deps.resolver.lookup(userId);
     if (!me || me.tenant_id !== tenantId) throw new Unauthenticated('Not authenticated');
-    res.json({ user_id: me.id, email: me.email, display_name: me.display_name, tenant_id: me.tenant_id, roles: me.roles, permissions: permissionsFor(me.roles) });
+    res.json({
+      user_id: me.id,
+      email: me.email,
+      display_name: me.display_name,
+      tenant_id: me.tenant_id,
+      roles: me.roles,
+      permissions: permissionsFor(me.roles),
+    });
   });
 
   router.post('/auth/refresh', async (req, res) => {
@@ -94,7 +113,14 @@ export function publicRouter(platform: PlatformDeps): Router {
     if (body.roles.length) requirePermission(req, 'roles.grant', deps);
     const { userId, token, expiresAt } = await inviteUser(deps, body, commandContext(req));
     const user = await userInCallerTenant(deps, req, userId);
-    res.status(201).json({ ...adminView(user), invite_token: token, invite_url: link(deps, 'invite', token), invite_expires_at: expiresAt });
+    res
+      .status(201)
+      .json({
+        ...adminView(user),
+        invite_token: token,
+        invite_url: link(deps, 'invite', token),
+        invite_expires_at: expiresAt,
+      });
   });
 
   router.get('/auth/admin/users', async (req, res) => {
@@ -109,7 +135,12 @@ export function publicRouter(platform: PlatformDeps): Router {
     const body = parseBody(req, UpdateUserInput);
     if (body.roles !== undefined) requirePermission(req, 'roles.grant', deps);
     await userInCallerTenant(deps, req, id);
-    await updateUser(deps, id, { displayName: body.display_name, roles: body.roles, isActive: body.is_active }, commandContext(req));
+    await updateUser(
+      deps,
+      id,
+      { displayName: body.display_name, roles: body.roles, isActive: body.is_active },
+      commandContext(req),
+    );
     res.json(adminView(await userInCallerTenant(deps, req, id)));
   });
 
@@ -118,14 +149,24 @@ export function publicRouter(platform: PlatformDeps): Router {
     const { id } = parseParams(req, UserIdParam);
     await userInCallerTenant(deps, req, id);
     const { token, expiresAt } = await issuePasswordReset(deps, id, commandContext(req));
-    res.json({ user_id: id, reset_url: link(deps, 'reset-password', token), reset_token: token, expires_at: expiresAt });
+    res.json({
+      user_id: id,
+      reset_url: link(deps, 'reset-password', token),
+      reset_token: token,
+      expires_at: expiresAt,
+    });
   });
 
   router.get('/auth/invites/:token', async (req, res) => {
     const { token } = parseParams(req, InviteTokenParam);
     const open = await findOpenToken(deps.knex, hashOneTimeToken(token), deps.clock());
     if (!open) throw new NotFound('Invite not found, already used or expired');
-    res.json({ email: open.email, display_name: open.display_name, purpose: open.purpose, expires_at: new Date(open.expires_at).toISOString() });
+    res.json({
+      email: open.email,
+      display_name: open.display_name,
+      purpose: open.purpose,
+      expires_at: new Date(open.expires_at).toISOString(),
+    });
   });
 
   router.post('/auth/invites/redeem', async (req, res) => {
@@ -154,7 +195,15 @@ export function publicRouter(platform: PlatformDeps): Router {
     const me = await caller(deps, req);
     if (!me.roles.includes('admin')) throw new Forbidden('admin role required');
     const rows = await listTenantUsers(deps.knex, me.tenant_id);
-    res.json(rows.map((r) => ({ id: r.id, email: r.email, display_name: r.display_name, roles: r.roles, is_active: r.status !== 'disabled' })));
+    res.json(
+      rows.map((r) => ({
+        id: r.id,
+        email: r.email,
+        display_name: r.display_name,
+        roles: r.roles,
+        is_active: r.status !== 'disabled',
+      })),
+    );
   });
 
   return router;
@@ -177,7 +226,15 @@ export function internalRouter(platform: PlatformDeps): Router {
     }
     if (!resolution.valid) return void invalid(resolution.reason);
     const i = resolution.identity;
-    res.json({ valid: true, user_id: i.userId, email: i.email, display_name: i.displayName, tenant_id: i.tenantId, roles: i.roles, permissions: i.permissions });
+    res.json({
+      valid: true,
+      user_id: i.userId,
+      email: i.email,
+      display_name: i.displayName,
+      tenant_id: i.tenantId,
+      roles: i.roles,
+      permissions: i.permissions,
+    });
   });
   return router;
 }

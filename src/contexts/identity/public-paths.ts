@@ -30,7 +30,11 @@ export const PUBLIC_PATHS: readonly PublicPath[] = [
   { methods: ['POST'], pattern: /^\/auth\/logout$/, description: 'expire the session cookie' },
   { methods: ['POST'], pattern: /^\/auth\/validate$/, description: 'legacy claims-only decode' },
   { methods: ['GET', 'HEAD'], pattern: /^\/openapi\.json$/, description: 'the API contract (OpenAPI document)' },
-  { methods: ['GET', 'HEAD'], pattern: /^\/(entity-types|relationship-rules|relationship-types)(\/.*)?$/, description: 'graph configuration reads' },
+  {
+    methods: ['GET', 'HEAD'],
+    pattern: /^\/(entity-types|relationship-rules|relationship-types)(\/.*)?$/,
+    description: 'graph configuration reads',
+  },
 ];
 
 export function isPublicPath(method: string, path: string): boolean {

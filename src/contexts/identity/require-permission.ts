@@ -9,7 +9,13 @@ import { requireIdentity } from '../../platform/http/identity';
  * connector permissions and the identity-administration ones: a log-only miss
  * there would let anyone create accounts or grant themselves admin.
  */
-export const ALWAYS_ENFORCED: readonly string[] = ['connectors.manage', 'exposures.propose', 'exposures.approve', 'users.manage', 'roles.grant'];
+export const ALWAYS_ENFORCED: readonly string[] = [
+  'connectors.manage',
+  'exposures.propose',
+  'exposures.approve',
+  'users.manage',
+  'roles.grant',
+];
 
 export function requirePermission(req: Request, permission: string, deps: { config: Pick<Config, 'authMode'> }): void {
   const identity = requireIdentity(req);

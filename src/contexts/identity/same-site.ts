@@ -16,7 +16,11 @@ const STREAM = /^\/conversations\/[^/]+\/stream$/;
 export function changesState(req: Request): boolean {
   const method = req.method.toUpperCase();
   if (WRITES.has(method)) return true;
-  return (method === 'GET' || method === 'HEAD') && STREAM.test(normalizePath(req.path)) && new URL(req.originalUrl, 'http://x').searchParams.has('message');
+  return (
+    (method === 'GET' || method === 'HEAD') &&
+    STREAM.test(normalizePath(req.path)) &&
+    new URL(req.originalUrl, 'http://x').searchParams.has('message')
+  );
 }
 
 /**

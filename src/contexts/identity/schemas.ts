@@ -12,6 +12,13 @@ export const PeopleQuery = z.object({
   ids: z
     .string()
     .max(100 * 40)
-    .transform((v) => [...new Set(v.split(',').map((id) => id.trim()).filter(Boolean))])
+    .transform((v) => [
+      ...new Set(
+        v
+          .split(',')
+          .map((id) => id.trim())
+          .filter(Boolean),
+      ),
+    ])
     .pipe(z.array(z.string().max(200)).max(100)),
 });

@@ -17,9 +17,24 @@ export interface SessionSubject {
  */
 export async function openSession(deps: IdentityDeps, res: Response, subject: SessionSubject) {
   const { token, expiresIn } = await deps.tokens.issue(
-    { userId: subject.userId, email: subject.email, roles: subject.roles, tenantId: subject.tenantId, tokenVersion: subject.tokenVersion },
+    {
+      userId: subject.userId,
+      email: subject.email,
+      roles: subject.roles,
+      tenantId: subject.tenantId,
+      tokenVersion: subject.tokenVersion,
+    },
     deps.clock(),
   );
   setSessionCookie(res, token);
-  return { token, body: { expires_in: expiresIn, user_id: subject.userId, roles: subject.roles, email: subject.email, display_name: subject.displayName } };
+  return {
+    token,
+    body: {
+      expires_in: expiresIn,
+      user_id: subject.userId,
+      roles: subject.roles,
+      email: subject.email,
+      display_name: subject.displayName,
+    },
+  };
 }

@@ -1,7 +1,17 @@
 import type { z } from 'zod';
-import { COMPLIANCE_ANOMALY_FLAGGED, type ComplianceAnomalyFlaggedData } from '../../platform/published/anomaly-flagged';
-import { entityExtractionAggregate, type EntityExtractionEventSchemas } from '../../../streams/ingestion/entity-extraction';
-import { batchWells, operatorCsvImportAggregate, type OperatorCsvImportEventSchemas } from '../../../streams/ingestion/operator-csv-import';
+import {
+  COMPLIANCE_ANOMALY_FLAGGED,
+  type ComplianceAnomalyFlaggedData,
+} from '../../platform/published/anomaly-flagged';
+import {
+  entityExtractionAggregate,
+  type EntityExtractionEventSchemas,
+} from '../../../streams/ingestion/entity-extraction';
+import {
+  batchWells,
+  operatorCsvImportAggregate,
+  type OperatorCsvImportEventSchemas,
+} from '../../../streams/ingestion/operator-csv-import';
 import { rrcScrapeAggregate, type RrcScrapeEventSchemas } from '../../../streams/ingestion/rrc-scrape';
 import { scadaBatchAggregate, type ScadaBatchEventSchemas } from '../../../streams/ingestion/scada-batch';
 import { type AuditCatalog } from '../../platform/audit/catalog';
@@ -29,7 +39,9 @@ export const ingestionAuditCatalog: AuditCatalog = {
           }
           case 'RrcScrapeCompleted': {
             const d = event.data as Data<typeof RrcScrapeEventSchemas, 'RrcScrapeCompleted'>;
-            const counts = Object.entries(d.counts).map(([type, n]) => `${n} ${type}`).join(', ');
+            const counts = Object.entries(d.counts)
+              .map(([type, n]) => `${n} ${type}`)
+              .join(', ');
             return `scrape of district ${d.district} (${range(d.dateRange)}) completed: ${counts || 'nothing found'}`;
           }
           default:

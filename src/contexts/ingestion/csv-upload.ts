@@ -6,14 +6,26 @@ import { PayloadTooLarge, ValidationFailed } from '../../platform/domain-errors'
 /** An operator CSV is ≈10 MB per 100,000 wells; 64 MB leaves room for wide exports. */
 export const CSV_MAX_BYTES = 64 * 1024 * 1024;
 
-const missingFile = () => new ValidationFailed([{ loc: ['body', 'file'], msg: 'expected a multipart/form-data body with a CSV file part named "file"', type: 'missing' }]);
+const missingFile = () =>
+  new ValidationFailed([
+    {
+      loc: ['body', 'file'],
+      msg: 'expected a multipart/form-data body with a CSV file part named "file"',
+      type: 'missing',
+    },
+  ]);
 
 /**
  * Hands the `file` part of a multipart upload to `consume` as a stream while it arrives
  * (never buffered whole); past `maxBytes` the stream fails with 413 and the rest of the
  * body is discarded.
  */
-export function withCsvUpload<T>(req: Request, res: Response, consume: (file: { filename: string; stream: Readable }) => Promise<T>, maxBytes = CSV_MAX_BYTES): Promise<T> {
+export function withCsvUpload<T>(
+  req: Request,
+  res: Response,
+  consume: (file: { filename: string; stream: Readable }) => Promise<T>,
+  maxBytes = CSV_MAX_BYTES,
+): Promise<T> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 10, parts: 20 } });
@@ -39,7 +51,12 @@ export function withCsvUpload<T>(req: Request, res: Response, consume: (file: { 
       });
       // Control characters are what is stripped: a file name is shown and logged.
       // eslint-disable-next-line no-control-regex -- the pattern names the control characters to remove
-      const filename = (info.filename ?? 'upload.csv').split(/[\\/]/).pop()!.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 255) || 'upload.csv';
+      const filename =
+        (info.filename ?? 'upload.csv')
+          .split(/[\\/]/)
+          .pop()!
+          .replace(/[\u0000-\u001f\u007f]/g, '')
+          .slice(0, 255) || 'upload.csv';
       consume({ filename, stream }).then(resolve, (error) => {
         stopReading();
         reject(error);
@@ -51,7 +68,11 @@ export function withCsvUpload<T>(req: Request, res: Response, consume: (file: { 
     parser.on('close', () => {
       if (!started) reject(missingFile());
     });
-    req.on('aborted', () => parser.destroy(new ValidationFailed([{ loc: ['body', 'file'], msg: 'the upload was interrupted', type: 'aborted' }])));
+    req.on('aborted', () =>
+      parser.destroy(
+        new ValidationFailed([{ loc: ['body', 'file'], msg: 'the upload was interrupted', type: 'aborted' }]),
+      ),
+    );
     req.pipe(parser);
   });
 }

@@ -18,15 +18,22 @@ export const GRAPH_CONSUMER_GROUP = 'graph-consumer';
 
 /** The graph facts a broker message carries, or null for a message the graph does not need. */
 export function factsOfMessage(eventType: string, data: Record<string, unknown>): GraphFacts | null {
-  if (eventType.endsWith('_scraped') && Array.isArray(data.records)) return scrapeFacts(eventType.slice(0, -'_scraped'.length), data.records as Array<Record<string, unknown>>);
+  if (eventType.endsWith('_scraped') && Array.isArray(data.records))
+    return scrapeFacts(eventType.slice(0, -'_scraped'.length), data.records as Array<Record<string, unknown>>);
   if (eventType === 'operator_wells_imported' && Array.isArray(data.wells)) return csvFacts(data.wells as CsvWell[]);
-  if (eventType === 'entities_extracted' && Array.isArray(data.entities)) return extractionFacts(data.entities as ExtractedEntity[], (data.edges ?? []) as ExtractedEdge[]);
+  if (eventType === 'entities_extracted' && Array.isArray(data.entities))
+    return extractionFacts(data.entities as ExtractedEntity[], (data.edges ?? []) as ExtractedEdge[]);
   return null;
 }
 
-export async function applyMessage(deps: FeedDeps, logger: Logger, message: Pick<KafkaMessage, 'value' | 'headers'>): Promise<boolean> {
+export async function applyMessage(
+  deps: FeedDeps,
+  logger: Logger,
+  message: Pick<KafkaMessage, 'value' | 'headers'>,
+): Promise<boolean> {
   const header = message.headers?.['tenant-id'];
-  const tenantId = header === undefined ? undefined : Buffer.isBuffer(header) ? header.toString('utf8') : String(header);
+  const tenantId =
+    header === undefined ? undefined : Buffer.isBuffer(header) ? header.toString('utf8') : String(header);
   let body: { event_type?: unknown; data?: unknown };
   try {
     body = JSON.parse(message.value?.toString('utf8') ?? '');
@@ -35,16 +42,27 @@ export async function applyMessage(deps: FeedDeps, logger: Logger, message: Pick
     return false;
   }
   if (!tenantId || typeof body.event_type !== 'string' || !body.data || typeof body.data !== 'object') {
-    logger.warn({ eventType: body.event_type }, 'graph consumer: skipped a message without tenant-id header or {event_type, data}');
+    logger.warn(
+      { eventType: body.event_type },
+      'graph consumer: skipped a message without tenant-id header or {event_type, data}',
+    );
     return false;
   }
   const facts = factsOfMessage(body.event_type, body.data as Record<string, unknown>);
   if (!facts) return false;
-  await feedGraph(deps, { tenantId, userId: SYSTEM_USER_ID }, facts, { source: 'kafka', description: `${body.event_type} from ${ENTITY_EXTRACTION_TOPIC}` });
+  await feedGraph(deps, { tenantId, userId: SYSTEM_USER_ID }, facts, {
+    source: 'kafka',
+    description: `${body.event_type} from ${ENTITY_EXTRACTION_TOPIC}`,
+  });
   return true;
 }
 
-export async function startGraphConsumer(kafka: Pick<Kafka, 'consumer'>, deps: FeedDeps, logger: Logger, topic = ENTITY_EXTRACTION_TOPIC): Promise<Consumer> {
+export async function startGraphConsumer(
+  kafka: Pick<Kafka, 'consumer'>,
+  deps: FeedDeps,
+  logger: Logger,
+  topic = ENTITY_EXTRACTION_TOPIC,
+): Promise<Consumer> {
   const consumer = kafka.consumer({ groupId: GRAPH_CONSUMER_GROUP });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });

@@ -4,7 +4,12 @@ import type { Logger } from 'pino';
 import type { EventStore, Position, RecordedEvent } from '../../platform/eventstore/types';
 import { comparePositions, START } from '../../platform/eventstore/types';
 import type { LeaderLock } from '../../platform/projection-runner/leader-lock';
-import { brokerData, brokerEventType, ENTITY_EXTRACTION_TOPIC, PUBLISHED_EVENT_TYPES } from '../../../streams/ingestion/broker-messages';
+import {
+  brokerData,
+  brokerEventType,
+  ENTITY_EXTRACTION_TOPIC,
+  PUBLISHED_EVENT_TYPES,
+} from '../../../streams/ingestion/broker-messages';
 
 /**
  * The Kafka bridge: a subscription on the event log that publishes
@@ -47,25 +52,49 @@ export interface BridgeCheckpoint {
 }
 
 export async function readBridgeCheckpoint(knex: Knex, name = BRIDGE_NAME): Promise<BridgeCheckpoint> {
-  if (!(await knex.schema.hasTable(BRIDGE_CHECKPOINTS))) return { position: START, published: 0, lastError: null, updatedAt: null };
+  if (!(await knex.schema.hasTable(BRIDGE_CHECKPOINTS)))
+    return { position: START, published: 0, lastError: null, updatedAt: null };
   const row = await knex(BRIDGE_CHECKPOINTS).where({ name }).first();
   if (!row) return { position: START, published: 0, lastError: null, updatedAt: null };
-  return { position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) }, published: Number(row.published), lastError: row.last_error ?? null, updatedAt: row.updated_at };
+  return {
+    position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
+    published: Number(row.published),
+    lastError: row.last_error ?? null,
+    updatedAt: row.updated_at,
+  };
 }
 
 /**
  * Compare-and-set on the position the round started from: a stale leader (its lock lost
  * while it published) cannot move the checkpoint back or past another instance's.
  */
-async function advanceCheckpoint(knex: Knex, name: string, from: Position, to: Position, published: number): Promise<boolean> {
+async function advanceCheckpoint(
+  knex: Knex,
+  name: string,
+  from: Position,
+  to: Position,
+  published: number,
+): Promise<boolean> {
   // Skipping past unpublished events says nothing about the broker: its last error stays.
   const outcome = published > 0 ? { published: knex.raw('published + ?', [published]), last_error: null } : {};
   const updated = await knex(BRIDGE_CHECKPOINTS)
     .where({ name, commit_position: from.commit.toString(), prepare_position: from.prepare.toString() })
-    .update({ commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), ...outcome, updated_at: knex.fn.now() });
+    .update({
+      commit_position: to.commit.toString(),
+      prepare_position: to.prepare.toString(),
+      ...outcome,
+      updated_at: knex.fn.now(),
+    });
   if (updated > 0) return true;
   const inserted = await knex(BRIDGE_CHECKPOINTS)
-    .insert({ name, commit_position: to.commit.toString(), prepare_position: to.prepare.toString(), published, last_error: null, updated_at: knex.fn.now() })
+    .insert({
+      name,
+      commit_position: to.commit.toString(),
+      prepare_position: to.prepare.toString(),
+      published,
+      last_error: null,
+      updated_at: knex.fn.now(),
+    })
     .onConflict('name')
     .ignore()
     .returning('name');
@@ -74,7 +103,14 @@ async function advanceCheckpoint(knex: Knex, name: string, from: Position, to: P
 
 async function saveError(knex: Knex, name: string, message: string): Promise<void> {
   await knex(BRIDGE_CHECKPOINTS)
-    .insert({ name, commit_position: START.commit.toString(), prepare_position: START.prepare.toString(), published: 0, last_error: message, updated_at: knex.fn.now() })
+    .insert({
+      name,
+      commit_position: START.commit.toString(),
+      prepare_position: START.prepare.toString(),
+      published: 0,
+      last_error: message,
+      updated_at: knex.fn.now(),
+    })
     .onConflict('name')
     .merge({ last_error: message, updated_at: knex.fn.now() });
 }
@@ -86,7 +122,12 @@ export function toMessage(event: RecordedEvent) {
   return {
     key: eventType,
     value: JSON.stringify({ event_type: eventType, data }),
-    headers: { source: 'ingestion', 'event-id': event.id, 'event-type': event.type, 'tenant-id': event.metadata.tenantId },
+    headers: {
+      source: 'ingestion',
+      'event-id': event.id,
+      'event-type': event.type,
+      'tenant-id': event.metadata.tenantId,
+    },
   };
 }
 
@@ -182,7 +223,10 @@ export class KafkaBridge {
         this.failures++;
         const delay = Math.min(maxBackoff, pollMs * 2 ** Math.min(this.failures, 10));
         const message = error instanceof Error ? error.message : String(error);
-        this.options.logger.warn({ err: message, failures: this.failures, retryInMs: delay }, 'kafka bridge: broker unavailable; events stay in the log and are published when it returns');
+        this.options.logger.warn(
+          { err: message, failures: this.failures, retryInMs: delay },
+          'kafka bridge: broker unavailable; events stay in the log and are published when it returns',
+        );
         await saveError(this.options.knex, BRIDGE_NAME, message).catch(() => undefined);
         await this.disconnect();
         await this.sleep(delay);
@@ -196,7 +240,10 @@ export class KafkaBridge {
     await admin.connect();
     try {
       // false when the topic exists already; the broker keeps its partitioning.
-      await admin.createTopics({ waitForLeaders: true, topics: [{ topic: this.topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: TOPIC_REPLICATION }] });
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: [{ topic: this.topic, numPartitions: TOPIC_PARTITIONS, replicationFactor: TOPIC_REPLICATION }],
+      });
     } finally {
       await admin.disconnect().catch(() => undefined);
     }
@@ -218,7 +265,11 @@ export class KafkaBridge {
     const head = await store.headPosition();
     // Nothing appended since the last round: no read at all (an idle bridge costs two lookups).
     if (comparePositions(head, position) <= 0) return 0;
-    const events = await store.readAll({ from: position, limit: this.batchSize, filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] } });
+    const events = await store.readAll({
+      from: position,
+      limit: this.batchSize,
+      filter: { eventTypes: [...PUBLISHED_EVENT_TYPES] },
+    });
     this.options.logger.debug({ events: events.length }, 'kafka bridge: round');
     const seenTo = events.length < this.batchSize && comparePositions(head, position) > 0 ? head : null;
     if (events.length === 0) {
@@ -227,7 +278,11 @@ export class KafkaBridge {
     }
     await this.ensureTopic();
     if (!this.producer) {
-      const producer = this.options.kafka.producer({ allowAutoTopicCreation: false, idempotent: true, maxInFlightRequests: 1 });
+      const producer = this.options.kafka.producer({
+        allowAutoTopicCreation: false,
+        idempotent: true,
+        maxInFlightRequests: 1,
+      });
       await producer.connect();
       this.producer = producer;
     }
@@ -240,21 +295,28 @@ export class KafkaBridge {
       await this.producer.send({ topic: this.topic, acks: -1, messages: chunk.map(toMessage) });
       const to = chunk[chunk.length - 1].position;
       if (!(await advanceCheckpoint(knex, BRIDGE_NAME, from, to, chunk.length))) {
-        this.options.logger.warn('kafka bridge: another instance moved the checkpoint; this round stops (its messages may be published twice)');
+        this.options.logger.warn(
+          'kafka bridge: another instance moved the checkpoint; this round stops (its messages may be published twice)',
+        );
         return published;
       }
       from = to;
       published += chunk.length;
     }
     if (seenTo && comparePositions(seenTo, from) > 0) await advanceCheckpoint(knex, BRIDGE_NAME, from, seenTo, 0);
-    if (this.failures > 0) this.options.logger.info({ failures: this.failures }, 'kafka bridge: broker back; publishing resumed');
+    if (this.failures > 0)
+      this.options.logger.info({ failures: this.failures }, 'kafka bridge: broker back; publishing resumed');
     this.failures = 0;
     return published;
   }
 }
 
 /** Events of the published types still after the checkpoint (counted up to `cap`). */
-export async function bridgePending(store: EventStore, knex: Knex, cap = 100_000): Promise<{ checkpoint: BridgeCheckpoint; pending: number; capped: boolean }> {
+export async function bridgePending(
+  store: EventStore,
+  knex: Knex,
+  cap = 100_000,
+): Promise<{ checkpoint: BridgeCheckpoint; pending: number; capped: boolean }> {
   const checkpoint = await readBridgeCheckpoint(knex);
   let pending = 0;
   let from = checkpoint.position;

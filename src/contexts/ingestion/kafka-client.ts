@@ -5,7 +5,14 @@ import type { PlatformDeps } from '../../platform/context-module';
 export function connectionUrl(deps: Pick<PlatformDeps, 'knex'>): string {
   const connection = (deps.knex.client as { config: { connection: unknown } }).config.connection;
   if (typeof connection === 'string') return connection;
-  const c = connection as { connectionString?: string; user?: string; password?: string; host?: string; port?: string | number; database?: string };
+  const c = connection as {
+    connectionString?: string;
+    user?: string;
+    password?: string;
+    host?: string;
+    port?: string | number;
+    database?: string;
+  };
   if (c.connectionString) return c.connectionString;
   const auth = c.user ? `${encodeURIComponent(c.user)}${c.password ? `:${encodeURIComponent(c.password)}` : ''}@` : '';
   return `postgres://${auth}${c.host ?? '127.0.0.1'}:${c.port ?? 5432}/${encodeURIComponent(c.database ?? 'postgres')}`;

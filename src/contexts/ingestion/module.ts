@@ -28,12 +28,19 @@ export function createIngestionContext(): ContextModule {
       stopping = false;
       const brokers = deps.config.kafkaBrokers;
       if (!brokers || brokers.length === 0) {
-        if (deps.config.role === 'bridge' || deps.config.role === 'graph-consumer') deps.logger.warn({ role: deps.config.role }, 'KAFKA_BROKERS is not set: this worker has nothing to do');
+        if (deps.config.role === 'bridge' || deps.config.role === 'graph-consumer')
+          deps.logger.warn({ role: deps.config.role }, 'KAFKA_BROKERS is not set: this worker has nothing to do');
         return;
       }
       const logger = deps.logger.child({ component: 'kafka' });
       if (deps.config.role === 'all' || deps.config.role === 'bridge') {
-        bridge = new KafkaBridge({ kafka: kafkaClient(brokers, 'ingestion-bridge'), store: deps.store, knex: deps.knex, logger, leaderLock: createAdvisoryLeaderLock(connectionUrl(deps), BRIDGE_LOCK_KEY) });
+        bridge = new KafkaBridge({
+          kafka: kafkaClient(brokers, 'ingestion-bridge'),
+          store: deps.store,
+          knex: deps.knex,
+          logger,
+          leaderLock: createAdvisoryLeaderLock(connectionUrl(deps), BRIDGE_LOCK_KEY),
+        });
         bridge.start();
         logger.info({ brokers }, 'kafka bridge started');
       }
@@ -48,7 +55,10 @@ export function createIngestionContext(): ContextModule {
               logger.info({ brokers }, 'graph consumer started');
               return;
             } catch (err) {
-              logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delay }, 'graph consumer: broker unavailable');
+              logger.warn(
+                { err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+                'graph consumer: broker unavailable',
+              );
               await new Promise((r) => setTimeout(r, delay).unref());
             }
           }

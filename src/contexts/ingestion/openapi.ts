@@ -16,8 +16,18 @@ import { ExtractedEdge, ExtractedEntity } from '../../../streams/ingestion/entit
 const count = z.number().int().nonnegative();
 
 const GraphFeed = z
-  .object({ created: count, updated: count, unchanged: count, edges_created: count, production_reports: count, skipped: count })
-  .openapi('IngestionGraphFeed', { description: 'What reached the knowledge graph: vertices created, updated or already as given, edges created, Form PR reports, facts skipped.' });
+  .object({
+    created: count,
+    updated: count,
+    unchanged: count,
+    edges_created: count,
+    production_reports: count,
+    skipped: count,
+  })
+  .openapi('IngestionGraphFeed', {
+    description:
+      'What reached the knowledge graph: vertices created, updated or already as given, edges created, Form PR reports, facts skipped.',
+  });
 
 const DateRange = z.object({ from: z.string(), to: z.string() });
 
@@ -28,12 +38,16 @@ const RrcScrapeResult = z
     date_range: DateRange,
     data_types: z.array(z.enum(RRC_DATA_TYPES)),
     counts: z.record(count),
-    recorded: z.boolean().openapi({ description: 'False when the same scrape was recorded before (nothing appended).' }),
+    recorded: z
+      .boolean()
+      .openapi({ description: 'False when the same scrape was recorded before (nothing appended).' }),
     graph: GraphFeed,
   })
   .openapi('RrcScrapeResult');
 
-const RowRejection = z.object({ row: z.number().int().positive(), column: z.string(), reason: z.string() }).openapi('CsvRowRejection');
+const RowRejection = z
+  .object({ row: z.number().int().positive(), column: z.string(), reason: z.string() })
+  .openapi('CsvRowRejection');
 
 const CsvImportResult = z
   .object({
@@ -45,9 +59,13 @@ const CsvImportResult = z
     rows: count,
     accepted: count,
     rejected: count,
-    rejections: z.array(RowRejection).openapi({ description: 'At most 1,000 rejections are listed; `rejected` counts all.' }),
+    rejections: z
+      .array(RowRejection)
+      .openapi({ description: 'At most 1,000 rejections are listed; `rejected` counts all.' }),
     rejections_truncated: z.boolean(),
-    recorded: z.boolean().openapi({ description: 'False when the same file (same SHA-256 in the tenant) was imported before.' }),
+    recorded: z
+      .boolean()
+      .openapi({ description: 'False when the same file (same SHA-256 in the tenant) was imported before.' }),
     graph: GraphFeed,
   })
   .openapi('OperatorCsvImportResult');
@@ -60,7 +78,9 @@ const CsvNoRows = z
   })
   .openapi('CsvNoRowsRefusal');
 
-const ScadaAnomaly = z.object({ well_api: z.string(), domain: z.string(), kind: z.string(), detail: z.string(), observed_at: z.string() }).openapi('ScadaAnomaly');
+const ScadaAnomaly = z
+  .object({ well_api: z.string(), domain: z.string(), kind: z.string(), detail: z.string(), observed_at: z.string() })
+  .openapi('ScadaAnomaly');
 
 const ScadaResult = z
   .object({
@@ -78,27 +98,46 @@ const ImportSummary = z
   .object({
     import_id: z.string().uuid(),
     kind: z.enum(IMPORT_KINDS),
-    status: z.enum(IMPORT_STATUSES).openapi({ description: '`importing` until a CSV import completes (an interrupted upload stays so until the same file is sent again).' }),
-    source: z.string().openapi({ description: 'The file name; `district 08, 2025-01-01 to 2025-03-31`; or `4 readings of 3 wells`.' }),
+    status: z
+      .enum(IMPORT_STATUSES)
+      .openapi({
+        description:
+          '`importing` until a CSV import completes (an interrupted upload stays so until the same file is sent again).',
+      }),
+    source: z
+      .string()
+      .openapi({ description: 'The file name; `district 08, 2025-01-01 to 2025-03-31`; or `4 readings of 3 wells`.' }),
     started_by: z.string(),
     started_at: z.string(),
     finished_at: z.string().nullable(),
     rows: count.nullable(),
     accepted: count.nullable(),
     rejected: count.nullable(),
-    counts: z.record(count).openapi({ description: 'CSV: `batches`; scrape: records per data type; SCADA: `readings`, `wells`, `anomalies`.' }),
+    counts: z
+      .record(count)
+      .openapi({
+        description: 'CSV: `batches`; scrape: records per data type; SCADA: `readings`, `wells`, `anomalies`.',
+      }),
   })
   .openapi('IngestionImportSummary');
 
-const ImportList = z.object({ imports: z.array(ImportSummary), total: count, limit: count, offset: count }).openapi('IngestionImportList');
+const ImportList = z
+  .object({ imports: z.array(ImportSummary), total: count, limit: count, offset: count })
+  .openapi('IngestionImportList');
 
 const ImportDetail = ImportSummary.extend({
-  details: z.record(z.unknown()).openapi({ description: 'CSV: `sha256`, `size_bytes`, `columns`; scrape: `district`, `date_range`.' }),
-  rejections: z.array(RowRejection).openapi({ description: "A CSV import's first 1,000 rejected rows, as its upload answered." }),
+  details: z
+    .record(z.unknown())
+    .openapi({ description: 'CSV: `sha256`, `size_bytes`, `columns`; scrape: `district`, `date_range`.' }),
+  rejections: z
+    .array(RowRejection)
+    .openapi({ description: "A CSV import's first 1,000 rejected rows, as its upload answered." }),
   rejections_truncated: z.boolean(),
 }).openapi('IngestionImport');
 
-const Extraction = z.object({ entities: z.array(ExtractedEntity), edges: z.array(ExtractedEdge) }).openapi('Extraction');
+const Extraction = z
+  .object({ entities: z.array(ExtractedEntity), edges: z.array(ExtractedEdge) })
+  .openapi('Extraction');
 
 export const ingestionApi: ApiDescription = {
   tag: 'ingestion',
@@ -115,7 +154,8 @@ export const ingestionApi: ApiDescription = {
       method: 'post',
       path: '/ingest/operator/csv',
       summary: 'Import an operator well CSV (ingest.run)',
-      description: 'Multipart part `file`, UTF-8 CSV up to 64 MB. Rows that fail alone are reported and left out; a file that fails as a whole answers 422 and appends nothing.',
+      description:
+        'Multipart part `file`, UTF-8 CSV up to 64 MB. Rows that fail alone are reported and left out; a file that fails as a whole answers 422 and appends nothing.',
       body: 'multipart',
       uploadLimit: CSV_MAX_BYTES,
       responses: { 200: CsvImportResult },

@@ -1,6 +1,15 @@
 import { type Request, Router } from 'express';
-import { changeConditionalRules, ConditionalRuleBody, ConditionalRulePatch } from '../../../commands/monitoring/change-conditional-rules';
-import { changeDuplicationRules, DuplicationRuleBody, DuplicationRulePatch, ResetBody } from '../../../commands/monitoring/change-duplication-rules';
+import {
+  changeConditionalRules,
+  ConditionalRuleBody,
+  ConditionalRulePatch,
+} from '../../../commands/monitoring/change-conditional-rules';
+import {
+  changeDuplicationRules,
+  DuplicationRuleBody,
+  DuplicationRulePatch,
+  ResetBody,
+} from '../../../commands/monitoring/change-duplication-rules';
 import { changeEventType, TransitionBody, UpdateEventTypeBody } from '../../../commands/monitoring/change-event-type';
 import { changeFields, ReorderBody } from '../../../commands/monitoring/change-fields';
 import { changeGuardRules, GuardRuleBody, GuardRulePatch } from '../../../commands/monitoring/change-guard-rules';
@@ -10,7 +19,15 @@ import { logEvent, LogEventBody } from '../../../commands/monitoring/log-event';
 import { updateEvent, UpdateEventBody } from '../../../commands/monitoring/update-event';
 import { correlate } from '../../../queries/monitoring/correlate';
 import { duplicationRuleViewOf, listDuplicationRules } from '../../../queries/monitoring/duplication-rules';
-import { conditionalRuleView, eventTypeView, fieldView, findEventType, guardRuleVersions, guardRuleView, listEventTypes } from '../../../queries/monitoring/event-types';
+import {
+  conditionalRuleView,
+  eventTypeView,
+  fieldView,
+  findEventType,
+  guardRuleVersions,
+  guardRuleView,
+  listEventTypes,
+} from '../../../queries/monitoring/event-types';
 import { eventHistory, eventViewOf, findEvent, listEvents } from '../../../queries/monitoring/events';
 import { SYSTEM_USER_ID } from '../../../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
@@ -24,7 +41,17 @@ import { commandContext, idempotencyKeyOf } from '../../platform/http/command-co
 import { identityOf, requireIdentity } from '../../platform/http/identity';
 import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
-import { CorrelateBody, EventListQuery, EventQuery, FieldParams, RuleIdParams, RuleParams, TenantQuery, TypeListQuery, TypeParams } from './schemas';
+import {
+  CorrelateBody,
+  EventListQuery,
+  EventQuery,
+  FieldParams,
+  RuleIdParams,
+  RuleParams,
+  TenantQuery,
+  TypeListQuery,
+  TypeParams,
+} from './schemas';
 
 /**
  * Operational events: event types with fields,
@@ -63,7 +90,13 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const body = parseBody(req, CreateEventTypeBody);
     const eventTypeId = newId(context, 'monitoring.event-type');
     const fieldIds = body.fields.map((_, i) => newId(context, `monitoring.event-type.field.${i}`));
-    const { state } = await createEventType(deps, context, { type: 'CreateEventType', eventTypeId, body, fieldIds, actorId: context.actorId });
+    const { state } = await createEventType(deps, context, {
+      type: 'CreateEventType',
+      eventTypeId,
+      body,
+      fieldIds,
+      actorId: context.actorId,
+    });
     res.status(201).json(eventTypeView(live(state)));
   });
 
@@ -82,7 +115,11 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id } = parseParams(req, TypeParams);
     const body = parseBody(req, UpdateEventTypeBody);
-    const { state } = await changeEventType(deps, context, id, { type: 'UpdateEventType', body, actorId: context.actorId });
+    const { state } = await changeEventType(deps, context, id, {
+      type: 'UpdateEventType',
+      body,
+      actorId: context.actorId,
+    });
     res.json(eventTypeView(live(state)));
   });
 
@@ -97,7 +134,11 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id } = parseParams(req, TypeParams);
     const { status } = parseBody(req, TransitionBody);
-    const { state } = await changeEventType(deps, context, id, { type: 'TransitionEventType', to: status, actorId: context.actorId });
+    const { state } = await changeEventType(deps, context, id, {
+      type: 'TransitionEventType',
+      to: status,
+      actorId: context.actorId,
+    });
     res.json(eventTypeView(live(state)));
   });
 
@@ -107,7 +148,12 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const { id } = parseParams(req, TypeParams);
     const field = parseBody(req, FieldInput);
     const fieldId = newId(context, 'monitoring.event-type.field');
-    const { state } = await changeFields(deps, context, id, { type: 'AddField', fieldId, field, actorId: context.actorId });
+    const { state } = await changeFields(deps, context, id, {
+      type: 'AddField',
+      fieldId,
+      field,
+      actorId: context.actorId,
+    });
     res.status(201).json(fieldView(live(state).fields.find((f) => f.id === fieldId)!));
   });
 
@@ -121,7 +167,11 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id } = parseParams(req, TypeParams);
     const { field_ids } = parseBody(req, ReorderBody);
-    const { state } = await changeFields(deps, context, id, { type: 'ReorderFields', fieldIds: field_ids, actorId: context.actorId });
+    const { state } = await changeFields(deps, context, id, {
+      type: 'ReorderFields',
+      fieldIds: field_ids,
+      actorId: context.actorId,
+    });
     res.json(live(state).fields.map(fieldView));
   });
 
@@ -129,7 +179,12 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id, fid } = parseParams(req, FieldParams);
     const patch = parseBody(req, FieldPatch);
-    const { state } = await changeFields(deps, context, id, { type: 'UpdateField', fieldId: fid, patch, actorId: context.actorId });
+    const { state } = await changeFields(deps, context, id, {
+      type: 'UpdateField',
+      fieldId: fid,
+      patch,
+      actorId: context.actorId,
+    });
     res.json(fieldView(live(state).fields.find((f) => f.id === fid)!));
   });
 
@@ -146,7 +201,12 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const { id } = parseParams(req, TypeParams);
     const body = parseBody(req, ConditionalRuleBody);
     const ruleId = newId(context, 'monitoring.conditional-rule');
-    const { state } = await changeConditionalRules(deps, context, id, { type: 'AddConditionalRule', ruleId, body, actorId: context.actorId });
+    const { state } = await changeConditionalRules(deps, context, id, {
+      type: 'AddConditionalRule',
+      ruleId,
+      body,
+      actorId: context.actorId,
+    });
     res.status(201).json(conditionalRuleView(live(state).conditionalRules.find((r) => r.id === ruleId)!));
   });
 
@@ -160,14 +220,23 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id, rid } = parseParams(req, RuleParams);
     const patch = parseBody(req, ConditionalRulePatch);
-    const { state } = await changeConditionalRules(deps, context, id, { type: 'UpdateConditionalRule', ruleId: rid, patch, actorId: context.actorId });
+    const { state } = await changeConditionalRules(deps, context, id, {
+      type: 'UpdateConditionalRule',
+      ruleId: rid,
+      patch,
+      actorId: context.actorId,
+    });
     res.json(conditionalRuleView(live(state).conditionalRules.find((r) => r.id === rid)!));
   });
 
   router.delete('/event-types/:id/conditional-rules/:rid', async (req, res) => {
     const context = configurer(req, deps);
     const { id, rid } = parseParams(req, RuleParams);
-    await changeConditionalRules(deps, context, id, { type: 'DeleteConditionalRule', ruleId: rid, actorId: context.actorId });
+    await changeConditionalRules(deps, context, id, {
+      type: 'DeleteConditionalRule',
+      ruleId: rid,
+      actorId: context.actorId,
+    });
     res.status(204).end();
   });
 
@@ -177,7 +246,12 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const { id } = parseParams(req, TypeParams);
     const body = parseBody(req, GuardRuleBody);
     const ruleId = newId(context, 'monitoring.guard-rule');
-    const { state } = await changeGuardRules(deps, context, id, { type: 'AddGuardRule', ruleId, body, actorId: context.actorId });
+    const { state } = await changeGuardRules(deps, context, id, {
+      type: 'AddGuardRule',
+      ruleId,
+      body,
+      actorId: context.actorId,
+    });
     res.status(201).json(guardRuleView(live(state).guardRules.find((r) => r.id === ruleId)!));
   });
 
@@ -191,14 +265,23 @@ export function eventTypeRoutes(deps: PlatformDeps): Router {
     const context = configurer(req, deps);
     const { id, rid } = parseParams(req, RuleParams);
     const patch = parseBody(req, GuardRulePatch);
-    const { state } = await changeGuardRules(deps, context, id, { type: 'UpdateGuardRule', ruleId: rid, patch, actorId: context.actorId });
+    const { state } = await changeGuardRules(deps, context, id, {
+      type: 'UpdateGuardRule',
+      ruleId: rid,
+      patch,
+      actorId: context.actorId,
+    });
     res.json(guardRuleView(live(state).guardRules.find((r) => r.id === rid)!));
   });
 
   router.post('/event-types/:id/guard-rules/:rid/publish', async (req, res) => {
     const context = configurer(req, deps);
     const { id, rid } = parseParams(req, RuleParams);
-    const { state } = await changeGuardRules(deps, context, id, { type: 'PublishGuardRule', ruleId: rid, actorId: context.actorId });
+    const { state } = await changeGuardRules(deps, context, id, {
+      type: 'PublishGuardRule',
+      ruleId: rid,
+      actorId: context.actorId,
+    });
     res.json(guardRuleView(live(state).guardRules.find((r) => r.id === rid)!));
   });
 
@@ -242,7 +325,9 @@ export function eventRoutes(deps: PlatformDeps): Router {
       });
       return;
     }
-    res.status(outcome.replayed ? 200 : 201).json({ ...eventViewOf(outcome.state), hidden_fields: outcome.hidden, suppressed: false });
+    res
+      .status(outcome.replayed ? 200 : 201)
+      .json({ ...eventViewOf(outcome.state), hidden_fields: outcome.hidden, suppressed: false });
   });
 
   router.get('/events', async (req, res) => {
@@ -274,12 +359,18 @@ export function eventRoutes(deps: PlatformDeps): Router {
     const body = parseBody(req, CorrelateBody);
     const event = await findEvent(knex, tenantId, id);
     if (!event) throw new NotFound('Event not found');
-    res.json(await correlate(knex, tenantId, event, { windowHours: body.window_hours, includeNeighbors: body.include_neighbors, eventTypeIds: body.event_type_ids, limit: body.limit }));
+    res.json(
+      await correlate(knex, tenantId, event, {
+        windowHours: body.window_hours,
+        includeNeighbors: body.include_neighbors,
+        eventTypeIds: body.event_type_ids,
+        limit: body.limit,
+      }),
+    );
   });
 
   return router;
 }
-
 
 /**
  * Callers of the internal listener: a stamped identity when one is present (then writes
@@ -316,22 +407,40 @@ export function duplicationRuleRoutes(deps: PlatformDeps): Router {
     const context = internalCaller(req, true);
     const body = parseBody(req, DuplicationRuleBody);
     const ruleId = newId(context, 'monitoring.duplication-rule');
-    const { state } = await changeDuplicationRules(deps, context, { type: 'CreateDuplicationRule', ruleId, body, actorId: context.actorId });
+    const { state } = await changeDuplicationRules(deps, context, {
+      type: 'CreateDuplicationRule',
+      ruleId,
+      body,
+      actorId: context.actorId,
+    });
     res.status(201).json(duplicationRuleViewOf(ruleOf(state, ruleId)));
   });
 
   router.post('/duplication-rules/reset', async (req, res) => {
     const context = internalCaller(req, true);
     const { rule_id } = parseBody(req, ResetBody);
-    const { state } = await changeDuplicationRules(deps, context, { type: 'ResetDuplicationRules', ruleId: rule_id ?? null, actorId: context.actorId });
-    res.json([...state.rules].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map(duplicationRuleViewOf));
+    const { state } = await changeDuplicationRules(deps, context, {
+      type: 'ResetDuplicationRules',
+      ruleId: rule_id ?? null,
+      actorId: context.actorId,
+    });
+    res.json(
+      [...state.rules]
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
+        .map(duplicationRuleViewOf),
+    );
   });
 
   router.patch('/duplication-rules/:id', async (req, res) => {
     const context = internalCaller(req, true);
     const { id } = parseParams(req, RuleIdParams);
     const patch = parseBody(req, DuplicationRulePatch);
-    const { state } = await changeDuplicationRules(deps, context, { type: 'UpdateDuplicationRule', ruleId: id, patch, actorId: context.actorId });
+    const { state } = await changeDuplicationRules(deps, context, {
+      type: 'UpdateDuplicationRule',
+      ruleId: id,
+      patch,
+      actorId: context.actorId,
+    });
     res.json(duplicationRuleViewOf(ruleOf(state, id)));
   });
 

@@ -17,10 +17,16 @@ export const promptsAuditCatalog: AuditCatalog = {
         const [ns, slug] = value.split(':');
         if (!ns) return [];
         if (slug === undefined) {
-          const rows: Array<{ id: string }> = await lookup.knex(NAMESPACES_TABLE).select('id').where({ tenant_id: tenantId, name: ns });
+          const rows: Array<{ id: string }> = await lookup
+            .knex(NAMESPACES_TABLE)
+            .select('id')
+            .where({ tenant_id: tenantId, name: ns });
           return rows.map((r) => ({ kind: 'prompt-namespace', id: r.id, title: `prompt namespace ${ns}` }));
         }
-        const rows: Array<{ id: string }> = await lookup.knex(TEMPLATES_TABLE).select('id').where({ tenant_id: tenantId, namespace_name: ns, slug });
+        const rows: Array<{ id: string }> = await lookup
+          .knex(TEMPLATES_TABLE)
+          .select('id')
+          .where({ tenant_id: tenantId, namespace_name: ns, slug });
         return rows.map((r) => ({ kind: 'prompt-template', id: r.id, title: `prompt ${ns}:${slug}` }));
       },
     },

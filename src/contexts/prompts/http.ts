@@ -9,7 +9,11 @@ import { deleteBudgetTier } from '../../../commands/prompts/delete-budget-tier';
 import { deleteTemplate } from '../../../commands/prompts/delete-template';
 import { discardDraft } from '../../../commands/prompts/discard-draft';
 import { promoteActive } from '../../../commands/prompts/promote-active';
-import { type PromoteMode, promotePreProduction, PromotePreProductionBody } from '../../../commands/prompts/promote-pre-production';
+import {
+  type PromoteMode,
+  promotePreProduction,
+  PromotePreProductionBody,
+} from '../../../commands/prompts/promote-pre-production';
 import { rejectVersion, RejectVersionBody } from '../../../commands/prompts/reject-version';
 import { saveDraft, SaveDraftBody } from '../../../commands/prompts/save-draft';
 import { updateBudgetTier } from '../../../commands/prompts/update-budget-tier';
@@ -20,7 +24,13 @@ import { findNamespace, getNamespace, listNamespaces, listTiers } from '../../..
 import { type Caller, renderForCaller, resolveForCaller } from '../../../queries/prompts/render-prompt';
 import { getTemplate, listTemplates } from '../../../queries/prompts/templates';
 import { verifyPromptAudit } from '../../../queries/prompts/verify-audit';
-import { findMyDraft, getVersion, listPendingApprovals, listVersions, templateOfVersion } from '../../../queries/prompts/versions';
+import {
+  findMyDraft,
+  getVersion,
+  listPendingApprovals,
+  listVersions,
+  templateOfVersion,
+} from '../../../queries/prompts/versions';
 import { findUserInTenant } from '../../../queries/identity/user-directory';
 import { DEFAULT_TENANT_ID } from '../../../streams/identity/tenant';
 import type { PlatformDeps } from '../../platform/context-module';
@@ -45,7 +55,6 @@ const APPROVE = 'prompts.approve';
 
 type Listener = 'public' | 'internal';
 
-
 const single = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router {
@@ -68,7 +77,9 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     const userId = single(req.headers['x-user-id']) || named;
     if (!userId) return { tenantId, userId: null, roles: [] };
     const user = await findUserInTenant(knex, tenantId, userId).catch(() => null);
-    return user && user.status === 'active' ? { tenantId, userId, roles: user.roles } : { tenantId, userId: null, roles: [] };
+    return user && user.status === 'active'
+      ? { tenantId, userId, roles: user.roles }
+      : { tenantId, userId: null, roles: [] };
   }
 
   // Custom bodies: who resolves differs by listener (see resolveCaller), which the declared
@@ -93,12 +104,16 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
   const namespace = (_: unknown, { context, params }: Scoped) => getNamespace(knex, context.tenantId, params.id);
   const template = (_: unknown, { context, params }: Scoped) => getTemplate(knex, context.tenantId, params.id);
   const version = (_: unknown, { context, params }: Scoped) => getVersion(knex, context.tenantId, params.id);
-  const tier = (tierId: string, { context, params }: Scoped) => listTiers(knex, context.tenantId, params.id).then((tiers) => tiers.find((t) => t.id === tierId));
+  const tier = (tierId: string, { context, params }: Scoped) =>
+    listTiers(knex, context.tenantId, params.id).then((tiers) => tiers.find((t) => t.id === tierId));
   /** A version's stream is addressed under its template: the command needs the template's id. */
   const templateOf = ({ context, params }: Scoped) => templateOfVersion(knex, context.tenantId, params.id);
 
   // Namespaces and budget tiers.
-  route.get('/prompts/namespaces', { permission: READ, read: ({ identity }) => listNamespaces(knex, identity.tenantId) });
+  route.get('/prompts/namespaces', {
+    permission: READ,
+    read: ({ identity }) => listNamespaces(knex, identity.tenantId),
+  });
 
   route.post('/prompts/namespaces', {
     permission: APPROVE,
@@ -173,7 +188,8 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     params: Id,
     body: UpdateTemplateBody,
     // A budget tier named in the body must be one of the template's namespace: the command needs it.
-    command: async (input) => updateTemplate(deps, input.context, input.params.id, (await template(null, input)).namespace_id, input.body),
+    command: async (input) =>
+      updateTemplate(deps, input.context, input.params.id, (await template(null, input)).namespace_id, input.body),
     respond: template,
   });
 
@@ -230,12 +246,24 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     respond: (_, { params }) => ({ id: params.id, status: 'discarded' }),
   });
 
-  for (const [path, mode] of [['', 'plain'], ['/override', 'override'], ['/merge', 'merge']] as const) {
+  for (const [path, mode] of [
+    ['', 'plain'],
+    ['/override', 'override'],
+    ['/merge', 'merge'],
+  ] as const) {
     route.post(`/prompts/versions/:id/promote-pre-prod${path}`, {
       permission: AUTHOR,
       params: Id,
       body: PromotePreProductionBody,
-      command: async (input) => promotePreProduction(deps, input.context, await templateOf(input), input.params.id, input.body, mode as PromoteMode),
+      command: async (input) =>
+        promotePreProduction(
+          deps,
+          input.context,
+          await templateOf(input),
+          input.params.id,
+          input.body,
+          mode as PromoteMode,
+        ),
       respond: version,
     });
   }
@@ -262,7 +290,10 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     respond: version,
   });
 
-  route.get('/prompts/pending-approvals', { permission: [APPROVE, AUTHOR], read: ({ identity }) => listPendingApprovals(knex, identity.tenantId) });
+  route.get('/prompts/pending-approvals', {
+    permission: [APPROVE, AUTHOR],
+    read: ({ identity }) => listPendingApprovals(knex, identity.tenantId),
+  });
 
   // Audit. A deleted template's trail stays readable; an id never seen in the tenant is 404.
   route.get('/prompts/templates/:id/audit-log', {
@@ -270,7 +301,8 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     params: Id,
     query: AuditQuery,
     read: async ({ identity, params, query }) => {
-      if (!(await hasAuditEntries(knex, identity.tenantId, { templateId: params.id }))) throw new NotFound('Prompt template not found');
+      if (!(await hasAuditEntries(knex, identity.tenantId, { templateId: params.id })))
+        throw new NotFound('Prompt template not found');
       return listPromptAudit(knex, identity.tenantId, { templateId: params.id }, query);
     },
   });
@@ -280,7 +312,8 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     params: Id,
     query: AuditQuery,
     read: async ({ identity, params, query }) => {
-      if (!(await hasAuditEntries(knex, identity.tenantId, { namespaceId: params.id }))) throw new NotFound('Prompt namespace not found');
+      if (!(await hasAuditEntries(knex, identity.tenantId, { namespaceId: params.id })))
+        throw new NotFound('Prompt namespace not found');
       return listPromptAudit(knex, identity.tenantId, { namespaceId: params.id }, query);
     },
   });
@@ -289,7 +322,8 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
     permission: [APPROVE, AUTHOR],
     query: VerifyQuery,
     read: async ({ identity, query }) => {
-      if (query.template_id && !(await hasAuditEntries(knex, identity.tenantId, { templateId: query.template_id }))) throw new NotFound('Prompt template not found');
+      if (query.template_id && !(await hasAuditEntries(knex, identity.tenantId, { templateId: query.template_id })))
+        throw new NotFound('Prompt template not found');
       return verifyPromptAudit(deps, identity.tenantId, query.template_id);
     },
   });

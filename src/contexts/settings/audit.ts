@@ -30,7 +30,11 @@ export const settingsAuditCatalog: AuditCatalog = {
       flag: 'user',
       value: '<email|id>',
       async find(lookup, tenantId, value) {
-        return (await findUsers(lookup, tenantId, value)).map((u) => ({ kind: 'user-budget-override', id: u.id, title: `budget override ${u.email}` }));
+        return (await findUsers(lookup, tenantId, value)).map((u) => ({
+          kind: 'user-budget-override',
+          id: u.id,
+          title: `budget override ${u.email}`,
+        }));
       },
     },
   ],

@@ -1,7 +1,13 @@
 import type { Config } from '../../platform/config';
 import type { PlatformDeps } from '../../platform/context-module';
 import { ValidationFailed } from '../../platform/domain-errors';
-import { type BudgetCaps, INHERIT_ALL, SETTING_NAMES, type SettingName, type TenantSettingsValues } from '../../../streams/settings/fields';
+import {
+  type BudgetCaps,
+  INHERIT_ALL,
+  SETTING_NAMES,
+  type SettingName,
+  type TenantSettingsValues,
+} from '../../../streams/settings/fields';
 import { isModelId } from '../../platform/infra/llm/model-options';
 import { loadTenantSettings } from './settings-cache';
 import { clampThinkingMode, type ThinkingMode } from '../../platform/infra/llm/thinking-mode';
@@ -23,7 +29,10 @@ export function environmentDefaults(config: Pick<Config, 'settingsDefaults'>): T
 }
 
 /** Tenant value, else environment default (GET /settings `effective` and `sources`). */
-export function effectiveTenantSettings(stored: TenantSettingsValues, defaults: TenantSettingsValues): { effective: TenantSettingsValues; sources: Record<SettingName, SettingSource> } {
+export function effectiveTenantSettings(
+  stored: TenantSettingsValues,
+  defaults: TenantSettingsValues,
+): { effective: TenantSettingsValues; sources: Record<SettingName, SettingSource> } {
   const effective: Record<string, unknown> = {};
   const sources = {} as Record<SettingName, SettingSource>;
   for (const name of SETTING_NAMES) {
@@ -62,13 +71,23 @@ export interface TurnSettings {
   tenantDailyCaps: BudgetCaps;
   /** This user's own daily caps, when an override exists. */
   userDailyCaps: BudgetCaps | null;
-  sources: { model: TurnSource; fallbackModel: TurnSource; maxTokensPerExecution: TurnSource; maxCostUsdPerExecution: TurnSource; thinkingMode: TurnSource };
+  sources: {
+    model: TurnSource;
+    fallbackModel: TurnSource;
+    maxTokensPerExecution: TurnSource;
+    maxCostUsdPerExecution: TurnSource;
+    thinkingMode: TurnSource;
+  };
   /** The settings could not be read: everything is the environment default. */
   degraded: boolean;
 }
 
 /** A request may lower a budget below the tenant/environment value, never raise it. */
-function tighten(requested: number | null | undefined, ceiling: number | null, ceilingSource: SettingSource): { value: number | null; source: TurnSource } {
+function tighten(
+  requested: number | null | undefined,
+  ceiling: number | null,
+  ceilingSource: SettingSource,
+): { value: number | null; source: TurnSource } {
   if (requested === null || requested === undefined) return { value: ceiling, source: ceilingSource };
   if (ceiling !== null && requested >= ceiling) return { value: ceiling, source: ceilingSource };
   return { value: requested, source: 'request' };
@@ -91,7 +110,13 @@ export function resolveTurnSettings(input: {
   const request = input.request ?? {};
   const { effective, sources } = effectiveTenantSettings(input.stored, input.defaults);
   if (request.model != null && !isModelId(request.model)) {
-    throw new ValidationFailed([{ loc: ['body', 'model'], msg: `"${request.model}" is not a model id from /settings/model-options`, type: 'unknown_model' }]);
+    throw new ValidationFailed([
+      {
+        loc: ['body', 'model'],
+        msg: `"${request.model}" is not a model id from /settings/model-options`,
+        type: 'unknown_model',
+      },
+    ]);
   }
   const tokens = tighten(request.maxTokens, effective.maxTokensPerExecution, sources.maxTokensPerExecution);
   const cost = tighten(request.maxCostUsd, effective.maxCostUsdPerExecution, sources.maxCostUsdPerExecution);
@@ -142,16 +167,29 @@ export async function resolveEffectiveSettings(
     resolved = resolveTurnSettings({
       ...input,
       stored: snapshot.stored.values,
-      userOverride: override && { maxTokensPerDay: override.maxTokensPerDay, maxCostUsdPerDay: override.maxCostUsdPerDay },
+      userOverride: override && {
+        maxTokensPerDay: override.maxTokensPerDay,
+        maxCostUsdPerDay: override.maxCostUsdPerDay,
+      },
       defaults,
     });
   } catch (err) {
     if (err instanceof ValidationFailed) throw err;
-    deps.logger.warn({ err, tenantId: input.tenantId }, 'tenant settings unavailable; this turn runs on environment defaults');
+    deps.logger.warn(
+      { err, tenantId: input.tenantId },
+      'tenant settings unavailable; this turn runs on environment defaults',
+    );
     resolved = resolveTurnSettings({ ...input, stored: INHERIT_ALL, userOverride: null, defaults, degraded: true });
   }
   if (resolved.thinkingModeClamped) {
-    deps.logger.info({ tenantId: input.tenantId, asked: input.request?.thinkingMode ?? input.request?.projectThinkingMode, ceiling: resolved.thinkingModeCeiling }, 'thinking mode clamped to the tenant ceiling');
+    deps.logger.info(
+      {
+        tenantId: input.tenantId,
+        asked: input.request?.thinkingMode ?? input.request?.projectThinkingMode,
+        ceiling: resolved.thinkingModeCeiling,
+      },
+      'thinking mode clamped to the tenant ceiling',
+    );
   }
   return resolved;
 }

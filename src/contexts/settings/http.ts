@@ -1,7 +1,15 @@
 import { Router } from 'express';
 import { deleteUserBudgetOverride } from '../../../commands/settings/delete-user-budget-override';
-import { UpdateTenantSettingsBody, updateTenantSettings, updateTenantSettingsCommand } from '../../../commands/settings/update-tenant-settings';
-import { UpsertUserBudgetOverrideBody, upsertUserBudgetOverride, upsertUserBudgetOverrideCommand } from '../../../commands/settings/upsert-user-budget-override';
+import {
+  UpdateTenantSettingsBody,
+  updateTenantSettings,
+  updateTenantSettingsCommand,
+} from '../../../commands/settings/update-tenant-settings';
+import {
+  UpsertUserBudgetOverrideBody,
+  upsertUserBudgetOverride,
+  upsertUserBudgetOverrideCommand,
+} from '../../../commands/settings/upsert-user-budget-override';
 import { listSettingsAudit } from '../../../queries/settings/audit-log';
 import type { StoredUserOverride, TenantSettingsSnapshot } from '../../../queries/settings/tenant-settings';
 import { findUserBudgetOverride, listUserBudgetOverrides } from '../../../queries/settings/user-budget-overrides';
@@ -40,13 +48,16 @@ function settingsView(snapshot: TenantSettingsSnapshot, defaults: TenantSettings
   const own = snapshot.overrides[userId];
   return {
     tenant_id: snapshot.tenantId,
-    settings: { ...wire(snapshot.stored.values), updated_by: snapshot.stored.updatedBy, updated_at: snapshot.stored.updatedAt },
+    settings: {
+      ...wire(snapshot.stored.values),
+      updated_by: snapshot.stored.updatedBy,
+      updated_at: snapshot.stored.updatedAt,
+    },
     effective: wire(effective),
     sources: wire(sources),
     user_override: own ? overrideView(own) : null,
   };
 }
-
 
 export function createSettingsApi(deps: PlatformDeps): Router {
   const { knex, config } = deps;
@@ -69,7 +80,11 @@ export function createSettingsApi(deps: PlatformDeps): Router {
   route.put('/settings', {
     permission: MANAGE,
     body: UpdateTenantSettingsBody,
-    command: ({ identity, body }) => forgetting(identity.tenantId, updateTenantSettings(deps, identity.tenantId, updateTenantSettingsCommand(body, identity.userId))),
+    command: ({ identity, body }) =>
+      forgetting(
+        identity.tenantId,
+        updateTenantSettings(deps, identity.tenantId, updateTenantSettingsCommand(body, identity.userId)),
+      ),
     respond: currentSettings,
   });
 
@@ -88,7 +103,14 @@ export function createSettingsApi(deps: PlatformDeps): Router {
     command: async ({ identity, params, body }) => {
       // The user lives in the identity context, which the override's decider cannot see.
       await assertUserInTenant(identity.tenantId, params.user_id);
-      return forgetting(identity.tenantId, upsertUserBudgetOverride(deps, identity.tenantId, upsertUserBudgetOverrideCommand(params.user_id, body, identity.userId)));
+      return forgetting(
+        identity.tenantId,
+        upsertUserBudgetOverride(
+          deps,
+          identity.tenantId,
+          upsertUserBudgetOverrideCommand(params.user_id, body, identity.userId),
+        ),
+      );
     },
     respond: async (_, { identity, params }) => {
       const stored = await findUserBudgetOverride(knex, identity.tenantId, params.user_id);
@@ -102,7 +124,14 @@ export function createSettingsApi(deps: PlatformDeps): Router {
     params: UserIdParams,
     status: 204,
     command: ({ identity, params }) =>
-      forgetting(identity.tenantId, deleteUserBudgetOverride(deps, identity.tenantId, { type: 'DeleteUserBudgetOverride', userId: params.user_id, actorId: identity.userId })),
+      forgetting(
+        identity.tenantId,
+        deleteUserBudgetOverride(deps, identity.tenantId, {
+          type: 'DeleteUserBudgetOverride',
+          userId: params.user_id,
+          actorId: identity.userId,
+        }),
+      ),
   });
 
   route.get('/settings/audit-log', {

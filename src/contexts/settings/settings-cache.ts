@@ -40,11 +40,17 @@ export async function loadTenantSettings(deps: SettingsReadDeps, tenantId: strin
  * the old row just before the write and stores it just after could leave a stale entry
  * for at most the TTL; the window is a few milliseconds.
  */
-export async function invalidateTenantSettings(deps: Pick<SettingsReadDeps, 'cache' | 'logger'>, tenantId: string): Promise<void> {
+export async function invalidateTenantSettings(
+  deps: Pick<SettingsReadDeps, 'cache' | 'logger'>,
+  tenantId: string,
+): Promise<void> {
   const key = settingsCacheKey(tenantId);
   try {
     await deps.cache.delete(key);
   } catch (err) {
-    deps.logger.error({ err, key }, 'settings cache invalidation failed; readers may see old settings until the entry expires');
+    deps.logger.error(
+      { err, key },
+      'settings cache invalidation failed; readers may see old settings until the entry expires',
+    );
   }
 }

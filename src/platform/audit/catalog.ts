@@ -20,9 +20,9 @@ export interface FoldableAggregate {
   stream(tenantId: string, id: string): string;
   eventTypes: readonly string[];
   initialState: unknown;
-   
+
   evolve(state: any, event: any): any;
-   
+
   read(event: RecordedEvent): any;
 }
 

@@ -33,11 +33,16 @@ export function buildAuditRegistry(contexts: readonly ContextModule[]): AuditReg
     for (const entry of context.audit.aggregates) {
       const sample = entry.aggregate.stream(T, I);
       const cut = sample.indexOf(T);
-      if (cut <= 0) throw new Error(`audit catalog of ${context.name}: the ${entry.kind} stream name must start with a prefix before the tenant id`);
-      if (byKind.has(entry.kind)) throw new Error(`audit catalog of ${context.name}: kind ${entry.kind} is declared twice`);
+      if (cut <= 0)
+        throw new Error(
+          `audit catalog of ${context.name}: the ${entry.kind} stream name must start with a prefix before the tenant id`,
+        );
+      if (byKind.has(entry.kind))
+        throw new Error(`audit catalog of ${context.name}: kind ${entry.kind} is declared twice`);
       byKind.set(entry.kind, { ...entry, prefix: sample.slice(0, cut) });
     }
-    for (const finder of context.audit.finders ?? []) finders.set(finder.flag, [...(finders.get(finder.flag) ?? []), finder]);
+    for (const finder of context.audit.finders ?? [])
+      finders.set(finder.flag, [...(finders.get(finder.flag) ?? []), finder]);
   }
   // Longest prefix first, so `graph.vertex-` never shadows a longer sibling.
   const prefixes = [...byKind.values()].sort((a, b) => b.prefix.length - a.prefix.length);
@@ -52,7 +57,10 @@ export function buildAuditRegistry(contexts: readonly ContextModule[]): AuditReg
     },
     prefixOf(kind) {
       const entry = byKind.get(kind);
-      if (!entry) throw new AuditUsageError(`no context knows entities of kind ${kind}; known: ${[...byKind.keys()].sort().join(', ')}`);
+      if (!entry)
+        throw new AuditUsageError(
+          `no context knows entities of kind ${kind}; known: ${[...byKind.keys()].sort().join(', ')}`,
+        );
       return entry.prefix;
     },
     entityOf(stream, tenantId) {
@@ -71,7 +79,14 @@ export function buildAuditRegistry(contexts: readonly ContextModule[]): AuditReg
     async find(lookup, flag, tenantId, value) {
       const list = finders.get(flag);
       if (!list) {
-        throw new AuditUsageError(`--${flag}: no context answers it on this build (its audit catalog is not registered); flags answered: ${[...finders.keys()].sort().map((f) => `--${f}`).join(', ')}`);
+        throw new AuditUsageError(
+          `--${flag}: no context answers it on this build (its audit catalog is not registered); flags answered: ${[
+            ...finders.keys(),
+          ]
+            .sort()
+            .map((f) => `--${f}`)
+            .join(', ')}`,
+        );
       }
       const found: AuditTarget[] = [];
       for (const finder of list) found.push(...(await finder.find(lookup, tenantId, value)));

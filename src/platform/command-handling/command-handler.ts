@@ -1,16 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Conflict } from '../domain-errors';
-import { type EventStore, type Position, type RecordedEvent, type StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import {
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type StreamWrite,
+  WrongExpectedRevisionError,
+} from '../eventstore/types';
 import type { Decider, DomainEvent } from './decider';
 import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import { claimFreshStream, currentScope, nextInScope } from '../http/request-scope';
 import { reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 import { lockAll, StreamStates } from './multi-stream-command';
-import type { CommandContext, CommandHandler, CommandOptions, CommandResult, Decision, StateFold } from './command-types';
+import type {
+  CommandContext,
+  CommandHandler,
+  CommandOptions,
+  CommandResult,
+  Decision,
+  StateFold,
+} from './command-types';
 
-export type { CommandContext, CommandHandler, CommandOptions, CommandResult, Decision, StateFold } from './command-types';
+export type {
+  CommandContext,
+  CommandHandler,
+  CommandOptions,
+  CommandResult,
+  Decision,
+  StateFold,
+} from './command-types';
 
 export interface ProjectionWaiter {
   /** `eventTypes`: only the projectors handling one of them are waited for. */
@@ -57,13 +77,18 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * the deciders of one aggregate (each spreads it with its own decide) share what is remembered.
    */
   type Fold = { evolve: unknown; read?: unknown; initialState: unknown };
-  const sameFold = (a: Fold, b: Fold) => a.evolve === b.evolve && a.read === b.read && a.initialState === b.initialState;
+  const sameFold = (a: Fold, b: Fold) =>
+    a.evolve === b.evolve && a.read === b.read && a.initialState === b.initialState;
 
   /**
    * What this process remembers of `stream` for this decider, if anything; `atHead`: only if
    * the store's head is still the remembered revision as far as this process knows.
    */
-  function recall<State>(decider: Decider<any, State, any>, stream: string, atHead = true): { state: State; revision: bigint | null } | null {
+  function recall<State>(
+    decider: Decider<any, State, any>,
+    stream: string,
+    atHead = true,
+  ): { state: State; revision: bigint | null } | null {
     const known = remembered.get(stream);
     if (!known || !sameFold(known.state.fold, decider)) return null;
     // Another writer in this process (another handler, a multi-stream append) moved the head
@@ -78,7 +103,11 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * `incremental` tells the replay check that the events read are not the whole stream (they
    * follow a remembered state or a snapshot), so it looks the first request's event up.
    */
-  async function read<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string, replayCheck: boolean) {
+  async function read<State, Event extends DomainEvent>(
+    decider: Decider<unknown, State, Event>,
+    stream: string,
+    replayCheck: boolean,
+  ) {
     // A keyed command reads the whole stream unless the store can look its event id up.
     const whole = replayCheck && !store.findEvent;
     const known = whole ? null : recall(decider, stream, false);
@@ -87,19 +116,36 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       return { ...loaded, incremental: fromSnapshot };
     }
     const stored = await store.readStream(stream, { from: known.revision + 1n });
-    return { state: foldOnto(decider, known.state, stored), stored, revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision, incremental: true };
+    return {
+      state: foldOnto(decider, known.state, stored),
+      stored,
+      revision: stored.length > 0 ? stored[stored.length - 1].revision : known.revision,
+      incremental: true,
+    };
   }
 
   /** `state` with the stored `events` folded in, read back through the decider's `read`. */
-  function foldOnto<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, state: State, events: RecordedEvent[]): State {
+  function foldOnto<State, Event extends DomainEvent>(
+    decider: Decider<unknown, State, Event>,
+    state: State,
+    events: RecordedEvent[],
+  ): State {
     const read = decider.read ?? ((e: RecordedEvent) => ({ type: e.type, data: e.data }) as Event);
     for (const event of events) state = decider.evolve(state, read(event));
     return state;
   }
 
   /** `revision` null: the stream did not exist (a decision from it appends expecting no stream). */
-  function remember<State>(decider: Decider<any, State, any>, stream: string, state: State, revision: bigint | null): void {
-    remembered.set(stream, { state: { fold: { evolve: decider.evolve, read: decider.read, initialState: decider.initialState }, state }, revision });
+  function remember<State>(
+    decider: Decider<any, State, any>,
+    stream: string,
+    state: State,
+    revision: bigint | null,
+  ): void {
+    remembered.set(stream, {
+      state: { fold: { evolve: decider.evolve, read: decider.read, initialState: decider.initialState }, state },
+      revision,
+    });
   }
 
   /** `whole`: from revision 0, never from a snapshot. `fromSnapshot`: `stored` holds only the events after one. */
@@ -110,7 +156,9 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   ) {
     let state = decider.initialState;
     let revision: bigint | null = null;
-    const stored = whole ? { events: await store.readStream(stream), snapshot: undefined } : await readForDecision(decider, stream);
+    const stored = whole
+      ? { events: await store.readStream(stream), snapshot: undefined }
+      : await readForDecision(decider, stream);
     if (stored.snapshot) ({ state, revision } = stored.snapshot);
     state = foldOnto(decider, state, stored.events);
     if (stored.events.length > 0) revision = stored.events[stored.events.length - 1].revision;
@@ -124,7 +172,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * longer stream's snapshot is at most one interval behind its head, so the tail read usually
    * covers everything after it.
    */
-  async function readForDecision<State, Event extends DomainEvent>(decider: Decider<unknown, State, Event>, stream: string): Promise<{ events: RecordedEvent[]; snapshot?: { state: State; revision: bigint } }> {
+  async function readForDecision<State, Event extends DomainEvent>(
+    decider: Decider<unknown, State, Event>,
+    stream: string,
+  ): Promise<{ events: RecordedEvent[]; snapshot?: { state: State; revision: bigint } }> {
     const policy = decider.snapshot;
     if (!policy || !snapshots) return { events: await store.readStream(stream) };
     const tail = (await store.readStream(stream, { direction: 'backwards', limit: policy.every })).reverse();
@@ -132,7 +183,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     const snapshot = await snapshots.load(stream);
     if (!snapshot || snapshot.version !== policy.version) return { events: await store.readStream(stream) };
     const after = snapshot.revision + 1n;
-    const events = after >= tail[0].revision ? tail.filter((e) => e.revision >= after) : await store.readStream(stream, { from: after });
+    const events =
+      after >= tail[0].revision
+        ? tail.filter((e) => e.revision >= after)
+        : await store.readStream(stream, { from: after });
     return { events, snapshot: { state: policy.fromJSON(snapshot.state), revision: snapshot.revision } };
   }
 
@@ -142,8 +196,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * adds to its conversation). Each keeps its own replay check, remembered state and
    * reservations; a conflict on any stream decides them all again.
    */
-  async function together(decisions: readonly Decision<any, any, any>[], context: CommandContext, options: { retries?: number } = {}): Promise<CommandResult<unknown, DomainEvent>[]> {
-    if (decisions.length > 1 && new Set(decisions.map((d) => d.stream)).size !== decisions.length) throw new Error('commands handled together must target different streams');
+  async function together(
+    decisions: readonly Decision<any, any, any>[],
+    context: CommandContext,
+    options: { retries?: number } = {},
+  ): Promise<CommandResult<unknown, DomainEvent>[]> {
+    if (decisions.length > 1 && new Set(decisions.map((d) => d.stream)).size !== decisions.length)
+      throw new Error('commands handled together must target different streams');
     // Every event one request appends shares its request id, so one query finds all it caused.
     const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
     const idempotencyKey = idempotencyKeyFor(context.idempotencyKey);
@@ -159,28 +218,54 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
       // request derive different ids, a retry of the request derives the same ones.
       const nth = idempotencyKey ? String(nextInScope(`stream:${stream}`)) : '';
       const eventId = (target: string, index: number) =>
-        idempotencyKey ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index)) : randomUUID();
+        idempotencyKey
+          ? derivedUuid('event', context.tenantId, idempotencyKey, stream, nth, target, String(index))
+          : randomUUID();
       // Decided without reading the stream: a stream named after an id this request just drew
       // at random (no events yet), or one whose state this process remembers (unless the
       // request has an Idempotency-Key: the replay check needs the stream's events). Should the
       // stream hold more after all, a refusal decided that way is not trusted and the append's
       // expected revision refuses the rest: either way the decision is made again from a read.
-      return { decider: decider as Decider<unknown, unknown, DomainEvent>, stream, command, options: (options ?? {}) as CommandOptions, eventId, fresh: claimFreshStream(stream), mustRead: false };
+      return {
+        decider: decider as Decider<unknown, unknown, DomainEvent>,
+        stream,
+        command,
+        options: (options ?? {}) as CommandOptions,
+        eventId,
+        fresh: claimFreshStream(stream),
+        mustRead: false,
+      };
     });
-    const unreadOf = (item: (typeof items)[number]) => (item.mustRead ? null : item.fresh ? { state: item.decider.initialState, revision: null } : idempotencyKey ? null : recall(item.decider, item.stream));
+    const unreadOf = (item: (typeof items)[number]) =>
+      item.mustRead
+        ? null
+        : item.fresh
+          ? { state: item.decider.initialState, revision: null }
+          : idempotencyKey
+            ? null
+            : recall(item.decider, item.stream);
 
     const exclusive = decisions.filter((d) => d.exclusive).map((d) => d.stream);
     for (let attempt = 0; ; attempt++) {
       const unlock = exclusive.length > 0 ? await lockAll(exclusive) : UNLOCKED;
       try {
-        const decided: Array<{ state: unknown; events: DomainEvent[]; revision: bigint | null; unread: boolean; replayed?: Position; own?: number }> = [];
+        const decided: Array<{
+          state: unknown;
+          events: DomainEvent[];
+          revision: bigint | null;
+          unread: boolean;
+          replayed?: Position;
+          own?: number;
+        }> = [];
         const writes: StreamWrite[] = [];
         let readAgain = false;
         for (const item of items) {
           const { decider, stream } = item;
           const known = unreadOf(item);
           const unread = known !== null;
-          const { state, stored, revision, incremental } = known ? { ...known, stored: [] as RecordedEvent[], incremental: false } : await read(decider, stream, idempotencyKey !== undefined);
+          const { state, stored, revision, incremental } = known
+            ? { ...known, stored: [] as RecordedEvent[], incremental: false }
+            : await read(decider, stream, idempotencyKey !== undefined);
           if (idempotencyKey) {
             const first = item.eventId(stream, 0);
             // Read from a remembered state, the events before it were not: the store looks the id up.
@@ -207,7 +292,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           // second owner.
           const claims = [
             ...(item.options.reserve ?? []).map((key) => ({ key, command: { type: 'Claim' as const, owner: stream } })),
-            ...(item.options.release ?? []).map((key) => ({ key, command: { type: 'Release' as const, owner: stream } })),
+            ...(item.options.release ?? []).map((key) => ({
+              key,
+              command: { type: 'Release' as const, owner: stream },
+            })),
           ];
           // A claim is first made as if the value had never been claimed (nearly always true:
           // a new e-mail, a new entity_id): the append's 'no_stream' proves it, one read fewer.
@@ -216,13 +304,21 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           for (const { key, command: claim } of claims) {
             const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
             const reservation = reservationDecider(key.label);
-            const held = optimistic && claim.type === 'Claim' ? { state: reservation.initialState, revision: null } : await load(reservation, target);
+            const held =
+              optimistic && claim.type === 'Claim'
+                ? { state: reservation.initialState, revision: null }
+                : await load(reservation, target);
             const claimed = reservation.decide(claim, held.state, clock());
             if (claimed.length === 0) continue;
             writes.push({
               stream: target,
               expectedRevision: held.revision ?? 'no_stream',
-              events: claimed.map((event, i) => ({ id: item.eventId(target, i), type: event.type, data: event.data, metadata })),
+              events: claimed.map((event, i) => ({
+                id: item.eventId(target, i),
+                type: event.type,
+                data: event.data,
+                metadata,
+              })),
             });
           }
           const own = events.length > 0 ? writes.length : undefined;
@@ -230,7 +326,12 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             writes.push({
               stream,
               expectedRevision: revision ?? 'no_stream',
-              events: events.map((event, i) => ({ id: item.eventId(stream, i), type: event.type, data: event.data, metadata })),
+              events: events.map((event, i) => ({
+                id: item.eventId(stream, i),
+                type: event.type,
+                data: event.data,
+                metadata,
+              })),
             });
           }
           // Nothing to append, so no expected revision proves the state: a decision made without
@@ -240,7 +341,13 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             readAgain = true;
             break;
           }
-          decided.push({ state, events, revision, unread: unread || (optimistic && claims.some((c) => c.command.type === 'Claim')), own });
+          decided.push({
+            state,
+            events,
+            revision,
+            unread: unread || (optimistic && claims.some((c) => c.command.type === 'Claim')),
+            own,
+          });
         }
         if (readAgain) {
           attempt--;
@@ -262,15 +369,41 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
           });
         if (writes.length === 0) return outcome(null, []);
         try {
-          const results = writes.length === 1 ? [await store.append(writes[0].stream, writes[0].events, { expectedRevision: writes[0].expectedRevision })] : await store.appendMany(writes);
-          const position = results.reduce((a, b) => (a.position.commit > b.position.commit || (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare) ? a : b)).position;
-          const answers = outcome(position, results.map((r) => r.nextRevision));
+          const results =
+            writes.length === 1
+              ? [
+                  await store.append(writes[0].stream, writes[0].events, {
+                    expectedRevision: writes[0].expectedRevision,
+                  }),
+                ]
+              : await store.appendMany(writes);
+          const position = results.reduce((a, b) =>
+            a.position.commit > b.position.commit ||
+            (a.position.commit === b.position.commit && a.position.prepare >= b.position.prepare)
+              ? a
+              : b,
+          ).position;
+          const answers = outcome(
+            position,
+            results.map((r) => r.nextRevision),
+          );
           unlock();
           const types = [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
           const caughtUp = await projections.waitFor(position, waitMs, types);
-          if (!caughtUp) logger.warn({ streams: writes.map((w) => w.stream), waitMs }, 'projections did not reach the write in time; a read may lag');
+          if (!caughtUp)
+            logger.warn(
+              { streams: writes.map((w) => w.stream), waitMs },
+              'projections did not reach the write in time; a read may lag',
+            );
           for (const [i, d] of decided.entries()) {
-            if (d.own !== undefined) await saveSnapshot(items[i].decider, items[i].stream, answers[i].state, results[d.own].nextRevision, d.events.length);
+            if (d.own !== undefined)
+              await saveSnapshot(
+                items[i].decider,
+                items[i].stream,
+                answers[i].state,
+                results[d.own].nextRevision,
+                d.events.length,
+              );
           }
           return answers;
         } catch (error) {
@@ -287,7 +420,8 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             attempt--;
             continue;
           }
-          if (attempt >= (options.retries ?? retries)) throw new Conflict('the record was changed concurrently; please retry');
+          if (attempt >= (options.retries ?? retries))
+            throw new Conflict('the record was changed concurrently; please retry');
           await sleep(Math.random() * 10 * 2 ** attempt);
         }
       } finally {
@@ -310,15 +444,24 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
   return Object.assign(handle, {
     together: together as CommandHandler['together'],
     recall: <State>(fold: StateFold<State>, stream: string) => recall(fold as Decider<any, State, any>, stream),
-    remember: <State>(fold: StateFold<State>, stream: string, state: State, revision: bigint | null) => remember(fold as Decider<any, State, any>, stream, state, revision),
+    remember: <State>(fold: StateFold<State>, stream: string, state: State, revision: bigint | null) =>
+      remember(fold as Decider<any, State, any>, stream, state, revision),
   });
 
-  async function saveSnapshot<State, Event extends DomainEvent>(decider: Decider<any, State, Event>, stream: string, state: State, revision: bigint, appended: number): Promise<void> {
+  async function saveSnapshot<State, Event extends DomainEvent>(
+    decider: Decider<any, State, Event>,
+    stream: string,
+    state: State,
+    revision: bigint,
+    appended: number,
+  ): Promise<void> {
     const policy = decider.snapshot;
     if (!policy || !snapshots) return;
     // The batch that crosses a multiple of `every` takes the snapshot.
     const every = BigInt(policy.every);
     if ((revision + 1n) / every === (revision + 1n - BigInt(appended)) / every) return;
-    await snapshots.save(stream, { revision, version: policy.version, state: policy.toJSON(state) }).catch((err) => logger.warn({ err, stream }, 'snapshot not saved; the next command folds from the previous one'));
+    await snapshots
+      .save(stream, { revision, version: policy.version, state: policy.toJSON(state) })
+      .catch((err) => logger.warn({ err, stream }, 'snapshot not saved; the next command folds from the previous one'));
   }
 }

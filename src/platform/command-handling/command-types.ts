@@ -59,14 +59,24 @@ export interface Decision<Command, State, Event extends DomainEvent> {
 export type StateFold<State> = Pick<Decider<unknown, State, any>, 'initialState' | 'evolve' | 'read'>;
 
 export interface CommandHandler {
-  <Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>, stream: string, command: Command, context: CommandContext, options?: CommandOptions): Promise<CommandResult<State, Event>>;
+  <Command, State, Event extends DomainEvent>(
+    decider: Decider<Command, State, Event>,
+    stream: string,
+    command: Command,
+    context: CommandContext,
+    options?: CommandOptions,
+  ): Promise<CommandResult<State, Event>>;
   /** Several commands on different streams, each decided as `handle` decides it, appended in one atomic write. */
   together<const Decisions extends readonly Decision<any, any, any>[]>(
     decisions: Decisions,
     context: CommandContext,
     /** `retries`: conflicts with other processes tolerated (hot streams take more); the handler's by default. */
     options?: { retries?: number },
-  ): Promise<{ -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event> ? CommandResult<State, Event> : never }>;
+  ): Promise<{
+    -readonly [K in keyof Decisions]: Decisions[K] extends Decision<any, infer State, infer Event>
+      ? CommandResult<State, Event>
+      : never;
+  }>;
   /**
    * The state this process remembers of `stream` under `fold`, while the store's head is still
    * its revision as far as this process knows; else null. For a decision across streams

@@ -23,7 +23,10 @@ export interface Decider<Command, State, Event extends DomainEvent> {
   snapshot?: SnapshotPolicy<State>;
 }
 
-export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>, events: Event[]): State {
+export function fold<State, Event extends DomainEvent>(
+  decider: Pick<Decider<unknown, State, Event>, 'initialState' | 'evolve'>,
+  events: Event[],
+): State {
   return events.reduce(decider.evolve, decider.initialState);
 }
 
@@ -32,7 +35,9 @@ export function fold<State, Event extends DomainEvent>(decider: Pick<Decider<unk
  * before it left, and all their events are appended in one write. Its fold is the original
  * decider's, so a remembered state is shared with the single commands.
  */
-export function inSequence<Command, State, Event extends DomainEvent>(decider: Decider<Command, State, Event>): Decider<readonly Command[], State, Event> {
+export function inSequence<Command, State, Event extends DomainEvent>(
+  decider: Decider<Command, State, Event>,
+): Decider<readonly Command[], State, Event> {
   return {
     ...decider,
     decide(commands, state, now) {

@@ -6,7 +6,14 @@ import { derivedUuid, idempotencyKeyFor } from './idempotency';
 import type { PlatformDeps } from '../context-module';
 import { currentScope, nextInScope } from '../http/request-scope';
 import { Conflict } from '../domain-errors';
-import { comparePositions, type EventStore, type Position, type RecordedEvent, type StreamWrite, WrongExpectedRevisionError } from '../eventstore/types';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  type RecordedEvent,
+  type StreamWrite,
+  WrongExpectedRevisionError,
+} from '../eventstore/types';
 
 /**
  * The command handler's write path for a decision that spans streams (logging an operational event appends to
@@ -47,12 +54,19 @@ export class StreamStates<State> {
   }
 }
 
-export async function loadAggregate<State, Event extends DomainEvent>(store: EventStore, aggregate: Aggregate<State, Event>, stream: string): Promise<Loaded<State>> {
+export async function loadAggregate<State, Event extends DomainEvent>(
+  store: EventStore,
+  aggregate: Aggregate<State, Event>,
+  stream: string,
+): Promise<Loaded<State>> {
   return foldStream(aggregate, await store.readStream(stream));
 }
 
 /** A whole stream's events folded by its aggregate. */
-export function foldStream<State, Event extends DomainEvent>(aggregate: Aggregate<State, Event>, events: readonly RecordedEvent[]): Loaded<State> {
+export function foldStream<State, Event extends DomainEvent>(
+  aggregate: Aggregate<State, Event>,
+  events: readonly RecordedEvent[],
+): Loaded<State> {
   let state = aggregate.initialState;
   for (const e of events) state = aggregate.evolve(state, aggregate.read(e));
   return { state, revision: events.length > 0 ? events[events.length - 1].revision : null };
@@ -108,12 +122,24 @@ export async function appendAtomically<Outcome>(
    * `checks`: streams the decision read but does not write (from a remembered state, say), at
    * the revision read: the append lands only while they are still there (a write without events).
    */
-  decide: (now: Date) => Promise<{ writes: PlannedWrite[]; outcome: Outcome; checks?: Array<{ stream: string; revision: bigint | null }> }>,
+  decide: (
+    now: Date,
+  ) => Promise<{
+    writes: PlannedWrite[];
+    outcome: Outcome;
+    checks?: Array<{ stream: string; revision: bigint | null }>;
+  }>,
   /** `retries`: defaults to COMMAND_RETRIES. */
   options: { retries?: number } = {},
 ): Promise<{ outcome: Outcome; position: Position | null }> {
   const correlationId = context.correlationId ?? currentScope()?.requestId ?? randomUUID();
-  const metadata = { ...context.metadata, tenantId: context.tenantId, actorId: context.actorId, correlationId, causationId: context.causationId ?? correlationId };
+  const metadata = {
+    ...context.metadata,
+    tenantId: context.tenantId,
+    actorId: context.actorId,
+    correlationId,
+    causationId: context.causationId ?? correlationId,
+  };
   const key = idempotencyKeyFor(context.idempotencyKey);
   // The n-th write to a stream within the request, as `handle.together` counts it (and with
   // the same counter): two calls of one request that write the same stream (two events of a
@@ -141,13 +167,18 @@ export async function appendAtomically<Outcome>(
           expectedRevision: w.revision ?? ('no_stream' as const),
           events: w.events.map((e, i) => ({ id: eventId(w.stream, i), type: e.type, data: e.data, metadata })),
         })),
-        ...checks.filter((c) => !written.has(c.stream)).map((c) => ({ stream: c.stream, expectedRevision: c.revision ?? ('no_stream' as const), events: [] })),
+        ...checks
+          .filter((c) => !written.has(c.stream))
+          .map((c) => ({ stream: c.stream, expectedRevision: c.revision ?? ('no_stream' as const), events: [] })),
       ];
       const results = await deps.store.appendMany(batch);
       const position = results.map((r) => r.position).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
       const types = [...new Set(planned.flatMap((w) => w.events.map((e) => e.type)))];
       if (!(await deps.projections.waitFor(position, deps.config.projectionWaitMs, types))) {
-        deps.logger.warn({ streams: planned.map((w) => w.stream) }, 'projections did not reach the write in time; a read may lag');
+        deps.logger.warn(
+          { streams: planned.map((w) => w.stream) },
+          'projections did not reach the write in time; a read may lag',
+        );
       }
       return { outcome, position };
     } catch (error) {

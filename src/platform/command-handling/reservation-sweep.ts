@@ -15,7 +15,11 @@ export async function sweepOrphanedReservations(
   const latestClaims = new Map<string, RecordedEvent>();
   let from: Position = START;
   for (;;) {
-    const batch = await store.readAll({ from, limit: 1000, filter: { eventTypes: ['ReservationClaimed', 'ReservationReleased'] } });
+    const batch = await store.readAll({
+      from,
+      limit: 1000,
+      filter: { eventTypes: ['ReservationClaimed', 'ReservationReleased'] },
+    });
     if (batch.length === 0) break;
     for (const event of batch) {
       if (event.type === 'ReservationClaimed') latestClaims.set(event.stream, event);
@@ -29,8 +33,16 @@ export async function sweepOrphanedReservations(
     const owner = (claim.data as { owner: string }).owner;
     const [ownerEvent] = await store.readStream(owner, { limit: 1 });
     if (ownerEvent) continue;
-    const metadata = { tenantId: claim.metadata.tenantId, actorId: options.actorId, correlationId: claim.metadata.correlationId, causationId: claim.id, reason: 'orphaned reservation: owner never written' };
-    await store.append(stream, [{ type: 'ReservationReleased', data: { owner }, metadata }], { expectedRevision: claim.revision });
+    const metadata = {
+      tenantId: claim.metadata.tenantId,
+      actorId: options.actorId,
+      correlationId: claim.metadata.correlationId,
+      causationId: claim.id,
+      reason: 'orphaned reservation: owner never written',
+    };
+    await store.append(stream, [{ type: 'ReservationReleased', data: { owner }, metadata }], {
+      expectedRevision: claim.revision,
+    });
     released++;
     options.onReleased?.(stream, owner);
   }

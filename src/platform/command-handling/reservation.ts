@@ -11,8 +11,7 @@ export type { ReservationKey } from './command-types';
  * personal data never appears in a stream name.
  */
 export type ReservationEvent =
-  | { type: 'ReservationClaimed'; data: { owner: string } }
-  | { type: 'ReservationReleased'; data: { owner: string } };
+  { type: 'ReservationClaimed'; data: { owner: string } } | { type: 'ReservationReleased'; data: { owner: string } };
 
 export type ReservationState = { status: 'free' } | { status: 'held'; owner: string };
 
@@ -21,7 +20,8 @@ export type ReservationCommand = { type: 'Claim'; owner: string } | { type: 'Rel
 export function reservationDecider(what: string): Decider<ReservationCommand, ReservationState, ReservationEvent> {
   return {
     initialState: { status: 'free' },
-    evolve: (_state, event) => (event.type === 'ReservationClaimed' ? { status: 'held', owner: event.data.owner } : { status: 'free' }),
+    evolve: (_state, event) =>
+      event.type === 'ReservationClaimed' ? { status: 'held', owner: event.data.owner } : { status: 'free' },
     decide(command, state) {
       switch (command.type) {
         case 'Claim':
@@ -31,7 +31,9 @@ export function reservationDecider(what: string): Decider<ReservationCommand, Re
           }
           return [{ type: 'ReservationClaimed', data: { owner: command.owner } }];
         case 'Release':
-          return state.status === 'held' && state.owner === command.owner ? [{ type: 'ReservationReleased', data: { owner: command.owner } }] : [];
+          return state.status === 'held' && state.owner === command.owner
+            ? [{ type: 'ReservationReleased', data: { owner: command.owner } }]
+            : [];
         default:
           return assertNever(command);
       }
@@ -44,10 +46,30 @@ export function reservationStream(context: string, tenantId: string, kind: strin
   return `${context}.reservation-${tenantId}-${kind}-${digest}`;
 }
 
-export async function claim(handle: CommandHandler, key: ReservationKey, owner: string, context: CommandContext): Promise<void> {
-  await handle(reservationDecider(key.label), reservationStream(key.context, key.tenantId, key.kind, key.value), { type: 'Claim', owner }, context);
+export async function claim(
+  handle: CommandHandler,
+  key: ReservationKey,
+  owner: string,
+  context: CommandContext,
+): Promise<void> {
+  await handle(
+    reservationDecider(key.label),
+    reservationStream(key.context, key.tenantId, key.kind, key.value),
+    { type: 'Claim', owner },
+    context,
+  );
 }
 
-export async function release(handle: CommandHandler, key: ReservationKey, owner: string, context: CommandContext): Promise<void> {
-  await handle(reservationDecider(key.label), reservationStream(key.context, key.tenantId, key.kind, key.value), { type: 'Release', owner }, context);
+export async function release(
+  handle: CommandHandler,
+  key: ReservationKey,
+  owner: string,
+  context: CommandContext,
+): Promise<void> {
+  await handle(
+    reservationDecider(key.label),
+    reservationStream(key.context, key.tenantId, key.kind, key.value),
+    { type: 'Release', owner },
+    context,
+  );
 }

@@ -73,7 +73,13 @@ export class AuditSigner {
    * A batch's events usually share one metadata object: its canonical form is computed once.
    * The content is byte for byte what `sign` hashes (keys in sorted order), so both verify alike.
    */
-  signBatch(stream: string, firstRevision: bigint, events: Array<{ id: string; type: string; data: unknown; metadata: EventMetadata }>, recordedAt: Date, previousSignature: string | null): string[] {
+  signBatch(
+    stream: string,
+    firstRevision: bigint,
+    events: Array<{ id: string; type: string; data: unknown; metadata: EventMetadata }>,
+    recordedAt: Date,
+    previousSignature: string | null,
+  ): string[] {
     const canonical = new Map<EventMetadata, string>();
     const signatures: string[] = [];
     const time = JSON.stringify(recordedAt.toISOString());
@@ -85,13 +91,25 @@ export class AuditSigner {
         meta = canonicalJson(metadata);
         canonical.set(event.metadata, meta);
       }
-      previous = this.signCanonical({ stream, revision: firstRevision + BigInt(i), id: event.id, type: event.type, data: event.data, recordedAt }, meta, event.metadata.sigv === SIGNATURE_VERSION, previous, time);
+      previous = this.signCanonical(
+        { stream, revision: firstRevision + BigInt(i), id: event.id, type: event.type, data: event.data, recordedAt },
+        meta,
+        event.metadata.sigv === SIGNATURE_VERSION,
+        previous,
+        time,
+      );
       signatures.push(previous);
     });
     return signatures;
   }
 
-  private signCanonical(event: Omit<SignableEvent, 'metadata'>, canonicalMetadata: string, withTime: boolean, previousSignature: string | null, time?: string): string {
+  private signCanonical(
+    event: Omit<SignableEvent, 'metadata'>,
+    canonicalMetadata: string,
+    withTime: boolean,
+    previousSignature: string | null,
+    time?: string,
+  ): string {
     // canonicalJson's key order: data, id, metadata, [recordedAt], revision, stream, type.
     const content =
       `{"data":${canonicalJson(event.data)},"id":${JSON.stringify(event.id)},"metadata":${canonicalMetadata},` +

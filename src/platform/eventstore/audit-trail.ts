@@ -17,21 +17,30 @@ export interface VerifyOptions {
  * also proves each stream ends where its head says, so a removed tail is tampering too;
  * without one (EventStoreDB) it walks the log once, keeping one signature per stream.
  */
-export async function verifyAuditTrail(store: EventStore, signer: AuditSigner, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyAuditTrail(
+  store: EventStore,
+  signer: AuditSigner,
+  options: VerifyOptions = {},
+): Promise<VerifyReport> {
   if (options.heads) return verifyByHeads(store, signer, options.heads, options);
   const chains = new Map<string, { previous: string; next: bigint }>();
   const tampered: TamperedEntry[] = [];
   let total = 0;
   let from: Position = START;
   for (;;) {
-    const batch = await store.readAll({ from, limit: 1000, filter: options.streamPrefix ? { streamPrefixes: [options.streamPrefix] } : undefined });
+    const batch = await store.readAll({
+      from,
+      limit: 1000,
+      filter: options.streamPrefix ? { streamPrefixes: [options.streamPrefix] } : undefined,
+    });
     if (batch.length === 0) break;
     for (const event of batch) {
       total++;
       const chain = chains.get(event.stream) ?? { previous: '', next: 0n };
       const entry = { stream: event.stream, revision: event.revision.toString(), eventId: event.id, type: event.type };
       if (event.revision !== chain.next) tampered.push({ ...entry, reason: 'revision_gap' });
-      else if (!signer.matches(event, chain.previous || null)) tampered.push({ ...entry, reason: 'signature_mismatch' });
+      else if (!signer.matches(event, chain.previous || null))
+        tampered.push({ ...entry, reason: 'signature_mismatch' });
       chains.set(event.stream, { previous: String(event.metadata.signature ?? ''), next: event.revision + 1n });
     }
     from = batch[batch.length - 1].position;
@@ -42,7 +51,12 @@ export async function verifyAuditTrail(store: EventStore, signer: AuditSigner, o
 
 const PAGE = 1000;
 
-async function verifyByHeads(store: EventStore, signer: AuditSigner, heads: StreamHeads, options: VerifyOptions): Promise<VerifyReport> {
+async function verifyByHeads(
+  store: EventStore,
+  signer: AuditSigner,
+  heads: StreamHeads,
+  options: VerifyOptions,
+): Promise<VerifyReport> {
   const tampered: TamperedEntry[] = [];
   const { events: expected } = await heads.totals(options.streamPrefix);
   let total = 0;
@@ -60,7 +74,12 @@ async function verifyByHeads(store: EventStore, signer: AuditSigner, heads: Stre
         const events = await store.readStream(head.stream, { from: next, limit: PAGE });
         for (const event of events) {
           total++;
-          const entry = { stream: event.stream, revision: event.revision.toString(), eventId: event.id, type: event.type };
+          const entry = {
+            stream: event.stream,
+            revision: event.revision.toString(),
+            eventId: event.id,
+            type: event.type,
+          };
           if (event.revision !== next) tampered.push({ ...entry, reason: 'revision_gap' });
           else if (!signer.matches(event, previous)) tampered.push({ ...entry, reason: 'signature_mismatch' });
           previous = String(event.metadata.signature ?? '');
@@ -69,8 +88,18 @@ async function verifyByHeads(store: EventStore, signer: AuditSigner, heads: Stre
         }
         if (events.length < PAGE) break;
       }
-      if (!last || last.revision !== head.revision || (head.signature !== null && String(last.metadata.signature) !== head.signature)) {
-        tampered.push({ stream: head.stream, revision: head.revision.toString(), eventId: last?.id ?? '', type: last?.type ?? '(missing)', reason: 'head_mismatch' });
+      if (
+        !last ||
+        last.revision !== head.revision ||
+        (head.signature !== null && String(last.metadata.signature) !== head.signature)
+      ) {
+        tampered.push({
+          stream: head.stream,
+          revision: head.revision.toString(),
+          eventId: last?.id ?? '',
+          type: last?.type ?? '(missing)',
+          reason: 'head_mismatch',
+        });
       }
       options.onProgress?.(total, expected);
     }
@@ -79,7 +108,12 @@ async function verifyByHeads(store: EventStore, signer: AuditSigner, heads: Stre
   for (const stream of await heads.headless(options.streamPrefix)) {
     tampered.push({ stream, revision: '', eventId: '', type: '(stream without head)', reason: 'headless_stream' });
   }
-  return { streams, total, verified: total - tampered.filter((t) => t.reason === 'signature_mismatch' || t.reason === 'revision_gap').length, tampered };
+  return {
+    streams,
+    total,
+    verified: total - tampered.filter((t) => t.reason === 'signature_mismatch' || t.reason === 'revision_gap').length,
+    tampered,
+  };
 }
 
 /**
@@ -110,11 +144,23 @@ export async function createAnchor(heads: StreamHeads, signer: AuditSigner, now:
     after = page[page.length - 1].stream;
   }
   const digest = hash.digest('hex');
-  return { version: 1, created_at: now.toISOString(), streams: all.length, digest, signature: signer.digestSignature(digest), heads: all };
+  return {
+    version: 1,
+    created_at: now.toISOString(),
+    streams: all.length,
+    digest,
+    signature: signer.digestSignature(digest),
+    heads: all,
+  };
 }
 
 /** Checks an anchor's own integrity, then that every head it recorded is still in the log as recorded. */
-export async function verifyAnchor(store: EventStore, signer: AuditSigner, anchor: AuditAnchor, streamPrefix?: string): Promise<{ valid: boolean; tampered: TamperedEntry[] }> {
+export async function verifyAnchor(
+  store: EventStore,
+  signer: AuditSigner,
+  anchor: AuditAnchor,
+  streamPrefix?: string,
+): Promise<{ valid: boolean; tampered: TamperedEntry[] }> {
   const hash = createHash('sha256');
   for (const [stream, revision, signature] of anchor.heads) hash.update(`${stream}\t${revision}\t${signature ?? ''}\n`);
   const valid = hash.digest('hex') === anchor.digest && signer.digestSignature(anchor.digest) === anchor.signature;
@@ -122,8 +168,18 @@ export async function verifyAnchor(store: EventStore, signer: AuditSigner, ancho
   for (const [stream, revision, signature] of anchor.heads) {
     if (streamPrefix && !stream.startsWith(streamPrefix)) continue;
     const [event] = await store.readStream(stream, { from: BigInt(revision), limit: 1 });
-    if (!event || event.revision !== BigInt(revision) || (signature !== null && String(event.metadata.signature) !== signature)) {
-      tampered.push({ stream, revision, eventId: event?.id ?? '', type: event?.type ?? '(missing)', reason: 'anchor_mismatch' });
+    if (
+      !event ||
+      event.revision !== BigInt(revision) ||
+      (signature !== null && String(event.metadata.signature) !== signature)
+    ) {
+      tampered.push({
+        stream,
+        revision,
+        eventId: event?.id ?? '',
+        type: event?.type ?? '(missing)',
+        reason: 'anchor_mismatch',
+      });
     }
   }
   return { valid, tampered };

@@ -135,7 +135,10 @@ export interface InlineProjections {
    * Runs `append` in one transaction on `connection` (the store's own client); `append` hands
    * what it wrote to `apply` before commit, and any failure rolls back the append with the rows.
    */
-  transaction<T>(connection: unknown, append: (apply: (events: RecordedEvent[]) => Promise<void>) => Promise<T>): Promise<T>;
+  transaction<T>(
+    connection: unknown,
+    append: (apply: (events: RecordedEvent[]) => Promise<void>) => Promise<T>,
+  ): Promise<T>;
 }
 
 export interface EventStore {
@@ -169,7 +172,11 @@ export interface EventStore {
    * How far a reader at `from` is behind the head: the visible events after it that match
    * `filter` (counted up to `cap`) and when the oldest of them was recorded (null: none).
    */
-  measureLag?(from: Position, filter: EventFilter | undefined, cap: number): Promise<{ events: number; oldest: Date | null }>;
+  measureLag?(
+    from: Position,
+    filter: EventFilter | undefined,
+    cap: number,
+  ): Promise<{ events: number; oldest: Date | null }>;
   close(): Promise<void>;
 }
 
@@ -187,7 +194,10 @@ export class WrongExpectedRevisionError extends Error {
 /** Some ids of a batch are stored already and others are not: the retry is not a retry. */
 export class IdempotencyConflictError extends Error {
   readonly name = 'IdempotencyConflictError';
-  constructor(readonly stream: string, readonly eventIds: string[]) {
+  constructor(
+    readonly stream: string,
+    readonly eventIds: string[],
+  ) {
     super(`stream ${stream}: event ids ${eventIds.join(', ')} are stored already but the batch differs`);
   }
 }

@@ -58,7 +58,12 @@ export function createPublicApp(options: PublicAppOptions): Express {
 }
 
 /** The internal listener (127.0.0.1): routes that the public gateway answers 404 for. */
-export function createInternalApp(options: { logger: Logger; routers: Router[]; health: Router; bodyLimits?: BodyLimit[] }): Express {
+export function createInternalApp(options: {
+  logger: Logger;
+  routers: Router[];
+  health: Router;
+  bodyLimits?: BodyLimit[];
+}): Express {
   const app = base(options.logger, 'internal', false);
   app.use(options.health);
   const api = Router();

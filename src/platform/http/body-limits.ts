@@ -11,7 +11,8 @@ export interface BodyLimit {
 export const DEFAULT_JSON_LIMIT_BYTES = 2 * 1024 * 1024;
 
 /** `2 MB`, `64 KB`: how limits read in the 413 and in the document. */
-export const readableBytes = (bytes: number) => (bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`);
+export const readableBytes = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
 
 /**
  * JSON bodies parsed with the limit of the route they are for: a login needs a few
@@ -26,9 +27,18 @@ export function jsonBodies(limits: BodyLimit[], fallback = DEFAULT_JSON_LIMIT_BY
   const byMethod = new Map<string, Array<{ regex: RegExp; literals: number; bytes: number }>>();
   for (const limit of limits) {
     const segments = limit.path.split('/');
-    const pattern = segments.map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+    const pattern = segments
+      .map((s) => (s.startsWith(':') ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
     const method = limit.method.toUpperCase();
-    byMethod.set(method, [...(byMethod.get(method) ?? []), { regex: new RegExp(`^${pattern}/?$`, 'i'), literals: segments.filter((s) => !s.startsWith(':')).length, bytes: limit.bytes }]);
+    byMethod.set(method, [
+      ...(byMethod.get(method) ?? []),
+      {
+        regex: new RegExp(`^${pattern}/?$`, 'i'),
+        literals: segments.filter((s) => !s.startsWith(':')).length,
+        bytes: limit.bytes,
+      },
+    ]);
   }
   for (const routes of byMethod.values()) routes.sort((a, b) => b.literals - a.literals);
   const parsers = new Map<number, RequestHandler>();

@@ -23,7 +23,8 @@ export const LIMITS = {
 } as const;
 
 /** An identity header of the internal listener (`X-Tenant-Id`, `X-User-Id`), bounded where it is checked (`boundedIdentityHeaders`). */
-export const identityHeader = (name: 'x-tenant-id' | 'x-user-id') => z.string().min(1).max(IDENTITY_HEADER_LIMITS[name]);
+export const identityHeader = (name: 'x-tenant-id' | 'x-user-id') =>
+  z.string().min(1).max(IDENTITY_HEADER_LIMITS[name]);
 
 /** Platform ids (UUIDs): the format bounds the length. */
 export const id = () => z.string().uuid().max(36);
@@ -55,7 +56,12 @@ export function boundedRecord<T extends z.ZodTypeAny>(value: T, options: { prope
   const bytes = options.bytes ?? LIMITS.recordBytes;
   return z
     .record(z.string().max(LIMITS.shortText), value)
-    .openapi({ maxProperties: properties, description: `A free-form object: at most ${properties} properties and ${Math.round(bytes / 1024)} KB of JSON.` })
+    .openapi({
+      maxProperties: properties,
+      description: `A free-form object: at most ${properties} properties and ${Math.round(bytes / 1024)} KB of JSON.`,
+    })
     .refine((record) => Object.keys(record).length <= properties, { message: `at most ${properties} properties` })
-    .refine((record) => Buffer.byteLength(JSON.stringify(record)) <= bytes, { message: `at most ${Math.round(bytes / 1024)} KB in all` });
+    .refine((record) => Buffer.byteLength(JSON.stringify(record)) <= bytes, {
+      message: `at most ${Math.round(bytes / 1024)} KB in all`,
+    });
 }

@@ -24,7 +24,10 @@ export function isApiLookingPath(path: string): boolean {
       return true;
     }
   }
-  const normalized = decoded.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+  const normalized = decoded
+    .replace(/\\/g, '/')
+    .replace(/\/{2,}/g, '/')
+    .toLowerCase();
   return RESERVED.test(normalized.startsWith('/') ? normalized : `/${normalized}`);
 }
 
@@ -38,7 +41,10 @@ export function consoleRouter(root: string): Router {
   const assets = express.static(root, {
     index: false,
     setHeaders: (res, file) => {
-      res.setHeader('Cache-Control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader(
+        'Cache-Control',
+        file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
   router.use((req, res, next) => (isApiLookingPath(req.path) ? next() : assets(req, res, next)));
@@ -46,7 +52,10 @@ export function consoleRouter(root: string): Router {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || isApiLookingPath(req.path)) return next();
     const index = path.join(root, 'index.html');
     if (!existsSync(index)) {
-      res.status(503).type('text/plain').send('The console is not built yet: run `npm install` (or `node console/build.js`).');
+      res
+        .status(503)
+        .type('text/plain')
+        .send('The console is not built yet: run `npm install` (or `node console/build.js`).');
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
@@ -56,10 +65,15 @@ export function consoleRouter(root: string): Router {
 }
 
 /** Builds the console when its index.html is missing (a checkout whose install skipped scripts). */
-export async function ensureConsoleBuilt(root: string = CONSOLE_ROOT, log: (msg: string) => void = () => undefined): Promise<void> {
+export async function ensureConsoleBuilt(
+  root: string = CONSOLE_ROOT,
+  log: (msg: string) => void = () => undefined,
+): Promise<void> {
   if (existsSync(path.join(root, 'index.html'))) return;
   log('building the console (console/dist is missing)');
-   
-  const { buildConsole } = require('../../../console/build.js') as { buildConsole: (o?: { quiet?: boolean }) => Promise<void> };
+
+  const { buildConsole } = require('../../../console/build.js') as {
+    buildConsole: (o?: { quiet?: boolean }) => Promise<void>;
+  };
   await buildConsole({ quiet: true });
 }

@@ -21,7 +21,10 @@ const STATUS: Record<DomainError['kind'], number> = {
 
 /** Gateway-originated errors use `{error}`, backend ones `{detail}`. */
 export class GatewayError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -59,7 +62,13 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     return;
   }
   if (typed.type === 'entity.too.large') {
-    res.status(413).json({ detail: typed.limit ? `Request body too large: this route takes at most ${readableBytes(typed.limit)}` : 'Request body too large' });
+    res
+      .status(413)
+      .json({
+        detail: typed.limit
+          ? `Request body too large: this route takes at most ${readableBytes(typed.limit)}`
+          : 'Request body too large',
+      });
     return;
   }
   if (typed.expose && typed.status && typed.status >= 400 && typed.status < 500) {

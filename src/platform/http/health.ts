@@ -19,7 +19,9 @@ export interface RuntimeHealth {
 const RUNTIME_HEALTH_TIMEOUT_MS = 3000;
 
 /** A lane that misses work now: its wake-up subscription is down, or it is behind by more than the bound. */
-function degradedLanes(runtime: RuntimeHealth): Array<{ name: string; kind: string; reason: 'subscription_down' | 'behind' }> {
+function degradedLanes(
+  runtime: RuntimeHealth,
+): Array<{ name: string; kind: string; reason: 'subscription_down' | 'behind' }> {
   const out: Array<{ name: string; kind: string; reason: 'subscription_down' | 'behind' }> = [];
   for (const lane of runtime.lanes) {
     if (lane.subscribed === false) out.push({ name: lane.name, kind: lane.kind, reason: 'subscription_down' });
@@ -63,13 +65,16 @@ export function createHealthApi(source: HealthSource): Router {
     }
     const [degraded, runtime] = await Promise.all([
       source.degraded().catch(() => []),
-      source.runtime ? withinTime(source.runtime(), RUNTIME_HEALTH_TIMEOUT_MS).catch(() => 'unreachable' as const) : null,
+      source.runtime
+        ? withinTime(source.runtime(), RUNTIME_HEALTH_TIMEOUT_MS).catch(() => 'unreachable' as const)
+        : null,
     ]);
     const unreachable = runtime === 'unreachable';
     const lanes = runtime && !unreachable ? degradedLanes(runtime) : [];
     const leaderless = runtime && !unreachable ? runtime.leaderless : [];
     // Reactor lanes and scheduled handlers keep their dead letters beside the projectors', under a prefix.
-    const prefixed = (prefix: string) => degraded.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
+    const prefixed = (prefix: string) =>
+      degraded.filter((n) => n.startsWith(prefix)).map((n) => n.slice(prefix.length));
     const reactors = prefixed(REACTOR_PREFIX);
     const scheduled = prefixed(SCHEDULED_PREFIX);
     const projectors = degraded.filter((n) => !n.startsWith(REACTOR_PREFIX) && !n.startsWith(SCHEDULED_PREFIX));

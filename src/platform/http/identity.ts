@@ -14,15 +14,27 @@ export const IDENTITY_HEADERS = ['x-user-id', 'x-tenant-id', 'x-permissions'] as
  * gateway): ids are UUIDs or short slugs (`default`), permissions a comma list. Longer values
  * are refused before any route reads them (the internal document states the same bounds).
  */
-export const IDENTITY_HEADER_LIMITS: Record<(typeof IDENTITY_HEADERS)[number], number> = { 'x-user-id': 128, 'x-tenant-id': 128, 'x-permissions': 4096 };
+export const IDENTITY_HEADER_LIMITS: Record<(typeof IDENTITY_HEADERS)[number], number> = {
+  'x-user-id': 128,
+  'x-tenant-id': 128,
+  'x-permissions': 4096,
+};
 
 export function boundedIdentityHeaders(req: Request, _res: Response, next: NextFunction): void {
   const refused = IDENTITY_HEADERS.filter((name) => {
     const value = req.headers[name];
-    return (Array.isArray(value) ? value.join(',') : value ?? '').length > IDENTITY_HEADER_LIMITS[name];
+    return (Array.isArray(value) ? value.join(',') : (value ?? '')).length > IDENTITY_HEADER_LIMITS[name];
   });
   if (refused.length === 0) return next();
-  next(new ValidationFailed(refused.map((name) => ({ loc: ['header', name], msg: `at most ${IDENTITY_HEADER_LIMITS[name]} characters`, type: 'too_long' }))));
+  next(
+    new ValidationFailed(
+      refused.map((name) => ({
+        loc: ['header', name],
+        msg: `at most ${IDENTITY_HEADER_LIMITS[name]} characters`,
+        type: 'too_long',
+      })),
+    ),
+  );
 }
 
 export interface Identity {
@@ -36,7 +48,8 @@ export function stripIdentityHeaders(req: { headers: IncomingHttpHeaders; rawHea
   for (const name of IDENTITY_HEADERS) delete req.headers[name];
   const kept: string[] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (!(IDENTITY_HEADERS as readonly string[]).includes(req.rawHeaders[i].toLowerCase())) kept.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+    if (!(IDENTITY_HEADERS as readonly string[]).includes(req.rawHeaders[i].toLowerCase()))
+      kept.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
   }
   req.rawHeaders.splice(0, req.rawHeaders.length, ...kept);
 }

@@ -60,7 +60,9 @@ export type BodyProblem = { status: 400; message: string } | { status: 422; issu
  */
 export function bodyProblem(body: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): BodyProblem | null {
   if (body === null || typeof body !== 'object') return typeof body === 'string' ? stringProblem(body, []) : null;
-  const stack: Array<{ value: unknown; path: Array<string | number>; depth: number }> = [{ value: body, path: [], depth: 1 }];
+  const stack: Array<{ value: unknown; path: Array<string | number>; depth: number }> = [
+    { value: body, path: [], depth: 1 },
+  ];
   while (stack.length > 0) {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === 'string') {
@@ -75,7 +77,11 @@ export function bodyProblem(body: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): B
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (key === '__proto__') return { status: 422, issue: { loc: ['body', ...path, key], msg: 'Unrecognized key: "__proto__"', type: 'unrecognized_keys' } };
+      if (key === '__proto__')
+        return {
+          status: 422,
+          issue: { loc: ['body', ...path, key], msg: 'Unrecognized key: "__proto__"', type: 'unrecognized_keys' },
+        };
       const problem = stringProblem(key, path, true);
       if (problem) return problem;
       stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key], depth: depth + 1 });
@@ -86,8 +92,24 @@ export function bodyProblem(body: unknown, maxDepth = DEFAULT_MAX_JSON_DEPTH): B
 
 function stringProblem(text: string, path: Array<string | number>, isKey = false): BodyProblem | null {
   const what = isKey ? 'a key' : 'a string';
-  if (NUL.test(text)) return { status: 422, issue: { loc: ['body', ...path], msg: `${what} contains a NUL character (\\u0000), which is not accepted`, type: 'string.nul' } };
-  if (LONE_SURROGATE.test(text)) return { status: 422, issue: { loc: ['body', ...path], msg: `${what} contains an unpaired UTF-16 surrogate, which is not valid Unicode`, type: 'string.lone_surrogate' } };
+  if (NUL.test(text))
+    return {
+      status: 422,
+      issue: {
+        loc: ['body', ...path],
+        msg: `${what} contains a NUL character (\\u0000), which is not accepted`,
+        type: 'string.nul',
+      },
+    };
+  if (LONE_SURROGATE.test(text))
+    return {
+      status: 422,
+      issue: {
+        loc: ['body', ...path],
+        msg: `${what} contains an unpaired UTF-16 surrogate, which is not valid Unicode`,
+        type: 'string.lone_surrogate',
+      },
+    };
   return null;
 }
 

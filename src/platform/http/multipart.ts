@@ -18,7 +18,14 @@ export interface UploadOptions {
 // Room for the multipart boundaries, part headers and a few small text fields.
 const ENVELOPE_BYTES = 64 * 1024;
 
-const missingFile = (field: string) => new ValidationFailed([{ loc: ['body', field], msg: `expected a multipart/form-data body with a file part named "${field}"`, type: 'missing' }]);
+const missingFile = (field: string) =>
+  new ValidationFailed([
+    {
+      loc: ['body', field],
+      msg: `expected a multipart/form-data body with a file part named "${field}"`,
+      type: 'missing',
+    },
+  ]);
 
 export function tooLarge(maxBytes: number): PayloadTooLarge {
   return new PayloadTooLarge(`The file exceeds the ${Math.round(maxBytes / (1024 * 1024))} MB limit`);
@@ -40,7 +47,10 @@ export function readUpload(req: Request, res: Response, options: UploadOptions):
   }
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 16 * 1024, parts: 40 } });
+    parser = busboy({
+      headers: req.headers,
+      limits: { files: 1, fileSize: maxBytes, fields: 20, fieldSize: 16 * 1024, parts: 40 },
+    });
   } catch {
     return Promise.reject(missingFile(field));
   }
@@ -73,7 +83,11 @@ export function readUpload(req: Request, res: Response, options: UploadOptions):
       }
       const chunks: Buffer[] = [];
       let size = 0;
-      const current: UploadedFile = { filename: cleanFilename(info.filename), declaredType: info.mimeType, bytes: Buffer.alloc(0) };
+      const current: UploadedFile = {
+        filename: cleanFilename(info.filename),
+        declaredType: info.mimeType,
+        bytes: Buffer.alloc(0),
+      };
       file = current;
       stream.on('data', (chunk: Buffer) => {
         size += chunk.length;
@@ -95,7 +109,9 @@ export function readUpload(req: Request, res: Response, options: UploadOptions):
       if (!file) reject(missingFile(field));
       else resolve(file);
     });
-    req.on('aborted', () => fail(new ValidationFailed([{ loc: ['body', field], msg: 'the upload was interrupted', type: 'aborted' }]), false));
+    req.on('aborted', () =>
+      fail(new ValidationFailed([{ loc: ['body', field], msg: 'the upload was interrupted', type: 'aborted' }]), false),
+    );
     req.pipe(parser);
   });
 }
@@ -152,6 +168,9 @@ export function abandon(req: Request, res: Response, alreadyRead = 0, declared =
 function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || 'upload';
 }

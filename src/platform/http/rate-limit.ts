@@ -43,11 +43,17 @@ export function rateLimitMessage(perMinute: number): string {
   return `rate limit exceeded — ${perMinute} requests/minute`;
 }
 
-export function createRateLimitStore(options: Pick<RateLimitOptions, 'config' | 'redis' | 'logger' | 'keyPrefix'>): TokenBucketStore {
+export function createRateLimitStore(
+  options: Pick<RateLimitOptions, 'config' | 'redis' | 'logger' | 'keyPrefix'>,
+): TokenBucketStore {
   const policy = { capacity: options.config.rateLimit.burst, refillPerSecond: options.config.rateLimit.perMinute / 60 };
   const local = createMemoryBucketStore(policy);
   if (!options.redis) return local;
-  return withFallback(createRedisBucketStore(options.redis, policy, { prefix: options.keyPrefix }), local, options.logger);
+  return withFallback(
+    createRedisBucketStore(options.redis, policy, { prefix: options.keyPrefix }),
+    local,
+    options.logger,
+  );
 }
 
 export function createRateLimitStage(options: RateLimitOptions): RequestHandler {

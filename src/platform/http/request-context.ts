@@ -24,7 +24,10 @@ export function requestContext(logger: Logger, listener: 'public' | 'internal'):
       // A failing request's error is logged by the error handler; the access line (which also
       // sees the expected 503s of /health while starting) stays a warning.
       const level = res.statusCode >= 500 ? 'warn' : 'info';
-      req.log[level]({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      req.log[level](
+        { method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+        'request',
+      );
     });
     next();
   };

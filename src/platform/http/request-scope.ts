@@ -65,7 +65,10 @@ export function requestScope(): RequestHandler {
       return;
     }
     // Only writes are made idempotent; a GET with a key is just a GET.
-    const idempotencyKey = req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH' || req.method === 'DELETE' ? key : undefined;
+    const idempotencyKey =
+      req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH' || req.method === 'DELETE'
+        ? key
+        : undefined;
     storage.run({ requestId: req.id, idempotencyKey, counters: new Map() }, () => next());
   };
 }

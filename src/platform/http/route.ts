@@ -87,7 +87,8 @@ async function steps<P extends Schema, Q extends Schema, B extends Schema>(
 }
 
 function positionOf(result: unknown): Position | null {
-  if (result && typeof result === 'object' && 'position' in result) return (result as { position: Position | null }).position;
+  if (result && typeof result === 'object' && 'position' in result)
+    return (result as { position: Position | null }).position;
   throw new Error('a route that awaits reactions needs its command to return the position of its write');
 }
 
@@ -102,11 +103,12 @@ function answer(res: Response, status: number, body: unknown): void {
  * read. Errors thrown by any step reach the error handler (src/platform/http/errors.ts).
  */
 export function declareRoutes(router: Router, deps: RouteDeps, authorize: Authorize) {
-  function writeRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R = unknown>(
-    method: Method,
-    path: string,
-    route: CommandRoute<P, Q, B, R>,
-  ): void {
+  function writeRoute<
+    P extends Schema = undefined,
+    Q extends Schema = undefined,
+    B extends Schema = undefined,
+    R = unknown,
+  >(method: Method, path: string, route: CommandRoute<P, Q, B, R>): void {
     router[method](path, async (req, res) => {
       const input = await steps(req, route, deps, authorize);
       const result = await route.command(input);
@@ -117,11 +119,12 @@ export function declareRoutes(router: Router, deps: RouteDeps, authorize: Author
       answer(res, route.status ?? 200, route.respond ? await route.respond(result, input) : result);
     });
   }
-  function readRoute<P extends Schema = undefined, Q extends Schema = undefined, B extends Schema = undefined, R = unknown>(
-    method: Method,
-    path: string,
-    route: QueryRoute<P, Q, B, R>,
-  ): void {
+  function readRoute<
+    P extends Schema = undefined,
+    Q extends Schema = undefined,
+    B extends Schema = undefined,
+    R = unknown,
+  >(method: Method, path: string, route: QueryRoute<P, Q, B, R>): void {
     router[method](path, async (req, res) => {
       const input = await steps(req, route, deps, authorize);
       const result = await route.read(input);

@@ -35,9 +35,15 @@ return allowed
 
 const COMMAND = 'platformTokenBucketTake';
 
-type WithTake = Redis & { [COMMAND](key: string, capacity: number, perMs: number, now: number, ttl: number): Promise<number> };
+type WithTake = Redis & {
+  [COMMAND](key: string, capacity: number, perMs: number, now: number, ttl: number): Promise<number>;
+};
 
-export function createRedisBucketStore(redis: Redis, policy: BucketPolicy, { prefix = 'platform:ratelimit:' } = {}): TokenBucketStore {
+export function createRedisBucketStore(
+  redis: Redis,
+  policy: BucketPolicy,
+  { prefix = 'platform:ratelimit:' } = {},
+): TokenBucketStore {
   const client = redis as WithTake;
   // defineCommand sends EVALSHA and falls back to EVAL once when the server lacks the script.
   if (typeof client[COMMAND] !== 'function') redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: TAKE });

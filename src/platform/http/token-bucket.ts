@@ -19,9 +19,16 @@ export interface TokenBucketStore {
 }
 
 /** A bucket's level after refilling from `at` to `now` (a clock that steps back refills nothing). */
-export function refill(policy: BucketPolicy, bucket: { tokens: number; at: number }, now: number): { tokens: number; at: number } {
+export function refill(
+  policy: BucketPolicy,
+  bucket: { tokens: number; at: number },
+  now: number,
+): { tokens: number; at: number } {
   if (now <= bucket.at) return bucket;
-  return { tokens: Math.min(policy.capacity, bucket.tokens + ((now - bucket.at) * policy.refillPerSecond) / 1000), at: now };
+  return {
+    tokens: Math.min(policy.capacity, bucket.tokens + ((now - bucket.at) * policy.refillPerSecond) / 1000),
+    at: now,
+  };
 }
 
 /** Milliseconds an empty bucket needs to fill up again: how long state is worth keeping. */
@@ -67,7 +74,12 @@ export function createMemoryBucketStore(policy: BucketPolicy): TokenBucketStore 
  * outage neither opens the gateway to unlimited traffic nor turns every request into a 500.
  * Limits are then per instance until Redis answers again. Warnings are rate-limited too.
  */
-export function withFallback(primary: TokenBucketStore, fallback: TokenBucketStore, logger: Logger, { timeoutMs = 250, warnEveryMs = 30_000 } = {}): TokenBucketStore {
+export function withFallback(
+  primary: TokenBucketStore,
+  fallback: TokenBucketStore,
+  logger: Logger,
+  { timeoutMs = 250, warnEveryMs = 30_000 } = {},
+): TokenBucketStore {
   let lastWarning = -Infinity;
   let failures = 0;
   const warn = (err: unknown) => {

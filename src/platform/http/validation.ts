@@ -20,6 +20,9 @@ export function parse<S extends ZodTypeAny>(schema: S, value: unknown, part: Req
   return result.data;
 }
 
-export const parseBody = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> => parse(schema, req.body ?? {}, 'body');
-export const parseQuery = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> => parse(schema, req.query, 'query');
-export const parseParams = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> => parse(schema, req.params, 'path');
+export const parseBody = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> =>
+  parse(schema, req.body ?? {}, 'body');
+export const parseQuery = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> =>
+  parse(schema, req.query, 'query');
+export const parseParams = <S extends ZodTypeAny>(req: Request, schema: S): z.infer<S> =>
+  parse(schema, req.params, 'path');

@@ -27,11 +27,18 @@ export const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).di
 
 export async function putBlob(knex: Knex, tenantId: string, bytes: Buffer, contentType: string): Promise<string> {
   const sha256 = sha256Of(bytes);
-  await knex(ARTIFACT_BLOBS_TABLE).insert({ tenant_id: tenantId, sha256, content: bytes, content_type: contentType, size_bytes: bytes.length }).onConflict(['tenant_id', 'sha256']).ignore();
+  await knex(ARTIFACT_BLOBS_TABLE)
+    .insert({ tenant_id: tenantId, sha256, content: bytes, content_type: contentType, size_bytes: bytes.length })
+    .onConflict(['tenant_id', 'sha256'])
+    .ignore();
   return sha256;
 }
 
-export async function getBlob(knex: Knex, tenantId: string, sha256: string): Promise<{ content: Buffer; contentType: string } | null> {
+export async function getBlob(
+  knex: Knex,
+  tenantId: string,
+  sha256: string,
+): Promise<{ content: Buffer; contentType: string } | null> {
   const row = await knex(ARTIFACT_BLOBS_TABLE).where({ tenant_id: tenantId, sha256 }).first('content', 'content_type');
   return row ? { content: row.content as Buffer, contentType: row.content_type as string } : null;
 }

@@ -7,9 +7,19 @@
  *   and 53300 (too many connections);
  * - pg's "Connection terminated" without a code and knex's pool timeout (no connection to lend).
  */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 const POSTGRES_CODES = /^(08[0-9A-Z]{3}|57P0[1-3]|53300)$/;
-const MESSAGES = /^(Connection terminated|Client has encountered a connection error|Timeout acquiring a connection|Connection ended unexpectedly)/;
+const MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|Timeout acquiring a connection|Connection ended unexpectedly)/;
 
 export function isConnectionLoss(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;

@@ -37,7 +37,9 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 export async function isSuperuser(knex: Knex): Promise<boolean> {
-  const { rows } = await knex.raw<{ rows: Array<{ rolsuper: boolean }> }>('SELECT rolsuper FROM pg_roles WHERE rolname = current_user');
+  const { rows } = await knex.raw<{ rows: Array<{ rolsuper: boolean }> }>(
+    'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+  );
   return rows[0]?.rolsuper === true;
 }
 
@@ -73,7 +75,10 @@ export async function prepareAppRole(admin: Knex, role: string, password: string
 export async function eventLogOverreach(knex: Knex): Promise<string[]> {
   const held: string[] = [];
   for (const privilege of ['UPDATE', 'DELETE', 'TRUNCATE']) {
-    const { rows } = await knex.raw<{ rows: Array<{ has: boolean }> }>("SELECT has_table_privilege(current_user, 'events', ?) AS has", [privilege]);
+    const { rows } = await knex.raw<{ rows: Array<{ has: boolean }> }>(
+      "SELECT has_table_privilege(current_user, 'events', ?) AS has",
+      [privilege],
+    );
     if (rows[0]?.has) held.push(privilege);
   }
   return held;
@@ -83,17 +88,27 @@ export async function eventLogOverreach(knex: Knex): Promise<string[]> {
  * The URL the platform should run on: the app role's when `adminUrl` is a superuser (after
  * preparing the role), else `adminUrl` itself.
  */
-export async function leastPrivilegeUrl(admin: Knex, adminUrl: string, options: { role: string | null; secret: string; logger: Logger }): Promise<string> {
+export async function leastPrivilegeUrl(
+  admin: Knex,
+  adminUrl: string,
+  options: { role: string | null; secret: string; logger: Logger },
+): Promise<string> {
   if (!options.role) return adminUrl;
   if (await isSuperuser(admin)) {
     const password = appRolePassword(options.secret, options.role);
     await prepareAppRole(admin, options.role, password);
-    options.logger.info({ role: options.role }, 'connecting as the platform role (not superuser; SELECT and INSERT only on events)');
+    options.logger.info(
+      { role: options.role },
+      'connecting as the platform role (not superuser; SELECT and INSERT only on events)',
+    );
     return withCredentials(adminUrl, options.role, password);
   }
   const overreach = await eventLogOverreach(admin);
   if (overreach.length > 0) {
-    options.logger.warn({ privileges: overreach }, `the database role of DATABASE_URL holds ${overreach.join(', ')} on events: the application could rewrite history (see the README: least privilege)`);
+    options.logger.warn(
+      { privileges: overreach },
+      `the database role of DATABASE_URL holds ${overreach.join(', ')} on events: the application could rewrite history (see the README: least privilege)`,
+    );
   }
   return adminUrl;
 }

@@ -15,7 +15,9 @@ const OWN_PARSERS = new Map<number, (value: string) => unknown>([
   [3802, JSON.parse], // jsonb
 ]);
 export const platformTypes: CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (format !== 'binary' && OWN_PARSERS.get(oid)) || pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (format !== 'binary' && OWN_PARSERS.get(oid)) ||
+    pgTypes.getTypeParser(oid, format)) as CustomTypesConfig['getTypeParser'],
 };
 
 export interface Database {
@@ -35,8 +37,14 @@ export interface Database {
  * (a 503 to a request, a retry to a lane), and the pool discards the dead connection when it
  * is given back and opens a new one on next use (docs/operations.md, "Connection faults").
  */
-export function logConnectionErrors(emitter: { on(event: 'error', listener: (error: Error) => void): unknown }, logger: Logger | undefined, holder: string): void {
-  emitter.on('error', (error) => logger?.warn({ err: error, holder }, 'database connection lost; it is replaced on next use'));
+export function logConnectionErrors(
+  emitter: { on(event: 'error', listener: (error: Error) => void): unknown },
+  logger: Logger | undefined,
+  holder: string,
+): void {
+  emitter.on('error', (error) =>
+    logger?.warn({ err: error, holder }, 'database connection lost; it is replaced on next use'),
+  );
 }
 
 /** `prepare`: repeated read-model statements are prepared on each connection (prepared-statements.ts). */
@@ -53,7 +61,10 @@ export function connectDatabase(
       min: 0,
       max: poolSize,
       // knex's dialect listens too, and discards the connection when it is given back.
-      afterCreate: (connection: Parameters<typeof logConnectionErrors>[0], done: (error: Error | null, c: unknown) => void) => {
+      afterCreate: (
+        connection: Parameters<typeof logConnectionErrors>[0],
+        done: (error: Error | null, c: unknown) => void,
+      ) => {
         logConnectionErrors(connection, logger, 'read-model pool');
         done(null, connection);
       },

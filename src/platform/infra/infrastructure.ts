@@ -16,7 +16,11 @@ export interface Infrastructure {
   close(): Promise<void>;
 }
 
-export async function openInfrastructure(config: Config, logger: Logger, { migrate = true } = {}): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: Config,
+  logger: Logger,
+  { migrate = true } = {},
+): Promise<Infrastructure> {
   let embedded: EmbeddedServer | null = null;
   let db: Database | null = null;
   try {
@@ -33,7 +37,11 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
         const applied = await migrateToLatest(admin.knex);
         if (applied.length) logger.info({ applied }, 'migrations applied');
       }
-      databaseUrl = await leastPrivilegeUrl(admin.knex, databaseUrl, { role: config.database.appRole, secret: config.secretStoreKey, logger });
+      databaseUrl = await leastPrivilegeUrl(admin.knex, databaseUrl, {
+        role: config.database.appRole,
+        secret: config.secretStoreKey,
+        logger,
+      });
     } finally {
       await admin.close();
     }
@@ -42,8 +50,14 @@ export async function openInfrastructure(config: Config, logger: Logger, { migra
     const store =
       config.eventStore.kind === 'esdb'
         ? // The EventStoreDB client (gRPC) loads only when it is the configured store.
-          (require('../eventstore/esdb/esdb-event-store') as typeof import('../eventstore/esdb/esdb-event-store')).createEsdbEventStore({ url: config.eventStore.url, signer })
-        : createPostgresEventStore({ pool: db.pool, signer, groupCommit: { maxGroups: config.eventStore.groupCommit } });
+          (
+            require('../eventstore/esdb/esdb-event-store') as typeof import('../eventstore/esdb/esdb-event-store')
+          ).createEsdbEventStore({ url: config.eventStore.url, signer })
+        : createPostgresEventStore({
+            pool: db.pool,
+            signer,
+            groupCommit: { maxGroups: config.eventStore.groupCommit },
+          });
     const opened = db;
     return {
       db: opened,

@@ -6,7 +6,14 @@ export function createLogger(level: string, base: Record<string, unknown> = {}):
     base: { service: 'compliance-platform', ...base },
     // Secrets never reach the log, whatever a caller passes.
     redact: {
-      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.credential', '*.private_key'],
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.password',
+        '*.token',
+        '*.credential',
+        '*.private_key',
+      ],
       censor: '[redacted]',
     },
   });

@@ -41,7 +41,12 @@ const BULK_CHARS = 16_384;
  */
 function isBulk(bindings: readonly unknown[]): boolean {
   for (const binding of bindings) {
-    if (Array.isArray(binding) ? binding.length > BULK_ELEMENTS : typeof binding === 'string' && binding.length > BULK_CHARS) return true;
+    if (
+      Array.isArray(binding)
+        ? binding.length > BULK_ELEMENTS
+        : typeof binding === 'string' && binding.length > BULK_CHARS
+    )
+      return true;
   }
   return false;
 }
@@ -84,7 +89,10 @@ export class StatementNames {
 }
 
 function isPlanChanged(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === PLAN_CHANGED && /cached plan must not change result type/.test(String((error as Error).message));
+  return (
+    (error as { code?: string } | null)?.code === PLAN_CHANGED &&
+    /cached plan must not change result type/.test(String((error as Error).message))
+  );
 }
 
 interface KnexQueryObject {
@@ -100,7 +108,10 @@ interface KnexQueryObject {
  */
 export function preparingPgClient(): new (config: unknown) => unknown {
   // knex's own dialect class: subclassed, since knex accepts a client class in its config.
-  const PgClient = require('knex/lib/dialects/postgres/index.js') as new (config: unknown) => { _query(connection: unknown, obj: KnexQueryObject): Promise<unknown>; positionBindings(sql: string): string };
+  const PgClient = require('knex/lib/dialects/postgres/index.js') as new (config: unknown) => {
+    _query(connection: unknown, obj: KnexQueryObject): Promise<unknown>;
+    positionBindings(sql: string): string;
+  };
   const names = new StatementNames();
   const positioned = new Map<string, string>();
   return class PreparingPgClient extends PgClient {
@@ -119,7 +130,8 @@ export function preparingPgClient(): new (config: unknown) => unknown {
     }
 
     _query(connection: unknown, obj: KnexQueryObject): Promise<unknown> {
-      if (!obj.bindings || obj.bindings.length === 0 || obj.options?.name || isBulk(obj.bindings)) return super._query(connection, obj);
+      if (!obj.bindings || obj.bindings.length === 0 || obj.options?.name || isBulk(obj.bindings))
+        return super._query(connection, obj);
       const name = names.nameFor(obj.sql);
       if (name === undefined) return super._query(connection, obj);
       const unnamed = obj.options;

@@ -38,7 +38,9 @@ export function createSecretStore(knex: Knex, keyMaterial: string): SecretStore 
       await knex(SECRETS_TABLE).insert(row).onConflict('name').merge();
     },
     async get(name) {
-      const row = await knex(SECRETS_TABLE).where({ name }).first<{ iv: Buffer; ciphertext: Buffer; tag: Buffer } | undefined>();
+      const row = await knex(SECRETS_TABLE)
+        .where({ name })
+        .first<{ iv: Buffer; ciphertext: Buffer; tag: Buffer } | undefined>();
       if (!row) return null;
       const decipher = createDecipheriv('aes-256-gcm', key, row.iv);
       decipher.setAAD(Buffer.from(name));

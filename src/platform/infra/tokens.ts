@@ -44,7 +44,10 @@ const MEMO_MAX_CHARS = 32_768;
 const MEMO_BUDGET_CHARS = 2_000_000;
 
 /** Keeps the head of `text` within `maxTokens`; `truncated` says whether the tail was cut. */
-export function truncateToTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
+export function truncateToTokens(
+  text: string,
+  maxTokens: number,
+): { text: string; tokens: number; truncated: boolean } {
   const tokens = encode(text);
   if (tokens.length <= maxTokens) return { text, tokens: tokens.length, truncated: false };
   return { text: decode(tokens.slice(0, maxTokens)), tokens: maxTokens, truncated: true };

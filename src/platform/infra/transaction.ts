@@ -62,7 +62,11 @@ export function beginWithFirstStatement(connection: PoolClient, begin: string): 
     begun.catch(() => undefined);
   };
 
-  (client as unknown as { query: Query }).query = function first(config: unknown, values?: unknown, callback?: unknown): unknown {
+  (client as unknown as { query: Query }).query = function first(
+    config: unknown,
+    values?: unknown,
+    callback?: unknown,
+  ): unknown {
     restore();
     if (typeof (config as { submit?: unknown })?.submit === 'function') {
       sendBegin();
@@ -73,12 +77,14 @@ export function beginWithFirstStatement(connection: PoolClient, begin: string): 
     // Called by pg when the statement is answered (an error arrives before its ReadyForQuery).
     // Leaving pipeline mode is safe once nothing else is on the wire: now, unless the caller
     // sent more statements without waiting (then when they are all answered).
-    const settle = (done: Callback): Callback => (error, result) => {
-      if (inFlight(client) === 0) client.pipeline = false;
-      else client.once('drain', () => (client.pipeline = false));
-      if (beginError) done(beginError);
-      else done(error, result);
-    };
+    const settle =
+      (done: Callback): Callback =>
+      (error, result) => {
+        if (inFlight(client) === 0) client.pipeline = false;
+        else client.once('drain', () => (client.pipeline = false));
+        if (beginError) done(beginError);
+        else done(error, result);
+      };
     const userCallback = (typeof values === 'function' ? values : callback) as Callback | undefined;
     const args = typeof values === 'function' ? [] : values === undefined ? [] : [values];
     if (userCallback) {
@@ -86,7 +92,12 @@ export function beginWithFirstStatement(connection: PoolClient, begin: string): 
       return undefined;
     }
     return new Promise((resolve, reject) => {
-      own.call(client, config, ...args, settle((error, result) => (error ? reject(error) : resolve(result))));
+      own.call(
+        client,
+        config,
+        ...args,
+        settle((error, result) => (error ? reject(error) : resolve(result))),
+      );
     });
   };
 
@@ -128,11 +139,21 @@ export async function inTransaction<T>(connection: PoolClient, fn: () => Promise
  * trip and one transactor shorter than with `knex.transaction`. What needs savepoints (a
  * rebuild parks a failing inline event inside its batch) keeps knex's transactor.
  */
-export async function transactionOnPool<T>(knex: Knex, fn: (trx: Knex.Transaction) => Promise<T>, settings: Record<string, string> = {}): Promise<T> {
+export async function transactionOnPool<T>(
+  knex: Knex,
+  fn: (trx: Knex.Transaction) => Promise<T>,
+  settings: Record<string, string> = {},
+): Promise<T> {
   const connection = (await knex.client.acquireConnection()) as PoolClient;
   try {
-    const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join('; ');
-    return await inTransaction(connection, () => fn(onConnection(knex, connection) as unknown as Knex.Transaction), begin);
+    const begin = ['BEGIN', ...Object.entries(settings).map(([name, value]) => `SET LOCAL ${name} = ${value}`)].join(
+      '; ',
+    );
+    return await inTransaction(
+      connection,
+      () => fn(onConnection(knex, connection) as unknown as Knex.Transaction),
+      begin,
+    );
   } finally {
     await knex.client.releaseConnection(connection);
   }
@@ -164,7 +185,10 @@ export function onConnection(knex: Knex, connection: PoolClient): Knex {
     }
     // No connection settings: no driver pool is made. The server version the main client read
     // is carried over, as knex's own transactors do.
-    found = knexFactory({ client: OnConnection as unknown as Knex.Config['client'], version: (knex.client as { version?: string }).version });
+    found = knexFactory({
+      client: OnConnection as unknown as Knex.Config['client'],
+      version: (knex.client as { version?: string }).version,
+    });
     bound.set(connection, found);
   }
   return found;

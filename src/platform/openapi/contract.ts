@@ -9,7 +9,13 @@ import type { OpenApiDocument } from './describe';
  */
 export interface ContractCheck {
   /** null when the response conforms; else why not. `undescribed` when no operation matches. */
-  check(method: string, path: string, status: number, contentType: string, body: unknown): { ok: true } | { ok: false; undescribed: boolean; reason: string };
+  check(
+    method: string,
+    path: string,
+    status: number,
+    contentType: string,
+    body: unknown,
+  ): { ok: true } | { ok: false; undescribed: boolean; reason: string };
 }
 
 interface Operation {
@@ -30,8 +36,19 @@ export function contractOf(document: OpenApiDocument): ContractCheck {
   for (const [template, item] of Object.entries(document.paths ?? {})) {
     for (const method of Object.keys(item as object)) {
       const segments = template.split('/');
-      const regex = new RegExp('^' + segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') + '/?$', 'i');
-      operations.push({ method, template, regex, literals: segments.filter((s) => !/^\{.+\}$/.test(s)).length, pointer: `contract#/paths/${escapePointer(template)}/${method}` });
+      const regex = new RegExp(
+        '^' +
+          segments.map((s) => (/^\{.+\}$/.test(s) ? '[^/]+' : s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/') +
+          '/?$',
+        'i',
+      );
+      operations.push({
+        method,
+        template,
+        regex,
+        literals: segments.filter((s) => !/^\{.+\}$/.test(s)).length,
+        pointer: `contract#/paths/${escapePointer(template)}/${method}`,
+      });
     }
   }
   operations.sort((a, b) => b.literals - a.literals);
@@ -44,15 +61,30 @@ export function contractOf(document: OpenApiDocument): ContractCheck {
       const op = operations.find((o) => o.method === verb && o.regex.test(path));
       const where = `${method.toUpperCase()} ${path} → ${status}`;
       if (!op) return { ok: false, undescribed: true, reason: `${where}: no operation in the OpenAPI document` };
-      const responses = (document.paths as Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>>)[op.template][op.method].responses;
+      const responses = (
+        document.paths as Record<
+          string,
+          Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>
+        >
+      )[op.template][op.method].responses;
       const key = responses[String(status)] ? String(status) : responses.default ? 'default' : null;
-      if (!key) return { ok: false, undescribed: false, reason: `${where}: status ${status} is not documented for ${op.method.toUpperCase()} ${op.template} (documented: ${Object.keys(responses).join(', ')})` };
+      if (!key)
+        return {
+          ok: false,
+          undescribed: false,
+          reason: `${where}: status ${status} is not documented for ${op.method.toUpperCase()} ${op.template} (documented: ${Object.keys(responses).join(', ')})`,
+        };
       const content = responses[key].content ?? {};
       const types = Object.keys(content);
       if (types.length === 0) return { ok: true };
       const media = contentType.split(';')[0].trim().toLowerCase();
       if (types.includes('*/*')) return { ok: true };
-      if (!types.includes(media)) return { ok: false, undescribed: false, reason: `${where}: content-type '${media}' not documented (documented: ${types.join(', ')})` };
+      if (!types.includes(media))
+        return {
+          ok: false,
+          undescribed: false,
+          reason: `${where}: content-type '${media}' not documented (documented: ${types.join(', ')})`,
+        };
       if (media !== 'application/json') return { ok: true };
       const ref = `${op.pointer}/responses/${escapePointer(key)}/content/${escapePointer(media)}/schema`;
       let validate = compiled.get(ref);
@@ -61,8 +93,15 @@ export function contractOf(document: OpenApiDocument): ContractCheck {
         compiled.set(ref, validate);
       }
       if (validate(body)) return { ok: true };
-      const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(body)'} ${e.message}`).join('; ');
-      return { ok: false, undescribed: false, reason: `${where}: body does not match the document (${op.method.toUpperCase()} ${op.template}): ${errors}; body: ${JSON.stringify(body).slice(0, 400)}` };
+      const errors = (validate.errors ?? [])
+        .slice(0, 5)
+        .map((e) => `${e.instancePath || '(body)'} ${e.message}`)
+        .join('; ');
+      return {
+        ok: false,
+        undescribed: false,
+        reason: `${where}: body does not match the document (${op.method.toUpperCase()} ${op.template}): ${errors}; body: ${JSON.stringify(body).slice(0, 400)}`,
+      };
     },
   };
 }

@@ -1,4 +1,10 @@
-import { extendZodWithOpenApi, OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
+import {
+  extendZodWithOpenApi,
+  OpenAPIRegistry,
+  OpenApiGeneratorV31,
+  type ResponseConfig,
+  type RouteConfig,
+} from '@asteasolutions/zod-to-openapi';
 import { z, type ZodObject, type ZodRawShape, type ZodTypeAny } from 'zod';
 import { UPLOAD_LIMIT_BYTES } from '../infra/extraction/extract';
 import { type BodyLimit, DEFAULT_JSON_LIMIT_BYTES, readableBytes } from '../http/body-limits';
@@ -22,16 +28,23 @@ export type ResponseSpec =
   | {
       description?: string;
       schema?: ZodTypeAny;
-      contentType?: 'application/json' | 'text/event-stream' | 'text/html' | 'application/pdf' | 'application/zip' | '*/*';
+      contentType?:
+        'application/json' | 'text/event-stream' | 'text/html' | 'application/pdf' | 'application/zip' | '*/*';
       /** SSE routes: each named event's `data` (JSON) schema; the content type becomes text/event-stream. */
       events?: Record<string, ZodTypeAny>;
     };
 
 /** An SSE stream's frames as one schema: `{id?, event, data}` per named event. */
 export function sseFrames(events: Record<string, ZodTypeAny>): ZodTypeAny {
-  const frames = Object.entries(events).map(([event, data]) => z.object({ id: z.string().optional(), event: z.literal(event), data }).openapi({ title: event }));
-  const schema = frames.length === 1 ? frames[0] : z.union(frames as unknown as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
-  return schema.openapi({ description: 'Server-sent events: each frame is `id:` (resume with Last-Event-ID), `event:` and one JSON line of `data:`; `: heartbeat` comments keep it open.' });
+  const frames = Object.entries(events).map(([event, data]) =>
+    z.object({ id: z.string().optional(), event: z.literal(event), data }).openapi({ title: event }),
+  );
+  const schema =
+    frames.length === 1 ? frames[0] : z.union(frames as unknown as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
+  return schema.openapi({
+    description:
+      'Server-sent events: each frame is `id:` (resume with Last-Event-ID), `event:` and one JSON line of `data:`; `: heartbeat` comments keep it open.',
+  });
 }
 
 export interface RouteDescription {
@@ -91,17 +104,21 @@ export const ValidationIssue = z
 
 export const ValidationError = z
   .object({ detail: z.array(ValidationIssue) })
-  .openapi('ValidationError', { description: 'Request validation failed: one issue per field, `loc` = [part, field…].' });
+  .openapi('ValidationError', {
+    description: 'Request validation failed: one issue per field, `loc` = [part, field…].',
+  });
 
 export const GatewayErrorBody = z
   .object({ error: z.string() })
-  .openapi('GatewayError', { description: 'An error from the gateway (authentication, role gates, rate limit, start-up).' });
+  .openapi('GatewayError', {
+    description: 'An error from the gateway (authentication, role gates, rate limit, start-up).',
+  });
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Malformed request',
   401: 'Not authenticated',
   403: 'Forbidden',
-  404: 'Not found (another tenant\'s resource answers the same)',
+  404: "Not found (another tenant's resource answers the same)",
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported media type',
@@ -113,7 +130,11 @@ const ERROR_TEXT: Record<number, string> = {
 
 function errorSchema(status: number, extra?: ZodTypeAny): ZodTypeAny {
   const standard: ZodTypeAny[] =
-    status === 422 ? [ValidationError, ErrorDetail] : status === 401 || status === 403 || status === 429 || status === 503 ? [GatewayErrorBody, ErrorDetail] : [ErrorDetail];
+    status === 422
+      ? [ValidationError, ErrorDetail]
+      : status === 401 || status === 403 || status === 429 || status === 503
+        ? [GatewayErrorBody, ErrorDetail]
+        : [ErrorDetail];
   const all = extra ? [...standard, extra] : standard;
   return all.length === 1 ? all[0] : z.union(all as [ZodTypeAny, ZodTypeAny, ...ZodTypeAny[]]);
 }
@@ -141,11 +162,17 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '
 function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
   if (spec === null) return { description: status === 204 ? 'No content' : 'No body' };
   if (spec instanceof z.ZodType) return { description: 'OK', content: { 'application/json': { schema: spec } } };
-  if (spec.events) return { description: spec.description ?? 'Event stream', content: { 'text/event-stream': { schema: sseFrames(spec.events) } } };
+  if (spec.events)
+    return {
+      description: spec.description ?? 'Event stream',
+      content: { 'text/event-stream': { schema: sseFrames(spec.events) } },
+    };
   const contentType = spec.contentType ?? 'application/json';
   return {
     description: spec.description ?? 'OK',
-    ...(spec.schema || contentType !== 'application/json' ? { content: { [contentType]: { schema: spec.schema ?? z.string() } } } : {}),
+    ...(spec.schema || contentType !== 'application/json'
+      ? { content: { [contentType]: { schema: spec.schema ?? z.string() } } }
+      : {}),
   };
 }
 
@@ -159,16 +186,26 @@ function responseConfig(status: number, spec: ResponseSpec): ResponseConfig {
 function security(route: RouteDescription, listener: Listener): Record<string, string[]>[] {
   if (route.root) return [];
   const session: Record<string, string[]>[] = [{ bearer: [] }, { cookie: [] }];
-  if (listener === 'internal') return route.auth === 'public' ? session : [{ internal_tenant: [], internal_user: [] }, { internal_tenant: [] }];
+  if (listener === 'internal')
+    return route.auth === 'public' ? session : [{ internal_tenant: [], internal_user: [] }, { internal_tenant: [] }];
   return route.auth === 'public' ? [{}, ...session] : session;
 }
 
 /** A multipart `file` upload: its length is the route's byte limit (the parser answers 413 past it). */
 const uploadSchema = (maxBytes: number) =>
-  z.object({ file: z.string().openapi({ format: 'binary', maxLength: maxBytes, description: `At most ${Math.round(maxBytes / (1024 * 1024))} MB (413 past it).` }) });
+  z.object({
+    file: z
+      .string()
+      .openapi({
+        format: 'binary',
+        maxLength: maxBytes,
+        description: `At most ${Math.round(maxBytes / (1024 * 1024))} MB (413 past it).`,
+      }),
+  });
 
 /** A JSON body route's limit: its own, else its context's, else the platform's (413 past it). */
-const jsonLimitOf = (route: RouteDescription, description: ApiDescription) => route.bodyLimit ?? description.bodyLimit ?? DEFAULT_JSON_LIMIT_BYTES;
+const jsonLimitOf = (route: RouteDescription, description: ApiDescription) =>
+  route.bodyLimit ?? description.bodyLimit ?? DEFAULT_JSON_LIMIT_BYTES;
 
 /** The body limit of every JSON body route of a listener, for the parser (src/platform/http/body-limits.ts). */
 export function bodyLimitsOf(descriptions: ApiDescription[], listener: Listener): BodyLimit[] {
@@ -179,12 +216,24 @@ export function bodyLimitsOf(descriptions: ApiDescription[], listener: Listener)
   );
 }
 
-function register(registry: OpenAPIRegistry, route: RouteDescription, listener: Listener, description: ApiDescription): void {
+function register(
+  registry: OpenAPIRegistry,
+  route: RouteDescription,
+  listener: Listener,
+  description: ApiDescription,
+): void {
   const tag = description.tag;
   const responses: RouteConfig['responses'] = {};
-  for (const [status, spec] of Object.entries(route.responses)) if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
-  for (const status of new Set([...standardErrors(route, listener), ...Object.keys(route.errorBodies ?? {}).map(Number)])) {
-    responses[String(status)] ??= { description: ERROR_TEXT[status] ?? 'Error', content: { 'application/json': { schema: errorSchema(status, route.errorBodies?.[status]) } } };
+  for (const [status, spec] of Object.entries(route.responses))
+    if (spec !== undefined) responses[status] = responseConfig(Number(status), spec);
+  for (const status of new Set([
+    ...standardErrors(route, listener),
+    ...Object.keys(route.errorBodies ?? {}).map(Number),
+  ])) {
+    responses[String(status)] ??= {
+      description: ERROR_TEXT[status] ?? 'Error',
+      content: { 'application/json': { schema: errorSchema(status, route.errorBodies?.[status]) } },
+    };
   }
   const upload = { 'multipart/form-data': { schema: uploadSchema(route.uploadLimit ?? UPLOAD_LIMIT_BYTES) } };
   const body =
@@ -201,9 +250,25 @@ function register(registry: OpenAPIRegistry, route: RouteDescription, listener: 
         : undefined;
   const name = route.path.replace(/[:/{}-]+/g, '_').replace(/^_|_$/g, '');
   // Every operation says what it does, how large a body it takes, and, for a write without a body, that it takes none.
-  const limit = route.body === 'multipart' ? (route.uploadLimit ?? UPLOAD_LIMIT_BYTES) : route.body ? jsonLimitOf(route, description) : null;
-  const limitText = limit === null ? null : route.body === 'multipart' ? `Upload: at most ${readableBytes(limit)} (413 past it).` : `Request body: at most ${readableBytes(limit)} of JSON (413 past it).`;
-  const text = [route.description ?? `${route.summary}.`, limitText, route.method !== 'get' && !route.body ? 'No request body: a body sent is ignored.' : null].filter(Boolean).join('\n\n');
+  const limit =
+    route.body === 'multipart'
+      ? (route.uploadLimit ?? UPLOAD_LIMIT_BYTES)
+      : route.body
+        ? jsonLimitOf(route, description)
+        : null;
+  const limitText =
+    limit === null
+      ? null
+      : route.body === 'multipart'
+        ? `Upload: at most ${readableBytes(limit)} (413 past it).`
+        : `Request body: at most ${readableBytes(limit)} of JSON (413 past it).`;
+  const text = [
+    route.description ?? `${route.summary}.`,
+    limitText,
+    route.method !== 'get' && !route.body ? 'No request body: a body sent is ignored.' : null,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   registry.registerPath({
     method: route.method,
     path: (route.root ? '' : '/api/v1') + openApiPath(route.path),
@@ -223,7 +288,8 @@ function register(registry: OpenAPIRegistry, route: RouteDescription, listener: 
   });
 }
 
-const routesOf = (description: ApiDescription, listener: Listener) => (listener === 'public' ? description.public : description.internal)?.() ?? [];
+const routesOf = (description: ApiDescription, listener: Listener) =>
+  (listener === 'public' ? description.public : description.internal)?.() ?? [];
 
 export interface DocumentOptions {
   listener: Listener;
@@ -233,26 +299,55 @@ export interface DocumentOptions {
 /** The OpenAPI 3.1 document of one listener, built from the descriptions of the running contexts. */
 export function buildOpenApiDocument(descriptions: ApiDescription[], options: DocumentOptions) {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Session token from POST /api/v1/auth/token: a JWT handled per RFC8725 (HS256 only, `exp`, `iat` and issuer required, no `kid`/`jku`/`jwk`/`x5u` headers).' });
-  registry.registerComponent('securitySchemes', 'cookie', { type: 'apiKey', in: 'cookie', name: 'svc_token', description: 'The HttpOnly session cookie set at login' });
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'Session token from POST /api/v1/auth/token: a JWT handled per RFC8725 (HS256 only, `exp`, `iat` and issuer required, no `kid`/`jku`/`jwk`/`x5u` headers).',
+  });
+  registry.registerComponent('securitySchemes', 'cookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'svc_token',
+    description: 'The HttpOnly session cookie set at login',
+  });
   if (options.listener === 'internal') {
     const asserted = 'asserted by the local caller: the internal listener binds 127.0.0.1 only and has no gateway';
-    registry.registerComponent('securitySchemes', 'internal_tenant', { type: 'apiKey', in: 'header', name: 'X-Tenant-Id', description: `The tenant, ${asserted} (at most 128 characters).` });
-    registry.registerComponent('securitySchemes', 'internal_user', { type: 'apiKey', in: 'header', name: 'X-User-Id', description: `The user, ${asserted} (at most 128 characters); with \`X-Permissions\` (a comma list, at most 4,096 characters).` });
+    registry.registerComponent('securitySchemes', 'internal_tenant', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Tenant-Id',
+      description: `The tenant, ${asserted} (at most 128 characters).`,
+    });
+    registry.registerComponent('securitySchemes', 'internal_user', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-User-Id',
+      description: `The user, ${asserted} (at most 128 characters); with \`X-Permissions\` (a comma list, at most 4,096 characters).`,
+    });
   }
   registry.register('ErrorDetail', ErrorDetail);
   registry.register('ValidationError', ValidationError);
   registry.register('GatewayError', GatewayErrorBody);
   for (const description of descriptions) {
-    for (const route of routesOf(description, options.listener)) register(registry, route, options.listener, description);
+    for (const route of routesOf(description, options.listener))
+      register(registry, route, options.listener, description);
   }
   const generator = new OpenApiGeneratorV31(registry.definitions);
-  const tags = [...new Map(descriptions.flatMap((d) => routesOf(d, options.listener).flatMap((r) => r.tags ?? [d.tag])).map((tag) => [tag, { name: tag, description: `Routes of the ${tag} context` }])).values()];
+  const tags = [
+    ...new Map(
+      descriptions
+        .flatMap((d) => routesOf(d, options.listener).flatMap((r) => r.tags ?? [d.tag]))
+        .map((tag) => [tag, { name: tag, description: `Routes of the ${tag} context` }]),
+    ).values(),
+  ];
   const document = generator.generateDocument({
     openapi: '3.1.0',
     tags,
     info: {
-      title: options.listener === 'public' ? 'Compliance platform API' : 'Compliance platform internal API (127.0.0.1 only)',
+      title:
+        options.listener === 'public' ? 'Compliance platform API' : 'Compliance platform internal API (127.0.0.1 only)',
       version: options.version ?? '0.1.0',
       description:
         options.listener === 'public'
@@ -265,7 +360,9 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
   outputBounds(document);
   // A path parameter is always required (a coercing schema such as `z.coerce.number()` reads as optional to the generator).
   for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>)) {
+    for (const operation of Object.values(
+      item as Record<string, { parameters?: Array<{ in: string; required?: boolean }> }>,
+    )) {
       for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') parameter.required = true;
     }
   }
@@ -275,7 +372,8 @@ export function buildOpenApiDocument(descriptions: ApiDescription[], options: Do
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
 /** `type: 'integer'`, or `type: ['integer', 'null']` for a nullable one. */
-const isType = (schema: Record<string, unknown>, type: string) => schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
+const isType = (schema: Record<string, unknown>, type: string) =>
+  schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
 
 /** Lengths a format's own check already fixes (zod's uuid and date patterns match exactly this many characters). */
 const FORMAT_LENGTH: Record<string, number> = { uuid: 36, date: 10 };
@@ -290,10 +388,26 @@ function impliedBounds(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(impliedBounds);
   if (!node || typeof node !== 'object') return;
   const schema = node as Record<string, unknown>;
-  if (isType(schema, 'string') && typeof schema.format === 'string' && FORMAT_LENGTH[schema.format] && schema.maxLength === undefined) schema.maxLength = FORMAT_LENGTH[schema.format];
+  if (
+    isType(schema, 'string') &&
+    typeof schema.format === 'string' &&
+    FORMAT_LENGTH[schema.format] &&
+    schema.maxLength === undefined
+  )
+    schema.maxLength = FORMAT_LENGTH[schema.format];
   if (isType(schema, 'integer') && schema.format === undefined) {
-    const low = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : null;
-    const high = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : null;
+    const low =
+      typeof schema.minimum === 'number'
+        ? schema.minimum
+        : typeof schema.exclusiveMinimum === 'number'
+          ? schema.exclusiveMinimum
+          : null;
+    const high =
+      typeof schema.maximum === 'number'
+        ? schema.maximum
+        : typeof schema.exclusiveMaximum === 'number'
+          ? schema.exclusiveMaximum
+          : null;
     if (low !== null && high !== null) schema.format = low >= -INT32 && high < INT32 ? 'int32' : 'int64';
   }
   for (const value of Object.values(schema)) impliedBounds(value);

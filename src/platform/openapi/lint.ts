@@ -23,7 +23,10 @@ export const RULES_OFF: Record<string, string> = {
 export async function lintOpenApi(document: OpenApiDocument): Promise<IRuleResult[]> {
   const spectral = new Spectral();
   const ruleset: RulesetDefinition = {
-    extends: [[oas as RulesetDefinition, 'recommended'], [owasp as RulesetDefinition, 'recommended']],
+    extends: [
+      [oas as RulesetDefinition, 'recommended'],
+      [owasp as RulesetDefinition, 'recommended'],
+    ],
     rules: Object.fromEntries(Object.keys(RULES_OFF).map((rule) => [rule, 'off'])),
   };
   spectral.setRuleset(ruleset);

@@ -25,14 +25,22 @@ type Document = { paths?: object; components?: { schemas?: object } };
 
 const REF = '#/components/schemas/';
 
-const hasType = (schema: Schema, type: string) => schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
+const hasType = (schema: Schema, type: string) =>
+  schema.type === type || (Array.isArray(schema.type) && schema.type.includes(type));
 
 /** Fills in the ceilings where a response schema states no bound of its own. */
 function bound(schema: Schema): void {
-  if (hasType(schema, 'string') && schema.maxLength === undefined && schema.enum === undefined && schema.const === undefined) schema.maxLength = OUTPUT_CEILINGS.textLength;
+  if (
+    hasType(schema, 'string') &&
+    schema.maxLength === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined
+  )
+    schema.maxLength = OUTPUT_CEILINGS.textLength;
   if (hasType(schema, 'array') && schema.maxItems === undefined) schema.maxItems = OUTPUT_CEILINGS.items;
   if (hasType(schema, 'integer')) {
-    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = -OUTPUT_CEILINGS.integer;
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined)
+      schema.minimum = -OUTPUT_CEILINGS.integer;
     if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = OUTPUT_CEILINGS.integer;
     schema.format ??= 'int64';
   }
@@ -63,7 +71,18 @@ function walk(node: unknown, visit: (schema: Schema) => void): void {
 }
 
 const operationsOf = (document: Document) =>
-  Object.values(document.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { parameters?: unknown; requestBody?: unknown; responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }>));
+  Object.values(document.paths ?? {}).flatMap((item) =>
+    Object.values(
+      item as Record<
+        string,
+        {
+          parameters?: unknown;
+          requestBody?: unknown;
+          responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+        }
+      >,
+    ),
+  );
 
 /** Writes the output ceilings into every response schema of the document (see above). */
 export function outputBounds(document: Document): void {

@@ -1,4 +1,3 @@
-
 import { z, type ApiDescription, type RouteDescription } from './describe';
 
 /** The platform's own routes: /health and the contract itself (served on both listeners). */
@@ -11,7 +10,9 @@ const Health = z
     /** Scheduled-message handlers with dead-lettered messages (`ops schedule status`). */
     degraded_scheduled_handlers: z.array(z.string()).optional(),
     /** Lanes missing work now: their wake-up subscription is down, or they are behind by more than `lag_degraded_after_s`. */
-    degraded_lanes: z.array(z.object({ name: z.string(), kind: z.string(), reason: z.enum(['subscription_down', 'behind']) })).optional(),
+    degraded_lanes: z
+      .array(z.object({ name: z.string(), kind: z.string(), reason: z.enum(['subscription_down', 'behind']) }))
+      .optional(),
     /** Leaderships no instance holds (`projections`, `reactors`, `scheduler`): their lanes run nowhere. */
     leaderless: z.array(z.string()).optional(),
     /** Present when the database did not answer the runtime's figures in time. */
@@ -33,14 +34,37 @@ const Health = z
     uptime_s: z.number(),
     event_store: z.string(),
     projections: z.object({ leader: z.boolean(), caught_up: z.boolean() }).nullable(),
-    reactors: z.object({ leader: z.boolean(), names: z.array(z.string()) }).nullable().optional(),
+    reactors: z
+      .object({ leader: z.boolean(), names: z.array(z.string()) })
+      .nullable()
+      .optional(),
   })
   .openapi('Health');
 
 const routes: RouteDescription[] = [
-  { method: 'get', path: '/health', root: true, auth: 'public', summary: 'Liveness and readiness (503 while starting or stopping)', responses: { 200: Health, 503: Health } },
-  { method: 'get', path: '/docs', root: true, auth: 'public', summary: 'This reference, as a readable page', responses: { 200: { contentType: 'text/html', description: 'HTML page' } } },
-  { method: 'get', path: '/openapi.json', auth: 'public', summary: 'This OpenAPI 3.1 document', responses: { 200: z.object({ openapi: z.string(), paths: z.record(z.unknown()) }).passthrough() } },
+  {
+    method: 'get',
+    path: '/health',
+    root: true,
+    auth: 'public',
+    summary: 'Liveness and readiness (503 while starting or stopping)',
+    responses: { 200: Health, 503: Health },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    root: true,
+    auth: 'public',
+    summary: 'This reference, as a readable page',
+    responses: { 200: { contentType: 'text/html', description: 'HTML page' } },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    auth: 'public',
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: z.object({ openapi: z.string(), paths: z.record(z.unknown()) }).passthrough() },
+  },
 ];
 
 export const platformApi: ApiDescription = { tag: 'platform', public: () => routes, internal: () => routes };

@@ -52,7 +52,14 @@ export async function readCheckpoint(knex: Knex, name: string): Promise<Checkpoi
 export async function saveCheckpoint(
   knex: Knex,
   name: string,
-  fields: { version: number; position: Position; applied?: number; status?: string; lastError?: string | null; reset?: boolean },
+  fields: {
+    version: number;
+    position: Position;
+    applied?: number;
+    status?: string;
+    lastError?: string | null;
+    reset?: boolean;
+  },
 ): Promise<void> {
   const applied = fields.applied ?? 0;
   await knex(CHECKPOINTS_TABLE)
@@ -97,7 +104,12 @@ export async function advanceCheckpoint(
   fields: { version: number; from: Position; to: Position; applied: number },
 ): Promise<void> {
   const moved = await knex(CHECKPOINTS_TABLE)
-    .where({ name, version: fields.version, commit_position: fields.from.commit.toString(), prepare_position: fields.from.prepare.toString() })
+    .where({
+      name,
+      version: fields.version,
+      commit_position: fields.from.commit.toString(),
+      prepare_position: fields.from.prepare.toString(),
+    })
     .update({
       commit_position: fields.to.commit.toString(),
       prepare_position: fields.to.prepare.toString(),
@@ -106,10 +118,16 @@ export async function advanceCheckpoint(
       last_error: null,
       updated_at: knex.fn.now(),
     });
-  if (moved !== 1) throw new CheckpointMoved(`checkpoint of ${name} is no longer at ${fields.from.commit}/${fields.from.prepare}`);
+  if (moved !== 1)
+    throw new CheckpointMoved(`checkpoint of ${name} is no longer at ${fields.from.commit}/${fields.from.prepare}`);
 }
 
 /** Records a lane's trouble without moving its position. */
-export async function markCheckpoint(knex: Knex, name: string, status: string, lastError: string | null): Promise<void> {
+export async function markCheckpoint(
+  knex: Knex,
+  name: string,
+  status: string,
+  lastError: string | null,
+): Promise<void> {
   await knex(CHECKPOINTS_TABLE).where({ name }).update({ status, last_error: lastError, updated_at: knex.fn.now() });
 }

@@ -38,7 +38,13 @@ export interface DeadLetter {
   createdAt: Date;
 }
 
-export async function recordDeadLetter(trx: Knex, projector: string, event: RecordedEvent, error: unknown, attempts: number): Promise<void> {
+export async function recordDeadLetter(
+  trx: Knex,
+  projector: string,
+  event: RecordedEvent,
+  error: unknown,
+  attempts: number,
+): Promise<void> {
   await trx(DEAD_LETTERS_TABLE)
     .insert({
       projector,
@@ -55,7 +61,9 @@ export async function recordDeadLetter(trx: Knex, projector: string, event: Reco
 }
 
 export async function openDeadLetters(knex: Knex, projector?: string): Promise<DeadLetter[]> {
-  const query = knex(DEAD_LETTERS_TABLE).whereNull('resolved_at').orderBy([{ column: 'commit_position' }, { column: 'prepare_position' }]);
+  const query = knex(DEAD_LETTERS_TABLE)
+    .whereNull('resolved_at')
+    .orderBy([{ column: 'commit_position' }, { column: 'prepare_position' }]);
   if (projector) query.where({ projector });
   const rows = await query;
   return rows.map((row) => ({

@@ -15,7 +15,9 @@ export class InlineProjectionFailed extends Error {
     readonly event: { id: string; type: string; stream: string },
     readonly cause: unknown,
   ) {
-    super(`inline projector ${projector} failed on ${event.type} ${event.id} of ${event.stream}: ${String((cause as Error)?.message ?? cause)}`);
+    super(
+      `inline projector ${projector} failed on ${event.type} ${event.id} of ${event.stream}: ${String((cause as Error)?.message ?? cause)}`,
+    );
   }
 }
 

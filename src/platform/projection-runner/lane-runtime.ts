@@ -137,7 +137,8 @@ export abstract class LaneRuntime<L extends LaneState> {
     this.base.leaderLock.onLost?.((reason) => this.relinquish(reason));
     await this.tryLead();
     // A database fault while taking the lead leaves no half-led lanes: let go, try again next tick.
-    const retry = () => this.tryLead().catch((error: Error) => this.relinquish(`taking the lead failed: ${error.message}`));
+    const retry = () =>
+      this.tryLead().catch((error: Error) => this.relinquish(`taking the lead failed: ${error.message}`));
     this.leadershipTimer = setInterval(() => void retry(), this.base.leadershipRetryMs ?? 2000);
     this.leadershipTimer.unref();
   }
@@ -214,7 +215,10 @@ export abstract class LaneRuntime<L extends LaneState> {
           // Another runner moved this stretch: take its checkpoint and carry on if still leading.
           const stored = await readCheckpoint(knex, lane.checkpoint).catch(() => undefined);
           if (stored) lane.position = lane.saved = stored.position;
-          logger.warn({ ...this.who(lane), at: positionToString(lane.position) }, 'checkpoint moved under this lane: batch rolled back');
+          logger.warn(
+            { ...this.who(lane), at: positionToString(lane.position) },
+            'checkpoint moved under this lane: batch rolled back',
+          );
           if (!this.base.leaderLock.isHeld()) this.relinquish('checkpoint moved and the lock is gone');
           continue;
         }
@@ -225,7 +229,10 @@ export abstract class LaneRuntime<L extends LaneState> {
           const [event] = failed.events;
           try {
             await this.deadLetter(lane, event, failed.cause);
-            logger.error({ ...this.who(lane), eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures }, 'event moved to the dead-letter table; the lane goes on (`ops … retry` after a fix)');
+            logger.error(
+              { ...this.who(lane), eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures },
+              'event moved to the dead-letter table; the lane goes on (`ops … retry` after a fix)',
+            );
             lane.position = lane.saved = event.position;
             lane.failures = 0;
             this.moved(lane);
@@ -241,9 +248,13 @@ export abstract class LaneRuntime<L extends LaneState> {
         const cause = failed ? failed.cause : error;
         logger.error(
           { err: cause, ...this.who(lane), at: positionToString(lane.position), attempt, retryInMs: delay },
-          failed ? `${this.kind} batch failed; retried from the same event` : `${this.kind} lane could not read or write; retried`,
+          failed
+            ? `${this.kind} batch failed; retried from the same event`
+            : `${this.kind} lane could not read or write; retried`,
         );
-        await markCheckpoint(knex, lane.checkpoint, 'failed', String((cause as Error)?.message ?? cause)).catch(() => undefined);
+        await markCheckpoint(knex, lane.checkpoint, 'failed', String((cause as Error)?.message ?? cause)).catch(
+          () => undefined,
+        );
         await this.sleep(lane, delay);
       }
     }
@@ -264,9 +275,17 @@ export abstract class LaneRuntime<L extends LaneState> {
         const lane = this.leader ? this.lanes.get(spec.name) : undefined;
         const from = lane?.position ?? stored?.get(spec.checkpoint);
         const filter = spec.eventTypes ? { eventTypes: [...spec.eventTypes] } : undefined;
-        const lag = from && store.measureLag ? await store.measureLag(from, filter, LAG_COUNT_CAP) : { events: 0, oldest: null };
+        const lag =
+          from && store.measureLag ? await store.measureLag(from, filter, LAG_COUNT_CAP) : { events: 0, oldest: null };
         const lagSeconds = lag.oldest ? Math.max(0, Math.round((Date.now() - lag.oldest.getTime()) / 100) / 10) : 0;
-        return { name: spec.name, kind: this.kind, lag_events: lag.events, lag_seconds: lagSeconds, subscribed, failures: lane ? Math.max(lane.failures, lane.stalls) : 0 };
+        return {
+          name: spec.name,
+          kind: this.kind,
+          lag_events: lag.events,
+          lag_seconds: lagSeconds,
+          subscribed,
+          failures: lane ? Math.max(lane.failures, lane.stalls) : 0,
+        };
       }),
     );
   }

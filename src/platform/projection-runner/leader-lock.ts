@@ -29,7 +29,11 @@ export interface LeaderLockOptions {
 /** A probe that takes longer than this many probe periods counts as a lost session. */
 const PROBE_TIMEOUT_PERIODS = 2;
 
-export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LOCK_KEY, options: LeaderLockOptions = {}): LeaderLock {
+export function createAdvisoryLeaderLock(
+  databaseUrl: string,
+  key = PROJECTOR_LOCK_KEY,
+  options: LeaderLockOptions = {},
+): LeaderLock {
   const probeMs = options.probeMs ?? 3000;
   let client: Client | null = null;
   let probe: NodeJS.Timeout | null = null;
@@ -46,7 +50,9 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
 
   function startProbing(held: Client): void {
     probe = setInterval(() => {
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), probeMs * PROBE_TIMEOUT_PERIODS).unref());
+      const timeout = new Promise<'timeout'>((resolve) =>
+        setTimeout(() => resolve('timeout'), probeMs * PROBE_TIMEOUT_PERIODS).unref(),
+      );
       const check = held
         .query<{ held: boolean }>(
           `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted
@@ -56,7 +62,8 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
         .then((result) => (result.rows[0]?.held ? 'held' : 'not held'))
         .catch((error: Error) => `probe failed: ${error.message}`);
       void Promise.race([check, timeout]).then((answer) => {
-        if (answer !== 'held') lose(held, answer === 'timeout' ? 'the lock probe got no answer in time' : `lock ${answer}`);
+        if (answer !== 'held')
+          lose(held, answer === 'timeout' ? 'the lock probe got no answer in time' : `lock ${answer}`);
       });
     }, probeMs);
     probe.unref();
@@ -66,7 +73,11 @@ export function createAdvisoryLeaderLock(databaseUrl: string, key = PROJECTOR_LO
     async tryAcquire() {
       if (client) return true;
       // Keepalive: the kernel notices a dead peer even while no query is in flight.
-      const candidate = new Client({ connectionString: databaseUrl, keepAlive: true, keepAliveInitialDelayMillis: 1000 });
+      const candidate = new Client({
+        connectionString: databaseUrl,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 1000,
+      });
       const lost = (reason: string) => () => {
         // The connection died, and the lock with it; the next tryAcquire starts over.
         if (client === candidate) lose(candidate, reason);

@@ -98,7 +98,6 @@ export class LogTail {
     }
     return { events, next: end };
   }
-
 }
 
 /** An event's rough weight in memory: its data's and metadata's JSON text, and a fixed part for the rest. */

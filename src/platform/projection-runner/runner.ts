@@ -76,7 +76,9 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     }
     // Inline only where the store can share its append transaction; elsewhere a lane as usual.
     const inlineCapable = typeof options.store.useInlineProjections === 'function';
-    this.inline = new Set(options.projectors.filter((p) => inlineCapable && p.consistency === 'inline').map((p) => p.name));
+    this.inline = new Set(
+      options.projectors.filter((p) => inlineCapable && p.consistency === 'inline').map((p) => p.name),
+    );
     this.wakeUps = new WakeUps({
       store: options.store,
       logger: options.logger,
@@ -112,8 +114,14 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     const ready = this.options.projectors.filter((p) => this.isInline(p) && stored.get(p.name) === p.version);
     if (ready.every((p) => this.attached.has(p.name)) && ready.length === this.attached.size) return;
     for (const p of ready) this.attached.add(p.name);
-    const missing = this.options.projectors.filter((p) => this.isInline(p) && !this.attached.has(p.name)).map((p) => p.name);
-    if (missing.length > 0) this.options.logger.warn({ projectors: missing }, 'inline projectors not attached: their tables are missing or of another version');
+    const missing = this.options.projectors
+      .filter((p) => this.isInline(p) && !this.attached.has(p.name))
+      .map((p) => p.name);
+    if (missing.length > 0)
+      this.options.logger.warn(
+        { projectors: missing },
+        'inline projectors not attached: their tables are missing or of another version',
+      );
     this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, ready));
   }
 
@@ -141,7 +149,8 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   private attaching: NodeJS.Timeout | null = null;
 
   protected async prepareLanes(): Promise<Lane[]> {
-    for (const projector of this.options.projectors.filter((p) => this.isInline(p))) await this.prepareInline(projector);
+    for (const projector of this.options.projectors.filter((p) => this.isInline(p)))
+      await this.prepareInline(projector);
     await this.attachInline();
     const lanes: Lane[] = [];
     for (const projector of this.options.projectors.filter((p) => !this.isInline(p))) {
@@ -180,7 +189,9 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   }
 
   protected laneSpecs() {
-    return this.options.projectors.filter((p) => !this.isInline(p)).map((p) => ({ name: p.name, checkpoint: p.name, eventTypes: p.eventTypes }));
+    return this.options.projectors
+      .filter((p) => !this.isInline(p))
+      .map((p) => ({ name: p.name, checkpoint: p.name, eventTypes: p.eventTypes }));
   }
 
   protected restMs(lane: Lane, applied: number): number {
@@ -208,11 +219,17 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     const stored = await readCheckpoint(this.options.knex, projector.name);
     if (stored && stored.version === projector.version) return stored.position;
     if (stored && stored.version > projector.version) {
-      this.options.logger.warn({ projector: projector.name, stored: stored.version, ours: projector.version }, 'a newer version of this projector runs elsewhere: this instance leaves it alone');
+      this.options.logger.warn(
+        { projector: projector.name, stored: stored.version, ours: projector.version },
+        'a newer version of this projector runs elsewhere: this instance leaves it alone',
+      );
       return null;
     }
     if (stored) {
-      this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'projector version changed: rebuilding');
+      this.options.logger.warn(
+        { projector: projector.name, from: stored.version, to: projector.version },
+        'projector version changed: rebuilding',
+      );
     }
     await this.reset(projector);
     return START;
@@ -226,14 +243,24 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   private async prepareInline(projector: Projector): Promise<void> {
     const stored = await readCheckpoint(this.options.knex, projector.name);
     if (stored && stored.version >= projector.version) return;
-    if (stored) this.options.logger.warn({ projector: projector.name, from: stored.version, to: projector.version }, 'inline projector version changed: rebuilding');
+    if (stored)
+      this.options.logger.warn(
+        { projector: projector.name, from: stored.version, to: projector.version },
+        'inline projector version changed: rebuilding',
+      );
     if (!stored) await this.reset(projector);
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const [any] = await this.options.store.readAll({ limit: 1, filter });
     if (stored || any) await this.rebuild(projector.name);
     // Its checkpoint says only where its last rebuild ended (here, the head it was created at)
     // and, as its status, that appends apply it.
-    else await saveCheckpoint(this.options.knex, projector.name, { version: projector.version, position: await this.options.store.headPosition(), reset: true, status: INLINE_STATUS });
+    else
+      await saveCheckpoint(this.options.knex, projector.name, {
+        version: projector.version,
+        position: await this.options.store.headPosition(),
+        reset: true,
+        status: INLINE_STATUS,
+      });
   }
 
   private async reset(projector: Projector): Promise<void> {
@@ -314,7 +341,8 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   /** Lets the tail forget what every lane has passed. */
   private releaseTail(): void {
     let slowest: Position | null = null;
-    for (const lane of this.lanes.values()) if (!slowest || comparePositions(lane.position, slowest) < 0) slowest = lane.position;
+    for (const lane of this.lanes.values())
+      if (!slowest || comparePositions(lane.position, slowest) < 0) slowest = lane.position;
     if (slowest) this.wakeUps.tail?.release(slowest);
   }
 
@@ -326,7 +354,12 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   protected async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     const { projector } = lane;
     await transactionOnPool(this.options.knex, async (trx) => {
-      await advanceCheckpoint(trx, projector.name, { version: projector.version, from: lane.saved, to: event.position, applied: 0 });
+      await advanceCheckpoint(trx, projector.name, {
+        version: projector.version,
+        from: lane.saved,
+        to: event.position,
+        applied: 0,
+      });
       await recordDeadLetter(trx, projector.name, event, error, lane.failures);
     });
   }
@@ -342,8 +375,10 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     const { projector } = lane;
     const filter = projector.eventTypes ? { eventTypes: [...projector.eventTypes] } : undefined;
     const limit = lane.failures > 0 ? 1 : this.batchSize;
-    const { events, next } = this.wakeUps.tail?.slice(lane.position, projector.eventTypes, limit) ?? (await this.readStore(lane.position, limit, filter));
-    if (!this.fenceOpen()) throw new LeadershipLost('the projector lock\'s session is gone');
+    const { events, next } =
+      this.wakeUps.tail?.slice(lane.position, projector.eventTypes, limit) ??
+      (await this.readStore(lane.position, limit, filter));
+    if (!this.fenceOpen()) throw new LeadershipLost("the projector lock's session is gone");
     if (events.length > 0) {
       await this.applyBatch(projector, events, lane.saved, next);
       lane.failures = 0;
@@ -353,7 +388,12 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     } else if (comparePositions(next, lane.saved) > 0 && Date.now() - lane.savedAt > SKIP_SAVE_MS) {
       // Nothing to apply: persist the skip now and then, so a restart does not rescan it.
       // One compare-and-set statement: nothing to bracket in a transaction of its own.
-      await advanceCheckpoint(knex, projector.name, { version: projector.version, from: lane.saved, to: next, applied: 0 });
+      await advanceCheckpoint(knex, projector.name, {
+        version: projector.version,
+        from: lane.saved,
+        to: next,
+        applied: 0,
+      });
       lane.saved = next;
       lane.savedAt = Date.now();
     }
@@ -364,7 +404,11 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   }
 
   /** A lane behind the tail reads the log itself, filtered by the database. */
-  private async readStore(from: Position, limit: number, filter: { eventTypes: string[] } | undefined): Promise<{ events: RecordedEvent[]; next: Position }> {
+  private async readStore(
+    from: Position,
+    limit: number,
+    filter: { eventTypes: string[] } | undefined,
+  ): Promise<{ events: RecordedEvent[]; next: Position }> {
     const { store } = this.options;
     const head = filter ? await store.headPosition() : null;
     const events = await store.readAll({ from, limit, filter });
@@ -443,9 +487,12 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     // A stuck projector elsewhere never delays a command that wrote nothing it reads, and
     // an eventual one (the audit index) never delays a command at all, nor one that wrote
     // only types a projector takes as eventual.
-    const waitedFor = (type: string, projector: Projector) => (!projector.eventTypes || projector.eventTypes.includes(type)) && !projector.eventualFor?.includes(type);
+    const waitedFor = (type: string, projector: Projector) =>
+      (!projector.eventTypes || projector.eventTypes.includes(type)) && !projector.eventualFor?.includes(type);
     const concerned = (projector: Projector) =>
-      projector.consistency !== 'eventual' && !this.isInline(projector) && (!eventTypes ? true : eventTypes.some((t) => waitedFor(t, projector)));
+      projector.consistency !== 'eventual' &&
+      !this.isInline(projector) &&
+      (!eventTypes ? true : eventTypes.some((t) => waitedFor(t, projector)));
     return this.waitUntil(position, timeoutMs, concerned);
   }
 
@@ -459,13 +506,21 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     const release = this.waitOn([name]);
     try {
       this.wakeUps.hurry();
-      return await this.waitUntil(await this.options.store.headPosition(), timeoutMs, (projector) => projector.name === name);
+      return await this.waitUntil(
+        await this.options.store.headPosition(),
+        timeoutMs,
+        (projector) => projector.name === name,
+      );
     } finally {
       release();
     }
   }
 
-  private async waitUntil(position: Position, timeoutMs: number, concerned: (projector: Projector) => boolean): Promise<boolean> {
+  private async waitUntil(
+    position: Position,
+    timeoutMs: number,
+    concerned: (projector: Projector) => boolean,
+  ): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     if (!this.leader) {
       while (Date.now() < deadline) {
@@ -477,7 +532,8 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     // Every lane move runs every waiter's check: decide once which projectors it waits for.
     const waitedFor = new Set(this.options.projectors.filter(concerned).map((p) => p.name));
     const reachedNow = () => {
-      for (const lane of this.lanes.values()) if (waitedFor.has(lane.projector.name) && comparePositions(lane.position, position) < 0) return false;
+      for (const lane of this.lanes.values())
+        if (waitedFor.has(lane.projector.name) && comparePositions(lane.position, position) < 0) return false;
       return true;
     };
     if (reachedNow()) return true;
@@ -513,7 +569,11 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
       if (!checkpoint) return false;
       if (comparePositions(checkpoint, position) >= 0) continue;
       if (!projector.eventTypes) return false;
-      const [pending] = await this.options.store.readAll({ from: checkpoint, limit: 1, filter: { eventTypes: [...projector.eventTypes] } });
+      const [pending] = await this.options.store.readAll({
+        from: checkpoint,
+        limit: 1,
+        filter: { eventTypes: [...projector.eventTypes] },
+      });
       if (pending && comparePositions(pending.position, position) <= 0) return false;
     }
     return true;
@@ -559,7 +619,10 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
             await trx.transaction((one) => applyAll(one, [event]));
           } catch (error) {
             await recordDeadLetter(trx, name, event, error, 1);
-            this.options.logger.error({ err: error, projector: name, eventId: event.id, type: event.type, stream: event.stream }, 'inline projector cannot apply this event: moved to the dead-letter table');
+            this.options.logger.error(
+              { err: error, projector: name, eventId: event.id, type: event.type, stream: event.stream },
+              'inline projector cannot apply this event: moved to the dead-letter table',
+            );
           }
         }
       }
@@ -587,13 +650,16 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
         // Inline: appends write the live tables themselves. Holding their lock, every event
         // committed so far is readable and every writer still in flight waits, then applies
         // its own events to the swapped-in tables: nothing is skipped or applied twice.
-        if (inline) for (const table of projector.tables) await trx.raw('LOCK TABLE ??.?? IN EXCLUSIVE MODE', [live, table]);
+        if (inline)
+          for (const table of projector.tables) await trx.raw('LOCK TABLE ??.?? IN EXCLUSIVE MODE', [live, table]);
         await inShadow(trx);
         // The head before the final read: an event committed after it is read by the live
         // lane from the moved checkpoint; taken after the read, it would be skipped for good.
         const head = await store.headPosition();
         for (;;) {
-          const events = inline ? await readCommittedSince(trx, position, projector.eventTypes, this.batchSize) : await store.readAll({ from: position, limit: this.batchSize, filter });
+          const events = inline
+            ? await readCommittedSince(trx, position, projector.eventTypes, this.batchSize)
+            : await store.readAll({ from: position, limit: this.batchSize, filter });
           if (events.length === 0) break;
           await applyInto(trx, events);
           position = events[events.length - 1].position;
@@ -605,7 +671,13 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
           await trx.raw('DROP TABLE IF EXISTS ??.?? CASCADE', [live, table]);
           await trx.raw('ALTER TABLE ??.?? SET SCHEMA ??', [shadow, table, live]);
         }
-        await saveCheckpoint(trx, name, { version: projector.version, position, applied, reset: true, status: inline ? INLINE_STATUS : undefined });
+        await saveCheckpoint(trx, name, {
+          version: projector.version,
+          position,
+          applied,
+          reset: true,
+          status: inline ? INLINE_STATUS : undefined,
+        });
       });
       onProgress?.({ applied, position });
       for (const lane of this.lanes.values()) if (lane.projector.name === name) lane.wake();

@@ -74,7 +74,8 @@ export class WakeUps {
           if (++this.pushed % 256 === 0) onPush();
         }
       } catch (error) {
-        if (!this.stopped) logger.warn({ err: error }, 'wake-up subscription ended; lanes poll the store until it is back');
+        if (!this.stopped)
+          logger.warn({ err: error }, 'wake-up subscription ended; lanes poll the store until it is back');
       }
       this.current = null;
       this.subscription = null;

@@ -3,7 +3,13 @@ import { comparePositions, type Position, type RecordedEvent } from '../eventsto
 import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
-import { HandlerFailed, LaneRuntime, type LaneRuntimeOptions, type LaneState, LeadershipLost } from '../projection-runner/lane-runtime';
+import {
+  HandlerFailed,
+  LaneRuntime,
+  type LaneRuntimeOptions,
+  type LaneState,
+  LeadershipLost,
+} from '../projection-runner/lane-runtime';
 import { transactionOnPool } from '../infra/transaction';
 
 /**
@@ -102,7 +108,11 @@ export class ReactorRunner extends LaneRuntime<Lane> {
   }
 
   protected laneSpecs() {
-    return this.options.reactors.map((r) => ({ name: r.name, checkpoint: reactorCheckpoint(r.name), eventTypes: r.handles }));
+    return this.options.reactors.map((r) => ({
+      name: r.name,
+      checkpoint: reactorCheckpoint(r.name),
+      eventTypes: r.handles,
+    }));
   }
 
   protected restMs(lane: Lane, reacted: number): number {
@@ -119,7 +129,12 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   protected async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
     await transactionOnPool(this.options.knex, async (trx) => {
-      await advanceCheckpoint(trx, lane.checkpoint, { version: VERSION, from: lane.saved, to: event.position, applied: 0 });
+      await advanceCheckpoint(trx, lane.checkpoint, {
+        version: VERSION,
+        from: lane.saved,
+        to: event.position,
+        applied: 0,
+      });
       await recordDeadLetter(trx, lane.checkpoint, event, error, lane.failures);
     });
   }
@@ -139,20 +154,26 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     let reacted = 0;
     try {
       if (reactor.reactBatch && lane.failures === 0 && events.length > 1) {
-        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
+        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost("the reactor lock's session is gone");
         await this.reactAll(reactor, events);
         lane.position = events[events.length - 1].position;
         reacted = events.length;
-      } else for (const event of events) {
-        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost('the reactor lock\'s session is gone');
-        await this.react(reactor, event);
-        lane.position = event.position;
-        lane.failures = 0;
-        reacted++;
-      }
+      } else
+        for (const event of events) {
+          if (!this.options.leaderLock.isHeld()) throw new LeadershipLost("the reactor lock's session is gone");
+          await this.react(reactor, event);
+          lane.position = event.position;
+          lane.failures = 0;
+          reacted++;
+        }
     } finally {
       if (reacted > 0) {
-        await advanceCheckpoint(knex, name, { version: VERSION, from: lane.saved, to: lane.position, applied: reacted });
+        await advanceCheckpoint(knex, name, {
+          version: VERSION,
+          from: lane.saved,
+          to: lane.position,
+          applied: reacted,
+        });
         lane.saved = lane.position;
         lane.savedAt = Date.now();
       }
@@ -171,7 +192,9 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () => reactor.reactBatch!(events, this.options.deps()));
+      await withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () =>
+        reactor.reactBatch!(events, this.options.deps()),
+      );
     } catch (error) {
       // Counted against the batch's first event; the lane then reacts one event at a time.
       throw new HandlerFailed(events, error);
@@ -180,7 +203,9 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () => reactor.react(event, this.options.deps()));
+      await withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () =>
+        reactor.react(event, this.options.deps()),
+      );
     } catch (error) {
       throw new HandlerFailed([event], error);
     }
@@ -220,7 +245,11 @@ export class ReactorRunner extends LaneRuntime<Lane> {
       const checkpoint = saved.get(reactorCheckpoint(reactor.name));
       if (!checkpoint) return false;
       if (comparePositions(checkpoint, position) >= 0) continue;
-      const [pending] = await this.options.store.readAll({ from: checkpoint, limit: 1, filter: { eventTypes: [...reactor.handles] } });
+      const [pending] = await this.options.store.readAll({
+        from: checkpoint,
+        limit: 1,
+        filter: { eventTypes: [...reactor.handles] },
+      });
       if (pending && comparePositions(pending.position, position) <= 0) return false;
     }
     return true;
@@ -237,7 +266,10 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     let resolved = 0;
     let remaining = 0;
     for (const letter of await openDeadLetters(this.options.knex, reactorCheckpoint(name))) {
-      const [event] = await this.options.store.readAll({ from: { commit: letter.position.commit, prepare: letter.position.prepare - 1n }, limit: 1 });
+      const [event] = await this.options.store.readAll({
+        from: { commit: letter.position.commit, prepare: letter.position.prepare - 1n },
+        limit: 1,
+      });
       if (!event || event.id !== letter.eventId) {
         remaining++;
         continue;
@@ -248,7 +280,10 @@ export class ReactorRunner extends LaneRuntime<Lane> {
         resolved++;
       } catch (error) {
         remaining++;
-        this.options.logger.warn({ err: (error as HandlerFailed).cause ?? error, reactor: name, eventId: event.id }, 'dead letter still fails');
+        this.options.logger.warn(
+          { err: (error as HandlerFailed).cause ?? error, reactor: name, eventId: event.id },
+          'dead letter still fails',
+        );
       }
     }
     return { resolved, remaining };

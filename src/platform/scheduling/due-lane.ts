@@ -30,7 +30,14 @@ export class DueMessageLane {
   private readonly deadLetterAfter: number;
 
   constructor(
-    private readonly options: { deps: () => PlatformDeps; handlers: ScheduledHandler[]; leaderLock: LeaderLock; logger: Logger; tickMs?: number; deadLetterAfter?: number },
+    private readonly options: {
+      deps: () => PlatformDeps;
+      handlers: ScheduledHandler[];
+      leaderLock: LeaderLock;
+      logger: Logger;
+      tickMs?: number;
+      deadLetterAfter?: number;
+    },
   ) {
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
     this.deadLetterAfter = options.deadLetterAfter ?? 8;
@@ -67,7 +74,10 @@ export class DueMessageLane {
         await markFired(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId);
       } catch (err) {
         await this.failed(message, (message.attempts ?? 0) + 1, err, deps).catch((recordErr) =>
-          logger.error({ err: recordErr, messageId: message.messageId }, 'failure of a scheduled message not recorded; the next tick tries it again'),
+          logger.error(
+            { err: recordErr, messageId: message.messageId },
+            'failure of a scheduled message not recorded; the next tick tries it again',
+          ),
         );
       }
     }
@@ -80,7 +90,10 @@ export class DueMessageLane {
     const fields = { err, handler: message.handler, messageId: message.messageId, attempts };
     if (attempts >= this.deadLetterAfter) {
       await markDeadLettered(deps.handle, context, message.messageId, attempts, error);
-      logger.error(fields, 'scheduled message dead-lettered after repeated failures; `ops schedule retry` makes it due again');
+      logger.error(
+        fields,
+        'scheduled message dead-lettered after repeated failures; `ops schedule retry` makes it due again',
+      );
       return;
     }
     const delay = Math.min(300_000, 1000 * 2 ** Math.min(attempts - 1, 8));

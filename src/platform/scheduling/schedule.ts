@@ -25,13 +25,23 @@ export interface ScheduledMessage {
 }
 
 export type ScheduleEvent =
-  | { type: 'MessageScheduled'; data: { messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> } }
+  | {
+      type: 'MessageScheduled';
+      data: { messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> };
+    }
   | { type: 'ScheduledMessageFired'; data: { messageId: string; firedAt: string } }
-  | { type: 'ScheduledMessageFailed'; data: { messageId: string; attempts: number; error: string; failedAt: string; retryAt: string } }
-  | { type: 'ScheduledMessageDeadLettered'; data: { messageId: string; attempts: number; error: string; deadLetteredAt: string } }
+  | {
+      type: 'ScheduledMessageFailed';
+      data: { messageId: string; attempts: number; error: string; failedAt: string; retryAt: string };
+    }
+  | {
+      type: 'ScheduledMessageDeadLettered';
+      data: { messageId: string; attempts: number; error: string; deadLetteredAt: string };
+    }
   | { type: 'ScheduledMessageRetried'; data: { messageId: string; retriedAt: string } };
 
-export type ScheduleState = { status: 'none' } | { status: 'scheduled' | 'fired' | 'dead_lettered'; messageId: string; attempts: number };
+export type ScheduleState =
+  { status: 'none' } | { status: 'scheduled' | 'fired' | 'dead_lettered'; messageId: string; attempts: number };
 
 export type ScheduleCommand =
   | { type: 'Schedule'; messageId: string; dueAt: string; handler: string; payload: Record<string, unknown> }
@@ -40,7 +50,13 @@ export type ScheduleCommand =
   | { type: 'DeadLetter'; attempts: number; error: string }
   | { type: 'Retry' };
 
-export const SCHEDULE_EVENT_TYPES = ['MessageScheduled', 'ScheduledMessageFired', 'ScheduledMessageFailed', 'ScheduledMessageDeadLettered', 'ScheduledMessageRetried'] as const;
+export const SCHEDULE_EVENT_TYPES = [
+  'MessageScheduled',
+  'ScheduledMessageFired',
+  'ScheduledMessageFailed',
+  'ScheduledMessageDeadLettered',
+  'ScheduledMessageRetried',
+] as const;
 
 export const scheduleStream = (tenantId: string, messageId: string) => `platform.schedule-${tenantId}-${messageId}`;
 
@@ -62,19 +78,48 @@ export const scheduleDecider: Decider<ScheduleCommand, ScheduleState, ScheduleEv
     if (state.status === 'none') return [];
     const at = now.toISOString();
     // Each transition happens once: a second lane, a replay or a retried ops call appends nothing.
-    if (command.type === 'Retry') return state.status === 'dead_lettered' ? [{ type: 'ScheduledMessageRetried', data: { messageId: state.messageId, retriedAt: at } }] : [];
+    if (command.type === 'Retry')
+      return state.status === 'dead_lettered'
+        ? [{ type: 'ScheduledMessageRetried', data: { messageId: state.messageId, retriedAt: at } }]
+        : [];
     if (state.status !== 'scheduled') return [];
     if (command.type === 'Fail') {
-      const data = { messageId: state.messageId, attempts: state.attempts + 1, error: command.error.slice(0, 2000), failedAt: at, retryAt: command.retryAt };
+      const data = {
+        messageId: state.messageId,
+        attempts: state.attempts + 1,
+        error: command.error.slice(0, 2000),
+        failedAt: at,
+        retryAt: command.retryAt,
+      };
       return [{ type: 'ScheduledMessageFailed', data }];
     }
-    if (command.type === 'DeadLetter') return [{ type: 'ScheduledMessageDeadLettered', data: { messageId: state.messageId, attempts: command.attempts, error: command.error.slice(0, 2000), deadLetteredAt: at } }];
+    if (command.type === 'DeadLetter')
+      return [
+        {
+          type: 'ScheduledMessageDeadLettered',
+          data: {
+            messageId: state.messageId,
+            attempts: command.attempts,
+            error: command.error.slice(0, 2000),
+            deadLetteredAt: at,
+          },
+        },
+      ];
     return [{ type: 'ScheduledMessageFired', data: { messageId: state.messageId, firedAt: at } }];
   },
 };
 
-export async function scheduleMessage(handle: CommandHandler, context: CommandContext, message: Omit<ScheduledMessage, 'tenantId'>): Promise<void> {
-  await handle(scheduleDecider, scheduleStream(context.tenantId, message.messageId), { type: 'Schedule', ...message }, context);
+export async function scheduleMessage(
+  handle: CommandHandler,
+  context: CommandContext,
+  message: Omit<ScheduledMessage, 'tenantId'>,
+): Promise<void> {
+  await handle(
+    scheduleDecider,
+    scheduleStream(context.tenantId, message.messageId),
+    { type: 'Schedule', ...message },
+    context,
+  );
 }
 
 export async function markFired(handle: CommandHandler, context: CommandContext, messageId: string): Promise<void> {
@@ -82,16 +127,42 @@ export async function markFired(handle: CommandHandler, context: CommandContext,
 }
 
 /** Records a failed firing and when to try again; answers the attempts counted so far. */
-export async function markFailed(handle: CommandHandler, context: CommandContext, messageId: string, error: string, retryAt: Date): Promise<void> {
-  await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Fail', error, retryAt: retryAt.toISOString() }, context);
+export async function markFailed(
+  handle: CommandHandler,
+  context: CommandContext,
+  messageId: string,
+  error: string,
+  retryAt: Date,
+): Promise<void> {
+  await handle(
+    scheduleDecider,
+    scheduleStream(context.tenantId, messageId),
+    { type: 'Fail', error, retryAt: retryAt.toISOString() },
+    context,
+  );
 }
 
-export async function markDeadLettered(handle: CommandHandler, context: CommandContext, messageId: string, attempts: number, error: string): Promise<void> {
-  await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'DeadLetter', attempts, error }, context);
+export async function markDeadLettered(
+  handle: CommandHandler,
+  context: CommandContext,
+  messageId: string,
+  attempts: number,
+  error: string,
+): Promise<void> {
+  await handle(
+    scheduleDecider,
+    scheduleStream(context.tenantId, messageId),
+    { type: 'DeadLetter', attempts, error },
+    context,
+  );
 }
 
 /** Makes a dead-lettered message due again (the lane fires it on its next tick). */
-export async function retryScheduled(handle: CommandHandler, context: CommandContext, messageId: string): Promise<boolean> {
+export async function retryScheduled(
+  handle: CommandHandler,
+  context: CommandContext,
+  messageId: string,
+): Promise<boolean> {
   const result = await handle(scheduleDecider, scheduleStream(context.tenantId, messageId), { type: 'Retry' }, context);
   return result.events.length > 0;
 }
@@ -124,20 +195,39 @@ export const scheduleProjector: Projector = {
   async apply(trx: Knex.Transaction, event: RecordedEvent) {
     const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
     if (event.type === 'MessageScheduled') {
-      const d = event.data as ScheduleEvent['data'] & { dueAt: string; handler: string; payload: Record<string, unknown> };
-      await trx(SCHEDULE_TABLE).insert({ tenant_id: tenantId, message_id: d.messageId, due_at: d.dueAt, handler: d.handler, payload: JSON.stringify(d.payload) }).onConflict(['tenant_id', 'message_id']).ignore();
+      const d = event.data as ScheduleEvent['data'] & {
+        dueAt: string;
+        handler: string;
+        payload: Record<string, unknown>;
+      };
+      await trx(SCHEDULE_TABLE)
+        .insert({
+          tenant_id: tenantId,
+          message_id: d.messageId,
+          due_at: d.dueAt,
+          handler: d.handler,
+          payload: JSON.stringify(d.payload),
+        })
+        .onConflict(['tenant_id', 'message_id'])
+        .ignore();
     } else if (event.type === 'ScheduledMessageFired') {
       const d = event.data as { messageId: string; firedAt: string };
       await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ fired_at: d.firedAt });
     } else if (event.type === 'ScheduledMessageFailed') {
       const d = event.data as { messageId: string; attempts: number; error: string; retryAt: string };
-      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ attempts: d.attempts, last_error: d.error, retry_at: d.retryAt });
+      await trx(SCHEDULE_TABLE)
+        .where({ tenant_id: tenantId, message_id: d.messageId })
+        .update({ attempts: d.attempts, last_error: d.error, retry_at: d.retryAt });
     } else if (event.type === 'ScheduledMessageDeadLettered') {
       const d = event.data as { messageId: string; attempts: number; error: string; deadLetteredAt: string };
-      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: d.deadLetteredAt, attempts: d.attempts, last_error: d.error });
+      await trx(SCHEDULE_TABLE)
+        .where({ tenant_id: tenantId, message_id: d.messageId })
+        .update({ dead_lettered_at: d.deadLetteredAt, attempts: d.attempts, last_error: d.error });
     } else if (event.type === 'ScheduledMessageRetried') {
       const d = event.data as { messageId: string };
-      await trx(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: d.messageId }).update({ dead_lettered_at: null, retry_at: null, attempts: 0 });
+      await trx(SCHEDULE_TABLE)
+        .where({ tenant_id: tenantId, message_id: d.messageId })
+        .update({ dead_lettered_at: null, retry_at: null, attempts: 0 });
     }
   },
 };
@@ -156,7 +246,12 @@ const messageOf = (r: Record<string, any>): ScheduledMessage => ({
  * only at its retry time, so however many fail, the others still fire; a handler this build
  * does not know (retired, or a newer instance's) is left for an instance that knows it.
  */
-export async function dueMessages(knex: Knex, now: Date, limit: number, handlers: readonly string[]): Promise<ScheduledMessage[]> {
+export async function dueMessages(
+  knex: Knex,
+  now: Date,
+  limit: number,
+  handlers: readonly string[],
+): Promise<ScheduledMessage[]> {
   const rows = await pending(knex, now)
     .whereIn('handler', [...handlers])
     .orderByRaw('coalesce(retry_at, due_at)')
@@ -174,7 +269,10 @@ function pending(knex: Knex, now: Date) {
 
 /** How many messages are due now and how long the oldest has waited past its time (the scheduler's lag). */
 export async function dueLag(knex: Knex, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
-  const [row] = await pending(knex, now).select(knex.raw('count(*)::int AS due'), knex.raw('min(coalesce(retry_at, due_at)) AS oldest'));
+  const [row] = await pending(knex, now).select(
+    knex.raw('count(*)::int AS due'),
+    knex.raw('min(coalesce(retry_at, due_at)) AS oldest'),
+  );
   return { due: Number(row?.due ?? 0), oldestDueAt: row?.oldest ? new Date(row.oldest) : null };
 }
 
@@ -186,13 +284,25 @@ export interface DeadLetteredMessage extends ScheduledMessage {
 
 /** Messages parked after their handler kept failing (for /health and `ops schedule`). */
 export async function deadLetteredMessages(knex: Knex): Promise<DeadLetteredMessage[]> {
-  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNotNull('dead_lettered_at').orderBy('dead_lettered_at');
-  return rows.map((r) => ({ ...messageOf(r), attempts: Number(r.attempts), error: String(r.last_error ?? ''), deadLetteredAt: new Date(r.dead_lettered_at).toISOString() }));
+  const rows = await knex(SCHEDULE_TABLE)
+    .whereNull('fired_at')
+    .whereNotNull('dead_lettered_at')
+    .orderBy('dead_lettered_at');
+  return rows.map((r) => ({
+    ...messageOf(r),
+    attempts: Number(r.attempts),
+    error: String(r.last_error ?? ''),
+    deadLetteredAt: new Date(r.dead_lettered_at).toISOString(),
+  }));
 }
 
 /** Handler names with parked messages, prefixed for /health's `degraded_scheduled_handlers`. */
 export const SCHEDULED_PREFIX = 'scheduled:';
 export async function degradedScheduledHandlers(knex: Knex): Promise<string[]> {
-  const rows = await knex(SCHEDULE_TABLE).whereNull('fired_at').whereNotNull('dead_lettered_at').distinct('handler').orderBy('handler');
+  const rows = await knex(SCHEDULE_TABLE)
+    .whereNull('fired_at')
+    .whereNotNull('dead_lettered_at')
+    .distinct('handler')
+    .orderBy('handler');
   return rows.map((r) => `${SCHEDULED_PREFIX}${r.handler}`);
 }

@@ -59,7 +59,10 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
             if (set) for (const listener of set) listener(event);
           }
         } catch (error) {
-          logger.warn({ err: error }, 'stream tail subscription ended; followers re-read the log and it is taken again');
+          logger.warn(
+            { err: error },
+            'stream tail subscription ended; followers re-read the log and it is taken again',
+          );
         } finally {
           if (subscription === live) subscription = null;
           if (!stopped) {
@@ -145,7 +148,10 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
                 if (event.revision <= last) continue;
                 if (event.revision > last + 1n) {
                   // The live feed ran ahead of what this follower has: fill the gap from the log.
-                  for (const missed of await store.readStream(stream, { from: last + 1n, limit: Number(event.revision - last - 1n) })) {
+                  for (const missed of await store.readStream(stream, {
+                    from: last + 1n,
+                    limit: Number(event.revision - last - 1n),
+                  })) {
                     last = missed.revision;
                     yield missed;
                   }

@@ -21,7 +21,10 @@ const NAMED_EVENTS = ['node_end', 'done', 'error'];
  * real app. `headers` go on every request it makes (cookie, Last-Event-ID); `stopAfter`
  * closes the connection from the client side once that many frames arrived.
  */
-function listen(url: string, options: { headers?: Record<string, string>; stopAfter?: number } = {}): Promise<{ frames: Frame[]; responses: Array<{ status: number; headers: Headers }> }> {
+function listen(
+  url: string,
+  options: { headers?: Record<string, string>; stopAfter?: number } = {},
+): Promise<{ frames: Frame[]; responses: Array<{ status: number; headers: Headers }> }> {
   const frames: Frame[] = [];
   const responses: Array<{ status: number; headers: Headers }> = [];
   return new Promise((resolve, reject) => {
@@ -50,7 +53,10 @@ function listen(url: string, options: { headers?: Record<string, string>; stopAf
     }
     source.onerror = (error: any) => {
       // A 204 (nothing more to read) closes the source for good: that is the expected end.
-      if (source.readyState === EventSource.CLOSED) return responses.at(-1)?.status === 204 ? finish() : reject(new Error(`event source failed: ${error?.message ?? error?.code}`));
+      if (source.readyState === EventSource.CLOSED)
+        return responses.at(-1)?.status === 204
+          ? finish()
+          : reject(new Error(`event source failed: ${error?.message ?? error?.code}`));
     };
   });
 }
@@ -72,17 +78,24 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     await chat.close();
   });
 
-  const newConversation = async (who: Session) => (await t.api.post('/conversations', { agent_id: 'compliance' }, who.headers)).body.id as string;
-  const streamUrl = (conversationId: string, query: Record<string, string> = {}) => `${t.publicUrl}/api/v1/conversations/${conversationId}/stream${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
+  const newConversation = async (who: Session) =>
+    (await t.api.post('/conversations', { agent_id: 'compliance' }, who.headers)).body.id as string;
+  const streamUrl = (conversationId: string, query: Record<string, string> = {}) =>
+    `${t.publicUrl}/api/v1/conversations/${conversationId}/stream${Object.keys(query).length ? `?${new URLSearchParams(query)}` : ''}`;
   const cookie = (who: Session) => ({ cookie: `svc_token=${who.token}` });
   const turnEnded = async (tenantId: string, executionId: string) => {
-    const [last] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), { direction: 'backwards', limit: 1 });
+    const [last] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), {
+      direction: 'backwards',
+      limit: 1,
+    });
     return last !== undefined && (TERMINAL_TURN_EVENTS as readonly string[]).includes(last.type);
   };
 
-  it('streams a turn as named events with ids (cookie auth): node_end per node in the spec\'s order, then done with the result', async () => {
+  it("streams a turn as named events with ids (cookie auth): node_end per node in the spec's order, then done with the result", async () => {
     const conversationId = await newConversation(alice);
-    const { frames, responses } = await listen(streamUrl(conversationId, { message: `Status of well ${wellApi}?` }), { headers: cookie(alice) });
+    const { frames, responses } = await listen(streamUrl(conversationId, { message: `Status of well ${wellApi}?` }), {
+      headers: cookie(alice),
+    });
     expect(responses[0].status).to.equal(200);
     expect(responses[0].headers.get('content-type')).to.match(/^text\/event-stream/);
     expect(responses[0].headers.get('cache-control')).to.contain('no-cache');
@@ -112,22 +125,48 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     expect(call.tokens_used).to.be.a('number');
     expect(call.message.tool_calls[0]).to.deep.include({ name: 'compliance_status' });
     const done = frames.at(-1)!.data.data;
-    expect(done).to.include({ status: 'completed', hitl_approval_id: null, hitl_checkpoint_type: null, thinking_mode: 'adaptive' });
-    expect(done).to.have.keys('execution_id', 'status', 'tokens_used', 'cost_usd', 'skills_injected', 'thinking_mode', 'referenced_entities', 'hitl_approval_id', 'hitl_checkpoint_type', 'error');
+    expect(done).to.include({
+      status: 'completed',
+      hitl_approval_id: null,
+      hitl_checkpoint_type: null,
+      thinking_mode: 'adaptive',
+    });
+    expect(done).to.have.keys(
+      'execution_id',
+      'status',
+      'tokens_used',
+      'cost_usd',
+      'skills_injected',
+      'thinking_mode',
+      'referenced_entities',
+      'hitl_approval_id',
+      'hitl_checkpoint_type',
+      'error',
+    );
     expect(frames[0].id.startsWith(`${done.execution_id}:`)).to.equal(true);
     expect(t.deps.streamTail.followers).to.equal(0);
   });
 
   it('attaching without a message replays the last turn from the log; Last-Event-ID resumes right after that frame', async () => {
     const conversationId = await newConversation(alice);
-    const { frames: live } = await listen(streamUrl(conversationId, { message: 'flaring limits?' }), { headers: cookie(alice) });
-    expect(live.find((f) => f.data.node === 'tool_node')!.data.data.skills_loaded).to.deep.equal(['flaring_authorization']);
-    const { frames: replay } = await listen(streamUrl(conversationId), { headers: { authorization: `Bearer ${alice.token}` } });
+    const { frames: live } = await listen(streamUrl(conversationId, { message: 'flaring limits?' }), {
+      headers: cookie(alice),
+    });
+    expect(live.find((f) => f.data.node === 'tool_node')!.data.data.skills_loaded).to.deep.equal([
+      'flaring_authorization',
+    ]);
+    const { frames: replay } = await listen(streamUrl(conversationId), {
+      headers: { authorization: `Bearer ${alice.token}` },
+    });
     expect(replay).to.deep.equal(live);
-    const { frames: rest } = await listen(streamUrl(conversationId), { headers: { ...cookie(alice), 'last-event-id': live[2].id } });
+    const { frames: rest } = await listen(streamUrl(conversationId), {
+      headers: { ...cookie(alice), 'last-event-id': live[2].id },
+    });
     expect(rest).to.deep.equal(live.slice(3));
     // After the terminal frame there is nothing more: 204, and the client stops reconnecting.
-    const after = await fetch(streamUrl(conversationId), { headers: { ...cookie(alice), 'last-event-id': live.at(-1)!.id } });
+    const after = await fetch(streamUrl(conversationId), {
+      headers: { ...cookie(alice), 'last-event-id': live.at(-1)!.id },
+    });
     expect(after.status).to.equal(204);
   });
 
@@ -142,24 +181,39 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     // The follower is released once the socket is gone (no leaked subscription).
     for (let i = 0; i < 50 && t.deps.streamTail.followers > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(t.deps.streamTail.followers).to.equal(0);
-    for (let i = 0; i < 200 && !(await turnEnded(alice.tenantId, executionId)); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && !(await turnEnded(alice.tenantId, executionId)); i++)
+      await new Promise((r) => setTimeout(r, 25));
     expect(await turnEnded(alice.tenantId, executionId)).to.equal(true);
 
     const second = await listen(url, { headers: { ...cookie(alice), 'last-event-id': first.frames.at(-1)!.id } });
     const all = [...first.frames, ...second.frames];
-    expect(all.map((f) => f.data.node)).to.deep.equal(['system_prompt_node', 'memory_node', 'resume_guard', 'initial_llm_call', 'approval_node', 'output_format', 'done']);
+    expect(all.map((f) => f.data.node)).to.deep.equal([
+      'system_prompt_node',
+      'memory_node',
+      'resume_guard',
+      'initial_llm_call',
+      'approval_node',
+      'output_format',
+      'done',
+    ]);
     expect(new Set(all.map((f) => f.id)).size).to.equal(all.length);
     expect(second.frames.at(-1)!.data.data.execution_id).to.equal(executionId);
     expect(chat.requests).to.have.length(1);
     // The reconnect did not start a second turn with the URL's message.
     await t.deps.projections.waitFor(await t.deps.store.headPosition(), 30_000);
-    expect((await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.messages.map((m: any) => m.role)).to.deep.equal(['user', 'assistant']);
+    expect(
+      (await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.messages.map(
+        (m: any) => m.role,
+      ),
+    ).to.deep.equal(['user', 'assistant']);
   });
 
   it('a reader attached while the turn runs sees it live to the end', async () => {
     const conversationId = await newConversation(alice);
     chat.script.push({ text: 'Answer after a pause.', delayMs: 1500 });
-    const starter = listen(streamUrl(conversationId, { message: 'go', model: 'local/llama-3.1-8b-instruct' }), { headers: cookie(alice) });
+    const starter = listen(streamUrl(conversationId, { message: 'go', model: 'local/llama-3.1-8b-instruct' }), {
+      headers: cookie(alice),
+    });
     let latest: Awaited<ReturnType<typeof latestTurns>> = [];
     for (let i = 0; i < 400 && latest.length === 0; i++) {
       await new Promise((r) => setTimeout(r, 25));
@@ -175,24 +229,35 @@ describe('GET /conversations/{id}/stream (SSE)', function () {
     const tenantId = randomUUID();
     const admin = await signIn(t, { tenantId, roles: ['admin'] });
     expect((await t.api.put('/settings', { max_tokens_per_day: 1 }, admin.headers)).status).to.equal(200);
-    await t.api.post('/execute', { conversation_id: await newConversation(admin), message: 'use up the day' }, admin.headers);
-    const { frames } = await listen(streamUrl(await newConversation(admin), { message: 'one more' }), { headers: cookie(admin) });
+    await t.api.post(
+      '/execute',
+      { conversation_id: await newConversation(admin), message: 'use up the day' },
+      admin.headers,
+    );
+    const { frames } = await listen(streamUrl(await newConversation(admin), { message: 'one more' }), {
+      headers: cookie(admin),
+    });
     expect(frames).to.have.length(1);
     expect(frames[0].event).to.equal('error');
     expect(frames[0].data.data.error).to.contain('daily token cap');
     expect(frames[0].id).to.match(/:rejected$/);
     // The browser's automatic reconnect (same URL, that id) is told to stop instead of trying again.
-    const again = await fetch(streamUrl(await newConversation(admin), { message: 'one more' }), { headers: { ...cookie(admin), 'last-event-id': frames[0].id } });
+    const again = await fetch(streamUrl(await newConversation(admin), { message: 'one more' }), {
+      headers: { ...cookie(admin), 'last-event-id': frames[0].id },
+    });
     expect(again.status).to.equal(204);
   });
 
-  it('answers 404 for another user\'s conversation or one without turns, 401 without a token, 422 for a malformed agent_type', async () => {
+  it("answers 404 for another user's conversation or one without turns, 401 without a token, 422 for a malformed agent_type", async () => {
     const bob = await signIn(t);
     const conversationId = await newConversation(alice);
     expect((await fetch(streamUrl(conversationId, { message: 'hi' }), { headers: cookie(bob) })).status).to.equal(404);
     expect((await fetch(streamUrl(conversationId), { headers: cookie(alice) })).status).to.equal(404);
     expect((await fetch(streamUrl(conversationId, { message: 'hi' }))).status).to.equal(401);
-    expect((await fetch(streamUrl(conversationId, { message: 'hi', agent_type: 'NO WAY' }), { headers: cookie(alice) })).status).to.equal(422);
+    expect(
+      (await fetch(streamUrl(conversationId, { message: 'hi', agent_type: 'NO WAY' }), { headers: cookie(alice) }))
+        .status,
+    ).to.equal(422);
     expect((await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body.total).to.equal(0);
   });
 });

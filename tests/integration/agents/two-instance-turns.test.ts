@@ -2,7 +2,13 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { loadAggregate } from '../../../src/platform/command-handling/multi-stream-command';
 import type { Platform } from '../../../src/platform/platform';
-import { committedTokens, dailyUsageAggregate, tenantUsageStream, usageDayOf, userUsageStream } from '../../../streams/agents/daily-usage';
+import {
+  committedTokens,
+  dailyUsageAggregate,
+  tenantUsageStream,
+  usageDayOf,
+  userUsageStream,
+} from '../../../streams/agents/daily-usage';
 import { type Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import type { HttpClient } from '../../support/http';
@@ -41,7 +47,11 @@ describe('turns on two instances of one database', function () {
   /** A turn on a new conversation, through either instance. */
   const execute = async (api: HttpClient, who: Session) => {
     const conversation = (await api.post('/conversations', { agent_id: 'compliance' }, who.headers)).body.id as string;
-    return api.post('/execute', { conversation_id: conversation, message: 'How are my wells?', model: MODEL, max_tokens: 1000 }, who.headers);
+    return api.post(
+      '/execute',
+      { conversation_id: conversation, message: 'How are my wells?', model: MODEL, max_tokens: 1000 },
+      who.headers,
+    );
   };
   const day = () => usageDayOf(new Date());
   const usage = async (stream: string) => (await loadAggregate(t.deps.store, dailyUsageAggregate, stream)).state;
@@ -49,8 +59,13 @@ describe('turns on two instances of one database', function () {
   it('16 turns of 4 colleagues split across both instances all run, each reserved once, and all settle', async () => {
     const users = await Promise.all(Array.from({ length: 4 }, () => signIn(t, { tenantId })));
     chat.fallback = () => ({ text: 'All wells reported.', usage: { prompt_tokens: 90, completion_tokens: 10 } });
-    const answers = await Promise.all(users.flatMap((user) => Array.from({ length: 4 }, (_, i) => execute(i % 2 === 0 ? t.api : secondApi, user))));
-    expect(answers.map((a) => a.status), answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join('\n')).to.deep.equal(answers.map(() => 200));
+    const answers = await Promise.all(
+      users.flatMap((user) => Array.from({ length: 4 }, (_, i) => execute(i % 2 === 0 ? t.api : secondApi, user))),
+    );
+    expect(
+      answers.map((a) => a.status),
+      answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join('\n'),
+    ).to.deep.equal(answers.map(() => 200));
     const ids = answers.map((a) => a.body.execution_id as string);
     // The leader's settlement reactor settles every one of them, whichever instance ran it.
     const tenantDay = await eventually(async () => {
@@ -58,19 +73,31 @@ describe('turns on two instances of one database', function () {
       return ids.every((id) => state.open[id] === undefined) ? state : null;
     }, 60_000);
     expect(tenantDay.settledTokens).to.equal(16 * 100);
-    for (const user of users) expect(await usage(userUsageStream(tenantId, user.userId, day()))).to.include({ settledTokens: 400, reservedTokens: 0 });
+    for (const user of users)
+      expect(await usage(userUsageStream(tenantId, user.userId, day()))).to.include({
+        settledTokens: 400,
+        reservedTokens: 0,
+      });
   });
 
-  it('a cap of three turns\' worth holds for 12 concurrent turns split across both instances', async () => {
+  it("a cap of three turns' worth holds for 12 concurrent turns split across both instances", async () => {
     // A tenant neither instance has read settings of yet: without Redis an instance's settings
     // cache learns of another's change only when its entry expires (docs/settings.md).
     const capped = randomUUID();
     const capper = await signIn(t, { tenantId: capped, roles: ['admin'] });
     const user = await signIn(t, { tenantId: capped });
-    expect((await t.api.put(`/settings/user-overrides/${user.userId}`, { max_tokens_per_day: 3000 }, capper.headers)).status).to.equal(200);
+    expect(
+      (await t.api.put(`/settings/user-overrides/${user.userId}`, { max_tokens_per_day: 3000 }, capper.headers)).status,
+    ).to.equal(200);
     // Slow turns, so all 12 are in flight together and only the reservations can tell.
-    chat.fallback = () => ({ text: 'All wells reported.', delayMs: 1500, usage: { prompt_tokens: 900, completion_tokens: 100 } });
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => execute(i % 2 === 0 ? t.api : secondApi, user)));
+    chat.fallback = () => ({
+      text: 'All wells reported.',
+      delayMs: 1500,
+      usage: { prompt_tokens: 900, completion_tokens: 100 },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => execute(i % 2 === 0 ? t.api : secondApi, user)),
+    );
     const ran = answers.filter((a) => a.status === 200);
     expect(ran.length, answers.map((a) => `${a.status} ${a.text.slice(0, 120)}`).join('\n')).to.equal(3);
     expect(answers.filter((a) => a.status === 429)).to.have.length(9);

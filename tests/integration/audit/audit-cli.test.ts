@@ -22,7 +22,14 @@ describe('ops audit replay / state (CLI)', () => {
   const apiNumber = '42-329-31234';
 
   async function ops(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env = { ...process.env, DATABASE_URL: t.deps.config.databaseUrl!, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, NODE_ENV: 'test', LOG_LEVEL: 'silent' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: t.deps.config.databaseUrl!,
+      AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+      SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+    };
     try {
       const { stdout, stderr } = await run(tsx, ['ops/cli.ts', 'audit', ...args], { env });
       return { code: 0, stdout, stderr };
@@ -36,7 +43,11 @@ describe('ops audit replay / state (CLI)', () => {
     t = await startTestPlatform();
     tenantId = randomUUID();
     admin = await signIn(t, { roles: ['admin'], tenantId });
-    const created = await t.api.post('/graph/entities', { label: 'Well', properties: { entity_id: 'W-77', api_number: apiNumber, oil_bbls: 1200 } }, admin.headers);
+    const created = await t.api.post(
+      '/graph/entities',
+      { label: 'Well', properties: { entity_id: 'W-77', api_number: apiNumber, oil_bbls: 1200 } },
+      admin.headers,
+    );
     expect(created.status).to.equal(201);
     await new Promise((r) => setTimeout(r, 20));
     betweenEdits = new Date().toISOString();
@@ -51,7 +62,10 @@ describe('ops audit replay / state (CLI)', () => {
     expect(cli.code, cli.stderr).to.equal(0);
     const body = JSON.parse(cli.stdout);
     expect(body.filters).to.deep.equal({ well: apiNumber });
-    expect(body.events.map((e: { type: string }) => e.type)).to.deep.equal(['VertexCreated', 'VertexPropertiesUpdated']);
+    expect(body.events.map((e: { type: string }) => e.type)).to.deep.equal([
+      'VertexCreated',
+      'VertexPropertiesUpdated',
+    ]);
     const update = body.events[1];
     expect(update.summary).to.equal('vertex properties updated');
     expect(update.changes).to.deep.equal([{ field: 'properties.oil_bbls', before: '1200', after: '1350' }]);
@@ -71,7 +85,9 @@ describe('ops audit replay / state (CLI)', () => {
     expect(workbook.worksheets.map((w) => w.name)).to.deep.equal(['Cover', 'Well W-77']);
     const recorded = await t.deps.knex('audit_event_index').where({ tenant_id: tenantId, type: 'AuditTrailExported' });
     expect(recorded.length).to.be.at.least(1);
-    expect(recorded.every((r: { actor_id: string }) => r.actor_id === '00000000-0000-0000-0000-000000000000')).to.equal(true);
+    expect(recorded.every((r: { actor_id: string }) => r.actor_id === '00000000-0000-0000-0000-000000000000')).to.equal(
+      true,
+    );
   });
 
   it('reconstructs the well as it stood between the two edits (state --as-of)', async () => {

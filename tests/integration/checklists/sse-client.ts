@@ -5,12 +5,19 @@ export interface SseFrame {
   data: any;
 }
 
-export async function readSse(url: string, headers: Record<string, string>, options: { stopAfter?: (f: SseFrame) => boolean; timeoutMs?: number } = {}): Promise<{ status: number; contentType: string | null; frames: SseFrame[] }> {
+export async function readSse(
+  url: string,
+  headers: Record<string, string>,
+  options: { stopAfter?: (f: SseFrame) => boolean; timeoutMs?: number } = {},
+): Promise<{ status: number; contentType: string | null; frames: SseFrame[] }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 20_000);
   const frames: SseFrame[] = [];
   try {
-    const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    const response = await fetch(url, {
+      headers: { accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
     if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
       return { status: response.status, contentType: response.headers.get('content-type'), frames };
     }

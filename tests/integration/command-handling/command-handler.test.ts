@@ -41,10 +41,21 @@ describe('generic command handler', () => {
     const waitFor = sinon.stub().resolves(true);
     const handle = createCommandHandler({ store, projections: { waitFor }, logger });
     const id = randomUUID();
-    const result = await handle(noteDecider, noteStream('tenant-x', id), { type: 'CreateNote', noteId: id, title: 'W-1 permit' }, { ...ctx, correlationId: 'corr-1', metadata: { action: 'note.create' } });
+    const result = await handle(
+      noteDecider,
+      noteStream('tenant-x', id),
+      { type: 'CreateNote', noteId: id, title: 'W-1 permit' },
+      { ...ctx, correlationId: 'corr-1', metadata: { action: 'note.create' } },
+    );
     expect(result.state).to.deep.equal({ status: 'active', title: 'W-1 permit' });
     const [event] = await store.readStream(noteStream('tenant-x', id));
-    expect(event.metadata).to.include({ tenantId: 'tenant-x', actorId: 'user-1', correlationId: 'corr-1', causationId: 'corr-1', action: 'note.create' });
+    expect(event.metadata).to.include({
+      tenantId: 'tenant-x',
+      actorId: 'user-1',
+      correlationId: 'corr-1',
+      causationId: 'corr-1',
+      action: 'note.create',
+    });
     expect(waitFor.calledOnceWith(result.position)).to.equal(true);
   });
 
@@ -62,7 +73,13 @@ describe('generic command handler', () => {
         // state is refused and made again from a read.
         const id = newId('tenant-x', 'toy.note');
         const stream = noteStream('tenant-x', id);
-        await store.append(stream, [{ type: 'NoteCreated', data: { noteId: id, title: 'elsewhere' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+        await store.append(stream, [
+          {
+            type: 'NoteCreated',
+            data: { noteId: id, title: 'elsewhere' },
+            metadata: { ...ctx, correlationId: 'c', causationId: 'c' },
+          },
+        ]);
         const renamed = await handle(noteDecider, stream, { type: 'RenameNote', title: 'after retry' }, ctx);
         expect(renamed.state).to.deep.equal({ status: 'active', title: 'after retry' });
         expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed']);
@@ -83,7 +100,9 @@ describe('generic command handler', () => {
       expect(reads.callCount, 'remembered: no read').to.equal(0);
 
       // Another writer of this process: the store's head moved past what the handler remembers.
-      await store.append(stream, [{ type: 'NoteRenamed', data: { title: 'v2' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+      await store.append(stream, [
+        { type: 'NoteRenamed', data: { title: 'v2' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } },
+      ]);
       const third = await handle(noteDecider, stream, { type: 'RenameNote', title: 'v3' }, ctx);
       expect(reads.callCount, 'a head moved here: read').to.equal(1);
       expect(third.state).to.deep.equal({ status: 'active', title: 'v3' });
@@ -97,7 +116,13 @@ describe('generic command handler', () => {
       // Decided from memory (active), refused by the append's revision, decided again from a read (archived).
       expect(refused).to.be.instanceOf(Conflict);
       expect(refused.message).to.equal('an archived note cannot be renamed');
-      expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteArchived']);
+      expect((await store.readStream(stream)).map((e) => e.type)).to.deep.equal([
+        'NoteCreated',
+        'NoteRenamed',
+        'NoteRenamed',
+        'NoteRenamed',
+        'NoteArchived',
+      ]);
     } finally {
       reads.restore();
     }
@@ -106,7 +131,9 @@ describe('generic command handler', () => {
   it('a decision that throws appends nothing', async () => {
     const handle = createCommandHandler({ store, projections, logger });
     const id = randomUUID();
-    const error = await handle(noteDecider, noteStream('tenant-x', id), { type: 'RenameNote', title: 'x' }, ctx).catch((e) => e);
+    const error = await handle(noteDecider, noteStream('tenant-x', id), { type: 'RenameNote', title: 'x' }, ctx).catch(
+      (e) => e,
+    );
     expect(error).to.be.instanceOf(NotFound);
     expect(await store.readStream(noteStream('tenant-x', id))).to.deep.equal([]);
   });
@@ -116,9 +143,18 @@ describe('generic command handler', () => {
     const id = randomUUID();
     const stream = noteStream('tenant-x', id);
     await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
-    await Promise.all([1, 2, 3, 4, 5].map((n) => handle(noteDecider, stream, { type: 'RenameNote', title: `v${n}` }, ctx)));
+    await Promise.all(
+      [1, 2, 3, 4, 5].map((n) => handle(noteDecider, stream, { type: 'RenameNote', title: `v${n}` }, ctx)),
+    );
     const events = await store.readStream(stream);
-    expect(events.map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed', 'NoteRenamed']);
+    expect(events.map((e) => e.type)).to.deep.equal([
+      'NoteCreated',
+      'NoteRenamed',
+      'NoteRenamed',
+      'NoteRenamed',
+      'NoteRenamed',
+      'NoteRenamed',
+    ]);
   });
 
   it('gives up with a Conflict after the bounded number of retries', async () => {
@@ -126,15 +162,28 @@ describe('generic command handler', () => {
     const flaky: EventStore = { ...store, append, readStream: store.readStream };
     const handle = createCommandHandler({ store: flaky, projections, logger, retries: 2 });
     const id = randomUUID();
-    const error = await handle(noteDecider, noteStream('tenant-x', id), { type: 'CreateNote', noteId: id, title: 't' }, ctx).catch((e) => e);
+    const error = await handle(
+      noteDecider,
+      noteStream('tenant-x', id),
+      { type: 'CreateNote', noteId: id, title: 't' },
+      ctx,
+    ).catch((e) => e);
     expect(error).to.be.instanceOf(Conflict);
     expect(append.callCount).to.equal(3);
   });
 
   it('a reservation is won by exactly one of 20 concurrent claimants', async () => {
     const handle = createCommandHandler({ store, projections, logger, retries: 25 });
-    const key = { context: 'identity', tenantId: 'tenant-x', kind: 'email', value: `race-${randomUUID()}@example.com`, label: 'e-mail address' };
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => claim(handle, key, `owner-${i}`, ctx)));
+    const key = {
+      context: 'identity',
+      tenantId: 'tenant-x',
+      kind: 'email',
+      value: `race-${randomUUID()}@example.com`,
+      label: 'e-mail address',
+    };
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => claim(handle, key, `owner-${i}`, ctx)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(rejected).to.have.length(19);
@@ -143,15 +192,29 @@ describe('generic command handler', () => {
 
   it('given a value never claimed, when a command reserves it, then the claim is appended without reading its stream; a released value is claimed after a read; a held one answers 409 and nothing is appended', async () => {
     const handle = createCommandHandler({ store, projections, logger });
-    const key = { context: 'toy', tenantId: 'tenant-x', kind: 'title', value: `title-${randomUUID()}`, label: 'note title' };
+    const key = {
+      context: 'toy',
+      tenantId: 'tenant-x',
+      kind: 'title',
+      value: `title-${randomUUID()}`,
+      label: 'note title',
+    };
     const target = reservationStream(key.context, key.tenantId, key.kind, key.value);
-    const create = (noteId: string) => handle(noteDecider, noteStream('tenant-x', noteId), { type: 'CreateNote', noteId, title: key.value }, ctx, { reserve: [key] });
+    const create = (noteId: string) =>
+      handle(noteDecider, noteStream('tenant-x', noteId), { type: 'CreateNote', noteId, title: key.value }, ctx, {
+        reserve: [key],
+      });
     const reads = sinon.spy(store, 'readStream');
     try {
       const first = randomUUID();
       await create(first);
-      expect(reads.getCalls().filter((c) => c.args[0] === target), 'the new value is not read').to.have.length(0);
-      expect((await store.readStream(target)).map((e) => e.data)).to.deep.equal([{ owner: noteStream('tenant-x', first) }]);
+      expect(
+        reads.getCalls().filter((c) => c.args[0] === target),
+        'the new value is not read',
+      ).to.have.length(0);
+      expect((await store.readStream(target)).map((e) => e.data)).to.deep.equal([
+        { owner: noteStream('tenant-x', first) },
+      ]);
 
       const second = randomUUID();
       const refused = await create(second).catch((error: unknown) => error);
@@ -160,7 +223,11 @@ describe('generic command handler', () => {
 
       await handle(noteDecider, noteStream('tenant-x', first), { type: 'ArchiveNote' }, ctx, { release: [key] });
       await create(second);
-      expect((await store.readStream(target)).map((e) => e.type)).to.deep.equal(['ReservationClaimed', 'ReservationReleased', 'ReservationClaimed']);
+      expect((await store.readStream(target)).map((e) => e.type)).to.deep.equal([
+        'ReservationClaimed',
+        'ReservationReleased',
+        'ReservationClaimed',
+      ]);
     } finally {
       reads.restore();
     }
@@ -179,7 +246,12 @@ describe('generic command handler', () => {
       expect(renamed.state).to.deep.equal({ status: 'active', title: 'v3' });
       expect(reads.callCount).to.equal(1);
       expect(reads.firstCall.args[1], 'from the revision after the remembered one').to.deep.equal({ from: 2n });
-      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal(['v0', 'v1', 'v2', 'v3']);
+      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal([
+        'v0',
+        'v1',
+        'v2',
+        'v3',
+      ]);
     } finally {
       reads.restore();
     }
@@ -199,7 +271,11 @@ describe('generic command handler', () => {
       expect(retried.replayed).to.equal(true);
       expect(reads.callCount).to.equal(1);
       expect(reads.firstCall.args[1], 'only the events after the remembered revision').to.deep.equal({ from: 3n });
-      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal(['v0', 'v1', 'v2']);
+      expect((await store.readStream(stream)).map((e) => (e.data as { title: string }).title)).to.deep.equal([
+        'v0',
+        'v1',
+        'v2',
+      ]);
     } finally {
       reads.restore();
     }
@@ -213,8 +289,16 @@ describe('generic command handler', () => {
       try {
         const [first, second] = await handle.together(
           [
-            { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote', noteId: a, title: 'A' } },
-            { decider: noteDecider, stream: noteStream('tenant-x', b), command: { type: 'CreateNote', noteId: b, title: 'B' } },
+            {
+              decider: noteDecider,
+              stream: noteStream('tenant-x', a),
+              command: { type: 'CreateNote', noteId: a, title: 'A' },
+            },
+            {
+              decider: noteDecider,
+              stream: noteStream('tenant-x', b),
+              command: { type: 'CreateNote', noteId: b, title: 'B' },
+            },
           ],
           ctx,
         );
@@ -237,8 +321,16 @@ describe('generic command handler', () => {
       try {
         await handle.together(
           [
-            { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote', noteId: a, title: 'A' } },
-            { decider: noteDecider, stream: noteStream('tenant-x', b), command: { type: 'RenameNote', title: 'no such note' } },
+            {
+              decider: noteDecider,
+              stream: noteStream('tenant-x', a),
+              command: { type: 'CreateNote', noteId: a, title: 'A' },
+            },
+            {
+              decider: noteDecider,
+              stream: noteStream('tenant-x', b),
+              command: { type: 'RenameNote', title: 'no such note' },
+            },
           ],
           ctx,
         );
@@ -267,7 +359,11 @@ describe('generic command handler', () => {
       expect(ra.state).to.deep.equal({ status: 'active', title: 'A2' });
       expect(rb.state).to.deep.equal({ status: 'active', title: 'B2' });
       expect((await store.readStream(sa)).map((e) => e.type)).to.deep.equal(['NoteCreated', 'NoteRenamed']);
-      expect((await store.readStream(sb)).map((e) => (e.data as { title?: string }).title ?? e.type)).to.deep.equal(['B', 'elsewhere', 'B2']);
+      expect((await store.readStream(sb)).map((e) => (e.data as { title?: string }).title ?? e.type)).to.deep.equal([
+        'B',
+        'elsewhere',
+        'B2',
+      ]);
     });
 
     it('given a hot stream marked exclusive, when 20 commands of this process race on it, then all land without a retry', async () => {
@@ -275,7 +371,19 @@ describe('generic command handler', () => {
       const id = randomUUID();
       const stream = noteStream('tenant-x', id);
       await handle(noteDecider, stream, { type: 'CreateNote', noteId: id, title: 'v0' }, ctx);
-      const renames = Array.from({ length: 20 }, (_, i) => handle.together([{ decider: noteDecider, stream, command: { type: 'RenameNote' as const, title: `v${i + 1}` }, exclusive: true }], ctx));
+      const renames = Array.from({ length: 20 }, (_, i) =>
+        handle.together(
+          [
+            {
+              decider: noteDecider,
+              stream,
+              command: { type: 'RenameNote' as const, title: `v${i + 1}` },
+              exclusive: true,
+            },
+          ],
+          ctx,
+        ),
+      );
       const settled = await Promise.allSettled(renames);
       expect(settled.filter((r) => r.status === 'rejected')).to.have.length(0);
       expect(await store.readStream(stream)).to.have.length(21);
@@ -284,7 +392,11 @@ describe('generic command handler', () => {
     it('refuses two commands on one stream', async () => {
       const handle = createCommandHandler({ store, projections, logger });
       const a = randomUUID();
-      const command = { decider: noteDecider, stream: noteStream('tenant-x', a), command: { type: 'CreateNote' as const, noteId: a, title: 'A' } };
+      const command = {
+        decider: noteDecider,
+        stream: noteStream('tenant-x', a),
+        command: { type: 'CreateNote' as const, noteId: a, title: 'A' },
+      };
       let refused: unknown;
       await handle.together([command, command], ctx).catch((error) => (refused = error));
       expect(String(refused)).to.match(/different streams/);

@@ -16,7 +16,9 @@ describe('orphaned reservation sweep (stores without multi-stream transactions)'
     const orphan = `sweep.reservation-${randomUUID()}`;
     const held = `sweep.reservation-${randomUUID()}`;
     const owner = `sweep.owner-${randomUUID()}`;
-    await store.append(orphan, [{ type: 'ReservationClaimed', data: { owner: `sweep.owner-${randomUUID()}` }, metadata }]);
+    await store.append(orphan, [
+      { type: 'ReservationClaimed', data: { owner: `sweep.owner-${randomUUID()}` }, metadata },
+    ]);
     await store.append(owner, [{ type: 'Created', data: {}, metadata }]);
     await store.append(held, [{ type: 'ReservationClaimed', data: { owner }, metadata }]);
 
@@ -24,10 +26,17 @@ describe('orphaned reservation sweep (stores without multi-stream transactions)'
     expect(early.released).to.equal(0);
 
     const released: string[] = [];
-    const later = await sweepOrphanedReservations(store, { now: new Date(Date.now() + 3_600_000), actorId: 'system', onReleased: (s) => released.push(s) });
+    const later = await sweepOrphanedReservations(store, {
+      now: new Date(Date.now() + 3_600_000),
+      actorId: 'system',
+      onReleased: (s) => released.push(s),
+    });
     expect(released).to.deep.equal([orphan]);
     expect(later.released).to.equal(1);
-    expect((await store.readStream(orphan)).map((e) => e.type)).to.deep.equal(['ReservationClaimed', 'ReservationReleased']);
+    expect((await store.readStream(orphan)).map((e) => e.type)).to.deep.equal([
+      'ReservationClaimed',
+      'ReservationReleased',
+    ]);
     expect((await store.readStream(held)).map((e) => e.type)).to.deep.equal(['ReservationClaimed']);
   });
 });

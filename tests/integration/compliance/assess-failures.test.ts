@@ -29,7 +29,9 @@ describe('assessing with failing domain packs, and retried assessments', () => {
   let onlyFailing: Record<string, string>;
 
   before(async () => {
-    t = await startTestPlatform({ contexts: [graphContext, createComplianceContext([failingPack, productionPack, rule37Pack])] });
+    t = await startTestPlatform({
+      contexts: [graphContext, createComplianceContext([failingPack, productionPack, rule37Pack])],
+    });
     const session = await signIn(t, { roles: ['operator'], tenantId: randomUUID() });
     auth = session.headers;
     tenantId = session.tenantId;
@@ -42,7 +44,10 @@ describe('assessing with failing domain packs, and retried assessments', () => {
     const response = await t.api.post('/compliance/assess', {}, auth);
     expect(response.status).to.equal(200);
     // rule_37 judges every well; production the oil leases and the gas wells (an oil well files on its lease).
-    const all = async (label: string) => (await t.api.get(`/graph/entities/${label}?limit=200`, auth)).body.entities as Array<{ properties: Record<string, string> }>;
+    const all = async (label: string) =>
+      (await t.api.get(`/graph/entities/${label}?limit=200`, auth)).body.entities as Array<{
+        properties: Record<string, string>;
+      }>;
     const oilLeases = (await all('Lease')).filter((l) => l.properties.oil_gas_code === 'O').length;
     const gasWells = (await all('Well')).filter((w) => w.properties.well_type === 'gas').length;
     expect(response.body).to.include({ status: 'partial', entities: 10 + oilLeases, cells: 10 + gasWells + oilLeases });
@@ -53,7 +58,12 @@ describe('assessing with failing domain packs, and retried assessments', () => {
 
   it('the domains list shows installed packs, short_title falling back to title', async () => {
     const domains = await t.api.get('/compliance/domains', auth);
-    expect(domains.body[0]).to.deep.equal({ domain: 'broken', title: 'A pack whose query fails', short_title: 'A pack whose query fails', applies_to: ['Well'] });
+    expect(domains.body[0]).to.deep.equal({
+      domain: 'broken',
+      title: 'A pack whose query fails',
+      short_title: 'A pack whose query fails',
+      applies_to: ['Well'],
+    });
   });
 
   it('every pack failing answers 503 and records nothing', async () => {
@@ -63,7 +73,10 @@ describe('assessing with failing domain packs, and retried assessments', () => {
       await solo.api.post('/graph/seed', { wells: 3 }, session.headers);
       const response = await solo.api.post('/compliance/assess', {}, session.headers);
       expect(response.status).to.equal(503);
-      const recorded = await solo.deps.knex('events').where('stream_id', 'like', 'compliance.%').count<{ count: string }[]>('* as count');
+      const recorded = await solo.deps
+        .knex('events')
+        .where('stream_id', 'like', 'compliance.%')
+        .count<{ count: string }[]>('* as count');
       expect(Number(recorded[0].count)).to.equal(0);
     } finally {
       await solo.close();
@@ -74,7 +87,15 @@ describe('assessing with failing domain packs, and retried assessments', () => {
     const headers = { ...auth, 'idempotency-key': `assess-${randomUUID()}` };
     const first = await t.api.post('/compliance/assess', {}, headers);
     expect(first.status).to.equal(200);
-    const count = async () => Number((await t.deps.knex('events').where('stream_id', 'like', `compliance.assessment-${tenantId}-%`).count<{ count: string }[]>('* as count'))[0].count);
+    const count = async () =>
+      Number(
+        (
+          await t.deps
+            .knex('events')
+            .where('stream_id', 'like', `compliance.assessment-${tenantId}-%`)
+            .count<{ count: string }[]>('* as count')
+        )[0].count,
+      );
     const before = await count();
     const second = await t.api.post('/compliance/assess', {}, headers);
     expect(second.status).to.equal(200);

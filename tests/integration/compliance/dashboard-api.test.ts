@@ -31,7 +31,11 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
     // Seed the portfolio as of this month so deadlines fall around today.
     const seeded = await t.api.post('/graph/seed', { wells: 40, as_of: new Date().toISOString().slice(0, 7) }, auth);
     expect(seeded.status).to.equal(201);
-    const all = async (label: string) => (await t.api.get(`/graph/entities/${label}?limit=200`, auth)).body.entities as Array<{ entity_id: string; properties: Record<string, string> }>;
+    const all = async (label: string) =>
+      (await t.api.get(`/graph/entities/${label}?limit=200`, auth)).body.entities as Array<{
+        entity_id: string;
+        properties: Record<string, string>;
+      }>;
     const [leases, operators, wells] = [await all('Lease'), await all('Operator'), await all('Well')];
     const oilLeases = leases.filter((l) => l.properties.oil_gas_code === 'O').length;
     const gasWells = wells.filter((w) => w.properties.well_type === 'gas').length;
@@ -57,7 +61,16 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
     expect(matrix.body.total).to.equal(entities);
     for (const row of matrix.body.rows) expect(Object.values(row.domains)).to.deep.equal(DOMAINS.map(() => 'grey'));
     const summary = await get('/compliance/summary');
-    expect(summary.body).to.deep.equal({ overdue_count: 0, overdue_delta: 0, due_7_days_count: 0, due_7_days_delta: 0, due_30_days_count: 0, due_30_days_delta: 0, anomaly_count: 0, anomaly_delta: 0 });
+    expect(summary.body).to.deep.equal({
+      overdue_count: 0,
+      overdue_delta: 0,
+      due_7_days_count: 0,
+      due_7_days_delta: 0,
+      due_30_days_count: 0,
+      due_30_days_delta: 0,
+      anomaly_count: 0,
+      anomaly_delta: 0,
+    });
     const trend = await get('/compliance/charts/trend?days=30');
     expect(trend.body.points).to.have.length(1);
     expect(trend.body.points[0]).to.include({ recorded: false, overdue_count: 0 });
@@ -93,7 +106,12 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
     });
 
     it('each summary count equals the matrix total for the same bucket', async () => {
-      const pairs: Array<[string, string]> = [['overdue', 'overdue_count'], ['due_7d', 'due_7_days_count'], ['due_30d', 'due_30_days_count'], ['anomalies', 'anomaly_count']];
+      const pairs: Array<[string, string]> = [
+        ['overdue', 'overdue_count'],
+        ['due_7d', 'due_7_days_count'],
+        ['due_30d', 'due_30_days_count'],
+        ['anomalies', 'anomaly_count'],
+      ];
       for (const [bucket, field] of pairs) {
         const m = await get(`/compliance/matrix?bucket=${bucket}`);
         expect(m.status).to.equal(200);
@@ -111,7 +129,8 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
         expect(Object.values(row.domains)).to.include('red');
       }
       const compliant = await get('/compliance/matrix?status=compliant&page_size=200');
-      for (const row of compliant.body.rows) expect(Object.values(row.domains)).to.not.include.members(['red', 'amber', 'blue']);
+      for (const row of compliant.body.rows)
+        expect(Object.values(row.domains)).to.not.include.members(['red', 'amber', 'blue']);
       const both = await get('/compliance/matrix?status=compliant&bucket=overdue');
       expect(both.body.total).to.equal(0);
       expect((await get('/compliance/matrix?entity_type=well')).body.total).to.equal(40);
@@ -123,7 +142,10 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
       const found = await get(`/compliance/matrix?search=${encodeURIComponent(one.entity_id)}`);
       expect(found.body.rows.map((r: any) => r.entity_id)).to.deep.equal([one.entity_id]);
       const byId = await get('/compliance/matrix?sort_by=-entity_id&page_size=5&page=2');
-      const ids = matrixThen.rows.map((r: any) => r.entity_id).sort().reverse();
+      const ids = matrixThen.rows
+        .map((r: any) => r.entity_id)
+        .sort()
+        .reverse();
       expect(byId.body.rows.map((r: any) => r.entity_id)).to.deep.equal(ids.slice(5, 10));
       expect(byId.body).to.include({ total: entities, limit: 5, offset: 5 });
       const beyond = await get(`/compliance/matrix?page=${Math.ceil(entities / 10) + 1}&page_size=10`);
@@ -142,7 +164,9 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
     it('charts: deadlines, trend with the recorded point, filings per domain, flaring volumes by month', async () => {
       const deadlines = await get('/compliance/charts/deadlines');
       expect(deadlines.status).to.equal(200);
-      expect(deadlines.body.total).to.equal(Object.values(deadlines.body.buckets as Record<string, number>).reduce((a, b) => a + b, 0));
+      expect(deadlines.body.total).to.equal(
+        Object.values(deadlines.body.buckets as Record<string, number>).reduce((a, b) => a + b, 0),
+      );
       expect(deadlines.body.weeks).to.have.length(12);
       const trend = await get('/compliance/charts/trend?days=7');
       expect(trend.body.points).to.have.length(1);
@@ -163,13 +187,31 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
       const target = matrixThen.rows.find((r: any) => r.entity_type === 'Well');
       const well = (await t.api.get(`/graph/entities/Well/${encodeURIComponent(target.entity_id)}`, auth)).body;
       // Rename the well and make it flare without an authorization, then add a well.
-      expect((await t.api.put(`/graph/entities/Well/${well.id}`, { properties: { name: 'RENAMED 1H', gas_flared_mcf: 900000, producing_days: 30 } }, auth)).status).to.equal(200);
-      expect((await t.api.post('/graph/entities', { label: 'Well', properties: { entity_id: '42-501-99999', name: 'NEW WELL 1', status: 'permitted' } }, auth)).status).to.equal(201);
+      expect(
+        (
+          await t.api.put(
+            `/graph/entities/Well/${well.id}`,
+            { properties: { name: 'RENAMED 1H', gas_flared_mcf: 900000, producing_days: 30 } },
+            auth,
+          )
+        ).status,
+      ).to.equal(200);
+      expect(
+        (
+          await t.api.post(
+            '/graph/entities',
+            { label: 'Well', properties: { entity_id: '42-501-99999', name: 'NEW WELL 1', status: 'permitted' } },
+            auth,
+          )
+        ).status,
+      ).to.equal(201);
       const reassessed = await t.api.post(`/compliance/assess/${encodeURIComponent(target.entity_id)}`, {}, auth);
       expect(reassessed.status).to.equal(200);
       expect(reassessed.body.results.rule_32).to.include({ color: 'red' });
       expect(reassessed.body).to.include({ scope: 'entity', entity_id: target.entity_id, entities: 1 });
-      expect(reassessed.body.cells).to.equal(Object.keys(reassessed.body.results).length).and.to.be.at.least(WELL_PACKS);
+      expect(reassessed.body.cells)
+        .to.equal(Object.keys(reassessed.body.results).length)
+        .and.to.be.at.least(WELL_PACKS);
       expect(reassessed.body.results.rule_32.reason).to.contain('16 TAC §3.32 (Statewide Rule 32)');
 
       const today = (await get('/compliance/matrix?page_size=200')).body;
@@ -177,7 +219,9 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
       const renamed = today.rows.find((r: any) => r.entity_id === target.entity_id);
       expect(renamed.entity_name).to.equal('RENAMED 1H');
       expect(renamed.domains.rule_32).to.equal('red');
-      expect(today.rows.find((r: any) => r.entity_id === '42-501-99999').domains).to.deep.equal(Object.fromEntries(DOMAINS.map((d) => [d, 'grey'])));
+      expect(today.rows.find((r: any) => r.entity_id === '42-501-99999').domains).to.deep.equal(
+        Object.fromEntries(DOMAINS.map((d) => [d, 'grey'])),
+      );
 
       const then = (await get(`/compliance/matrix?page_size=200&as_of=${encodeURIComponent(instant)}`)).body;
       expect(then.rows).to.deep.equal(matrixThen.rows);
@@ -204,7 +248,15 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
         [
           {
             type: COMPLIANCE_ANOMALY_FLAGGED,
-            data: { entityId: '42-999-00001', entityLabel: 'Well', domain: 'rule_32', kind: 'unknown_well', detail: 'SCADA reading for a well not in the graph', observedAt: new Date().toISOString(), source: 'scada' },
+            data: {
+              entityId: '42-999-00001',
+              entityLabel: 'Well',
+              domain: 'rule_32',
+              kind: 'unknown_well',
+              detail: 'SCADA reading for a well not in the graph',
+              observedAt: new Date().toISOString(),
+              source: 'scada',
+            },
             metadata: { tenantId, actorId: 'scada', correlationId: randomUUID(), causationId: randomUUID() },
           },
         ],
@@ -214,15 +266,26 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
       const after = (await get('/compliance/summary')).body;
       expect(after.anomaly_count).to.equal(before.anomaly_count + 1);
       const rows = (await get('/compliance/matrix?bucket=anomalies&search=42-999-00001')).body.rows;
-      expect(rows).to.deep.equal([{ entity_id: '42-999-00001', entity_name: '42-999-00001', entity_type: 'Well', domains: { ...Object.fromEntries(DOMAINS.map((d) => [d, 'grey'])), rule_32: 'amber' } }]);
-      expect((await get(`/compliance/summary?as_of=${encodeURIComponent(flaggedBefore)}`)).body.anomaly_count).to.equal(before.anomaly_count);
+      expect(rows).to.deep.equal([
+        {
+          entity_id: '42-999-00001',
+          entity_name: '42-999-00001',
+          entity_type: 'Well',
+          domains: { ...Object.fromEntries(DOMAINS.map((d) => [d, 'grey'])), rule_32: 'amber' },
+        },
+      ]);
+      expect((await get(`/compliance/summary?as_of=${encodeURIComponent(flaggedBefore)}`)).body.anomaly_count).to.equal(
+        before.anomaly_count,
+      );
     });
   });
 
   it('assessing an entity of another tenant answers 404', async () => {
     const other = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
     const wells = (await t.api.get('/graph/entities/Well?limit=1', auth)).body.entities;
-    expect((await t.api.post(`/compliance/assess/${encodeURIComponent(wells[0].entity_id)}`, {}, other.headers)).status).to.equal(404);
+    expect(
+      (await t.api.post(`/compliance/assess/${encodeURIComponent(wells[0].entity_id)}`, {}, other.headers)).status,
+    ).to.equal(404);
     expect((await t.api.get('/compliance/matrix', other.headers)).body.total).to.equal(0);
   });
 
@@ -240,6 +303,8 @@ describe('compliance dashboard over a seeded Texas portfolio', () => {
     expect(refused.status).to.equal(403);
     expect(refused.body).to.deep.equal({ detail: 'Insufficient permissions' });
     const wells = (await t.api.get('/graph/entities/Well?limit=1', auth)).body.entities;
-    expect((await t.api.post(`/compliance/assess/${encodeURIComponent(wells[0].entity_id)}`, {}, reviewer.headers)).status).to.equal(403);
+    expect(
+      (await t.api.post(`/compliance/assess/${encodeURIComponent(wells[0].entity_id)}`, {}, reviewer.headers)).status,
+    ).to.equal(403);
   });
 });

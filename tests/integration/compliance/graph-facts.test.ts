@@ -40,7 +40,8 @@ describe('graph facts: lookups asked together', () => {
     }
   }
 
-  const plain = (m: Map<string, Neighbor[]>) => Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort((a, b) => a.vertexId.localeCompare(b.vertexId))]).sort());
+  const plain = (m: Map<string, Neighbor[]>) =>
+    Object.fromEntries([...m].map(([k, v]) => [k, [...v].sort((a, b) => a.vertexId.localeCompare(b.vertexId))]).sort());
   const lookups = (ids: string[] | null) => {
     const graph = graphFacts(t.deps.knex, namespace);
     return [
@@ -71,7 +72,10 @@ describe('graph facts: lookups asked together', () => {
 
   it('a lookup that fails fails every lookup gathered with it, and the next ones still work', async () => {
     const graph = graphFacts(t.deps.knex, namespace);
-    const asked = [graph.neighbors(['not-a-uuid'], 'LOCATED_IN', 'Well', 'Lease', 'out', []), graph.neighbors(wells.slice(0, 1), 'LOCATED_IN', 'Well', 'Lease', 'out', [])];
+    const asked = [
+      graph.neighbors(['not-a-uuid'], 'LOCATED_IN', 'Well', 'Lease', 'out', []),
+      graph.neighbors(wells.slice(0, 1), 'LOCATED_IN', 'Well', 'Lease', 'out', []),
+    ];
     const outcomes = await Promise.allSettled(asked);
     expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
     expect((await graph.neighbors(wells.slice(0, 1), 'LOCATED_IN', 'Well', 'Lease', 'out', [])).size).to.equal(1);

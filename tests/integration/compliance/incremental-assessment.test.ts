@@ -24,11 +24,16 @@ describe('re-assessing a portfolio: only what changed', () => {
 
   before(async () => {
     // The paging test reads every page of many orders.
-    t = await startTestPlatform({ contexts: [graphContext, complianceContext], env: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '100000' } });
+    t = await startTestPlatform({
+      contexts: [graphContext, complianceContext],
+      env: { RATE_LIMIT_BURST: '100000', RATE_LIMIT_PER_MINUTE: '100000' },
+    });
     const session = await signIn(t, { roles: ['operator'], tenantId: randomUUID() });
     auth = session.headers;
     tenantId = session.tenantId;
-    expect((await t.api.post('/graph/seed', { wells: 30, as_of: new Date().toISOString().slice(0, 7) }, auth)).status).to.equal(201);
+    expect(
+      (await t.api.post('/graph/seed', { wells: 30, as_of: new Date().toISOString().slice(0, 7) }, auth)).status,
+    ).to.equal(201);
     first = (await t.api.post('/compliance/assess', {}, auth)).body;
   });
   after(() => t.close());
@@ -46,9 +51,16 @@ describe('re-assessing a portfolio: only what changed', () => {
   const expectSameAsWholeRun = async () => {
     const today = new Date().toISOString().slice(0, 10);
     const whole = await runPacks(t.deps.knex, tenantId, DEFAULT_PACKS, today);
-    const expected = whole.entities.flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`)).sort();
+    const expected = whole.entities
+      .flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`))
+      .sort();
     // A deleted entity's last verdicts stay recorded; it is no longer on the dashboard.
-    const current = await t.deps.knex(CELLS).where({ tenant_id: tenantId }).whereNull('valid_to').whereIn('entity_id', whole.entityIds).select('entity_id', 'domain', 'fingerprint');
+    const current = await t.deps
+      .knex(CELLS)
+      .where({ tenant_id: tenantId })
+      .whereNull('valid_to')
+      .whereIn('entity_id', whole.entityIds)
+      .select('entity_id', 'domain', 'fingerprint');
     expect(current.map((r) => `${r.entity_id}/${r.domain}/${r.fingerprint}`).sort()).to.deep.equal(expected);
   };
 
@@ -60,9 +72,20 @@ describe('re-assessing a portfolio: only what changed', () => {
   });
 
   it('a changed well re-evaluates only its neighborhood and records only the verdicts that changed', async () => {
-    const wells = (await t.api.get('/graph/entities/Well?limit=100', auth)).body.entities as Array<{ id: string; entity_id: string }>;
+    const wells = (await t.api.get('/graph/entities/Well?limit=100', auth)).body.entities as Array<{
+      id: string;
+      entity_id: string;
+    }>;
     const target = wells[0];
-    expect((await t.api.put(`/graph/entities/Well/${target.id}`, { properties: { gas_flared_mcf: 900000, producing_days: 30 } }, auth)).status).to.equal(200);
+    expect(
+      (
+        await t.api.put(
+          `/graph/entities/Well/${target.id}`,
+          { properties: { gas_flared_mcf: 900000, producing_days: 30 } },
+          auth,
+        )
+      ).status,
+    ).to.equal(200);
     const again = await assess();
     expect(again.reassessed).to.be.greaterThan(0).and.below(first.entities);
     expect(again.verdicts.map((v) => v.entityId)).to.include(target.entity_id);
@@ -84,17 +107,47 @@ describe('re-assessing a portfolio: only what changed', () => {
     // Two open anomalies, a known well's and an unknown entity's, are merged into the pages.
     const wells = (await t.api.get('/graph/entities/Well?limit=3', auth)).body.entities as Array<{ entity_id: string }>;
     for (const entityId of [wells[2].entity_id, '42-999-00001']) {
-      const data = { entityId, entityLabel: 'Well', domain: 'rule_32', kind: 'unknown_well', detail: 'x', observedAt: new Date().toISOString(), source: 'scada' };
+      const data = {
+        entityId,
+        entityLabel: 'Well',
+        domain: 'rule_32',
+        kind: 'unknown_well',
+        detail: 'x',
+        observedAt: new Date().toISOString(),
+        source: 'scada',
+      };
       const metadata = { tenantId, actorId: 'scada', correlationId: randomUUID(), causationId: randomUUID() };
-      const { position } = await t.deps.store.append(`ingestion.scada-${tenantId}-${randomUUID()}`, [{ type: COMPLIANCE_ANOMALY_FLAGGED, data, metadata }], { expectedRevision: 'no_stream' });
+      const { position } = await t.deps.store.append(
+        `ingestion.scada-${tenantId}-${randomUUID()}`,
+        [{ type: COMPLIANCE_ANOMALY_FLAGGED, data, metadata }],
+        { expectedRevision: 'no_stream' },
+      );
       expect(await t.deps.projections.waitFor(position, 30_000)).to.equal(true);
     }
-    for (const sort of ['entity_name', '-entity_name', 'entity_id', 'entity_type', '-entity_type', 'status', '-status', 'due_date', '-due_date']) {
-      for (const filter of ['', '&bucket=overdue', '&bucket=anomalies', '&status=compliant', '&status=action_needed', '&entity_type=well&search=4']) {
+    for (const sort of [
+      'entity_name',
+      '-entity_name',
+      'entity_id',
+      'entity_type',
+      '-entity_type',
+      'status',
+      '-status',
+      'due_date',
+      '-due_date',
+    ]) {
+      for (const filter of [
+        '',
+        '&bucket=overdue',
+        '&bucket=anomalies',
+        '&status=compliant',
+        '&status=action_needed',
+        '&entity_type=well&search=4',
+      ]) {
         const all = (await t.api.get(`/compliance/matrix?sort_by=${sort}${filter}&page_size=200`, auth)).body;
         const pages: string[] = [];
         for (let page = 1; page <= Math.ceil(all.total / 7) + 1; page++) {
-          const body = (await t.api.get(`/compliance/matrix?sort_by=${sort}${filter}&page_size=7&page=${page}`, auth)).body;
+          const body = (await t.api.get(`/compliance/matrix?sort_by=${sort}${filter}&page_size=7&page=${page}`, auth))
+            .body;
           expect(body.total, `${sort}${filter}`).to.equal(all.total);
           pages.push(...body.rows.map((r: any) => r.entity_id));
         }

@@ -30,11 +30,27 @@ describe('loading a connector with a long history', function () {
     const metadata = { ...context, correlationId: randomUUID(), causationId: randomUUID() };
     const at = new Date().toISOString();
     await t.deps.store.append(stream, [
-      { type: 'ConnectorRegistered', data: { connectorId, connectorKey: `wells_${connectorId.slice(0, 8)}`, displayName: 'Wells', description: '', connectorType: 'postgresql', config: { host: '127.0.0.1', port: 5432, database: 'src' }, dataClassification: 'internal', at }, metadata },
+      {
+        type: 'ConnectorRegistered',
+        data: {
+          connectorId,
+          connectorKey: `wells_${connectorId.slice(0, 8)}`,
+          displayName: 'Wells',
+          description: '',
+          connectorType: 'postgresql',
+          config: { host: '127.0.0.1', port: 5432, database: 'src' },
+          dataClassification: 'internal',
+          at,
+        },
+        metadata,
+      },
       { type: 'CredentialSet', data: { secretName: 'connectors/test', credentialRevision: 1, at }, metadata },
       { type: 'ProbeSucceeded', data: { credentialRevision: 1, result: { ok: true, at, reasons: [] } }, metadata },
     ]);
-    const record: Decider<RecordSchema, ConnectorState, ConnectorEvent> = { ...connectorAggregate, decide: decideRecordSchema };
+    const record: Decider<RecordSchema, ConnectorState, ConnectorEvent> = {
+      ...connectorAggregate,
+      decide: decideRecordSchema,
+    };
     for (let i = 0; i < 500; i++) {
       const tables = [{ schema: 'src', name: `wells_${i}`, columns: [{ name: 'api', type: 'text', nullable: false }] }];
       await t.deps.handle(record, stream, { type: 'RecordSchema', tables, truncated: false }, context);
@@ -48,7 +64,9 @@ describe('loading a connector with a long history', function () {
     expect(eventsRead, 'events read after the snapshot').to.be.below(50);
     const history = await t.deps.store.readStream(stream);
     expect(history).to.have.length(503);
-    const folded = history.map(connectorAggregate.read).reduce(connectorAggregate.evolve, connectorAggregate.initialState);
+    const folded = history
+      .map(connectorAggregate.read)
+      .reduce(connectorAggregate.evolve, connectorAggregate.initialState);
     expect(loaded).to.deep.equal(folded);
   });
 });

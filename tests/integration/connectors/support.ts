@@ -70,7 +70,9 @@ export async function createSourceDatabase(): Promise<SourceDatabase> {
     readWrite,
     admin: run,
     async drop() {
-      await run(`drop owned by ${readOnly.username}, ${readWrite.username}; drop role ${readOnly.username}; drop role ${readWrite.username};`).catch(() => undefined);
+      await run(
+        `drop owned by ${readOnly.username}, ${readWrite.username}; drop role ${readOnly.username}; drop role ${readWrite.username};`,
+      ).catch(() => undefined);
     },
   };
 }

@@ -32,7 +32,10 @@ export async function startConsoleBrowser(env: Record<string, string> = {}): Pro
   const { chromium } = await import('playwright-core');
   const t = await startTestPlatform({ env });
   const base = t.publicUrl.replace('127.0.0.1', 'localhost');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   return {
     t,
@@ -40,7 +43,10 @@ export async function startConsoleBrowser(env: Record<string, string> = {}): Pro
     base,
     async as(session, width = 1280) {
       const context = await browser.newContext({ viewport: { width, height: 860 } });
-      if (session) await context.addCookies([{ name: 'svc_token', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      if (session)
+        await context.addCookies([
+          { name: 'svc_token', value: session.token, url: base, httpOnly: true, secure: true, sameSite: 'Lax' },
+        ]);
       const page = await context.newPage();
       return { context, page };
     },
@@ -55,7 +61,11 @@ export async function startConsoleBrowser(env: Record<string, string> = {}): Pro
 }
 
 /** The pager reads `a–b of total` once the page for the current filters has loaded. */
-export const pager = (page: Page, total: number) => page.getByRole('navigation', { name: 'Pages' }).getByText(new RegExp(`of ${total}$`)).waitFor();
+export const pager = (page: Page, total: number) =>
+  page
+    .getByRole('navigation', { name: 'Pages' })
+    .getByText(new RegExp(`of ${total}$`))
+    .waitFor();
 
 interface AxeResult {
   violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }>;
@@ -64,7 +74,20 @@ interface AxeResult {
 /** axe-core on the page as it is now (WCAG 2.x A and AA rules): no serious or critical violation. */
 export async function expectAccessible(page: Page, where: string): Promise<void> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(() => (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<unknown> } }).axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }));
+  const result = await page.evaluate(() =>
+    (window as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<unknown> } }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    }),
+  );
   const severe = (result as AxeResult).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(severe.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => JSON.stringify(n.target)).join(', ')}`), `axe on ${where}`).to.deep.equal([]);
+  expect(
+    severe.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => JSON.stringify(n.target))
+          .join(', ')}`,
+    ),
+    `axe on ${where}`,
+  ).to.deep.equal([]);
 }

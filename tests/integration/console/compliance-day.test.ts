@@ -12,7 +12,7 @@ import { type ConsoleBrowser, expectAccessible, startConsoleBrowser } from './br
  * the link, resets and deactivates with a confirmation, and reads the settings audit log; and
  * no page scrolls sideways at 390 px. Every page visited is checked with axe-core.
  */
-describe('a compliance team\'s day in the console (Chromium)', function () {
+describe("a compliance team's day in the console (Chromium)", function () {
   this.timeout(240_000);
   let c: ConsoleBrowser;
   let t: TestPlatform;
@@ -37,7 +37,10 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     expect((await t.api.post('/graph/seed', { wells: 12 }, admin.headers)).status).to.equal(201);
     expect((await t.api.post('/compliance/assess', {}, admin.headers)).status).to.equal(200);
     // An oil lease: its Form PR is filed per lease (a gas lease's per well).
-    const leases = (await t.api.get('/graph/entities/Lease?limit=200', operator.headers)).body.entities as Array<{ entity_id: string; properties: Record<string, string> }>;
+    const leases = (await t.api.get('/graph/entities/Lease?limit=200', operator.headers)).body.entities as Array<{
+      entity_id: string;
+      properties: Record<string, string>;
+    }>;
     leaseId = leases.find((l) => l.properties.oil_gas_code === 'O')!.entity_id;
   });
   after(async () => {
@@ -48,9 +51,15 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
   const expectNoSidewaysScroll = async (page: Page, where: string) => {
     const { scroll, width, wide } = await page.evaluate(() => {
       // The outermost elements that stick out, to name the culprit when there is one.
-      const out = [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap'));
+      const out = [...document.querySelectorAll('body *')].filter(
+        (e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-wrap'),
+      );
       const outer = out.filter((e) => !out.includes(e.parentElement!)).slice(0, 3);
-      return { scroll: document.documentElement.scrollWidth, width: window.innerWidth, wide: outer.map((e) => `${e.tagName.toLowerCase()}.${e.className}`) };
+      return {
+        scroll: document.documentElement.scrollWidth,
+        width: window.innerWidth,
+        wide: outer.map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+      };
     });
     expect(scroll, `${where}: page width ${scroll} at a ${width} px window (${wide.join(', ')})`).to.be.at.most(width);
   };
@@ -85,7 +94,8 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await expectAccessible(page, 'entity page');
 
     // A well whose Form PR is late: its page offers the checklist that fixes it, filled in.
-    const rows = (await t.api.get('/compliance/matrix?entity_type=well&sort_by=status&page_size=200', reviewer.headers)).body.rows as Array<{ entity_id: string; domains: Record<string, string> }>;
+    const rows = (await t.api.get('/compliance/matrix?entity_type=well&sort_by=status&page_size=200', reviewer.headers))
+      .body.rows as Array<{ entity_id: string; domains: Record<string, string> }>;
     const late = rows.find((r) => r.domains.production === 'red' || r.domains.production === 'amber');
     expect(late, 'a seeded well with a late Form PR').to.not.equal(undefined);
     await page.goto(`${base}/graph/Well/${encodeURIComponent(late!.entity_id)}`);
@@ -100,12 +110,22 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     expect(await form.getByLabel(/\(name or ID\)/).inputValue()).to.equal(late!.entity_id);
     await form.getByRole('button', { name: 'Start checklist' }).click();
     await page.getByRole('link', { name: '← All checklists' }).waitFor();
-    expect(await page.getByRole('link', { name: late!.entity_id }).first().getAttribute('href')).to.equal(`/graph/Well/${encodeURIComponent(late!.entity_id)}`);
+    expect(await page.getByRole('link', { name: late!.entity_id }).first().getAttribute('href')).to.equal(
+      `/graph/Well/${encodeURIComponent(late!.entity_id)}`,
+    );
     await context.close();
   });
 
-  it('an operator starts a lease\'s Form PR; a rejection comes back with its reason on the checklist and on their start page, and only their own checklists are listed', async () => {
-    expect((await t.api.post('/checklists', { template_id: 'form_pr', entity_type: 'Lease', entity_id: leaseId }, power.headers)).status).to.equal(201);
+  it("an operator starts a lease's Form PR; a rejection comes back with its reason on the checklist and on their start page, and only their own checklists are listed", async () => {
+    expect(
+      (
+        await t.api.post(
+          '/checklists',
+          { template_id: 'form_pr', entity_type: 'Lease', entity_id: leaseId },
+          power.headers,
+        )
+      ).status,
+    ).to.equal(201);
     const o = await c.as(operator);
     await o.page.goto(`${base}/checklists`);
     const form = o.page.getByRole('form', { name: 'New checklist' });
@@ -116,11 +136,20 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await form.getByRole('button', { name: 'Start checklist' }).click();
     await o.page.getByRole('link', { name: '← All checklists' }).waitFor();
     const id = o.page.url().split('/').pop()!;
-    expect(await o.page.getByRole('link', { name: leaseId }).first().getAttribute('href')).to.equal(`/graph/Lease/${encodeURIComponent(leaseId)}`);
+    expect(await o.page.getByRole('link', { name: leaseId }).first().getAttribute('href')).to.equal(
+      `/graph/Lease/${encodeURIComponent(leaseId)}`,
+    );
 
     const checklist = (await t.api.get(`/checklists/${id}`, operator.headers)).body;
-    for (const item of checklist.items) expect((await t.api.patch(`/checklists/${id}/items/${item.index}`, { status: 'complete' }, operator.headers)).status).to.equal(200);
-    const submitted = await t.api.post(`/checklists/${id}/submit`, { summary: 'Form PR for the lease' }, operator.headers);
+    for (const item of checklist.items)
+      expect(
+        (await t.api.patch(`/checklists/${id}/items/${item.index}`, { status: 'complete' }, operator.headers)).status,
+      ).to.equal(200);
+    const submitted = await t.api.post(
+      `/checklists/${id}/submit`,
+      { summary: 'Form PR for the lease' },
+      operator.headers,
+    );
     expect(submitted.status).to.equal(200);
 
     // The reviewer rejects; without a reason the form asks for one.
@@ -138,7 +167,9 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
 
     await o.page.goto(`${base}/checklists/${id}`);
     await o.page.getByText('Gas disposition does not sum to production').waitFor();
-    expect(await o.page.getByRole('status').filter({ hasText: 'Returned for rework by Test reviewer user' }).count()).to.equal(1);
+    expect(
+      await o.page.getByRole('status').filter({ hasText: 'Returned for rework by Test reviewer user' }).count(),
+    ).to.equal(1);
     await expectAccessible(o.page, 'checklist returned for rework');
     await o.page.goto(`${base}/`);
     const mine = o.page.getByRole('region', { name: /Your checklists/ });
@@ -161,9 +192,13 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await page.getByRole('alert').filter({ hasText: 'at least one role' }).waitFor();
     await form.getByLabel('Reviewer').check();
     await form.getByRole('button', { name: 'Invite' }).click();
-    const link = (await page.getByRole('status').filter({ hasText: 'Invitation created' }).locator('code').innerText()).trim();
+    const link = (
+      await page.getByRole('status').filter({ hasText: 'Invitation created' }).locator('code').innerText()
+    ).trim();
     expect(link).to.match(/\/invite\?token=/);
-    const created = (await t.api.get('/auth/admin/users', admin.headers)).body.find((u: { email: string }) => u.email === email);
+    const created = (await t.api.get('/auth/admin/users', admin.headers)).body.find(
+      (u: { email: string }) => u.email === email,
+    );
     expect(created.roles).to.deep.equal(['reviewer']);
     await expectAccessible(page, 'administration: users');
     await c.shot(page, 'admin-invite');
@@ -192,7 +227,10 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     await row.getByRole('group', { name: /Deactivate Rita Reviewer\?/ }).waitFor();
     await expectAccessible(page, 'administration: deactivate confirmation');
     await row.getByRole('button', { name: 'Cancel' }).click();
-    expect((await t.api.get('/auth/admin/users', admin.headers)).body.find((u: { email: string }) => u.email === email).is_active).to.equal(true);
+    expect(
+      (await t.api.get('/auth/admin/users', admin.headers)).body.find((u: { email: string }) => u.email === email)
+        .is_active,
+    ).to.equal(true);
     await row.getByRole('button', { name: 'Reset password' }).click();
     await row.getByRole('button', { name: 'Yes, reset' }).click();
     const reset = (await row.getByRole('status').locator('code').innerText()).trim();
@@ -221,7 +259,10 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
 
     // At 1,440 px the administrator's navigation is one row.
     await page.setViewportSize({ width: 1440, height: 900 });
-    const items = await page.getByRole('navigation', { name: 'Main' }).locator(':scope > ul > li').evaluateAll((lis) => lis.map((li) => Math.round(li.getBoundingClientRect().top)));
+    const items = await page
+      .getByRole('navigation', { name: 'Main' })
+      .locator(':scope > ul > li')
+      .evaluateAll((lis) => lis.map((li) => Math.round(li.getBoundingClientRect().top)));
     expect(new Set(items).size, 'navigation rows').to.equal(1);
     await context.close();
   });
@@ -234,9 +275,14 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
     const agent = page.getByRole('combobox', { name: 'Agent' });
     expect(await agent.locator('option').allInnerTexts()).to.include('Filing preparation');
     await expectAccessible(page, 'chat: a new conversation');
-    await page.getByRole('textbox', { name: 'Message' }).fill('Which wells are overdue for Form PR?\nList them by lease.');
+    await page
+      .getByRole('textbox', { name: 'Message' })
+      .fill('Which wells are overdue for Form PR?\nList them by lease.');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Completed|Awaiting review/).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByText(/^Completed|Awaiting review/)
+      .first()
+      .waitFor({ timeout: 60_000 });
     expect(new URL(page.url()).pathname).to.match(/^\/chat\/[^/]+$/);
     const list = page.getByRole('complementary', { name: 'Conversations' });
     await list.getByText('Which wells are overdue for Form PR?').waitFor();
@@ -252,10 +298,34 @@ describe('a compliance team\'s day in the console (Chromium)', function () {
   });
 
   it('no page scrolls sideways at 390 px: wide tables scroll in their own box', async () => {
-    const pending = await t.api.post('/approvals', { checkpoint_type: 'filing_submission', payload: { kind: 'filing', summary: 'Narrow screen', form: 'form_pr', period: '2026-09', figures: [], validations: [] } }, operator.headers);
+    const pending = await t.api.post(
+      '/approvals',
+      {
+        checkpoint_type: 'filing_submission',
+        payload: {
+          kind: 'filing',
+          summary: 'Narrow screen',
+          form: 'form_pr',
+          period: '2026-09',
+          figures: [],
+          validations: [],
+        },
+      },
+      operator.headers,
+    );
     const wellId = (await t.api.get('/graph/entities/Well?limit=1', admin.headers)).body.entities[0].entity_id;
     const { context, page } = await c.as(admin, 390);
-    for (const path of ['/', '/approvals', `/approvals/${pending.body.approval_id}`, '/compliance', '/checklists', `/graph/Well/${encodeURIComponent(wellId)}`, '/admin', '/ingestion', '/events']) {
+    for (const path of [
+      '/',
+      '/approvals',
+      `/approvals/${pending.body.approval_id}`,
+      '/compliance',
+      '/checklists',
+      `/graph/Well/${encodeURIComponent(wellId)}`,
+      '/admin',
+      '/ingestion',
+      '/events',
+    ]) {
       await page.goto(`${base}${path}`);
       await page.locator('h1').first().waitFor();
       await page.waitForLoadState('networkidle');

@@ -93,12 +93,18 @@ describe('console in a real browser (Chromium)', function () {
     const r = await as(reviewer);
     await r.page.goto(`${base}/`);
     await r.page.getByRole('heading', { name: /Approvals waiting for you/ }).waitFor();
-    expect(await r.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count()).to.equal(0);
+    expect(
+      await r.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Administration' }).count(),
+    ).to.equal(0);
     await r.context.close();
   });
 
   it('a reviewer decides a pending approval with modifications from the queue; the decision shows who and when', async () => {
-    const created = await t.api.post('/approvals', { checkpoint_type: 'filing_submission', payload: { form: 'PR', well: '42-301-12345', oil_bbl: 1250 } }, operator.headers);
+    const created = await t.api.post(
+      '/approvals',
+      { checkpoint_type: 'filing_submission', payload: { form: 'PR', well: '42-301-12345', oil_bbl: 1250 } },
+      operator.headers,
+    );
     expect(created.status).to.equal(201);
     const id = created.body.approval_id as string;
     const { context, page } = await as(reviewer);
@@ -129,13 +135,20 @@ describe('console in a real browser (Chromium)', function () {
     expect(await page.getByText(reviewer.userId).count()).to.equal(0);
     const stored = await t.api.get(`/approvals/${id}`, reviewer.headers);
     expect(stored.body.status).to.equal('modified');
-    expect(stored.body.decision).to.include({ reviewer_id: reviewer.userId, comments: 'Volume corrected from the run tickets' });
+    expect(stored.body.decision).to.include({
+      reviewer_id: reviewer.userId,
+      comments: 'Volume corrected from the run tickets',
+    });
     expect(stored.body.decision.modifications).to.deep.equal({ oil_bbl: 1200 });
     await context.close();
   });
 
   it('an operator streams a turn that pauses for review, with node progress and a link to its approval, which a reviewer then approves', async () => {
-    const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Form PR for March' }, operator.headers);
+    const conversation = await t.api.post(
+      '/conversations',
+      { agent_id: 'default', title: 'Form PR for March' },
+      operator.headers,
+    );
     expect(conversation.status).to.equal(200);
     const id = conversation.body.id as string;
     const { context, page } = await as(operator);
@@ -162,7 +175,10 @@ describe('console in a real browser (Chromium)', function () {
     // A filing the agent's checks failed on is approved only with a justification.
     const payload = (await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.payload;
     const failed = (payload.validations ?? []).some((v: { status: string }) => v.status === 'fail');
-    if (failed) await r.page.getByLabel('Justification for approving over the failed validations').fill('Checked against the run tickets');
+    if (failed)
+      await r.page
+        .getByLabel('Justification for approving over the failed validations')
+        .fill('Checked against the run tickets');
     await r.page.getByRole('button', { name: 'Record decision' }).click();
     await r.page.getByRole('heading', { name: 'Decision' }).waitFor();
     expect((await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).body.status).to.equal('approved');
@@ -187,13 +203,16 @@ describe('console in a real browser (Chromium)', function () {
     await pager(page, total);
     await shot(page, 'compliance');
 
-    const overdue = (await t.api.get('/compliance/matrix?bucket=overdue&page_size=1', admin.headers)).body.total as number;
+    const overdue = (await t.api.get('/compliance/matrix?bucket=overdue&page_size=1', admin.headers)).body
+      .total as number;
     await page.getByLabel('Bucket').selectOption('overdue');
     await pager(page, overdue);
 
     await page.getByLabel('Bucket').selectOption('');
     const first = (await t.api.get('/compliance/matrix?page_size=1', admin.headers)).body.rows[0];
-    const matching = (await t.api.get(`/compliance/matrix?search=${encodeURIComponent(first.entity_id)}&page_size=1`, admin.headers)).body.total as number;
+    const matching = (
+      await t.api.get(`/compliance/matrix?search=${encodeURIComponent(first.entity_id)}&page_size=1`, admin.headers)
+    ).body.total as number;
     expect(matching).to.be.lessThan(total);
     await page.getByLabel('Search').fill(first.entity_id);
     await pager(page, matching);
@@ -246,7 +265,7 @@ describe('console in a real browser (Chromium)', function () {
     await context.close();
   });
 
-  it('a well\'s entity page shows its properties, its relationships and the impact tree', async () => {
+  it("a well's entity page shows its properties, its relationships and the impact tree", async () => {
     const wells = await t.api.get('/graph/entities/Well?limit=5', admin.headers);
     const well = wells.body.entities[0];
     const { context, page } = await as(admin);
@@ -271,32 +290,41 @@ describe('console in a real browser (Chromium)', function () {
       const record = isStream ? { headers: req.headers, body: '' } : null;
       if (record) streams.push(record);
       const cut = isStream && streams.length === 1;
-      const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        let dropped = false;
-        ur.on('data', (chunk: Buffer) => {
-          if (dropped) return;
-          if (record) record.body += chunk.toString();
-          res.write(chunk);
-          if (cut && (record!.body.match(/^event: node_end$/gm) ?? []).length >= 2) {
-            // The browser reads what was sent, then the connection drops.
-            dropped = true;
-            ur.destroy();
-            setTimeout(() => res.socket?.destroy(), 300);
-          }
-        });
-        ur.on('end', () => res.end());
-      });
+      const up = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (ur) => {
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          let dropped = false;
+          ur.on('data', (chunk: Buffer) => {
+            if (dropped) return;
+            if (record) record.body += chunk.toString();
+            res.write(chunk);
+            if (cut && (record!.body.match(/^event: node_end$/gm) ?? []).length >= 2) {
+              // The browser reads what was sent, then the connection drops.
+              dropped = true;
+              ur.destroy();
+              setTimeout(() => res.socket?.destroy(), 300);
+            }
+          });
+          ur.on('end', () => res.end());
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const via = `http://localhost:${(proxy.address() as AddressInfo).port}`;
     try {
-      const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Resume' }, operator.headers);
+      const conversation = await t.api.post(
+        '/conversations',
+        { agent_id: 'default', title: 'Resume' },
+        operator.headers,
+      );
       const id = conversation.body.id as string;
       const context = await browser.newContext();
-      await context.addCookies([{ name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      await context.addCookies([
+        { name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' },
+      ]);
       const page = await context.newPage();
       await page.goto(`${via}/chat/${id}`);
       await page.getByRole('textbox', { name: 'Message' }).fill(filingRequest('2026-04'));
@@ -311,7 +339,9 @@ describe('console in a real browser (Chromium)', function () {
       // Every node chip once, but the model and tool nodes, which run once per tool round by design
       // (a filing request takes two rounds: start_checklist, then request_approval).
       const chips = await page.getByRole('list', { name: 'Pipeline progress' }).locator('li').allInnerTexts();
-      expect(chips.filter((c) => c.includes('×') && !c.startsWith('initial llm call') && !c.startsWith('tool node'))).to.deep.equal([]);
+      expect(
+        chips.filter((c) => c.includes('×') && !c.startsWith('initial llm call') && !c.startsWith('tool node')),
+      ).to.deep.equal([]);
       const messages = await t.api.get(`/conversations/${id}/messages`, operator.headers);
       expect(messages.body.messages.filter((m: { role: string }) => m.role === 'user')).to.have.length(1);
       await context.close();
@@ -323,7 +353,11 @@ describe('console in a real browser (Chromium)', function () {
   it('prompt templates: an administrator saves a draft, promotes it to pre-production, and is refused approving their own version', async () => {
     const ns = await t.api.post('/prompts/namespaces', { name: 'console' }, admin.headers);
     expect(ns.status).to.equal(201);
-    const template = await t.api.post('/prompts/templates', { namespace_id: ns.body.id, slug: 'greeting' }, admin.headers);
+    const template = await t.api.post(
+      '/prompts/templates',
+      { namespace_id: ns.body.id, slug: 'greeting' },
+      admin.headers,
+    );
     expect(template.status).to.equal(201);
     const { context, page } = await as(admin);
     await page.goto(`${base}/admin`);
@@ -348,30 +382,39 @@ describe('console in a real browser (Chromium)', function () {
       const isStream = req.url!.includes('/stream');
       if (isStream) streamUrls.push(req.url!);
       const swallow = isStream && streamUrls.length === 1;
-      const up = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers }, (ur) => {
-        if (swallow) {
-          // The request reached the platform (the turn starts); the browser gets the response
-          // headers but no frame before the connection drops. (Headers are sent so that the
-          // browser's network stack does not silently retry the GET itself.)
+      const up = httpRequest(
+        { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+        (ur) => {
+          if (swallow) {
+            // The request reached the platform (the turn starts); the browser gets the response
+            // headers but no frame before the connection drops. (Headers are sent so that the
+            // browser's network stack does not silently retry the GET itself.)
+            res.writeHead(ur.statusCode ?? 502, ur.headers);
+            res.flushHeaders();
+            ur.resume();
+            setTimeout(() => res.socket?.destroy(), 300);
+            return;
+          }
           res.writeHead(ur.statusCode ?? 502, ur.headers);
-          res.flushHeaders();
-          ur.resume();
-          setTimeout(() => res.socket?.destroy(), 300);
-          return;
-        }
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        ur.pipe(res);
-      });
+          ur.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     const via = `http://localhost:${(proxy.address() as AddressInfo).port}`;
     try {
-      const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Early drop' }, operator.headers);
+      const conversation = await t.api.post(
+        '/conversations',
+        { agent_id: 'default', title: 'Early drop' },
+        operator.headers,
+      );
       const id = conversation.body.id as string;
       const context = await browser.newContext();
-      await context.addCookies([{ name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' }]);
+      await context.addCookies([
+        { name: 'svc_token', value: operator.token, url: via, httpOnly: true, secure: true, sameSite: 'Lax' },
+      ]);
       const page = await context.newPage();
       await page.goto(`${via}/chat/${id}`);
       await page.getByRole('textbox', { name: 'Message' }).fill(filingRequest('2026-05'));

@@ -37,30 +37,57 @@ describe('console: evaluation runs and tool tables in chat (Chromium)', function
   });
 
   /** A turn of the builtin assistant and its answer, as chat would capture it. */
-  async function turn(session: Session, message: string): Promise<{ conversationId: string; executionId: string; answer: string }> {
-    const conversationId = (await t.api.post('/conversations', { agent_id: 'general' }, session.headers)).body.id as string;
+  async function turn(
+    session: Session,
+    message: string,
+  ): Promise<{ conversationId: string; executionId: string; answer: string }> {
+    const conversationId = (await t.api.post('/conversations', { agent_id: 'general' }, session.headers)).body
+      .id as string;
     const result = await t.api.post('/execute', { conversation_id: conversationId, message }, session.headers);
     expect(result.status, JSON.stringify(result.body)).to.equal(200);
     const assistant = result.body.messages.filter((m: { role: string }) => m.role === 'assistant');
-    return { conversationId, executionId: result.body.execution_id as string, answer: assistant[assistant.length - 1].content as string };
+    return {
+      conversationId,
+      executionId: result.body.execution_id as string,
+      answer: assistant[assistant.length - 1].content as string,
+    };
   }
 
   /** A frozen replay: grades the recorded answers against the captures as they stand now. */
   async function evaluate(): Promise<string> {
     await evaluationContext.captures(t.deps).settled();
     const runId = randomUUID();
-    await runEvaluation(t.deps, { tenantId: admin.tenantId, runId, model: 'builtin/deterministic', judgeThreshold: 0.5, gitSha: null, judge: tokenOverlapJudge, replayer: frozenReplayer });
+    await runEvaluation(t.deps, {
+      tenantId: admin.tenantId,
+      runId,
+      model: 'builtin/deterministic',
+      judgeThreshold: 0.5,
+      gitSha: null,
+      judge: tokenOverlapJudge,
+      replayer: frozenReplayer,
+    });
     return runId;
   }
 
   it('evaluation: a run opens from the list with its case results; an administrator makes it the baseline, and a later run lists its regression against it', async () => {
     const expert = await turn(operator, 'Which forms must an operator file before drilling a new oil well in Texas?');
-    expect((await t.api.post('/eval/captures', { execution_id: expert.executionId, score: 1, expected_output: expert.answer, category_tag: 'permits' }, operator.headers)).status).to.equal(200);
+    expect(
+      (
+        await t.api.post(
+          '/eval/captures',
+          { execution_id: expert.executionId, score: 1, expected_output: expert.answer, category_tag: 'permits' },
+          operator.headers,
+        )
+      ).status,
+    ).to.equal(200);
     const first = await evaluate();
 
     const { context, page } = await c.as(admin);
     await page.goto(`${base}/evaluation`);
-    await page.getByRole('table', { name: /Evaluation runs/ }).getByRole('link', { name: first.slice(0, 8) }).click();
+    await page
+      .getByRole('table', { name: /Evaluation runs/ })
+      .getByRole('link', { name: first.slice(0, 8) })
+      .click();
     await page.getByRole('heading', { name: `Run ${first.slice(0, 8)}`, level: 1 }).waitFor();
     const results = page.getByRole('table', { name: 'Case results' });
     expect(await results.getByRole('row').count()).to.equal(2);
@@ -74,12 +101,22 @@ describe('console: evaluation runs and tool tables in chat (Chromium)', function
     expect((await t.api.get(`/eval/runs/${first}`, admin.headers)).body.is_baseline).to.equal(true);
 
     // The expert changes the expected answer: the same case fails in the next run.
-    await t.api.post('/eval/captures', { execution_id: expert.executionId, score: -1, expected_output: 'Nothing about forms: consult the district office by telephone.' }, operator.headers);
+    await t.api.post(
+      '/eval/captures',
+      {
+        execution_id: expert.executionId,
+        score: -1,
+        expected_output: 'Nothing about forms: consult the district office by telephone.',
+      },
+      operator.headers,
+    );
     const second = await evaluate();
     await page.goto(`${base}/evaluation/runs/${second}`);
     const regressions = page.getByRole('table', { name: '1 regressions' });
     await regressions.waitFor();
-    expect(await regressions.getByRole('row').nth(1).innerText()).to.contain(expert.executionId).and.to.match(/pass\s[\s\S]*fail/);
+    expect(await regressions.getByRole('row').nth(1).innerText())
+      .to.contain(expert.executionId)
+      .and.to.match(/pass\s[\s\S]*fail/);
     await expectAccessible(page, 'evaluation run');
     await context.close();
   });
@@ -96,15 +133,26 @@ describe('console: evaluation runs and tool tables in chat (Chromium)', function
 
   it("chat: a tool that returns rows is shown as a table under its tool result, with the tool's title as caption", async () => {
     await t.api.post('/compliance/assess', {}, admin.headers);
-    const conversation = await t.api.post('/conversations', { agent_id: 'general', title: 'Deadlines' }, operator.headers);
+    const conversation = await t.api.post(
+      '/conversations',
+      { agent_id: 'general', title: 'Deadlines' },
+      operator.headers,
+    );
     const id = conversation.body.id as string;
     const { context, page } = await c.as(operator);
     await page.goto(`${base}/chat/${id}`);
     await page.getByRole('textbox', { name: 'Message' }).fill(`What are the upcoming deadlines of well ${wellId}?`);
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Completed|Awaiting review/).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByText(/^Completed|Awaiting review/)
+      .first()
+      .waitFor({ timeout: 60_000 });
 
-    const messages = (await t.api.get(`/conversations/${id}/messages`, operator.headers)).body.messages as Array<{ role: string; tool_name?: string; metadata?: { tool_result?: { title: string; rows: Array<Record<string, string>> } } }>;
+    const messages = (await t.api.get(`/conversations/${id}/messages`, operator.headers)).body.messages as Array<{
+      role: string;
+      tool_name?: string;
+      metadata?: { tool_result?: { title: string; rows: Array<Record<string, string>> } };
+    }>;
     const tool = messages.find((m) => m.role === 'tool' && m.tool_name === 'compliance_deadlines');
     expect(tool?.metadata?.tool_result?.rows, 'the deadlines tool returned rows').to.have.length.greaterThan(0);
     const { title, rows } = tool!.metadata!.tool_result!;
@@ -114,9 +162,16 @@ describe('console: evaluation runs and tool tables in chat (Chromium)', function
     await table.waitFor();
     const header = await table.getByRole('row').first().innerText();
     // People read the tool's headers, not its column keys.
-    expect(header.split(/\t|\n/).map((s) => s.trim()).filter(Boolean)).to.deep.equal(['Due date', 'Rule', 'What is due', 'Source']);
+    expect(
+      header
+        .split(/\t|\n/)
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ).to.deep.equal(['Due date', 'Rule', 'What is due', 'Source']);
     expect(await table.getByRole('row').count()).to.equal(rows.length + 1);
-    expect(await table.getByRole('row').nth(1).innerText()).to.contain(rows[0].due_date).and.to.contain(rows[0].rule);
+    expect(await table.getByRole('row').nth(1).innerText())
+      .to.contain(rows[0].due_date)
+      .and.to.contain(rows[0].rule);
     await expectAccessible(page, 'chat with a tool table');
     await context.close();
   });

@@ -34,7 +34,10 @@ describe('console: filings on the entity and approval pages (Chromium)', functio
     const pdf = await page.request.get(`${c.base}${pdfHref}`);
     expect(pdf.status()).to.equal(200);
     expect(pdf.headers()['content-type']).to.equal('application/pdf');
-    const [download] = await Promise.all([page.waitForEvent('download'), section.getByRole('link', { name: 'Download evidence' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      section.getByRole('link', { name: 'Download evidence' }).click(),
+    ]);
     const zip = await readFile((await download.path())!);
     const jwks = await (await fetch(`${c.base}/.well-known/jwks.json`)).json();
     const verdict = await verifyEvidence(zip, jwks);

@@ -61,7 +61,12 @@ describe('console pages for every role (Chromium)', function () {
     ],
     validations: [
       { key: 'production_found', label: 'Production found', status: 'pass', message: 'March production is on record' },
-      { key: 'flaring_authorized', label: 'Flaring authorized', status: 'fail', message: 'No R-32 authorization covers the flared volume' },
+      {
+        key: 'flaring_authorized',
+        label: 'Flaring authorized',
+        status: 'fail',
+        message: 'No R-32 authorization covers the flared volume',
+      },
     ],
     checklist_id: checklistId,
     conversation_id: null,
@@ -69,7 +74,11 @@ describe('console pages for every role (Chromium)', function () {
   });
 
   async function approvalFor(payload: object, extra: object = {}): Promise<string> {
-    const created = await t.api.post('/approvals', { checkpoint_type: 'filing_submission', payload, ...extra }, operator.headers);
+    const created = await t.api.post(
+      '/approvals',
+      { checkpoint_type: 'filing_submission', payload, ...extra },
+      operator.headers,
+    );
     expect(created.status).to.equal(201);
     return created.body.approval_id;
   }
@@ -94,7 +103,10 @@ describe('console pages for every role (Chromium)', function () {
     // The operator's own checklist is listed on theirs.
     const o = await c.as(operator);
     await o.page.goto(`${base}/`);
-    await o.page.getByRole('link', { name: /Form PR/ }).first().waitFor();
+    await o.page
+      .getByRole('link', { name: /Form PR/ })
+      .first()
+      .waitFor();
     await o.page.getByRole('heading', { name: 'Recent conversations' }).waitFor();
     await o.context.close();
   });
@@ -105,36 +117,54 @@ describe('console pages for every role (Chromium)', function () {
     await page.goto(`${base}/approvals`);
     const row = page.getByRole('row').filter({ hasText: '2026-10' });
     await row.waitFor();
-    expect(await row.innerText()).to.include('Form PR (monthly production report)').and.to.include('HOEFS 1H');
+    expect(await row.innerText())
+      .to.include('Form PR (monthly production report)')
+      .and.to.include('HOEFS 1H');
     await c.shot(page, 'approvals-queue');
     await row.getByRole('link', { name: 'filing submission' }).click();
     await page.getByRole('heading', { name: 'What would be filed' }).waitFor();
     const figures = page.getByRole('table', { name: 'Figures' });
-    expect(await figures.getByRole('row').filter({ hasText: 'Oil produced' }).innerText()).to.match(/1,234\.5\s+bbl\s+graph:Well\//);
+    expect(await figures.getByRole('row').filter({ hasText: 'Oil produced' }).innerText()).to.match(
+      /1,234\.5\s+bbl\s+graph:Well\//,
+    );
     expect(await figures.getByRole('row').filter({ hasText: 'Gas flared' }).innerText()).to.include('missing');
     await page.getByRole('link', { name: `graph:Well/${wellId}` }).waitFor();
     const validations = page.getByRole('list', { name: 'Validations' });
-    expect(await validations.innerText()).to.include('Flaring authorized').and.to.include('No R-32 authorization');
-    expect(await page.getByRole('link', { name: 'Open the checklist' }).getAttribute('href')).to.equal(`/checklists/${checklistId}`);
+    expect(await validations.innerText())
+      .to.include('Flaring authorized')
+      .and.to.include('No R-32 authorization');
+    expect(await page.getByRole('link', { name: 'Open the checklist' }).getAttribute('href')).to.equal(
+      `/checklists/${checklistId}`,
+    );
     await expectAccessible(page, 'approval detail (filing)');
     await c.shot(page, 'approval-detail');
     // Approving over the failed validation asks why, and the reason is kept with the decision.
-    expect(await page.getByRole('note').innerText()).to.include('1 validation failed').and.to.include('Flaring authorized');
+    expect(await page.getByRole('note').innerText())
+      .to.include('1 validation failed')
+      .and.to.include('Flaring authorized');
     await page.getByLabel('Approve', { exact: true }).check();
     await page.getByRole('button', { name: 'Record decision' }).click();
     await page.getByRole('alert').filter({ hasText: 'although validations failed' }).waitFor();
-    await page.getByLabel('Justification for approving over the failed validations').fill('R-32 granted by phone, paper follows');
+    await page
+      .getByLabel('Justification for approving over the failed validations')
+      .fill('R-32 granted by phone, paper follows');
     await page.getByRole('button', { name: 'Record decision' }).click();
     await page.getByRole('heading', { name: 'Decision' }).waitFor();
     await page.getByText('Failed checks approved over: Flaring authorized').waitFor();
     await page.getByText('R-32 granted by phone, paper follows').waitFor();
     const decided = (await t.api.get(`/approvals/${id}`, reviewer.headers)).body;
     expect(decided.status).to.equal('approved');
-    expect(decided.decision).to.deep.include({ justification: 'R-32 granted by phone, paper follows', overridden_validations: ['flaring_authorized'] });
+    expect(decided.decision).to.deep.include({
+      justification: 'R-32 granted by phone, paper follows',
+      overridden_validations: ['flaring_authorized'],
+    });
     await expectAccessible(page, 'approval detail (decided)');
 
     // A decision the API refuses (named to another reviewer: 403 {detail}) is shown where the buttons are.
-    const named = await approvalFor(filing('2026-11'), { reviewer_strategy: 'named_individual', reviewer_id: otherReviewer.userId });
+    const named = await approvalFor(filing('2026-11'), {
+      reviewer_strategy: 'named_individual',
+      reviewer_id: otherReviewer.userId,
+    });
     await page.goto(`${base}/approvals/${named}`);
     await page.getByLabel('Reject').check();
     await page.getByRole('button', { name: 'Record decision' }).click();
@@ -155,14 +185,21 @@ describe('console pages for every role (Chromium)', function () {
   });
 
   it('chat shows the answer once, the turn panel with progress and collapsed tool calls, and folds long text', async () => {
-    const conversation = await t.api.post('/conversations', { agent_id: 'default', title: 'Well status' }, operator.headers);
+    const conversation = await t.api.post(
+      '/conversations',
+      { agent_id: 'default', title: 'Well status' },
+      operator.headers,
+    );
     const id = conversation.body.id as string;
     const { context, page } = await c.as(operator);
     await page.goto(`${base}/chat/${id}`);
     const long = `Please summarise these notes. ${'The separator pressure held steady through the night. '.repeat(40)}`;
     await page.getByRole('textbox', { name: 'Message' }).fill(long);
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Completed|Awaiting review/).first().waitFor({ timeout: 60_000 });
+    await page
+      .getByText(/^Completed|Awaiting review/)
+      .first()
+      .waitFor({ timeout: 60_000 });
     const messages = await t.api.get(`/conversations/${id}/messages`, operator.headers);
     const answer = messages.body.messages.filter((m: { role: string }) => m.role === 'assistant').pop();
     expect(answer, 'an assistant message').to.not.equal(undefined);
@@ -175,7 +212,9 @@ describe('console pages for every role (Chromium)', function () {
     const more = page.getByRole('button', { name: /Show all \(/ }).first();
     await more.waitFor();
     await more.click();
-    expect(await page.getByRole('button', { name: 'Show less' }).first().getAttribute('aria-expanded')).to.equal('true');
+    expect(await page.getByRole('button', { name: 'Show less' }).first().getAttribute('aria-expanded')).to.equal(
+      'true',
+    );
     await expectAccessible(page, 'chat');
     await context.close();
   });
@@ -190,7 +229,9 @@ describe('console pages for every role (Chromium)', function () {
     await register.getByLabel('Key').fill(key);
     await register.getByLabel('Display name').fill('Field database');
     await register.getByLabel('Engine').selectOption('postgresql');
-    await register.getByLabel('Config (JSON)').fill(JSON.stringify({ host: source.host, port: source.port, database: source.database, sslmode: 'disable' }));
+    await register
+      .getByLabel('Config (JSON)')
+      .fill(JSON.stringify({ host: source.host, port: source.port, database: source.database, sslmode: 'disable' }));
     await register.getByRole('button', { name: 'Register' }).click();
     await a.page.getByRole('heading', { name: 'Connector Field database' }).waitFor();
     const credential = a.page.getByRole('form', { name: 'Set the credential' });
@@ -226,9 +267,15 @@ describe('console pages for every role (Chromium)', function () {
     await a.page.locator('summary').filter({ hasText: 'wells_by_operator' }).getByText('approved').waitFor();
 
     // An edit after approval: the review shows what changed since.
-    const edited = await t.api.patch(`/connectors/${key}/exposures/wells_by_operator`, { sql: 'select api, name, depth_ft\nfrom src.wells\nwhere operator_id = :op' }, power.headers);
+    const edited = await t.api.patch(
+      `/connectors/${key}/exposures/wells_by_operator`,
+      { sql: 'select api, name, depth_ft\nfrom src.wells\nwhere operator_id = :op' },
+      power.headers,
+    );
     expect(edited.status).to.equal(200);
-    expect((await t.api.post(`/connectors/${key}/exposures/wells_by_operator/submit`, {}, power.headers)).status).to.equal(200);
+    expect(
+      (await t.api.post(`/connectors/${key}/exposures/wells_by_operator/submit`, {}, power.headers)).status,
+    ).to.equal(200);
     await a.page.goto(`${base}/connectors/${key}?exposure=wells_by_operator`);
     const diff = a.page.getByLabel('Changes since the approved version');
     await diff.waitFor();
@@ -260,10 +307,30 @@ describe('console pages for every role (Chromium)', function () {
     );
     expect(type.status, JSON.stringify(type.body)).to.equal(201);
     const typeId = type.body.id as string;
-    expect((await t.api.post(`/event-types/${typeId}/conditional-rules`, { field: 'flare_reason', effect: 'show', when: { field: 'kind', operator: 'equals', value: 'flaring' } }, power.headers)).status).to.equal(201);
-    const guard = await t.api.post(`/event-types/${typeId}/guard-rules`, { name: 'daily cap', field: 'volume_mcf', operator: 'lte', value: 1000, message: 'above the 1,000 mcf daily cap' }, power.headers);
+    expect(
+      (
+        await t.api.post(
+          `/event-types/${typeId}/conditional-rules`,
+          { field: 'flare_reason', effect: 'show', when: { field: 'kind', operator: 'equals', value: 'flaring' } },
+          power.headers,
+        )
+      ).status,
+    ).to.equal(201);
+    const guard = await t.api.post(
+      `/event-types/${typeId}/guard-rules`,
+      {
+        name: 'daily cap',
+        field: 'volume_mcf',
+        operator: 'lte',
+        value: 1000,
+        message: 'above the 1,000 mcf daily cap',
+      },
+      power.headers,
+    );
     expect(guard.status).to.equal(201);
-    expect((await t.api.post(`/event-types/${typeId}/guard-rules/${guard.body.id}/publish`, {}, power.headers)).status).to.equal(200);
+    expect(
+      (await t.api.post(`/event-types/${typeId}/guard-rules/${guard.body.id}/publish`, {}, power.headers)).status,
+    ).to.equal(200);
 
     const { context, page } = await c.as(operator);
     await page.goto(`${base}/events`);
@@ -291,18 +358,31 @@ describe('console pages for every role (Chromium)', function () {
     await form.getByRole('status').filter({ hasText: 'Event logged.' }).waitFor();
     await page.getByRole('table', { name: 'Operational events' }).getByText('compressor down').waitFor();
     const stored = await t.api.get(`/events?event_type_id=${typeId}`, operator.headers);
-    expect(stored.body.events[0].fields).to.deep.equal({ kind: 'flaring', volume_mcf: 800, flare_reason: 'compressor down' });
+    expect(stored.body.events[0].fields).to.deep.equal({
+      kind: 'flaring',
+      volume_mcf: 800,
+      flare_reason: 'compressor down',
+    });
     await context.close();
   });
 
   it('ingestion: a CSV upload shows its progress and the rejection report as a table, then appears in the import history', async () => {
-    const csv = ['API_NO,WELL_NAME,SURFACE_LAT,SURFACE_LONG', '42-301-30001,CONSOLE 1,31.9,-103.5', '42-301-30003,CONSOLE 2,51.9,-103.5', 'not-an-api,CONSOLE 3,31.9,-103.5'].join('\n');
+    const csv = [
+      'API_NO,WELL_NAME,SURFACE_LAT,SURFACE_LONG',
+      '42-301-30001,CONSOLE 1,31.9,-103.5',
+      '42-301-30003,CONSOLE 2,51.9,-103.5',
+      'not-an-api,CONSOLE 3,31.9,-103.5',
+    ].join('\n');
     const { context, page } = await c.as(admin);
     await page.goto(`${base}/ingestion`);
     const form = page.getByRole('form', { name: 'Operator CSV' });
-    await form.getByLabel('CSV file').setInputFiles({ name: 'wells.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await form
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'wells.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await form.getByRole('button', { name: 'Import' }).click();
-    await form.getByRole('heading', { name: /wells\.csv: 1 of 3 rows accepted, 2 rejected/ }).waitFor({ timeout: 60_000 });
+    await form
+      .getByRole('heading', { name: /wells\.csv: 1 of 3 rows accepted, 2 rejected/ })
+      .waitFor({ timeout: 60_000 });
     const report = form.getByRole('table', { name: /Rejected rows/ });
     expect(await report.getByRole('row').count()).to.equal(3);
     expect(await report.getByRole('row').nth(1).innerText()).to.match(/^2\s+latitude\s+51\.9/);
@@ -329,7 +409,13 @@ describe('console pages for every role (Chromium)', function () {
     await page.getByLabel('Thinking mode').selectOption('disabled');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    await page.getByLabel(/^Add a file/).setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Form PR is due on the last working day of the following month.') });
+    await page
+      .getByLabel(/^Add a file/)
+      .setInputFiles({
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('Form PR is due on the last working day of the following month.'),
+      });
     await page.getByRole('button', { name: 'Remove notes.txt' }).waitFor({ timeout: 30_000 });
     const stored = await t.api.get(`/projects/${id}`, operator.headers);
     expect(stored.body).to.include({ instructions: 'Answer with the RRC form number first.' });
@@ -347,11 +433,16 @@ describe('console pages for every role (Chromium)', function () {
     await form.getByLabel('Key').fill('tank_gauging');
     await form.getByLabel('Name').fill('Tank gauging');
     await form.getByLabel('Trigger words (comma-separated)').fill('tank, gauge, strapping');
-    await form.getByLabel('Instructions').fill('Read the gauge at the same time each day and record the strapping table id.');
+    await form
+      .getByLabel('Instructions')
+      .fill('Read the gauge at the same time each day and record the strapping table id.');
     await form.getByRole('button', { name: 'Create skill' }).click();
     await page.getByRole('row').filter({ hasText: 'tank_gauging' }).waitFor();
     const skills = await t.api.get('/skills', power.headers);
-    expect(skills.body.skills.find((s: { key: string }) => s.key === 'tank_gauging')).to.include({ name: 'Tank gauging', version: 1 });
+    expect(skills.body.skills.find((s: { key: string }) => s.key === 'tank_gauging')).to.include({
+      name: 'Tank gauging',
+      version: 1,
+    });
     await expectAccessible(page, 'skills');
     await context.close();
     // Without skills.author the page offers no action.
@@ -359,7 +450,9 @@ describe('console pages for every role (Chromium)', function () {
     await o.page.goto(`${base}/skills`);
     await o.page.getByRole('row').filter({ hasText: 'tank_gauging' }).waitFor();
     expect(await o.page.getByRole('form', { name: 'New skill' }).count()).to.equal(0);
-    expect(await o.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Skills' }).count()).to.equal(0);
+    expect(
+      await o.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Skills' }).count(),
+    ).to.equal(0);
     await o.context.close();
   });
 
@@ -381,7 +474,9 @@ describe('console pages for every role (Chromium)', function () {
     await visit('/checklists', h1('Checklists'));
     await visit(`/checklists/${checklistId}`, (p) => p.getByRole('button', { name: 'Run live assessment' }).waitFor());
     await visit('/graph', h1('Knowledge graph'));
-    await visit(`/graph/Well/${encodeURIComponent(wellId)}`, (p) => p.getByRole('heading', { name: 'Properties' }).waitFor());
+    await visit(`/graph/Well/${encodeURIComponent(wellId)}`, (p) =>
+      p.getByRole('heading', { name: 'Properties' }).waitFor(),
+    );
     await visit('/admin', (p) => p.getByRole('form', { name: 'Invite a user' }).waitFor());
     await visit('/connectors', h1('Connectors'));
     await visit('/events', h1('Operational events'));

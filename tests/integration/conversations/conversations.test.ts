@@ -20,7 +20,8 @@ describe('conversations over HTTP', () => {
   });
   after(() => t.close());
 
-  const create = (who: Session, body: Record<string, unknown> = {}) => t.api.post('/conversations', { agent_id: 'filing-agent', ...body }, who.headers);
+  const create = (who: Session, body: Record<string, unknown> = {}) =>
+    t.api.post('/conversations', { agent_id: 'filing-agent', ...body }, who.headers);
   const say = (who: Session, conversationId: string, content: string, role: 'user' | 'assistant' = 'user') =>
     appendMessage(t.deps, { tenantId: who.tenantId, conversationId, callerId: who.userId }, { role, content });
 
@@ -32,7 +33,14 @@ describe('conversations over HTTP', () => {
       expect(response.body.id).to.match(/^[0-9a-f-]{36}$/);
       const list = await t.api.get('/conversations', alice.headers);
       const row = list.body.conversations.find((c: { id: string }) => c.id === response.body.id);
-      expect(row).to.include({ agent_id: 'filing-agent', user_id: alice.userId, status: 'created', title: 'New conversation', project_id: null, preview: null });
+      expect(row).to.include({
+        agent_id: 'filing-agent',
+        user_id: alice.userId,
+        status: 'created',
+        title: 'New conversation',
+        project_id: null,
+        preview: null,
+      });
     });
 
     it('is idempotent on a caller-supplied id for the same owner', async () => {
@@ -43,7 +51,7 @@ describe('conversations over HTTP', () => {
       expect(streamEvents.map((e) => e.type)).to.deep.equal(['ConversationCreated']);
     });
 
-    it("answers 409 for an id another user owns, and a same id in another tenant is another conversation", async () => {
+    it('answers 409 for an id another user owns, and a same id in another tenant is another conversation', async () => {
       const id = `shared-${randomUUID()}`;
       await create(alice, { id });
       expect((await create(bob, { id })).status).to.equal(409);
@@ -59,7 +67,7 @@ describe('conversations over HTTP', () => {
       expect((await create(alice, { conversation_type: 'chat' })).status).to.equal(422);
     });
 
-    it('a project that is not the caller\'s answers 404', async () => {
+    it("a project that is not the caller's answers 404", async () => {
       const project = await t.api.post('/projects', { name: 'Alice only' }, alice.headers);
       expect((await create(bob, { project_id: project.body.id })).status).to.equal(404);
       expect((await create(alice, { project_id: randomUUID() })).status).to.equal(404);
@@ -72,7 +80,12 @@ describe('conversations over HTTP', () => {
       const first = (await create(user)).body.id;
       const second = (await create(user)).body.id;
       await say(user, first, 'Which wells need a March Form PR?');
-      await say(user, first, 'The assistant answer is long enough to show that only the first eighty characters of the last message become the preview.', 'assistant');
+      await say(
+        user,
+        first,
+        'The assistant answer is long enough to show that only the first eighty characters of the last message become the preview.',
+        'assistant',
+      );
       const { body } = await t.api.get('/conversations', user.headers);
       expect(body.total).to.equal(2);
       expect(body.conversations.map((c: { id: string }) => c.id)).to.deep.equal([first, second]);
@@ -119,7 +132,7 @@ describe('conversations over HTTP', () => {
       expect(body.conversations[0].project_id).to.equal(project);
     });
 
-    it('shows only the caller\'s conversations of the caller\'s tenant', async () => {
+    it("shows only the caller's conversations of the caller's tenant", async () => {
       const mine = (await create(alice)).body.id;
       for (const other of [bob, carol]) {
         const { body } = await t.api.get('/conversations?limit=200', other.headers);
@@ -134,11 +147,16 @@ describe('conversations over HTTP', () => {
 
     it('lets a header-less internal caller name itself with user_id, while stamped headers win', async () => {
       const mine = (await create(alice)).body.id;
-      const fallback = await t.internal.get(`/conversations?user_id=${alice.userId}&tenant_id=${alice.tenantId}&limit=200`);
+      const fallback = await t.internal.get(
+        `/conversations?user_id=${alice.userId}&tenant_id=${alice.tenantId}&limit=200`,
+      );
       expect(fallback.status).to.equal(200);
       expect(fallback.body.conversations.map((c: { id: string }) => c.id)).to.include(mine);
       const headers = { 'x-user-id': bob.userId, 'x-tenant-id': bob.tenantId, 'x-permissions': 'conversations.use' };
-      const stamped = await t.internal.get(`/conversations?user_id=${alice.userId}&tenant_id=${alice.tenantId}&limit=200`, headers);
+      const stamped = await t.internal.get(
+        `/conversations?user_id=${alice.userId}&tenant_id=${alice.tenantId}&limit=200`,
+        headers,
+      );
       expect(stamped.body.conversations.map((c: { id: string }) => c.id)).not.to.include(mine);
       // On the public listener a user_id in the query never overrides the token.
       const publicList = await t.api.get(`/conversations?user_id=${alice.userId}&limit=200`, bob.headers);
@@ -146,13 +164,23 @@ describe('conversations over HTTP', () => {
     });
 
     it('refuses a stamped identity without conversations.use with 403', async () => {
-      const response = await t.internal.get('/conversations', { 'x-user-id': alice.userId, 'x-tenant-id': alice.tenantId, 'x-permissions': 'dashboards.read' });
+      const response = await t.internal.get('/conversations', {
+        'x-user-id': alice.userId,
+        'x-tenant-id': alice.tenantId,
+        'x-permissions': 'dashboards.read',
+      });
       expect(response.status).to.equal(403);
     });
 
     it('an internal tool may pre-register with a fallback owner in the body', async () => {
       const id = `pre-${randomUUID()}`;
-      const response = await t.internal.post('/conversations', { agent_id: 'eval-runner', id, user_id: alice.userId, tenant_id: alice.tenantId, conversation_type: 'test' });
+      const response = await t.internal.post('/conversations', {
+        agent_id: 'eval-runner',
+        id,
+        user_id: alice.userId,
+        tenant_id: alice.tenantId,
+        conversation_type: 'test',
+      });
       expect(response.body).to.deep.equal({ id, status: 'created' });
       // Owned by alice, so the public route shows it to her (type test stays hidden from lists).
       expect((await t.api.get(`/conversations/${id}/messages`, alice.headers)).status).to.equal(200);
@@ -165,16 +193,27 @@ describe('conversations over HTTP', () => {
       const id = (await create(alice)).body.id;
       await say(alice, id, 'one');
       await say(alice, id, 'two', 'assistant');
-      await appendMessage(t.deps, { tenantId: alice.tenantId, conversationId: id, callerId: alice.userId }, { role: 'tool', content: '{"rows":3}', tool_name: 'query_wells', metadata: { tool_result: { rows: 3 } } });
+      await appendMessage(
+        t.deps,
+        { tenantId: alice.tenantId, conversationId: id, callerId: alice.userId },
+        { role: 'tool', content: '{"rows":3}', tool_name: 'query_wells', metadata: { tool_result: { rows: 3 } } },
+      );
       const { status, body } = await t.api.get(`/conversations/${id}/messages`, alice.headers);
       expect(status).to.equal(200);
       expect(body.total).to.equal(3);
-      expect(body.messages.map((m: { sequence_number: number; content: string }) => [m.sequence_number, m.content])).to.deep.equal([
+      expect(
+        body.messages.map((m: { sequence_number: number; content: string }) => [m.sequence_number, m.content]),
+      ).to.deep.equal([
         [1, 'one'],
         [2, 'two'],
         [3, '{"rows":3}'],
       ]);
-      expect(body.messages[2]).to.include({ role: 'tool', tool_name: 'query_wells', user_id: alice.userId, conversation_id: id });
+      expect(body.messages[2]).to.include({
+        role: 'tool',
+        tool_name: 'query_wells',
+        user_id: alice.userId,
+        conversation_id: id,
+      });
       expect(body.messages[2].metadata).to.deep.equal({ tool_result: { rows: 3 } });
     });
 
@@ -198,7 +237,11 @@ describe('conversations over HTTP', () => {
 
     it('appending with a fourth attachment id fails', async () => {
       const id = (await create(alice)).body.id;
-      const failure = await appendMessage(t.deps, { tenantId: alice.tenantId, conversationId: id, callerId: alice.userId }, { role: 'user', content: 'x', attachment_ids: ['a', 'b', 'c', 'd'] }).catch((e) => e);
+      const failure = await appendMessage(
+        t.deps,
+        { tenantId: alice.tenantId, conversationId: id, callerId: alice.userId },
+        { role: 'user', content: 'x', attachment_ids: ['a', 'b', 'c', 'd'] },
+      ).catch((e) => e);
       expect(failure).to.be.instanceOf(ValidationFailed);
       expect((await t.api.get(`/conversations/${id}/messages`, alice.headers)).body.total).to.equal(0);
     });
@@ -207,7 +250,11 @@ describe('conversations over HTTP', () => {
   describe('update and delete', () => {
     it('PATCH sets title and status and answers with the conversation', async () => {
       const id = (await create(alice)).body.id;
-      const response = await t.api.patch(`/conversations/${id}`, { title: 'March Form PR', status: 'awaiting_hitl' }, alice.headers);
+      const response = await t.api.patch(
+        `/conversations/${id}`,
+        { title: 'March Form PR', status: 'awaiting_hitl' },
+        alice.headers,
+      );
       expect(response.status).to.equal(200);
       expect(response.body).to.include({ id, title: 'March Form PR', status: 'awaiting_hitl' });
     });
@@ -215,7 +262,9 @@ describe('conversations over HTTP', () => {
     it('PATCH refuses an empty body, an unknown status and the deleted status with 422', async () => {
       const id = (await create(alice)).body.id;
       for (const body of [{}, { status: 'archived' }, { status: 'deleted' }, { title: '' }]) {
-        expect((await t.api.patch(`/conversations/${id}`, body, alice.headers)).status, JSON.stringify(body)).to.equal(422);
+        expect((await t.api.patch(`/conversations/${id}`, body, alice.headers)).status, JSON.stringify(body)).to.equal(
+          422,
+        );
       }
     });
 
@@ -226,7 +275,10 @@ describe('conversations over HTTP', () => {
         expect((await t.api.delete(`/conversations/${id}`, other.headers)).status).to.equal(404);
       }
       const { body } = await t.api.get('/conversations?limit=200', alice.headers);
-      expect(body.conversations.find((c: { id: string }) => c.id === id)).to.include({ title: 'Keep me', status: 'created' });
+      expect(body.conversations.find((c: { id: string }) => c.id === id)).to.include({
+        title: 'Keep me',
+        status: 'created',
+      });
     });
 
     it('DELETE soft-deletes: {id, status: deleted}, hidden afterwards, repeatable by the owner', async () => {

@@ -26,7 +26,12 @@ describe('uploads are read off the request thread', () => {
   });
   after(() => t.close());
 
-  const send = (bytes: Buffer, filename: string) => files.upload(`${t.publicUrl}/api/v1/conversations/${conversation}/attachments`, { bytes, filename }, { headers: alice.headers });
+  const send = (bytes: Buffer, filename: string) =>
+    files.upload(
+      `${t.publicUrl}/api/v1/conversations/${conversation}/attachments`,
+      { bytes, filename },
+      { headers: alice.headers },
+    );
 
   it('answers /health promptly while a slow PDF upload is being read', async () => {
     expect((await send(Buffer.from('warm-up'), 'warm.txt')).status).to.equal(200); // starts a worker
@@ -46,11 +51,17 @@ describe('uploads are read off the request thread', () => {
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ content_type: 'application/pdf', truncated: false });
     expect(latencies.length, 'health answers while the upload was read').to.be.at.least(3);
-    expect(Math.max(...latencies), `health latencies ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`).to.be.below(150);
+    expect(Math.max(...latencies), `health latencies ${latencies.map((l) => l.toFixed(0)).join(', ')} ms`).to.be.below(
+      150,
+    );
   });
 
   it('a Word upload of 110,000 paragraphs (17 MB of document XML) is kept to its first 8,000 tokens', async () => {
-    const paragraphs = Array.from({ length: 110_000 }, (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}; ${i.toString(36)}.`);
+    const paragraphs = Array.from(
+      { length: 110_000 },
+      (_, i) =>
+        `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}; ${i.toString(36)}.`,
+    );
     const bytes = await files.docxWithParagraphs(paragraphs);
     const response = await send(bytes, 'spills.docx');
     expect(response.status).to.equal(200);

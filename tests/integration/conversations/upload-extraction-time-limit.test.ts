@@ -21,7 +21,9 @@ describe('the time limit on reading an upload', () => {
     for (const bytes of [await files.docxWithParagraphs(['Spill report']), await files.pdfWithText([['Form PR']])]) {
       const response = await files.upload(url, { bytes, filename: 'report' }, { headers: alice.headers });
       expect(response.status).to.equal(422);
-      expect(response.body.detail[0]).to.include({ type: 'file.timeout' }).and.deep.include({ loc: ['body', 'file'] });
+      expect(response.body.detail[0])
+        .to.include({ type: 'file.timeout' })
+        .and.deep.include({ loc: ['body', 'file'] });
       expect(response.body.detail[0].msg).to.match(/^The file took too long to read/);
     }
     expect((await t.api.get(`/conversations/${conversation}/attachments`, alice.headers)).body.total).to.equal(0);

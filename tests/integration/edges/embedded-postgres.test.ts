@@ -5,7 +5,12 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Client } from 'pg';
 import pino from 'pino';
-import { accountCan, reachableBinaries, serverAccount, startEmbeddedPostgres } from '../../../src/platform/infra/embedded-postgres';
+import {
+  accountCan,
+  reachableBinaries,
+  serverAccount,
+  startEmbeddedPostgres,
+} from '../../../src/platform/infra/embedded-postgres';
 import { readLogLines } from '../../support/log-lines';
 
 /**
@@ -91,7 +96,15 @@ describe('embedded PostgreSQL starts anywhere', function () {
   });
 
   it('where it cannot start, `npm start` fails within seconds with one readable line naming the cause and DATABASE_URL, no stack trace', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: '/etc/hostname/data', PORT: '0', INTERNAL_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'development' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATA_DIR: '/etc/hostname/data',
+      PORT: '0',
+      INTERNAL_PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'development',
+    };
     for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL']) delete env[name];
     const started = Date.now();
     const child = spawn(tsx, ['ops/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -104,7 +117,9 @@ describe('embedded PostgreSQL starts anywhere', function () {
     expect(Date.now() - started).to.be.below(30_000);
     const lines = stderr.trim().split('\n');
     expect(lines, stderr).to.have.length(1);
-    expect(lines[0]).to.match(/embedded PostgreSQL could not start: DATA_DIR \/etc\/hostname\/data cannot be created \(ENOTDIR\).*DATABASE_URL=/);
+    expect(lines[0]).to.match(
+      /embedded PostgreSQL could not start: DATA_DIR \/etc\/hostname\/data cannot be created \(ENOTDIR\).*DATABASE_URL=/,
+    );
     expect(stdout + stderr).to.not.match(/\n\s+at /);
   });
 
@@ -115,7 +130,16 @@ describe('embedded PostgreSQL starts anywhere', function () {
       exited: Promise<number | null>;
     }
     function start(dataDir: string): Promise<Started> {
-      const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', INTERNAL_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'development', BCRYPT_COST: '10' };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        INTERNAL_PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        NODE_ENV: 'development',
+        BCRYPT_COST: '10',
+      };
       for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL']) delete env[name];
       const child = spawn(tsx, ['ops/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       const lines: Array<Record<string, unknown>> = [];
@@ -133,7 +157,9 @@ describe('embedded PostgreSQL starts anywhere', function () {
       const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'platform-crash-'));
       cleanup.push(dataDir);
       const crashed = await start(dataDir);
-      const postmaster = Number((await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+      const postmaster = Number(
+        (await fs.readFile(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+      );
       // The platform process itself (tsx runs it as a child of its own), killed the way an
       // out-of-memory kill or kill -9 would: no clean-up code runs.
       const platformPid = Number(await fs.readFile(path.join(dataDir, 'postgres.owner'), 'utf8'));

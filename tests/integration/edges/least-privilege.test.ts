@@ -26,7 +26,9 @@ describe('least privilege: the platform database role', function () {
 
   it('connects as platform_app, which is not superuser and cannot create roles or databases', async () => {
     expect(new URL(t.platform.db.url).username).to.equal('platform_app');
-    const { rows } = await t.deps.knex.raw('SELECT current_user AS who, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user');
+    const { rows } = await t.deps.knex.raw(
+      'SELECT current_user AS who, rolsuper, rolcreaterole, rolcreatedb FROM pg_roles WHERE rolname = current_user',
+    );
     expect(rows[0]).to.deep.equal({ who: 'platform_app', rolsuper: false, rolcreaterole: false, rolcreatedb: false });
   });
 
@@ -34,17 +36,27 @@ describe('least privilege: the platform database role', function () {
     const { rows } = await t.deps.knex.raw(
       "SELECT p AS privilege, has_table_privilege(current_user, 'events', p) AS held FROM unnest(ARRAY['SELECT','INSERT','UPDATE','DELETE','TRUNCATE']) AS p",
     );
-    expect(Object.fromEntries(rows.map((r: { privilege: string; held: boolean }) => [r.privilege, r.held]))).to.deep.equal({ SELECT: true, INSERT: true, UPDATE: false, DELETE: false, TRUNCATE: false });
+    expect(
+      Object.fromEntries(rows.map((r: { privilege: string; held: boolean }) => [r.privilege, r.held])),
+    ).to.deep.equal({ SELECT: true, INSERT: true, UPDATE: false, DELETE: false, TRUNCATE: false });
     expect(await refusal("UPDATE events SET type = 'Rewritten'")).to.match(/^42501 permission denied for table events/);
     expect(await refusal('DELETE FROM events')).to.match(/^42501 permission denied for table events/);
     expect(await refusal('TRUNCATE events')).to.match(/^42501 permission denied for table events/);
-    expect(await refusal('ALTER TABLE events DISABLE TRIGGER events_no_update_delete')).to.match(/^42501 must be owner of table events/);
-    expect(Number((await t.deps.knex('events').count<{ count: string }[]>('* as count'))[0].count)).to.be.greaterThan(0);
+    expect(await refusal('ALTER TABLE events DISABLE TRIGGER events_no_update_delete')).to.match(
+      /^42501 must be owner of table events/,
+    );
+    expect(Number((await t.deps.knex('events').count<{ count: string }[]>('* as count'))[0].count)).to.be.greaterThan(
+      0,
+    );
   });
 
   it('owns every other platform table (read models included), so projections can rebuild them', async () => {
-    const { rows } = await t.deps.knex.raw("SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename");
-    const notOwned = rows.filter((r: { tablename: string; tableowner: string }) => r.tableowner !== 'platform_app').map((r: { tablename: string }) => r.tablename);
+    const { rows } = await t.deps.knex.raw(
+      "SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename",
+    );
+    const notOwned = rows
+      .filter((r: { tablename: string; tableowner: string }) => r.tableowner !== 'platform_app')
+      .map((r: { tablename: string }) => r.tablename);
     expect(notOwned).to.deep.equal(['events']);
     expect(rows.length).to.be.greaterThan(5);
     await t.deps.knex.raw('CREATE TABLE edges_scratch (id int); DROP TABLE edges_scratch');

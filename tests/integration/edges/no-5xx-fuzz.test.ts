@@ -21,7 +21,10 @@ const QUERY_PROBES = ['?q=%00', '?limit=%ZZ', '?limit=-1&offset=1e309', '?x=%ED%
 const BODY_PROBES: Array<{ name: string; body: string; type?: string }> = [
   { name: 'deep array', body: deepArray },
   { name: 'deep object', body: deepObject },
-  { name: 'NUL in a string', body: '{"name":"a\\u0000b","email":"a\\u0000@x.io","query":"\\u0000","template_id":"\\u0000","password":"\\u0000"}' },
+  {
+    name: 'NUL in a string',
+    body: '{"name":"a\\u0000b","email":"a\\u0000@x.io","query":"\\u0000","template_id":"\\u0000","password":"\\u0000"}',
+  },
   { name: 'lone surrogate', body: '{"name":"\\ud800","email":"\\udc00@x.io","query":"\\ud800","password":"\\ud800"}' },
   { name: 'NUL in a key', body: '{"a\\u0000":1}' },
   { name: '__proto__', body: '{"__proto__":{"admin":true},"name":"x"}' },
@@ -47,7 +50,8 @@ function schemaFieldNames(): string[] {
     for (const entry of readdirSync(dir)) {
       const full = path.join(dir, entry);
       if (statSync(full).isDirectory()) walk(full);
-      else if (full.endsWith('.ts')) for (const m of readFileSync(full, 'utf8').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\??\s*:\s*z\./g)) names.add(m[1]);
+      else if (full.endsWith('.ts'))
+        for (const m of readFileSync(full, 'utf8').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\??\s*:\s*z\./g)) names.add(m[1]);
     }
   };
   for (const dir of ['src/contexts', 'commands', 'queries']) {
@@ -88,15 +92,26 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
     t = await startTestPlatform({ env: { RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_MINUTE: '1000000' } });
     const session = await signIn(t, { roles: ['admin', 'operator', 'reviewer', 'power_user'] });
     publicHeaders = session.headers;
-    internalHeaders = { 'x-user-id': session.userId, 'x-tenant-id': session.tenantId, 'x-permissions': permissionsFor(session.roles).join(',') };
+    internalHeaders = {
+      'x-user-id': session.userId,
+      'x-tenant-id': session.tenantId,
+      'x-permissions': permissionsFor(session.roles).join(','),
+    };
     publicRoutes = productContexts.flatMap((c) => (c.publicRouter ? routesOf(c.publicRouter(t.deps)) : []));
     internalRoutes = productContexts.flatMap((c) => (c.internalRouter ? routesOf(c.internalRouter(t.deps)) : []));
   });
   after(async () => t?.close());
 
-  const freshHeaders = async () => (await signIn(t, { roles: ['admin', 'operator', 'reviewer', 'power_user'] })).headers;
+  const freshHeaders = async () =>
+    (await signIn(t, { roles: ['admin', 'operator', 'reviewer', 'power_user'] })).headers;
 
-  async function probe(base: string, method: string, path: string, headers: Record<string, string>, body?: { body: string; type?: string }): Promise<{ status: number; text: string }> {
+  async function probe(
+    base: string,
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: { body: string; type?: string },
+  ): Promise<{ status: number; text: string }> {
     const init: RequestInit = { method, headers: { ...headers } };
     if (body && method !== 'GET' && method !== 'HEAD') {
       init.body = body.body;
@@ -106,21 +121,34 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
     return { status: response.status, text: method === 'HEAD' ? '' : await response.text() };
   }
 
-  async function sweep(base: string, routes: RouteEntry[], headers: Record<string, string>, anonymous: boolean): Promise<string[]> {
+  async function sweep(
+    base: string,
+    routes: RouteEntry[],
+    headers: Record<string, string>,
+    anonymous: boolean,
+  ): Promise<string[]> {
     const failures: string[] = [];
-    const check = async (method: string, path: string, hdrs: Record<string, string>, body?: { name: string; body: string; type?: string }) => {
+    const check = async (
+      method: string,
+      path: string,
+      hdrs: Record<string, string>,
+      body?: { name: string; body: string; type?: string },
+    ) => {
       const { status, text } = await probe(base, method, path, hdrs, body);
-      if (status >= 500) failures.push(`${method} ${path}${body ? ` [${body.name}]` : ''} → ${status} ${text.slice(0, 120)}`);
+      if (status >= 500)
+        failures.push(`${method} ${path}${body ? ` [${body.name}]` : ''} → ${status} ${text.slice(0, 120)}`);
       // Every refusal keeps the spec's error shape.
       else if (status >= 400 && text) {
         const parsed = JSON.parse(text) as Record<string, unknown>;
-        if (!('detail' in parsed) && !('error' in parsed)) failures.push(`${method} ${path} → ${status} without the error shape: ${text.slice(0, 120)}`);
+        if (!('detail' in parsed) && !('error' in parsed))
+          failures.push(`${method} ${path} → ${status} without the error shape: ${text.slice(0, 120)}`);
       }
     };
     let session = headers;
     for (const route of routes) {
       // A probe may end the session it came with (logout-all): then the next route gets a fresh one.
-      if (anonymous && (await probe(base, 'GET', '/settings/model-options', session)).status === 401) session = await freshHeaders();
+      if (anonymous && (await probe(base, 'GET', '/settings/model-options', session)).status === 401)
+        session = await freshHeaders();
       const identities = anonymous ? [session, {}] : [headers];
       for (const hdrs of identities) {
         const signedIn = Object.keys(hdrs).length > 0;
@@ -129,10 +157,15 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
         const probes: Array<[string, { name: string; body: string; type?: string }?]> = [
           ...PARAM_PROBES.map((p) => [fill(route.path, p)] as [string]),
           ...(signedIn ? QUERY_PROBES.map((q) => [plain + q] as [string]) : []),
-          ...(['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method) ? [...BODY_PROBES, ...(signedIn ? FIELD_BODIES : [])].map((b) => [plain, b] as [string, { name: string; body: string }]) : []),
+          ...(['POST', 'PUT', 'PATCH', 'DELETE'].includes(route.method)
+            ? [...BODY_PROBES, ...(signedIn ? FIELD_BODIES : [])].map(
+                (b) => [plain, b] as [string, { name: string; body: string }],
+              )
+            : []),
         ];
         // A few at a time: the listener sees concurrent hostile traffic, and the sweep stays short.
-        for (let i = 0; i < probes.length; i += 4) await Promise.all(probes.slice(i, i + 4).map(([path, body]) => check(route.method, path, hdrs, body)));
+        for (let i = 0; i < probes.length; i += 4)
+          await Promise.all(probes.slice(i, i + 4).map(([path, body]) => check(route.method, path, hdrs, body)));
       }
     }
     return failures;
@@ -140,7 +173,10 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
 
   it('finds the routes of every context on both listeners', () => {
     expect(publicRoutes.length).to.be.greaterThan(20);
-    expect(publicRoutes.map((r) => `${r.method} ${r.path}`)).to.include.members(['POST /auth/token', 'GET /entity-types/:key']);
+    expect(publicRoutes.map((r) => `${r.method} ${r.path}`)).to.include.members([
+      'POST /auth/token',
+      'GET /entity-types/:key',
+    ]);
     expect(internalRoutes.length).to.be.greaterThan(0);
   });
 
@@ -158,14 +194,25 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
     for (const path of ['/entity-types/%00', '/auth/invites/%ZZ', '/auth/invites/%ED%A0%80']) {
       const response = await probe(t.publicUrl, 'GET', path, {});
       expect(response.status, path).to.equal(400);
-      expect(JSON.parse(response.text)).to.have.property('detail').that.matches(/^Malformed request/);
+      expect(JSON.parse(response.text))
+        .to.have.property('detail')
+        .that.matches(/^Malformed request/);
     }
   });
 
   it('POST /auth/token before login: NUL, lone surrogate and depth are 4xx and name no secret', async () => {
-    const nul = await probe(t.publicUrl, 'POST', '/auth/token', {}, { body: '{"email":"admin@example.com","password":"secret\\u0000x"}' });
+    const nul = await probe(
+      t.publicUrl,
+      'POST',
+      '/auth/token',
+      {},
+      { body: '{"email":"admin@example.com","password":"secret\\u0000x"}' },
+    );
     expect(nul.status).to.equal(422);
-    expect(JSON.parse(nul.text).detail[0]).to.include({ type: 'string.nul' }).and.to.have.property('loc').that.deep.equals(['body', 'password']);
+    expect(JSON.parse(nul.text).detail[0])
+      .to.include({ type: 'string.nul' })
+      .and.to.have.property('loc')
+      .that.deep.equals(['body', 'password']);
     expect(nul.text).to.not.contain('secret');
     const lone = await probe(t.publicUrl, 'POST', '/auth/token', {}, { body: '{"email":"\\ud800","password":"x"}' });
     expect(lone.status).to.equal(422);
@@ -174,14 +221,28 @@ describe('no client input answers 5xx (fuzz over every route)', function () {
   });
 
   it('a NUL in a query-template parameter is a 422 naming the parameter, not a 503 that invites retries', async () => {
-    const response = await probe(t.publicUrl, 'POST', '/graph/query-template', await freshHeaders(), { body: '{"template_id":"operator_wells","params":{"operator_id":"op\\u0000x"}}' });
+    const response = await probe(t.publicUrl, 'POST', '/graph/query-template', await freshHeaders(), {
+      body: '{"template_id":"operator_wells","params":{"operator_id":"op\\u0000x"}}',
+    });
     expect(response.status).to.equal(422);
-    expect(JSON.parse(response.text).detail[0]).to.deep.include({ loc: ['body', 'params', 'operator_id'], type: 'string.nul' });
+    expect(JSON.parse(response.text).detail[0]).to.deep.include({
+      loc: ['body', 'params', 'operator_id'],
+      type: 'string.nul',
+    });
   });
 
   it('__proto__ in a body is an unknown field (422) like any other', async () => {
-    const response = await probe(t.publicUrl, 'POST', '/auth/token', {}, { body: '{"email":"a@b.io","password":"x","__proto__":{"roles":["admin"]}}' });
+    const response = await probe(
+      t.publicUrl,
+      'POST',
+      '/auth/token',
+      {},
+      { body: '{"email":"a@b.io","password":"x","__proto__":{"roles":["admin"]}}' },
+    );
     expect(response.status).to.equal(422);
-    expect(JSON.parse(response.text).detail[0]).to.deep.include({ loc: ['body', '__proto__'], type: 'unrecognized_keys' });
+    expect(JSON.parse(response.text).detail[0]).to.deep.include({
+      loc: ['body', '__proto__'],
+      type: 'unrecognized_keys',
+    });
   });
 });

@@ -23,7 +23,8 @@ export function routesOf(router: Router, prefix = ''): RouteEntry[] {
     if (layer.route) {
       const paths = Array.isArray(layer.route.path) ? layer.route.path : [layer.route.path];
       for (const path of paths) {
-        for (const [method, on] of Object.entries(layer.route.methods)) if (on && method !== '_all') found.push({ method: method.toUpperCase(), path: join(prefix, path) });
+        for (const [method, on] of Object.entries(layer.route.methods))
+          if (on && method !== '_all') found.push({ method: method.toUpperCase(), path: join(prefix, path) });
       }
     } else if (layer.handle?.stack) {
       const mount = typeof layer.rawPath === 'string' && layer.rawPath !== '/' ? layer.rawPath : '';
@@ -41,5 +42,8 @@ export function routesOf(router: Router, prefix = ''): RouteEntry[] {
 
 /** The path with every `:param` replaced by `value` (already percent-encoded as wanted). */
 export function fill(path: string, value: string): string {
-  return path.replace(/:[A-Za-z0-9_]+\??/g, value).replace(/\*[A-Za-z0-9_]*/g, value).replace(/[{}]/g, '');
+  return path
+    .replace(/:[A-Za-z0-9_]+\??/g, value)
+    .replace(/\*[A-Za-z0-9_]*/g, value)
+    .replace(/[{}]/g, '');
 }

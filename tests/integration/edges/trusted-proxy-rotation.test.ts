@@ -21,15 +21,25 @@ for (const trust of ['1', 'true']) {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
         const forged = `${randomClientAddress()}, ${randomClientAddress()}`;
-        statuses.push((await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, { 'x-forwarded-for': `${forged}, ${realClient}` })).status);
+        statuses.push(
+          (
+            await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, {
+              'x-forwarded-for': `${forged}, ${realClient}`,
+            })
+          ).status,
+        );
       }
       expect(statuses.map((s) => (s === 429 ? 429 : 'passed'))).to.deep.equal(['passed', 'passed', 'passed', 429, 429]);
     });
 
     it('another real client behind the same proxy has its own bucket', async () => {
       const proxy = randomLoopbackAddress();
-      for (let i = 0; i < 3; i++) await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, { 'x-forwarded-for': randomClientAddress() });
-      expect((await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, { 'x-forwarded-for': randomClientAddress() })).status).to.not.equal(429);
+      for (let i = 0; i < 3; i++)
+        await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, { 'x-forwarded-for': randomClientAddress() });
+      expect(
+        (await getFrom(`${t.publicUrl}/api/v1/entity-types`, proxy, { 'x-forwarded-for': randomClientAddress() }))
+          .status,
+      ).to.not.equal(429);
     });
   });
 }

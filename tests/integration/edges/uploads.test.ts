@@ -36,13 +36,21 @@ describe('uploads every client can read', function () {
         offset += chunk;
       },
     });
-    const init: RequestInit & { duplex: 'half' } = { method: 'POST', headers: { ...alice.headers, 'content-type': contentType }, body: stream, duplex: 'half' };
+    const init: RequestInit & { duplex: 'half' } = {
+      method: 'POST',
+      headers: { ...alice.headers, 'content-type': contentType },
+      body: stream,
+      duplex: 'half',
+    };
     const response = await fetch(url(), init);
     return { status: response.status, body: await response.json() };
   }
 
   it('an over-limit upload from a slow client: fetch reads the 413 (the rest is drained, not cut)', async () => {
-    const { body, contentType } = files.multipartBody({ bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' });
+    const { body, contentType } = files.multipartBody({
+      bytes: files.textOfSize(11 * 1024 * 1024),
+      filename: 'big.txt',
+    });
     const response = await trickle(body, contentType);
     expect(response.status).to.equal(413);
     expect(response.body.detail).to.match(/10 MB/);
@@ -50,21 +58,40 @@ describe('uploads every client can read', function () {
   });
 
   it('a 30 MB upload with a Content-Length: fetch reads the 413, and the server still serves', async () => {
-    const response = await files.upload(url(), { bytes: files.textOfSize(30 * 1024 * 1024), filename: 'big.txt' }, { headers: alice.headers });
+    const response = await files.upload(
+      url(),
+      { bytes: files.textOfSize(30 * 1024 * 1024), filename: 'big.txt' },
+      { headers: alice.headers },
+    );
     expect(response.status).to.equal(413);
     expect((await t.api.get('/conversations', alice.headers)).status).to.equal(200);
   });
 
   it('after an early 413 the server keeps reading a slow body to its end (no reset under the writer) and keeps the connection', async () => {
-    const { body, contentType } = files.multipartBody({ bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' });
+    const { body, contentType } = files.multipartBody({
+      bytes: files.textOfSize(11 * 1024 * 1024),
+      filename: 'big.txt',
+    });
     const target = new URL(url());
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      const first = await new Promise<{ status: number; answeredAt: number; finishedAt: number; writeError: string | null }>((resolve) => {
+      const first = await new Promise<{
+        status: number;
+        answeredAt: number;
+        finishedAt: number;
+        writeError: string | null;
+      }>((resolve) => {
         let answeredAt = -1;
         let status = 0;
         let writeError: string | null = null;
-        const request = http.request({ agent, host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...alice.headers, 'content-type': contentType, 'transfer-encoding': 'chunked' } });
+        const request = http.request({
+          agent,
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: { ...alice.headers, 'content-type': contentType, 'transfer-encoding': 'chunked' },
+        });
         request.on('response', (response) => {
           status = response.statusCode!;
           answeredAt = sent;
@@ -76,7 +103,10 @@ describe('uploads every client can read', function () {
         // ~3.5 s: well past any grace period a server that cuts slow writers would give.
         const pump = () => {
           if (writeError) return resolve({ status, answeredAt, finishedAt: sent, writeError });
-          if (sent >= body.length) return request.end(() => setTimeout(() => resolve({ status, answeredAt, finishedAt: sent, writeError }), 100));
+          if (sent >= body.length)
+            return request.end(() =>
+              setTimeout(() => resolve({ status, answeredAt, finishedAt: sent, writeError }), 100),
+            );
           request.write(body.subarray(sent, sent + 128 * 1024));
           sent += 128 * 1024;
           setTimeout(pump, 40);
@@ -88,10 +118,13 @@ describe('uploads every client can read', function () {
       expect(first.writeError, 'the server never reset the writer').to.equal(null);
       expect(first.finishedAt).to.be.at.least(body.length);
       const second = await new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
-        const request = http.get({ agent, host: target.hostname, port: target.port, path: '/api/v1/conversations', headers: alice.headers }, (response) => {
-          response.resume();
-          resolve({ status: response.statusCode!, reused: request.reusedSocket });
-        });
+        const request = http.get(
+          { agent, host: target.hostname, port: target.port, path: '/api/v1/conversations', headers: alice.headers },
+          (response) => {
+            response.resume();
+            resolve({ status: response.statusCode!, reused: request.reusedSocket });
+          },
+        );
         request.on('error', reject);
       });
       expect(second).to.deep.equal({ status: 200, reused: true });
@@ -111,11 +144,21 @@ describe('uploads every client can read', function () {
       }
     })();
     const uploads = await Promise.allSettled(
-      Array.from({ length: 8 }, () => files.upload(url(), { bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' }, { headers: alice.headers })),
+      Array.from({ length: 8 }, () =>
+        files.upload(
+          url(),
+          { bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' },
+          { headers: alice.headers },
+        ),
+      ),
     );
     busy = false;
     await background;
-    const outcomes = uploads.map((u) => (u.status === 'fulfilled' ? `${u.value.status} ${u.value.body.detail}` : `${u.reason} ${(u.reason as { cause?: unknown }).cause}`));
+    const outcomes = uploads.map((u) =>
+      u.status === 'fulfilled'
+        ? `${u.value.status} ${u.value.body.detail}`
+        : `${u.reason} ${(u.reason as { cause?: unknown }).cause}`,
+    );
     expect(outcomes).to.deep.equal(Array(8).fill('413 The file exceeds the 10 MB limit'));
     expect(reads).to.be.greaterThan(0);
   });
@@ -125,12 +168,21 @@ describe('uploads every client can read', function () {
     const target = new URL(t.publicUrl);
     return new Promise((resolve) => {
       const headers = { ...alice.headers, 'content-type': contentType, 'content-length': String(body.length) };
-      const request = http.request({ host: target.hostname, port: target.port, path, method: 'POST', headers, agent: false });
+      const request = http.request({
+        host: target.hostname,
+        port: target.port,
+        path,
+        method: 'POST',
+        headers,
+        agent: false,
+      });
       request.on('response', (response) => {
         let text = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (text += chunk));
-        response.on('end', () => resolve(`${response.statusCode} ${response.headers['content-type']?.split(';')[0]} ${text}`));
+        response.on('end', () =>
+          resolve(`${response.statusCode} ${response.headers['content-type']?.split(';')[0]} ${text}`),
+        );
       });
       request.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`));
       request.end(body);
@@ -139,29 +191,52 @@ describe('uploads every client can read', function () {
 
   it('8 raw http.request clients writing 11 MB with a Content-Length each read the 413 in the error shape', async function () {
     this.timeout(120_000);
-    const { body, contentType } = files.multipartBody({ bytes: files.textOfSize(11 * 1024 * 1024), filename: 'big.txt' });
+    const { body, contentType } = files.multipartBody({
+      bytes: files.textOfSize(11 * 1024 * 1024),
+      filename: 'big.txt',
+    });
     const path = `/api/v1/conversations/${conversation}/attachments`;
     const outcomes = await Promise.all(Array.from({ length: 8 }, () => rawPost(path, body, contentType)));
     expect(outcomes).to.deep.equal(Array(8).fill('413 application/json {"detail":"The file exceeds the 10 MB limit"}'));
     const json = Buffer.from(JSON.stringify({ agent_id: 'filing-agent', title: 'x'.repeat(11 * 1024 * 1024) }));
-    const jsonOutcomes = await Promise.all(Array.from({ length: 8 }, () => rawPost('/api/v1/conversations', json, 'application/json')));
+    const jsonOutcomes = await Promise.all(
+      Array.from({ length: 8 }, () => rawPost('/api/v1/conversations', json, 'application/json')),
+    );
     expect(new Set(jsonOutcomes).size, jsonOutcomes.join('\n')).to.equal(1);
-    expect(jsonOutcomes[0]).to.match(/^413 application\/json \{"detail":"Request body too large: this route takes at most [\d.]+ [KM]B"\}$/);
+    expect(jsonOutcomes[0]).to.match(
+      /^413 application\/json \{"detail":"Request body too large: this route takes at most [\d.]+ [KM]B"\}$/,
+    );
   });
 
   it(`a body declared beyond the drain bound (${DRAIN_BOUND_BYTES / 1024 / 1024} MB) is answered at once and the connection closed`, async () => {
     const target = new URL(url());
-    const result = await new Promise<{ status: number; connection: string | undefined; closed: boolean }>((resolve, reject) => {
-      const request = http.request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers: { ...alice.headers, 'content-type': 'multipart/form-data; boundary=x', 'content-length': String(DRAIN_BOUND_BYTES * 4) } });
-      request.on('response', (response) => {
-        response.resume();
-        const status = response.statusCode!;
-        const connection = response.headers.connection;
-        request.socket?.once('close', () => resolve({ status, connection, closed: true }));
-      });
-      request.on('error', (error) => ((error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE' ? undefined : reject(error)));
-      request.write(Buffer.alloc(64 * 1024));
-    });
+    const result = await new Promise<{ status: number; connection: string | undefined; closed: boolean }>(
+      (resolve, reject) => {
+        const request = http.request({
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: 'POST',
+          headers: {
+            ...alice.headers,
+            'content-type': 'multipart/form-data; boundary=x',
+            'content-length': String(DRAIN_BOUND_BYTES * 4),
+          },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          const status = response.statusCode!;
+          const connection = response.headers.connection;
+          request.socket?.once('close', () => resolve({ status, connection, closed: true }));
+        });
+        request.on('error', (error) =>
+          (error as NodeJS.ErrnoException).code === 'ECONNRESET' || (error as NodeJS.ErrnoException).code === 'EPIPE'
+            ? undefined
+            : reject(error),
+        );
+        request.write(Buffer.alloc(64 * 1024));
+      },
+    );
     expect(result).to.deep.equal({ status: 413, connection: 'close', closed: true });
   });
 
@@ -170,7 +245,11 @@ describe('uploads every client can read', function () {
     const wrong = await files.upload(url(), { bytes, filename: 'report.pdf' }, { headers: alice.headers });
     expect(wrong.status).to.equal(415);
     expect(wrong.body.detail).to.match(/extension \.pdf names PDF, but its bytes are DOCX/);
-    const typed = await files.upload(url(), { bytes, filename: 'report', contentType: 'application/pdf' }, { headers: alice.headers });
+    const typed = await files.upload(
+      url(),
+      { bytes, filename: 'report', contentType: 'application/pdf' },
+      { headers: alice.headers },
+    );
     expect(typed.status).to.equal(415);
     expect(typed.body.detail).to.match(/declared type application\/pdf names PDF, but its bytes are DOCX/);
     const right = await files.upload(url(), { bytes, filename: 'report.docx' }, { headers: alice.headers });
@@ -178,8 +257,15 @@ describe('uploads every client can read', function () {
   });
 
   it('a CSV declared as text/plain or named .txt is read (text formats are one family)', async () => {
-    const csv = files.csvOf([['api_number', 'oil'], ['42-123-45678', 120]]);
-    const response = await files.upload(url(), { bytes: csv, filename: 'wells.txt', contentType: 'text/plain' }, { headers: alice.headers });
+    const csv = files.csvOf([
+      ['api_number', 'oil'],
+      ['42-123-45678', 120],
+    ]);
+    const response = await files.upload(
+      url(),
+      { bytes: csv, filename: 'wells.txt', contentType: 'text/plain' },
+      { headers: alice.headers },
+    );
     expect(response.status).to.equal(200);
     expect(response.body.content_type).to.equal('text/csv');
   });

@@ -16,7 +16,14 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
   before(async function () {
     this.timeout(120_000);
     langfuse = await startFakeLangfuse('pk-lf-test', 'sk-lf-test');
-    t = await startTestPlatform({ env: { LANGFUSE_PUBLIC_KEY: 'pk-lf-test', LANGFUSE_SECRET_KEY: 'sk-lf-test', LANGFUSE_HOST: langfuse.host, EVAL_SNAPSHOT_RETRY_MS: '100' } });
+    t = await startTestPlatform({
+      env: {
+        LANGFUSE_PUBLIC_KEY: 'pk-lf-test',
+        LANGFUSE_SECRET_KEY: 'sk-lf-test',
+        LANGFUSE_HOST: langfuse.host,
+        EVAL_SNAPSHOT_RETRY_MS: '100',
+      },
+    });
     alice = await signIn(t, { tenantId: `mirror-${randomUUID().slice(0, 8)}` });
   });
   after(async () => {
@@ -30,14 +37,23 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
   });
 
   async function turn() {
-    const conversationId = (await t.api.post('/conversations', { agent_id: 'compliance' }, alice.headers)).body.id as string;
-    const result = await t.api.post('/execute', { conversation_id: conversationId, message: 'Which permit does a new well need?' }, alice.headers);
+    const conversationId = (await t.api.post('/conversations', { agent_id: 'compliance' }, alice.headers)).body
+      .id as string;
+    const result = await t.api.post(
+      '/execute',
+      { conversation_id: conversationId, message: 'Which permit does a new well need?' },
+      alice.headers,
+    );
     return result.body.execution_id as string;
   }
 
   it('a capture is mirrored as a score-create with Basic auth, the capture id as score id and the execution as trace', async () => {
     const executionId = await turn();
-    const response = await t.api.post('/eval/captures', { execution_id: executionId, score: -1, note: 'wrong form', category_tag: 'permits' }, alice.headers);
+    const response = await t.api.post(
+      '/eval/captures',
+      { execution_id: executionId, score: -1, note: 'wrong form', category_tag: 'permits' },
+      alice.headers,
+    );
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ mirror_status: 'mirrored', snapshot_status: 'linked' });
     expect(langfuse.requests).to.have.length(1);
@@ -55,7 +71,9 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
       comment: 'wrong form',
       metadata: { category_tag: 'permits' },
     });
-    const events = (await t.deps.store.readStream(captureAggregate.stream(alice.tenantId, response.body.id))).map(readCaptureEvent);
+    const events = (await t.deps.store.readStream(captureAggregate.stream(alice.tenantId, response.body.id))).map(
+      readCaptureEvent,
+    );
     expect(events.map((e) => e.type)).to.deep.equal(['CaptureRecorded', 'SnapshotLinked', 'ScoreMirrored']);
   });
 
@@ -70,7 +88,9 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
     expect(during).to.include({ total: before.total + 1, mirror_failed: before.mirror_failed + 1, mirror_pending: 0 });
 
     langfuse.mode = 'ok';
-    expect((await t.api.post('/eval/captures', { execution_id: executionId, score: -1 }, alice.headers)).body).to.include({ score: -1, mirror_status: 'mirrored' });
+    expect(
+      (await t.api.post('/eval/captures', { execution_id: executionId, score: -1 }, alice.headers)).body,
+    ).to.include({ score: -1, mirror_status: 'mirrored' });
     expect((await t.api.get('/eval/metrics', alice.headers)).body).to.include({ mirror_failed: before.mirror_failed });
   });
 
@@ -79,7 +99,9 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
     langfuse.mode = 'item_errors';
     const response = await t.api.post('/eval/captures', { execution_id: executionId, score: 1 }, alice.headers);
     expect(response.body).to.include({ mirror_status: 'failed' });
-    const events = (await t.deps.store.readStream(captureAggregate.stream(alice.tenantId, response.body.id))).map(readCaptureEvent);
+    const events = (await t.deps.store.readStream(captureAggregate.stream(alice.tenantId, response.body.id))).map(
+      readCaptureEvent,
+    );
     const failed = events.find((e) => e.type === 'ScoreMirrorFailed');
     expect(failed?.data).to.include({ score: 1 });
     expect((failed?.data as { error: string }).error).to.match(/Invalid request data/);
@@ -88,12 +110,20 @@ describe('eval capture scores mirrored to Langfuse (a local fake of its ingestio
   it('a gesture whose mirror never answered stays pending (counted in /eval/metrics) until the start-up pass sends it again', async () => {
     const executionId = await turn();
     // The gesture recorded as a stop mid-way would leave it: pending, no outcome.
-    await recordCapture(t.deps, { tenantId: alice.tenantId, actorId: alice.userId }, { execution_id: executionId, score: 1 }, true);
+    await recordCapture(
+      t.deps,
+      { tenantId: alice.tenantId, actorId: alice.userId },
+      { execution_id: executionId, score: 1 },
+      true,
+    );
     const before = (await t.api.get('/eval/metrics', alice.headers)).body;
     expect(before.mirror_pending).to.equal(1);
     await evaluationContext.start!(t.deps);
     expect(langfuse.requests).to.have.length(1);
     expect(langfuse.requests[0].body.batch[0].body).to.include({ traceId: executionId, value: 1 });
-    expect((await t.api.get('/eval/metrics', alice.headers)).body).to.include({ mirror_pending: 0, mirror_failed: before.mirror_failed });
+    expect((await t.api.get('/eval/metrics', alice.headers)).body).to.include({
+      mirror_pending: 0,
+      mirror_failed: before.mirror_failed,
+    });
   });
 });

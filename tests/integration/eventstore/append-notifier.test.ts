@@ -11,10 +11,16 @@ import { eventually } from '../../support/eventually';
 /** A process alone on its database sends no NOTIFY; two processes on one database wake each other. */
 describe('append notifications', () => {
   const append = (store: EventStore) =>
-    store.append(`toy.note-${randomUUID()}`, [{ type: 'NoteCreated', data: { title: 'n' }, metadata: { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' } }]);
+    store.append(`toy.note-${randomUUID()}`, [
+      {
+        type: 'NoteCreated',
+        data: { title: 'n' },
+        metadata: { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' },
+      },
+    ]);
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  it('given no other listener, then appends send no NOTIFY; given a second instance, then each one\'s appends wake the other\'s readers', async function () {
+  it("given no other listener, then appends send no NOTIFY; given a second instance, then each one's appends wake the other's readers", async function () {
     this.timeout(30_000);
     const { db, store, cleanup } = await createTestEventStore();
     const notifies: string[] = [];
@@ -34,7 +40,11 @@ describe('append notifications', () => {
       }
       expect(notifies, 'alone on its database').to.deep.equal([]);
 
-      other = createPostgresEventStore({ pool: otherPool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 60_000 });
+      other = createPostgresEventStore({
+        pool: otherPool,
+        signer: new AuditSigner(TEST_SIGNING_KEY),
+        pollIntervalMs: 60_000,
+      });
       const from = await other.headPosition();
       const live = other.subscribeToAll({ from });
       const iterator = live[Symbol.asyncIterator]();
@@ -49,7 +59,8 @@ describe('append notifications', () => {
       const appended = await append(store);
       for (;;) {
         const { value } = await iterator.next();
-        if (value.position.commit === appended.position.commit && value.position.prepare === appended.position.prepare) break;
+        if (value.position.commit === appended.position.commit && value.position.prepare === appended.position.prepare)
+          break;
       }
       expect(Date.now() - started, 'woken by the NOTIFY, not by its 60 s poll').to.be.below(5_000);
       await live.stop();

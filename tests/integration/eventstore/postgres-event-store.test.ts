@@ -9,7 +9,9 @@ import { IdempotencyConflictError, WrongExpectedRevisionError } from '../../../s
 import { createTestEventStore, TEST_SIGNING_KEY } from '../../support/event-store';
 
 function createTestEventStoreOn(db: Database): Promise<EventStore> {
-  return Promise.resolve(createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 100 }));
+  return Promise.resolve(
+    createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 100 }),
+  );
 }
 
 const metadata = { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c' };
@@ -67,14 +69,21 @@ describe('postgres event store', () => {
     let reads = 0;
     const counting = {
       query: (...args: unknown[]) => {
-        const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text ?? '';
+        const text = typeof args[0] === 'string' ? args[0] : ((args[0] as { text?: string }).text ?? '');
         if (text.includes('LEFT JOIN LATERAL')) reads++;
         return (db.pool.query as (...a: unknown[]) => unknown)(...args);
       },
       connect: () => db.pool.connect(),
     } as unknown as typeof db.pool;
-    const watcher = createPostgresEventStore({ pool: counting, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 500 });
-    const subscription = watcher.subscribeToAll({ from: await store.headPosition(), filter: { streamPrefixes: ['hidden.'] } });
+    const watcher = createPostgresEventStore({
+      pool: counting,
+      signer: new AuditSigner(TEST_SIGNING_KEY),
+      pollIntervalMs: 500,
+    });
+    const subscription = watcher.subscribeToAll({
+      from: await store.headPosition(),
+      filter: { streamPrefixes: ['hidden.'] },
+    });
     const received: RecordedEvent[] = [];
     const done = take(subscription, 1, received);
 
@@ -112,13 +121,15 @@ describe('postgres event store', () => {
     const done = take(subscription, 400, received);
     await Promise.all(
       Array.from({ length: 8 }, async (_, writer) => {
-        for (let i = 0; i < 50; i++) await store.append(`${prefix}${writer % 3}`, [{ type: 'Tick', data: { writer, i }, metadata }]);
+        for (let i = 0; i < 50; i++)
+          await store.append(`${prefix}${writer % 3}`, [{ type: 'Tick', data: { writer, i }, metadata }]);
       }),
     );
     await done;
     await subscription.stop();
     expect(new Set(received.map((e) => e.id)).size).to.equal(400);
-    for (let i = 1; i < received.length; i++) expect(comparePositions(received[i - 1].position, received[i].position)).to.equal(-1);
+    for (let i = 1; i < received.length; i++)
+      expect(comparePositions(received[i - 1].position, received[i].position)).to.equal(-1);
   });
 
   it('the database itself refuses UPDATE, DELETE and TRUNCATE on events', async () => {
@@ -144,7 +155,11 @@ describe('postgres event store', () => {
     const error = await store
       .appendMany([
         { stream: owner, events: [{ type: 'Created', data: {}, metadata }], expectedRevision: 'no_stream' },
-        { stream: reservation, events: [{ type: 'ReservationClaimed', data: { owner }, metadata }], expectedRevision: 'no_stream' },
+        {
+          stream: reservation,
+          events: [{ type: 'ReservationClaimed', data: { owner }, metadata }],
+          expectedRevision: 'no_stream',
+        },
       ])
       .catch((e) => e);
     expect(error).to.be.instanceOf(WrongExpectedRevisionError);
@@ -156,8 +171,19 @@ describe('postgres event store', () => {
     const [existing, fresh] = [`exact.a-${randomUUID()}`, `exact.b-${randomUUID()}`];
     await store.append(existing, [{ type: 'A0', data: {}, metadata }]);
     const writes = () => [
-      { stream: existing, events: [{ id: ids[0], type: 'A1', data: { n: 1 }, metadata }, { id: ids[1], type: 'A2', data: { n: 2 }, metadata }], expectedRevision: 0n },
-      { stream: fresh, events: [{ id: ids[2], type: 'B0', data: { n: 3 }, metadata }], expectedRevision: 'no_stream' as const },
+      {
+        stream: existing,
+        events: [
+          { id: ids[0], type: 'A1', data: { n: 1 }, metadata },
+          { id: ids[1], type: 'A2', data: { n: 2 }, metadata },
+        ],
+        expectedRevision: 0n,
+      },
+      {
+        stream: fresh,
+        events: [{ id: ids[2], type: 'B0', data: { n: 3 }, metadata }],
+        expectedRevision: 'no_stream' as const,
+      },
     ];
     const ids = Array.from({ length: 5 }, () => randomUUID());
     const sent: string[] = [];
@@ -173,18 +199,30 @@ describe('postgres event store', () => {
     } finally {
       Client.prototype.query = query as typeof Client.prototype.query;
     }
-    expect(sent.filter((text) => text.includes('append_to_stream')), 'append statements').to.have.length(1);
+    expect(
+      sent.filter((text) => text.includes('append_to_stream')),
+      'append statements',
+    ).to.have.length(1);
     expect(results.map((r) => r.nextRevision)).to.deep.equal([2n, 0n]);
     expect(comparePositions(results[0].position, results[1].position)).to.be.below(0);
     const signer = new AuditSigner(TEST_SIGNING_KEY);
-    for (const stream of [existing, fresh]) expect(verifyStreamChain(signer, await store.readStream(stream))).to.deep.equal([]);
+    for (const stream of [existing, fresh])
+      expect(verifyStreamChain(signer, await store.readStream(stream))).to.deep.equal([]);
     expect((await store.readStream(existing)).map((e) => e.data)).to.deep.equal([{}, { n: 1 }, { n: 2 }]);
 
     // A retry of a write to new streams (the revision a retry at a number expects has moved on:
     // it is refused, and the command handler finds its events by id).
     const retried = () => [
-      { stream: `exact.e-${ids[0]}`, events: [{ id: ids[3], type: 'E', data: {}, metadata }], expectedRevision: 'no_stream' as const },
-      { stream: `exact.f-${ids[0]}`, events: [{ id: ids[4], type: 'F', data: {}, metadata }], expectedRevision: 'no_stream' as const },
+      {
+        stream: `exact.e-${ids[0]}`,
+        events: [{ id: ids[3], type: 'E', data: {}, metadata }],
+        expectedRevision: 'no_stream' as const,
+      },
+      {
+        stream: `exact.f-${ids[0]}`,
+        events: [{ id: ids[4], type: 'F', data: {}, metadata }],
+        expectedRevision: 'no_stream' as const,
+      },
     ];
     const first = await store.appendMany(retried());
     const again = await store.appendMany(retried());
@@ -196,8 +234,16 @@ describe('postgres event store', () => {
 
     const reused = await store
       .appendMany([
-        { stream: `exact.c-${randomUUID()}`, events: [{ id: ids[0], type: 'C', data: {}, metadata }], expectedRevision: 'no_stream' },
-        { stream: `exact.d-${randomUUID()}`, events: [{ id: randomUUID(), type: 'D', data: {}, metadata }], expectedRevision: 'no_stream' },
+        {
+          stream: `exact.c-${randomUUID()}`,
+          events: [{ id: ids[0], type: 'C', data: {}, metadata }],
+          expectedRevision: 'no_stream',
+        },
+        {
+          stream: `exact.d-${randomUUID()}`,
+          events: [{ id: randomUUID(), type: 'D', data: {}, metadata }],
+          expectedRevision: 'no_stream',
+        },
       ])
       .catch((e: unknown) => e);
     expect(reused).to.be.instanceOf(IdempotencyConflictError);
@@ -210,7 +256,11 @@ describe('postgres event store', () => {
       owners.map((owner) =>
         store.appendMany([
           { stream: owner, events: [{ type: 'Created', data: {}, metadata }], expectedRevision: 'no_stream' },
-          { stream: reservation, events: [{ type: 'ReservationClaimed', data: { owner }, metadata }], expectedRevision: 'no_stream' },
+          {
+            stream: reservation,
+            events: [{ type: 'ReservationClaimed', data: { owner }, metadata }],
+            expectedRevision: 'no_stream',
+          },
         ]),
       ),
     );

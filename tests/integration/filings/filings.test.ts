@@ -29,7 +29,11 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
 
   const bytes = async (route: string, session: Session) => {
     const response = await fetch(`${t.publicUrl}/api/v1${route}`, { headers: session.headers });
-    return { status: response.status, type: response.headers.get('content-type') ?? '', body: Buffer.from(await response.arrayBuffer()) };
+    return {
+      status: response.status,
+      type: response.headers.get('content-type') ?? '',
+      body: Buffer.from(await response.arrayBuffer()),
+    };
   };
   /** The package with one entry rewritten, everything else as downloaded. */
   const altered = async (name: string, change: (content: Buffer) => Buffer) => {
@@ -37,7 +41,8 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     zip.file(name, change(await zip.file(name)!.async('nodebuffer')));
     return zip.generateAsync({ type: 'nodebuffer' });
   };
-  const manifestOf = async (zip: Buffer) => JSON.parse(await (await JSZip.loadAsync(zip)).file('manifest.json')!.async('string'));
+  const manifestOf = async (zip: Buffer) =>
+    JSON.parse(await (await JSZip.loadAsync(zip)).file('manifest.json')!.async('string'));
 
   before(async () => {
     t = await startTestPlatform();
@@ -53,17 +58,34 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
   it('lists the filing with its entity, form, period, approval, checklist and reviewer; filters and pages like /approvals', async () => {
     const got = await t.api.get(`/filings/${filingId}`, operator.headers);
     expect(got.status).to.equal(200);
-    expect(got.body).to.include({ filing_id: filingId, form: 'form_pr', period: well.period, status: 'filed', approval_id: approvalId, checklist_id: checklistId, reviewer_id: reviewer.userId, submitted_by: operator.userId, decision: 'approved' });
+    expect(got.body).to.include({
+      filing_id: filingId,
+      form: 'form_pr',
+      period: well.period,
+      status: 'filed',
+      approval_id: approvalId,
+      checklist_id: checklistId,
+      reviewer_id: reviewer.userId,
+      submitted_by: operator.userId,
+      decision: 'approved',
+    });
     expect(got.body.entity).to.include({ id: well.api, label: 'Well', api_number: well.api });
     expect(got.body.reviewer).to.include({ id: reviewer.userId, email: reviewer.email });
     expect(got.body.entity.name).to.match(/^JONES 97/);
     expect(Date.parse(got.body.filed_at)).to.be.greaterThan(0);
 
-    const list = await t.api.get(`/filings?entity_id=${well.api}&form=form_pr&period=${well.period}&status=filed`, operator.headers);
+    const list = await t.api.get(
+      `/filings?entity_id=${well.api}&form=form_pr&period=${well.period}&status=filed`,
+      operator.headers,
+    );
     expect(list.status).to.equal(200);
     expect(list.body.total).to.equal(1);
     expect(list.body.filings[0].filing_id).to.equal(filingId);
-    expect((await t.api.get(`/filings?approval_id=${approvalId}`, operator.headers)).body.filings.map((f: any) => f.filing_id)).to.deep.equal([filingId]);
+    expect(
+      (await t.api.get(`/filings?approval_id=${approvalId}`, operator.headers)).body.filings.map(
+        (f: any) => f.filing_id,
+      ),
+    ).to.deep.equal([filingId]);
     expect((await t.api.get('/filings?status=in_review', operator.headers)).body.total).to.equal(0);
     const paged = await t.api.get('/filings?limit=1&offset=1', operator.headers);
     expect(paged.body).to.deep.include({ filings: [], total: 1 });
@@ -82,7 +104,24 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     expect(pdf.status).to.equal(200);
     expect(pdf.type).to.equal('application/pdf');
     const { text } = await extractPdf(pdf.body, 100_000);
-    for (const expected of ['Form PR', 'PERMIAN TEST OPERATING LLC', well.api, 'SPRABERRY (TREND AREA)', 'YOAKUM', '08', well.period, 'Condensate produced', '3,110 bbl', 'Gas-well gas produced', '9,330 mcf', 'code 01', '280 mcf', 'code 10', '900 mcf', reviewer.email]) {
+    for (const expected of [
+      'Form PR',
+      'PERMIAN TEST OPERATING LLC',
+      well.api,
+      'SPRABERRY (TREND AREA)',
+      'YOAKUM',
+      '08',
+      well.period,
+      'Condensate produced',
+      '3,110 bbl',
+      'Gas-well gas produced',
+      '9,330 mcf',
+      'code 01',
+      '280 mcf',
+      'code 10',
+      '900 mcf',
+      reviewer.email,
+    ]) {
       expect(text, expected).to.contain(expected);
     }
   });
@@ -109,11 +148,19 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     expect(manifest.checklist.items.every((i: any) => i.status === 'complete')).to.equal(true);
     expect(manifest.checklist.items[0].notes).to.equal('checked item 0');
     expect(manifest.checklist.artifacts.find((a: any) => a.filename === 'meter.txt').sha256).to.match(/^[0-9a-f]{64}$/);
-    expect(manifest.approval).to.include({ approval_id: approvalId, decision: 'approved', comments: 'figures match the meters' });
+    expect(manifest.approval).to.include({
+      approval_id: approvalId,
+      decision: 'approved',
+      comments: 'figures match the meters',
+    });
     expect(manifest.approval.reviewer).to.include({ id: reviewer.userId, email: reviewer.email });
     expect(manifest.approval.requested_by).to.include({ id: operator.userId });
     const checks = Object.fromEntries(manifest.validations.form_pr.checks.map((c: any) => [c.key, c.passed]));
-    expect(checks).to.deep.equal({ dispositions_balance: true, disposition_codes_valid: true, flaring_authorized_in_month: true });
+    expect(checks).to.deep.equal({
+      dispositions_balance: true,
+      disposition_codes_valid: true,
+      flaring_authorized_in_month: true,
+    });
     expect(manifest.validations.at_review).to.be.an('array').that.is.not.empty;
     expect(manifest.files.map((f: any) => f.path)).to.include('form-pr.pdf');
     const streams = manifest.audit_anchors.map((a: any) => a.stream as string);
@@ -122,7 +169,9 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     expect(streams.some((s: string) => s.startsWith('graph.vertex-'))).to.equal(true);
     expect(manifest.audit_anchors[0].chain_hash).to.be.a('string').that.is.not.empty;
 
-    const header = JSON.parse(Buffer.from((await zip.file('manifest.jws')!.async('string')).split('.')[0], 'base64url').toString());
+    const header = JSON.parse(
+      Buffer.from((await zip.file('manifest.jws')!.async('string')).split('.')[0], 'base64url').toString(),
+    );
     expect(header).to.include({ alg: 'EdDSA' });
     const published = await fetch(`${t.publicUrl}/.well-known/jwks.json`);
     expect(published.status).to.equal(200);
@@ -136,19 +185,40 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
   });
 
   it('detects an altered figure, an altered artifact, an altered PDF and an altered manifest, each in turn', async () => {
-    const figure = await altered('manifest.json', (b) => Buffer.from(b.toString().replace('"value": 9330', '"value": 9331')));
+    const figure = await altered('manifest.json', (b) =>
+      Buffer.from(b.toString().replace('"value": 9330', '"value": 9331')),
+    );
     expect((await manifestOf(figure)).figures.some((f: any) => f.value === 9331)).to.equal(true);
-    const artifactName = Object.keys((await JSZip.loadAsync(evidence)).files).find((n) => n.startsWith('artifacts/') && !n.endsWith('/'))!;
+    const artifactName = Object.keys((await JSZip.loadAsync(evidence)).files).find(
+      (n) => n.startsWith('artifacts/') && !n.endsWith('/'),
+    )!;
     const cases: Array<[string, Buffer, string]> = [
       ['a figure', figure, 'signature'],
-      ['an artifact', await altered(artifactName, (b) => Buffer.from(b.toString().replace('9330', '9300'))), `file ${artifactName}`],
-      ['the PDF', await altered('form-pr.pdf', (b) => Buffer.concat([b, Buffer.from('%tampered\n')])), 'file form-pr.pdf'],
-      ['the manifest', await altered('manifest.json', (b) => Buffer.from(b.toString().replace('figures match the meters', 'figures were estimated'))), 'signature'],
+      [
+        'an artifact',
+        await altered(artifactName, (b) => Buffer.from(b.toString().replace('9330', '9300'))),
+        `file ${artifactName}`,
+      ],
+      [
+        'the PDF',
+        await altered('form-pr.pdf', (b) => Buffer.concat([b, Buffer.from('%tampered\n')])),
+        'file form-pr.pdf',
+      ],
+      [
+        'the manifest',
+        await altered('manifest.json', (b) =>
+          Buffer.from(b.toString().replace('figures match the meters', 'figures were estimated')),
+        ),
+        'signature',
+      ],
     ];
     for (const [what, zip, failing] of cases) {
       const verdict = await verifyEvidence(zip, jwks as never);
       expect(verdict.valid, what).to.equal(false);
-      expect(verdict.checks.filter((c) => !c.passed).map((c) => c.check), what).to.deep.equal([failing]);
+      expect(
+        verdict.checks.filter((c) => !c.passed).map((c) => c.check),
+        what,
+      ).to.deep.equal([failing]);
     }
   });
 
@@ -156,12 +226,29 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
     const dir = await mkdtemp(path.join(tmpdir(), 'evidence-'));
     await writeFile(path.join(dir, 'evidence.zip'), evidence);
     await writeFile(path.join(dir, 'jwks.json'), JSON.stringify(jwks));
-    await writeFile(path.join(dir, 'pdf-altered.zip'), await altered('form-pr.pdf', (b) => Buffer.concat([b, Buffer.from(' ')])));
+    await writeFile(
+      path.join(dir, 'pdf-altered.zip'),
+      await altered('form-pr.pdf', (b) => Buffer.concat([b, Buffer.from(' ')])),
+    );
     const env = opsEnv(t.platform.db.url);
-    const good = await runOps(env, 'evidence', 'verify', path.join(dir, 'evidence.zip'), '--jwks', path.join(dir, 'jwks.json'));
+    const good = await runOps(
+      env,
+      'evidence',
+      'verify',
+      path.join(dir, 'evidence.zip'),
+      '--jwks',
+      path.join(dir, 'jwks.json'),
+    );
     expect(good.code, good.stderr).to.equal(0);
     expect(good.stdout).to.contain(`VALID: filing ${filingId}`);
-    const bad = await runOps(env, 'evidence', 'verify', path.join(dir, 'pdf-altered.zip'), '--jwks', path.join(dir, 'jwks.json'));
+    const bad = await runOps(
+      env,
+      'evidence',
+      'verify',
+      path.join(dir, 'pdf-altered.zip'),
+      '--jwks',
+      path.join(dir, 'jwks.json'),
+    );
     expect(bad.code).to.equal(2);
     expect(bad.stdout).to.contain('FAILED  file form-pr.pdf');
     const replay = await runOps(env, 'evidence', 'replay', filingId, '--zip', path.join(dir, 'evidence.zip'));
@@ -180,12 +267,27 @@ describe('filings: the resource, the Form PR document and the signed evidence pa
       const rotated = await (await fetch(`${second.platform.publicUrl}/.well-known/jwks.json`)).json();
       expect(rotated.keys).to.have.length(jwks.keys.length + 1);
       expect((await verifyEvidence(evidence, rotated)).valid).to.equal(true);
-      const fresh = await fetch(`${second.platform.publicUrl}/api/v1/filings/${filingId}/evidence`, { headers: operator.headers });
+      const fresh = await fetch(`${second.platform.publicUrl}/api/v1/filings/${filingId}/evidence`, {
+        headers: operator.headers,
+      });
       const verdict = await verifyEvidence(Buffer.from(await fresh.arrayBuffer()), rotated);
       expect(verdict.valid).to.equal(true);
       expect(verdict.kid).to.equal(rotated.keys[rotated.keys.length - 1].kid);
       // The first key's JWKS alone cannot vouch for a package signed with the new key.
-      expect((await verifyEvidence(Buffer.from(await (await fetch(`${second.platform.publicUrl}/api/v1/filings/${filingId}/evidence`, { headers: operator.headers })).arrayBuffer()), jwks as never)).valid).to.equal(false);
+      expect(
+        (
+          await verifyEvidence(
+            Buffer.from(
+              await (
+                await fetch(`${second.platform.publicUrl}/api/v1/filings/${filingId}/evidence`, {
+                  headers: operator.headers,
+                })
+              ).arrayBuffer(),
+            ),
+            jwks as never,
+          )
+        ).valid,
+      ).to.equal(false);
     } finally {
       await second.platform.stop();
     }

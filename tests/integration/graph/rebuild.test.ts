@@ -25,16 +25,36 @@ describe('the property graph is a projection rebuildable from events', () => {
     expect((await t.api.post('/graph/seed', { wells: 12 }, auth)).status).to.equal(201);
     const wells = (await t.api.get('/graph/entities/Well?limit=3', auth)).body.entities;
     // Imported vertices changed through the API, one deleted with its edges, a new vertex and edge.
-    await t.api.put(`/graph/entities/Well/${wells[0].id}`, { properties: { status: 'shut_in', lateral_length_ft: null } }, auth);
-    await t.api.put(`/graph/entities/Well/${wells[1].id}/production`, { reporting_month: '2026-01', oil_bbls: 4321, gas_mcf: 9876 }, auth);
+    await t.api.put(
+      `/graph/entities/Well/${wells[0].id}`,
+      { properties: { status: 'shut_in', lateral_length_ft: null } },
+      auth,
+    );
+    await t.api.put(
+      `/graph/entities/Well/${wells[1].id}/production`,
+      { reporting_month: '2026-01', oil_bbls: 4321, gas_mcf: 9876 },
+      auth,
+    );
     await t.api.delete(`/graph/entities/Well/${wells[2].id}`, auth);
-    const event = (await t.api.post('/graph/entities', { label: 'WellEvent', properties: { type: 'workover', date: '2026-01-10' } }, auth)).body;
-    await t.api.post('/graph/edges', { from_label: 'Well', from_id: wells[0].id, to_label: 'WellEvent', to_id: event.id, edge_label: 'HAS_EVENT' }, auth);
+    const event = (
+      await t.api.post(
+        '/graph/entities',
+        { label: 'WellEvent', properties: { type: 'workover', date: '2026-01-10' } },
+        auth,
+      )
+    ).body;
+    await t.api.post(
+      '/graph/edges',
+      { from_label: 'Well', from_id: wells[0].id, to_label: 'WellEvent', to_id: event.id, edge_label: 'HAS_EVENT' },
+      auth,
+    );
     await t.api.post('/entity-types', { key: 'tank', label: 'Tank', display_name: 'Tank' }, auth);
     await t.api.delete('/relationship-rules/oilgas-has_filing-well-filingpackage', auth);
 
     const before = await snapshot();
-    expect(before.vertices.find((v) => v.id === wells[0].id).properties).to.include({ status: 'shut_in' }).and.not.have.property('lateral_length_ft');
+    expect(before.vertices.find((v) => v.id === wells[0].id).properties)
+      .to.include({ status: 'shut_in' })
+      .and.not.have.property('lateral_length_ft');
     expect(before.vertices.find((v) => v.id === wells[2].id)).to.equal(undefined);
 
     await t.deps.projections.rebuild('graph_property_graph');

@@ -40,7 +40,20 @@ describe('a seeded graph: templates, context assembly, impact', () => {
     expect(seeded.status).to.equal(201);
     expect(seeded.body).to.include({ wells: 20, namespace: `${tenantId.replace(/-/g, '')}_oilgas` });
     expect(seeded.body.by_label.Well).to.equal(20);
-    for (const label of ['Operator', 'Field', 'Lease', 'Permit', 'FlaringAuthorization', 'FlaringEvent', 'Facility', 'PipelineRoute', 'Regulation', 'ComplianceDeadline', 'OPERATED_BY', 'OFFSET_TO']) {
+    for (const label of [
+      'Operator',
+      'Field',
+      'Lease',
+      'Permit',
+      'FlaringAuthorization',
+      'FlaringEvent',
+      'Facility',
+      'PipelineRoute',
+      'Regulation',
+      'ComplianceDeadline',
+      'OPERATED_BY',
+      'OFFSET_TO',
+    ]) {
       expect(seeded.body.by_label[label], label).to.be.greaterThan(0);
     }
     expect(seeded.body.entities).to.equal(seeded.body.vertices + seeded.body.edges);
@@ -49,7 +62,9 @@ describe('a seeded graph: templates, context assembly, impact', () => {
   it('seeded wells carry Texas API numbers, RRC districts and P-5 operators', async () => {
     expect(well.properties.api_number).to.match(/^42-\d{3}-\d{5}$/);
     expect(Number(well.properties.api_number.slice(3, 6)) % 2).to.equal(1);
-    expect(['01', '02', '03', '04', '05', '06', '6E', '7B', '7C', '08', '8A', '8B', '09', '10']).to.include(well.properties.district);
+    expect(['01', '02', '03', '04', '05', '06', '6E', '7B', '7C', '08', '8A', '8B', '09', '10']).to.include(
+      well.properties.district,
+    );
     const op = await t.api.get(`/graph/entities/Operator/${operator.entity_id}`, auth);
     expect(op.body.properties.p5_number).to.match(/^\d{6}$/);
   });
@@ -70,30 +85,46 @@ describe('a seeded graph: templates, context assembly, impact', () => {
     });
 
     it('operator_permits, operator_flaring_auths and the via-lease variant answer with their columns', async () => {
-      for (const [template, column] of [['operator_permits', 'p'], ['operator_flaring_auths', 'fa'], ['operator_flaring_auths_via_lease', 'fa']]) {
+      for (const [template, column] of [
+        ['operator_permits', 'p'],
+        ['operator_flaring_auths', 'fa'],
+        ['operator_flaring_auths_via_lease', 'fa'],
+      ]) {
         const response = await run({ template_id: template, params: { operator_id: operator.entity_id } });
         expect(response.status, template).to.equal(200);
         expect(response.body.count).to.equal(response.body.results.length);
         for (const row of response.body.results) expect(Object.keys(row)).to.deep.equal([column]);
       }
-      const total = await t.deps.knex('graph_vertices').where({ label: 'FlaringAuthorization' }).count<{ count: string }[]>('* as count');
+      const total = await t.deps
+        .knex('graph_vertices')
+        .where({ label: 'FlaringAuthorization' })
+        .count<{ count: string }[]>('* as count');
       let found = 0;
       const operators = await t.api.get('/graph/entities/Operator', auth);
-      for (const o of operators.body.entities) found += (await run({ template_id: 'operator_flaring_auths_via_lease', params: { operator_id: o.entity_id } })).body.count;
+      for (const o of operators.body.entities)
+        found += (await run({ template_id: 'operator_flaring_auths_via_lease', params: { operator_id: o.entity_id } }))
+          .body.count;
       expect(found).to.equal(Number(total[0].count));
     });
 
     it('edge_usage counts an edge label by source and target label', async () => {
       const response = await run({ template_id: 'edge_usage', params: { edge_label: 'LOCATED_IN' } });
       expect(response.status).to.equal(200);
-      expect(response.body.results).to.deep.include.members([{ source: 'Well', target: 'Field', cnt: 20 }, { source: 'Well', target: 'Lease', cnt: 20 }]);
+      expect(response.body.results).to.deep.include.members([
+        { source: 'Well', target: 'Field', cnt: 20 },
+        { source: 'Well', target: 'Lease', cnt: 20 },
+      ]);
     });
 
     it('an unknown template, a wrong parameter set or a non-whitelisted label answers 400', async () => {
       expect((await run({ template_id: 'all_vertices', params: {} })).status).to.equal(400);
       expect((await run({ template_id: 'operator_wells', params: {} })).status).to.equal(400);
-      expect((await run({ template_id: 'operator_wells', params: { operator_id: 'x', extra: 1 } })).status).to.equal(400);
-      expect((await run({ template_id: 'edge_usage', params: { edge_label: "LOCATED_IN' OR 1=1 --" } })).status).to.equal(400);
+      expect((await run({ template_id: 'operator_wells', params: { operator_id: 'x', extra: 1 } })).status).to.equal(
+        400,
+      );
+      expect(
+        (await run({ template_id: 'edge_usage', params: { edge_label: "LOCATED_IN' OR 1=1 --" } })).status,
+      ).to.equal(400);
       expect((await run({ template_id: 'edge_usage', params: { edge_label: 'Well' } })).status).to.equal(400);
     });
 
@@ -103,10 +134,16 @@ describe('a seeded graph: templates, context assembly, impact', () => {
       expect(response.body).to.deep.equal({ results: [], count: 0 });
     });
 
-    it('tenant_id may name only the caller\'s own tenant', async () => {
-      const own = await run({ template_id: 'operator_wells', params: { operator_id: operator.entity_id } }, `?tenant_id=${tenantId}`);
+    it("tenant_id may name only the caller's own tenant", async () => {
+      const own = await run(
+        { template_id: 'operator_wells', params: { operator_id: operator.entity_id } },
+        `?tenant_id=${tenantId}`,
+      );
       expect(own.status).to.equal(200);
-      const foreign = await run({ template_id: 'operator_wells', params: { operator_id: operator.entity_id } }, `?tenant_id=${randomUUID()}`);
+      const foreign = await run(
+        { template_id: 'operator_wells', params: { operator_id: operator.entity_id } },
+        `?tenant_id=${randomUUID()}`,
+      );
       expect(foreign.status).to.equal(403);
     });
   });
@@ -117,9 +154,20 @@ describe('a seeded graph: templates, context assembly, impact', () => {
     it('answers structured context and model-facing text with every top-level field', async () => {
       const response = await context(well.entity_id, 'entity_type_key=well');
       expect(response.status).to.equal(200);
-      expect(response.body).to.include.keys('structured', 'context_text', 'fields_highlighted', 'detection_results_included', 'token_estimate', 'entities_referenced', 'truncation_occurred', 'relationships_truncated');
+      expect(response.body).to.include.keys(
+        'structured',
+        'context_text',
+        'fields_highlighted',
+        'detection_results_included',
+        'token_estimate',
+        'entities_referenced',
+        'truncation_occurred',
+        'relationships_truncated',
+      );
       expect(response.body.structured.entity.id).to.equal(well.id);
-      expect(response.body.structured.relationships.LOCATED_IN.map((r: { label: string }) => r.label).sort()).to.deep.equal(['Field', 'Lease']);
+      expect(
+        response.body.structured.relationships.LOCATED_IN.map((r: { label: string }) => r.label).sort(),
+      ).to.deep.equal(['Field', 'Lease']);
       expect(response.body.context_text).to.contain(well.properties.api_number);
       expect(response.body.context_text).to.match(/^Key fields: /m);
       expect(response.body.context_text).to.match(/^Other fields: /m);
@@ -130,7 +178,7 @@ describe('a seeded graph: templates, context assembly, impact', () => {
       expect(byUuid.body.structured.entity.entity_id).to.equal(well.entity_id);
     });
 
-    it('domain tags select the spec\'s sections: spacing keeps offsets and regulations, drops facilities', async () => {
+    it("domain tags select the spec's sections: spacing keeps offsets and regulations, drops facilities", async () => {
       const spacing = await context(well.id, 'entity_type_key=well&domain_tags=spacing');
       expect(spacing.body.context_text).not.to.contain('## PRODUCES_TO');
       expect(spacing.body.context_text).to.contain('## OPERATED_BY');
@@ -179,18 +227,32 @@ describe('a seeded graph: templates, context assembly, impact', () => {
   it('the legacy well-number route maps the walk into its sections', async () => {
     const response = await t.api.get(`/graph/context/${well.properties.api_number}`, auth);
     expect(response.status).to.equal(200);
-    expect(response.body).to.have.keys('well', 'lease', 'field', 'offset_wells', 'flaring_authorizations', 'compliance_deadlines', 'infrastructure');
+    expect(response.body).to.have.keys(
+      'well',
+      'lease',
+      'field',
+      'offset_wells',
+      'flaring_authorizations',
+      'compliance_deadlines',
+      'infrastructure',
+    );
     expect(response.body.well.api_number).to.equal(well.properties.api_number);
     expect(response.body.lease.label).to.equal('Lease');
     expect(response.body.field.label).to.equal('Field');
-    expect(response.body.infrastructure.map((v: { label: string }) => v.label)).to.include.members(['Facility', 'PipelineRoute']);
+    expect(response.body.infrastructure.map((v: { label: string }) => v.label)).to.include.members([
+      'Facility',
+      'PipelineRoute',
+    ]);
     expect((await t.api.get('/graph/context/42-999-99999', auth)).status).to.equal(404);
   });
 
   describe('impact analysis', () => {
     it('bidirectional impact of a facility reaches its wells and prices their production', async () => {
       const facility = (await t.api.get('/graph/entities/Facility?limit=1', auth)).body.entities[0];
-      const response = await t.api.get(`/impact/Facility/${facility.id}?max_depth=1&wti_price=80&henry_hub_price=2.5`, auth);
+      const response = await t.api.get(
+        `/impact/Facility/${facility.id}?max_depth=1&wti_price=80&henry_hub_price=2.5`,
+        auth,
+      );
       expect(response.status).to.equal(200);
       const wells = response.body.affected.filter((a: { label: string }) => a.label === 'Well');
       expect(wells.length).to.be.greaterThan(0);
@@ -203,7 +265,13 @@ describe('a seeded graph: templates, context assembly, impact', () => {
         gas += Number(p.production_gas_mcf);
       }
       const e = response.body.economic_impact;
-      expect(e).to.include({ wti_price: 80, henry_hub_price: 2.5, mmbtu_per_mcf: 1.037, oil_bbls_per_month: oil, gas_mcf_per_month: gas });
+      expect(e).to.include({
+        wti_price: 80,
+        henry_hub_price: 2.5,
+        mmbtu_per_mcf: 1.037,
+        oil_bbls_per_month: oil,
+        gas_mcf_per_month: gas,
+      });
       expect(e.total_value_usd_per_month).to.be.closeTo(oil * 80 + gas * 1.037 * 2.5, 0.01);
     });
 
@@ -213,7 +281,9 @@ describe('a seeded graph: templates, context assembly, impact', () => {
       expect(outward.body.affected.every((a: { direction: string }) => a.direction === 'out')).to.equal(true);
       expect(outward.body.affected.map((a: { label: string }) => a.label)).to.include('PipelineRoute');
       const inward = await t.api.get(`/impact/inward/Operator/${operator.entity_id}?max_depth=1`, auth);
-      expect(inward.body.affected.filter((a: { label: string }) => a.label === 'Well')).to.have.length(Number(operator.n));
+      expect(inward.body.affected.filter((a: { label: string }) => a.label === 'Well')).to.have.length(
+        Number(operator.n),
+      );
       expect(inward.body.affected.every((a: { depth: number }) => a.depth === 1)).to.equal(true);
       expect((await t.api.get(`/impact/Well/${well.id}?max_depth=0`, auth)).status).to.equal(422);
     });

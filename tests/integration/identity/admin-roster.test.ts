@@ -30,7 +30,10 @@ function barrier(parties: number) {
  * over the shared store. `afterRosterRead` runs after each read of an admin roster stream;
  * `failUserAppend` makes the next append to a user stream fail.
  */
-function instance(t: TestPlatform, hooks: { afterRosterRead?: () => Promise<void>; failUserAppend?: { once: boolean } } = {}): IdentityDeps {
+function instance(
+  t: TestPlatform,
+  hooks: { afterRosterRead?: () => Promise<void>; failUserAppend?: { once: boolean } } = {},
+): IdentityDeps {
   const shared = t.deps.store;
   const store: EventStore = {
     kind: shared.kind,
@@ -53,11 +56,22 @@ function instance(t: TestPlatform, hooks: { afterRosterRead?: () => Promise<void
     close: async () => undefined,
   };
   const base = identityDeps(t.deps);
-  return { ...base, store, handle: createCommandHandler({ store, projections: t.deps.projections, logger: t.deps.logger, retries: t.deps.config.commandRetries }) };
+  return {
+    ...base,
+    store,
+    handle: createCommandHandler({
+      store,
+      projections: t.deps.projections,
+      logger: t.deps.logger,
+      retries: t.deps.config.commandRetries,
+    }),
+  };
 }
 
 async function rosterSeats(t: TestPlatform, tenantId: string): Promise<string[]> {
-  const state = (await t.deps.store.readStream(adminRosterStream(tenantId))).map(adminRosterEvolution.read).reduce(adminRosterEvolution.evolve, adminRosterEvolution.initialState);
+  const state = (await t.deps.store.readStream(adminRosterStream(tenantId)))
+    .map(adminRosterEvolution.read)
+    .reduce(adminRosterEvolution.evolve, adminRosterEvolution.initialState);
   return state.status === 'open' ? [...state.seats].sort() : [];
 }
 
@@ -71,8 +85,18 @@ async function legacyAdmins(t: TestPlatform, tenantId: string, count: number): P
   for (let i = 0; i < count; i++) {
     const userId = randomUUID();
     const metadata = { tenantId, actorId: userId, correlationId: randomUUID(), causationId: randomUUID() };
-    const data = { userId, email: `legacy-${userId.slice(0, 8)}@example.com`, displayName: null, roles: ['admin'], kind: 'person' };
-    const { position } = await t.deps.store.append(userStream(tenantId, userId), [{ type: 'UserRegistered', data, metadata }], { expectedRevision: 'no_stream' });
+    const data = {
+      userId,
+      email: `legacy-${userId.slice(0, 8)}@example.com`,
+      displayName: null,
+      roles: ['admin'],
+      kind: 'person',
+    };
+    const { position } = await t.deps.store.append(
+      userStream(tenantId, userId),
+      [{ type: 'UserRegistered', data, metadata }],
+      { expectedRevision: 'no_stream' },
+    );
     await t.deps.projections.waitFor(position, 5000);
     ids.push(userId);
   }
@@ -141,13 +165,17 @@ describe('identity: the tenant admin roster keeps one active admin across instan
     const b = await signIn(t, { roles: ['admin'], tenantId: a.tenantId });
     const failing = instance(t, { failUserAppend: { once: true } });
     let thrown: unknown;
-    await updateUser(failing, a.userId, { isActive: false }, { tenantId: a.tenantId, actorId: b.userId }).catch((e) => (thrown = e));
+    await updateUser(failing, a.userId, { isActive: false }, { tenantId: a.tenantId, actorId: b.userId }).catch(
+      (e) => (thrown = e),
+    );
     expect((thrown as Error)?.message).to.equal('user stream unavailable');
     expect(await rosterSeats(t, a.tenantId)).to.deep.equal([a.userId, b.userId].sort());
     expect((await rosterEventTypes(t, a.tenantId)).slice(-2)).to.deep.equal(['AdminSeatReleased', 'AdminSeatGranted']);
     await updateUser(instance(t), a.userId, { isActive: false }, { tenantId: a.tenantId, actorId: b.userId });
     let refused: unknown;
-    await updateUser(instance(t), b.userId, { roles: ['reviewer'] }, { tenantId: a.tenantId, actorId: b.userId }).catch((e) => (refused = e));
+    await updateUser(instance(t), b.userId, { roles: ['reviewer'] }, { tenantId: a.tenantId, actorId: b.userId }).catch(
+      (e) => (refused = e),
+    );
     expect((refused as Error)?.message).to.equal('The last active admin cannot be removed');
   });
 
@@ -161,20 +189,29 @@ describe('identity: the tenant admin roster keeps one active admin across instan
 
     const operator = await signIn(t, { roles: ['operator'], tenantId });
     expect(await rosterSeats(t, tenantId)).to.not.include(operator.userId);
-    expect((await t.api.patch(`/auth/admin/users/${operator.userId}`, { roles: ['operator', 'admin'] }, first.headers)).status).to.equal(200);
+    expect(
+      (await t.api.patch(`/auth/admin/users/${operator.userId}`, { roles: ['operator', 'admin'] }, first.headers))
+        .status,
+    ).to.equal(200);
     expect(await rosterSeats(t, tenantId)).to.include(operator.userId);
 
-    expect((await t.api.patch(`/auth/admin/users/${invited.id}`, { is_active: false }, first.headers)).status).to.equal(200);
+    expect((await t.api.patch(`/auth/admin/users/${invited.id}`, { is_active: false }, first.headers)).status).to.equal(
+      200,
+    );
     expect(await rosterSeats(t, tenantId)).to.not.include(invited.id);
-    expect((await t.api.patch(`/auth/admin/users/${invited.id}`, { is_active: true }, first.headers)).status).to.equal(200);
+    expect((await t.api.patch(`/auth/admin/users/${invited.id}`, { is_active: true }, first.headers)).status).to.equal(
+      200,
+    );
     expect(await rosterSeats(t, tenantId)).to.include(invited.id);
 
-    expect((await t.api.patch(`/auth/admin/users/${operator.userId}`, { roles: ['operator'] }, first.headers)).status).to.equal(200);
+    expect(
+      (await t.api.patch(`/auth/admin/users/${operator.userId}`, { roles: ['operator'] }, first.headers)).status,
+    ).to.equal(200);
     expect(await rosterSeats(t, tenantId)).to.deep.equal([first.userId, invited.id].sort());
     expect(await rosterSeats(t, tenantId)).to.deep.equal(await activeAdminIds(t.deps.knex, tenantId));
   });
 
-  it('the bootstrap administrator holds the default tenant\'s first seat', async () => {
+  it("the bootstrap administrator holds the default tenant's first seat", async () => {
     const seats = await rosterSeats(t, '00000000-0000-0000-0000-000000000001');
     const bootstrap = await t.deps.knex('identity_users').where({ email: 'admin@example.com' }).first();
     expect(seats).to.include(bootstrap.id);

@@ -35,7 +35,9 @@ describe('identity: user administration and the tenant directory', () => {
     const again = await t.api.post('/auth/admin/users', { email: email.toUpperCase(), roles: [] }, admin.headers);
     expect(again.status).to.equal(409);
     const otherTenantAdmin = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
-    expect((await t.api.post('/auth/admin/users', { email, roles: [] }, otherTenantAdmin.headers)).status).to.equal(409);
+    expect((await t.api.post('/auth/admin/users', { email, roles: [] }, otherTenantAdmin.headers)).status).to.equal(
+      409,
+    );
   });
 
   it('an unknown role, a malformed e-mail or an unexpected field answers 422 and creates nothing', async () => {
@@ -54,18 +56,29 @@ describe('identity: user administration and the tenant directory', () => {
     expect(after.body).to.have.length(before.body.length);
   });
 
-  it('the admin directory lists the tenant\'s people with roles, is_active and status, never system accounts', async () => {
+  it("the admin directory lists the tenant's people with roles, is_active and status, never system accounts", async () => {
     const response = await t.api.get('/auth/admin/users', admin.headers);
     expect(response.status).to.equal(200);
     const me = response.body.find((u: { id: string }) => u.id === admin.userId);
-    expect(me).to.deep.equal({ id: admin.userId, email: admin.email, display_name: me.display_name, roles: ['admin'], is_active: true, status: 'active' });
+    expect(me).to.deep.equal({
+      id: admin.userId,
+      email: admin.email,
+      display_name: me.display_name,
+      roles: ['admin'],
+      is_active: true,
+      status: 'active',
+    });
     expect(response.body.map((u: { email: string }) => u.email)).not.to.include('system@accounts.internal');
   });
 
   it('PATCH changes display name and roles and answers the updated user; the new roles bind at once', async () => {
     const user = await inviteAndRedeem(t, admin, { email: uniqueEmail(), roles: ['operator'] }, 'password-123');
     expect((await t.api.get('/admin/anything', user.headers)).status).to.equal(403);
-    const response = await t.api.patch(`/auth/admin/users/${user.id}`, { display_name: 'Field Lead', roles: ['power_user', 'admin'] }, admin.headers);
+    const response = await t.api.patch(
+      `/auth/admin/users/${user.id}`,
+      { display_name: 'Field Lead', roles: ['power_user', 'admin'] },
+      admin.headers,
+    );
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ id: user.id, display_name: 'Field Lead', status: 'active', is_active: true });
     expect(response.body.roles).to.deep.equal(['power_user', 'admin']);
@@ -76,7 +89,14 @@ describe('identity: user administration and the tenant directory', () => {
 
   it('PATCH refuses mass assignment of tenant, status, token version or e-mail (422) and an empty body (422)', async () => {
     const user = await signIn(t, { roles: ['operator'] });
-    for (const body of [{ tenant_id: randomUUID() }, { status: 'active' }, { token_version: 0 }, { email: 'x@example.com' }, { roles: ['admin'], tenant_id: randomUUID() }, {}]) {
+    for (const body of [
+      { tenant_id: randomUUID() },
+      { status: 'active' },
+      { token_version: 0 },
+      { email: 'x@example.com' },
+      { roles: ['admin'], tenant_id: randomUUID() },
+      {},
+    ]) {
       const response = await t.api.patch(`/auth/admin/users/${user.userId}`, body, admin.headers);
       expect(response.status, JSON.stringify(body)).to.equal(422);
     }
@@ -85,7 +105,7 @@ describe('identity: user administration and the tenant directory', () => {
     expect(me.body.roles).to.deep.equal(['operator']);
   });
 
-  it('an admin of another tenant cannot see, edit or reset this tenant\'s users: 404', async () => {
+  it("an admin of another tenant cannot see, edit or reset this tenant's users: 404", async () => {
     const outsider = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
     const patch = await t.api.patch(`/auth/admin/users/${operator.userId}`, { roles: ['admin'] }, outsider.headers);
     expect(patch.status).to.equal(404);
@@ -98,13 +118,23 @@ describe('identity: user administration and the tenant directory', () => {
 
   it('removing the last active admin answers 409, by deactivation or by role change', async () => {
     const soleAdmin = await signIn(t, { roles: ['admin'], tenantId: randomUUID() });
-    const deactivate = await t.api.patch(`/auth/admin/users/${soleAdmin.userId}`, { is_active: false }, soleAdmin.headers);
+    const deactivate = await t.api.patch(
+      `/auth/admin/users/${soleAdmin.userId}`,
+      { is_active: false },
+      soleAdmin.headers,
+    );
     expect(deactivate.status).to.equal(409);
     expect(deactivate.body.detail).to.match(/last active admin/);
-    expect((await t.api.patch(`/auth/admin/users/${soleAdmin.userId}`, { roles: ['operator'] }, soleAdmin.headers)).status).to.equal(409);
+    expect(
+      (await t.api.patch(`/auth/admin/users/${soleAdmin.userId}`, { roles: ['operator'] }, soleAdmin.headers)).status,
+    ).to.equal(409);
     const second = await signIn(t, { roles: ['admin'], tenantId: soleAdmin.tenantId });
-    expect((await t.api.patch(`/auth/admin/users/${soleAdmin.userId}`, { roles: ['operator'] }, second.headers)).status).to.equal(200);
-    expect((await t.api.patch(`/auth/admin/users/${second.userId}`, { is_active: false }, second.headers)).status).to.equal(409);
+    expect(
+      (await t.api.patch(`/auth/admin/users/${soleAdmin.userId}`, { roles: ['operator'] }, second.headers)).status,
+    ).to.equal(200);
+    expect(
+      (await t.api.patch(`/auth/admin/users/${second.userId}`, { is_active: false }, second.headers)).status,
+    ).to.equal(409);
   });
 
   it('two admins demoting each other at the same time leave one admin standing', async () => {
@@ -140,9 +170,15 @@ describe('identity: user administration and the tenant directory', () => {
 
   it('a reset for an invited or unknown user answers 409 and 404', async () => {
     const created = await t.api.post('/auth/admin/users', { email: uniqueEmail(), roles: [] }, admin.headers);
-    expect((await t.api.post(`/auth/admin/users/${created.body.id}/reset-password`, undefined, admin.headers)).status).to.equal(409);
-    expect((await t.api.post(`/auth/admin/users/${randomUUID()}/reset-password`, undefined, admin.headers)).status).to.equal(404);
-    expect((await t.api.patch(`/auth/admin/users/not-a-uuid`, { display_name: 'x' }, admin.headers)).status).to.equal(422);
+    expect(
+      (await t.api.post(`/auth/admin/users/${created.body.id}/reset-password`, undefined, admin.headers)).status,
+    ).to.equal(409);
+    expect(
+      (await t.api.post(`/auth/admin/users/${randomUUID()}/reset-password`, undefined, admin.headers)).status,
+    ).to.equal(404);
+    expect((await t.api.patch(`/auth/admin/users/not-a-uuid`, { display_name: 'x' }, admin.headers)).status).to.equal(
+      422,
+    );
   });
 
   it('GET /auth/users gives an admin the tenant directory and a non-admin 403', async () => {
@@ -158,7 +194,7 @@ describe('identity: user administration and the tenant directory', () => {
     expect(theirs.body.map((u: { id: string }) => u.id)).to.deep.equal([outsider.userId]);
   });
 
-  it('every user change is a domain event on the user\'s stream, none holding a password hash', async () => {
+  it("every user change is a domain event on the user's stream, none holding a password hash", async () => {
     const user = await inviteAndRedeem(t, admin, { email: uniqueEmail(), roles: ['operator'] }, 'password-123');
     await t.api.patch(`/auth/admin/users/${user.id}`, { roles: ['reviewer'] }, admin.headers);
     const events = await t.deps.store.readStream(`identity.user-${admin.tenantId}-${user.id}`);

@@ -15,7 +15,12 @@ const echoContext: ContextModule = {
   publicRouter: () => {
     const router = Router();
     router.all('/{*rest}', (req, res) => {
-      res.json({ identity: identityOf(req), raw: req.rawHeaders.filter((_h, i) => i % 2 === 0 && /^x-(user-id|tenant-id|permissions)$/i.test(req.rawHeaders[i])) });
+      res.json({
+        identity: identityOf(req),
+        raw: req.rawHeaders.filter(
+          (_h, i) => i % 2 === 0 && /^x-(user-id|tenant-id|permissions)$/i.test(req.rawHeaders[i]),
+        ),
+      });
     });
     return router;
   },
@@ -33,12 +38,22 @@ describe('identity: the gateway against forged and malformed tokens', () => {
     t = await startTestPlatform({ contexts: [identityContext, echoContext] });
     user = await signIn(t, { roles: ['operator'] });
     const now = Math.floor(Date.now() / 1000);
-    claims = { user_id: user.userId, email: user.email, roles: ['admin'], tenant_id: user.tenantId, tv: 0, iss: TOKEN_ISSUER, iat: now, exp: now + 3600 };
+    claims = {
+      user_id: user.userId,
+      email: user.email,
+      roles: ['admin'],
+      tenant_id: user.tenantId,
+      tv: 0,
+      iss: TOKEN_ISSUER,
+      iat: now,
+      exp: now + 3600,
+    };
   });
   after(() => t.close());
 
   const call = (token: string, path = '/anything') => t.api.get(path, { authorization: `Bearer ${token}` });
-  const hs256 = (payload: Record<string, unknown>, header: Record<string, unknown> = {}) => new SignJWT(payload).setProtectedHeader({ alg: 'HS256', ...header }).sign(key);
+  const hs256 = (payload: Record<string, unknown>, header: Record<string, unknown> = {}) =>
+    new SignJWT(payload).setProtectedHeader({ alg: 'HS256', ...header }).sign(key);
   const unsigned = (alg: string, payload = claims) => `${enc({ alg, typ: 'JWT' })}.${enc(payload)}.`;
 
   it('a well-formed token of our own passes, and the stamped identity is the resolved one', async () => {
@@ -60,7 +75,11 @@ describe('identity: the gateway against forged and malformed tokens', () => {
   it('rejects HS512 and RS256 tokens, and an HS256 header over an HS512 signature', async () => {
     const hs512 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS512' }).sign(key);
     const [, body, sig] = hs512.split('.');
-    const forged = [hs512, `${enc({ alg: 'RS256', typ: 'JWT' })}.${body}.${sig}`, `${enc({ alg: 'HS256' })}.${body}.${sig}`];
+    const forged = [
+      hs512,
+      `${enc({ alg: 'RS256', typ: 'JWT' })}.${body}.${sig}`,
+      `${enc({ alg: 'HS256' })}.${body}.${sig}`,
+    ];
     for (const token of forged) expect((await call(token)).body).to.deep.equal({ error: 'invalid token: signature' });
   });
 
@@ -68,7 +87,9 @@ describe('identity: the gateway against forged and malformed tokens', () => {
     const good = await hs256(claims);
     const [h, p, s] = good.split('.');
     const flipped = s.slice(0, -2) + (s.at(-2) === 'A' ? 'B' : 'A') + s.at(-1);
-    const other = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'));
+    const other = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .sign(new TextEncoder().encode('another-secret-of-at-least-32-bytes!!'));
     for (const token of [`${h}.${p}.`, `${h}.${p}`, `${h}.${p}.${s.slice(0, 10)}`, `${h}.${p}.${flipped}`, other]) {
       const response = await call(token);
       expect(response.status, token).to.equal(401);
@@ -85,7 +106,12 @@ describe('identity: the gateway against forged and malformed tokens', () => {
   it('rejects tokens without exp, with a string exp, or without iat', async () => {
     const { exp: _exp, ...noExp } = claims;
     const { iat: _iat, ...noIat } = claims;
-    for (const payload of [noExp, { ...claims, exp: String(claims.exp) }, { ...claims, exp: `${claims.exp}` + '0' }, noIat]) {
+    for (const payload of [
+      noExp,
+      { ...claims, exp: String(claims.exp) },
+      { ...claims, exp: `${claims.exp}` + '0' },
+      noIat,
+    ]) {
       const response = await call(await hs256(payload));
       expect(response.status, JSON.stringify(payload)).to.equal(401);
       expect(response.body.error).to.match(/^invalid token: /);
@@ -100,9 +126,18 @@ describe('identity: the gateway against forged and malformed tokens', () => {
   });
 
   it('rejects kid, jku, jwk, x5u and crit headers even over a valid signature', async () => {
-    const headers = [{ kid: 'k1' }, { jku: 'https://evil.example/jwks.json' }, { x5u: 'https://evil.example/cert' }, { jwk: { kty: 'oct', k: 'AAAA' } }];
-    for (const header of headers) expect((await call(await hs256(claims, header))).status, JSON.stringify(header)).to.equal(401);
-    const crit = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', crit: ['b64'], b64: true }).sign(key).catch(() => null);
+    const headers = [
+      { kid: 'k1' },
+      { jku: 'https://evil.example/jwks.json' },
+      { x5u: 'https://evil.example/cert' },
+      { jwk: { kty: 'oct', k: 'AAAA' } },
+    ];
+    for (const header of headers)
+      expect((await call(await hs256(claims, header))).status, JSON.stringify(header)).to.equal(401);
+    const crit = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', crit: ['b64'], b64: true })
+      .sign(key)
+      .catch(() => null);
     if (crit) expect((await call(crit)).status).to.equal(401);
   });
 
@@ -115,7 +150,7 @@ describe('identity: the gateway against forged and malformed tokens', () => {
     expect(otherTenant.body).to.deep.equal({ error: 'invalid token: unknown_user' });
   });
 
-  it('a token older than the user\'s token version answers invalid token: revoked; absent tv means 0', async () => {
+  it("a token older than the user's token version answers invalid token: revoked; absent tv means 0", async () => {
     const { tv: _tv, ...noTv } = claims;
     expect((await call(await hs256(noTv))).status).to.equal(200);
     const session = await signIn(t, { roles: ['reviewer'] });
@@ -124,12 +159,27 @@ describe('identity: the gateway against forged and malformed tokens', () => {
   });
 
   it('strips client identity headers in every letter case and repetition, with or without a token', async () => {
-    const forged = ['X-User-Id', randomUUID(), 'x-tenant-id', randomUUID(), 'X-PERMISSIONS', 'users.manage', 'x-user-id', randomUUID(), 'X-Tenant-ID', 'other'];
+    const forged = [
+      'X-User-Id',
+      randomUUID(),
+      'x-tenant-id',
+      randomUUID(),
+      'X-PERMISSIONS',
+      'users.manage',
+      'x-user-id',
+      randomUUID(),
+      'X-Tenant-ID',
+      'other',
+    ];
     const headers = new Headers();
     for (let i = 0; i < forged.length; i += 2) headers.append(forged[i], forged[i + 1]);
     headers.set('authorization', `Bearer ${user.token}`);
     const withToken = await (await fetch(`${t.publicUrl}/api/v1/anything`, { headers })).json();
-    expect(withToken.identity).to.deep.equal({ userId: user.userId, tenantId: user.tenantId, permissions: ['compliance.assess', 'conversations.use', 'dashboards.read', 'filings.submit'] });
+    expect(withToken.identity).to.deep.equal({
+      userId: user.userId,
+      tenantId: user.tenantId,
+      permissions: ['compliance.assess', 'conversations.use', 'dashboards.read', 'filings.submit'],
+    });
     headers.delete('authorization');
     const publicPath = await (await fetch(`${t.publicUrl}/api/v1/entity-types`, { headers })).json();
     expect(publicPath.identity).to.equal(null);
@@ -149,7 +199,18 @@ describe('identity: the gateway against forged and malformed tokens', () => {
   });
 
   it('internal-only routes answer 404 through the public gateway, whatever the letter case', async () => {
-    const paths = ['/auth/resolve', '/connectors/status', '/connectors/erp/status', '/Connectors/ERP/Bindings', '/connectors/bindings', '/connectors/erp/execute', '/extract', '/duplication-rules', '/duplication-rules/reset', '/DUPLICATION-RULES/1'];
+    const paths = [
+      '/auth/resolve',
+      '/connectors/status',
+      '/connectors/erp/status',
+      '/Connectors/ERP/Bindings',
+      '/connectors/bindings',
+      '/connectors/erp/execute',
+      '/extract',
+      '/duplication-rules',
+      '/duplication-rules/reset',
+      '/DUPLICATION-RULES/1',
+    ];
     for (const path of paths) {
       const response = await t.api.post(path, {}, { authorization: `Bearer ${user.token}` });
       expect(response.status, path).to.equal(404);
@@ -157,7 +218,7 @@ describe('identity: the gateway against forged and malformed tokens', () => {
     expect((await t.api.get('/connectors/erp/exposures', user.headers)).status).to.equal(200);
   });
 
-  it('role gates: /admin/* needs admin with the spec\'s message; the others name the roles they need', async () => {
+  it("role gates: /admin/* needs admin with the spec's message; the others name the roles they need", async () => {
     const admin = await signIn(t, { roles: ['admin'] });
     const power = await signIn(t, { roles: ['power_user'] });
     const reviewer = await signIn(t, { roles: ['reviewer'] });
@@ -178,7 +239,10 @@ describe('identity: the gateway against forged and malformed tokens', () => {
       ['POST', '/approvals/abc/escalate', user, 200],
     ];
     for (const [method, path, session, status, error] of cases) {
-      const response = await t.api.request(method, path, { body: method === 'GET' ? undefined : {}, headers: session.headers });
+      const response = await t.api.request(method, path, {
+        body: method === 'GET' ? undefined : {},
+        headers: session.headers,
+      });
       expect(response.status, `${method} ${path} as ${session.roles}`).to.equal(status);
       if (error) expect(response.body).to.deep.equal({ error });
     }

@@ -12,7 +12,12 @@ export function sessionCookie(response: HttpResponse): { token: string; attribut
 }
 
 /** Invites a user as `admin`, redeems the invite with `password`, returns the new session. */
-export async function inviteAndRedeem(t: TestPlatform, admin: Session, body: { email: string; roles?: string[]; display_name?: string }, password: string) {
+export async function inviteAndRedeem(
+  t: TestPlatform,
+  admin: Session,
+  body: { email: string; roles?: string[]; display_name?: string },
+  password: string,
+) {
   const created = await t.api.post('/auth/admin/users', { roles: [], ...body }, admin.headers);
   expect(created.status, created.text).to.equal(201);
   const redeemed = await t.api.post('/auth/invites/redeem', { token: created.body.invite_token, password });

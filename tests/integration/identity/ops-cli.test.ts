@@ -23,7 +23,18 @@ describe('identity: the operator command line (npm run ops -- users|tenants)', f
     expect((await ops('tenants', 'list')).stdout).to.contain(`${tenantId}  Permian Operating LLC`);
 
     const email = uniqueEmail('ops');
-    const user = await ops('users', 'create', '--email', email, '--roles', 'admin,reviewer', '--tenant', tenantId, '--password', 'cli-password-1');
+    const user = await ops(
+      'users',
+      'create',
+      '--email',
+      email,
+      '--roles',
+      'admin,reviewer',
+      '--tenant',
+      tenantId,
+      '--password',
+      'cli-password-1',
+    );
     expect(user.code, user.stderr).to.equal(0);
     const login = await t.api.post('/auth/token', { email, password: 'cli-password-1' });
     expect(login.status).to.equal(200);
@@ -44,25 +55,48 @@ describe('identity: the operator command line (npm run ops -- users|tenants)', f
     const lastAdmin = await ops('users', 'deactivate', email);
     expect(lastAdmin.code).to.not.equal(0);
     expect(lastAdmin.stderr).to.match(/last active admin/);
-    const roster = (await t.deps.store.readStream(adminRosterStream(tenantId))).map(adminRosterEvolution.read).reduce(adminRosterEvolution.evolve, adminRosterEvolution.initialState);
+    const roster = (await t.deps.store.readStream(adminRosterStream(tenantId)))
+      .map(adminRosterEvolution.read)
+      .reduce(adminRosterEvolution.evolve, adminRosterEvolution.initialState);
     expect(roster).to.deep.equal({ status: 'open', seats: [login.body.user_id] });
 
     const other = uniqueEmail('ops');
-    expect((await ops('users', 'create', '--email', other, '--roles', 'operator', '--tenant', tenantId)).stdout).to.match(/generated password \(shown once\): \S{24}/);
+    expect(
+      (await ops('users', 'create', '--email', other, '--roles', 'operator', '--tenant', tenantId)).stdout,
+    ).to.match(/generated password \(shown once\): \S{24}/);
     expect((await ops('users', 'deactivate', other)).code).to.equal(0);
     expect((await t.api.get('/auth/admin/users', session)).status).to.equal(401);
     const admin = await t.api.post('/auth/token', { email, password: 'cli-password-2' });
     const adminSession = { cookie: `svc_token=${sessionCookie(admin)!.token}` };
     const listed = await t.api.get('/auth/admin/users', adminSession);
-    expect(listed.body.find((u: { email: string }) => u.email === other.toLowerCase())).to.include({ status: 'disabled' });
+    expect(listed.body.find((u: { email: string }) => u.email === other.toLowerCase())).to.include({
+      status: 'disabled',
+    });
     expect((await ops('users', 'reactivate', other)).code).to.equal(0);
     const relisted = await t.api.get('/auth/admin/users', adminSession);
-    expect(relisted.body.find((u: { email: string }) => u.email === other.toLowerCase())).to.include({ status: 'active' });
+    expect(relisted.body.find((u: { email: string }) => u.email === other.toLowerCase())).to.include({
+      status: 'active',
+    });
   });
 
   it('refuses unknown roles, unknown tenants and passwords over 72 bytes', async () => {
     expect((await ops('users', 'create', '--email', uniqueEmail(), '--roles', 'root')).stderr).to.match(/unknown role/);
-    expect((await ops('users', 'create', '--email', uniqueEmail(), '--tenant', '7a0e0b5e-0000-4000-8000-000000000000', '--password', 'long-enough')).stderr).to.match(/no tenant/);
-    expect((await ops('users', 'create', '--email', uniqueEmail(), '--password', 'x'.repeat(73))).stderr).to.match(/72 bytes/);
+    expect(
+      (
+        await ops(
+          'users',
+          'create',
+          '--email',
+          uniqueEmail(),
+          '--tenant',
+          '7a0e0b5e-0000-4000-8000-000000000000',
+          '--password',
+          'long-enough',
+        )
+      ).stderr,
+    ).to.match(/no tenant/);
+    expect((await ops('users', 'create', '--email', uniqueEmail(), '--password', 'x'.repeat(73))).stderr).to.match(
+      /72 bytes/,
+    );
   });
 });

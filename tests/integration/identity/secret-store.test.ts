@@ -26,7 +26,9 @@ describe('secret store: AES-256-GCM table keyed by name', () => {
     const store = createSecretStore(db.knex, 'k'.repeat(40));
     await store.put('a', 'value-a');
     let wrongKey: unknown;
-    await createSecretStore(db.knex, 'z'.repeat(40)).get('a').catch((e) => (wrongKey = e));
+    await createSecretStore(db.knex, 'z'.repeat(40))
+      .get('a')
+      .catch((e) => (wrongKey = e));
     expect(wrongKey).to.be.instanceOf(Error);
     const row = await db.knex(SECRETS_TABLE).where({ name: 'a' }).first();
     await db.knex(SECRETS_TABLE).insert({ ...row, name: 'b' });

@@ -47,7 +47,9 @@ describe('identity: login, me, refresh, logout, validate, resolve', () => {
   it('a deactivated account cannot log in, and its live token stops resolving: 401 invalid token: inactive', async () => {
     const email = uniqueEmail();
     const user = await inviteAndRedeem(t, admin, { email, roles: ['operator'] }, 'password-123');
-    expect((await t.api.patch(`/auth/admin/users/${user.id}`, { is_active: false }, admin.headers)).status).to.equal(200);
+    expect((await t.api.patch(`/auth/admin/users/${user.id}`, { is_active: false }, admin.headers)).status).to.equal(
+      200,
+    );
     expect((await t.api.post('/auth/token', { email, password: 'password-123' })).status).to.equal(401);
     const me = await t.api.get('/auth/me', user.headers);
     expect(me.status).to.equal(401);
@@ -100,7 +102,16 @@ describe('identity: login, me, refresh, logout, validate, resolve', () => {
   it('refresh of a token older than 1 hour answers 200 with a fresh 24-hour token in the body and the cookie', async () => {
     const session = await signIn(t, { roles: ['reviewer'] });
     const deps = identityDeps(t.deps);
-    const old = await deps.tokens.issue({ userId: session.userId, email: session.email, roles: session.roles, tenantId: session.tenantId, tokenVersion: 0 }, new Date(Date.now() - 2 * 3600 * 1000));
+    const old = await deps.tokens.issue(
+      {
+        userId: session.userId,
+        email: session.email,
+        roles: session.roles,
+        tenantId: session.tenantId,
+        tokenVersion: 0,
+      },
+      new Date(Date.now() - 2 * 3600 * 1000),
+    );
     const response = await t.api.post('/auth/refresh', undefined, { authorization: `Bearer ${old.token}` });
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ expires_in: 86400, user_id: session.userId });
@@ -123,7 +134,16 @@ describe('identity: login, me, refresh, logout, validate, resolve', () => {
   it('logout-all revokes every outstanding token of the caller: invalid token: revoked', async () => {
     const session = await signIn(t, { roles: ['operator'] });
     const deps = identityDeps(t.deps);
-    const second = await deps.tokens.issue({ userId: session.userId, email: session.email, roles: session.roles, tenantId: session.tenantId, tokenVersion: 0 }, new Date());
+    const second = await deps.tokens.issue(
+      {
+        userId: session.userId,
+        email: session.email,
+        roles: session.roles,
+        tenantId: session.tenantId,
+        tokenVersion: 0,
+      },
+      new Date(),
+    );
     expect((await t.api.post('/auth/logout-all', undefined, session.headers)).status).to.equal(204);
     for (const token of [session.token, second.token]) {
       const response = await t.api.get('/auth/me', { authorization: `Bearer ${token}` });
@@ -144,7 +164,12 @@ describe('identity: login, me, refresh, logout, validate, resolve', () => {
     const good = await t.api.post(`/auth/validate?authorization=${encodeURIComponent(`Bearer ${admin.token}`)}`);
     expect(good.status).to.equal(200);
     expect(good.body).to.deep.equal({ valid: true, user_id: admin.userId, roles: ['admin'] });
-    for (const query of ['', '?authorization=', `?authorization=${encodeURIComponent('Bearer not.a.jwt')}`, `?authorization=${encodeURIComponent(admin.token)}`]) {
+    for (const query of [
+      '',
+      '?authorization=',
+      `?authorization=${encodeURIComponent('Bearer not.a.jwt')}`,
+      `?authorization=${encodeURIComponent(admin.token)}`,
+    ]) {
       const bad = await t.api.post(`/auth/validate${query}`);
       expect(bad.status).to.equal(200);
       expect(bad.body).to.deep.equal({ valid: false, user_id: null, roles: [] });
@@ -161,8 +186,21 @@ describe('identity: login, me, refresh, logout, validate, resolve', () => {
   it('resolve answers on the internal listener with the fresh identity, and 404 through the public gateway', async () => {
     const internal = await t.internal.post('/auth/resolve', undefined, admin.headers);
     expect(internal.status).to.equal(200);
-    expect(internal.body).to.include({ valid: true, user_id: admin.userId, email: admin.email, tenant_id: admin.tenantId });
-    expect(internal.body).to.have.keys('valid', 'user_id', 'email', 'display_name', 'tenant_id', 'roles', 'permissions');
+    expect(internal.body).to.include({
+      valid: true,
+      user_id: admin.userId,
+      email: admin.email,
+      tenant_id: admin.tenantId,
+    });
+    expect(internal.body).to.have.keys(
+      'valid',
+      'user_id',
+      'email',
+      'display_name',
+      'tenant_id',
+      'roles',
+      'permissions',
+    );
     const viaCookie = await t.internal.post('/auth/resolve', undefined, { cookie: `svc_token=${admin.token}` });
     expect(viaCookie.body.user_id).to.equal(admin.userId);
     for (const path of ['/auth/resolve', '/AUTH/Resolve', '/auth/resolve/', '/auth//resolve', '/auth/%72esolve']) {

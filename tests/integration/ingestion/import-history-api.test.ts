@@ -13,8 +13,15 @@ describe('import history API', () => {
   after(() => t.close());
 
   const powerUser = (): Promise<Session> => signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-  const csv = ['API_NO,OPERATOR_NAME,SURFACE_LAT,SURFACE_LONG', '4232939001,PECOS BASIN LLC,31.91,-102.05', '4232939002,PECOS BASIN LLC,51.9,-102.06', '4232939003,PECOS BASIN LLC,31.93,-102.07'].join('\n');
-  const scada = { readings: [{ well_api: '42-389-39999', timestamp: '2026-03-02T06:00:00Z', metrics: { oil_bbl: 10 } }] };
+  const csv = [
+    'API_NO,OPERATOR_NAME,SURFACE_LAT,SURFACE_LONG',
+    '4232939001,PECOS BASIN LLC,31.91,-102.05',
+    '4232939002,PECOS BASIN LLC,51.9,-102.06',
+    '4232939003,PECOS BASIN LLC,31.93,-102.07',
+  ].join('\n');
+  const scada = {
+    readings: [{ well_api: '42-389-39999', timestamp: '2026-03-02T06:00:00Z', metrics: { oil_bbl: 10 } }],
+  };
 
   it('lists an upload as completed, with who imported it and its counts, as soon as the upload answers', async () => {
     const user = await powerUser();
@@ -23,7 +30,16 @@ describe('import history API', () => {
     const list = await t.api.get('/ingest/imports', user.headers);
     expect(list.status).to.equal(200);
     expect(list.body).to.include({ total: 1, limit: 50, offset: 0 });
-    expect(list.body.imports[0]).to.include({ import_id: upload.body.import_id, kind: 'operator-csv', status: 'completed', source: 'march-wells.csv', started_by: user.userId, rows: 3, accepted: 2, rejected: 1 });
+    expect(list.body.imports[0]).to.include({
+      import_id: upload.body.import_id,
+      kind: 'operator-csv',
+      status: 'completed',
+      source: 'march-wells.csv',
+      started_by: user.userId,
+      rows: 3,
+      accepted: 2,
+      rejected: 1,
+    });
     expect(list.body.imports[0].finished_at).to.be.a('string');
   });
 
@@ -41,10 +57,18 @@ describe('import history API', () => {
   it('lists scrapes and SCADA batches beside CSV imports, newest first, filtered by kind and paged', async () => {
     const user = await powerUser();
     await postCsv(t.api, csv, user.headers);
-    await t.api.post('/ingest/rrc-scrape', { data_types: ['operators'], district: '08', date_range: { from: '2025-01-01', to: '2025-03-31' } }, user.headers);
+    await t.api.post(
+      '/ingest/rrc-scrape',
+      { data_types: ['operators'], district: '08', date_range: { from: '2025-01-01', to: '2025-03-31' } },
+      user.headers,
+    );
     await t.api.post('/ingest/scada', scada, user.headers);
     const all = await t.api.get('/ingest/imports', user.headers);
-    expect(all.body.imports.map((i: { kind: string }) => i.kind)).to.deep.equal(['scada', 'rrc-scrape', 'operator-csv']);
+    expect(all.body.imports.map((i: { kind: string }) => i.kind)).to.deep.equal([
+      'scada',
+      'rrc-scrape',
+      'operator-csv',
+    ]);
     expect(all.body.imports[1]).to.include({ source: 'district 08, 2025-01-01 to 2025-03-31', rows: 6 });
     expect(all.body.imports[0]).to.include({ source: '1 reading of 1 well' });
     const scrapes = await t.api.get('/ingest/imports?kind=rrc-scrape', user.headers);

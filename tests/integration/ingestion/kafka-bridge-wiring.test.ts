@@ -27,10 +27,15 @@ describe('Kafka bridge wiring', function () {
     const t = await startTestPlatform({ env: { KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` } });
     try {
       const user = await signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-      const response = await t.api.post('/ingest/rrc-scrape', { data_types: ['operators'], district: '09', date_range: { from: '2025-01-01', to: '2025-01-31' } }, user.headers);
+      const response = await t.api.post(
+        '/ingest/rrc-scrape',
+        { data_types: ['operators'], district: '09', date_range: { from: '2025-01-01', to: '2025-01-31' } },
+        user.headers,
+      );
       expect(response.status).to.equal(200);
       const deadline = Date.now() + 15_000;
-      while ((await readBridgeCheckpoint(t.deps.knex)).lastError === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      while ((await readBridgeCheckpoint(t.deps.knex)).lastError === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
       expect((await readBridgeCheckpoint(t.deps.knex)).lastError).to.be.a('string');
       expect((await bridgePending(t.deps.store, t.deps.knex)).pending).to.equal(2);
     } finally {
@@ -47,7 +52,21 @@ describe('graph consumer wiring', function () {
   it('ROLE=graph-consumer with the broker down starts healthy without a public listener, keeps retrying, and stops cleanly', async () => {
     const t0 = Date.now();
     const { url } = await createTestDatabase();
-    const config = loadConfig({ NODE_ENV: 'test', PORT: '0', INTERNAL_PORT: '0', DATABASE_URL: url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, JWT_SECRET: TEST_JWT_SECRET, SECRET_STORE_KEY: TEST_SECRET_STORE_KEY, BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com', BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1', BCRYPT_COST: '10', LOG_LEVEL: 'silent', ROLE: 'graph-consumer', KAFKA_BROKERS: `127.0.0.1:${await closedPort()}` });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      PORT: '0',
+      INTERNAL_PORT: '0',
+      DATABASE_URL: url,
+      AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+      JWT_SECRET: TEST_JWT_SECRET,
+      SECRET_STORE_KEY: TEST_SECRET_STORE_KEY,
+      BOOTSTRAP_ADMIN_EMAIL: 'admin@example.com',
+      BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-password-1',
+      BCRYPT_COST: '10',
+      LOG_LEVEL: 'silent',
+      ROLE: 'graph-consumer',
+      KAFKA_BROKERS: `127.0.0.1:${await closedPort()}`,
+    });
     const platform = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });
     try {
       expect(platform.isReady()).to.equal(true);

@@ -15,7 +15,8 @@ describe('operator CSV import API', () => {
   after(() => t.close());
 
   const powerUser = (): Promise<Session> => signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-  const wellCount = async (user: Session) => (await t.api.get('/graph/entities/Well?limit=1000', user.headers)).body.entities.length;
+  const wellCount = async (user: Session) =>
+    (await t.api.get('/graph/entities/Well?limit=1000', user.headers)).body.entities.length;
 
   const pdq = [
     'API_NO,Operator No.,OPERATOR_NAME,Lease Name,LEASE_NO,Well No,COUNTY,District,FIELD_NAME,FIELD_NO,SURFACE_LAT,SURFACE_LONG,Well Type',
@@ -29,12 +30,26 @@ describe('operator CSV import API', () => {
     const response = await postCsv(t.api, pdq, user.headers);
     expect(response.status).to.equal(200);
     expect(response.body).to.include({ rows: 3, accepted: 3, rejected: 0, recorded: true });
-    expect(response.body.columns).to.include.members(['api_number', 'operator_number', 'lease_name', 'latitude', 'longitude']);
+    expect(response.body.columns).to.include.members([
+      'api_number',
+      'operator_number',
+      'lease_name',
+      'latitude',
+      'longitude',
+    ]);
     const well = await t.api.get('/graph/entities/Well/42-329-39002', user.headers);
     expect(well.status).to.equal(200);
-    expect(well.body.properties).to.include({ api_number: '42-329-39002', district: '08', latitude: '31.92', well_type: 'oil', operator: 'PECOS BASIN LLC' });
+    expect(well.body.properties).to.include({
+      api_number: '42-329-39002',
+      district: '08',
+      latitude: '31.92',
+      well_type: 'oil',
+      operator: 'PECOS BASIN LLC',
+    });
     const edges = await t.api.get('/graph/edges/Well/42-329-39002', user.headers);
-    const neighbors = edges.body.edges.map((e: { edge_label: string; neighbor: { entity_id: string } }) => `${e.edge_label}:${e.neighbor.entity_id}`);
+    const neighbors = edges.body.edges.map(
+      (e: { edge_label: string; neighbor: { entity_id: string } }) => `${e.edge_label}:${e.neighbor.entity_id}`,
+    );
     expect(neighbors).to.include.members(['OPERATED_BY:P5-123456', 'LOCATED_IN:O-08-12345', 'LOCATED_IN:85279200']);
   });
 
@@ -44,7 +59,14 @@ describe('operator CSV import API', () => {
     const same = await postCsv(t.api, pdq, user.headers);
     expect(same.body).to.include({ recorded: false });
     expect(same.body.graph).to.include({ created: 0, updated: 0, edges_created: 0 });
-    const changed = await postCsv(t.api, pdq.replace('JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.92', 'JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.95'), user.headers);
+    const changed = await postCsv(
+      t.api,
+      pdq.replace(
+        'JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.92',
+        'JONES 97,12345,2H,Midland,8,SPRABERRY (TREND AREA),85279200,31.95',
+      ),
+      user.headers,
+    );
     expect(changed.body.recorded).to.equal(true);
     expect(changed.body.graph.created).to.equal(0);
     expect(changed.body.graph.updated).to.equal(1);
@@ -94,12 +116,18 @@ describe('operator CSV import API', () => {
 
   it('a file in another encoding, binary garbage or broken quoting gets a clear 422, never a 500', async () => {
     const user = await powerUser();
-    const latin1 = Buffer.concat([Buffer.from('API_NO,LEASE_NAME\n4232940010,'), Buffer.from([0x4e, 0xd1, 0x41]), Buffer.from('\n')]);
+    const latin1 = Buffer.concat([
+      Buffer.from('API_NO,LEASE_NAME\n4232940010,'),
+      Buffer.from([0x4e, 0xd1, 0x41]),
+      Buffer.from('\n'),
+    ]);
     const garbage = Buffer.alloc(256 * 1024);
     for (let i = 0; i < garbage.length; i++) garbage[i] = (i * 7919 + 13) % 256;
     const unclosed = 'API_NO,LEASE_NAME\n4232940011,"JONES\n';
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('API_NO\n4232940012\n', 'utf16le')]);
-    const answers = await Promise.all([latin1, garbage, unclosed, utf16].map((body) => postCsv(t.api, body, user.headers)));
+    const answers = await Promise.all(
+      [latin1, garbage, unclosed, utf16].map((body) => postCsv(t.api, body, user.headers)),
+    );
     expect(answers.map((a) => a.status)).to.deep.equal([422, 422, 422, 422]);
     expect(answers[0].body.detail[0].msg).to.match(/not UTF-8/);
     expect(answers[1].body.detail[0].msg).to.match(/UTF-8|binary/);
@@ -115,7 +143,9 @@ describe('operator CSV import API', () => {
     expect(response.status).to.equal(422);
     expect(response.body.detail[0]).to.include({ type: 'value_error.no_rows' });
     expect(response.body.report).to.include({ rows: 2, accepted: 0, rejected: 2 });
-    expect(response.body.report.rejections.map((r: { row: number; column: string }) => [r.row, r.column])).to.deep.equal([
+    expect(
+      response.body.report.rejections.map((r: { row: number; column: string }) => [r.row, r.column]),
+    ).to.deep.equal([
       [1, 'api_number'],
       [2, 'latitude'],
     ]);
@@ -131,15 +161,24 @@ describe('operator CSV import API', () => {
   it('a file longer than one feed batch ends as if fed batch after batch: a lease renamed in the next batch is updated, its edge to the operator written once', async () => {
     const user = await powerUser();
     // Rows 1–2000 are the first feed batch, 2001– the second, planned while the first is written.
-    const rows = Array.from({ length: 2100 }, (_, i) => `42329${String(60000 + i)},222222,${i < 2000 ? 'OLD NAME' : 'NEW NAME'},777,08`);
-    const response = await postCsv(t.api, ['API_NO,OPERATOR_NO,LEASE_NAME,LEASE_NO,DISTRICT', ...rows].join('\n'), user.headers);
+    const rows = Array.from(
+      { length: 2100 },
+      (_, i) => `42329${String(60000 + i)},222222,${i < 2000 ? 'OLD NAME' : 'NEW NAME'},777,08`,
+    );
+    const response = await postCsv(
+      t.api,
+      ['API_NO,OPERATOR_NO,LEASE_NAME,LEASE_NO,DISTRICT', ...rows].join('\n'),
+      user.headers,
+    );
     expect(response.status).to.equal(200);
     // Wells 2,100, the lease and the operator; the well's two edges and the lease's one.
     expect(response.body.graph).to.include({ created: 2102, updated: 1, edges_created: 4201 });
     const lease = await t.api.get('/graph/entities/Lease/O-08-777', user.headers);
     expect(lease.body.properties.name).to.equal('NEW NAME');
     const edges = await t.api.get('/graph/edges/Lease/O-08-777?edge_label=OPERATED_BY', user.headers);
-    expect(edges.body.edges.map((e: { neighbor: { entity_id: string } }) => e.neighbor.entity_id)).to.deep.equal(['P5-222222']);
+    expect(edges.body.edges.map((e: { neighbor: { entity_id: string } }) => e.neighbor.entity_id)).to.deep.equal([
+      'P5-222222',
+    ]);
   });
 
   // Last: run before it, this test's import left appends still arriving that moved the log head
@@ -168,7 +207,12 @@ describe('operator CSV import interrupted', () => {
     const append = t.deps.store.append.bind(t.deps.store);
     let csvAppends = 0;
     const stub = sinon.stub(t.deps.store, 'append').callsFake(async (stream, events, options) => {
-      if (stream.startsWith('ingestion.csv-import-') && events.some((e) => e.type === 'PackedOperatorWellsImported') && ++csvAppends === 2) throw new Error('connection terminated unexpectedly');
+      if (
+        stream.startsWith('ingestion.csv-import-') &&
+        events.some((e) => e.type === 'PackedOperatorWellsImported') &&
+        ++csvAppends === 2
+      )
+        throw new Error('connection terminated unexpectedly');
       return append(stream, events, options);
     });
     const failed = await postCsv(t.api, csv, user.headers);
@@ -179,12 +223,20 @@ describe('operator CSV import interrupted', () => {
     expect(retried.status).to.equal(200);
     expect(retried.body).to.include({ accepted: 9600, recorded: true });
     const stream = await t.deps.store.readStream(`ingestion.csv-import-${user.tenantId}-${retried.body.import_id}`);
-    const batches = stream.filter((e) => e.type === 'PackedOperatorWellsImported').map((e) => (e.data as { batch: number }).batch);
+    const batches = stream
+      .filter((e) => e.type === 'PackedOperatorWellsImported')
+      .map((e) => (e.data as { batch: number }).batch);
     expect(batches).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(stream.filter((e) => e.type === 'PackedOperatorWellsImported').flatMap((e) => batchWells(e.type, e.data).map((w) => w.row))).to.deep.equal(Array.from({ length: 9600 }, (_, i) => i + 1));
-    expect(stream.map((e) => e.type).filter((type) => type !== 'PackedOperatorWellsImported')).to.deep.equal(['OperatorCsvImportStarted', 'OperatorCsvImportCompleted']);
+    expect(
+      stream
+        .filter((e) => e.type === 'PackedOperatorWellsImported')
+        .flatMap((e) => batchWells(e.type, e.data).map((w) => w.row)),
+    ).to.deep.equal(Array.from({ length: 9600 }, (_, i) => i + 1));
+    expect(stream.map((e) => e.type).filter((type) => type !== 'PackedOperatorWellsImported')).to.deep.equal([
+      'OperatorCsvImportStarted',
+      'OperatorCsvImportCompleted',
+    ]);
     const wells = await t.api.get('/graph/entities/Well?limit=1000&offset=9000', user.headers);
     expect(wells.body.entities).to.have.length(600);
   });
-
 });

@@ -12,7 +12,11 @@ describe('RRC scrape API', () => {
   after(() => t.close());
 
   const powerUser = (): Promise<Session> => signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-  const request = { data_types: ['operators', 'leases', 'wells', 'permits', 'production', 'flaring'], district: '08', date_range: { from: '2025-01-01', to: '2025-03-31' } };
+  const request = {
+    data_types: ['operators', 'leases', 'wells', 'permits', 'production', 'flaring'],
+    district: '08',
+    date_range: { from: '2025-01-01', to: '2025-03-31' },
+  };
 
   it('loads wells, operators, leases, permits, production and flaring into the graph and reports counts per type', async () => {
     const user = await powerUser();
@@ -33,7 +37,9 @@ describe('RRC scrape API', () => {
     expect(well.entity_id).to.match(/^42-(329|389|301|475|135|003)-\d{5}$/);
     expect(well.properties.form_pr_period).to.equal('2025-03');
     const edges = await t.api.get(`/graph/edges/Well/${well.entity_id}`, user.headers);
-    const labels = edges.body.edges.map((e: { edge_label: string; neighbor: { label: string } }) => `${e.edge_label}:${e.neighbor.label}`);
+    const labels = edges.body.edges.map(
+      (e: { edge_label: string; neighbor: { label: string } }) => `${e.edge_label}:${e.neighbor.label}`,
+    );
     expect(labels).to.include.members(['OPERATED_BY:Operator', 'LOCATED_IN:Lease', 'LOCATED_IN:Field']);
   });
 
@@ -53,7 +59,11 @@ describe('RRC scrape API', () => {
     const bad = await t.api.post('/ingest/rrc-scrape', { data_types: ['wells', 'gossip'] }, user.headers);
     expect(bad.status).to.equal(422);
     expect(bad.body.detail[0].loc).to.deep.equal(['body', 'data_types', 1]);
-    const reversed = await t.api.post('/ingest/rrc-scrape', { data_types: ['wells'], date_range: { from: '2025-03-01', to: '2025-01-01' } }, user.headers);
+    const reversed = await t.api.post(
+      '/ingest/rrc-scrape',
+      { data_types: ['wells'], date_range: { from: '2025-03-01', to: '2025-01-01' } },
+      user.headers,
+    );
     expect(reversed.status).to.equal(422);
   });
 

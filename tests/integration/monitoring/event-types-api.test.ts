@@ -38,7 +38,13 @@ describe('event types API', () => {
     const { power, operator } = await tenant();
     const created = await t.api.post('/event-types', flaringType, power.headers);
     expect(created.status).to.equal(201);
-    expect(created.body).to.include({ name: 'Unplanned flaring', status: 'draft', category: 'flaring', in_use: false, compliance_domain: null });
+    expect(created.body).to.include({
+      name: 'Unplanned flaring',
+      status: 'draft',
+      category: 'flaring',
+      in_use: false,
+      compliance_domain: null,
+    });
     expect(created.body.fields.map((f: { name: string; type: string }) => [f.name, f.type])).to.deep.equal([
       ['volume_mcf', 'number'],
       ['cause', 'select'],
@@ -56,10 +62,18 @@ describe('event types API', () => {
 
   it('a select field without options, or a field of an unknown type, answers 422 naming the field', async () => {
     const { power } = await tenant();
-    const noOptions = await t.api.post('/event-types', { name: 'X', fields: [{ name: 'cause', type: 'select' }] }, power.headers);
+    const noOptions = await t.api.post(
+      '/event-types',
+      { name: 'X', fields: [{ name: 'cause', type: 'select' }] },
+      power.headers,
+    );
     expect(noOptions.status).to.equal(422);
     expect(noOptions.body.detail[0].loc).to.deep.equal(['body', 'fields', 0, 'options']);
-    const badType = await t.api.post('/event-types', { name: 'X', fields: [{ name: 'cause', type: 'colour' }] }, power.headers);
+    const badType = await t.api.post(
+      '/event-types',
+      { name: 'X', fields: [{ name: 'cause', type: 'colour' }] },
+      power.headers,
+    );
     expect(badType.status).to.equal(422);
     expect(badType.body.detail[0].loc).to.deep.equal(['body', 'fields', 0, 'type']);
   });
@@ -68,38 +82,60 @@ describe('event types API', () => {
     const a = await tenant();
     const b = await tenant();
     expect((await t.api.post('/event-types', flaringType, a.power.headers)).status).to.equal(201);
-    expect((await t.api.post('/event-types', { ...flaringType, name: 'UNPLANNED FLARING' }, a.power.headers)).status).to.equal(409);
+    expect(
+      (await t.api.post('/event-types', { ...flaringType, name: 'UNPLANNED FLARING' }, a.power.headers)).status,
+    ).to.equal(409);
     expect((await t.api.post('/event-types', flaringType, b.power.headers)).status).to.equal(201);
   });
 
-  it('another tenant\'s type answers 404 like a missing one', async () => {
+  it("another tenant's type answers 404 like a missing one", async () => {
     const a = await tenant();
     const b = await tenant();
     const created = await t.api.post('/event-types', flaringType, a.power.headers);
     expect((await t.api.get(`/event-types/${created.body.id}`, b.operator.headers)).status).to.equal(404);
-    expect((await t.api.patch(`/event-types/${created.body.id}`, { name: 'Mine' }, b.power.headers)).status).to.equal(404);
+    expect((await t.api.patch(`/event-types/${created.body.id}`, { name: 'Mine' }, b.power.headers)).status).to.equal(
+      404,
+    );
   });
 
   it('fields are added, updated, reordered and removed', async () => {
     const { power, operator } = await tenant();
     const type = (await t.api.post('/event-types', flaringType, power.headers)).body;
-    const added = await t.api.post(`/event-types/${type.id}/fields`, { name: 'observed_on', type: 'date' }, power.headers);
+    const added = await t.api.post(
+      `/event-types/${type.id}/fields`,
+      { name: 'observed_on', type: 'date' },
+      power.headers,
+    );
     expect(added.status).to.equal(201);
     expect(added.body).to.include({ name: 'observed_on', type: 'date', required: false });
-    const duplicate = await t.api.post(`/event-types/${type.id}/fields`, { name: 'observed_on', type: 'text' }, power.headers);
+    const duplicate = await t.api.post(
+      `/event-types/${type.id}/fields`,
+      { name: 'observed_on', type: 'text' },
+      power.headers,
+    );
     expect(duplicate.status).to.equal(409);
-    const updated = await t.api.patch(`/event-types/${type.id}/fields/${added.body.id}`, { required: true, label: 'Observed on' }, power.headers);
+    const updated = await t.api.patch(
+      `/event-types/${type.id}/fields/${added.body.id}`,
+      { required: true, label: 'Observed on' },
+      power.headers,
+    );
     expect(updated.body).to.include({ required: true, label: 'Observed on', type: 'date' });
     const ids = [added.body.id, ...type.fields.map((f: { id: string }) => f.id)];
     const reordered = await t.api.put(`/event-types/${type.id}/fields/reorder`, { field_ids: ids }, power.headers);
     expect(reordered.status).to.equal(200);
     expect(reordered.body.map((f: { id: string }) => f.id)).to.deep.equal(ids);
-    const partial = await t.api.put(`/event-types/${type.id}/fields/reorder`, { field_ids: ids.slice(1) }, power.headers);
+    const partial = await t.api.put(
+      `/event-types/${type.id}/fields/reorder`,
+      { field_ids: ids.slice(1) },
+      power.headers,
+    );
     expect(partial.status).to.equal(422);
     expect((await t.api.delete(`/event-types/${type.id}/fields/${added.body.id}`, power.headers)).status).to.equal(204);
     const fields = await t.api.get(`/event-types/${type.id}/fields`, operator.headers);
     expect(fields.body.map((f: { name: string }) => f.name)).to.deep.equal(['volume_mcf', 'cause', 'cause_detail']);
-    expect((await t.api.patch(`/event-types/${type.id}/fields/${added.body.id}`, { required: false }, power.headers)).status).to.equal(404);
+    expect(
+      (await t.api.patch(`/event-types/${type.id}/fields/${added.body.id}`, { required: false }, power.headers)).status,
+    ).to.equal(404);
   });
 
   it('the lifecycle goes draft → active → deprecated → retired; other moves answer 409 with the allowed ones', async () => {
@@ -116,7 +152,9 @@ describe('event types API', () => {
     }
     const frozen = await t.api.post(`/event-types/${type.id}/fields`, { name: 'late', type: 'text' }, power.headers);
     expect(frozen.status).to.equal(409);
-    expect((await t.api.post(`/event-types/${type.id}/transition`, { status: 'paused' }, power.headers)).status).to.equal(422);
+    expect(
+      (await t.api.post(`/event-types/${type.id}/transition`, { status: 'paused' }, power.headers)).status,
+    ).to.equal(422);
   });
 
   it('an unused type is deleted and its name freed; a referenced one answers 409', async () => {
@@ -126,9 +164,21 @@ describe('event types API', () => {
     expect((await t.api.get(`/event-types/${type.id}`, power.headers)).status).to.equal(404);
     expect((await t.api.post('/event-types', flaringType, power.headers)).status).to.equal(201);
 
-    const used = (await t.api.post('/event-types', { name: 'Used', fields: [{ name: 'note', type: 'text' }] }, power.headers)).body;
+    const used = (
+      await t.api.post('/event-types', { name: 'Used', fields: [{ name: 'note', type: 'text' }] }, power.headers)
+    ).body;
     await t.api.post(`/event-types/${used.id}/transition`, { status: 'active' }, power.headers);
-    const logged = await t.api.post('/events', { event_type_id: used.id, entity_id: '42-123-45678', entity_type: 'Well', occurred_at: '2026-03-01T10:00:00Z', fields: { note: 'x' } }, power.headers);
+    const logged = await t.api.post(
+      '/events',
+      {
+        event_type_id: used.id,
+        entity_id: '42-123-45678',
+        entity_type: 'Well',
+        occurred_at: '2026-03-01T10:00:00Z',
+        fields: { note: 'x' },
+      },
+      power.headers,
+    );
     expect(logged.status).to.equal(201);
     const refused = await t.api.delete(`/event-types/${used.id}`, power.headers);
     expect(refused.status).to.equal(409);
@@ -144,8 +194,17 @@ describe('event types API', () => {
     for (let round = 0; round < 3; round++) {
       const type = (await t.api.post('/event-types', { name: `Race ${round}`, fields: [] }, power.headers)).body;
       await t.api.post(`/event-types/${type.id}/transition`, { status: 'active' }, power.headers);
-      const body = { event_type_id: type.id, entity_id: 'W-1', entity_type: 'Well', occurred_at: '2026-03-01T10:00:00Z', fields: {} };
-      const [deleted, ...logs] = await Promise.all([t.api.delete(`/event-types/${type.id}`, power.headers), ...Array.from({ length: 3 }, () => t.api.post('/events', body, operator.headers))]);
+      const body = {
+        event_type_id: type.id,
+        entity_id: 'W-1',
+        entity_type: 'Well',
+        occurred_at: '2026-03-01T10:00:00Z',
+        fields: {},
+      };
+      const [deleted, ...logs] = await Promise.all([
+        t.api.delete(`/event-types/${type.id}`, power.headers),
+        ...Array.from({ length: 3 }, () => t.api.post('/events', body, operator.headers)),
+      ]);
       const accepted = logs.filter((r) => r.status === 201).length;
       const total = (await t.api.get(`/events?event_type_id=${type.id}`, operator.headers)).body.total;
       expect(total).to.equal(accepted);
@@ -161,44 +220,94 @@ describe('event types API', () => {
   it('conditional rules are validated against the fields and block renaming a field they use', async () => {
     const { power } = await tenant();
     const type = (await t.api.post('/event-types', flaringType, power.headers)).body;
-    const unknown = await t.api.post(`/event-types/${type.id}/conditional-rules`, { field: 'cause_detail', effect: 'show', when: { field: 'nope', operator: 'equals', value: 'other' } }, power.headers);
+    const unknown = await t.api.post(
+      `/event-types/${type.id}/conditional-rules`,
+      { field: 'cause_detail', effect: 'show', when: { field: 'nope', operator: 'equals', value: 'other' } },
+      power.headers,
+    );
     expect(unknown.status).to.equal(422);
     expect(unknown.body.detail[0].loc).to.deep.equal(['body', 'when', 'field']);
-    const badOption = await t.api.post(`/event-types/${type.id}/conditional-rules`, { field: 'cause_detail', effect: 'show', when: { field: 'cause', operator: 'equals', value: 'sabotage' } }, power.headers);
+    const badOption = await t.api.post(
+      `/event-types/${type.id}/conditional-rules`,
+      { field: 'cause_detail', effect: 'show', when: { field: 'cause', operator: 'equals', value: 'sabotage' } },
+      power.headers,
+    );
     expect(badOption.status).to.equal(422);
-    const rule = await t.api.post(`/event-types/${type.id}/conditional-rules`, { field: 'cause_detail', effect: 'show', when: { field: 'cause', operator: 'equals', value: 'other' } }, power.headers);
+    const rule = await t.api.post(
+      `/event-types/${type.id}/conditional-rules`,
+      { field: 'cause_detail', effect: 'show', when: { field: 'cause', operator: 'equals', value: 'other' } },
+      power.headers,
+    );
     expect(rule.status).to.equal(201);
     expect(rule.body).to.include({ field: 'cause_detail', effect: 'show' });
     const causeId = type.fields[1].id;
     const rename = await t.api.patch(`/event-types/${type.id}/fields/${causeId}`, { name: 'reason' }, power.headers);
     expect(rename.status).to.equal(409);
-    const patched = await t.api.patch(`/event-types/${type.id}/conditional-rules/${rule.body.id}`, { effect: 'hide' }, power.headers);
+    const patched = await t.api.patch(
+      `/event-types/${type.id}/conditional-rules/${rule.body.id}`,
+      { effect: 'hide' },
+      power.headers,
+    );
     expect(patched.body.effect).to.equal('hide');
     expect((await t.api.get(`/event-types/${type.id}/conditional-rules`, power.headers)).body).to.have.length(1);
-    expect((await t.api.delete(`/event-types/${type.id}/conditional-rules/${rule.body.id}`, power.headers)).status).to.equal(204);
-    expect((await t.api.patch(`/event-types/${type.id}/fields/${causeId}`, { name: 'reason' }, power.headers)).status).to.equal(200);
+    expect(
+      (await t.api.delete(`/event-types/${type.id}/conditional-rules/${rule.body.id}`, power.headers)).status,
+    ).to.equal(204);
+    expect(
+      (await t.api.patch(`/event-types/${type.id}/fields/${causeId}`, { name: 'reason' }, power.headers)).status,
+    ).to.equal(200);
   });
 
   it('guard rules are drafts until published; each publish is a new version', async () => {
     const { power, operator } = await tenant();
     const type = (await t.api.post('/event-types', flaringType, power.headers)).body;
-    const rule = await t.api.post(`/event-types/${type.id}/guard-rules`, { name: 'Volume cap', field: 'volume_mcf', operator: 'lte', value: 5000 }, power.headers);
+    const rule = await t.api.post(
+      `/event-types/${type.id}/guard-rules`,
+      { name: 'Volume cap', field: 'volume_mcf', operator: 'lte', value: 5000 },
+      power.headers,
+    );
     expect(rule.status).to.equal(201);
     expect(rule.body).to.include({ published_version: 0, published: null, has_unpublished_changes: true });
-    const v1 = await t.api.post(`/event-types/${type.id}/guard-rules/${rule.body.id}/publish`, undefined, power.headers);
+    const v1 = await t.api.post(
+      `/event-types/${type.id}/guard-rules/${rule.body.id}/publish`,
+      undefined,
+      power.headers,
+    );
     expect(v1.body).to.include({ published_version: 1, has_unpublished_changes: false });
-    const edited = await t.api.patch(`/event-types/${type.id}/guard-rules/${rule.body.id}`, { value: 2000 }, power.headers);
+    const edited = await t.api.patch(
+      `/event-types/${type.id}/guard-rules/${rule.body.id}`,
+      { value: 2000 },
+      power.headers,
+    );
     expect(edited.body.draft.value).to.equal(2000);
     expect(edited.body.published.value).to.equal(5000);
-    const v2 = await t.api.post(`/event-types/${type.id}/guard-rules/${rule.body.id}/publish`, undefined, power.headers);
+    const v2 = await t.api.post(
+      `/event-types/${type.id}/guard-rules/${rule.body.id}/publish`,
+      undefined,
+      power.headers,
+    );
     expect(v2.body.published_version).to.equal(2);
     const versions = await t.api.get(`/event-types/${type.id}/guard-rules/${rule.body.id}/versions`, operator.headers);
-    expect(versions.body.map((v: { version: number; definition: { value: number } }) => [v.version, v.definition.value])).to.deep.equal([
+    expect(
+      versions.body.map((v: { version: number; definition: { value: number } }) => [v.version, v.definition.value]),
+    ).to.deep.equal([
       [1, 5000],
       [2, 2000],
     ]);
-    const wrongType = await t.api.post(`/event-types/${type.id}/guard-rules`, { name: 'Bad', field: 'cause', operator: 'gt', value: 1 }, power.headers);
+    const wrongType = await t.api.post(
+      `/event-types/${type.id}/guard-rules`,
+      { name: 'Bad', field: 'cause', operator: 'gt', value: 1 },
+      power.headers,
+    );
     expect(wrongType.status).to.equal(422);
-    expect((await t.api.post(`/event-types/${type.id}/guard-rules`, { name: 'X', field: 'volume_mcf', operator: 'lte', value: 1 }, operator.headers)).status).to.equal(403);
+    expect(
+      (
+        await t.api.post(
+          `/event-types/${type.id}/guard-rules`,
+          { name: 'X', field: 'volume_mcf', operator: 'lte', value: 1 },
+          operator.headers,
+        )
+      ).status,
+    ).to.equal(403);
   });
 });

@@ -15,7 +15,9 @@ describe('the API contract', function () {
   // One path segment may hold several parameters (`{ns}:{slug}`) where the router takes it whole (`:ref`).
   const shape = (path: string) => path.replace(/\{[^}/]+\}(:\{[^}/]+\})*/g, '{}');
   const operations = (doc: OpenApiDocument) =>
-    Object.entries(doc.paths ?? {}).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${shape(path)}`));
+    Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+      Object.keys(item as object).map((method) => `${method.toUpperCase()} ${shape(path)}`),
+    );
 
   for (const listener of ['public', 'internal'] as const) {
     it(`describes every route the ${listener} listener serves, and nothing it does not`, async () => {
@@ -26,11 +28,24 @@ describe('the API contract', function () {
       const app = listener === 'public' ? t.platform.apps.public! : t.platform.apps.internal;
       const served = servedRoutes(app).map((r) => ({ ...r, path: shape(r.path) }));
       const undescribed = served
-        .filter((r) => (r.method === 'all' ? !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => documented.has(`${m} ${r.path}`)) : !documented.has(`${r.method.toUpperCase()} ${r.path}`)))
+        .filter((r) =>
+          r.method === 'all'
+            ? !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].some((m) => documented.has(`${m} ${r.path}`))
+            : !documented.has(`${r.method.toUpperCase()} ${r.path}`),
+        )
         .map((r) => `${r.method.toUpperCase()} ${r.path}`);
       expect(undescribed, 'routes without a description in src/contexts/<ctx>/openapi.ts').to.deep.equal([]);
-      const servedKeys = new Set(served.flatMap((r) => (r.method === 'all' ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => `${m} ${r.path}`) : [`${r.method.toUpperCase()} ${r.path}`])));
-      expect([...documented].filter((op) => !servedKeys.has(op)), 'documented operations no route serves').to.deep.equal([]);
+      const servedKeys = new Set(
+        served.flatMap((r) =>
+          r.method === 'all'
+            ? ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => `${m} ${r.path}`)
+            : [`${r.method.toUpperCase()} ${r.path}`],
+        ),
+      );
+      expect(
+        [...documented].filter((op) => !servedKeys.has(op)),
+        'documented operations no route serves',
+      ).to.deep.equal([]);
     });
   }
 
@@ -40,7 +55,11 @@ describe('the API contract', function () {
     expect(body.openapi).to.equal('3.1.0');
     expect(Object.keys(body.components?.securitySchemes ?? {})).to.have.members(['bearer', 'cookie']);
     expect((body.components?.securitySchemes as any).cookie).to.include({ in: 'cookie', name: 'svc_token' });
-    expect(Object.keys(body.components?.schemas ?? {})).to.include.members(['ErrorDetail', 'ValidationError', 'GatewayError']);
+    expect(Object.keys(body.components?.schemas ?? {})).to.include.members([
+      'ErrorDetail',
+      'ValidationError',
+      'GatewayError',
+    ]);
     const me = (body.paths as any)['/api/v1/auth/me'].get;
     expect(me.security).to.deep.equal([{ bearer: [] }, { cookie: [] }]);
     expect(me.responses['401'].content['application/json'].schema).to.be.an('object');
@@ -57,7 +76,10 @@ describe('the API contract', function () {
   });
 
   it('serves a readable reference page at /docs on both listeners without a token', async () => {
-    for (const [base, route] of [[t.publicUrl, '/api/v1/auth/me'], [t.internalUrl, '/api/v1/auth/resolve']]) {
+    for (const [base, route] of [
+      [t.publicUrl, '/api/v1/auth/me'],
+      [t.internalUrl, '/api/v1/auth/resolve'],
+    ]) {
       const response = await fetch(`${base}/docs`);
       expect(response.status).to.equal(200);
       expect(response.headers.get('content-type')).to.match(/text\/html/);
@@ -76,8 +98,14 @@ describe('the API contract', function () {
 
   it('writes the prompts hot path as `{ns}:{slug}`, both halves as path parameters', async () => {
     const paths = (await t.api.get<OpenApiDocument>('/openapi.json')).body.paths as any;
-    for (const [path, method] of [['/api/v1/prompts/resolve/{ns}:{slug}', 'get'], ['/api/v1/prompts/render/{ns}:{slug}', 'post']]) {
-      expect(paths[path]?.[method]?.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name), path).to.deep.equal(['ns', 'slug']);
+    for (const [path, method] of [
+      ['/api/v1/prompts/resolve/{ns}:{slug}', 'get'],
+      ['/api/v1/prompts/render/{ns}:{slug}', 'post'],
+    ]) {
+      expect(
+        paths[path]?.[method]?.parameters.filter((p: any) => p.in === 'path').map((p: any) => p.name),
+        path,
+      ).to.deep.equal(['ns', 'slug']);
     }
   });
 
@@ -86,7 +114,9 @@ describe('the API contract', function () {
       const paths = (await client.get<OpenApiDocument>('/openapi.json')).body.paths as any;
       const silent = Object.entries<any>(paths).flatMap(([path, item]) =>
         Object.entries<any>(item)
-          .filter(([method, op]) => method !== 'get' && !op.requestBody && !/No request body/.test(op.description ?? ''))
+          .filter(
+            ([method, op]) => method !== 'get' && !op.requestBody && !/No request body/.test(op.description ?? ''),
+          )
           .map(([method]) => `${method.toUpperCase()} ${path}`),
       );
       expect(silent).to.deep.equal([]);

@@ -22,9 +22,20 @@ describe('ops: the command line in any order on a fresh database', function () {
   }
 
   it('users create before any start, then seed, then tenants list: each exits 0 and ends with its one-line result', async () => {
-    const user = await ops('users', 'create', '--email', 'first@example.com', '--roles', 'admin', '--password', 'first-password-1');
+    const user = await ops(
+      'users',
+      'create',
+      '--email',
+      'first@example.com',
+      '--roles',
+      'admin',
+      '--password',
+      'first-password-1',
+    );
     expect(user.code, user.stderr).to.equal(0);
-    expect(user.lines.at(-1)).to.match(/^created first@example\.com \([0-9a-f-]{36}\) with roles \[admin\] in tenant 00000000-0000-0000-0000-000000000001$/);
+    expect(user.lines.at(-1)).to.match(
+      /^created first@example\.com \([0-9a-f-]{36}\) with roles \[admin\] in tenant 00000000-0000-0000-0000-000000000001$/,
+    );
 
     const seeded = await ops('seed', '--wells', '5');
     expect(seeded.code, seeded.stderr).to.equal(0);
@@ -34,7 +45,9 @@ describe('ops: the command line in any order on a fresh database', function () {
 
     const tenants = await ops('tenants', 'list');
     expect(tenants.code, tenants.stderr).to.equal(0);
-    expect(tenants.lines.some((l) => l.startsWith('00000000-0000-0000-0000-000000000001  Default tenant'))).to.equal(true);
+    expect(tenants.lines.some((l) => l.startsWith('00000000-0000-0000-0000-000000000001  Default tenant'))).to.equal(
+      true,
+    );
     expect(tenants.lines.at(-1)).to.equal('1 tenant');
 
     // A refusal is one line on stderr and a non-zero exit.

@@ -15,7 +15,13 @@ const run = promisify(execFile);
 const tsx = path.resolve('node_modules/.bin/tsx');
 
 async function ops(db: Database, ...args: string[]): Promise<{ code: number; stdout: string }> {
-  const env = { ...process.env, DATABASE_URL: db.url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, NODE_ENV: 'test', LOG_LEVEL: 'silent' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: db.url,
+    AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+  };
   try {
     const { stdout } = await run(tsx, ['ops/cli.ts', ...args], { env });
     return { code: 0, stdout };
@@ -36,9 +42,13 @@ describe('signed audit trail: ops audit verify / anchor / replay', function () {
 
   before(async () => {
     ({ db, store, signer, cleanup } = await createTestEventStore());
-    await store.append(stream, [{ type: 'UserInvited', data: { email: 'ann@example.com', roles: ['operator'] }, metadata }]);
+    await store.append(stream, [
+      { type: 'UserInvited', data: { email: 'ann@example.com', roles: ['operator'] }, metadata },
+    ]);
     await store.append(stream, [{ type: 'UserRolesChanged', data: { roles: ['operator', 'reviewer'] }, metadata }]);
-    await store.append(`identity.user-t1-${randomUUID()}`, [{ type: 'UserInvited', data: { email: 'bo@example.com', roles: [] }, metadata }]);
+    await store.append(`identity.user-t1-${randomUUID()}`, [
+      { type: 'UserInvited', data: { email: 'bo@example.com', roles: [] }, metadata },
+    ]);
   });
   after(() => cleanup());
 
@@ -60,15 +70,23 @@ describe('signed audit trail: ops audit verify / anchor / replay', function () {
     expect(lines[lines.length - 1]).to.match(/^3 events; all 3 entries verified/);
   });
 
-  it('a row altered behind the store\'s back is reported as tampered (exit code 2)', async () => {
+  it("a row altered behind the store's back is reported as tampered (exit code 2)", async () => {
     // Simulates someone with database access: the append-only trigger has to be disabled first.
     await db.knex.raw('ALTER TABLE events DISABLE TRIGGER events_no_update_delete');
-    await db.knex.raw(`UPDATE events SET data = jsonb_set(data, '{roles}', '["admin"]') WHERE stream_id = ? AND revision = 1`, [stream]);
+    await db.knex.raw(
+      `UPDATE events SET data = jsonb_set(data, '{roles}', '["admin"]') WHERE stream_id = ? AND revision = 1`,
+      [stream],
+    );
     await db.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');
 
     const report = await verifyAuditTrail(store, signer, { heads: createStreamHeads(db.pool) });
     expect(report.tampered).to.have.length(1);
-    expect(report.tampered[0]).to.include({ stream, revision: '1', type: 'UserRolesChanged', reason: 'signature_mismatch' });
+    expect(report.tampered[0]).to.include({
+      stream,
+      revision: '1',
+      type: 'UserRolesChanged',
+      reason: 'signature_mismatch',
+    });
 
     const cli = await ops(db, 'audit', 'verify');
     expect(cli.code).to.equal(2);
@@ -79,7 +97,7 @@ describe('signed audit trail: ops audit verify / anchor / replay', function () {
     expect(replay.stdout).to.match(/user roles changed .*TAMPERED/);
   });
 
-  it('deleting a stream\'s last event in the database is caught: the log no longer ends at the recorded head', async () => {
+  it("deleting a stream's last event in the database is caught: the log no longer ends at the recorded head", async () => {
     const victim = `identity.user-t1-${randomUUID()}`;
     await store.append(victim, [{ type: 'UserInvited', data: { email: 'cy@example.com', roles: [] }, metadata }]);
     await store.append(victim, [{ type: 'UserDeactivated', data: {}, metadata }]);
@@ -115,7 +133,11 @@ describe('signed audit trail: ops audit verify / anchor / replay', function () {
       const { signature: _old, ...meta } = event.metadata;
       const signature = signer.sign({ ...event, data, metadata: meta }, previous);
       previous = signature;
-      await db.knex.raw('UPDATE events SET data = ?::jsonb, metadata = ?::jsonb WHERE event_id = ?', [JSON.stringify(data), JSON.stringify({ ...meta, signature }), event.id]);
+      await db.knex.raw('UPDATE events SET data = ?::jsonb, metadata = ?::jsonb WHERE event_id = ?', [
+        JSON.stringify(data),
+        JSON.stringify({ ...meta, signature }),
+        event.id,
+      ]);
     }
     await db.knex.raw('UPDATE streams SET last_signature = ? WHERE stream_id = ?', [previous, anchored]);
     await db.knex.raw('ALTER TABLE events ENABLE TRIGGER events_no_update_delete');

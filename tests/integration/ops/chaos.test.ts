@@ -16,18 +16,27 @@ describe('the chaos suite (npm run chaos)', function () {
   it('loses no acknowledged write and leaves every read model equal to its rebuild under 90 s of faults', async () => {
     const seed = Number(process.env.CHAOS_SEED ?? randomInt(0, 2 ** 31));
     const output = await new Promise<{ code: number | null; text: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'ops/chaos/run.ts', '--seconds', '90', '--seed', String(seed)], {
-        cwd: ROOT,
-        env: process.env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'ops/chaos/run.ts', '--seconds', '90', '--seed', String(seed)],
+        {
+          cwd: ROOT,
+          env: process.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let text = '';
       child.stdout.on('data', (chunk) => (text += chunk));
       child.stderr.on('data', (chunk) => (text += chunk));
       child.on('exit', (code) => resolve({ code, text }));
     });
-    const summary = output.text.split('\n').filter((line) => line.startsWith('chaos: ')).pop();
-    expect(summary, output.text).to.match(/^chaos: \d+ faults, \d+ acknowledged writes, 0 lost, read models equal to rebuild: yes$/);
+    const summary = output.text
+      .split('\n')
+      .filter((line) => line.startsWith('chaos: '))
+      .pop();
+    expect(summary, output.text).to.match(
+      /^chaos: \d+ faults, \d+ acknowledged writes, 0 lost, read models equal to rebuild: yes$/,
+    );
     expect(output.code, output.text).to.equal(0);
   });
 });

@@ -16,7 +16,8 @@ describe('ops projections status / rebuild', function () {
     await signIn(t, { roles: ['reviewer'] });
     directoryBefore = await t.deps.knex('identity_users').select('*').orderBy('id');
     // Paced lanes (the audit index, the compliance dashboard) may not have run yet: let them hold the log before the status is read.
-    for (const name of ['audit_event_index', 'compliance_dashboard']) expect(await t.deps.projections.catchUp(name, 30_000)).to.equal(true);
+    for (const name of ['audit_event_index', 'compliance_dashboard'])
+      expect(await t.deps.projections.catchUp(name, 30_000)).to.equal(true);
     await t.close();
   });
 
@@ -29,7 +30,8 @@ describe('ops projections status / rebuild', function () {
     expect(stdout.trimEnd().split('\n').at(-1)).to.match(/^\d+ projectors, 0 failing, 0 dead letters$/);
     for (const projector of contexts.flatMap((c) => c.projectors ?? [])) {
       // An inline projector's checkpoint only says where its last rebuild ended (-1/-1: before any event).
-      const state = projector.consistency === 'inline' ? '-?\\d+/-?\\d+\\s+\\d+\\s+inline' : '\\d+/\\d+\\s+\\d+\\s+running';
+      const state =
+        projector.consistency === 'inline' ? '-?\\d+/-?\\d+\\s+\\d+\\s+inline' : '\\d+/\\d+\\s+\\d+\\s+running';
       expect(stdout).to.match(new RegExp(`^${projector.name}\\s+${projector.version}\\s+${state}`, 'm'));
     }
   });
@@ -56,15 +58,23 @@ describe('ops projections status / rebuild', function () {
     try {
       const event = await knex('events').orderBy('transaction_id').first();
       await knex('projection_dead_letters').insert({
-        projector: 'identity_user_directory', commit_position: event.transaction_id, prepare_position: event.position, event_id: event.event_id,
-        stream_id: event.stream_id, event_type: event.type, error: 'column "x" does not exist', attempts: 5,
+        projector: 'identity_user_directory',
+        commit_position: event.transaction_id,
+        prepare_position: event.position,
+        event_id: event.event_id,
+        stream_id: event.stream_id,
+        event_type: event.type,
+        error: 'column "x" does not exist',
+        attempts: 5,
       });
       const { stdout, code } = await ops('projections', 'status');
       // Done, but look: exit 2 while a dead letter is open.
       expect(code).to.equal(2);
       expect(stdout.trimEnd().split('\n').at(-1)).to.match(/, 1 dead letter$/);
       expect(stdout).to.match(/dead letters \(1\): .*ops projections retry <name>/);
-      expect(stdout).to.include(`${event.type} ${event.event_id} in ${event.stream_id} after 5 attempts: column "x" does not exist`);
+      expect(stdout).to.include(
+        `${event.type} ${event.event_id} in ${event.stream_id} after 5 attempts: column "x" does not exist`,
+      );
     } finally {
       await knex('projection_dead_letters').delete();
       await knex.destroy();

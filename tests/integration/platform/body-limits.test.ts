@@ -43,6 +43,8 @@ describe('request body limits per route', function () {
     const document = (await t.api.get('/openapi.json')).body;
     expect(document.paths['/api/v1/settings'].put['x-body-limit']).to.equal(64 * 1024);
     expect(document.paths['/api/v1/graph/entities'].post['x-body-limit']).to.equal(2 * 1024 * 1024);
-    expect(document.paths['/api/v1/settings'].put.description).to.include('Request body: at most 64 KB of JSON (413 past it).');
+    expect(document.paths['/api/v1/settings'].put.description).to.include(
+      'Request body: at most 64 KB of JSON (413 past it).',
+    );
   });
 });

@@ -67,7 +67,11 @@ describe('connection faults under load', function () {
     const writer = async (n: number) => {
       for (let i = 0; writing; i++) {
         const entityId = `W-fault-${n}-${i}-${randomUUID().slice(0, 8)}`;
-        const response = await t.api.post('/graph/entities', { label: 'Well', properties: { entity_id: entityId } }, session.headers);
+        const response = await t.api.post(
+          '/graph/entities',
+          { label: 'Well', properties: { entity_id: entityId } },
+          session.headers,
+        );
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
         if (response.status === 201) acknowledged.push({ id: response.body.id, entityId });
         else expect(response.status, JSON.stringify(response.body)).to.be.oneOf([409, 500, 503]);
@@ -92,19 +96,30 @@ describe('connection faults under load', function () {
     await Promise.all(writers);
 
     expect(crashes.map(String), `faults ${faults.join(', ')}`).to.deep.equal([]);
-    expect(faults.every((f) => Number(f.split(':')[1]) > 0), faults.join(', ')).to.equal(true);
+    expect(
+      faults.every((f) => Number(f.split(':')[1]) > 0),
+      faults.join(', '),
+    ).to.equal(true);
     expect(acknowledged.length, JSON.stringify([...statuses])).to.be.greaterThan(30);
 
     // Writes succeed after the cuts: every one of them, not eventually.
     for (let i = 0; i < 12; i++) {
       const entityId = `W-after-${i}-${randomUUID().slice(0, 8)}`;
-      const response = await t.api.post('/graph/entities', { label: 'Well', properties: { entity_id: entityId } }, session.headers);
+      const response = await t.api.post(
+        '/graph/entities',
+        { label: 'Well', properties: { entity_id: entityId } },
+        session.headers,
+      );
       expect(response.status, JSON.stringify(response.body)).to.equal(201);
       acknowledged.push({ id: response.body.id, entityId });
     }
 
     // Every acknowledged write is in the log and readable through the API.
-    const stored = await t.deps.knex('events').where({ type: 'VertexCreated' }).whereRaw(`data->>'entityId' like 'W-%'`).select(t.deps.knex.raw(`data->>'entityId' as entity_id`));
+    const stored = await t.deps
+      .knex('events')
+      .where({ type: 'VertexCreated' })
+      .whereRaw(`data->>'entityId' like 'W-%'`)
+      .select(t.deps.knex.raw(`data->>'entityId' as entity_id`));
     const storedIds = new Set(stored.map((row: { entity_id: string }) => row.entity_id));
     expect(acknowledged.filter((w) => !storedIds.has(w.entityId))).to.deep.equal([]);
     for (const write of acknowledged) {

@@ -41,7 +41,10 @@ describe('HTTP skeleton (through a toy context)', () => {
   });
 
   it('a malformed JSON body answers 400, never 500', async () => {
-    const response = await t.api.request('POST', '/toy/notes', { raw: '{"title": ', headers: { ...auth, 'content-type': 'application/json' } });
+    const response = await t.api.request('POST', '/toy/notes', {
+      raw: '{"title": ',
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
     expect(response.status).to.equal(400);
     expect(response.body).to.deep.equal({ detail: 'Malformed JSON body' });
   });

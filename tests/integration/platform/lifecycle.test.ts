@@ -21,7 +21,16 @@ interface Started {
 const tsx = path.resolve('node_modules/.bin/tsx');
 
 function start(dataDir: string): Promise<Started> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', INTERNAL_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'development', BCRYPT_COST: '10' };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    INTERNAL_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    NODE_ENV: 'development',
+    BCRYPT_COST: '10',
+  };
   for (const name of ['DATABASE_URL', 'TEST_DATABASE_URL', 'REDIS_URL']) delete (env as Record<string, unknown>)[name];
   const child = spawn(tsx, ['ops/cli.ts', 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, unknown>> = [];
@@ -31,8 +40,10 @@ function start(dataDir: string): Promise<Started> {
   return new Promise((resolve, reject) => {
     readLogLines(child.stdout!, (entry) => {
       lines.push(entry);
-      if (entry.msg === 'listening') void fetch(`http://127.0.0.1:${entry.publicPort}/health`).then((r) => reportHealth(r.status));
-      if (entry.msg === 'platform started') resolve({ child, publicUrl: String(entry.public), lines, exited, healthWhileStarting });
+      if (entry.msg === 'listening')
+        void fetch(`http://127.0.0.1:${entry.publicPort}/health`).then((r) => reportHealth(r.status));
+      if (entry.msg === 'platform started')
+        resolve({ child, publicUrl: String(entry.public), lines, exited, healthWhileStarting });
     });
     void exited.then((code) => reject(new Error(`ops start exited with ${code} before it was ready`)));
   });
@@ -80,7 +91,9 @@ describe('npm start lifecycle on embedded defaults', function () {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'admin@example.com', password: 'change-me-now' }),
       });
-      expect(((await again.json()) as { user_id: string }).user_id, 'the same administrator, not a new one').to.equal(adminId);
+      expect(((await again.json()) as { user_id: string }).user_id, 'the same administrator, not a new one').to.equal(
+        adminId,
+      );
     } finally {
       expect(await stop(second)).to.equal(0);
     }

@@ -61,23 +61,33 @@ describe('lanes come back after a database outage (through a TCP relay)', functi
     // The first command may meet a pooled connection the outage killed: a client retries.
     await eventually(async () => {
       try {
-        await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId, dueAt, handler: 'nobody.knows', payload: {} });
+        await scheduleMessage(
+          t.deps.handle,
+          { tenantId, actorId: 'test' },
+          { messageId, dueAt, handler: 'nobody.knows', payload: {} },
+        );
         return true;
       } catch {
         return false;
       }
     }, 10_000);
     const written = Date.now();
-    await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: messageId }).first()) ?? null, 5_000);
+    await eventually(
+      async () =>
+        (await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: messageId }).first()) ?? null,
+      5_000,
+    );
     expect(Date.now() - written, 'the read model is written at its usual pace').to.be.lessThan(5_000);
     const settled = await eventually(async () => {
       const now = await health();
       return now.status === 'ok' && now.lanes!.every((lane) => lane.lag_events === 0) ? now : null;
     }, 20_000);
-    expect(settled.lanes!.filter((lane) => lane.kind === 'projection').every((lane) => lane.subscribed === true)).to.equal(true);
+    expect(
+      settled.lanes!.filter((lane) => lane.kind === 'projection').every((lane) => lane.subscribed === true),
+    ).to.equal(true);
   }
 
-  it('before any outage every lane is at the head and /health is ok, with each lane\'s lag', async () => {
+  it("before any outage every lane is at the head and /health is ok, with each lane's lag", async () => {
     const now = await eventually(async () => {
       const answer = await health();
       return answer.status === 'ok' ? answer : null;

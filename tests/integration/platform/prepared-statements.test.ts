@@ -19,7 +19,7 @@ describe('repeated statements are prepared on each connection', () => {
       expect(names.nameFor('select * from u where id = $1')).to.not.equal(name);
     });
 
-    it('given one sighting asked for (the event store\'s few read texts), then a text is named at once', () => {
+    it("given one sighting asked for (the event store's few read texts), then a text is named at once", () => {
       const names = new StatementNames(1);
       const name = names.nameFor('select * from events where stream_id = $1');
       expect(name).to.match(/^p-/);
@@ -50,7 +50,9 @@ describe('repeated statements are prepared on each connection', () => {
 
   describe('over a real connection', () => {
     let db: Database;
-    const prepared = async () => (await db.knex.raw(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'p-%'`)).rows[0].n as number;
+    const prepared = async () =>
+      (await db.knex.raw(`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name LIKE 'p-%'`)).rows[0]
+        .n as number;
 
     beforeEach(async () => {
       db = connectDatabase((await createEmptyDatabase()).url, { poolSize: 1 });
@@ -58,7 +60,10 @@ describe('repeated statements are prepared on each connection', () => {
         t.integer('id').primary();
         t.text('name');
       });
-      await db.knex('things').insert([{ id: 1, name: 'one' }, { id: 2, name: 'two' }]);
+      await db.knex('things').insert([
+        { id: 1, name: 'one' },
+        { id: 2, name: 'two' },
+      ]);
     });
     afterEach(() => db.close());
 
@@ -84,15 +89,21 @@ describe('repeated statements are prepared on each connection', () => {
         t.text('label');
       });
       await db.knex('things').insert({ id: 1, name: 'one', label: 'first' });
-      for (let i = 0; i < 2; i++) expect(await db.knex('things').where({ id: 1 }).first()).to.deep.equal({ id: 1, name: 'one', label: 'first' });
+      for (let i = 0; i < 2; i++)
+        expect(await db.knex('things').where({ id: 1 }).first()).to.deep.equal({ id: 1, name: 'one', label: 'first' });
     });
 
     it("a text's placeholders are positioned once, escaped question marks kept, and every call binds its own values", async () => {
       const client = db.knex.client as unknown as { positionBindings(sql: string): string };
       const calls = sinon.spy(Object.getPrototypeOf(Object.getPrototypeOf(client)), 'positionBindings');
       try {
-        const sql = 'SELECT ?::int AS a, ?::text AS b, \'\\?\' AS literal';
-        for (const [a, b] of [[1, 'x'], [2, 'y'], [3, 'z']] as const) expect((await db.knex.raw(sql, [a, b])).rows[0]).to.deep.equal({ a, b, literal: '?' });
+        const sql = "SELECT ?::int AS a, ?::text AS b, '\\?' AS literal";
+        for (const [a, b] of [
+          [1, 'x'],
+          [2, 'y'],
+          [3, 'z'],
+        ] as const)
+          expect((await db.knex.raw(sql, [a, b])).rows[0]).to.deep.equal({ a, b, literal: '?' });
         expect(calls.callCount).to.equal(1);
         expect(client.positionBindings(sql)).to.equal("SELECT $1::int AS a, $2::text AS b, '?' AS literal");
       } finally {
@@ -104,9 +115,11 @@ describe('repeated statements are prepared on each connection', () => {
       const ids = Array.from({ length: 65 }, (_, i) => i + 1);
       const sql = 'SELECT count(*)::int AS n FROM things WHERE id = ANY(CAST(? AS int[])) AND length(?) >= 0';
       for (let i = 0; i < 3; i++) expect((await db.knex.raw(sql, [ids, 'x'])).rows[0].n).to.equal(2);
-      for (let i = 0; i < 3; i++) expect((await db.knex.raw(sql, [[1, 2, 3], 'x'.repeat(16_385)])).rows[0].n).to.equal(2);
+      for (let i = 0; i < 3; i++)
+        expect((await db.knex.raw(sql, [[1, 2, 3], 'x'.repeat(16_385)])).rows[0].n).to.equal(2);
       expect(await prepared()).to.equal(0);
-      for (let i = 0; i < 2; i++) expect((await db.knex.raw(sql, [ids.slice(0, 64), 'x'.repeat(16_384)])).rows[0].n).to.equal(2);
+      for (let i = 0; i < 2; i++)
+        expect((await db.knex.raw(sql, [ids.slice(0, 64), 'x'.repeat(16_384)])).rows[0].n).to.equal(2);
       expect(await prepared()).to.equal(1);
     });
 

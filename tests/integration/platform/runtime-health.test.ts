@@ -24,10 +24,16 @@ describe('runtime health', () => {
     const toy = toyContext();
     const [notes] = toy.projectors!;
     // A projector that hangs on one event until the test lets it go: its lane falls behind.
-    toy.projectors = [{ ...notes, applyBatch: undefined, apply: async (trx: Knex.Transaction, event: RecordedEvent) => {
-      if ((event.data as { title?: string }).title === holdTitle) await stuck;
-      await notes.apply(trx, event);
-    } }];
+    toy.projectors = [
+      {
+        ...notes,
+        applyBatch: undefined,
+        apply: async (trx: Knex.Transaction, event: RecordedEvent) => {
+          if ((event.data as { title?: string }).title === holdTitle) await stuck;
+          await notes.apply(trx, event);
+        },
+      },
+    ];
     t = await startTestPlatform({ contexts: [toy], env: { LANE_LAG_DEGRADED_S: '1' } });
   });
   after(() => t.close());
@@ -38,7 +44,9 @@ describe('runtime health', () => {
     await eventually(async () => (await health()).status === 'ok', 10_000);
     const id = randomUUID();
     const metadata = { tenantId: 't', actorId: 'a', correlationId: id, causationId: id };
-    await t.deps.store.append(noteStream('t', id), [{ type: 'NoteCreated', data: { noteId: id, title: holdTitle }, metadata }]);
+    await t.deps.store.append(noteStream('t', id), [
+      { type: 'NoteCreated', data: { noteId: id, title: holdTitle }, metadata },
+    ]);
     const degraded = await eventually(async () => {
       const now = await health();
       return now.status === 'degraded' ? now : null;

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { beginWithFirstStatement, inTransaction } from '../../../src/platform/infra/transaction';
 import { createEmptyDatabase } from '../../support/database';
 
-describe('a transaction\'s BEGIN travels with its first statement', () => {
+describe("a transaction's BEGIN travels with its first statement", () => {
   let pool: Pool;
   let client: PoolClient;
   const pipelined = () => (client as unknown as { pipeline: boolean }).pipeline;
@@ -64,33 +64,51 @@ describe('a transaction\'s BEGIN travels with its first statement', () => {
 
   it('given a failing BEGIN (SET LOCAL of an unknown setting), then the first statement fails and nothing is written', async () => {
     let failure: unknown;
-    await inTransaction(client, async () => {
-      await client.query('INSERT INTO t VALUES (1)');
-    }, 'BEGIN; SET LOCAL no_such_setting = 1').catch((error) => (failure = error));
+    await inTransaction(
+      client,
+      async () => {
+        await client.query('INSERT INTO t VALUES (1)');
+      },
+      'BEGIN; SET LOCAL no_such_setting = 1',
+    ).catch((error) => (failure = error));
     expect(failure).to.be.instanceOf(Error);
     expect(await rows()).to.deep.equal([]);
   });
 
-  it('given a BEGIN that fails while the statement behind it succeeds, then the caller gets BEGIN\'s error', async () => {
+  it("given a BEGIN that fails while the statement behind it succeeds, then the caller gets BEGIN's error", async () => {
     let failure: unknown;
-    await inTransaction(client, async () => {
-      await client.query('SELECT 1 AS one');
-    }, 'SELECT 1 / 0').catch((error) => (failure = error));
+    await inTransaction(
+      client,
+      async () => {
+        await client.query('SELECT 1 AS one');
+      },
+      'SELECT 1 / 0',
+    ).catch((error) => (failure = error));
     expect((failure as { code?: string }).code).to.equal('22012');
     expect(pipelined()).to.equal(false);
     expect((await client.query('SELECT 3 AS three')).rows).to.deep.equal([{ three: 3 }]);
   });
 
-  it('given BEGIN with SET LOCAL, then the settings hold for the transaction\'s statements', async () => {
-    const setting = await inTransaction(client, async () => (await client.query('SHOW statement_timeout')).rows[0].statement_timeout, 'BEGIN; SET LOCAL statement_timeout = 12345');
+  it("given BEGIN with SET LOCAL, then the settings hold for the transaction's statements", async () => {
+    const setting = await inTransaction(
+      client,
+      async () => (await client.query('SHOW statement_timeout')).rows[0].statement_timeout,
+      'BEGIN; SET LOCAL statement_timeout = 12345',
+    );
     expect(setting).to.equal('12345ms');
     expect((await client.query('SHOW statement_timeout')).rows[0].statement_timeout).to.equal('0');
   });
 
   it('given callback-style statements (as knex sends them), then they run in the transaction', async () => {
     await inTransaction(client, async () => {
-      await new Promise<void>((resolve, reject) => client.query('INSERT INTO t VALUES (7)', (error) => (error ? reject(error) : resolve())));
-      await new Promise<void>((resolve, reject) => client.query({ text: 'INSERT INTO t VALUES ($1)', values: [8] }, (error: Error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        client.query('INSERT INTO t VALUES (7)', (error) => (error ? reject(error) : resolve())),
+      );
+      await new Promise<void>((resolve, reject) =>
+        client.query({ text: 'INSERT INTO t VALUES ($1)', values: [8] }, (error: Error) =>
+          error ? reject(error) : resolve(),
+        ),
+      );
     });
     expect(await rows()).to.deep.equal([7, 8]);
   });
@@ -107,7 +125,9 @@ describe('a transaction\'s BEGIN travels with its first statement', () => {
 
   it('given statements sent without waiting for each other, then each gets its own answer', async () => {
     const answers = await inTransaction(client, () =>
-      Promise.all([client.query('SELECT 1 AS n'), client.query('SELECT 2 AS n'), client.query('SELECT 3 AS n')]).then((all) => all.map((r) => r.rows[0].n)),
+      Promise.all([client.query('SELECT 1 AS n'), client.query('SELECT 2 AS n'), client.query('SELECT 3 AS n')]).then(
+        (all) => all.map((r) => r.rows[0].n),
+      ),
     );
     expect(answers).to.deep.equal([1, 2, 3]);
     expect(pipelined()).to.equal(false);

@@ -27,8 +27,18 @@ describe('inline projections', () => {
   let runners: ProjectionRunner[];
   const tenantId = 'tenant-a';
   const meta = () => ({ tenantId, actorId: 'tester', correlationId: randomUUID(), causationId: randomUUID() });
-  const created = (id: string, title = 'first'): NewEvent => ({ id: randomUUID(), type: 'NoteCreated', data: { noteId: id, title }, metadata: meta() });
-  const renamed = (title: string): NewEvent => ({ id: randomUUID(), type: 'NoteRenamed', data: { title }, metadata: meta() });
+  const created = (id: string, title = 'first'): NewEvent => ({
+    id: randomUUID(),
+    type: 'NoteCreated',
+    data: { noteId: id, title },
+    metadata: meta(),
+  });
+  const renamed = (title: string): NewEvent => ({
+    id: randomUUID(),
+    type: 'NoteRenamed',
+    data: { title },
+    metadata: meta(),
+  });
 
   beforeEach(async () => {
     ({ db, store, cleanup } = await createTestEventStore());
@@ -39,11 +49,21 @@ describe('inline projections', () => {
     await cleanup();
   });
 
-  const inlineNotes = (version = 1, fail?: (event: { type: string; data: unknown }) => boolean): Projector => ({ ...notesProjector(version, fail), consistency: 'inline' });
+  const inlineNotes = (version = 1, fail?: (event: { type: string; data: unknown }) => boolean): Projector => ({
+    ...notesProjector(version, fail),
+    consistency: 'inline',
+  });
 
   async function start(projectors: Projector[]): Promise<ProjectionRunner> {
     // A lane that never moves: anything read-your-writes would time out, inline must not wait.
-    const r = new ProjectionRunner({ knex: db.knex, store, projectors, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors,
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+    });
     runners.push(r);
     await r.start();
     return r;
@@ -62,10 +82,20 @@ describe('inline projections', () => {
 
   it('a command waits for no inline projector', async () => {
     const r = await start([inlineNotes()]);
-    const handle = createCommandHandler({ store, projections: r, logger: pino({ level: 'silent' }), projectionWaitMs: 5000 });
+    const handle = createCommandHandler({
+      store,
+      projections: r,
+      logger: pino({ level: 'silent' }),
+      projectionWaitMs: 5000,
+    });
     const id = randomUUID();
     const began = Date.now();
-    await handle(noteDecider, noteStream(tenantId, id), { type: 'CreateNote', noteId: id, title: 'quick' }, { tenantId, actorId: 'tester' });
+    await handle(
+      noteDecider,
+      noteStream(tenantId, id),
+      { type: 'CreateNote', noteId: id, title: 'quick' },
+      { tenantId, actorId: 'tester' },
+    );
     expect(Date.now() - began).to.be.below(1000);
     expect(await notes()).to.have.length(1);
     expect(await r.waitFor(await store.headPosition(), 0)).to.equal(true);
@@ -107,7 +137,7 @@ describe('inline projections', () => {
     expect((await notes()).map((n) => n.title)).to.deep.equal(['fine']);
   });
 
-  it('given a multi-stream write whose later stream is refused, when the earlier stream\'s events would break a projector, then the refusal is the answer and the projectors see the write only once it is whole', async () => {
+  it("given a multi-stream write whose later stream is refused, when the earlier stream's events would break a projector, then the refusal is the answer and the projectors see the write only once it is whole", async () => {
     const seen: string[][] = [];
     const watching: Projector = {
       name: 'toy_watching',
@@ -141,7 +171,9 @@ describe('inline projections', () => {
       { stream: noteStream(tenantId, a), expectedRevision: 'no_stream', events: [created(a)] },
       { stream: noteStream(tenantId, b), expectedRevision: 'no_stream', events: [created(b)] },
     ]);
-    expect(seen, 'one batch with both streams, in log order').to.deep.equal([[noteStream(tenantId, a), noteStream(tenantId, b)].sort()]);
+    expect(seen, 'one batch with both streams, in log order').to.deep.equal([
+      [noteStream(tenantId, a), noteStream(tenantId, b)].sort(),
+    ]);
   });
 
   it('re-appending stored event ids is a no-op and applies nothing twice', async () => {
@@ -158,7 +190,9 @@ describe('inline projections', () => {
     await start([inlineNotes()]);
     const [a, b] = [randomUUID(), randomUUID()];
     await store.append(noteStream(tenantId, a), [created(a)]);
-    const refused = await store.append(noteStream(tenantId, a), [renamed('late')], { expectedRevision: 5n }).catch((e: unknown) => e);
+    const refused = await store
+      .append(noteStream(tenantId, a), [renamed('late')], { expectedRevision: 5n })
+      .catch((e: unknown) => e);
     expect(refused).to.be.instanceOf(WrongExpectedRevisionError);
     const many = await store
       .appendMany([
@@ -185,7 +219,14 @@ describe('inline projections', () => {
 
   it('on a store without a shared transaction (EventStoreDB) an inline projector runs as a read-your-writes lane', async () => {
     const { useInlineProjections: _, ...plain } = store;
-    const r = new ProjectionRunner({ knex: db.knex, store: plain as EventStore, projectors: [inlineNotes()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store: plain as EventStore,
+      projectors: [inlineNotes()],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+    });
     runners.push(r);
     await r.start();
     const id = randomUUID();
@@ -220,7 +261,9 @@ describe('inline projections', () => {
     expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
 
     // On demand, while appends keep arriving: every one lands once, in the swapped-in tables.
-    const writes = Promise.all(Array.from({ length: 20 }, (_, i) => store.append(noteStream(tenantId, ids[1]), [renamed(`w${i}`)])));
+    const writes = Promise.all(
+      Array.from({ length: 20 }, (_, i) => store.append(noteStream(tenantId, ids[1]), [renamed(`w${i}`)])),
+    );
     await bumped.rebuild('toy_notes');
     await writes;
     const after = await notes();
@@ -237,12 +280,23 @@ describe('inline projections', () => {
     });
 
     const transactionsOf = async (streams: string[]) =>
-      Number((await db.knex('events').whereIn('stream_id', streams).countDistinct<{ count: string }[]>('transaction_id as count'))[0].count);
+      Number(
+        (
+          await db
+            .knex('events')
+            .whereIn('stream_id', streams)
+            .countDistinct<{ count: string }[]>('transaction_id as count')
+        )[0].count,
+      );
 
     it('forty concurrent appends land with their rows, in fewer transactions than appends', async () => {
       await start([inlineNotes()]);
       const ids = Array.from({ length: 40 }, () => randomUUID());
-      const results = await Promise.all(ids.map((id) => store.append(noteStream(tenantId, id), [created(id, `note ${id}`)], { expectedRevision: 'no_stream' })));
+      const results = await Promise.all(
+        ids.map((id) =>
+          store.append(noteStream(tenantId, id), [created(id, `note ${id}`)], { expectedRevision: 'no_stream' }),
+        ),
+      );
       expect(results.every((r) => r.nextRevision === 0n)).to.equal(true);
       expect((await notes()).map((n) => n.id)).to.deep.equal([...ids].sort());
       expect(await transactionsOf(ids.map((id) => noteStream(tenantId, id)))).to.be.below(40);
@@ -289,11 +343,22 @@ describe('inline projections', () => {
     });
   });
 
-  it('a follower that starts before the leader created an inline projector\'s tables appends without it, and attaches it once they exist', async () => {
+  it("a follower that starts before the leader created an inline projector's tables appends without it, and attaches it once they exist", async () => {
     // Another instance: its own store, and a lock it never gets.
-    const followerStore = createPostgresEventStore({ pool: db.pool, signer: new AuditSigner(TEST_SIGNING_KEY), pollIntervalMs: 100 });
+    const followerStore = createPostgresEventStore({
+      pool: db.pool,
+      signer: new AuditSigner(TEST_SIGNING_KEY),
+      pollIntervalMs: 100,
+    });
     const never = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
-    const follower = new ProjectionRunner({ knex: db.knex, store: followerStore, projectors: [inlineNotes()], logger: pino({ level: 'silent' }), leaderLock: never, idleMs: 50 });
+    const follower = new ProjectionRunner({
+      knex: db.knex,
+      store: followerStore,
+      projectors: [inlineNotes()],
+      logger: pino({ level: 'silent' }),
+      leaderLock: never,
+      idleMs: 50,
+    });
     runners.push(follower);
     await follower.start();
     const early = randomUUID();

@@ -38,7 +38,15 @@ describe('projection runner', () => {
   afterEach(() => cleanup());
 
   function runner(projectors: Projector[], logger = pino({ level: 'silent' }), batchSize = 1000) {
-    return new ProjectionRunner({ knex: db.knex, store, projectors, logger, leaderLock: createAdvisoryLeaderLock(db.url), batchSize, idleMs: 50 });
+    return new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors,
+      logger,
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      batchSize,
+      idleMs: 50,
+    });
   }
 
   /** The notes projector, recording how many events each batch it applied held. */
@@ -61,7 +69,13 @@ describe('projection runner', () => {
     for (let i = 0; i < count; i++) {
       const id = randomUUID();
       ids.push(id);
-      await store.append(noteStream(tenantId, id), [{ type: 'NoteCreated', data: { noteId: id, title: `note ${i}` }, metadata: { ...ctx, correlationId: id, causationId: id } }]);
+      await store.append(noteStream(tenantId, id), [
+        {
+          type: 'NoteCreated',
+          data: { noteId: id, title: `note ${i}` },
+          metadata: { ...ctx, correlationId: id, causationId: id },
+        },
+      ]);
     }
     return ids;
   }
@@ -82,7 +96,10 @@ describe('projection runner', () => {
   it('a failure inside apply leaves read model and checkpoint consistent, logs it, and resumes after restart', async () => {
     const ids = await createNotes(3);
     let poisoned = true;
-    const failing = notesProjector(1, (e) => poisoned && e.type === 'NoteCreated' && (e.data as { noteId: string }).noteId === ids[2]);
+    const failing = notesProjector(
+      1,
+      (e) => poisoned && e.type === 'NoteCreated' && (e.data as { noteId: string }).noteId === ids[2],
+    );
     const { logger, lines } = captureLogger();
     const first = runner([failing], logger, 2);
     await first.start();
@@ -94,7 +111,9 @@ describe('projection runner', () => {
     expect(checkpoint?.status).to.equal('failed');
     expect(checkpoint?.lastError).to.match(/failure injected/);
     expect(Number(checkpoint?.eventsApplied)).to.equal(2);
-    expect(lines.some((l) => l.projector === 'toy_notes' && String(l.msg).includes('projection batch failed'))).to.equal(true);
+    expect(
+      lines.some((l) => l.projector === 'toy_notes' && String(l.msg).includes('projection batch failed')),
+    ).to.equal(true);
     await first.stop();
 
     poisoned = false;
@@ -135,7 +154,12 @@ describe('projection runner', () => {
 
     const handle = createCommandHandler({ store, projections: b, logger: pino({ level: 'silent' }) });
     const id = randomUUID();
-    await handle(noteDecider, noteStream(tenantId, id), { type: 'CreateNote', noteId: id, title: 'seen through the follower' }, ctx);
+    await handle(
+      noteDecider,
+      noteStream(tenantId, id),
+      { type: 'CreateNote', noteId: id, title: 'seen through the follower' },
+      ctx,
+    );
     expect(await db.knex('toy_notes').where({ id }).first()).to.include({ title: 'seen through the follower' });
 
     await a.stop();
@@ -143,13 +167,24 @@ describe('projection runner', () => {
     while (!b.isLeader && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(b.isLeader).to.equal(true);
     const later = randomUUID();
-    await handle(noteDecider, noteStream(tenantId, later), { type: 'CreateNote', noteId: later, title: 'after failover' }, ctx);
+    await handle(
+      noteDecider,
+      noteStream(tenantId, later),
+      { type: 'CreateNote', noteId: later, title: 'after failover' },
+      ctx,
+    );
     expect(await db.knex('toy_notes').where({ id: later }).first()).to.include({ title: 'after failover' });
     await b.stop();
   });
 
   it('a follower does not wait for the leader to save a skip over events a projector ignores', async () => {
-    const unrelated: Projector = { ...notesProjector(), name: 'toy_unrelated', tables: ['toy_unrelated'], eventTypes: ['SomethingElse'], createTables: async (knex) => knex.schema.createTable('toy_unrelated', (t) => t.text('id')) };
+    const unrelated: Projector = {
+      ...notesProjector(),
+      name: 'toy_unrelated',
+      tables: ['toy_unrelated'],
+      eventTypes: ['SomethingElse'],
+      createTables: async (knex) => knex.schema.createTable('toy_unrelated', (t) => t.text('id')),
+    };
     const leader = runner([notesProjector(), unrelated]);
     const follower = runner([notesProjector(), unrelated]);
     await leader.start();
@@ -211,7 +246,7 @@ describe('projection runner', () => {
     await r.stop();
   });
 
-  it('fenced: killing the leader\'s lock session stops its lanes; every event is applied exactly once and checkpoints only move forwards', async () => {
+  it("fenced: killing the leader's lock session stops its lanes; every event is applied exactly once and checkpoints only move forwards", async () => {
     const a = runner([notesProjector()]);
     const b = runner([notesProjector()]);
     await a.start();
@@ -229,7 +264,9 @@ describe('projection runner', () => {
     const writing = createNotes(60);
     await new Promise((r) => setTimeout(r, 150));
     // The leader's lock lives in one backend: terminate it, as a lost connection or a restart would.
-    await db.knex.raw(`SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 72114001 AND granted`);
+    await db.knex.raw(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 72114001 AND granted`,
+    );
     const ids = await writing;
     const more = await createNotes(20);
     const deadline = Date.now() + 10_000;
@@ -255,7 +292,16 @@ describe('projection runner', () => {
     const ids = await createNotes(3);
     let poisoned = true;
     const failing = notesProjector(1, (e) => poisoned && (e.data as { noteId?: string }).noteId === ids[1]);
-    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [failing], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 3 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [failing],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+      retryBaseMs: 5,
+      deadLetterAfter: 3,
+    });
     await r.start();
     expect(await r.waitFor(await store.headPosition(), 5000)).to.equal(true);
     const later = await createNotes(1);
@@ -275,10 +321,21 @@ describe('projection runner', () => {
   });
 
   it('a command waits only for the projectors that handle what it appended', async () => {
-    const stuck: Projector = { ...notesProjector(1, () => true), name: 'toy_stuck', tables: ['toy_stuck'], eventTypes: ['Unrelated'], createTables: async (knex) => knex.schema.createTable('toy_stuck', (t) => t.text('id')), apply: async () => { throw new Error('always'); } };
+    const stuck: Projector = {
+      ...notesProjector(1, () => true),
+      name: 'toy_stuck',
+      tables: ['toy_stuck'],
+      eventTypes: ['Unrelated'],
+      createTables: async (knex) => knex.schema.createTable('toy_stuck', (t) => t.text('id')),
+      apply: async () => {
+        throw new Error('always');
+      },
+    };
     const r = runner([notesProjector(), stuck]);
     await r.start();
-    await store.append(`other-${randomUUID()}`, [{ type: 'Unrelated', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    await store.append(`other-${randomUUID()}`, [
+      { type: 'Unrelated', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } },
+    ]);
     const [id] = await createNotes(1);
     const head = await store.headPosition();
     expect(await r.waitFor(head, 300)).to.equal(false);
@@ -301,7 +358,9 @@ describe('projection runner', () => {
     };
     const r = runner([stuck]);
     await r.start();
-    const { position } = await store.append(`other-${randomUUID()}`, [{ type: 'Shown', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    const { position } = await store.append(`other-${randomUUID()}`, [
+      { type: 'Shown', data: {}, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } },
+    ]);
     expect(await r.waitFor(position, 2000, ['Shown'])).to.equal(true);
     expect(await r.waitFor(position, 300, ['Shown', 'Colored'])).to.equal(false);
     await r.stop();
@@ -309,11 +368,20 @@ describe('projection runner', () => {
 
   it('given a projector that takes a type as eventual, a burst of that type gathers into few transactions, and a command that appended another of its types still gets it applied', async () => {
     const { projector, batches } = batchCountingNotes();
-    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [{ ...projector, eventualFor: ['NoteCreated'] }], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [{ ...projector, eventualFor: ['NoteCreated'] }],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 10_000,
+    });
     await r.start();
     await new Promise((resolve) => setTimeout(resolve, 100));
     const ids = await createNotes(60);
-    const { position } = await store.append(noteStream(tenantId, ids[0]), [{ type: 'NoteRenamed', data: { title: 'renamed' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } }]);
+    const { position } = await store.append(noteStream(tenantId, ids[0]), [
+      { type: 'NoteRenamed', data: { title: 'renamed' }, metadata: { ...ctx, correlationId: 'c', causationId: 'c' } },
+    ]);
     expect(await r.waitFor(position, 5000, ['NoteRenamed'])).to.equal(true);
     expect(await db.knex('toy_notes').where({ id: ids[0] }).first()).to.include({ title: 'renamed' });
     expect(batches.reduce((a, b) => a + b, 0)).to.equal(61);
@@ -325,12 +393,26 @@ describe('projection runner', () => {
 
   it('a lane takes the events of one append as one batch, not the first alone and then the rest', async () => {
     const { projector: counting, batches } = batchCountingNotes();
-    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [counting], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [counting],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 10_000,
+    });
     await r.start();
     await new Promise((resolve) => setTimeout(resolve, 100));
     const ids = Array.from({ length: 40 }, () => randomUUID());
     const stream = noteStream(tenantId, randomUUID());
-    const { position } = await store.append(stream, ids.map((id, i) => ({ type: 'NoteCreated', data: { noteId: id, title: `note ${i}` }, metadata: { ...ctx, correlationId: id, causationId: id } })));
+    const { position } = await store.append(
+      stream,
+      ids.map((id, i) => ({
+        type: 'NoteCreated',
+        data: { noteId: id, title: `note ${i}` },
+        metadata: { ...ctx, correlationId: id, causationId: id },
+      })),
+    );
     expect(await r.waitFor(position, 5000)).to.equal(true);
     expect(batches, `batches ${batches.join(', ')}`).to.deep.equal([40]);
     await r.stop();
@@ -339,7 +421,14 @@ describe('projection runner', () => {
   it('an eventual projector gathers a burst of appends into few transactions, and a reader catching up does not wait for the pace', async () => {
     const { projector: eventual, batches } = batchCountingNotes('eventual');
     // A long idle sleep: only new events (paced) or a reader wake the lane.
-    const r = new ProjectionRunner({ knex: db.knex, store, projectors: [eventual], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 10_000 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [eventual],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 10_000,
+    });
     await r.start();
     await new Promise((resolve) => setTimeout(resolve, 100));
     await createNotes(6);
@@ -393,7 +482,14 @@ describe('projection runner', () => {
 
   it('lanes come back after the wake-up subscription ends: they poll the store meanwhile and it is taken again', async () => {
     const { store: flaky, subscriptions } = storeWhoseFirstSubscriptionDies(store, 300);
-    const r = new ProjectionRunner({ knex: db.knex, store: flaky, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store: flaky,
+      projectors: [notesProjector()],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+    });
     await r.start();
     await createNotes(1);
     await new Promise((resolve) => setTimeout(resolve, 600));
@@ -404,7 +500,7 @@ describe('projection runner', () => {
     await r.stop();
   });
 
-  it('during a rolling deploy an older build that leads leaves a newer projector\'s tables alone (no reset flip-flop)', async () => {
+  it("during a rolling deploy an older build that leads leaves a newer projector's tables alone (no reset flip-flop)", async () => {
     await createNotes(2);
     const v2 = runner([notesProjector(2)]);
     await v2.start();
@@ -418,9 +514,26 @@ describe('projection runner', () => {
     await v1.stop();
   });
 
-  it('reports each lane\'s lag in events and seconds, from its live position on the leader and its checkpoint elsewhere', async () => {
-    const stalled = { ...notesProjector(), name: 'toy_stalled', tables: ['toy_stalled'], createTables: async (knex: import('knex').Knex) => knex.schema.createTable('toy_stalled', (t) => t.text('id')), apply: async () => { throw new Error('stalled on purpose'); } };
-    const leader = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector(), stalled], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, deadLetterAfter: 1000, retryBaseMs: 50 });
+  it("reports each lane's lag in events and seconds, from its live position on the leader and its checkpoint elsewhere", async () => {
+    const stalled = {
+      ...notesProjector(),
+      name: 'toy_stalled',
+      tables: ['toy_stalled'],
+      createTables: async (knex: import('knex').Knex) => knex.schema.createTable('toy_stalled', (t) => t.text('id')),
+      apply: async () => {
+        throw new Error('stalled on purpose');
+      },
+    };
+    const leader = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [notesProjector(), stalled],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+      deadLetterAfter: 1000,
+      retryBaseMs: 50,
+    });
     const follower = runner([notesProjector(), stalled]);
     await leader.start();
     await follower.start();

@@ -17,7 +17,9 @@ describe('gateway rate limit: burst and atomicity', () => {
 
   it('300 parallel requests from one user: exactly 100 pass, 200 get 429', async () => {
     const { headers } = await signIn(t);
-    const responses = await Promise.all(Array.from({ length: 300 }, () => t.api.get('/settings/model-options', headers)));
+    const responses = await Promise.all(
+      Array.from({ length: 300 }, () => t.api.get('/settings/model-options', headers)),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).to.have.length(100);
     expect(statuses.filter((s) => s === 429)).to.have.length(200);
@@ -45,14 +47,18 @@ describe('gateway rate limit: burst and atomicity', () => {
     const user = await signIn(t);
     const url = `${t.publicUrl}/api/v1/settings/model-options`;
     // The same user from 110 different addresses still has one bucket of 100.
-    const responses = await Promise.all(Array.from({ length: 110 }, () => getFrom(url, randomLoopbackAddress(), user.headers)));
+    const responses = await Promise.all(
+      Array.from({ length: 110 }, () => getFrom(url, randomLoopbackAddress(), user.headers)),
+    );
     expect(responses.filter((r) => r.status === 429)).to.have.length(10);
   });
 
   it('without TRUST_PROXY a rotating X-Forwarded-For does not mint fresh buckets on public paths', async () => {
     const address = randomLoopbackAddress();
     const url = `${t.publicUrl}/api/v1/entity-types`;
-    const responses = await Promise.all(Array.from({ length: 101 }, () => getFrom(url, address, { 'x-forwarded-for': randomClientAddress() })));
+    const responses = await Promise.all(
+      Array.from({ length: 101 }, () => getFrom(url, address, { 'x-forwarded-for': randomClientAddress() })),
+    );
     expect(responses.filter((r) => r.status === 429)).to.have.length(1);
     // Another client address still has its own full bucket.
     expect((await getFrom(url, randomLoopbackAddress())).status).not.to.equal(429);
@@ -62,7 +68,9 @@ describe('gateway rate limit: burst and atomicity', () => {
     const address = randomLoopbackAddress();
     const url = `${t.publicUrl}/api/v1/entity-types`;
     const responses = await Promise.all(
-      Array.from({ length: 101 }, (_, i) => getFrom(url, address, { 'x-user-id': `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` })),
+      Array.from({ length: 101 }, (_, i) =>
+        getFrom(url, address, { 'x-user-id': `00000000-0000-4000-8000-${String(i).padStart(12, '0')}` }),
+      ),
     );
     expect(responses.filter((r) => r.status === 429)).to.have.length(1);
   });

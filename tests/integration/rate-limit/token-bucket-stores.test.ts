@@ -3,7 +3,12 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import pino from 'pino';
 import sinon from 'sinon';
-import { type BucketPolicy, createMemoryBucketStore, type TokenBucketStore, withFallback } from '../../../src/platform/http/token-bucket';
+import {
+  type BucketPolicy,
+  createMemoryBucketStore,
+  type TokenBucketStore,
+  withFallback,
+} from '../../../src/platform/http/token-bucket';
 import { createRedisBucketStore } from '../../../src/platform/http/token-bucket-redis';
 
 /**
@@ -93,7 +98,10 @@ describe('token bucket stores against Redis', function () {
   after(() => redis?.quit());
 
   // A prefix per store: buckets from other tests or an earlier run cannot leak in.
-  if (url) storeSuite('redis', (policy) => createRedisBucketStore(redis, policy, { prefix: `test:ratelimit:${randomUUID()}:` }));
+  if (url)
+    storeSuite('redis', (policy) =>
+      createRedisBucketStore(redis, policy, { prefix: `test:ratelimit:${randomUUID()}:` }),
+    );
 
   it('a bucket key expires once the bucket would be full again', async () => {
     const prefix = `test:ratelimit:${randomUUID()}:`;
@@ -131,7 +139,9 @@ describe('token bucket store: fallback when the shared store fails', () => {
 
   it('does not wait on a store that hangs', async () => {
     const hanging: TokenBucketStore = { kind: 'redis', take: () => new Promise(() => undefined) };
-    const store = withFallback(hanging, createMemoryBucketStore({ capacity: 1, refillPerSecond: 1 }), logger, { timeoutMs: 20 });
+    const store = withFallback(hanging, createMemoryBucketStore({ capacity: 1, refillPerSecond: 1 }), logger, {
+      timeoutMs: 20,
+    });
     const started = Date.now();
     expect(await store.take('user:y', T0)).to.equal(true);
     expect(Date.now() - started).to.be.below(500);
@@ -139,11 +149,24 @@ describe('token bucket store: fallback when the shared store fails', () => {
 
   it('a real Redis connection that is down falls back instead of failing requests', async () => {
     // Port 1 on loopback: nothing listens, the connection is refused at once.
-    const down = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, enableOfflineQueue: false, lazyConnect: true, retryStrategy: () => null });
+    const down = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 0,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
     down.on('error', () => undefined);
     try {
-      const store = withFallback(createRedisBucketStore(down, { capacity: 2, refillPerSecond: 1 }), createMemoryBucketStore({ capacity: 2, refillPerSecond: 1 }), logger);
-      expect([await store.take('ip:a', T0), await store.take('ip:a', T0), await store.take('ip:a', T0)]).to.deep.equal([true, true, false]);
+      const store = withFallback(
+        createRedisBucketStore(down, { capacity: 2, refillPerSecond: 1 }),
+        createMemoryBucketStore({ capacity: 2, refillPerSecond: 1 }),
+        logger,
+      );
+      expect([await store.take('ip:a', T0), await store.take('ip:a', T0), await store.take('ip:a', T0)]).to.deep.equal([
+        true,
+        true,
+        false,
+      ]);
     } finally {
       down.disconnect();
     }

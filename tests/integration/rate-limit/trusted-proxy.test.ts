@@ -24,13 +24,19 @@ describe('gateway rate limit behind a trusted proxy', () => {
     const client = randomClientAddress();
     // The proxy's own hops to the right differ per request; only the client counts.
     const results: Array<number | string> = [];
-    for (let i = 0; i < 4; i++) results.push(...(await statuses(1, { 'x-forwarded-for': `${client}, 10.0.0.${i + 1}, 10.0.1.1` })));
+    for (let i = 0; i < 4; i++)
+      results.push(...(await statuses(1, { 'x-forwarded-for': `${client}, 10.0.0.${i + 1}, 10.0.1.1` })));
     expect(results).to.deep.equal(['passed', 'passed', 'passed', 429]);
   });
 
   it('different forwarded clients behind the same proxy address have their own buckets', async () => {
     const proxy = randomLoopbackAddress();
-    expect(await statuses(4, { 'x-forwarded-for': randomClientAddress() }, proxy)).to.deep.equal(['passed', 'passed', 'passed', 429]);
+    expect(await statuses(4, { 'x-forwarded-for': randomClientAddress() }, proxy)).to.deep.equal([
+      'passed',
+      'passed',
+      'passed',
+      429,
+    ]);
     expect(await statuses(1, { 'x-forwarded-for': randomClientAddress() }, proxy)).to.deep.equal(['passed']);
   });
 
@@ -42,7 +48,14 @@ describe('gateway rate limit behind a trusted proxy', () => {
     const user = await signIn(t);
     const results: number[] = [];
     for (let i = 0; i < 4; i++) {
-      results.push((await getFrom(`${t.publicUrl}/api/v1/settings/model-options`, randomLoopbackAddress(), { ...user.headers, 'x-forwarded-for': randomClientAddress() })).status);
+      results.push(
+        (
+          await getFrom(`${t.publicUrl}/api/v1/settings/model-options`, randomLoopbackAddress(), {
+            ...user.headers,
+            'x-forwarded-for': randomClientAddress(),
+          })
+        ).status,
+      );
     }
     expect(results).to.deep.equal([200, 200, 200, 429]);
   });

@@ -30,19 +30,33 @@ describe('reactor runner', () => {
   afterEach(() => cleanup());
 
   function depsOf(projections: ProjectionRunner): PlatformDeps {
-    const handle = createCommandHandler({ store, projections, logger: pino({ level: 'silent' }), projectionWaitMs: 2000 });
+    const handle = createCommandHandler({
+      store,
+      projections,
+      logger: pino({ level: 'silent' }),
+      projectionWaitMs: 2000,
+    });
     return { store, knex: db.knex, handle, projections } as unknown as PlatformDeps;
   }
 
   /** The notes' projection runner, started: the echo reactions' commands wait for it. */
   async function startedProjections(): Promise<ProjectionRunner> {
-    const projections = new ProjectionRunner({ knex: db.knex, store, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50 });
+    const projections = new ProjectionRunner({
+      knex: db.knex,
+      store,
+      projectors: [notesProjector()],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+    });
     await projections.start();
     return projections;
   }
 
   /** Reacts to every new note by creating its "echo" note, whose id derives from the reaction's scope. */
-  function echoReactor(fail: (event: RecordedEvent, attempt: number) => boolean): Reactor & { attempts: Map<string, number> } {
+  function echoReactor(
+    fail: (event: RecordedEvent, attempt: number) => boolean,
+  ): Reactor & { attempts: Map<string, number> } {
     const attempts = new Map<string, number>();
     return {
       name: 'toy.echo',
@@ -55,7 +69,12 @@ describe('reactor runner', () => {
         attempts.set(event.id, attempt);
         const context = reactionContext(event, 'echo');
         const echoId = newId(context, 'toy.echo');
-        await deps.handle(noteDecider, noteStream(tenantId, echoId), { type: 'CreateNote', noteId: echoId, title: `echo ${data.title}` }, context);
+        await deps.handle(
+          noteDecider,
+          noteStream(tenantId, echoId),
+          { type: 'CreateNote', noteId: echoId, title: `echo ${data.title}` },
+          context,
+        );
         // Fails after its command committed: the replay must append nothing twice.
         if (fail(event, attempt)) throw new Error('failure injected after the command');
       },
@@ -64,13 +83,18 @@ describe('reactor runner', () => {
 
   async function note(title: string) {
     const id = randomUUID();
-    await store.append(noteStream(tenantId, id), [{ type: 'NoteCreated', data: { noteId: id, title }, metadata: meta }]);
+    await store.append(noteStream(tenantId, id), [
+      { type: 'NoteCreated', data: { noteId: id, title }, metadata: meta },
+    ]);
     return id;
   }
 
   async function echoes(): Promise<string[]> {
     const events = await store.readAll({ limit: 1000 });
-    return events.filter((e) => e.type === 'NoteCreated' && String((e.data as { title: string }).title).startsWith('echo')).map((e) => (e.data as { title: string }).title).sort();
+    return events
+      .filter((e) => e.type === 'NoteCreated' && String((e.data as { title: string }).title).startsWith('echo'))
+      .map((e) => (e.data as { title: string }).title)
+      .sort();
   }
 
   it('reacts once to each new event, from the head it first saw; a replay after a failure appends nothing twice', async () => {
@@ -78,7 +102,16 @@ describe('reactor runner', () => {
     const projections = await startedProjections();
     const reactor = echoReactor((_e, attempt) => attempt < 3);
     const deps = depsOf(projections);
-    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_001), idleMs: 50, retryBaseMs: 5 });
+    const runner = new ReactorRunner({
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_001),
+      idleMs: 50,
+      retryBaseMs: 5,
+    });
     await runner.start();
     await note('a');
     await note('b');
@@ -96,7 +129,17 @@ describe('reactor runner', () => {
     let broken = true;
     const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
     const deps = depsOf(projections);
-    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_002), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 3 });
+    const runner = new ReactorRunner({
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_002),
+      idleMs: 50,
+      retryBaseMs: 5,
+      deadLetterAfter: 3,
+    });
     await runner.start();
     await note('poison');
     await note('fine');
@@ -117,7 +160,16 @@ describe('reactor runner', () => {
     let broken = true;
     const reactor = echoReactor((event) => broken && (event.data as { title: string }).title === 'poison');
     const deps = depsOf(projections);
-    const options = { knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 100 };
+    const options = {
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      idleMs: 50,
+      retryBaseMs: 5,
+      deadLetterAfter: 100,
+    };
     const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_003) });
     await first.start();
     await first.stop();
@@ -129,7 +181,15 @@ describe('reactor runner', () => {
     const [, b] = (await store.readAll({ limit: 1000 })).filter((e) => e.type === 'NoteCreated');
     const runner = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_003) });
     await runner.start();
-    for (let i = 0; i < 200 && (reactor.attempts.get((await store.readAll({ limit: 1000 })).find((e) => (e.data as { title: string }).title === 'poison')!.id) ?? 0) < 3; i++) await new Promise((r) => setTimeout(r, 20));
+    for (
+      let i = 0;
+      i < 200 &&
+      (reactor.attempts.get(
+        (await store.readAll({ limit: 1000 })).find((e) => (e.data as { title: string }).title === 'poison')!.id,
+      ) ?? 0) < 3;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 20));
     const stuck = await readCheckpoint(db.knex, reactorCheckpoint('toy.echo'));
     expect(stuck?.position).to.deep.equal(b.position);
     expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo poison']);
@@ -157,7 +217,15 @@ describe('reactor runner', () => {
       },
     };
     const deps = depsOf(projections);
-    const options = { knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), idleMs: 50, retryBaseMs: 5 };
+    const options = {
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      idleMs: 50,
+      retryBaseMs: 5,
+    };
     const run = async (titles: string[]) => {
       const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_004) });
       await first.start();
@@ -179,7 +247,7 @@ describe('reactor runner', () => {
     await projections.stop();
   });
 
-  it('a reaction batch\'s scope derives from its first event, not from how many events the batch holds (two leaders derive the same ids)', async () => {
+  it("a reaction batch's scope derives from its first event, not from how many events the batch holds (two leaders derive the same ids)", async () => {
     const keys: string[] = [];
     const reactor: Reactor = {
       name: 'toy.scoped',
@@ -189,7 +257,14 @@ describe('reactor runner', () => {
         keys.push(`${currentScope()?.idempotencyKey}|${events[0].id}`);
       },
     };
-    const options = { knex: db.knex, store, reactors: [reactor], deps: () => ({}) as PlatformDeps, logger: pino({ level: 'silent' }), idleMs: 50 };
+    const options = {
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => ({}) as PlatformDeps,
+      logger: pino({ level: 'silent' }),
+      idleMs: 50,
+    };
     const first = new ReactorRunner({ ...options, leaderLock: createAdvisoryLeaderLock(db.url, 9_999_006) });
     await first.start();
     await first.stop();
@@ -217,7 +292,16 @@ describe('reactor runner', () => {
       },
     };
     const deps = depsOf(projections);
-    const runner = new ReactorRunner({ knex: db.knex, store, reactors: [reactor], deps: () => deps, logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url, 9_999_005), idleMs: 50, retryBaseMs: 5 });
+    const runner = new ReactorRunner({
+      knex: db.knex,
+      store,
+      reactors: [reactor],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_005),
+      idleMs: 50,
+      retryBaseMs: 5,
+    });
     await runner.start();
     for (const title of ['a', 'b', 'c']) {
       await note(title);
@@ -240,7 +324,16 @@ describe('reactor runner', () => {
       if (outages-- > 0) throw new Error('connection terminated unexpectedly');
       return store.readAll(options);
     };
-    const r = new ProjectionRunner({ knex: db.knex, store: flaky, projectors: [notesProjector()], logger: pino({ level: 'silent' }), leaderLock: createAdvisoryLeaderLock(db.url), idleMs: 50, retryBaseMs: 5, deadLetterAfter: 2 });
+    const r = new ProjectionRunner({
+      knex: db.knex,
+      store: flaky,
+      projectors: [notesProjector()],
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url),
+      idleMs: 50,
+      retryBaseMs: 5,
+      deadLetterAfter: 2,
+    });
     await r.start();
     expect(await r.waitFor(await store.headPosition(), 10_000)).to.equal(true);
     expect(await db.knex('toy_notes').where({ id }).first()).to.include({ id });

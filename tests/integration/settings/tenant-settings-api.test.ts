@@ -23,10 +23,15 @@ describe('tenant settings API', () => {
 
   async function tenant(): Promise<{ admin: Session; member: Session; tenantId: string }> {
     const tenantId = randomUUID();
-    return { tenantId, admin: await signIn(t, { roles: ['admin'], tenantId }), member: await signIn(t, { roles: ['operator'], tenantId }) };
+    return {
+      tenantId,
+      admin: await signIn(t, { roles: ['admin'], tenantId }),
+      member: await signIn(t, { roles: ['operator'], tenantId }),
+    };
   }
 
-  const streamLength = async (tenantId: string) => (await t.deps.store.readStream(tenantSettingsStream(tenantId))).length;
+  const streamLength = async (tenantId: string) =>
+    (await t.deps.store.readStream(tenantSettingsStream(tenantId))).length;
 
   it('a tenant that never wrote settings inherits every environment default', async () => {
     const { member, tenantId } = await tenant();
@@ -77,16 +82,37 @@ describe('tenant settings API', () => {
     const { admin, member } = await tenant();
     const put = await t.api.put(
       '/settings',
-      { default_model: 'anthropic/claude-sonnet-4-5', fallback_model: 'openai/gpt-4.1-mini', max_tokens_per_day: 2_000_000, max_cost_usd_per_day: 150.5, max_thinking_mode: 'adaptive' },
+      {
+        default_model: 'anthropic/claude-sonnet-4-5',
+        fallback_model: 'openai/gpt-4.1-mini',
+        max_tokens_per_day: 2_000_000,
+        max_cost_usd_per_day: 150.5,
+        max_thinking_mode: 'adaptive',
+      },
       admin.headers,
     );
     expect(put.status).to.equal(200);
-    expect(put.body.settings).to.include({ default_model: 'anthropic/claude-sonnet-4-5', fallback_model: 'openai/gpt-4.1-mini', max_tokens_per_day: 2_000_000, max_cost_usd_per_day: 150.5, updated_by: admin.userId });
+    expect(put.body.settings).to.include({
+      default_model: 'anthropic/claude-sonnet-4-5',
+      fallback_model: 'openai/gpt-4.1-mini',
+      max_tokens_per_day: 2_000_000,
+      max_cost_usd_per_day: 150.5,
+      updated_by: admin.userId,
+    });
     expect(new Date(put.body.settings.updated_at).toISOString()).to.equal(put.body.settings.updated_at);
     const read = await t.api.get('/settings', member.headers);
     expect(read.body).to.deep.equal({ ...put.body, user_override: null });
-    expect(read.body.effective).to.include({ default_model: 'anthropic/claude-sonnet-4-5', max_tokens_per_execution: 12345, max_thinking_mode: 'adaptive' });
-    expect(read.body.sources).to.include({ default_model: 'tenant', fallback_model: 'tenant', max_tokens_per_day: 'tenant', max_tokens_per_execution: 'default' });
+    expect(read.body.effective).to.include({
+      default_model: 'anthropic/claude-sonnet-4-5',
+      max_tokens_per_execution: 12345,
+      max_thinking_mode: 'adaptive',
+    });
+    expect(read.body.sources).to.include({
+      default_model: 'tenant',
+      fallback_model: 'tenant',
+      max_tokens_per_day: 'tenant',
+      max_tokens_per_execution: 'default',
+    });
   });
 
   it('absent fields are left alone and null clears a field back to the default', async () => {
@@ -95,19 +121,26 @@ describe('tenant settings API', () => {
     const cleared = await t.api.put('/settings', { default_model: null }, admin.headers);
     expect(cleared.status).to.equal(200);
     expect(cleared.body.settings).to.include({ default_model: null, max_tokens_per_execution: 4000 });
-    expect(cleared.body.effective).to.include({ default_model: 'builtin/deterministic-fast', max_tokens_per_execution: 4000 });
+    expect(cleared.body.effective).to.include({
+      default_model: 'builtin/deterministic-fast',
+      max_tokens_per_execution: 4000,
+    });
     expect(cleared.body.sources).to.include({ default_model: 'default', max_tokens_per_execution: 'tenant' });
   });
 
   it('a write is visible on the next GET although the previous read was cached', async () => {
     const { admin, member, tenantId } = await tenant();
     await t.api.get('/settings', member.headers);
-    const cachedBefore = await t.deps.cache.get<{ stored: { values: { maxCostUsdPerDay: number | null } } }>(settingsCacheKey(tenantId));
+    const cachedBefore = await t.deps.cache.get<{ stored: { values: { maxCostUsdPerDay: number | null } } }>(
+      settingsCacheKey(tenantId),
+    );
     expect(cachedBefore?.stored.values.maxCostUsdPerDay).to.equal(null);
     await t.api.put('/settings', { max_cost_usd_per_day: 12 }, admin.headers);
     const read = await t.api.get('/settings', member.headers);
     expect(read.body.settings.max_cost_usd_per_day).to.equal(12);
-    const cachedAfter = await t.deps.cache.get<{ stored: { values: { maxCostUsdPerDay: number | null } } }>(settingsCacheKey(tenantId));
+    const cachedAfter = await t.deps.cache.get<{ stored: { values: { maxCostUsdPerDay: number | null } } }>(
+      settingsCacheKey(tenantId),
+    );
     expect(cachedAfter?.stored.values.maxCostUsdPerDay).to.equal(12);
   });
 
@@ -118,7 +151,17 @@ describe('tenant settings API', () => {
     const cached = await t.deps.cache.get<Record<string, unknown>>(key);
     expect(cached).to.include({ tenantId });
     // Planting a different value proves the next GET reads the entry, not the database.
-    await t.deps.cache.set(key, { ...cached, stored: { ...(cached!.stored as object), values: { ...((cached!.stored as { values: object }).values), maxTokensPerDay: 777 } } }, 300);
+    await t.deps.cache.set(
+      key,
+      {
+        ...cached,
+        stored: {
+          ...(cached!.stored as object),
+          values: { ...(cached!.stored as { values: object }).values, maxTokensPerDay: 777 },
+        },
+      },
+      300,
+    );
     expect((await t.api.get('/settings', member.headers)).body.settings.max_tokens_per_day).to.equal(777);
     await t.deps.cache.delete(key);
     expect((await t.api.get('/settings', member.headers)).body.settings.max_tokens_per_day).to.equal(null);
@@ -164,7 +207,7 @@ describe('tenant settings API', () => {
     }
   });
 
-  it('one tenant never sees another tenant\'s settings', async () => {
+  it("one tenant never sees another tenant's settings", async () => {
     const a = await tenant();
     const b = await tenant();
     await t.api.put('/settings', { default_model: 'openai/o3-mini' }, a.admin.headers);
@@ -190,13 +233,18 @@ describe('tenant settings API', () => {
       expect(option).to.have.keys('id', 'label', 'provider', 'context_window', 'notes');
       expect(option.id).to.match(/^[a-z]+\/[A-Za-z0-9.-]+$/);
     }
-    expect(response.body.map((o: { id: string }) => o.id)).to.include.members(['builtin/deterministic', 'openai/gpt-4o', 'anthropic/claude-sonnet-4-5']);
+    expect(response.body.map((o: { id: string }) => o.id)).to.include.members([
+      'builtin/deterministic',
+      'openai/gpt-4o',
+      'anthropic/claude-sonnet-4-5',
+    ]);
     expect((await t.api.get('/settings/model-options')).status).to.equal(401);
   });
 
   it('every model option can be stored as default_model', async () => {
     const { admin, member } = await tenant();
     const options = (await t.api.get('/settings/model-options', member.headers)).body as Array<{ id: string }>;
-    for (const { id } of options) expect((await t.api.put('/settings', { default_model: id }, admin.headers)).status, id).to.equal(200);
+    for (const { id } of options)
+      expect((await t.api.put('/settings', { default_model: id }, admin.headers)).status, id).to.equal(200);
   });
 });

@@ -21,16 +21,35 @@ describe('user budget overrides and the settings audit', () => {
 
   async function tenant(): Promise<{ admin: Session; member: Session; tenantId: string }> {
     const tenantId = randomUUID();
-    return { tenantId, admin: await signIn(t, { roles: ['admin'], tenantId }), member: await signIn(t, { roles: ['operator'], tenantId }) };
+    return {
+      tenantId,
+      admin: await signIn(t, { roles: ['admin'], tenantId }),
+      member: await signIn(t, { roles: ['operator'], tenantId }),
+    };
   }
 
   describe('overrides', () => {
-    it('an admin sets a user\'s daily caps; the user sees them in GET /settings', async () => {
+    it("an admin sets a user's daily caps; the user sees them in GET /settings", async () => {
       const { admin, member } = await tenant();
-      const put = await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 50_000, max_cost_usd_per_day: 4.25 }, admin.headers);
+      const put = await t.api.put(
+        `/settings/user-overrides/${member.userId}`,
+        { max_tokens_per_day: 50_000, max_cost_usd_per_day: 4.25 },
+        admin.headers,
+      );
       expect(put.status).to.equal(200);
-      expect(put.body).to.deep.include({ user_id: member.userId, max_tokens_per_day: 50_000, max_cost_usd_per_day: 4.25, updated_by: admin.userId });
-      expect(put.body).to.have.keys('user_id', 'max_tokens_per_day', 'max_cost_usd_per_day', 'updated_by', 'updated_at');
+      expect(put.body).to.deep.include({
+        user_id: member.userId,
+        max_tokens_per_day: 50_000,
+        max_cost_usd_per_day: 4.25,
+        updated_by: admin.userId,
+      });
+      expect(put.body).to.have.keys(
+        'user_id',
+        'max_tokens_per_day',
+        'max_cost_usd_per_day',
+        'updated_by',
+        'updated_at',
+      );
       const own = await t.api.get('/settings', member.headers);
       expect(own.body.user_override).to.deep.equal(put.body);
       // The admin has no override of their own.
@@ -39,10 +58,22 @@ describe('user budget overrides and the settings audit', () => {
 
     it('an absent cap keeps its stored value, null clears it', async () => {
       const { admin, member } = await tenant();
-      await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 100, max_cost_usd_per_day: 1 }, admin.headers);
-      const kept = await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 200 }, admin.headers);
+      await t.api.put(
+        `/settings/user-overrides/${member.userId}`,
+        { max_tokens_per_day: 100, max_cost_usd_per_day: 1 },
+        admin.headers,
+      );
+      const kept = await t.api.put(
+        `/settings/user-overrides/${member.userId}`,
+        { max_tokens_per_day: 200 },
+        admin.headers,
+      );
       expect(kept.body).to.include({ max_tokens_per_day: 200, max_cost_usd_per_day: 1 });
-      const cleared = await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 300, max_cost_usd_per_day: null }, admin.headers);
+      const cleared = await t.api.put(
+        `/settings/user-overrides/${member.userId}`,
+        { max_tokens_per_day: 300, max_cost_usd_per_day: null },
+        admin.headers,
+      );
       expect(cleared.body).to.include({ max_tokens_per_day: 300, max_cost_usd_per_day: null });
     });
 
@@ -63,7 +94,11 @@ describe('user budget overrides and the settings audit', () => {
       const a = await tenant();
       const b = await tenant();
       for (const userId of [b.member.userId, randomUUID()]) {
-        const response = await t.api.put(`/settings/user-overrides/${userId}`, { max_tokens_per_day: 1 }, a.admin.headers);
+        const response = await t.api.put(
+          `/settings/user-overrides/${userId}`,
+          { max_tokens_per_day: 1 },
+          a.admin.headers,
+        );
         expect(response.status).to.equal(404);
         expect(response.body).to.deep.equal({ detail: 'User not found' });
         expect(await t.deps.store.readStream(userBudgetOverrideStream(a.tenantId, userId))).to.have.length(0);
@@ -77,7 +112,7 @@ describe('user budget overrides and the settings audit', () => {
       expect(response.body.detail[0].loc).to.deep.equal(['path', 'user_id']);
     });
 
-    it('the admin list shows the tenant\'s overrides only', async () => {
+    it("the admin list shows the tenant's overrides only", async () => {
       const a = await tenant();
       const b = await tenant();
       const other = await signIn(t, { tenantId: a.tenantId });
@@ -128,7 +163,10 @@ describe('user budget overrides and the settings audit', () => {
       expect(update.metadata).to.include({ action: 'platform_settings.update', actorId: admin.userId, tenantId });
       expect(update.metadata.signature).to.be.a('string').that.is.not.empty;
       const override = await t.deps.store.readStream(userBudgetOverrideStream(tenantId, member.userId));
-      expect(override.map((e) => e.metadata.action)).to.deep.equal(['platform_settings.user_override.upsert', 'platform_settings.user_override.delete']);
+      expect(override.map((e) => e.metadata.action)).to.deep.equal([
+        'platform_settings.user_override.upsert',
+        'platform_settings.user_override.delete',
+      ]);
     });
 
     it('GET /settings/audit-log shows admins who changed what and when, newest first', async () => {
@@ -146,9 +184,19 @@ describe('user budget overrides and the settings audit', () => {
         'platform_settings.update',
       ]);
       const [deleted, upserted, second, first] = log.body;
-      expect(first).to.deep.include({ actor_id: admin.userId, target_user_id: null, changes: { default_model: { from: null, to: 'openai/gpt-4o' } } });
-      expect(second.changes).to.deep.equal({ default_model: { from: 'openai/gpt-4o', to: 'openai/gpt-4.1' }, max_cost_usd_per_day: { from: null, to: 30 } });
-      expect(upserted).to.deep.include({ target_user_id: member.userId, changes: { max_tokens_per_day: { from: null, to: 42 } } });
+      expect(first).to.deep.include({
+        actor_id: admin.userId,
+        target_user_id: null,
+        changes: { default_model: { from: null, to: 'openai/gpt-4o' } },
+      });
+      expect(second.changes).to.deep.equal({
+        default_model: { from: 'openai/gpt-4o', to: 'openai/gpt-4.1' },
+        max_cost_usd_per_day: { from: null, to: 30 },
+      });
+      expect(upserted).to.deep.include({
+        target_user_id: member.userId,
+        changes: { max_tokens_per_day: { from: null, to: 42 } },
+      });
       expect(deleted.changes).to.deep.equal({ max_tokens_per_day: { from: 42, to: null } });
       for (const entry of log.body) {
         expect(entry).to.have.keys('id', 'action', 'actor_id', 'target_user_id', 'changes', 'at');
@@ -163,11 +211,15 @@ describe('user budget overrides and the settings audit', () => {
       await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 5 }, admin.headers);
       await t.api.put('/settings', { max_tokens_per_day: 99 }, other.admin.headers);
       const updates = await t.api.get('/settings/audit-log?action=platform_settings.update', admin.headers);
-      expect(updates.body.map((e: { changes: { max_tokens_per_day: { to: number } } }) => e.changes.max_tokens_per_day.to)).to.deep.equal([3, 2, 1]);
+      expect(
+        updates.body.map((e: { changes: { max_tokens_per_day: { to: number } } }) => e.changes.max_tokens_per_day.to),
+      ).to.deep.equal([3, 2, 1]);
       const page1 = await t.api.get('/settings/audit-log?limit=2', admin.headers);
       expect(page1.body).to.have.length(2);
       const page2 = await t.api.get(`/settings/audit-log?limit=2&before=${page1.body[1].id}`, admin.headers);
-      expect(page2.body.map((e: { changes: { max_tokens_per_day: { to: number } } }) => e.changes.max_tokens_per_day.to)).to.deep.equal([2, 1]);
+      expect(
+        page2.body.map((e: { changes: { max_tokens_per_day: { to: number } } }) => e.changes.max_tokens_per_day.to),
+      ).to.deep.equal([2, 1]);
       expect((await t.api.get('/settings/audit-log?limit=0', admin.headers)).status).to.equal(422);
     });
 
@@ -181,10 +233,17 @@ describe('user budget overrides and the settings audit', () => {
       const { admin, member, tenantId } = await tenant();
       await t.api.put('/settings', { default_model: 'openai/gpt-4o', max_cost_usd_per_day: 7 }, admin.headers);
       await t.api.put(`/settings/user-overrides/${member.userId}`, { max_tokens_per_day: 64 }, admin.headers);
-      const before = { settings: (await t.api.get('/settings', member.headers)).body, log: (await t.api.get('/settings/audit-log', admin.headers)).body };
-      for (const name of ['settings_tenant_settings', 'settings_user_budget_overrides', 'settings_audit_log']) await t.deps.projections.rebuild(name);
+      const before = {
+        settings: (await t.api.get('/settings', member.headers)).body,
+        log: (await t.api.get('/settings/audit-log', admin.headers)).body,
+      };
+      for (const name of ['settings_tenant_settings', 'settings_user_budget_overrides', 'settings_audit_log'])
+        await t.deps.projections.rebuild(name);
       await t.deps.cache.delete(settingsCacheKey(tenantId));
-      const after = { settings: (await t.api.get('/settings', member.headers)).body, log: (await t.api.get('/settings/audit-log', admin.headers)).body };
+      const after = {
+        settings: (await t.api.get('/settings', member.headers)).body,
+        log: (await t.api.get('/settings/audit-log', admin.headers)).body,
+      };
       expect(after).to.deep.equal(before);
     });
 
@@ -193,10 +252,20 @@ describe('user budget overrides and the settings audit', () => {
       const { admin, tenantId } = await tenant();
       await t.api.put('/settings', { max_thinking_mode: 'disabled' }, admin.headers);
       const root = path.resolve(__dirname, '../../..');
-      const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['ops/cli.ts', 'audit', 'replay', '--settings', 'tenant', '--tenant', tenantId], {
-        cwd: root,
-        env: { ...process.env, DATABASE_URL: t.platform.db.url, AUDIT_SIGNING_KEY: TEST_SIGNING_KEY, LOG_LEVEL: 'silent', REDIS_URL: '' },
-      });
+      const { stdout } = await promisify(execFile)(
+        path.join(root, 'node_modules/.bin/tsx'),
+        ['ops/cli.ts', 'audit', 'replay', '--settings', 'tenant', '--tenant', tenantId],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            DATABASE_URL: t.platform.db.url,
+            AUDIT_SIGNING_KEY: TEST_SIGNING_KEY,
+            LOG_LEVEL: 'silent',
+            REDIS_URL: '',
+          },
+        },
+      );
       expect(stdout).to.contain('settings changed: maxThinkingMode from (none) to disabled');
       expect(stdout).to.contain('action=platform_settings.update');
       expect(stdout).to.contain(`${admin.email} [admin]`);

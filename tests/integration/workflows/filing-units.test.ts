@@ -21,32 +21,54 @@ describe('Form PR filing units (reactors over HTTP)', () => {
   let period: string;
   const yearBefore = () => `${Number(period.slice(0, 4)) - 1}${period.slice(4)}`;
 
-  const ok = (response: { status: number; body: unknown }, status = 201) => expect(response.status, JSON.stringify(response.body)).to.equal(status);
-  const entity = async (label: string, properties: Record<string, unknown>) => ok(await t.api.post('/graph/entities', { label, properties }, admin.headers));
+  const ok = (response: { status: number; body: unknown }, status = 201) =>
+    expect(response.status, JSON.stringify(response.body)).to.equal(status);
+  const entity = async (label: string, properties: Record<string, unknown>) =>
+    ok(await t.api.post('/graph/entities', { label, properties }, admin.headers));
   const edge = async (from_label: string, from_id: string, edge_label: string, to_label: string, to_id: string) =>
     ok(await t.api.post('/graph/edges', { from_label, from_id, to_label, to_id, edge_label }, admin.headers));
-  const vertex = async (label: string, id: string) => (await t.api.get(`/graph/entities/${label}/${encodeURIComponent(id)}`, admin.headers)).body;
+  const vertex = async (label: string, id: string) =>
+    (await t.api.get(`/graph/entities/${label}/${encodeURIComponent(id)}`, admin.headers)).body;
 
   /** An oil lease filed a year ago, with one producing oil well LOCATED_IN it. */
   async function oilLease(): Promise<{ lease: string; well: string }> {
     const well = (await createWell(t, admin)).api;
     const lease = `O-08-${String(Math.floor(Math.random() * 90000) + 10000)}`;
-    await entity('Lease', { entity_id: lease, name: `JONES LEASE ${lease}`, lease_number: lease.slice(5), district: '08', oil_gas_code: 'O', form_pr_period: yearBefore() });
+    await entity('Lease', {
+      entity_id: lease,
+      name: `JONES LEASE ${lease}`,
+      lease_number: lease.slice(5),
+      district: '08',
+      oil_gas_code: 'O',
+      form_pr_period: yearBefore(),
+    });
     await edge('Well', well, 'LOCATED_IN', 'Lease', lease);
     return { lease, well };
   }
 
   /** Opens, completes, submits and approves a Form PR checklist; answers its id once the review is recorded. */
   async function approvedFormPr(entityId: string, entityType: 'well' | 'lease'): Promise<string> {
-    const created = await t.api.post('/checklists', { template_id: 'form_pr', entity_id: entityId, entity_type: entityType, period }, operator.headers);
+    const created = await t.api.post(
+      '/checklists',
+      { template_id: 'form_pr', entity_id: entityId, entity_type: entityType, period },
+      operator.headers,
+    );
     ok(created);
     const id = created.body.checklist_id as string;
-    for (let i = 0; i < created.body.items.length; i++) ok(await t.api.patch(`/checklists/${id}/items/${i}`, { status: 'complete' }, operator.headers), 200);
+    for (let i = 0; i < created.body.items.length; i++)
+      ok(await t.api.patch(`/checklists/${id}/items/${i}`, { status: 'complete' }, operator.headers), 200);
     const submitted = await t.api.post(`/checklists/${id}/submit`, { summary: `PR ${period}` }, operator.headers);
     ok(submitted, 200);
     const approvalId = submitted.body.approval.approval_id;
     await eventually(async () => (await t.api.get(`/approvals/${approvalId}`, reviewer.headers)).status === 200);
-    ok(await t.api.post(`/approvals/${approvalId}/decide`, { decision: 'approved', comments: 'figures match' }, reviewer.headers), 200);
+    ok(
+      await t.api.post(
+        `/approvals/${approvalId}/decide`,
+        { decision: 'approved', comments: 'figures match' },
+        reviewer.headers,
+      ),
+      200,
+    );
     return id;
   }
 
@@ -86,7 +108,14 @@ describe('Form PR filing units (reactors over HTTP)', () => {
 
   it('a gas well files on itself, even when it lies on a lease', async () => {
     const { lease, well } = await oilLease();
-    ok(await t.api.put(`/graph/entities/Well/${well}`, { properties: { well_type: 'gas', form_pr_period: yearBefore() } }, admin.headers), 200);
+    ok(
+      await t.api.put(
+        `/graph/entities/Well/${well}`,
+        { properties: { well_type: 'gas', form_pr_period: yearBefore() } },
+        admin.headers,
+      ),
+      200,
+    );
     const id = await approvedFormPr(well, 'well');
     const checklist = await filingOutcome(id);
     expect(checklist.filing).to.include({ status: 'filed' });
@@ -97,7 +126,10 @@ describe('Form PR filing units (reactors over HTTP)', () => {
 
   it("an oil well's request files on its lease: the lease's form_pr_period advances, the well's does not move", async () => {
     const { lease, well } = await oilLease();
-    ok(await t.api.put(`/graph/entities/Well/${well}`, { properties: { form_pr_period: yearBefore() } }, admin.headers), 200);
+    ok(
+      await t.api.put(`/graph/entities/Well/${well}`, { properties: { form_pr_period: yearBefore() } }, admin.headers),
+      200,
+    );
     const id = await approvedFormPr(well, 'well');
     const checklist = await filingOutcome(id);
     expect(checklist.filing).to.include({ status: 'filed' });
@@ -118,7 +150,9 @@ describe('Form PR filing units (reactors over HTTP)', () => {
       expect(failed.filing.reason).to.contain('HAS_FILING edges start at Well, not Lease');
       // Seen by the reviewer too, and nothing half-filed: no package, the lease unchanged.
       expect((await t.api.get(`/checklists/${id}`, reviewer.headers)).body.status).to.equal('filing_failed');
-      expect((await t.api.get(`/graph/entities/FilingPackage/${filingEntityId(id)}`, admin.headers)).status).to.equal(404);
+      expect((await t.api.get(`/graph/entities/FilingPackage/${filingEntityId(id)}`, admin.headers)).status).to.equal(
+        404,
+      );
       expect((await vertex('Lease', lease)).properties.form_pr_period).to.equal(yearBefore());
 
       // Retrying is for administrators; while the cause stays, a retry records the reason again.
@@ -127,7 +161,13 @@ describe('Form PR filing units (reactors over HTTP)', () => {
       ok(again, 200);
       expect(again.body).to.include({ status: 'filing_failed' });
 
-      ok(await t.api.post('/relationship-rules', { edge_label: 'HAS_FILING', from_label: 'Lease', to_label: 'FilingPackage' }, admin.headers));
+      ok(
+        await t.api.post(
+          '/relationship-rules',
+          { edge_label: 'HAS_FILING', from_label: 'Lease', to_label: 'FilingPackage' },
+          admin.headers,
+        ),
+      );
       restored = true;
       const retried = await t.api.post(`/checklists/${id}/retry-filing`, {}, admin.headers);
       ok(retried, 200);
@@ -138,7 +178,12 @@ describe('Form PR filing units (reactors over HTTP)', () => {
       // Filed: another retry has nothing to do.
       expect((await t.api.post(`/checklists/${id}/retry-filing`, {}, admin.headers)).status).to.equal(409);
     } finally {
-      if (!restored) await t.api.post('/relationship-rules', { edge_label: 'HAS_FILING', from_label: 'Lease', to_label: 'FilingPackage' }, admin.headers);
+      if (!restored)
+        await t.api.post(
+          '/relationship-rules',
+          { edge_label: 'HAS_FILING', from_label: 'Lease', to_label: 'FilingPackage' },
+          admin.headers,
+        );
     }
   });
 });

@@ -5,7 +5,12 @@ import { decideStartTurn, startTurn } from '../../../commands/agents/start-turn'
 import { decideFinishTurn } from '../../../commands/agents/finish-turn';
 import { scheduleTurnDeadlineReactor } from '../../../commands/agents/turn-deadline';
 import { DueMessageLane } from '../../../src/platform/scheduling/due-lane';
-import { deadLetteredMessages, retryScheduled, scheduleMessage, SCHEDULE_TABLE } from '../../../src/platform/scheduling/schedule';
+import {
+  deadLetteredMessages,
+  retryScheduled,
+  scheduleMessage,
+  SCHEDULE_TABLE,
+} from '../../../src/platform/scheduling/schedule';
 import { frameOf } from '../../../src/contexts/agents/turn-frames';
 import { turnAggregate } from '../../../streams/agents/turn';
 import { signIn } from '../../support/auth';
@@ -26,23 +31,50 @@ describe('scheduling and recovery', () => {
       const tenantId = randomUUID();
       const executionId = randomUUID();
       // A turn whose process died right after it started: nothing else will ever finish it.
-      await startTurn(t.deps, { tenantId, actorId: 'u1' }, {
-        executionId, conversationId: randomUUID(), userId: 'u1', agentId: 'a', agentType: 'general', model: 'builtin/deterministic', fallbackModel: null,
-        thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: randomUUID(), attachmentIds: [],
-      });
+      await startTurn(
+        t.deps,
+        { tenantId, actorId: 'u1' },
+        {
+          executionId,
+          conversationId: randomUUID(),
+          userId: 'u1',
+          agentId: 'a',
+          agentType: 'general',
+          model: 'builtin/deterministic',
+          fallbackModel: null,
+          thinkingMode: 'standard',
+          maxTokens: null,
+          maxCostUsd: null,
+          userMessageId: randomUUID(),
+          attachmentIds: [],
+        },
+      );
       const failed = await eventually(async () => {
         const events = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId));
         return events.find((e) => e.type === 'TurnFailed') ?? null;
       }, 30_000);
       expect((failed.data as { error: string }).error).to.match(/deadline/);
       expect(frameOf(executionId, failed)).to.include({ event: 'error', terminal: true });
-      const usage = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).find((e) => e.type === 'UsageRecorded');
+      const usage = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).find(
+        (e) => e.type === 'UsageRecorded',
+      );
       expect(usage?.data).to.include({ tokensUsed: null, costUsd: null });
       // Fired once: the message is marked, and firing again appends nothing.
-      await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).whereNotNull('fired_at').first()) ?? null);
-      const fired = (await t.deps.store.readAll({ limit: 100_000, filter: { eventTypes: ['ScheduledMessageFired'] } })).filter((e) => (e.data as { messageId: string }).messageId === `turn-deadline-${executionId}`);
+      await eventually(
+        async () =>
+          (await t.deps
+            .knex(SCHEDULE_TABLE)
+            .where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` })
+            .whereNotNull('fired_at')
+            .first()) ?? null,
+      );
+      const fired = (
+        await t.deps.store.readAll({ limit: 100_000, filter: { eventTypes: ['ScheduledMessageFired'] } })
+      ).filter((e) => (e.data as { messageId: string }).messageId === `turn-deadline-${executionId}`);
       expect(fired).to.have.length(1);
-      const ends = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).filter((e) => e.type === 'TurnFailed');
+      const ends = (await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId))).filter(
+        (e) => e.type === 'TurnFailed',
+      );
       expect(ends).to.have.length(1);
     });
 
@@ -50,25 +82,74 @@ describe('scheduling and recovery', () => {
       const tenantId = randomUUID();
       const executionId = randomUUID();
       const now = new Date();
-      const start = decideStartTurn({ type: 'StartTurn', turn: {
-        executionId, conversationId: randomUUID(), userId: 'u1', agentId: 'a', agentType: 'general', model: 'builtin/deterministic', fallbackModel: null,
-        thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: randomUUID(), attachmentIds: [],
-      } }, turnAggregate.initialState, now);
-      const end = decideFinishTurn({
-        type: 'FinishTurn',
-        outcome: { status: 'completed', tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: 'standard', referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error: null },
-        usage: { userId: 'u1', model: 'builtin/deterministic', inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null },
-      }, start.reduce(turnAggregate.evolve, turnAggregate.initialState), now);
+      const start = decideStartTurn(
+        {
+          type: 'StartTurn',
+          turn: {
+            executionId,
+            conversationId: randomUUID(),
+            userId: 'u1',
+            agentId: 'a',
+            agentType: 'general',
+            model: 'builtin/deterministic',
+            fallbackModel: null,
+            thinkingMode: 'standard',
+            maxTokens: null,
+            maxCostUsd: null,
+            userMessageId: randomUUID(),
+            attachmentIds: [],
+          },
+        },
+        turnAggregate.initialState,
+        now,
+      );
+      const end = decideFinishTurn(
+        {
+          type: 'FinishTurn',
+          outcome: {
+            status: 'completed',
+            tokensUsed: null,
+            costUsd: null,
+            skillsInjected: [],
+            thinkingMode: 'standard',
+            referencedEntities: [],
+            hitlApprovalId: null,
+            hitlCheckpointType: null,
+            error: null,
+          },
+          usage: {
+            userId: 'u1',
+            model: 'builtin/deterministic',
+            inputTokens: null,
+            outputTokens: null,
+            tokensUsed: null,
+            costUsd: null,
+          },
+        },
+        start.reduce(turnAggregate.evolve, turnAggregate.initialState),
+        now,
+      );
       // Started and ended in one write, so the platform's own reactor never sees it running either.
       const metadata = { tenantId, actorId: 'u1', correlationId: 'c', causationId: 'c' };
-      await t.deps.store.append(turnAggregate.stream(tenantId, executionId), [...start, ...end].map((e) => ({ type: e.type, data: e.data, metadata })));
+      await t.deps.store.append(
+        turnAggregate.stream(tenantId, executionId),
+        [...start, ...end].map((e) => ({ type: e.type, data: e.data, metadata })),
+      );
       const [first] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), { limit: 1 });
       await scheduleTurnDeadlineReactor.react(first, t.deps);
-      expect(await t.deps.knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` }).first()).to.equal(undefined);
+      expect(
+        await t.deps
+          .knex(SCHEDULE_TABLE)
+          .where({ tenant_id: tenantId, message_id: `turn-deadline-${executionId}` })
+          .first(),
+      ).to.equal(undefined);
     });
 
     it('the next daily assessment is scheduled at COMPLIANCE_ASSESS_AT; when due, every tenant is assessed and the following one scheduled', async () => {
-      const pending = await t.deps.knex(SCHEDULE_TABLE).where({ handler: 'compliance.daily-assessment' }).whereNull('fired_at');
+      const pending = await t.deps
+        .knex(SCHEDULE_TABLE)
+        .where({ handler: 'compliance.daily-assessment' })
+        .whereNull('fired_at');
       expect(pending).to.have.length(1);
       expect(new Date(pending[0].due_at).toISOString()).to.match(/T02:00:00\.000Z$/);
 
@@ -77,7 +158,15 @@ describe('scheduling and recovery', () => {
       await createWell(t, admin);
       const due = new Date(Date.now() - 1000);
       await scheduleMessage(t.deps.handle, { tenantId: 'platform', actorId: 'test' }, dailyAssessmentMessage(due));
-      await eventually(async () => (await t.deps.knex(SCHEDULE_TABLE).where({ message_id: dailyAssessmentMessage(due).messageId }).whereNotNull('fired_at').first()) ?? null, 30_000);
+      await eventually(
+        async () =>
+          (await t.deps
+            .knex(SCHEDULE_TABLE)
+            .where({ message_id: dailyAssessmentMessage(due).messageId })
+            .whereNotNull('fired_at')
+            .first()) ?? null,
+        30_000,
+      );
       const matrix = await t.api.get('/compliance/matrix?page_size=200', admin.headers);
       expect(matrix.body.rows.length).to.be.greaterThan(0);
       expect(Object.values(matrix.body.rows[0].domains)).to.not.deep.equal(['grey', 'grey', 'grey', 'grey', 'grey']);
@@ -91,12 +180,24 @@ describe('scheduling and recovery', () => {
       // A lane of its own with a handler of the test's (the platform's lane does not know it and leaves it alone for a minute).
       const lane = new DueMessageLane({
         deps: () => t.deps,
-        handlers: [{ name: 'test.flaky', fire: async (m) => { calls.push(m.messageId); if (broken) throw new Error('the service it calls is down'); } }],
+        handlers: [
+          {
+            name: 'test.flaky',
+            fire: async (m) => {
+              calls.push(m.messageId);
+              if (broken) throw new Error('the service it calls is down');
+            },
+          },
+        ],
         leaderLock: { tryAcquire: async () => true, isHeld: () => true, release: async () => undefined },
         logger: t.deps.logger,
         deadLetterAfter: 2,
       });
-      await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.flaky', payload: {} });
+      await scheduleMessage(
+        t.deps.handle,
+        { tenantId, actorId: 'test' },
+        { messageId, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.flaky', payload: {} },
+      );
       await lane.tick();
       expect(calls).to.have.length(1);
       await new Promise((r) => setTimeout(r, 1100)); // the first retry waits 1 s
@@ -126,25 +227,40 @@ describe('scheduling and recovery', () => {
       const tenantId = randomUUID();
       const fired: string[] = [];
       const lockOf = () => ({ tryAcquire: async () => true, isHeld: () => true, release: async () => undefined });
-      const laneOf = () => new DueMessageLane({
-        deps: () => t.deps,
-        handlers: [
-          { name: 'test.down', fire: async () => { throw new Error('the service it calls is down'); } },
-          { name: 'test.fine', fire: async (m) => void fired.push(m.messageId) },
-        ],
-        leaderLock: lockOf(),
-        logger: t.deps.logger,
-        deadLetterAfter: 2,
-      });
+      const laneOf = () =>
+        new DueMessageLane({
+          deps: () => t.deps,
+          handlers: [
+            {
+              name: 'test.down',
+              fire: async () => {
+                throw new Error('the service it calls is down');
+              },
+            },
+            { name: 'test.fine', fire: async (m) => void fired.push(m.messageId) },
+          ],
+          leaderLock: lockOf(),
+          logger: t.deps.logger,
+          deadLetterAfter: 2,
+        });
       const early = new Date(Date.now() - 60_000).toISOString();
       const failing = Array.from({ length: 50 }, (_, i) => `down-${i}-${randomUUID()}`);
-      for (const messageId of failing) await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId, dueAt: early, handler: 'test.down', payload: {} });
+      for (const messageId of failing)
+        await scheduleMessage(
+          t.deps.handle,
+          { tenantId, actorId: 'test' },
+          { messageId, dueAt: early, handler: 'test.down', payload: {} },
+        );
       const first = laneOf();
       await first.tick();
       await first.stop();
       // Due after the fifty, which now wait in backoff.
       const fine = `fine-${randomUUID()}`;
-      await scheduleMessage(t.deps.handle, { tenantId, actorId: 'test' }, { messageId: fine, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.fine', payload: {} });
+      await scheduleMessage(
+        t.deps.handle,
+        { tenantId, actorId: 'test' },
+        { messageId: fine, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.fine', payload: {} },
+      );
       const second = laneOf();
       await second.tick();
       expect(fired).to.deep.equal([fine]);
@@ -164,8 +280,15 @@ describe('scheduling and recovery', () => {
     const operator = await signIn(first, { roles: ['operator'], tenantId });
     const admin = await signIn(first, { roles: ['admin'], tenantId });
     const well = await createWell(first, admin);
-    const created = (await first.api.post('/checklists', { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' }, operator.headers)).body;
-    for (let i = 0; i < created.items.length; i++) await first.api.patch(`/checklists/${created.checklist_id}/items/${i}`, { status: 'complete' }, operator.headers);
+    const created = (
+      await first.api.post(
+        '/checklists',
+        { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' },
+        operator.headers,
+      )
+    ).body;
+    for (let i = 0; i < created.items.length; i++)
+      await first.api.patch(`/checklists/${created.checklist_id}/items/${i}`, { status: 'complete' }, operator.headers);
     // The crash: the reactors stop before the submission reaches them.
     await first.deps.reactors.stop();
     const submitted = await first.api.post(`/checklists/${created.checklist_id}/submit`, {}, operator.headers);

@@ -7,9 +7,17 @@ import { costOf } from '../../../src/platform/infra/llm/model-prices';
 import { MODEL_IDS } from '../../../src/platform/infra/llm/model-options';
 
 const sse = (chunks: unknown[]) =>
-  new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+  new Response(chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('') + 'data: [DONE]\n\n', {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+  });
 
-const ask = { system: 'You are terse.', messages: [{ role: 'user' as const, content: 'hi' }], tools: [], thinkingMode: 'disabled' as const };
+const ask = {
+  system: 'You are terse.',
+  messages: [{ role: 'user' as const, content: 'hi' }],
+  tools: [],
+  thinkingMode: 'disabled' as const,
+};
 
 describe('model routing', () => {
   it('every curated model has a price, so cost is computed from reported usage', () => {
@@ -29,9 +37,28 @@ describe('model routing', () => {
   it('openai/* streams chat completions from api.openai.com with the configured key', async () => {
     const fetch = sinon.stub(globalThis, 'fetch').resolves(
       sse([
-        { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }] },
-        { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-        { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [], usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 } },
+        {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, delta: { role: 'assistant', content: 'Hello' }, finish_reason: null }],
+        },
+        {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
+        },
+        {
+          id: 'c',
+          object: 'chat.completion.chunk',
+          created: 1,
+          model: 'gpt-4o-mini',
+          choices: [],
+          usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+        },
       ]),
     );
     const router = createModelRouter({ openaiApiKey: 'sk-test', turnTimeoutMs: 1000 });
@@ -48,7 +75,14 @@ describe('model routing', () => {
   });
 
   it('anthropic/* calls the messages API with the key; a provider error surfaces as a thrown error with its message', async () => {
-    const fetch = sinon.stub(globalThis, 'fetch').resolves(new Response(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }), { status: 401, headers: { 'content-type': 'application/json' } }));
+    const fetch = sinon
+      .stub(globalThis, 'fetch')
+      .resolves(
+        new Response(
+          JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }),
+          { status: 401, headers: { 'content-type': 'application/json' } },
+        ),
+      );
     const router = createModelRouter({ anthropicApiKey: 'sk-ant-test', turnTimeoutMs: 1000 });
     let error: unknown;
     try {
@@ -65,10 +99,17 @@ describe('model routing', () => {
 
   it('live: a hosted model answers (runs only with OPENAI_API_KEY or ANTHROPIC_API_KEY set)', async function () {
     const config = loadConfig({ ...process.env, NODE_ENV: 'test' });
-    const id = config.llm.openaiApiKey ? 'openai/gpt-4o-mini' : config.llm.anthropicApiKey ? 'anthropic/claude-haiku-4-5' : null;
+    const id = config.llm.openaiApiKey
+      ? 'openai/gpt-4o-mini'
+      : config.llm.anthropicApiKey
+        ? 'anthropic/claude-haiku-4-5'
+        : null;
     if (!id) this.skip();
     this.timeout(60_000);
-    const reply = await callModel(createModelRouter(config.llm), id!, { ...ask, messages: [{ role: 'user', content: 'Say OK.' }] });
+    const reply = await callModel(createModelRouter(config.llm), id!, {
+      ...ask,
+      messages: [{ role: 'user', content: 'Say OK.' }],
+    });
     expect(reply.text).to.match(/ok/i);
     expect(reply.inputTokens).to.be.a('number');
   });

@@ -5,7 +5,7 @@ import { countTokens } from '../../../src/platform/infra/tokens';
 describe('token counts', () => {
   const fresh = (text: string) => encode(text, { disallowedSpecial: new Set() }).length;
 
-  it('given a long text counted before, when counted again, then the count is the tokenizer\'s (a remembered count, not a stale one)', () => {
+  it("given a long text counted before, when counted again, then the count is the tokenizer's (a remembered count, not a stale one)", () => {
     const prompt = 'You are the compliance assistant of an oil-and-gas operator. '.repeat(20);
     expect(countTokens(prompt)).to.equal(fresh(prompt));
     expect(countTokens(`${prompt}`)).to.equal(fresh(prompt));

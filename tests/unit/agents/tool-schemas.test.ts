@@ -14,7 +14,20 @@ describe('tool schemas built per turn', () => {
 
   it('load_skill: two turns share one schema and one converted JSON schema', () => {
     const first = loadSkillTool([], hooks);
-    const second = loadSkillTool([{ key: 'rule_32', name: 'Rule 32', description: '', triggerWords: [], instructions: '', version: 1, builtIn: true }], hooks);
+    const second = loadSkillTool(
+      [
+        {
+          key: 'rule_32',
+          name: 'Rule 32',
+          description: '',
+          triggerWords: [],
+          instructions: '',
+          version: 1,
+          builtIn: true,
+        },
+      ],
+      hooks,
+    );
     expect(second.parameters).to.equal(first.parameters);
     expect(toolInputSchema(second.parameters)).to.equal(toolInputSchema(first.parameters));
     expect(second.parameters.safeParse({ skill_key: 'rule_32' }).success).to.equal(true);

@@ -37,7 +37,10 @@ const turn: StartTurn['turn'] = {
   attachmentIds: [],
 };
 const started: TurnEvent = { type: 'TurnStarted', data: { ...turn, startedAt: now.toISOString() } };
-const node: TurnEvent = { type: 'NodeCompleted', data: { node: 'system_prompt_node', status: 'ok', tokensUsed: 12, message: null, skillsLoaded: null, detail: null } };
+const node: TurnEvent = {
+  type: 'NodeCompleted',
+  data: { node: 'system_prompt_node', status: 'ok', tokensUsed: 12, message: null, skillsLoaded: null, detail: null },
+};
 const outcome = (status: TurnOutcome['status'], extra: Partial<TurnOutcome> = {}): TurnOutcome => ({
   status,
   tokensUsed: 40,
@@ -50,7 +53,14 @@ const outcome = (status: TurnOutcome['status'], extra: Partial<TurnOutcome> = {}
   error: null,
   ...extra,
 });
-const usage = { userId: 'u1', model: 'builtin/deterministic', inputTokens: 30, outputTokens: 10, tokensUsed: 40, costUsd: 0 };
+const usage = {
+  userId: 'u1',
+  model: 'builtin/deterministic',
+  inputTokens: 30,
+  outputTokens: 10,
+  tokensUsed: 40,
+  costUsd: 0,
+};
 const usageEvent: TurnEvent = { type: 'UsageRecorded', data: { ...usage, day: '2026-01-15' } };
 
 describe('agent turn decider', () => {
@@ -60,38 +70,109 @@ describe('agent turn decider', () => {
 
   it('starting the same turn again for the same conversation and user is a no-op; another owner is a conflict', () => {
     given(decider, [started]).when({ type: 'StartTurn', turn }).thenNothing();
-    given(decider, [started]).when({ type: 'StartTurn', turn: { ...turn, userId: 'u2' } }).thenThrows(Conflict);
+    given(decider, [started])
+      .when({ type: 'StartTurn', turn: { ...turn, userId: 'u2' } })
+      .thenThrows(Conflict);
   });
 
   it('progress is recorded while the turn runs, refused on an unknown or ended turn', () => {
-    given(decider, [started]).when({ type: 'RecordTurnProgress', events: [node as any] }).then([node]);
-    given(decider).when({ type: 'RecordTurnProgress', events: [node as any] }).thenThrows(NotFound);
-    const done: TurnEvent = { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt: now.toISOString() } };
-    given(decider, [started, usageEvent, done]).when({ type: 'RecordTurnProgress', events: [node as any] }).thenThrows(Conflict, /already ended/);
+    given(decider, [started])
+      .when({ type: 'RecordTurnProgress', events: [node as any] })
+      .then([node]);
+    given(decider)
+      .when({ type: 'RecordTurnProgress', events: [node as any] })
+      .thenThrows(NotFound);
+    const done: TurnEvent = {
+      type: 'TurnCompleted',
+      data: { outcome: outcome('completed'), finishedAt: now.toISOString() },
+    };
+    given(decider, [started, usageEvent, done])
+      .when({ type: 'RecordTurnProgress', events: [node as any] })
+      .thenThrows(Conflict, /already ended/);
   });
 
   it('finishing records usage (dated by UTC day) then exactly one terminal event chosen by the outcome', () => {
     const finishedAt = now.toISOString();
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).then([usageEvent, { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt, reservation: null } }]);
+    given(decider, [started])
+      .when({ type: 'FinishTurn', outcome: outcome('completed'), usage })
+      .then([
+        usageEvent,
+        { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt, reservation: null } },
+      ]);
     const paused = outcome('awaiting_hitl', { hitlApprovalId: 'a1', hitlCheckpointType: 'filing_submission' });
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: paused, usage }).then([usageEvent, { type: 'TurnPaused', data: { approvalId: 'a1', checkpointType: 'filing_submission', outcome: paused, finishedAt, reservation: null } }]);
+    given(decider, [started])
+      .when({ type: 'FinishTurn', outcome: paused, usage })
+      .then([
+        usageEvent,
+        {
+          type: 'TurnPaused',
+          data: {
+            approvalId: 'a1',
+            checkpointType: 'filing_submission',
+            outcome: paused,
+            finishedAt,
+            reservation: null,
+          },
+        },
+      ]);
     const failed = outcome('error', { error: 'token budget exceeded' });
-    given(decider, [started]).when({ type: 'FinishTurn', outcome: failed, usage }).then([usageEvent, { type: 'TurnFailed', data: { error: 'token budget exceeded', outcome: failed, finishedAt, reservation: null } }]);
+    given(decider, [started])
+      .when({ type: 'FinishTurn', outcome: failed, usage })
+      .then([
+        usageEvent,
+        {
+          type: 'TurnFailed',
+          data: { error: 'token budget exceeded', outcome: failed, finishedAt, reservation: null },
+        },
+      ]);
   });
 
   it('given a turn that reserved on a day, then its end names that reservation (the settlement reads nothing back)', () => {
-    const reservedOn: TurnEvent = { type: 'TurnStarted', data: { ...turn, budgetDay: '2026-01-15', startedAt: now.toISOString() } };
-    given(decider, [reservedOn]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).then([usageEvent, { type: 'TurnCompleted', data: { outcome: outcome('completed'), finishedAt: now.toISOString(), reservation: { userId: turn.userId, day: '2026-01-15' } } }]);
+    const reservedOn: TurnEvent = {
+      type: 'TurnStarted',
+      data: { ...turn, budgetDay: '2026-01-15', startedAt: now.toISOString() },
+    };
+    given(decider, [reservedOn])
+      .when({ type: 'FinishTurn', outcome: outcome('completed'), usage })
+      .then([
+        usageEvent,
+        {
+          type: 'TurnCompleted',
+          data: {
+            outcome: outcome('completed'),
+            finishedAt: now.toISOString(),
+            reservation: { userId: turn.userId, day: '2026-01-15' },
+          },
+        },
+      ]);
   });
 
   it('a turn finishes once', () => {
-    const done: TurnEvent = { type: 'TurnFailed', data: { error: 'x', outcome: outcome('error', { error: 'x' }), finishedAt: now.toISOString() } };
-    given(decider, [started, usageEvent, done]).when({ type: 'FinishTurn', outcome: outcome('completed'), usage }).thenThrows(Conflict);
+    const done: TurnEvent = {
+      type: 'TurnFailed',
+      data: { error: 'x', outcome: outcome('error', { error: 'x' }), finishedAt: now.toISOString() },
+    };
+    given(decider, [started, usageEvent, done])
+      .when({ type: 'FinishTurn', outcome: outcome('completed'), usage })
+      .thenThrows(Conflict);
   });
 
   it('state tracks the nodes completed and the pause', () => {
-    const paused: TurnEvent = { type: 'TurnPaused', data: { approvalId: 'a1', checkpointType: 'filing_submission', outcome: outcome('awaiting_hitl', { hitlApprovalId: 'a1', hitlCheckpointType: 'filing_submission' }), finishedAt: now.toISOString() } };
+    const paused: TurnEvent = {
+      type: 'TurnPaused',
+      data: {
+        approvalId: 'a1',
+        checkpointType: 'filing_submission',
+        outcome: outcome('awaiting_hitl', { hitlApprovalId: 'a1', hitlCheckpointType: 'filing_submission' }),
+        finishedAt: now.toISOString(),
+      },
+    };
     const { state } = given(decider, [started, node, node, usageEvent, paused]);
-    expect(state).to.deep.include({ status: 'awaiting_hitl', nodesCompleted: 2, lastNode: 'system_prompt_node', approvalId: 'a1' });
+    expect(state).to.deep.include({
+      status: 'awaiting_hitl',
+      nodesCompleted: 2,
+      lastNode: 'system_prompt_node',
+      approvalId: 'a1',
+    });
   });
 });

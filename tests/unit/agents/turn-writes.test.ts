@@ -21,10 +21,30 @@ function recordingHandle(fail = false) {
 
 const context = { tenantId: 't1', actorId: 'u1' };
 const turn = { conversationId: 'c1', executionId: 'e1' };
-const node = (name: string) => ({ type: 'NodeCompleted' as const, data: { node: name as never, status: 'ok', tokensUsed: null, message: null, skillsLoaded: null, detail: null } });
+const node = (name: string) => ({
+  type: 'NodeCompleted' as const,
+  data: { node: name as never, status: 'ok', tokensUsed: null, message: null, skillsLoaded: null, detail: null },
+});
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const usage = { userId: 'u1', model: 'builtin', inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null };
-const outcome = { status: 'completed' as const, tokensUsed: null, costUsd: null, skillsInjected: [], thinkingMode: null, referencedEntities: [], hitlApprovalId: null, hitlCheckpointType: null, error: null };
+const usage = {
+  userId: 'u1',
+  model: 'builtin',
+  inputTokens: null,
+  outputTokens: null,
+  tokensUsed: null,
+  costUsd: null,
+};
+const outcome = {
+  status: 'completed' as const,
+  tokensUsed: null,
+  costUsd: null,
+  skillsInjected: [],
+  thinkingMode: null,
+  referencedEntities: [],
+  hitlApprovalId: null,
+  hitlCheckpointType: null,
+  error: null,
+};
 
 describe('a turn’s writes', () => {
   it('given a wait that answers at once, when the turn ends, then its progress, messages and end are one write', async () => {

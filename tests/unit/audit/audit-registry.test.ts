@@ -15,22 +15,74 @@ describe('audit registry (one catalog per context)', () => {
   const registry = buildAuditRegistry(contexts);
 
   it('every product context with aggregates registers a catalog; the reviewer flags they answer are listed', () => {
-    expect(registry.contexts).to.include.members(['identity', 'settings', 'conversations', 'graph', 'prompts', 'connectors', 'approvals', 'checklists', 'agents', 'compliance', 'monitoring', 'audit']);
-    expect(registry.flags).to.include.members(['user', 'well', 'entity', 'conversation', 'project', 'prompt', 'connector', 'settings', 'approval', 'checklist']);
+    expect(registry.contexts).to.include.members([
+      'identity',
+      'settings',
+      'conversations',
+      'graph',
+      'prompts',
+      'connectors',
+      'approvals',
+      'checklists',
+      'agents',
+      'compliance',
+      'monitoring',
+      'audit',
+    ]);
+    expect(registry.flags).to.include.members([
+      'user',
+      'well',
+      'entity',
+      'conversation',
+      'project',
+      'prompt',
+      'connector',
+      'settings',
+      'approval',
+      'checklist',
+    ]);
   });
 
   it('maps a stream back to its entity with the same stream-name helper the commands use', () => {
-    expect(registry.entityOf(userEvolution.stream(T, 'u-1'), T)).to.deep.equal({ kind: 'user', id: 'u-1', known: true });
-    expect(registry.entityOf(`settings.tenant-${T}-${T}`, T)).to.deep.equal({ kind: 'tenant-settings', id: T, known: true });
-    expect(registry.entityOf(`settings.user-override-${T}-u-2`, T)).to.deep.equal({ kind: 'user-budget-override', id: 'u-2', known: true });
+    expect(registry.entityOf(userEvolution.stream(T, 'u-1'), T)).to.deep.equal({
+      kind: 'user',
+      id: 'u-1',
+      known: true,
+    });
+    expect(registry.entityOf(`settings.tenant-${T}-${T}`, T)).to.deep.equal({
+      kind: 'tenant-settings',
+      id: T,
+      known: true,
+    });
+    expect(registry.entityOf(`settings.user-override-${T}-u-2`, T)).to.deep.equal({
+      kind: 'user-budget-override',
+      id: 'u-2',
+      known: true,
+    });
     expect(registry.streamOf({ kind: 'vertex', id: 'v-9' }, T)).to.equal(`graph.vertex-${T}-v-9`);
   });
 
   it('a stream of a context without a catalog yet still reads by convention, marked unknown', () => {
-    expect(registry.entityOf(`evaluation.run-${T}-r-1`, T)).to.deep.equal({ kind: 'evaluation.run', id: 'r-1', known: false });
-    expect(registry.entityOf(`approvals.approval-${T}-a-1`, T)).to.deep.equal({ kind: 'approval', id: 'a-1', known: true });
-    expect(registry.entityOf(`monitoring.event-${T}-e-1`, T)).to.deep.equal({ kind: 'operational-event', id: 'e-1', known: true });
-    expect(registry.entityOf(`monitoring.event-type-${T}-t-1`, T)).to.deep.equal({ kind: 'operational-event-type', id: 't-1', known: true });
+    expect(registry.entityOf(`evaluation.run-${T}-r-1`, T)).to.deep.equal({
+      kind: 'evaluation.run',
+      id: 'r-1',
+      known: false,
+    });
+    expect(registry.entityOf(`approvals.approval-${T}-a-1`, T)).to.deep.equal({
+      kind: 'approval',
+      id: 'a-1',
+      known: true,
+    });
+    expect(registry.entityOf(`monitoring.event-${T}-e-1`, T)).to.deep.equal({
+      kind: 'operational-event',
+      id: 'e-1',
+      known: true,
+    });
+    expect(registry.entityOf(`monitoring.event-type-${T}-t-1`, T)).to.deep.equal({
+      kind: 'operational-event-type',
+      id: 't-1',
+      known: true,
+    });
   });
 
   it('a flag no registered context answers fails with a message listing the flags that do', async () => {
@@ -45,7 +97,10 @@ describe('audit registry (one catalog per context)', () => {
   });
 
   it('refuses a catalog whose stream name does not start with a prefix, and a kind declared twice', () => {
-    const bad: ContextModule = { name: 'bad', audit: { aggregates: [{ kind: 'x', aggregate: { ...userEvolution, stream: (t, id) => `${t}-${id}` } }] } };
+    const bad: ContextModule = {
+      name: 'bad',
+      audit: { aggregates: [{ kind: 'x', aggregate: { ...userEvolution, stream: (t, id) => `${t}-${id}` } }] },
+    };
     expect(() => buildAuditRegistry([bad])).to.throw(/must start with a prefix/);
     const twice: ContextModule = { name: 'twice', audit: { aggregates: [{ kind: 'user', aggregate: userEvolution }] } };
     expect(() => buildAuditRegistry([...contexts, twice])).to.throw(/kind user is declared twice/);
@@ -61,7 +116,12 @@ describe('audit timeline wording', () => {
 
   it('lists changed fields before → after as dotted paths, status first, hidden fields left out', () => {
     const before = { status: 'active', roles: ['operator'], passwordRef: 'r1', properties: { oil: '1', gas: '2' } };
-    const after = { status: 'disabled', roles: ['operator', 'reviewer'], passwordRef: 'r2', properties: { oil: '3', gas: '2', water: '5' } };
+    const after = {
+      status: 'disabled',
+      roles: ['operator', 'reviewer'],
+      passwordRef: 'r2',
+      properties: { oil: '3', gas: '2', water: '5' },
+    };
     expect(diff(before, after, ['passwordRef'])).to.deep.equal([
       { field: 'status', before: 'active', after: 'disabled' },
       { field: 'roles', before: ['operator'], after: ['operator', 'reviewer'] },
@@ -75,7 +135,11 @@ describe('audit timeline wording', () => {
 
   it('the identity catalog says "roles changed from [operator] to [operator, reviewer]"', () => {
     const identity = contexts.find((c) => c.name === 'identity')!.audit!.aggregates.find((a) => a.kind === 'user')!;
-    const text = identity.describe!({ type: 'RolesChanged', data: { roles: ['operator', 'reviewer'] } }, { status: 'active', roles: ['operator'] }, { status: 'active', roles: ['operator', 'reviewer'] });
+    const text = identity.describe!(
+      { type: 'RolesChanged', data: { roles: ['operator', 'reviewer'] } },
+      { status: 'active', roles: ['operator'] },
+      { status: 'active', roles: ['operator', 'reviewer'] },
+    );
     expect(text).to.equal('roles changed from [operator] to [operator, reviewer]');
   });
 });
@@ -89,18 +153,38 @@ describe('audit review dates (--from, --to, --as-of)', () => {
   });
 
   it('an unparsable date names the flag and the expected format', () => {
-    expect(() => parseReviewDate('as-of', 'March 3rd')).to.throw(AuditUsageError, '--as-of: "March 3rd" is not a date; expected ISO 8601, e.g. 2026-03-03 or 2026-03-03T14:30:00Z');
+    expect(() => parseReviewDate('as-of', 'March 3rd')).to.throw(
+      AuditUsageError,
+      '--as-of: "March 3rd" is not a date; expected ISO 8601, e.g. 2026-03-03 or 2026-03-03T14:30:00Z',
+    );
     expect(() => parseReviewDate('to', '2026-13-45')).to.throw(AuditUsageError, /--to/);
   });
 });
 
 describe('recording an audit export', () => {
-  const command = { type: 'RecordAuditExport' as const, exportId: 'e-1', format: 'xlsx' as const, filters: { user: 'ann@example.com' }, via: 'http' as const };
+  const command = {
+    type: 'RecordAuditExport' as const,
+    exportId: 'e-1',
+    format: 'xlsx' as const,
+    filters: { user: 'ann@example.com' },
+    via: 'http' as const,
+  };
 
   it('records who exported what, once', () => {
-    given(recordAuditExportDecider).when(command).then([
-      { type: 'AuditTrailExported', data: { exportId: 'e-1', format: 'xlsx', filters: { user: 'ann@example.com' }, via: 'http', at: '2026-01-15T12:00:00.000Z' } },
-    ]);
+    given(recordAuditExportDecider)
+      .when(command)
+      .then([
+        {
+          type: 'AuditTrailExported',
+          data: {
+            exportId: 'e-1',
+            format: 'xlsx',
+            filters: { user: 'ann@example.com' },
+            via: 'http',
+            at: '2026-01-15T12:00:00.000Z',
+          },
+        },
+      ]);
     const recorded = decideRecordAuditExport(command, { status: 'none' }, new Date('2026-01-15T12:00:00Z'));
     given(recordAuditExportDecider, recorded).when(command).thenNothing();
   });

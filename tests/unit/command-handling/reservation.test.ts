@@ -7,7 +7,9 @@ describe('reservation decider', () => {
   const decider = reservationDecider('e-mail address');
 
   it('a free value is claimed', () => {
-    given(decider).when({ type: 'Claim', owner: 'u1' }).then([{ type: 'ReservationClaimed', data: { owner: 'u1' } }]);
+    given(decider)
+      .when({ type: 'Claim', owner: 'u1' })
+      .then([{ type: 'ReservationClaimed', data: { owner: 'u1' } }]);
   });
 
   it('claiming a value held by someone else is a conflict naming the value', () => {
@@ -17,7 +19,9 @@ describe('reservation decider', () => {
   });
 
   it('the holder claiming again changes nothing (idempotent retry)', () => {
-    given(decider, [{ type: 'ReservationClaimed', data: { owner: 'u1' } }]).when({ type: 'Claim', owner: 'u1' }).thenNothing();
+    given(decider, [{ type: 'ReservationClaimed', data: { owner: 'u1' } }])
+      .when({ type: 'Claim', owner: 'u1' })
+      .thenNothing();
   });
 
   it('a released value can be claimed by another owner', () => {
@@ -30,7 +34,9 @@ describe('reservation decider', () => {
   });
 
   it('only the holder can release', () => {
-    given(decider, [{ type: 'ReservationClaimed', data: { owner: 'u1' } }]).when({ type: 'Release', owner: 'u2' }).thenNothing();
+    given(decider, [{ type: 'ReservationClaimed', data: { owner: 'u1' } }])
+      .when({ type: 'Release', owner: 'u2' })
+      .thenNothing();
   });
 
   it('stream names never contain the reserved value itself', () => {

@@ -6,7 +6,14 @@ describe("the regulator's working-day calendar (Texas Government Code §662.003)
 
   it('lists the national and state holidays of a year on their dates, without weekend shifting', () => {
     const h = Object.fromEntries(texasHolidays(2026).map((d) => [d.name, d.date]));
-    expect(h).to.include({ 'Martin Luther King, Jr., Day': '2026-01-19', "Presidents' Day": '2026-02-16', 'Memorial Day': '2026-05-25', 'Labor Day': '2026-09-07', 'Thanksgiving Day': '2026-11-26', 'Day after Thanksgiving': '2026-11-27' });
+    expect(h).to.include({
+      'Martin Luther King, Jr., Day': '2026-01-19',
+      "Presidents' Day": '2026-02-16',
+      'Memorial Day': '2026-05-25',
+      'Labor Day': '2026-09-07',
+      'Thanksgiving Day': '2026-11-26',
+      'Day after Thanksgiving': '2026-11-27',
+    });
     expect(h['Independence Day']).to.equal('2026-07-04'); // a Saturday: Texas observes no Friday instead
     expect(calendar.isWorkingDay('2026-07-03')).to.equal(true);
   });

@@ -4,20 +4,40 @@ import { type AssessedCell, cellFingerprint, fingerprintText } from '../../../st
 
 /** The fingerprint as it was first written: recorded fingerprints must stay equal. */
 function asFirstWritten(cell: AssessedCell): string {
-  const facts = Object.keys(cell.facts).sort().map((k) => [k, cell.facts[k]]);
+  const facts = Object.keys(cell.facts)
+    .sort()
+    .map((k) => [k, cell.facts[k]]);
   return JSON.stringify([cell.domain, cell.color, cell.bucket, cell.dueDate, cell.anomaly, cell.reason, facts]);
 }
 
-const cell = (over: Partial<AssessedCell>): AssessedCell => ({ domain: 'production', color: 'red', bucket: 'overdue', dueDate: '2026-07-31', anomaly: false, reason: 'SWR 58: Form PR late', facts: {}, ...over });
+const cell = (over: Partial<AssessedCell>): AssessedCell => ({
+  domain: 'production',
+  color: 'red',
+  bucket: 'overdue',
+  dueDate: '2026-07-31',
+  anomaly: false,
+  reason: 'SWR 58: Form PR late',
+  facts: {},
+  ...over,
+});
 
 describe('a verdict cell fingerprint', () => {
   const awkward: AssessedCell[] = [
     cell({}),
     cell({ bucket: null, dueDate: null, anomaly: true }),
-    cell({ reason: 'quote " backslash \\ tab \t line \n é 𝄞 \u0001', facts: { 'z key': 'a\\b"c', a: 1.5, Á: null, B: true, b: -0, _: 1e21, '10': 'ten', '9': 'nine' } }),
+    cell({
+      reason: 'quote " backslash \\ tab \t line \n é 𝄞 \u0001',
+      facts: { 'z key': 'a\\b"c', a: 1.5, Á: null, B: true, b: -0, _: 1e21, '10': 'ten', '9': 'nine' },
+    }),
     // A fact no one set is null in the array form (JSON writes undefined members as null).
-    cell({ facts: { filed: undefined as unknown as null, wells: 2, ratio: Number.NaN, big: Number.POSITIVE_INFINITY } }),
-    cell({ domain: 'rule_32', color: 'grey', facts: { source: 'graph:Well/42-001-00001', 'offset wells': 3, c: 'x', a: 'y', b: 'z', d: 0, e: '' } }),
+    cell({
+      facts: { filed: undefined as unknown as null, wells: 2, ratio: Number.NaN, big: Number.POSITIVE_INFINITY },
+    }),
+    cell({
+      domain: 'rule_32',
+      color: 'grey',
+      facts: { source: 'graph:Well/42-001-00001', 'offset wells': 3, c: 'x', a: 'y', b: 'z', d: 0, e: '' },
+    }),
   ];
 
   it('hashes the same text as the array form it was first written from, whatever the facts', () => {

@@ -15,7 +15,10 @@ describe('configuration', () => {
   it('development defaults for secrets are used with a warning outside production', () => {
     const config = loadConfig({ NODE_ENV: 'development' });
     expect(config.jwtSecret).to.equal(DEV_JWT_SECRET);
-    expect(config.warnings.join('\n')).to.match(/JWT_SECRET/).and.to.match(/AUDIT_SIGNING_KEY/).and.to.match(/BOOTSTRAP_ADMIN_EMAIL/);
+    expect(config.warnings.join('\n'))
+      .to.match(/JWT_SECRET/)
+      .and.to.match(/AUDIT_SIGNING_KEY/)
+      .and.to.match(/BOOTSTRAP_ADMIN_EMAIL/);
   });
 
   it('production refuses to start without real secrets', () => {
@@ -28,7 +31,9 @@ describe('configuration', () => {
 
   it('EVENT_STORE=esdb needs EVENTSTORE_URL', () => {
     expect(() => loadConfig({ EVENT_STORE: 'esdb' })).to.throw(ConfigError, /EVENTSTORE_URL/);
-    expect(loadConfig({ EVENT_STORE: 'esdb', EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' }).eventStore).to.deep.equal({ kind: 'esdb', url: 'esdb://localhost:2113?tls=false' });
+    expect(
+      loadConfig({ EVENT_STORE: 'esdb', EVENTSTORE_URL: 'esdb://localhost:2113?tls=false' }).eventStore,
+    ).to.deep.equal({ kind: 'esdb', url: 'esdb://localhost:2113?tls=false' });
   });
 
   it('TRUST_PROXY accepts true, false or a hop count and nothing else', () => {
@@ -40,11 +45,16 @@ describe('configuration', () => {
   it('DATABASE_PREPARED_STATEMENTS is on unless set off, and nothing else', () => {
     expect(loadConfig({}).database.preparedStatements).to.equal(true);
     expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'off' }).database.preparedStatements).to.equal(false);
-    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).to.throw(ConfigError, /DATABASE_PREPARED_STATEMENTS/);
+    expect(() => loadConfig({ DATABASE_PREPARED_STATEMENTS: 'no' })).to.throw(
+      ConfigError,
+      /DATABASE_PREPARED_STATEMENTS/,
+    );
   });
 
   it('names every invalid variable in one error', () => {
-    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' })).to.throw(ConfigError, /PORT/).and.to.match(/LOG_LEVEL/);
+    expect(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud' }))
+      .to.throw(ConfigError, /PORT/)
+      .and.to.match(/LOG_LEVEL/);
   });
 
   it('splits KAFKA_BROKERS into a list', () => {

@@ -18,17 +18,27 @@ const PRODUCTION = {
 describe('configuration: the evidence signing key', () => {
   it('production refuses to start without EVIDENCE_SIGNING_KEY and starts with one', () => {
     expect(() => loadConfig(PRODUCTION)).to.throw(ConfigError, /EVIDENCE_SIGNING_KEY must be set/);
-    expect(loadConfig({ ...PRODUCTION, EVIDENCE_SIGNING_KEY: TEST_EVIDENCE_KEY }).evidence).to.deep.equal({ signingKeyPem: TEST_EVIDENCE_KEY, keyFile: null });
+    expect(loadConfig({ ...PRODUCTION, EVIDENCE_SIGNING_KEY: TEST_EVIDENCE_KEY }).evidence).to.deep.equal({
+      signingKeyPem: TEST_EVIDENCE_KEY,
+      keyFile: null,
+    });
   });
 
   it('takes a PEM whose newlines a one-line variable wrote as \\n', () => {
     const oneLine = TEST_EVIDENCE_KEY.replace(/\n/g, '\\n');
-    expect(loadConfig({ ...PRODUCTION, EVIDENCE_SIGNING_KEY: oneLine }).evidence.signingKeyPem).to.equal(TEST_EVIDENCE_KEY);
+    expect(loadConfig({ ...PRODUCTION, EVIDENCE_SIGNING_KEY: oneLine }).evidence.signingKeyPem).to.equal(
+      TEST_EVIDENCE_KEY,
+    );
   });
 
   it('refuses a key that is not an Ed25519 PKCS#8 PEM', () => {
-    expect(() => loadConfig({ EVIDENCE_SIGNING_KEY: 'not a key' })).to.throw(ConfigError, /not a PKCS#8 PEM private key/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    expect(() => loadConfig({ EVIDENCE_SIGNING_KEY: 'not a key' })).to.throw(
+      ConfigError,
+      /not a PKCS#8 PEM private key/,
+    );
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
     expect(() => loadConfig({ EVIDENCE_SIGNING_KEY: rsa })).to.throw(ConfigError, /must be an Ed25519 key, got rsa/);
   });
 

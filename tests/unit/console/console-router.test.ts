@@ -64,12 +64,26 @@ describe('console static serving and SPA fallback', () => {
     writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
     const raw = (target: string) =>
       new Promise<{ status: number; type: string }>((resolve, reject) => {
-        http.get(`${base}${target}`, (res) => {
-          res.resume();
-          resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) });
-        }).on('error', reject);
+        http
+          .get(`${base}${target}`, (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) });
+          })
+          .on('error', reject);
       });
-    for (const target of ['//api/v1/auth//resolve', '//api', '/api//v1/auth/resolve', '///api/v1', '/API/v1/x', '/%2Fapi/v1/x', '/%2fapi', '/api%2Fv1%2Fauth', '/%252Fapi/v1', '/%5Capi/v1', '//health']) {
+    for (const target of [
+      '//api/v1/auth//resolve',
+      '//api',
+      '/api//v1/auth/resolve',
+      '///api/v1',
+      '/API/v1/x',
+      '/%2Fapi/v1/x',
+      '/%2fapi',
+      '/api%2Fv1%2Fauth',
+      '/%252Fapi/v1',
+      '/%5Capi/v1',
+      '//health',
+    ]) {
       const answer = await raw(target);
       expect(answer, target).to.deep.equal({ status: 404, type: 'application/json; charset=utf-8' });
     }
@@ -78,7 +92,9 @@ describe('console static serving and SPA fallback', () => {
   });
 
   it('reads a path as the API after decoding, collapsing slashes and ignoring case', () => {
-    expect(['/api', '//api/', '/api//x', '/%2Fapi', '/%252fapi', '/ApI/v1', '\\api', '/health']).to.satisfy((all: string[]) => all.every(isApiLookingPath));
+    expect(['/api', '//api/', '/api//x', '/%2Fapi', '/%252fapi', '/ApI/v1', '\\api', '/health']).to.satisfy(
+      (all: string[]) => all.every(isApiLookingPath),
+    );
     expect(['/', '/approvals', '/apiary', '/healthy', '/docs/api'].filter(isApiLookingPath)).to.deep.equal([]);
     // A path that cannot be decoded is no page of the console either.
     expect(isApiLookingPath('/%E0%A4%A')).to.equal(true);

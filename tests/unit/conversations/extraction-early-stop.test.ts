@@ -6,7 +6,8 @@ import { countTokens } from '../../../src/platform/infra/tokens';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';
 
-const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
+const W =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
 
 /** A valid package whose main document part is `xml`. */
 async function docxWithDocument(xml: string): Promise<Buffer> {
@@ -18,7 +19,11 @@ async function docxWithDocument(xml: string): Promise<Buffer> {
 /** `body` as Word writes a document body: `w:` bound on the root, `mc:` for alternate content. */
 const docxWithBody = (body: string) => docxWithDocument(`<w:document ${W}><w:body>${body}</w:body></w:document>`);
 
-const paragraphs = (count: number) => Array.from({ length: count }, (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}.`);
+const paragraphs = (count: number) =>
+  Array.from(
+    { length: count },
+    (_, i) => `Paragraph ${i}: the operator reported a spill of ${i % 90} bbl at lease ${1000 + i}.`,
+  );
 
 describe('text extraction reads only what it keeps', () => {
   describe('Word documents, scanned as a stream', () => {
@@ -29,7 +34,9 @@ describe('text extraction reads only what it keeps', () => {
         '<w:p/>' +
         '<w:tbl><w:tr><w:tc><w:p><w:r><w:t>Lease</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>42-123</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
       const { text } = await extractText(await docxWithBody(body));
-      expect(text).to.equal('Spill report & notice\n\nVolume\t12\u00a0bbl <est.> \u2013 "crude"\nsecond line\n\nLease\n\n42-123');
+      expect(text).to.equal(
+        'Spill report & notice\n\nVolume\t12\u00a0bbl <est.> \u2013 "crude"\nsecond line\n\nLease\n\n42-123',
+      );
     });
 
     it('leaves out deleted text, field codes and the fallback copy of a text box', async () => {
@@ -44,8 +51,10 @@ describe('text extraction reads only what it keeps', () => {
     });
 
     it('follows the namespace prefix the document binds, not the letter w', async () => {
-      const strict = '<x:document xmlns:x="http://purl.oclc.org/ooxml/wordprocessingml/main" xmlns:w="urn:not-word"><x:body>';
-      const body = '<x:p><x:r><x:t>Strict prefix</x:t></x:r><w:r><w:t>other vocabulary</w:t></w:r></x:p></x:body></x:document>';
+      const strict =
+        '<x:document xmlns:x="http://purl.oclc.org/ooxml/wordprocessingml/main" xmlns:w="urn:not-word"><x:body>';
+      const body =
+        '<x:p><x:r><x:t>Strict prefix</x:t></x:r><w:r><w:t>other vocabulary</w:t></w:r></x:p></x:body></x:document>';
       expect((await extractText(await docxWithDocument(strict + body))).text).to.equal('Strict prefix');
     });
 
@@ -65,7 +74,11 @@ describe('text extraction reads only what it keeps', () => {
     it('never reads past the budget: a damaged part after it goes unseen', async () => {
       // An unterminated attribute of over 4 MB after the text: fatal to a reader that gets there.
       const tail = `<w:p><w:r><w:t w:x="${randomBytes(3_200_000).toString('base64')}`;
-      const bytes = await docxWithDocument(`<w:document ${W}><w:body>${paragraphs(3000).map((p) => `<w:p><w:r><w:t>${p}</w:t></w:r></w:p>`).join('')}${tail}`);
+      const bytes = await docxWithDocument(
+        `<w:document ${W}><w:body>${paragraphs(3000)
+          .map((p) => `<w:p><w:r><w:t>${p}</w:t></w:r></w:p>`)
+          .join('')}${tail}`,
+      );
       expect(await extractText(bytes)).to.include({ truncated: true, tokenEstimate: 8000 });
       const full = await failure(extractText(bytes, { charBudget: Number.MAX_SAFE_INTEGER }));
       expect(full).to.be.instanceOf(UnreadableFile).and.include({ reason: 'damaged' });
@@ -80,13 +93,22 @@ describe('text extraction reads only what it keeps', () => {
   });
 
   describe('workbooks, sheet by sheet', () => {
-    const rows = (count: number, from = 0) => Array.from({ length: count }, (_, i) => [`42-123-${10000 + from + i}`, 'Permian', (from + i) % 400, ((from + i) * 7) % 1000, '2026-03']);
+    const rows = (count: number, from = 0) =>
+      Array.from({ length: count }, (_, i) => [
+        `42-123-${10000 + from + i}`,
+        'Permian',
+        (from + i) % 400,
+        ((from + i) * 7) % 1000,
+        '2026-03',
+      ]);
 
     it('stops inside the first sheet of a large workbook and never opens the second', async () => {
       const bytes = await files.xlsxWithSheets({ Production: rows(15_000), Injection: rows(5000, 15_000) });
       const head = await extractText(bytes);
       expect(head).to.include({ kind: 'xlsx', truncated: true, tokenEstimate: 8000 });
-      expect(head.text.startsWith('## Sheet: Production\n42-123-10000\tPermian\t0\t0\t2026-03\n42-123-10001')).to.equal(true);
+      expect(head.text.startsWith('## Sheet: Production\n42-123-10000\tPermian\t0\t0\t2026-03\n42-123-10001')).to.equal(
+        true,
+      );
       expect(head.text).not.to.contain('## Sheet: Injection');
       // Speed of the early stop is measured by `npm run bench -- extraction`, not here.
     });
@@ -95,12 +117,19 @@ describe('text extraction reads only what it keeps', () => {
       const bytes = await files.xlsxWithSheets({
         Filings: [
           ['due', 'count', 'ok', 'note'],
-          [new Date(Date.UTC(2026, 2, 31)), { formula: 'SUM(1,2)', result: 3 }, true, { richText: [{ text: 'Form ' }, { font: { bold: true }, text: 'PR' }] }],
+          [
+            new Date(Date.UTC(2026, 2, 31)),
+            { formula: 'SUM(1,2)', result: 3 },
+            true,
+            { richText: [{ text: 'Form ' }, { font: { bold: true }, text: 'PR' }] },
+          ],
           [new Date(Date.UTC(2026, 3, 1, 14, 30)), { formula: 'NOW()' }, false, 'tab\there'],
         ],
       });
       const { text } = await extractText(bytes);
-      expect(text).to.equal('## Sheet: Filings\ndue\tcount\tok\tnote\n2026-03-31\t3\ttrue\tForm PR\n2026-04-01 14:30:00\t=NOW()\tfalse\ttab here');
+      expect(text).to.equal(
+        '## Sheet: Filings\ndue\tcount\tok\tnote\n2026-03-31\t3\ttrue\tForm PR\n2026-04-01 14:30:00\t=NOW()\tfalse\ttab here',
+      );
     });
 
     it('keeps empty cells as empty columns and skips empty rows', async () => {
@@ -115,7 +144,10 @@ describe('text extraction reads only what it keeps', () => {
   });
 
   describe('PDFs, page by page', () => {
-    const page = Array.from({ length: 45 }, (_, i) => `Line ${i}: well 42-123-${10000 + i} produced 1250 bbl of oil and 3400 mcf of gas.`);
+    const page = Array.from(
+      { length: 45 },
+      (_, i) => `Line ${i}: well 42-123-${10000 + i} produced 1250 bbl of oil and 3400 mcf of gas.`,
+    );
 
     it('stops turning pages at the budget and flags the text truncated', async () => {
       const bytes = await files.pdfWithText(Array.from({ length: 120 }, () => page));

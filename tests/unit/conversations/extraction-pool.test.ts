@@ -1,6 +1,11 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { createExtractionPool, type ExtractionPool, extractText, UnreadableFile } from '../../../src/platform/infra/extraction';
+import {
+  createExtractionPool,
+  type ExtractionPool,
+  extractText,
+  UnreadableFile,
+} from '../../../src/platform/infra/extraction';
 import { UnsupportedMediaType } from '../../../src/platform/domain-errors';
 import * as files from '../../support/files';
 import { failure } from '../../support/failure';
@@ -36,8 +41,16 @@ describe('the extraction worker pool', () => {
       const inputs = [
         await files.pdfWithText([['Form PR for March 2026']]),
         await files.docxWithParagraphs(['Spill report', 'Volume: 12 bbl']),
-        await files.xlsxWithSheets({ Production: [['well', 'oil_bbl'], ['A-1', 120]] }),
-        files.csvOf([['well', 'oil'], ['A-1', 1]]),
+        await files.xlsxWithSheets({
+          Production: [
+            ['well', 'oil_bbl'],
+            ['A-1', 120],
+          ],
+        }),
+        files.csvOf([
+          ['well', 'oil'],
+          ['A-1', 1],
+        ]),
         Buffer.from('Inspector notes'),
       ];
       for (const bytes of inputs) expect(await pool.extract(bytes)).to.deep.equal(await extractText(bytes));
@@ -47,7 +60,10 @@ describe('the extraction worker pool', () => {
       const encrypted = files.encryptedPdf();
       const error = await failure(pool.extract(encrypted));
       expect(error).to.be.instanceOf(UnreadableFile).and.include({ reason: 'encrypted' });
-      expect((error as UnreadableFile).issues[0]).to.include({ type: 'file.encrypted' }).and.property('msg').match(/password-protected/);
+      expect((error as UnreadableFile).issues[0])
+        .to.include({ type: 'file.encrypted' })
+        .and.property('msg')
+        .match(/password-protected/);
       expect(await failure(pool.extract(files.grayscalePng(4, 4)))).to.be.instanceOf(UnsupportedMediaType);
       expect(encrypted.subarray(0, 5).toString()).to.equal('%PDF-');
     });
@@ -73,7 +89,9 @@ describe('the extraction worker pool', () => {
       const took = performance.now() - started;
       const stall = beat.stop();
       expect(result.text).to.equal('the last page');
-      expect(stall, `longest stall ${stall.toFixed(0)} ms during a ${took.toFixed(0)} ms read`).to.be.below(Math.max(100, took / 3));
+      expect(stall, `longest stall ${stall.toFixed(0)} ms during a ${took.toFixed(0)} ms read`).to.be.below(
+        Math.max(100, took / 3),
+      );
     });
   });
 

@@ -34,7 +34,12 @@ describe('bounded in-memory caches (lru-cache: max entries and TTL)', () => {
   it('the identity resolver forgets rows past their staleness bound', async () => {
     let now = 0;
     let loads = 0;
-    const resolver = createIdentityResolver({ now: () => now, load: async () => (loads++, null), freshMs: 10, maxStaleMs: 20 });
+    const resolver = createIdentityResolver({
+      now: () => now,
+      load: async () => (loads++, null),
+      freshMs: 10,
+      maxStaleMs: 20,
+    });
     await resolver.lookup('u1');
     now = 5;
     await resolver.lookup('u1');
@@ -48,7 +53,11 @@ describe('bounded in-memory caches (lru-cache: max entries and TTL)', () => {
 describe('rate-limit identity', () => {
   const socket = { remoteAddress: '10.0.0.9' } as never;
   it('anonymous callers are keyed by req.ip (what Express derives under TRUST_PROXY), never by X-Forwarded-For', () => {
-    const key = rateLimitIdentity({ headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.2' }, ip: '198.51.100.2', socket });
+    const key = rateLimitIdentity({
+      headers: { 'x-forwarded-for': '203.0.113.7, 198.51.100.2' },
+      ip: '198.51.100.2',
+      socket,
+    });
     expect(key).to.equal('ip:198.51.100.2');
   });
   it('IPv4-mapped addresses are keyed as IPv4; a signed-in caller by user id', () => {

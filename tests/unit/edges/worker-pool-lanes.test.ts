@@ -59,7 +59,11 @@ describe('worker pool lanes', function () {
 
   it('two light tasks found slow, past maxHeavy: the bigger is taken off its worker and run again after the other (memory bound); a small one is never the one taken off', async () => {
     pool = createWorkerPool({ script: SCRIPT, size: 2, timeLimitMs: 20_000, maxHeavy: 1, slowAfterMs: 200, burst: 1 });
-    const run = (name: string, ms: number, weight: number) => pool.run({ name, ms }, [], { weight, remake: () => ({ request: { name: `${name} (again)`, ms }, transfer: [] }) });
+    const run = (name: string, ms: number, weight: number) =>
+      pool.run({ name, ms }, [], {
+        weight,
+        remake: () => ({ request: { name: `${name} (again)`, ms }, transfer: [] }),
+      });
     await run('warm', 1, 1);
     const [small, big] = await Promise.all([run('small but slow', 1200, 10), run('big', 1200, 10_000)]);
     expect(small.name).to.equal('small but slow');
@@ -80,7 +84,12 @@ describe('worker pool lanes', function () {
   });
 
   it('a task needing more heap than the worker may use fails alone: the worker dies, the next task runs', async () => {
-    pool = createWorkerPool({ script: SCRIPT, size: 1, timeLimitMs: 20_000, resourceLimits: { maxOldGenerationSizeMb: 32 } });
+    pool = createWorkerPool({
+      script: SCRIPT,
+      size: 1,
+      timeLimitMs: 20_000,
+      resourceLimits: { maxOldGenerationSizeMb: 32 },
+    });
     expect(await failure(pool.run({ name: 'greedy', ms: 0, holdMb: 256 }))).to.be.instanceOf(WorkerFailed);
     expect((await pool.run({ name: 'modest', ms: 0, holdMb: 4 })).name).to.equal('modest');
   });

@@ -5,7 +5,15 @@ import { mirrorScore } from '../../../src/contexts/evaluation/langfuse-mirror';
 import { startFakeLangfuse } from '../../integration/evaluation/langfuse-fake';
 
 const config = { host: 'http://langfuse.invalid', publicKey: 'pk', secretKey: 'sk' };
-const score = () => ({ captureId: randomUUID(), executionId: 'exec-1', score: 1 as const, note: null, categoryTag: null, gesture: 1, at: new Date('2026-01-15T12:00:00Z') });
+const score = () => ({
+  captureId: randomUUID(),
+  executionId: 'exec-1',
+  score: 1 as const,
+  note: null,
+  categoryTag: null,
+  gesture: 1,
+  at: new Date('2026-01-15T12:00:00Z'),
+});
 
 describe('the Langfuse score mirror', () => {
   it('reports an unreachable host as a failed mirror, never throws', async () => {
@@ -17,14 +25,24 @@ describe('the Langfuse score mirror', () => {
   });
 
   it('gives up after its timeout', async () => {
-    const fetch = sinon.stub().callsFake((_url: string, init: RequestInit) => new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason))));
-    const result = await mirrorScore(config, score(), { fetch: fetch as unknown as typeof globalThis.fetch, timeoutMs: 20 });
+    const fetch = sinon
+      .stub()
+      .callsFake(
+        (_url: string, init: RequestInit) =>
+          new Promise((_resolve, reject) => init.signal!.addEventListener('abort', () => reject(init.signal!.reason))),
+      );
+    const result = await mirrorScore(config, score(), {
+      fetch: fetch as unknown as typeof globalThis.fetch,
+      timeoutMs: 20,
+    });
     expect(result.ok).to.equal(false);
     expect((result as { error: string }).error).to.match(/unreachable.*(timeout|aborted)/i);
   });
 
   it('a 401 is a failure naming the status; the secret is not in the error', async () => {
-    const fetch = sinon.stub().resolves(new Response(JSON.stringify({ message: 'Invalid credentials' }), { status: 401 }));
+    const fetch = sinon
+      .stub()
+      .resolves(new Response(JSON.stringify({ message: 'Invalid credentials' }), { status: 401 }));
     const result = await mirrorScore(config, score(), { fetch: fetch as unknown as typeof globalThis.fetch });
     expect(result).to.deep.equal({ ok: false, error: 'langfuse answered 401: {"message":"Invalid credentials"}' });
     const [url, init] = fetch.firstCall.args;
@@ -33,7 +51,9 @@ describe('the Langfuse score mirror', () => {
   });
 
   it('one ingestion event id per gesture, the same score id for every gesture of a capture', async () => {
-    const fetch = sinon.stub().callsFake(async () => new Response(JSON.stringify({ successes: [], errors: [] }), { status: 207 }));
+    const fetch = sinon
+      .stub()
+      .callsFake(async () => new Response(JSON.stringify({ successes: [], errors: [] }), { status: 207 }));
     const s = score();
     await mirrorScore(config, s, { fetch: fetch as unknown as typeof globalThis.fetch });
     await mirrorScore(config, { ...s, gesture: 2 }, { fetch: fetch as unknown as typeof globalThis.fetch });

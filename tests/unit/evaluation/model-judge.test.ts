@@ -14,7 +14,8 @@ describe('a model as the judge of expert cases', () => {
     chat.script.length = 0;
   });
 
-  const judge = () => modelJudge(createModelRouter({ localBaseUrl: chat.baseUrl, turnTimeoutMs: 60_000 }), 'local/llama-3.1-8b-instruct');
+  const judge = () =>
+    modelJudge(createModelRouter({ localBaseUrl: chat.baseUrl, turnTimeoutMs: 60_000 }), 'local/llama-3.1-8b-instruct');
 
   it('asks an OpenAI-compatible model with the expected output and the answer, and reads its JSON verdict', async () => {
     chat.script.push({ text: 'Verdict: {"score": 0.75, "rationale": "Names the W-1 but not the fee."}' });
@@ -28,11 +29,15 @@ describe('a model as the judge of expert cases', () => {
   it('a reply that is not a JSON verdict, or a provider error, throws (the runner marks the case degraded)', async () => {
     chat.script.push({ text: 'I think it is fine.' });
     let thrown: unknown;
-    await judge().grade('a', 'b').catch((e) => (thrown = e));
+    await judge()
+      .grade('a', 'b')
+      .catch((e) => (thrown = e));
     expect(String(thrown)).to.match(/did not answer with JSON/);
     chat.script.push({ status: 500, error: 'overloaded' });
     thrown = undefined;
-    await judge().grade('a', 'b').catch((e) => (thrown = e));
+    await judge()
+      .grade('a', 'b')
+      .catch((e) => (thrown = e));
     expect(thrown).to.be.instanceOf(Error);
   });
 

@@ -17,16 +17,22 @@ const event = {
 
 describe('audit signature test vectors', () => {
   it('canonical JSON sorts keys at every depth and drops undefined members', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: null, y: undefined, x: 'é' }], c: true } })).to.equal('{"a":{"c":true,"d":[2,{"x":"é","z":null}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: null, y: undefined, x: 'é' }], c: true } })).to.equal(
+      '{"a":{"c":true,"d":[2,{"x":"é","z":null}]},"b":1}',
+    );
   });
 
   it('canonical JSON writes arrays of scalars, nested values, dates and bigints exactly as the member-by-member form', () => {
     // The form every stored signature was computed with: each member canonicalised on its own.
     const reference = (value: unknown): string => {
-      if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? JSON.stringify(value.toString()) : (JSON.stringify(value) ?? 'null');
+      if (value === null || typeof value !== 'object')
+        return typeof value === 'bigint' ? JSON.stringify(value.toString()) : (JSON.stringify(value) ?? 'null');
       if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
       if (value instanceof Date) return JSON.stringify(value.toISOString());
-      const entries = Object.keys(value).filter((k) => (value as any)[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${reference((value as any)[k])}`);
+      const entries = Object.keys(value)
+        .filter((k) => (value as any)[k] !== undefined)
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${reference((value as any)[k])}`);
       return `{${entries.join(',')}}`;
     };
     const samples: unknown[] = [
@@ -35,8 +41,23 @@ describe('audit signature test vectors', () => {
       [1, -0, 2.5e-7, NaN, Infinity, 'a"b\\c\n\u2028', true, false, null, undefined, () => 1],
       [0, 'green', null, '2026-01-01', false, 3, 'a reason', 2, 'x', 1, true, null],
       [[1, 2], [3, [4, { b: 2, a: 1 }]], [new Date('2026-03-03T10:15:00.123Z')], [10n, 'x']],
-      { z: [1, undefined, 3], y: { b: undefined, a: [null] }, '': 'empty key', é: 'é', x: new Date(0), w: 12345678901234567890n },
-      ['42-1', 'Well', 'Well 1', [[0, 'red', 'overdue', null, true, 1, 'r', 0], [1, 'green', null, null, false, 2, 7, 1, 'extra']]],
+      {
+        z: [1, undefined, 3],
+        y: { b: undefined, a: [null] },
+        '': 'empty key',
+        é: 'é',
+        x: new Date(0),
+        w: 12345678901234567890n,
+      },
+      [
+        '42-1',
+        'Well',
+        'Well 1',
+        [
+          [0, 'red', 'overdue', null, true, 1, 'r', 0],
+          [1, 'green', null, null, false, 2, 7, 1, 'extra'],
+        ],
+      ],
     ];
     for (const sample of samples) expect(canonicalJson(sample)).to.equal(reference(sample));
   });
@@ -46,7 +67,12 @@ describe('audit signature test vectors', () => {
   });
 
   it('format 2 covers the recorded time and chains to the previous signature', () => {
-    const v2 = { ...event, revision: 1n, metadata: { ...event.metadata, sigv: 2 }, recordedAt: new Date('2026-03-03T10:15:00.123Z') };
+    const v2 = {
+      ...event,
+      revision: 1n,
+      metadata: { ...event.metadata, sigv: 2 },
+      recordedAt: new Date('2026-03-03T10:15:00.123Z'),
+    };
     expect(signer.sign(v2, VECTOR_V1)).to.equal(VECTOR_V2);
     expect(signer.sign({ ...v2, recordedAt: new Date('2026-03-03T10:15:00.124Z') }, VECTOR_V1)).not.to.equal(VECTOR_V2);
     expect(signer.sign({ ...v2, revision: 2n }, VECTOR_V1)).not.to.equal(VECTOR_V2);
@@ -58,7 +84,10 @@ describe('audit signature test vectors', () => {
     const batch = [0, 1, 2].map((i) => ({ id: `id-${i}`, type: 'T', data: { i, nested: { b: 1, a: [i] } }, metadata }));
     const together = signer.signBatch(event.stream, 5n, batch, recordedAt, VECTOR_V1);
     let previous: string | null = VECTOR_V1;
-    const oneByOne = batch.map((e, i) => (previous = signer.sign({ ...e, stream: event.stream, revision: 5n + BigInt(i), recordedAt }, previous)));
+    const oneByOne = batch.map(
+      (e, i) =>
+        (previous = signer.sign({ ...e, stream: event.stream, revision: 5n + BigInt(i), recordedAt }, previous)),
+    );
     expect(together).to.deep.equal(oneByOne);
   });
 });

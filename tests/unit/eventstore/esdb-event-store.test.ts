@@ -21,7 +21,12 @@ import {
 
 const signer = new AuditSigner('unit-test-key-'.padEnd(40, 'x'));
 const metadata = { tenantId: 'tenant-1', actorId: 'user-1', correlationId: 'corr-1', causationId: 'cause-1' };
-const event = (type: string, data: Record<string, unknown> = {}, id?: string): NewEvent => ({ ...(id ? { id } : {}), type, data, metadata });
+const event = (type: string, data: Record<string, unknown> = {}, id?: string): NewEvent => ({
+  ...(id ? { id } : {}),
+  type,
+  data,
+  metadata,
+});
 
 function setup() {
   const fake = createFakeClient();
@@ -48,8 +53,12 @@ describe('EventStoreDB event store adapter', () => {
 
     it("sends the revision it read for 'stream_exists', and refuses a missing stream without appending", async () => {
       const { store, client } = setup();
-      const missing = await store.append('orders-1', [event('OrderPaid')], { expectedRevision: 'stream_exists' }).catch((e) => e);
-      expect(missing).to.be.instanceOf(WrongExpectedRevisionError).and.include({ expected: 'stream_exists', actual: 'no_stream' });
+      const missing = await store
+        .append('orders-1', [event('OrderPaid')], { expectedRevision: 'stream_exists' })
+        .catch((e) => e);
+      expect(missing)
+        .to.be.instanceOf(WrongExpectedRevisionError)
+        .and.include({ expected: 'stream_exists', actual: 'no_stream' });
       expect(client.appendToStream.called).to.equal(false);
 
       await store.append('orders-1', [event('OrderPlaced')]);
@@ -69,8 +78,12 @@ describe('EventStoreDB event store adapter', () => {
       const { store, client } = setup();
       await store.append('orders-1', [event('OrderPlaced'), event('OrderPaid')]);
       const stale = await store.append('orders-1', [event('OrderShipped')], { expectedRevision: 0n }).catch((e) => e);
-      expect(stale).to.be.instanceOf(WrongExpectedRevisionError).and.include({ stream: 'orders-1', expected: 0n, actual: 1n });
-      const exists = await store.append('orders-1', [event('OrderPlaced')], { expectedRevision: 'no_stream' }).catch((e) => e);
+      expect(stale)
+        .to.be.instanceOf(WrongExpectedRevisionError)
+        .and.include({ stream: 'orders-1', expected: 0n, actual: 1n });
+      const exists = await store
+        .append('orders-1', [event('OrderPlaced')], { expectedRevision: 'no_stream' })
+        .catch((e) => e);
       expect(exists).to.be.instanceOf(WrongExpectedRevisionError).and.include({ expected: 'no_stream', actual: 1n });
       expect(client.appendToStream.callCount).to.equal(1);
     });
@@ -90,8 +103,12 @@ describe('EventStoreDB event store adapter', () => {
       const fake = setup();
       await fake.store.append('orders-1', [event('OrderPlaced'), event('OrderPaid')]);
       interleaveWriter(fake, 'orders-1', 1);
-      const error = await fake.store.append('orders-1', [event('OrderShipped')], { expectedRevision: 1n }).catch((e) => e);
-      expect(error).to.be.instanceOf(WrongExpectedRevisionError).and.include({ stream: 'orders-1', expected: 1n, actual: 2n });
+      const error = await fake.store
+        .append('orders-1', [event('OrderShipped')], { expectedRevision: 1n })
+        .catch((e) => e);
+      expect(error)
+        .to.be.instanceOf(WrongExpectedRevisionError)
+        .and.include({ stream: 'orders-1', expected: 1n, actual: 2n });
     });
 
     it("'any' re-reads, re-signs and retries after a conflict, keeping the chain intact", async () => {
@@ -108,7 +125,9 @@ describe('EventStoreDB event store adapter', () => {
 
     it("'any' gives up after ten conflicting attempts", async () => {
       const { store, client } = setup();
-      client.appendToStream.rejects(new WrongExpectedVersionError(undefined, { streamName: 'orders-1', expected: 'no_stream', current: 4n }));
+      client.appendToStream.rejects(
+        new WrongExpectedVersionError(undefined, { streamName: 'orders-1', expected: 'no_stream', current: 4n }),
+      );
       const error = await store.append('orders-1', [event('OrderPlaced')]).catch((e) => e);
       expect(error).to.be.instanceOf(WrongExpectedRevisionError).and.include({ expected: 'any', actual: 4n });
       expect(client.appendToStream.callCount).to.equal(10);
@@ -146,7 +165,9 @@ describe('EventStoreDB event store adapter', () => {
       const placed = event('OrderPlaced', {}, randomUUID());
       await store.append('orders-1', [placed]);
       const error = await store.append('orders-1', [placed, event('OrderPaid', {}, randomUUID())]).catch((e) => e);
-      expect(error).to.be.instanceOf(IdempotencyConflictError).and.deep.include({ eventIds: [placed.id] });
+      expect(error)
+        .to.be.instanceOf(IdempotencyConflictError)
+        .and.deep.include({ eventIds: [placed.id] });
       expect(client.appendToStream.callCount).to.equal(1);
     });
   });
@@ -180,7 +201,10 @@ describe('EventStoreDB event store adapter', () => {
 
     it('reads the position back when the server omits it from the append result', async () => {
       const { store, client, log, appendImpl } = setup();
-      client.appendToStream.callsFake(async (...args: Parameters<typeof appendImpl>) => ({ ...(await appendImpl(...args)), position: undefined }));
+      client.appendToStream.callsFake(async (...args: Parameters<typeof appendImpl>) => ({
+        ...(await appendImpl(...args)),
+        position: undefined,
+      }));
       const result = await store.append('orders-1', [event('OrderPlaced')]);
       expect(result.position).to.deep.equal(log[0].position);
     });
@@ -213,7 +237,8 @@ describe('EventStoreDB event store adapter', () => {
     it('reads forwards inclusively from a revision and backwards from the end or a revision', async () => {
       const { store, client } = setup();
       await store.append('orders-1', [event('A'), event('B'), event('C')]);
-      const revisions = async (options: Parameters<typeof store.readStream>[1]) => (await store.readStream('orders-1', options)).map((e) => e.revision);
+      const revisions = async (options: Parameters<typeof store.readStream>[1]) =>
+        (await store.readStream('orders-1', options)).map((e) => e.revision);
       expect(await revisions({ from: 1n })).to.deep.equal([1n, 2n]);
       expect(await revisions({ direction: 'backwards' })).to.deep.equal([2n, 1n, 0n]);
       expect(client.readStream.lastCall.args[1]).to.deep.include({ direction: 'backwards', fromRevision: 'end' });
@@ -255,7 +280,9 @@ describe('EventStoreDB event store adapter', () => {
     it('maps Unavailable and DeadlineExceeded errors to EventStoreUnavailableError', async () => {
       const { store, client } = setup();
       client.appendToStream.rejects(new UnavailableError(undefined, 'connection refused'));
-      expect(await store.append('orders-1', [event('OrderPlaced')]).catch((e) => e)).to.be.instanceOf(EventStoreUnavailableError);
+      expect(await store.append('orders-1', [event('OrderPlaced')]).catch((e) => e)).to.be.instanceOf(
+        EventStoreUnavailableError,
+      );
       client.readStream.returns(iterable([], new DeadlineExceededError(undefined, 'deadline')));
       expect(await store.readStream('orders-1').catch((e) => e)).to.be.instanceOf(EventStoreUnavailableError);
       client.readAll.returns(iterable([], new UnavailableError()));
@@ -276,10 +303,18 @@ describe('EventStoreDB event store adapter', () => {
       const at = write('orders-1', 'OrderPlaced', {}, metadata);
       const subscription = store.subscribeToAll({ from: at.position, filter: { eventTypes: ['OrderPlaced'] } });
       expect(client.subscribeToAll.firstCall.args[0]).to.deep.include({ fromPosition: at.position });
-      expect(client.subscribeToAll.firstCall.args[0].filter).to.include({ filterOn: 'eventType' }).and.deep.include({ prefixes: ['OrderPlaced'] });
+      expect(client.subscribeToAll.firstCall.args[0].filter)
+        .to.include({ filterOn: 'eventType' })
+        .and.deep.include({ prefixes: ['OrderPlaced'] });
 
       const wanted = write('orders-2', 'OrderPlaced', {}, metadata);
-      for (const e of [at, write('$stats-node', '$statsCollected'), write('orders-1', 'OrderPlacedAgain', {}, metadata), wanted]) live.push(e);
+      for (const e of [
+        at,
+        write('$stats-node', '$statsCollected'),
+        write('orders-1', 'OrderPlacedAgain', {}, metadata),
+        wanted,
+      ])
+        live.push(e);
       const iterator = subscription[Symbol.asyncIterator]();
       expect((await iterator.next()).value).to.include({ id: wanted.id, revision: 0n });
 
@@ -294,7 +329,10 @@ describe('EventStoreDB event store adapter', () => {
       liveSubscription(client);
       await store.subscribeToAll({ filter: { streamPrefixes: ['orders-'] } }).stop();
       expect(client.subscribeToAll.firstCall.args[0]).to.deep.include({ fromPosition: 'start' });
-      expect(client.subscribeToAll.firstCall.args[0].filter).to.deep.include({ filterOn: 'streamName', prefixes: ['orders-'] });
+      expect(client.subscribeToAll.firstCall.args[0].filter).to.deep.include({
+        filterOn: 'streamName',
+        prefixes: ['orders-'],
+      });
       liveSubscription(client);
       await store.subscribeToAll().stop();
       expect(client.subscribeToAll.secondCall.args[0].filter).to.include({ filterOn: 'eventType', regex: '^[^$].*' });

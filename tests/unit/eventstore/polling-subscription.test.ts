@@ -24,7 +24,16 @@ function fakeLog() {
   };
   const append = () => {
     const n = BigInt(events.length + 1);
-    events.push({ id: String(n), stream: 's', revision: n - 1n, position: { commit: n, prepare: n }, type: 'T', data: {}, metadata: { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c', signature: 's' }, recordedAt: new Date() });
+    events.push({
+      id: String(n),
+      stream: 's',
+      revision: n - 1n,
+      position: { commit: n, prepare: n },
+      type: 'T',
+      data: {},
+      metadata: { tenantId: 't', actorId: 'a', correlationId: 'c', causationId: 'c', signature: 's' },
+      recordedAt: new Date(),
+    });
     notifier.seen++;
     for (const waiter of [...waiters]) waiter();
   };
@@ -40,7 +49,15 @@ describe('polling subscription: gathering a burst of appends', () => {
 
   /** A subscription over `log` with `gatherMs`, and what it has delivered so far. */
   function subscribe(log: ReturnType<typeof fakeLog>, gatherMs: number) {
-    const subscription = new PollingSubscription({ readLive: log.readLive, headPosition: async () => START, notifier: log.notifier, from: START, batchSize: 100, pollIntervalMs: 400, gatherMs: () => gatherMs });
+    const subscription = new PollingSubscription({
+      readLive: log.readLive,
+      headPosition: async () => START,
+      notifier: log.notifier,
+      from: START,
+      batchSize: 100,
+      pollIntervalMs: 400,
+      gatherMs: () => gatherMs,
+    });
     const seen: RecordedEvent[] = [];
     const running = (async () => {
       for await (const event of subscription) seen.push(event);

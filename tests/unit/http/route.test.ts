@@ -47,11 +47,16 @@ describe('declared routes (src/platform/http/route.ts)', () => {
       status: 201,
       command: async ({ body, context }) => ({ note_id: 'n1', title: body.title, tenant_id: context.tenantId }),
     });
-    route.delete('/notes/:id', { params: z.object({ id: z.string() }), status: 204, command: async () => ({ position: null }) });
+    route.delete('/notes/:id', {
+      params: z.object({ id: z.string() }),
+      status: 204,
+      command: async () => ({ position: null }),
+    });
     route.get('/notes/:id', {
       params: z.object({ id: z.string() }),
       query: z.object({ fields: z.enum(['title', 'all']).default('all') }),
-      read: async ({ params, query }) => (params.id === 'n1' ? { note_id: 'n1', title: 'first', fields: query.fields } : null),
+      read: async ({ params, query }) =>
+        params.id === 'n1' ? { note_id: 'n1', title: 'first', fields: query.fields } : null,
       notFound: 'Note not found',
     });
     route.get('/drafts', { permission: ['notes.write', 'notes.review'], read: () => ({ drafts: [] }) });
@@ -72,8 +77,13 @@ describe('declared routes (src/platform/http/route.ts)', () => {
 
   const call = async (method: string, path: string, body?: unknown, permissions = 'notes.write') => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (permissions !== 'anonymous') Object.assign(headers, { 'x-user-id': 'u1', 'x-tenant-id': 't1', 'x-permissions': permissions });
-    const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (permissions !== 'anonymous')
+      Object.assign(headers, { 'x-user-id': 'u1', 'x-tenant-id': 't1', 'x-permissions': permissions });
+    const response = await fetch(base + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -95,7 +105,10 @@ describe('declared routes (src/platform/http/route.ts)', () => {
   it('an invalid body answers 422 naming the field, and no command runs', async () => {
     const response = await call('POST', '/notes/n1/rename', { title: '', extra: 1 });
     expect(response.status).to.equal(422);
-    expect(response.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).to.deep.include.members([['body', 'title'], ['body']]);
+    expect(response.body.detail.map((issue: { loc: unknown[] }) => issue.loc)).to.deep.include.members([
+      ['body', 'title'],
+      ['body'],
+    ]);
     expect(rename.called).to.equal(false);
     expect(waitFor.called).to.equal(false);
   });
@@ -122,18 +135,27 @@ describe('declared routes (src/platform/http/route.ts)', () => {
   });
 
   it('without a mapper the command result is the body; the declared status is used', async () => {
-    expect(await call('POST', '/notes', { title: 'first' })).to.deep.equal({ status: 201, body: { note_id: 'n1', title: 'first', tenant_id: 't1' } });
+    expect(await call('POST', '/notes', { title: 'first' })).to.deep.equal({
+      status: 201,
+      body: { note_id: 'n1', title: 'first', tenant_id: 't1' },
+    });
     expect(await call('DELETE', '/notes/n1')).to.deep.equal({ status: 204, body: undefined });
   });
 
   it('a list of permissions takes any one of them', async () => {
     expect((await call('GET', '/drafts', undefined, 'notes.review')).status).to.equal(200);
     expect((await call('GET', '/drafts', undefined, 'notes.write')).status).to.equal(200);
-    expect(await call('GET', '/drafts', undefined, 'notes.read')).to.deep.equal({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await call('GET', '/drafts', undefined, 'notes.read')).to.deep.equal({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 
   it('a read parses its query, and answers 404 with the declared detail when it finds nothing', async () => {
-    expect(await call('GET', '/notes/n1?fields=title')).to.deep.equal({ status: 200, body: { note_id: 'n1', title: 'first', fields: 'title' } });
+    expect(await call('GET', '/notes/n1?fields=title')).to.deep.equal({
+      status: 200,
+      body: { note_id: 'n1', title: 'first', fields: 'title' },
+    });
     expect(await call('GET', '/notes/n2')).to.deep.equal({ status: 404, body: { detail: 'Note not found' } });
     expect((await call('GET', '/notes/n1?fields=none')).body.detail[0].loc).to.deep.equal(['query', 'fields']);
   });

@@ -8,10 +8,13 @@ import { roleGateFor } from '../../../src/contexts/identity/role-gates';
 import { createSessionTokens } from '../../../commands/identity/session-tokens';
 
 const request = (permissions: string) =>
-  ({ headers: { 'x-user-id': 'u', 'x-tenant-id': 't', 'x-permissions': permissions }, log: { warn: () => undefined } }) as unknown as Request;
+  ({
+    headers: { 'x-user-id': 'u', 'x-tenant-id': 't', 'x-permissions': permissions },
+    log: { warn: () => undefined },
+  }) as unknown as Request;
 
 describe('identity gateway rules', () => {
-  it('public paths: exactly the spec\'s list, method-aware, in any letter case', () => {
+  it("public paths: exactly the spec's list, method-aware, in any letter case", () => {
     expect(isPublicPath('POST', '/auth/token')).to.equal(true);
     expect(isPublicPath('GET', '/auth/token')).to.equal(false);
     expect(isPublicPath('GET', '/auth/invites/abc')).to.equal(true);
@@ -25,8 +28,19 @@ describe('identity gateway rules', () => {
   });
 
   it('internal-only paths', () => {
-    for (const p of ['/auth/resolve', '/auth/resolve/', '/connectors/status', '/connectors/k/bindings', '/connectors/k/execute', '/extract', '/duplication-rules/reset', '/auth/%72esolve']) expect(isInternalOnlyPath(p), p).to.equal(true);
-    for (const p of ['/connectors', '/connectors/k', '/connectors/k/exposures/e', '/auth/me', '/extractions']) expect(isInternalOnlyPath(p), p).to.equal(false);
+    for (const p of [
+      '/auth/resolve',
+      '/auth/resolve/',
+      '/connectors/status',
+      '/connectors/k/bindings',
+      '/connectors/k/execute',
+      '/extract',
+      '/duplication-rules/reset',
+      '/auth/%72esolve',
+    ])
+      expect(isInternalOnlyPath(p), p).to.equal(true);
+    for (const p of ['/connectors', '/connectors/k', '/connectors/k/exposures/e', '/auth/me', '/extractions'])
+      expect(isInternalOnlyPath(p), p).to.equal(false);
   });
 
   it('role gates', () => {
@@ -40,8 +54,14 @@ describe('identity gateway rules', () => {
   });
 
   it('requirePermission: enforce mode refuses with Insufficient permissions', () => {
-    expect(() => requirePermission(request('dashboards.read'), 'filings.submit', { config: { authMode: 'enforce' } })).to.throw(Forbidden, 'Insufficient permissions');
-    expect(() => requirePermission(request('dashboards.read,filings.submit'), 'filings.submit', { config: { authMode: 'enforce' } })).not.to.throw();
+    expect(() =>
+      requirePermission(request('dashboards.read'), 'filings.submit', { config: { authMode: 'enforce' } }),
+    ).to.throw(Forbidden, 'Insufficient permissions');
+    expect(() =>
+      requirePermission(request('dashboards.read,filings.submit'), 'filings.submit', {
+        config: { authMode: 'enforce' },
+      }),
+    ).not.to.throw();
   });
 
   it('requirePermission: log mode lets ordinary misses through but never connector or user-admin ones', () => {
@@ -69,16 +89,28 @@ describe('identity gateway rules', () => {
     expect(await verify('a'.repeat(72) + 'b', await hashPassword('a'.repeat(72), 10))).to.equal(false);
   });
 
-  it('session tokens round-trip and carry the spec\'s claims', async () => {
+  it("session tokens round-trip and carry the spec's claims", async () => {
     const tokens = createSessionTokens('unit-test-secret-0123456789abcdef0123');
     const now = new Date('2026-01-15T12:00:00Z');
-    const { token } = await tokens.issue({ userId: '11111111-1111-4111-8111-111111111111', email: 'a@b.io', roles: ['admin'], tenantId: 't', tokenVersion: 2 }, now);
+    const { token } = await tokens.issue(
+      {
+        userId: '11111111-1111-4111-8111-111111111111',
+        email: 'a@b.io',
+        roles: ['admin'],
+        tenantId: 't',
+        tokenVersion: 2,
+      },
+      now,
+    );
     const payload = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
     expect(payload).to.have.keys('user_id', 'email', 'roles', 'tenant_id', 'tv', 'iss', 'iat', 'exp');
     expect(payload.exp - payload.iat).to.equal(86400);
     const verified = await tokens.verify(token, now);
     expect(verified.ok && verified.claims.tokenVersion).to.equal(2);
-    expect(await tokens.verify(token, new Date('2026-01-16T12:00:01Z'))).to.deep.equal({ ok: false, reason: 'expired' });
+    expect(await tokens.verify(token, new Date('2026-01-16T12:00:01Z'))).to.deep.equal({
+      ok: false,
+      reason: 'expired',
+    });
     expect(await tokens.verify('', now)).to.deep.equal({ ok: false, reason: 'signature' });
   });
 });

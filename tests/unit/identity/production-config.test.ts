@@ -16,7 +16,13 @@ describe('identity configuration in production', () => {
   it('starts with every secret given', () => {
     expect(loadConfig(production).warnings).to.deep.equal([]);
   });
-  for (const name of ['JWT_SECRET', 'SECRET_STORE_KEY', 'BOOTSTRAP_ADMIN_EMAIL', 'BOOTSTRAP_ADMIN_PASSWORD', 'EVIDENCE_SIGNING_KEY']) {
+  for (const name of [
+    'JWT_SECRET',
+    'SECRET_STORE_KEY',
+    'BOOTSTRAP_ADMIN_EMAIL',
+    'BOOTSTRAP_ADMIN_PASSWORD',
+    'EVIDENCE_SIGNING_KEY',
+  ]) {
     it(`refuses to start without ${name}`, () => {
       const env: Record<string, string> = { ...production };
       delete env[name];
@@ -30,7 +36,9 @@ describe('identity configuration in production', () => {
   it('outside production, development defaults are used with a warning', () => {
     const config = loadConfig({ NODE_ENV: 'development' });
     expect(config.bootstrapAdmin.fromDefaults).to.equal(true);
-    expect(config.warnings.join('\n')).to.match(/BOOTSTRAP_ADMIN_PASSWORD/).and.to.match(/SECRET_STORE_KEY/);
+    expect(config.warnings.join('\n'))
+      .to.match(/BOOTSTRAP_ADMIN_PASSWORD/)
+      .and.to.match(/SECRET_STORE_KEY/);
     expect(config.bcryptCost).to.equal(12);
   });
 });

@@ -4,9 +4,26 @@ import { createIdentityResolver } from '../../../commands/identity/resolver';
 import type { SessionClaims } from '../../../commands/identity/session-tokens';
 
 const row = (fields: Partial<UserRow> = {}): UserRow => ({
-  id: 'u1', tenant_id: 't1', email: 'a@b.io', display_name: null, roles: ['operator'], status: 'active', kind: 'person', token_version: 0, password_ref: 'p', ...fields,
+  id: 'u1',
+  tenant_id: 't1',
+  email: 'a@b.io',
+  display_name: null,
+  roles: ['operator'],
+  status: 'active',
+  kind: 'person',
+  token_version: 0,
+  password_ref: 'p',
+  ...fields,
 });
-const claims: SessionClaims = { userId: 'u1', email: 'a@b.io', roles: ['admin'], tenantId: 't1', tokenVersion: 0, issuedAt: 0, expiresAt: 0 };
+const claims: SessionClaims = {
+  userId: 'u1',
+  email: 'a@b.io',
+  roles: ['admin'],
+  tenantId: 't1',
+  tokenVersion: 0,
+  issuedAt: 0,
+  expiresAt: 0,
+};
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('identity resolver: per-user cache, stale-while-revalidate', () => {
@@ -32,12 +49,17 @@ describe('identity resolver: per-user cache, stale-while-revalidate', () => {
     };
   }
 
-  it('answers current roles from the directory, not the token\'s claims', async () => {
+  it("answers current roles from the directory, not the token's claims", async () => {
     const { resolver } = setup();
     const result = await resolver.resolve(claims);
     expect(result).to.deep.include({ valid: true });
     expect(result.valid && result.identity.roles).to.deep.equal(['operator']);
-    expect(result.valid && result.identity.permissions).to.deep.equal(['compliance.assess', 'conversations.use', 'dashboards.read', 'filings.submit']);
+    expect(result.valid && result.identity.permissions).to.deep.equal([
+      'compliance.assess',
+      'conversations.use',
+      'dashboards.read',
+      'filings.submit',
+    ]);
   });
 
   it('reads the directory once per user within the fresh window', async () => {

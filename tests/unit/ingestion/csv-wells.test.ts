@@ -1,6 +1,14 @@
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { CsvFileRejected, mapHeader, normaliseApiNumber, normaliseHeader, stageCsv, stagedBatches, validateRow } from '../../../commands/ingestion/csv-wells';
+import {
+  CsvFileRejected,
+  mapHeader,
+  normaliseApiNumber,
+  normaliseHeader,
+  stageCsv,
+  stagedBatches,
+  validateRow,
+} from '../../../commands/ingestion/csv-wells';
 
 describe('operator CSV rows', () => {
   it('normalises header case, spaces and punctuation', () => {
@@ -10,8 +18,26 @@ describe('operator CSV rows', () => {
   });
 
   it('maps RRC PDQ column names to one vocabulary and keeps unknown columns under their normalised name', () => {
-    const { columns, missing } = mapHeader(['API_NO', 'OPERATOR_NO', 'LEASE_NAME', 'COUNTY', 'FIELD_NAME', 'SURFACE_LAT', 'SURFACE_LONG', 'Pumper Route']);
-    expect(columns).to.deep.equal(['api_number', 'operator_number', 'lease_name', 'county', 'field_name', 'latitude', 'longitude', 'pumper_route']);
+    const { columns, missing } = mapHeader([
+      'API_NO',
+      'OPERATOR_NO',
+      'LEASE_NAME',
+      'COUNTY',
+      'FIELD_NAME',
+      'SURFACE_LAT',
+      'SURFACE_LONG',
+      'Pumper Route',
+    ]);
+    expect(columns).to.deep.equal([
+      'api_number',
+      'operator_number',
+      'lease_name',
+      'county',
+      'field_name',
+      'latitude',
+      'longitude',
+      'pumper_route',
+    ]);
     expect(missing).to.deep.equal([]);
     expect(mapHeader(['WELL', 'LEASE']).missing).to.deep.equal(['api_number']);
   });
@@ -33,15 +59,37 @@ describe('operator CSV rows', () => {
   it('normalises a valid row: district, P-5 padding, dates, well type', () => {
     const columns = ['api_number', 'operator_number', 'district', 'spud_date', 'well_type', 'latitude'];
     const result = validateRow(columns, ['4238931001', '4321', '8a', '4/2/2019', 'G', ' 31.50 '], 1);
-    expect(result).to.deep.equal({ well: { apiNumber: '42-389-31001', row: 1, values: { operator_number: '004321', district: '8A', spud_date: '2019-04-02', well_type: 'gas', latitude: '31.5' } } });
+    expect(result).to.deep.equal({
+      well: {
+        apiNumber: '42-389-31001',
+        row: 1,
+        values: {
+          operator_number: '004321',
+          district: '8A',
+          spud_date: '2019-04-02',
+          well_type: 'gas',
+          latitude: '31.5',
+        },
+      },
+    });
   });
 
   it('rejects a row naming the column and the reason', () => {
     const columns = ['api_number', 'longitude', 'district'];
-    expect(validateRow(columns, ['', '-102', '08'], 4)).to.deep.equal({ rejection: { row: 4, column: 'api_number', reason: 'the API number is empty' } });
-    expect(validateRow(columns, ['4232939001', '-80.1', '08'], 5)).to.have.nested.property('rejection.column', 'longitude');
-    expect(validateRow(columns, ['4232939001', '-102', '11'], 6)).to.have.nested.property('rejection.column', 'district');
-    expect(validateRow(columns, ['4232939001', '-102', '08', 'extra'], 7)).to.have.nested.property('rejection.reason').that.matches(/4 fields where the header has 3/);
+    expect(validateRow(columns, ['', '-102', '08'], 4)).to.deep.equal({
+      rejection: { row: 4, column: 'api_number', reason: 'the API number is empty' },
+    });
+    expect(validateRow(columns, ['4232939001', '-80.1', '08'], 5)).to.have.nested.property(
+      'rejection.column',
+      'longitude',
+    );
+    expect(validateRow(columns, ['4232939001', '-102', '11'], 6)).to.have.nested.property(
+      'rejection.column',
+      'district',
+    );
+    expect(validateRow(columns, ['4232939001', '-102', '08', 'extra'], 7))
+      .to.have.nested.property('rejection.reason')
+      .that.matches(/4 fields where the header has 3/);
   });
 
   it('stages accepted rows from a stream with a BOM and CRLF line ends, and reads them back in batches', async () => {

@@ -9,7 +9,15 @@ Caprock Energy Operating LLC requests authority to flare casinghead gas from Wel
 The wells were drilled under Drilling Permit No. 874412.`;
     const { entities, edges } = extractEntities(text);
     const names = entities.map((e) => `${e.type}:${e.name}`);
-    expect(names).to.include.members(['operator:CAPROCK ENERGY OPERATING LLC', 'lease:BRUNSON 14', 'field:PHANTOM (WOLFCAMP)', 'well:42-389-35521', 'well:42-389-35522', 'county:Reeves County', 'permit:874412']);
+    expect(names).to.include.members([
+      'operator:CAPROCK ENERGY OPERATING LLC',
+      'lease:BRUNSON 14',
+      'field:PHANTOM (WOLFCAMP)',
+      'well:42-389-35521',
+      'well:42-389-35522',
+      'county:Reeves County',
+      'permit:874412',
+    ]);
     expect(edges).to.deep.include({ from: '42-389-35521', to: 'BRUNSON 14', type: 'LOCATED_IN' });
     expect(edges).to.deep.include({ from: '42-389-35522', to: 'Reeves County', type: 'LOCATED_IN' });
     expect(edges).to.deep.include({ from: 'BRUNSON 14', to: 'CAPROCK ENERGY OPERATING LLC', type: 'OPERATED_BY' });

@@ -10,14 +10,44 @@ const csvStream = `ingestion.csv-import-${TENANT}-${CSV}`;
 const scadaStream = `ingestion.scada-${TENANT}-${BATCH}`;
 const at = (minute: number) => new Date(`2026-03-03T10:${String(minute).padStart(2, '0')}:00Z`);
 
-const csvStarted = { stream: csvStream, type: 'OperatorCsvImportStarted', data: { importId: CSV, filename: 'wells.csv', sha256: 'ab'.repeat(32), sizeBytes: 1200, columns: ['api_number', 'latitude'] }, recordedAt: at(0), metadata: { actorId: 'ann' } };
-const csvBatch = { stream: csvStream, type: 'OperatorWellsImported', data: { importId: CSV, batch: 0, wells: [{ apiNumber: '42-329-00001', row: 1, values: {} }] }, recordedAt: at(1) };
+const csvStarted = {
+  stream: csvStream,
+  type: 'OperatorCsvImportStarted',
+  data: {
+    importId: CSV,
+    filename: 'wells.csv',
+    sha256: 'ab'.repeat(32),
+    sizeBytes: 1200,
+    columns: ['api_number', 'latitude'],
+  },
+  recordedAt: at(0),
+  metadata: { actorId: 'ann' },
+};
+const csvBatch = {
+  stream: csvStream,
+  type: 'OperatorWellsImported',
+  data: { importId: CSV, batch: 0, wells: [{ apiNumber: '42-329-00001', row: 1, values: {} }] },
+  recordedAt: at(1),
+};
 const rejection = { row: 2, column: 'latitude', reason: '51.9 lies outside Texas (25.8 to 36.6)' };
-const csvCompleted = { stream: csvStream, type: 'OperatorCsvImportCompleted', data: { importId: CSV, rows: 2, accepted: 1, rejected: 1, batches: 1, rejections: [rejection] }, recordedAt: at(2) };
+const csvCompleted = {
+  stream: csvStream,
+  type: 'OperatorCsvImportCompleted',
+  data: { importId: CSV, rows: 2, accepted: 1, rejected: 1, batches: 1, rejections: [rejection] },
+  recordedAt: at(2),
+};
 const anomaly = (stream: string) => ({
   stream,
   type: 'ComplianceAnomalyFlagged',
-  data: { entityId: '42-389-31001', entityLabel: 'Well', domain: 'rule_32', kind: 'flared_above_authorization', detail: 'd', observedAt: '2026-03-02T06:00:00.000Z', source: 'scada' },
+  data: {
+    entityId: '42-389-31001',
+    entityLabel: 'Well',
+    domain: 'rule_32',
+    kind: 'flared_above_authorization',
+    detail: 'd',
+    observedAt: '2026-03-02T06:00:00.000Z',
+    source: 'scada',
+  },
 });
 
 describe('import history projection (given events → rows)', () => {
@@ -26,7 +56,13 @@ describe('import history projection (given events → rows)', () => {
       .given([csvStarted, csvBatch])
       .then(async (knex) => {
         const [row] = await knex(IMPORTS_TABLE).select('kind', 'status', 'source', 'started_by', 'finished_at');
-        expect(row).to.deep.equal({ kind: 'operator-csv', status: 'importing', source: 'wells.csv', started_by: 'ann', finished_at: null });
+        expect(row).to.deep.equal({
+          kind: 'operator-csv',
+          status: 'importing',
+          source: 'wells.csv',
+          started_by: 'ann',
+          finished_at: null,
+        });
       });
     await projectionSpec(importHistoryProjector)
       .given([csvStarted, csvBatch, csvCompleted])
@@ -36,7 +72,11 @@ describe('import history projection (given events → rows)', () => {
         expect(row.started_at.toISOString()).to.equal(at(0).toISOString());
         expect(row.finished_at.toISOString()).to.equal(at(2).toISOString());
         expect(row.counts).to.deep.equal({ batches: 1 });
-        expect(row.details).to.deep.equal({ sha256: 'ab'.repeat(32), size_bytes: 1200, columns: ['api_number', 'latitude'] });
+        expect(row.details).to.deep.equal({
+          sha256: 'ab'.repeat(32),
+          size_bytes: 1200,
+          columns: ['api_number', 'latitude'],
+        });
         expect(row.rejections).to.deep.equal([rejection]);
       });
   });
@@ -54,11 +94,40 @@ describe('import history projection (given events → rows)', () => {
   it('a scrape is one completed row naming its district and range, with records per data type', async () => {
     await projectionSpec(importHistoryProjector)
       .given([
-        { stream: `ingestion.rrc-scrape-${TENANT}-${SCRAPE}`, type: 'RrcDataScraped', data: { scrapeId: SCRAPE, dataType: 'wells', district: '08', dateRange: { from: '2025-01-01', to: '2025-03-31' }, records: [{}] } },
-        { stream: `ingestion.rrc-scrape-${TENANT}-${SCRAPE}`, type: 'RrcScrapeCompleted', data: { scrapeId: SCRAPE, district: '08', dateRange: { from: '2025-01-01', to: '2025-03-31' }, counts: { wells: 36, operators: 6 } } },
+        {
+          stream: `ingestion.rrc-scrape-${TENANT}-${SCRAPE}`,
+          type: 'RrcDataScraped',
+          data: {
+            scrapeId: SCRAPE,
+            dataType: 'wells',
+            district: '08',
+            dateRange: { from: '2025-01-01', to: '2025-03-31' },
+            records: [{}],
+          },
+        },
+        {
+          stream: `ingestion.rrc-scrape-${TENANT}-${SCRAPE}`,
+          type: 'RrcScrapeCompleted',
+          data: {
+            scrapeId: SCRAPE,
+            district: '08',
+            dateRange: { from: '2025-01-01', to: '2025-03-31' },
+            counts: { wells: 36, operators: 6 },
+          },
+        },
       ])
       .then(async (knex) => {
-        const rows = await knex(IMPORTS_TABLE).select('import_id', 'kind', 'status', 'source', 'rows', 'accepted', 'rejected', 'counts', 'details');
+        const rows = await knex(IMPORTS_TABLE).select(
+          'import_id',
+          'kind',
+          'status',
+          'source',
+          'rows',
+          'accepted',
+          'rejected',
+          'counts',
+          'details',
+        );
         expect(rows).to.deep.equal([
           {
             import_id: SCRAPE,
@@ -90,7 +159,9 @@ describe('import history projection (given events → rows)', () => {
       ])
       .then(async (knex) => {
         const rows = await knex(IMPORTS_TABLE).select('kind', 'source', 'rows', 'counts');
-        expect(rows).to.deep.equal([{ kind: 'scada', source: '3 readings of 2 wells', rows: 3, counts: { readings: 3, wells: 2, anomalies: 2 } }]);
+        expect(rows).to.deep.equal([
+          { kind: 'scada', source: '3 readings of 2 wells', rows: 3, counts: { readings: 3, wells: 2, anomalies: 2 } },
+        ]);
       });
   });
 });

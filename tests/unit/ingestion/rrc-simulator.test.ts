@@ -7,10 +7,12 @@ describe('RRC scrape simulator', () => {
 
   it('is a pure function of district, data types and range', () => {
     expect(simulateRrc('08', all, range)).to.deep.equal(simulateRrc('08', all, range));
-    expect(simulateRrc('08', ['wells'], range).wells[0].api_number).to.not.equal(simulateRrc('01', ['wells'], range).wells[0].api_number);
+    expect(simulateRrc('08', ['wells'], range).wells[0].api_number).to.not.equal(
+      simulateRrc('01', ['wells'], range).wells[0].api_number,
+    );
   });
 
-  it('gives wells API numbers of the district\'s counties, leases keyed by district, P-5 numbers of 6 digits', () => {
+  it("gives wells API numbers of the district's counties, leases keyed by district, P-5 numbers of 6 digits", () => {
     const { wells, leases, operators } = simulateRrc('7C', all, range);
     const codes = countiesOf('7C').map((c) => c.code);
     for (const w of wells) {
@@ -24,10 +26,13 @@ describe('RRC scrape simulator', () => {
 
   it('reports Form PR per producing well and month, whole numbers, with an authority remark for codes 10/11', () => {
     const { production, wells } = simulateRrc('08', ['production', 'wells'], range);
-    expect(new Set(production.map((p) => p.reporting_month))).to.deep.equal(new Set(['2025-01', '2025-02', '2025-03', '2025-04', '2025-05', '2025-06']));
+    expect(new Set(production.map((p) => p.reporting_month))).to.deep.equal(
+      new Set(['2025-01', '2025-02', '2025-03', '2025-04', '2025-05', '2025-06']),
+    );
     expect(production.length).to.equal(6 * wells.filter((w) => w.status !== 'inactive').length);
     for (const p of production) {
-      for (const v of [p.oil_bbls, p.gas_mcf, p.water_bbls, p.disposition_code_10_mcf, p.disposition_code_11_mcf]) expect(Number.isInteger(v) && v >= 0).to.equal(true);
+      for (const v of [p.oil_bbls, p.gas_mcf, p.water_bbls, p.disposition_code_10_mcf, p.disposition_code_11_mcf])
+        expect(Number.isInteger(v) && v >= 0).to.equal(true);
       expect(p.authority_remark !== undefined).to.equal(p.disposition_code_10_mcf + p.disposition_code_11_mcf > 0);
     }
   });

@@ -49,7 +49,11 @@ function importsOf(file: string, source: string): Edge[] {
   const clause = /^[ \t]*(import|export)\s+(type\s+)?([\w\s{},*$]*?)\s*from\s*['"]([^'"]+)['"]/gm;
   for (const m of source.matchAll(clause)) {
     const names = /^\{([^}]*)\}$/.exec(m[3].trim());
-    const listed = names?.[1].split(',').map((n) => n.trim()).filter(Boolean) ?? [];
+    const listed =
+      names?.[1]
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean) ?? [];
     const typeOnly = !!m[2] || (listed.length > 0 && listed.every((n) => n.startsWith('type ')));
     found.push({ spec: m[4], typeOnly });
   }
@@ -70,7 +74,8 @@ function importsOf(file: string, source: string): Edge[] {
 function importGraph(): Map<string, Edge[]> {
   const graph = new Map<string, Edge[]>();
   for (const folder of FOLDERS) {
-    for (const file of sourceFiles(path.join(ROOT, folder))) graph.set(file, importsOf(file, readFileSync(file, 'utf8')));
+    for (const file of sourceFiles(path.join(ROOT, folder)))
+      graph.set(file, importsOf(file, readFileSync(file, 'utf8')));
   }
   return graph;
 }
@@ -112,12 +117,21 @@ function cycles(graph: Map<string, string[]>): string[][] {
 const rel = (file: string) => path.relative(ROOT, file).split(path.sep).join('/');
 const under = (file: string, folder: string) => rel(file).startsWith(folder + '/');
 /** `streams/monitoring/x.ts` → `monitoring`; `src/contexts/graph/http.ts` → `graph`. */
-const contextOf = (file: string, top: string) => (under(file, top) ? rel(file).slice(top.length + 1).split('/')[0] : undefined);
+const contextOf = (file: string, top: string) =>
+  under(file, top)
+    ? rel(file)
+        .slice(top.length + 1)
+        .split('/')[0]
+    : undefined;
 const LAYERS = ['src/contexts', 'streams', 'commands', 'projections', 'queries'];
 const isSeed = (file: string) => /(^|\/)seeds?(\/|[-.])|(^|\/)seed-[^/]*$/.test(rel(file));
 
 /** Every import `from` a file the predicate selects that breaks `allowed`, as "from -> to". */
-function breaking(graph: Map<string, Edge[]>, from: (file: string) => boolean, allowed: (file: string, dep: string) => boolean): string[] {
+function breaking(
+  graph: Map<string, Edge[]>,
+  from: (file: string) => boolean,
+  allowed: (file: string, dep: string) => boolean,
+): string[] {
   return [...graph]
     .filter(([file]) => from(file))
     .flatMap(([file, deps]) => deps.filter((d) => !allowed(file, d.to)).map((d) => `${rel(file)} -> ${rel(d.to)}`))
@@ -133,11 +147,18 @@ describe('the import graph', () => {
   });
 
   it('keeps the kernel at the bottom: src/platform imports nothing outside src/platform', () => {
-    expect(breaking(graph, (f) => under(f, 'src/platform'), (_, d) => under(d, 'src/platform'))).to.deep.equal([]);
+    expect(
+      breaking(
+        graph,
+        (f) => under(f, 'src/platform'),
+        (_, d) => under(d, 'src/platform'),
+      ),
+    ).to.deep.equal([]);
   });
 
   it('keeps the streams pure: streams/<ctx> imports only src/platform and streams/<ctx>', () => {
-    const ok = (f: string, d: string) => under(d, 'src/platform') || contextOf(d, 'streams') === contextOf(f, 'streams');
+    const ok = (f: string, d: string) =>
+      under(d, 'src/platform') || contextOf(d, 'streams') === contextOf(f, 'streams');
     expect(breaking(graph, (f) => under(f, 'streams'), ok)).to.deep.equal([]);
   });
 
@@ -149,7 +170,9 @@ describe('the import graph', () => {
   it("lets one context's shell use another's only through src/contexts/<other>/index.ts", () => {
     const ok = (f: string, d: string) => {
       const other = contextOf(d, 'src/contexts');
-      return other === undefined || other === contextOf(f, 'src/contexts') || rel(d) === `src/contexts/${other}/index.ts`;
+      return (
+        other === undefined || other === contextOf(f, 'src/contexts') || rel(d) === `src/contexts/${other}/index.ts`
+      );
     };
     expect(breaking(graph, (f) => under(f, 'src/contexts'), ok)).to.deep.equal([]);
   });
@@ -157,26 +180,49 @@ describe('the import graph', () => {
   it("composes seeds where contexts meet: only src/contexts.ts and ops/ import another context's seed, and a seed imports no other context", () => {
     const meeting = (f: string) => rel(f) === 'src/contexts.ts' || under(f, 'ops');
     const contextOfAny = (f: string) => LAYERS.map((top) => contextOf(f, top)).find(Boolean);
-    const importers = breaking(graph, (f) => !meeting(f), (f, d) => !isSeed(d) || contextOfAny(d) === contextOfAny(f));
-    const reach = breaking(graph, (f) => isSeed(f) && !meeting(f), (f, d) => under(d, 'src/platform') || contextOfAny(d) === contextOfAny(f));
+    const importers = breaking(
+      graph,
+      (f) => !meeting(f),
+      (f, d) => !isSeed(d) || contextOfAny(d) === contextOfAny(f),
+    );
+    const reach = breaking(
+      graph,
+      (f) => isSeed(f) && !meeting(f),
+      (f, d) => under(d, 'src/platform') || contextOfAny(d) === contextOfAny(f),
+    );
     expect([...importers, ...reach]).to.deep.equal([]);
   });
 
   it(`keeps the browser bundle to console/ and the declared shared folder ${CONSOLE_SHARED}/`, () => {
-    const direct = breaking(graph, (f) => under(f, 'console'), (_, d) => under(d, 'console') || under(d, CONSOLE_SHARED));
+    const direct = breaking(
+      graph,
+      (f) => under(f, 'console'),
+      (_, d) => under(d, 'console') || under(d, CONSOLE_SHARED),
+    );
     // What esbuild loads: value imports followed from the console; all of it must be console/ or pure shared code.
     const loaded = new Set<string>();
     const queue = [...graph.keys()].filter((f) => under(f, 'console'));
     while (queue.length) {
       const file = queue.pop()!;
-      for (const d of graph.get(file) ?? []) if (!d.typeOnly && !loaded.has(d.to)) loaded.add(d.to), queue.push(d.to);
+      for (const d of graph.get(file) ?? []) if (!d.typeOnly && !loaded.has(d.to)) (loaded.add(d.to), queue.push(d.to));
     }
-    const strays = [...loaded].filter((f) => !under(f, 'console') && !under(f, CONSOLE_SHARED)).map((f) => `bundle loads ${rel(f)}`);
+    const strays = [...loaded]
+      .filter((f) => !under(f, 'console') && !under(f, CONSOLE_SHARED))
+      .map((f) => `bundle loads ${rel(f)}`);
     expect([...direct, ...strays.sort()]).to.deep.equal([]);
   });
 
   it('finds a cycle when one is there (the checker itself)', () => {
-    expect(cycles(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).to.deep.equal([['a', 'b', 'c']]);
+    expect(
+      cycles(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).to.deep.equal([['a', 'b', 'c']]);
   });
 
   it('counts type-only imports, multi-line ones and re-exports (the scanner itself)', () => {

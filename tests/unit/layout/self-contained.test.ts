@@ -60,7 +60,7 @@ describe('layout: the repository speaks for itself', () => {
     expect(outsideCitations()).to.deep.equal([]);
   });
 
-  it('the check finds such a citation, and lets a regulation\'s own section through', () => {
+  it("the check finds such a citation, and lets a regulation's own section through", () => {
     const cite = (text: string) => OUTSIDE.test(text.replace(LEGAL, ''));
     expect(cite(`// Role gates (spec 1 ${SECTION}5).`)).to.equal(true);
     expect(cite('/** Group commit (issue 27 item 7). */')).to.equal(true);

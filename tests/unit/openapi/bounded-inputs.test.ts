@@ -18,7 +18,11 @@ describe('bounded free-form objects', () => {
   });
 
   it('POST /graph/entities refuses a 1 MB property value', () => {
-    const parsed = CreateEntityBody.safeParse({ label: 'Well', entity_id: '42-000-00001', properties: { note: 'x'.repeat(1024 * 1024) } });
+    const parsed = CreateEntityBody.safeParse({
+      label: 'Well',
+      entity_id: '42-000-00001',
+      properties: { note: 'x'.repeat(1024 * 1024) },
+    });
     expect(parsed.success).to.equal(false);
     expect(JSON.stringify(parsed.error?.issues)).to.include('KB in all');
   });

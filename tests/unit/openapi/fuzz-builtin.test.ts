@@ -14,13 +14,16 @@ describe('the built-in fuzz generator', () => {
   const bodies = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     Object.entries<any>(item as object)
       .filter(([, op]) => op.requestBody?.content?.['application/json'])
-      .map(([method]) => ({ where: `${method} ${path}`, ref: `doc#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema` })),
+      .map(([method]) => ({
+        where: `${method} ${path}`,
+        ref: `doc#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema`,
+      })),
   );
 
-  it('generates request bodies that match the document\'s schemas (patterns aside)', () => {
+  it("generates request bodies that match the document's schemas (patterns aside)", () => {
     expect(bodies.length).to.be.greaterThan(40);
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const gen = generator(document, random);
     let checked = 0;
     for (const { where, ref } of bodies) {
@@ -28,7 +31,8 @@ describe('the built-in fuzz generator', () => {
       for (let i = 0; i < 10; i++) {
         const value = gen.valid({ $ref: ref.replace(/^doc/, '') });
         if (validate(value)) checked++;
-        else if (!(validate.errors ?? []).every((e) => e.keyword === 'pattern' || e.keyword === 'not')) expect.fail(`${where}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
+        else if (!(validate.errors ?? []).every((e) => e.keyword === 'pattern' || e.keyword === 'not'))
+          expect.fail(`${where}: ${JSON.stringify(value)} ${ajv.errorsText(validate.errors)}`);
       }
     }
     expect(checked).to.be.greaterThan(bodies.length * 5);
@@ -36,7 +40,7 @@ describe('the built-in fuzz generator', () => {
 
   it('generates invalid variants the schemas refuse most of the time', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const gen = generator(document, random);
     let refused = 0;
     let total = 0;

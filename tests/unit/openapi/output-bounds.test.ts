@@ -37,19 +37,26 @@ describe('output bounds in the OpenAPI document', () => {
   it('fills in the runtime ceilings where a response states no bound, and keeps the bounds it states', () => {
     const document = documentWith({ type: 'object', properties: { detail: { type: 'string' } } });
     outputBounds(document);
-    const properties = document.paths['/things'].post.responses['200'].content['application/json'].schema.properties as Record<string, Record<string, unknown>>;
+    const properties = document.paths['/things'].post.responses['200'].content['application/json'].schema
+      .properties as Record<string, Record<string, unknown>>;
     expect(properties.name.maxLength).to.equal(OUTPUT_CEILINGS.textLength);
     expect(properties.id.maxLength).to.equal(36);
     expect(properties.kind).to.not.have.property('maxLength');
     expect(properties.count).to.include({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, format: 'int64' });
     expect(properties.tags.maxItems).to.equal(OUTPUT_CEILINGS.items);
     expect((properties.tags.items as Record<string, unknown>).maxLength).to.equal(OUTPUT_CEILINGS.textLength);
-    expect(document.components.schemas.Detail).to.deep.equal({ type: 'object', properties: { detail: { type: 'string', maxLength: OUTPUT_CEILINGS.textLength } } });
+    expect(document.components.schemas.Detail).to.deep.equal({
+      type: 'object',
+      properties: { detail: { type: 'string', maxLength: OUTPUT_CEILINGS.textLength } },
+    });
   });
 
   it('leaves a schema a request uses unbounded, even where a response uses it too: an input is bounded by its check', () => {
     const document = documentWith({ type: 'string' });
     outputBounds(document);
-    expect(document.components.schemas.Input).to.deep.equal({ type: 'object', properties: { note: { type: 'string' } } });
+    expect(document.components.schemas.Input).to.deep.equal({
+      type: 'object',
+      properties: { note: { type: 'string' } },
+    });
   });
 });

@@ -12,7 +12,12 @@ describe('the chaos fault schedule', () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), (seed) => {
         const faults = faultSchedule(seed, 90);
-        expect(new Set(faults.map((f) => f.kind))).to.have.keys('outage', 'drop-connections', 'kill-leader', 'terminate-backends');
+        expect(new Set(faults.map((f) => f.kind))).to.have.keys(
+          'outage',
+          'drop-connections',
+          'kill-leader',
+          'terminate-backends',
+        );
         for (const [i, fault] of faults.entries()) {
           expect(fault.at).to.be.below(90_000);
           if (i > 0) expect(fault.at).to.be.above(faults[i - 1].at);

@@ -3,8 +3,16 @@ import type { Position, RecordedEvent } from '../../../src/platform/eventstore/t
 import { LogTail } from '../../../src/platform/projection-runner/log-tail';
 
 const at = (n: number): Position => ({ commit: 100n, prepare: BigInt(n) });
-const event = (n: number, type: string): RecordedEvent =>
-  ({ id: `e${n}`, stream: 's', revision: BigInt(n), position: at(n), type, data: {}, metadata: {} as never, recordedAt: new Date(0) });
+const event = (n: number, type: string): RecordedEvent => ({
+  id: `e${n}`,
+  stream: 's',
+  revision: BigInt(n),
+  position: at(n),
+  type,
+  data: {},
+  metadata: {} as never,
+  recordedAt: new Date(0),
+});
 
 describe('log tail (the newest stretch of the log, shared by the projection lanes)', () => {
   const filled = (max = 100) => {
@@ -51,7 +59,7 @@ describe('log tail (the newest stretch of the log, shared by the projection lane
     expect(tail.slice(at(10), ['A'], 10)!.events.map((e) => e.id)).to.deep.equal(['e11', 'e13']);
   });
 
-  it('holds at most its byte bound whatever the events\' size: large events push the oldest out, and the lanes behind read the store', () => {
+  it("holds at most its byte bound whatever the events' size: large events push the oldest out, and the lanes behind read the store", () => {
     const big = (n: number): RecordedEvent => ({ ...event(n, 'A'), data: { blob: 'x'.repeat(100_000) } });
     const tail = new LogTail(at(0), 2000, 1_000_000);
     for (let n = 1; n <= 50; n++) tail.push(big(n));

@@ -3,7 +3,10 @@ import { scanForInjection } from '../../../streams/prompts/injection-scan';
 
 describe('prompt injection scan', () => {
   it('finds nothing in an ordinary prompt', () => {
-    expect(scanForInjection('Summarise the W-10 filing for {{ well }} in plain English.')).to.deep.equal({ status: 'clean', findings: [] });
+    expect(scanForInjection('Summarise the W-10 filing for {{ well }} in plain English.')).to.deep.equal({
+      status: 'clean',
+      findings: [],
+    });
   });
 
   it('warns on instruction-override phrases, with position', () => {

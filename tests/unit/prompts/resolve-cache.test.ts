@@ -3,10 +3,23 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import pino from 'pino';
 import sinon from 'sinon';
-import { callerKey, INVALIDATION_CHANNEL, PromptResolveCache, type ServeableVersion, type TemplateResolution } from '../../../commands/prompts/resolve-cache';
+import {
+  callerKey,
+  INVALIDATION_CHANNEL,
+  PromptResolveCache,
+  type ServeableVersion,
+  type TemplateResolution,
+} from '../../../commands/prompts/resolve-cache';
 
 const logger = pino({ level: 'silent' });
-const version = (versionId: string, status: 'active' | 'pre_production'): ServeableVersion => ({ versionId, versionNumber: 1, status, body: `body ${versionId}`, tokenEstimate: 3, variablesExpected: [] });
+const version = (versionId: string, status: 'active' | 'pre_production'): ServeableVersion => ({
+  versionId,
+  versionNumber: 1,
+  status,
+  body: `body ${versionId}`,
+  tokenEstimate: 3,
+  variablesExpected: [],
+});
 const resolution: TemplateResolution = {
   templateId: 'tpl-1',
   active: version('v-active', 'active'),
@@ -76,7 +89,9 @@ describe('prompt resolve cache', () => {
     expect(subscriber.subscribe.calledOnceWith(INVALIDATION_CHANNEL)).to.equal(true);
 
     await cache.invalidate({ tenantId: 't1', templateId: 'tpl-1' });
-    expect(publisher.publish.calledOnceWith(INVALIDATION_CHANNEL, JSON.stringify({ tenantId: 't1', templateId: 'tpl-1' }))).to.equal(true);
+    expect(
+      publisher.publish.calledOnceWith(INVALIDATION_CHANNEL, JSON.stringify({ tenantId: 't1', templateId: 'tpl-1' })),
+    ).to.equal(true);
 
     cache.store('t1', 'agents:chat', resolution, cache.currentEpoch);
     subscriber.emit('message', INVALIDATION_CHANNEL, JSON.stringify({ tenantId: 't1', templateId: 'tpl-1' }));
@@ -106,7 +121,8 @@ describe('prompt resolve cache', () => {
     try {
       b.store('t1', 'agents:chat', resolution, b.currentEpoch);
       await a.invalidate({ tenantId: 't1', templateId: 'tpl-1' });
-      for (let i = 0; i < 100 && b.lookup('t1', 'agents:chat', null, []) !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 100 && b.lookup('t1', 'agents:chat', null, []) !== undefined; i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(b.lookup('t1', 'agents:chat', null, [])).to.equal(undefined);
     } finally {
       await a.disconnect();

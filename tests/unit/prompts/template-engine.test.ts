@@ -5,16 +5,23 @@ import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { countTokens } from '../../../src/platform/infra/tokens';
 import { parsePromptRef, systemPromptRef } from '../../../queries/prompts/resolve-prompt';
 
-const subsetOf = (body: string) => analyseTemplate(body).subsetErrors.map((e) => e.message).join(' | ');
+const subsetOf = (body: string) =>
+  analyseTemplate(body)
+    .subsetErrors.map((e) => e.message)
+    .join(' | ');
 
 describe('prompt template engine: the safe Jinja subset', () => {
   it('renders variables, conditions, loops over data and whitelisted filters', () => {
-    const body = 'Hello {{ name | title }}.\n{% if wells %}Wells:{% for w in wells %} {{ loop.index }}={{ w.api }}{% endfor %}{% else %}none{% endif %}';
-    expect(renderTemplate(body, { name: 'ann lee', wells: [{ api: '42-1' }, { api: '42-2' }] })).to.equal('Hello Ann Lee.\nWells: 1=42-1 2=42-2');
+    const body =
+      'Hello {{ name | title }}.\n{% if wells %}Wells:{% for w in wells %} {{ loop.index }}={{ w.api }}{% endfor %}{% else %}none{% endif %}';
+    expect(renderTemplate(body, { name: 'ann lee', wells: [{ api: '42-1' }, { api: '42-2' }] })).to.equal(
+      'Hello Ann Lee.\nWells: 1=42-1 2=42-2',
+    );
   });
 
   it('extracts the variables a template reads, leaving out loop and set names', () => {
-    const body = '{% set greeting = "Hi" %}{{ greeting }} {{ user.name }}{% for w in wells %}{{ w }}{{ district }}{% endfor %}';
+    const body =
+      '{% set greeting = "Hi" %}{{ greeting }} {{ user.name }}{% for w in wells %}{{ w }}{{ district }}{% endfor %}';
     expect(analyseTemplate(body).variables).to.deep.equal(['user', 'wells', 'district']);
   });
 
@@ -35,7 +42,13 @@ describe('prompt template engine: the safe Jinja subset', () => {
   });
 
   it('refuses includes, imports, extends and macros as outside the subset', () => {
-    for (const tag of ['{% include "other" %}', '{% import "m" as m %}', '{% extends "base" %}', '{% macro m() %}x{% endmacro %}', '{% from "x" import y %}']) {
+    for (const tag of [
+      '{% include "other" %}',
+      '{% import "m" as m %}',
+      '{% extends "base" %}',
+      '{% macro m() %}x{% endmacro %}',
+      '{% from "x" import y %}',
+    ]) {
       const analysis = analyseTemplate(`a ${tag} b`);
       expect(analysis.syntaxErrors, tag).to.deep.equal([]);
       expect(analysis.subsetErrors.length, tag).to.be.greaterThan(0);
@@ -56,8 +69,14 @@ describe('prompt template engine: the safe Jinja subset', () => {
 
   it('refuses unbounded or oversized loops', () => {
     expect(subsetOf('{% for i in range(n) %}{{ i }}{% endfor %}')).to.match(/integer literals/);
-    expect(subsetOf('{% for i in range(200) %}{% for j in range(200) %}{{ j }}{% endfor %}{% endfor %}')).to.match(/more than 10000 iterations/);
-    expect(subsetOf('{% for a in x %}{% for b in a %}{% for c in b %}{% for d in c %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}')).to.match(/nested deeper than 3/);
+    expect(subsetOf('{% for i in range(200) %}{% for j in range(200) %}{{ j }}{% endfor %}{% endfor %}')).to.match(
+      /more than 10000 iterations/,
+    );
+    expect(
+      subsetOf(
+        '{% for a in x %}{% for b in a %}{% for c in b %}{% for d in c %}{% endfor %}{% endfor %}{% endfor %}{% endfor %}',
+      ),
+    ).to.match(/nested deeper than 3/);
     expect(subsetOf('{% for i in range(10) %}{{ i }}{% endfor %}')).to.equal('');
   });
 
@@ -70,7 +89,16 @@ describe('prompt validation result', () => {
   it('is valid for a clean template, with the real token count and variables', () => {
     const body = 'You are a compliance assistant for {{ operator }}.';
     const v = validateTemplate(body, { declaredVariables: ['operator'], maxTokens: null });
-    expect(v).to.deep.include({ valid: true, syntaxOk: true, subsetOk: true, tokenEstimate: countTokens(body), variablesExtracted: ['operator'], unknownVariables: [], errors: [], warnings: [] });
+    expect(v).to.deep.include({
+      valid: true,
+      syntaxOk: true,
+      subsetOk: true,
+      tokenEstimate: countTokens(body),
+      variablesExtracted: ['operator'],
+      unknownVariables: [],
+      errors: [],
+      warnings: [],
+    });
     expect(v.injectionScan).to.deep.equal({ status: 'clean', findings: [] });
   });
 
@@ -78,7 +106,9 @@ describe('prompt validation result', () => {
     const v = validateTemplate('{{ operator }} {{ secret }}', { declaredVariables: ['operator'], maxTokens: 2 });
     expect(v.valid).to.equal(true);
     expect(v.unknownVariables).to.deep.equal(['secret']);
-    expect(v.warnings.join('\n')).to.match(/not declared.*secret/).and.to.match(/exceeds the budget tier's 2/);
+    expect(v.warnings.join('\n'))
+      .to.match(/not declared.*secret/)
+      .and.to.match(/exceeds the budget tier's 2/);
   });
 
   it('marks a subset violation invalid without refusing the save', () => {
@@ -97,7 +127,11 @@ describe('prompt validation result', () => {
     expect(thrown).to.be.instanceOf(ValidationFailed);
     const failed = thrown as ValidationFailed;
     expect(failed.body).to.deep.equal({ line: 2, column: 1 });
-    expect(failed.issues[0]).to.deep.equal({ loc: ['body', 'body'], msg: 'line 2, column 1: {% for %} is never closed', type: 'template_syntax' });
+    expect(failed.issues[0]).to.deep.equal({
+      loc: ['body', 'body'],
+      msg: 'line 2, column 1: {% for %} is never closed',
+      type: 'template_syntax',
+    });
   });
 });
 
@@ -105,7 +139,10 @@ describe('agent system prompt address', () => {
   it('maps an agent type to agents:<slug>', () => {
     expect(systemPromptRef('compliance_checker')).to.equal('agents:compliance_checker');
     expect(systemPromptRef('Well Analyst')).to.equal('agents:well-analyst');
-    expect(parsePromptRef(systemPromptRef('Well Analyst'))).to.deep.equal({ namespace: 'agents', slug: 'well-analyst' });
+    expect(parsePromptRef(systemPromptRef('Well Analyst'))).to.deep.equal({
+      namespace: 'agents',
+      slug: 'well-analyst',
+    });
     expect(parsePromptRef('no-colon')).to.equal(null);
   });
 });

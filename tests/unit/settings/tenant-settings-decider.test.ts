@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { tenantSettingsDecider, updateTenantSettingsCommand, UpdateTenantSettingsBody } from '../../../commands/settings/update-tenant-settings';
+import {
+  tenantSettingsDecider,
+  updateTenantSettingsCommand,
+  UpdateTenantSettingsBody,
+} from '../../../commands/settings/update-tenant-settings';
 import { ValidationFailed } from '../../../src/platform/domain-errors';
 import { parse } from '../../../src/platform/http/validation';
 import type { TenantSettingsEvent } from '../../../streams/settings/tenant-settings';
@@ -8,7 +12,11 @@ import { given } from '../../support/given';
 const ADMIN = '11111111-1111-4111-8111-111111111111';
 const NOW = '2026-01-15T12:00:00.000Z';
 
-const updated = (changes: TenantSettingsEvent['data']['changes'], updatedBy = ADMIN, updatedAt = NOW): TenantSettingsEvent => ({
+const updated = (
+  changes: TenantSettingsEvent['data']['changes'],
+  updatedBy = ADMIN,
+  updatedAt = NOW,
+): TenantSettingsEvent => ({
   type: 'TenantSettingsUpdated',
   data: { changes, updatedBy, updatedAt },
 });
@@ -16,13 +24,25 @@ const updated = (changes: TenantSettingsEvent['data']['changes'], updatedBy = AD
 describe('tenant settings decider', () => {
   it('records the fields a first write sets, each with its previous (inherited) value', () => {
     given(tenantSettingsDecider)
-      .when({ type: 'UpdateTenantSettings', values: { defaultModel: 'openai/gpt-4o', maxTokensPerDay: 500_000 }, actorId: ADMIN })
-      .then([updated({ defaultModel: { from: null, to: 'openai/gpt-4o' }, maxTokensPerDay: { from: null, to: 500_000 } })]);
+      .when({
+        type: 'UpdateTenantSettings',
+        values: { defaultModel: 'openai/gpt-4o', maxTokensPerDay: 500_000 },
+        actorId: ADMIN,
+      })
+      .then([
+        updated({ defaultModel: { from: null, to: 'openai/gpt-4o' }, maxTokensPerDay: { from: null, to: 500_000 } }),
+      ]);
   });
 
   it('records only what changed, leaving absent fields as they are', () => {
-    given(tenantSettingsDecider, [updated({ defaultModel: { from: null, to: 'openai/gpt-4o' }, maxCostUsdPerDay: { from: null, to: 40 } })])
-      .when({ type: 'UpdateTenantSettings', values: { defaultModel: 'openai/gpt-4o', maxCostUsdPerDay: 55.5 }, actorId: ADMIN })
+    given(tenantSettingsDecider, [
+      updated({ defaultModel: { from: null, to: 'openai/gpt-4o' }, maxCostUsdPerDay: { from: null, to: 40 } }),
+    ])
+      .when({
+        type: 'UpdateTenantSettings',
+        values: { defaultModel: 'openai/gpt-4o', maxCostUsdPerDay: 55.5 },
+        actorId: ADMIN,
+      })
       .then([updated({ maxCostUsdPerDay: { from: 40, to: 55.5 } })]);
   });
 
@@ -34,7 +54,11 @@ describe('tenant settings decider', () => {
 
   it('writing the values already in force records nothing', () => {
     given(tenantSettingsDecider, [updated({ maxThinkingMode: { from: null, to: 'disabled' } })])
-      .when({ type: 'UpdateTenantSettings', values: { maxThinkingMode: 'disabled', defaultModel: null }, actorId: ADMIN })
+      .when({
+        type: 'UpdateTenantSettings',
+        values: { maxThinkingMode: 'disabled', defaultModel: null },
+        actorId: ADMIN,
+      })
       .thenNothing();
   });
 
@@ -45,11 +69,23 @@ describe('tenant settings decider', () => {
   it('folds every update into the values in force and who wrote them last', () => {
     const state = given(tenantSettingsDecider, [
       updated({ defaultModel: { from: null, to: 'openai/gpt-4o' } }),
-      updated({ maxTokensPerExecution: { from: null, to: 8000 } }, '22222222-2222-4222-8222-222222222222', '2026-01-16T08:00:00.000Z'),
+      updated(
+        { maxTokensPerExecution: { from: null, to: 8000 } },
+        '22222222-2222-4222-8222-222222222222',
+        '2026-01-16T08:00:00.000Z',
+      ),
     ]).state;
-    expect(state).to.deep.include({ status: 'configured', updatedBy: '22222222-2222-4222-8222-222222222222', updatedAt: '2026-01-16T08:00:00.000Z' });
+    expect(state).to.deep.include({
+      status: 'configured',
+      updatedBy: '22222222-2222-4222-8222-222222222222',
+      updatedAt: '2026-01-16T08:00:00.000Z',
+    });
     if (state.status !== 'configured') throw new Error('unreachable');
-    expect(state.values).to.include({ defaultModel: 'openai/gpt-4o', maxTokensPerExecution: 8000, fallbackModel: null });
+    expect(state.values).to.include({
+      defaultModel: 'openai/gpt-4o',
+      maxTokensPerExecution: 8000,
+      fallbackModel: null,
+    });
   });
 });
 
@@ -66,7 +102,11 @@ describe('PUT /settings body', () => {
   };
 
   it('accepts curated model ids and maps wire names to the command', () => {
-    const body = parseBody({ default_model: 'builtin/deterministic', fallback_model: null, max_cost_usd_per_day: 12.5 });
+    const body = parseBody({
+      default_model: 'builtin/deterministic',
+      fallback_model: null,
+      max_cost_usd_per_day: 12.5,
+    });
     expect(updateTenantSettingsCommand(body, ADMIN)).to.deep.equal({
       type: 'UpdateTenantSettings',
       values: { defaultModel: 'builtin/deterministic', fallbackModel: null, maxCostUsdPerDay: 12.5 },
@@ -90,7 +130,10 @@ describe('PUT /settings body', () => {
   });
 
   it('allows a daily cap of zero (blocks usage for the day)', () => {
-    expect(parseBody({ max_tokens_per_day: 0, max_cost_usd_per_day: 0 })).to.deep.equal({ max_tokens_per_day: 0, max_cost_usd_per_day: 0 });
+    expect(parseBody({ max_tokens_per_day: 0, max_cost_usd_per_day: 0 })).to.deep.equal({
+      max_tokens_per_day: 0,
+      max_cost_usd_per_day: 0,
+    });
   });
 
   it('names each unknown field instead of ignoring a typo', () => {

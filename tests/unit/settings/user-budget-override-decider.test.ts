@@ -15,7 +15,11 @@ const ADMIN = '11111111-1111-4111-8111-111111111111';
 const USER = '33333333-3333-4333-8333-333333333333';
 const NOW = '2026-01-15T12:00:00.000Z';
 
-const upserted = (maxTokensPerDay: number | null, maxCostUsdPerDay: number | null, previous: BudgetCaps | null = null): UserBudgetOverrideEvent => ({
+const upserted = (
+  maxTokensPerDay: number | null,
+  maxCostUsdPerDay: number | null,
+  previous: BudgetCaps | null = null,
+): UserBudgetOverrideEvent => ({
   type: 'UserBudgetOverrideUpserted',
   data: { userId: USER, maxTokensPerDay, maxCostUsdPerDay, previous, updatedBy: ADMIN, updatedAt: NOW },
 });
@@ -49,7 +53,15 @@ describe('user budget override deciders', () => {
   });
 
   it('an override can be set again after it was deleted, starting from nothing', () => {
-    const deleted: UserBudgetOverrideEvent = { type: 'UserBudgetOverrideDeleted', data: { userId: USER, previous: { maxTokensPerDay: 1, maxCostUsdPerDay: null }, deletedBy: ADMIN, deletedAt: NOW } };
+    const deleted: UserBudgetOverrideEvent = {
+      type: 'UserBudgetOverrideDeleted',
+      data: {
+        userId: USER,
+        previous: { maxTokensPerDay: 1, maxCostUsdPerDay: null },
+        deletedBy: ADMIN,
+        deletedAt: NOW,
+      },
+    };
     given(upsertUserBudgetOverrideDecider, [upserted(1, null), deleted])
       .when(upsertUserBudgetOverrideCommand(USER, { max_cost_usd_per_day: 3 }, ADMIN))
       .then([upserted(null, 3, null)]);
@@ -58,13 +70,35 @@ describe('user budget override deciders', () => {
   it('deleting records the caps that were in force', () => {
     given(deleteUserBudgetOverrideDecider, [upserted(20_000, 5)])
       .when({ type: 'DeleteUserBudgetOverride', userId: USER, actorId: ADMIN })
-      .then([{ type: 'UserBudgetOverrideDeleted', data: { userId: USER, previous: { maxTokensPerDay: 20_000, maxCostUsdPerDay: 5 }, deletedBy: ADMIN, deletedAt: NOW } }]);
+      .then([
+        {
+          type: 'UserBudgetOverrideDeleted',
+          data: {
+            userId: USER,
+            previous: { maxTokensPerDay: 20_000, maxCostUsdPerDay: 5 },
+            deletedBy: ADMIN,
+            deletedAt: NOW,
+          },
+        },
+      ]);
   });
 
   it('deleting a missing or already deleted override is not found', () => {
-    given(deleteUserBudgetOverrideDecider).when({ type: 'DeleteUserBudgetOverride', userId: USER, actorId: ADMIN }).thenThrows(NotFound);
-    const deleted: UserBudgetOverrideEvent = { type: 'UserBudgetOverrideDeleted', data: { userId: USER, previous: { maxTokensPerDay: 1, maxCostUsdPerDay: null }, deletedBy: ADMIN, deletedAt: NOW } };
-    given(deleteUserBudgetOverrideDecider, [upserted(1, null), deleted]).when({ type: 'DeleteUserBudgetOverride', userId: USER, actorId: ADMIN }).thenThrows(NotFound);
+    given(deleteUserBudgetOverrideDecider)
+      .when({ type: 'DeleteUserBudgetOverride', userId: USER, actorId: ADMIN })
+      .thenThrows(NotFound);
+    const deleted: UserBudgetOverrideEvent = {
+      type: 'UserBudgetOverrideDeleted',
+      data: {
+        userId: USER,
+        previous: { maxTokensPerDay: 1, maxCostUsdPerDay: null },
+        deletedBy: ADMIN,
+        deletedAt: NOW,
+      },
+    };
+    given(deleteUserBudgetOverrideDecider, [upserted(1, null), deleted])
+      .when({ type: 'DeleteUserBudgetOverride', userId: USER, actorId: ADMIN })
+      .thenThrows(NotFound);
   });
 });
 

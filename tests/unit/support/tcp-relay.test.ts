@@ -47,7 +47,11 @@ interface Connection {
 }
 
 async function connect(relay: Relay): Promise<Connection> {
-  const connection: Connection = { socket: net.connect({ host: relay.host, port: relay.port }), received: '', ended: 'open' };
+  const connection: Connection = {
+    socket: net.connect({ host: relay.host, port: relay.port }),
+    received: '',
+    ended: 'open',
+  };
   connection.socket.setEncoding('utf8');
   connection.socket.on('data', (chunk: string) => (connection.received += chunk));
   connection.socket.on('error', (error: NodeJS.ErrnoException) => (connection.ended = error.code ?? 'error'));

@@ -1,9 +1,20 @@
 import { expect } from 'chai';
-import { reviewApprovalFor, type ReviewFacts, submissionSummary } from '../../../commands/checklists/open-review-approval';
+import {
+  reviewApprovalFor,
+  type ReviewFacts,
+  submissionSummary,
+} from '../../../commands/checklists/open-review-approval';
 import type { FilingPayload } from '../../../commands/checklists/filing-payload';
 import { filingFor, type FilingFacts } from '../../../commands/checklists/record-filing';
 import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
-import { consumedDecision, deadlineFinish, deadlineMarginMs, deadlineMessage, startedWithoutEnd, turnDeadlineHandler } from '../../../commands/agents/turn-deadline';
+import {
+  consumedDecision,
+  deadlineFinish,
+  deadlineMarginMs,
+  deadlineMessage,
+  startedWithoutEnd,
+  turnDeadlineHandler,
+} from '../../../commands/agents/turn-deadline';
 import { runningHere } from '../../../commands/agents/running-turns';
 import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
@@ -25,7 +36,18 @@ const checklist = {
     { index: 1, key: 'oil_production', label: 'Oil' },
   ],
 };
-const well = { id: 'v-well', label: 'Well', entity_id: '42-501-12345', properties: { name: 'JONES 97', api_number: '42-501-12345', production_oil_bbls: '3110', production_gas_mcf: '9330', form_pr_period: '2025-10' } };
+const well = {
+  id: 'v-well',
+  label: 'Well',
+  entity_id: '42-501-12345',
+  properties: {
+    name: 'JONES 97',
+    api_number: '42-501-12345',
+    production_oil_bbls: '3110',
+    production_gas_mcf: '9330',
+    form_pr_period: '2025-10',
+  },
+};
 const filing: FilingPayload = {
   kind: 'filing',
   summary: 'All 2 items complete; ready to file',
@@ -45,30 +67,67 @@ const filing: FilingPayload = {
 const facts: ReviewFacts = { checklist, filing };
 
 function recorded(type: string, data: unknown): RecordedEvent {
-  return { id: 'e1', stream: 'checklists.checklist-t1-cl1', revision: 3n, type, data, metadata: { tenantId: 't1', actorId: 'op', correlationId: 'c', causationId: 'c' }, position: { commit: 1n, prepare: 1n }, recordedAt: new Date(NOW) } as unknown as RecordedEvent;
+  return {
+    id: 'e1',
+    stream: 'checklists.checklist-t1-cl1',
+    revision: 3n,
+    type,
+    data,
+    metadata: { tenantId: 't1', actorId: 'op', correlationId: 'c', causationId: 'c' },
+    position: { commit: 1n, prepare: 1n },
+    recordedAt: new Date(NOW),
+  } as unknown as RecordedEvent;
 }
 
 describe('reactor specs (given an event, then the command)', () => {
   describe('checklists.open-review-approval', () => {
-    it('given ChecklistSubmitted, then RequestApproval with the checklist\'s approval id and the shared filing payload', () => {
-      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null }, facts);
-      expect(command).to.include({ approvalId: 'ap1', checkpointType: 'filing_submission', agentType: 'checklists', reviewerStrategy: 'any_reviewer', reviewerId: null, conversationId: null });
+    it("given ChecklistSubmitted, then RequestApproval with the checklist's approval id and the shared filing payload", () => {
+      const command = reviewApprovalFor(
+        { type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null },
+        facts,
+      );
+      expect(command).to.include({
+        approvalId: 'ap1',
+        checkpointType: 'filing_submission',
+        agentType: 'checklists',
+        reviewerStrategy: 'any_reviewer',
+        reviewerId: null,
+        conversationId: null,
+      });
       expect(command.payload).to.deep.equal(filing);
     });
 
-    it('given a submission naming a reviewer, then the approval is named to them; the summary is the submitter\'s, or says the items are complete', () => {
-      const command = reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: 'rev', summary: 'PR Oct' }, facts);
+    it("given a submission naming a reviewer, then the approval is named to them; the summary is the submitter's, or says the items are complete", () => {
+      const command = reviewApprovalFor(
+        { type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: 'rev', summary: 'PR Oct' },
+        facts,
+      );
       expect(command).to.include({ reviewerStrategy: 'named_individual', reviewerId: 'rev' });
       expect(submissionSummary('PR Oct', checklist)).to.equal('PR Oct');
       expect(submissionSummary(null, checklist)).to.equal('All 2 items complete; ready to file');
     });
 
     it('given a submission whose filing payload could not be built, then no approval is asked for', () => {
-      expect(() => reviewApprovalFor({ type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null }, { checklist, filing: null })).to.throw(/without its filing payload/);
+      expect(() =>
+        reviewApprovalFor(
+          { type: 'ChecklistSubmitted', approvalId: 'ap1', reviewerId: null, summary: null },
+          { checklist, filing: null },
+        ),
+      ).to.throw(/without its filing payload/);
     });
 
     it('given ChecklistExceptionRequested, then a checklist_exception approval with the reason and items', () => {
-      const command = reviewApprovalFor({ type: 'ChecklistExceptionRequested', approvalId: 'ap2', reviewerId: null, reason: 'shut in', itemIndexes: [1], requestedUntil: null }, { checklist, filing: null });
+      const command = reviewApprovalFor(
+        {
+          type: 'ChecklistExceptionRequested',
+          approvalId: 'ap2',
+          reviewerId: null,
+          reason: 'shut in',
+          itemIndexes: [1],
+          requestedUntil: null,
+        },
+        { checklist, filing: null },
+      );
       expect(command).to.include({ approvalId: 'ap2', checkpointType: 'checklist_exception' });
       expect(command.payload).to.include({ checklist_id: 'cl1', summary: 'Exception requested: shut in' });
       expect(command.payload.item_indexes).to.deep.equal([1]);
@@ -77,10 +136,30 @@ describe('reactor specs (given an event, then the command)', () => {
 
   describe('checklists.record-review', () => {
     const decided = (over: Partial<Record<string, unknown>> = {}) =>
-      ({ status: 'approved', approvalId: 'ap1', conversationId: null, agentType: 'checklists', checkpointType: 'filing_submission', reviewerId: null, requestedBy: 'op', requestedAt: NOW, checklistId: 'cl1', escalationLevel: 0, decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW }, ...over }) as ApprovalState;
+      ({
+        status: 'approved',
+        approvalId: 'ap1',
+        conversationId: null,
+        agentType: 'checklists',
+        checkpointType: 'filing_submission',
+        reviewerId: null,
+        requestedBy: 'op',
+        requestedAt: NOW,
+        checklistId: 'cl1',
+        escalationLevel: 0,
+        decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW },
+        ...over,
+      }) as ApprovalState;
 
-    it('given ApprovalDecided on a checklist\'s approval, then RecordReview on that checklist with the decision', () => {
-      expect(reviewForDecision(decided())).to.deep.equal({ checklistId: 'cl1', command: { type: 'RecordReview', approvalId: 'ap1', decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW } } });
+    it("given ApprovalDecided on a checklist's approval, then RecordReview on that checklist with the decision", () => {
+      expect(reviewForDecision(decided())).to.deep.equal({
+        checklistId: 'cl1',
+        command: {
+          type: 'RecordReview',
+          approvalId: 'ap1',
+          decision: { decision: 'approved', reviewerId: 'rev', comments: 'ok', modifications: null, decidedAt: NOW },
+        },
+      });
     });
 
     it('given ApprovalDecided on an approval about no checklist, then nothing', () => {
@@ -90,12 +169,28 @@ describe('reactor specs (given an event, then the command)', () => {
 
   describe('checklists.close-rejected-approval', () => {
     it('given ChecklistRejected while an approval was pending, then DecideApproval rejected by the same person with the reason', () => {
-      const closing = closingDecision(recorded('ChecklistRejected', { reason: 'wrong well', rejectedBy: 'rev', rejectedAt: NOW, approvalId: 'ap1' }));
-      expect(closing).to.deep.equal({ approvalId: 'ap1', command: { type: 'DecideApproval', decision: 'rejected', reviewerId: 'rev', reviewerIsAdmin: false, comments: 'wrong well', modifications: null } });
+      const closing = closingDecision(
+        recorded('ChecklistRejected', { reason: 'wrong well', rejectedBy: 'rev', rejectedAt: NOW, approvalId: 'ap1' }),
+      );
+      expect(closing).to.deep.equal({
+        approvalId: 'ap1',
+        command: {
+          type: 'DecideApproval',
+          decision: 'rejected',
+          reviewerId: 'rev',
+          reviewerIsAdmin: false,
+          comments: 'wrong well',
+          modifications: null,
+        },
+      });
     });
 
     it('given ChecklistRejected with nothing pending, then nothing', () => {
-      expect(closingDecision(recorded('ChecklistRejected', { reason: 'x', rejectedBy: 'rev', rejectedAt: NOW, approvalId: null }))).to.equal(null);
+      expect(
+        closingDecision(
+          recorded('ChecklistRejected', { reason: 'x', rejectedBy: 'rev', rejectedAt: NOW, approvalId: null }),
+        ),
+      ).to.equal(null);
     });
   });
 
@@ -112,40 +207,92 @@ describe('reactor specs (given an event, then the command)', () => {
 
     it('given an approved Form PR checklist, then a FilingPackage, HAS_FILING from the well and form_pr_period advanced', () => {
       const plan = filingFor(filing);
-      expect(plan.filing.properties).to.include({ entity_id: 'filing-cl1', form: 'form_pr', period: '2026-10', status: 'filed', approval_id: 'ap1', approved_by: 'rev', submitted_by: 'op' });
+      expect(plan.filing.properties).to.include({
+        entity_id: 'filing-cl1',
+        form: 'form_pr',
+        period: '2026-10',
+        status: 'filed',
+        approval_id: 'ap1',
+        approved_by: 'rev',
+        submitted_by: 'op',
+      });
       expect(plan.filing.properties.figures).to.deep.equal([{ label: 'Oil produced', value: 3110 }]);
-      expect(plan.edge).to.deep.equal({ from_label: 'Well', from_id: 'v-well', to_label: 'FilingPackage', to_id: 'filing-cl1', edge_label: 'HAS_FILING' });
+      expect(plan.edge).to.deep.equal({
+        from_label: 'Well',
+        from_id: 'v-well',
+        to_label: 'FilingPackage',
+        to_id: 'filing-cl1',
+        edge_label: 'HAS_FILING',
+      });
       expect(plan.advance).to.deep.equal({ form_pr_period: '2026-10' });
     });
 
     it('given a late filing of an older period, then the last filed period does not move back', () => {
-      const plan = filingFor({ ...filing, entity: { ...well, properties: { ...well.properties, form_pr_period: '2026-11' } } });
+      const plan = filingFor({
+        ...filing,
+        entity: { ...well, properties: { ...well.properties, form_pr_period: '2026-11' } },
+      });
       expect(plan.advance).to.equal(null);
     });
 
     it('given approval with modifications, then the filing records them', () => {
-      const plan = filingFor({ ...filing, decision: { ...filing.decision, decision: 'modified', modifications: { oil: 3100 } } });
+      const plan = filingFor({
+        ...filing,
+        decision: { ...filing.decision, decision: 'modified', modifications: { oil: 3100 } },
+      });
       expect(plan.filing.properties).to.include({ decision: 'modified' });
       expect(plan.filing.properties.modifications).to.deep.equal({ oil: 3100 });
     });
   });
 
   describe('agents.schedule-turn-deadline and its handler', () => {
-    const started = { executionId: 'x1', conversationId: 'c1', userId: 'u1', agentId: 'a', agentType: 'general', model: 'm', fallbackModel: null, thinkingMode: 'standard', maxTokens: null, maxCostUsd: null, userMessageId: 'm1', attachmentIds: [], startedAt: NOW };
+    const started = {
+      executionId: 'x1',
+      conversationId: 'c1',
+      userId: 'u1',
+      agentId: 'a',
+      agentType: 'general',
+      model: 'm',
+      fallbackModel: null,
+      thinkingMode: 'standard',
+      maxTokens: null,
+      maxCostUsd: null,
+      userMessageId: 'm1',
+      attachmentIds: [],
+      startedAt: NOW,
+    };
 
     it('given TurnStarted, then a message due a margin after start + AGENT_TURN_TIMEOUT_MS (when the turn aborts itself), one per turn', () => {
-      expect(deadlineMessage(started, 300_000)).to.deep.equal({ messageId: 'turn-deadline-x1', dueAt: '2026-11-26T08:06:00.000Z', handler: 'agents.turn-deadline', payload: { execution_id: 'x1' } });
+      expect(deadlineMessage(started, 300_000)).to.deep.equal({
+        messageId: 'turn-deadline-x1',
+        dueAt: '2026-11-26T08:06:00.000Z',
+        handler: 'agents.turn-deadline',
+        payload: { execution_id: 'x1' },
+      });
       expect(Date.parse(deadlineMessage(started, 1_000).dueAt) - Date.parse(NOW)).to.equal(11_000);
-      expect([1_000, 120_000, 300_000, 3_600_000].map(deadlineMarginMs)).to.deep.equal([10_000, 30_000, 60_000, 60_000]);
+      expect([1_000, 120_000, 300_000, 3_600_000].map(deadlineMarginMs)).to.deep.equal([
+        10_000, 30_000, 60_000, 60_000,
+      ]);
     });
 
     it('given the deadline fires on the instance running the turn before its own clock says the turn is past its deadline and margin, then it is left to finish itself', async () => {
       const ended = runningHere('x-local');
       try {
         const untouchable = { readStream: () => Promise.reject(new Error('a turn running here was read')) };
-        const deps = { config: { llm: { turnTimeoutMs: 1_000 } }, store: untouchable } as unknown as Parameters<typeof turnDeadlineHandler.fire>[1];
+        const deps = { config: { llm: { turnTimeoutMs: 1_000 } }, store: untouchable } as unknown as Parameters<
+          typeof turnDeadlineHandler.fire
+        >[1];
         // Due by a wall clock far ahead of this instance's: the turn started a moment ago here.
-        await turnDeadlineHandler.fire({ tenantId: 't1', messageId: 'turn-deadline-x-local', dueAt: NOW, handler: 'agents.turn-deadline', payload: { execution_id: 'x-local' } }, deps);
+        await turnDeadlineHandler.fire(
+          {
+            tenantId: 't1',
+            messageId: 'turn-deadline-x-local',
+            dueAt: NOW,
+            handler: 'agents.turn-deadline',
+            payload: { execution_id: 'x-local' },
+          },
+          deps,
+        );
       } finally {
         ended();
       }
@@ -153,49 +300,106 @@ describe('reactor specs (given an event, then the command)', () => {
 
     it('given a turn ended at its deadline after resume_guard consumed a decision, then that decision is given back; given none consumed, then nothing', () => {
       const guard = (status: string, detail: Record<string, unknown> | null) =>
-        ({ type: 'NodeCompleted', data: { node: 'resume_guard', status, tokensUsed: null, message: null, skillsLoaded: null, detail } }) as const;
-      const detail = { approval_id: 'a1', checkpoint_type: 'filing_submission', decision: 'modified', reviewer_id: 'r1', comments: null, modifications: { oil: 3100 }, decided_at: NOW };
+        ({
+          type: 'NodeCompleted',
+          data: { node: 'resume_guard', status, tokensUsed: null, message: null, skillsLoaded: null, detail },
+        }) as const;
+      const detail = {
+        approval_id: 'a1',
+        checkpoint_type: 'filing_submission',
+        decision: 'modified',
+        reviewer_id: 'r1',
+        comments: null,
+        modifications: { oil: 3100 },
+        decided_at: NOW,
+      };
       expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('resumed', detail)], 'x1')).to.deep.equal({
         approvalId: 'a1',
         checkpointType: 'filing_submission',
         executionId: 'x1',
-        decision: { decision: 'modified', reviewerId: 'r1', comments: null, modifications: { oil: 3100 }, decidedAt: NOW },
+        decision: {
+          decision: 'modified',
+          reviewerId: 'r1',
+          comments: null,
+          modifications: { oil: 3100 },
+          decidedAt: NOW,
+        },
       });
-      expect(consumedDecision([{ type: 'TurnStarted', data: started }, guard('pending', { approval_id: 'a1' })], 'x1')).to.equal(null);
+      expect(
+        consumedDecision([{ type: 'TurnStarted', data: started }, guard('pending', { approval_id: 'a1' })], 'x1'),
+      ).to.equal(null);
       expect(consumedDecision([{ type: 'TurnStarted', data: started }], 'x1')).to.equal(null);
     });
 
     it('given a batch where one turn started and ended and another only started, then only the second may need a deadline', () => {
       const at = (stream: string, type: string, data: Record<string, unknown> = {}, revision = 0): RecordedEvent =>
-        ({ id: `${stream}-${revision}`, stream, revision: BigInt(revision), position: { commit: 1n, prepare: BigInt(revision) }, type, data, metadata: {}, recordedAt: new Date(NOW) }) as RecordedEvent;
+        ({
+          id: `${stream}-${revision}`,
+          stream,
+          revision: BigInt(revision),
+          position: { commit: 1n, prepare: BigInt(revision) },
+          type,
+          data,
+          metadata: {},
+          recordedAt: new Date(NOW),
+        }) as RecordedEvent;
       const ended = at('agents.turn-t1', 'TurnStarted', { ...started, executionId: 't1' });
       const running = at('agents.turn-t2', 'TurnStarted', { ...started, executionId: 't2' });
       const paused = at('agents.turn-t3', 'TurnStarted', { ...started, executionId: 't3' });
-      const batch = [ended, running, paused, at('agents.turn-t1', 'TurnCompleted', {}, 5), at('agents.turn-t3', 'TurnPaused', {}, 4)];
+      const batch = [
+        ended,
+        running,
+        paused,
+        at('agents.turn-t1', 'TurnCompleted', {}, 5),
+        at('agents.turn-t3', 'TurnPaused', {}, 4),
+      ];
       expect(startedWithoutEnd(batch)).to.deep.equal([running]);
     });
 
     it('given the turn still running at its deadline, then FinishTurn as error with unknown usage; given it ended, then nothing', () => {
-      const fields = { executionId: 'x1', conversationId: 'c1', userId: 'u1', budgetDay: null, nodesCompleted: 2, lastNode: null };
+      const fields = {
+        executionId: 'x1',
+        conversationId: 'c1',
+        userId: 'u1',
+        budgetDay: null,
+        nodesCompleted: 2,
+        lastNode: null,
+      };
       const finish = deadlineFinish({ status: 'running', ...fields }, started, 300_000);
       expect(finish?.outcome).to.include({ status: 'error', tokensUsed: null, costUsd: null });
       expect(finish?.outcome.error).to.match(/deadline/);
-      expect(finish?.usage).to.deep.equal({ userId: 'u1', model: 'm', inputTokens: null, outputTokens: null, tokensUsed: null, costUsd: null });
+      expect(finish?.usage).to.deep.equal({
+        userId: 'u1',
+        model: 'm',
+        inputTokens: null,
+        outputTokens: null,
+        tokensUsed: null,
+        costUsd: null,
+      });
       expect(deadlineFinish({ status: 'completed', ...fields }, started, 300_000)).to.equal(null);
     });
   });
 
   describe('compliance.daily-assessment', () => {
     it('the next run is the first COMPLIANCE_ASSESS_AT strictly after now, one message id per instant', () => {
-      expect(nextAssessmentAt(new Date('2026-11-26T01:59:00Z'), '02:00').toISOString()).to.equal('2026-11-26T02:00:00.000Z');
-      expect(nextAssessmentAt(new Date('2026-11-26T02:00:00Z'), '02:00').toISOString()).to.equal('2026-11-27T02:00:00.000Z');
-      expect(dailyAssessmentMessage(new Date('2026-11-27T02:00:00Z')).messageId).to.equal('daily-assessment-2026-11-27T02:00');
+      expect(nextAssessmentAt(new Date('2026-11-26T01:59:00Z'), '02:00').toISOString()).to.equal(
+        '2026-11-26T02:00:00.000Z',
+      );
+      expect(nextAssessmentAt(new Date('2026-11-26T02:00:00Z'), '02:00').toISOString()).to.equal(
+        '2026-11-27T02:00:00.000Z',
+      );
+      expect(dailyAssessmentMessage(new Date('2026-11-27T02:00:00Z')).messageId).to.equal(
+        'daily-assessment-2026-11-27T02:00',
+      );
     });
   });
 
   describe('scheduled messages', () => {
     const schedule = { type: 'Schedule' as const, messageId: 'm1', dueAt: NOW, handler: 'h', payload: {} };
-    const scheduled = { type: 'MessageScheduled' as const, data: { messageId: 'm1', dueAt: NOW, handler: 'h', payload: {} } };
+    const scheduled = {
+      type: 'MessageScheduled' as const,
+      data: { messageId: 'm1', dueAt: NOW, handler: 'h', payload: {} },
+    };
     const fired = { type: 'ScheduledMessageFired' as const, data: { messageId: 'm1', firedAt: NOW } };
 
     it('scheduling the same message twice appends nothing the second time', () => {
@@ -208,12 +412,19 @@ describe('reactor specs (given an event, then the command)', () => {
       given(scheduleDecider, [scheduled, fired]).when({ type: 'Fire' }).thenNothing();
     });
 
-    const parked = { type: 'ScheduledMessageDeadLettered' as const, data: { messageId: 'm1', attempts: 8, error: 'boom', deadLetteredAt: NOW } };
+    const parked = {
+      type: 'ScheduledMessageDeadLettered' as const,
+      data: { messageId: 'm1', attempts: 8, error: 'boom', deadLetteredAt: NOW },
+    };
     const retried = { type: 'ScheduledMessageRetried' as const, data: { messageId: 'm1', retriedAt: NOW } };
 
     it('a message whose handler kept failing is parked once; a parked message does not fire', () => {
-      given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'DeadLetter', attempts: 8, error: 'boom' }).then([parked]);
-      given(scheduleDecider, [scheduled, parked]).when({ type: 'DeadLetter', attempts: 9, error: 'boom' }).thenNothing();
+      given(scheduleDecider, [scheduled], new Date(NOW))
+        .when({ type: 'DeadLetter', attempts: 8, error: 'boom' })
+        .then([parked]);
+      given(scheduleDecider, [scheduled, parked])
+        .when({ type: 'DeadLetter', attempts: 9, error: 'boom' })
+        .thenNothing();
       given(scheduleDecider, [scheduled, fired]).when({ type: 'DeadLetter', attempts: 8, error: 'boom' }).thenNothing();
       given(scheduleDecider, [scheduled, parked]).when({ type: 'Fire' }).thenNothing();
     });
@@ -227,10 +438,19 @@ describe('reactor specs (given an event, then the command)', () => {
 
     it('a failed firing counts its attempt in the stream, from where the last one left it; after a retry the count starts again', () => {
       const retryAt = '2026-11-26T12:00:01.000Z';
-      const failed = (attempts: number) => ({ type: 'ScheduledMessageFailed' as const, data: { messageId: 'm1', attempts, error: 'down', failedAt: NOW, retryAt } });
-      given(scheduleDecider, [scheduled], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(1)]);
-      given(scheduleDecider, [scheduled, failed(1)], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(2)]);
-      given(scheduleDecider, [scheduled, failed(1), parked, retried], new Date(NOW)).when({ type: 'Fail', error: 'down', retryAt }).then([failed(1)]);
+      const failed = (attempts: number) => ({
+        type: 'ScheduledMessageFailed' as const,
+        data: { messageId: 'm1', attempts, error: 'down', failedAt: NOW, retryAt },
+      });
+      given(scheduleDecider, [scheduled], new Date(NOW))
+        .when({ type: 'Fail', error: 'down', retryAt })
+        .then([failed(1)]);
+      given(scheduleDecider, [scheduled, failed(1)], new Date(NOW))
+        .when({ type: 'Fail', error: 'down', retryAt })
+        .then([failed(2)]);
+      given(scheduleDecider, [scheduled, failed(1), parked, retried], new Date(NOW))
+        .when({ type: 'Fail', error: 'down', retryAt })
+        .then([failed(1)]);
       given(scheduleDecider, [scheduled, fired]).when({ type: 'Fail', error: 'down', retryAt }).thenNothing();
     });
   });

@@ -1,4 +1,9 @@
-import { type BuiltinAssistant, type BuiltinTurn, DECISION, skillCalls } from '../../../platform/infra/llm/builtin-model';
+import {
+  type BuiltinAssistant,
+  type BuiltinTurn,
+  DECISION,
+  skillCalls,
+} from '../../../platform/infra/llm/builtin-model';
 import type { Question } from '../../../../streams/agents/question';
 import { type FoundEntity, type Intent, intentOf, planOf } from './intents';
 
@@ -12,11 +17,11 @@ import { type FoundEntity, type Intent, intentOf, planOf } from './intents';
 const MAX_WORDS = 300;
 
 const CAN_ANSWER =
-  'I can answer: whether a well, lease or operator is compliant and why (name it by API number, e.g. 42-255-32810, lease id, e.g. O-01-10074, P-5 number or name); which wells, leases or operators are overdue, not compliant on a rule, in a county or of an operator, and how many; who operates a well, its lease, field, county, status and last filing; a well\'s deadlines, flaring authorizations, production for a month and offset wells; recent operational events; which files can be attached, the roles and what can be filed. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.';
+  "I can answer: whether a well, lease or operator is compliant and why (name it by API number, e.g. 42-255-32810, lease id, e.g. O-01-10074, P-5 number or name); which wells, leases or operators are overdue, not compliant on a rule, in a county or of an operator, and how many; who operates a well, its lease, field, county, status and last filing; a well's deadlines, flaring authorizations, production for a month and offset wells; recent operational events; which files can be attached, the roles and what can be filed. I can also log an operational event, prepare a filing checklist (Form PR, R-32, W-1…) and submit a filing for review.";
 
 const WHAT: Record<string, string> = {
   compliance_status: 'the compliance status',
-  compliance_portfolio: 'the portfolio\'s compliance buckets',
+  compliance_portfolio: "the portfolio's compliance buckets",
   compliance_deadlines: 'the deadlines',
   flaring_authorizations: 'the flaring authorizations',
   production_summary: 'the production',
@@ -62,11 +67,21 @@ function resolutionOf(results: BuiltinTurn['results']): Resolution {
 
 /** The question cannot go on: nothing matched a name, or several did (the person says which). */
 function unresolved(resolution: Resolution, question: Question): string | null {
-  const what = (reference: string) => question.refs.find((r) => r.text === reference)?.type?.toLowerCase() ?? 'well, lease or operator';
+  const what = (reference: string) =>
+    question.refs.find((r) => r.text === reference)?.type?.toLowerCase() ?? 'well, lease or operator';
   if (resolution.ambiguous.length > 0) {
     const { reference, lines } = resolution.ambiguous[0];
-    const choices = lines.slice(0, 5).map((l) => l.replace(MATCH_LINE, (_, type: string, name: string, id: string) => `- ${type} ${name} (${id}):`).replace(/: (.*)$/, ', $1.').replace(/; found by .*\.$/, '.'));
-    return [`Which one do you mean? ${lines.length} entities match "${reference}":`, ...choices, `${lines.length > 5 ? `… and ${lines.length - 5} more. ` : ''}Ask again with the entity id or API number of the one you mean.`].join('\n');
+    const choices = lines.slice(0, 5).map((l) =>
+      l
+        .replace(MATCH_LINE, (_, type: string, name: string, id: string) => `- ${type} ${name} (${id}):`)
+        .replace(/: (.*)$/, ', $1.')
+        .replace(/; found by .*\.$/, '.'),
+    );
+    return [
+      `Which one do you mean? ${lines.length} entities match "${reference}":`,
+      ...choices,
+      `${lines.length > 5 ? `… and ${lines.length - 5} more. ` : ''}Ask again with the entity id or API number of the one you mean.`,
+    ].join('\n');
   }
   if (resolution.missing.length > 0) {
     const reference = resolution.missing[0];
@@ -80,21 +95,28 @@ const words = (line: string) => line.split(/\s+/).filter(Boolean).length;
 /** A graph_context text (markdown sections) as one sentence: the entity and what it is related to. */
 function graphSentence(text: string): string {
   const title = /^# (\S+) (.+?) \(entity_id ([^)]+)\)/m.exec(text);
-  const related = [...text.matchAll(/^## (\S+) [←→] (\S+) \((\d+)\)/gm)].map((m) => `${m[3]} ${m[2]}${m[3] === '1' ? '' : '(s)'} (${m[1].toLowerCase().replace(/_/g, ' ')})`);
+  const related = [...text.matchAll(/^## (\S+) [←→] (\S+) \((\d+)\)/gm)].map(
+    (m) => `${m[3]} ${m[2]}${m[3] === '1' ? '' : '(s)'} (${m[1].toLowerCase().replace(/_/g, ' ')})`,
+  );
   if (!title) return text.split('\n')[0];
   return `${title[1]} ${title[2]} (${title[3]}) is in the knowledge graph${related.length ? `, related to ${related.join(', ')}` : ''}.`;
 }
 
 /** `alone`: no other tool answered, so a loaded skill's own guidance is the answer. */
 function linesOf(result: BuiltinTurn['results'][number], alone: boolean): string[] {
-  if (result.text.startsWith('Error: ')) return [`I could not get ${WHAT[result.toolName] ?? result.toolName}: ${result.text.slice(7).replace(/\.?$/, '.')}`];
+  if (result.text.startsWith('Error: '))
+    return [
+      `I could not get ${WHAT[result.toolName] ?? result.toolName}: ${result.text.slice(7).replace(/\.?$/, '.')}`,
+    ];
   switch (result.toolName) {
     case 'load_skill': {
       const loaded = /^Skill loaded: (.+?) \([a-z0-9_-]+\)\n?([^\n]*)/.exec(result.text);
       return loaded ? [`Following the ${loaded[1]} skill.`, ...(alone ? [loaded[2]] : [])] : [];
     }
     case 'request_approval':
-      return ['I asked a reviewer to approve the submission, with the figures and validations above; nothing is filed before the decision.'];
+      return [
+        'I asked a reviewer to approve the submission, with the figures and validations above; nothing is filed before the decision.',
+      ];
     case 'graph_context':
       return [graphSentence(result.text)];
     case 'impact_analysis':
@@ -104,7 +126,10 @@ function linesOf(result: BuiltinTurn['results'][number], alone: boolean): string
     case 'compliance_portfolio':
     case 'compliance_list':
     case 'recent_operational_events':
-      return firstBullets(result.text.split('\n').filter((l) => l.trim() !== ''), 5);
+      return firstBullets(
+        result.text.split('\n').filter((l) => l.trim() !== ''),
+        5,
+      );
     default:
       return result.text.split('\n').filter((l) => l.trim() !== '');
   }
@@ -123,7 +148,9 @@ function firstBullets(lines: string[], keep: number): string[] {
 /** The direct answer to the question, from the first result's own sentences. */
 function lead(question: string, intent: Intent, results: BuiltinTurn['results']): string | null {
   // The answering tools' results: the search and the skill only prepared the answer.
-  const first = results.find((r) => !r.text.startsWith('Error: ') && r.toolName !== 'load_skill' && r.toolName !== 'find_entities');
+  const first = results.find(
+    (r) => !r.text.startsWith('Error: ') && r.toolName !== 'load_skill' && r.toolName !== 'find_entities',
+  );
   if (!first) return null;
   if (first.toolName === 'compliance_status' && /\bcomplian|\bviolat|\bgood standing\b/i.test(question)) {
     return / is not compliant/.test(first.text) ? 'No.' : / is compliant/.test(first.text) ? 'Yes.' : null;
@@ -132,13 +159,22 @@ function lead(question: string, intent: Intent, results: BuiltinTurn['results'])
     const groups = /^By (operator|lease|rule): (.+?) \((\d+)\)/m.exec(first.text);
     const count = first.text.split('\n')[1];
     // "9 wells are overdue." or "31 overdue: 20 leases …, 9 wells, 2 operators."
-    const total = /^(\d+) (?:([\w ]+?) (?:is|are|has|have) )?(overdue|due within \d+ days|(?:with )?open anomalies)[.:]/.exec(count ?? '');
-    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question)) return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3].replace(/^open/, 'with open')}.`;
+    const total =
+      /^(\d+) (?:([\w ]+?) (?:is|are|has|have) )?(overdue|due within \d+ days|(?:with )?open anomalies)[.:]/.exec(
+        count ?? '',
+      );
+    if (groups && total && /\b(most|worst|top|which (operator|lease|rule))\b/i.test(question))
+      return `${groups[2]} has the most: ${groups[3]} of the ${total[1]} ${total[2] ? `${total[2]} ` : ''}${total[3].replace(/^open/, 'with open')}.`;
     if (/\bhow many\b/i.test(question) && count) return count;
   }
   if (first.toolName === 'compliance_list') return listLead(intent.question, first.text);
-  if (first.toolName === 'entity_facts' && intent.question.attribute) return factLead(intent.question.attribute, first.text);
-  if (intent.topic === 'filing' && results.some((r) => r.toolName === 'request_approval' && !r.text.startsWith('Error: '))) return 'I prepared the filing and sent it for review.';
+  if (first.toolName === 'entity_facts' && intent.question.attribute)
+    return factLead(intent.question.attribute, first.text);
+  if (
+    intent.topic === 'filing' &&
+    results.some((r) => r.toolName === 'request_approval' && !r.text.startsWith('Error: '))
+  )
+    return 'I prepared the filing and sent it for review.';
   return null;
 }
 
@@ -147,7 +183,8 @@ function listLead(question: Question, text: string): string | null {
   const [count, groups] = text.split('\n');
   const top = /^By (operator|lease|rule|county): (.+?) \((\d+)\)/.exec(groups ?? '');
   const total = /^(\d+) (\w+) (?:is|are) (.+)\.$/.exec(count ?? '') ?? /^(\d+) (.+?): .+\.$/.exec(count ?? '');
-  if (question.most && top && total) return `${top[2]} has the most: ${top[3]} of the ${total[1]} ${total.length === 4 ? `${total[2]} that are ${total[3]}` : total[2]}.`;
+  if (question.most && top && total)
+    return `${top[2]} has the most: ${top[3]} of the ${total[1]} ${total.length === 4 ? `${total[2]} that are ${total[3]}` : total[2]}.`;
   return count ?? null;
 }
 
@@ -217,22 +254,32 @@ export function complianceAssistant(clock: () => Date): BuiltinAssistant {
       const searched = turn.results.some((r) => r.toolName === 'find_entities');
       const resolution = searched ? resolutionOf(turn.results) : null;
       const first = intentOf(turn.userText, turn.tools, today, resolution ? resolution.found : null);
-      const intent = resolution && first.topic === 'resolve' ? planOf(first.question, resolution.found, turn.tools) : first;
+      const intent =
+        resolution && first.topic === 'resolve' ? planOf(first.question, resolution.found, turn.tools) : first;
       if (turn.results.length === 0 || (searching && searched)) {
-        const reviewed = decided && decided[3] !== 'pending' && (intent.topic === 'filing' || first.topic === 'resolve');
+        const reviewed =
+          decided && decided[3] !== 'pending' && (intent.topic === 'filing' || first.topic === 'resolve');
         if (resolution) {
           const stop = unresolved(resolution, intent.question);
           if (stop) return { text: stop };
           if (intent.calls.length > 0 && !reviewed) return { calls: intent.calls };
           return { text: compose(turn, intent) };
         }
-        const calls = reviewed && intent.topic === 'filing' ? [] : [...skillCalls(turn.userText, turn.systemText, turn.tools), ...(reviewed ? [] : intent.calls)];
+        const calls =
+          reviewed && intent.topic === 'filing'
+            ? []
+            : [...skillCalls(turn.userText, turn.systemText, turn.tools), ...(reviewed ? [] : intent.calls)];
         if (calls.length > 0) return { calls };
         return { text: compose(turn, intent) };
       }
       // A filing goes to a reviewer once its checklist is prepared: the approval carries the checklist's figures and validations.
       const prepared = turn.results.find((r) => r.toolName === 'start_checklist' && !r.text.startsWith('Error: '));
-      if (intent.topic === 'filing' && prepared && !turn.results.some((r) => r.toolName === 'request_approval') && turn.tools.has('request_approval')) {
+      if (
+        intent.topic === 'filing' &&
+        prepared &&
+        !turn.results.some((r) => r.toolName === 'request_approval') &&
+        turn.tools.has('request_approval')
+      ) {
         const checklistId = /^Checklist ([0-9a-f-]{36})/m.exec(prepared.text)?.[1];
         const input = prepared.input as { form: string; entity_id: string; period?: string };
         const period = /, period (\d{4}-\d{2})/.exec(prepared.text)?.[1] ?? input.period;
@@ -240,7 +287,17 @@ export function complianceAssistant(clock: () => Date): BuiltinAssistant {
           calls: [
             {
               toolName: 'request_approval',
-              input: { checkpoint_type: 'filing_submission', summary: `Submit ${prepared.text.split('\n')[0].replace(/^Checklist \S+: /, '').replace(/;.*$/, '')}`.slice(0, 300), form: input.form, entity_id: input.entity_id, ...(period ? { period } : {}), ...(checklistId ? { checklist_id: checklistId } : {}) },
+              input: {
+                checkpoint_type: 'filing_submission',
+                summary: `Submit ${prepared.text
+                  .split('\n')[0]
+                  .replace(/^Checklist \S+: /, '')
+                  .replace(/;.*$/, '')}`.slice(0, 300),
+                form: input.form,
+                entity_id: input.entity_id,
+                ...(period ? { period } : {}),
+                ...(checklistId ? { checklist_id: checklistId } : {}),
+              },
             },
           ],
         };

@@ -74,7 +74,9 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
   }
 
   async function positionOfRevision(stream: string, revision: bigint): Promise<Position> {
-    const [event] = await drain(client.readStream(stream, { direction: BACKWARDS, fromRevision: revision, maxCount: 1 }));
+    const [event] = await drain(
+      client.readStream(stream, { direction: BACKWARDS, fromRevision: revision, maxCount: 1 }),
+    );
     return event ? event.position : START;
   }
 
@@ -82,7 +84,11 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
    * Pages through $all skipping system events. Whether the server includes the event at the
    * cursor differs by direction and version, so anything not strictly past it is dropped.
    */
-  async function* scanAll(direction: Direction, from: Position | undefined, pageSize: number): AsyncGenerator<RecordedEvent> {
+  async function* scanAll(
+    direction: Direction,
+    from: Position | undefined,
+    pageSize: number,
+  ): AsyncGenerator<RecordedEvent> {
     let cursor = from;
     for (;;) {
       let received = 0;
@@ -112,7 +118,11 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
     }
   }
 
-  async function append(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+  async function append(
+    stream: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error(`append to ${stream} needs at least one event`);
     const expected = options?.expectedRevision ?? 'any';
     const batch = events.map((e) => ({ ...e, id: e.id ?? randomUUID() }));
@@ -136,20 +146,26 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
 
       if (expected === 'no_stream' && last) throw new WrongExpectedRevisionError(stream, expected, actual);
       if (expected === 'stream_exists' && !last) throw new WrongExpectedRevisionError(stream, expected, actual);
-      if (typeof expected === 'bigint' && actual !== expected) throw new WrongExpectedRevisionError(stream, expected, actual);
+      if (typeof expected === 'bigint' && actual !== expected)
+        throw new WrongExpectedRevisionError(stream, expected, actual);
 
       let previous = last ? String(last.metadata?.signature ?? '') : null;
       let revision = last ? last.revision : -1n;
       const payload = batch.map((e) => {
         revision += 1n;
-        const signature = signer.sign({ stream, revision, id: e.id, type: e.type, data: e.data, metadata: e.metadata }, previous);
+        const signature = signer.sign(
+          { stream, revision, id: e.id, type: e.type, data: e.data, metadata: e.metadata },
+          previous,
+        );
         previous = signature;
         return jsonEvent({ id: e.id, type: e.type, data: e.data as JSONType, metadata: { ...e.metadata, signature } });
       });
 
       try {
         // Always the revision we signed against: a chain signed on a stale tail must not land.
-        const result = await client.appendToStream(stream, payload, { expectedRevision: last ? last.revision : NO_STREAM });
+        const result = await client.appendToStream(stream, payload, {
+          expectedRevision: last ? last.revision : NO_STREAM,
+        });
         // The server answers (log position of the last event, position where the batch's
         // transaction began); in $all every event of an appended batch sits at (its log
         // position, its log position), so the last event's position is (commit, commit).
@@ -180,14 +196,21 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
       // moved input refuses before anything is written; no cross-stream transaction here.
       const checked = new Map<string, AppendResult>();
       for (const write of writes.filter((w) => w.events.length === 0)) {
-        const [head] = await drain(client.readStream(write.stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }));
+        const [head] = await drain(
+          client.readStream(write.stream, { direction: BACKWARDS, fromRevision: END, maxCount: 1 }),
+        );
         const actual = head ? head.revision : 'no_stream';
         const expected = write.expectedRevision ?? 'any';
-        if (expected !== 'any' && expected !== actual && !(expected === 'stream_exists' && head)) throw new WrongExpectedRevisionError(write.stream, expected, actual);
+        if (expected !== 'any' && expected !== actual && !(expected === 'stream_exists' && head))
+          throw new WrongExpectedRevisionError(write.stream, expected, actual);
         checked.set(write.stream, { nextRevision: head ? head.revision : -1n, position: head ? head.position : START });
       }
       const results: AppendResult[] = [];
-      for (const write of writes) results.push(checked.get(write.stream) ?? (await append(write.stream, write.events, { expectedRevision: write.expectedRevision })));
+      for (const write of writes)
+        results.push(
+          checked.get(write.stream) ??
+            (await append(write.stream, write.events, { expectedRevision: write.expectedRevision })),
+        );
       return results;
     },
 
@@ -234,7 +257,11 @@ export function createEsdbEventStore(opts: EsdbEventStoreOptions): EventStore {
   };
 }
 
-function subscribe(client: EventStoreDBClient, from: Position | undefined, filter: EventFilter | undefined): Subscription {
+function subscribe(
+  client: EventStoreDBClient,
+  from: Position | undefined,
+  filter: EventFilter | undefined,
+): Subscription {
   const after = from && from.commit >= 0n ? from : undefined;
   const upstream = client.subscribeToAll({ fromPosition: after ?? ESDB_START, filter: serverFilter(filter) });
   let stopped = false;

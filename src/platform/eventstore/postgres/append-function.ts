@@ -109,7 +109,8 @@ export async function planAppendEachTime(knex: Knex): Promise<void> {
   await knex.raw(`ALTER FUNCTION ${APPEND_SIGNATURE} RESET plan_cache_mode`);
 }
 
-const APPEND_MANY_SIGNATURE = 'append_to_streams(text[], bigint[], integer[], uuid[], text[], jsonb[], jsonb[], timestamptz, text[])';
+const APPEND_MANY_SIGNATURE =
+  'append_to_streams(text[], bigint[], integer[], uuid[], text[], jsonb[], jsonb[], timestamptz, text[])';
 
 /** The SQLSTATE `append_to_streams` raises when a stream is not at the revision expected. */
 export const WRONG_REVISION_SQLSTATE = 'ES409';

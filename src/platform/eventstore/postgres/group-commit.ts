@@ -9,7 +9,8 @@
  * the store's `commit`; this class only gathers them and hands each its own answer.
  */
 export class GroupCommit<Write, Result> {
-  private readonly queue: Array<{ write: Write; resolve: (result: Result) => void; reject: (error: unknown) => void }> = [];
+  private readonly queue: Array<{ write: Write; resolve: (result: Result) => void; reject: (error: unknown) => void }> =
+    [];
   private running = 0;
 
   constructor(

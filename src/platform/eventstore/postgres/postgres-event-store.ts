@@ -31,7 +31,8 @@ import { WRONG_REVISION_SQLSTATE } from './append-function';
 import { StatementNames } from '../../infra/prepared-statements';
 import { GroupCommit } from './group-commit';
 
-const COLUMNS = 'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
+const COLUMNS =
+  'position, transaction_id::text AS tx, stream_id, revision, event_id, type, data, metadata, recorded_at';
 
 interface EventRow {
   position: string;
@@ -64,7 +65,12 @@ function toRecorded(row: EventRow): RecordedEvent {
  * writers apply to (an inline projector's rebuild as it swaps its tables): a writer blocked on
  * that lock applies its own events once the lock is gone, so reading past it skips nothing.
  */
-export async function readCommittedSince(knex: Knex, from: Position, types: readonly string[] | undefined, limit: number): Promise<RecordedEvent[]> {
+export async function readCommittedSince(
+  knex: Knex,
+  from: Position,
+  types: readonly string[] | undefined,
+  limit: number,
+): Promise<RecordedEvent[]> {
   const [tx, pos] = positionParams(from);
   const byType = types ? ' AND type = ANY(?::text[])' : '';
   const result = await knex.raw<{ rows: EventRow[] }>(
@@ -124,10 +130,13 @@ class HeadMoved extends WrongExpectedRevisionError {}
  * streams take their rows in one order, so two of them never wait on each other.
  */
 const inStreamOrder = (writes: readonly { stream: string }[]): number[] =>
-  writes.map((_, i) => i).sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : a - b));
+  writes
+    .map((_, i) => i)
+    .sort((a, b) => (writes[a].stream < writes[b].stream ? -1 : writes[a].stream > writes[b].stream ? 1 : a - b));
 
 /** A settled outcome as the promise it describes. */
-const settledValue = <T>(outcome: PromiseSettledResult<T>): Promise<T> => (outcome.status === 'fulfilled' ? Promise.resolve(outcome.value) : Promise.reject(outcome.reason));
+const settledValue = <T>(outcome: PromiseSettledResult<T>): Promise<T> =>
+  outcome.status === 'fulfilled' ? Promise.resolve(outcome.value) : Promise.reject(outcome.reason);
 
 /**
  * Heads this process saw last (its own appends, full forward reads). A stale entry costs
@@ -149,7 +158,6 @@ class HeadCache {
   }
 }
 
-
 interface PreparedWrite {
   stream: string;
   events: NewEvent[];
@@ -162,7 +170,12 @@ const isExact = (expected: StreamWrite['expectedRevision']) => expected === 'no_
 
 function prepareWrite(write: StreamWrite, check = false): PreparedWrite {
   if (write.events.length === 0 && !check) throw new Error('append needs at least one event');
-  return { stream: write.stream, events: write.events, ids: write.events.map((e) => e.id ?? randomUUID()), expectedRevision: write.expectedRevision ?? 'any' };
+  return {
+    stream: write.stream,
+    events: write.events,
+    ids: write.events.map((e) => e.id ?? randomUUID()),
+    expectedRevision: write.expectedRevision ?? 'any',
+  };
 }
 
 export interface PostgresEventStoreOptions {
@@ -193,7 +206,17 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * What an inline projector sees of an append: the events exactly as a later read of the log
    * answers them (data and metadata through JSON, as jsonb stores them), with their positions.
    */
-  function recorded(write: PreparedWrite, stored: { datas: string[]; metadatas: string[]; recordedAt: Date; nextRevision: bigint; position: Position; positions: string[] }): RecordedEvent[] {
+  function recorded(
+    write: PreparedWrite,
+    stored: {
+      datas: string[];
+      metadatas: string[];
+      recordedAt: Date;
+      nextRevision: bigint;
+      position: Position;
+      positions: string[];
+    },
+  ): RecordedEvent[] {
     const first = stored.nextRevision - BigInt(write.events.length - 1);
     // Positions of one insert need not be consecutive (concurrent appends draw from one sequence).
     const prepares = stored.positions.map(BigInt);
@@ -250,13 +273,20 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * either re-sign from the true head (expected 'any' / 'stream_exists') or report the
    * conflict. Inside `appendMany` the same calls run in one transaction.
    */
-  async function appendOne(client: PoolClient, write: PreparedWrite, withinTransaction = false, apply?: ApplyInline): Promise<AppendResult> {
+  async function appendOne(
+    client: PoolClient,
+    write: PreparedWrite,
+    withinTransaction = false,
+    apply?: ApplyInline,
+  ): Promise<AppendResult> {
     const { stream, events, ids, expectedRevision: expected } = write;
     const datas = events.map((e) => JSON.stringify(e.data ?? null));
     let head = await startingHead(client, write);
     for (let attempt = 0; ; attempt++) {
-      if (typeof expected === 'bigint' && head.revision !== expected) throw new WrongExpectedRevisionError(stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
-      if (expected === 'stream_exists' && head.revision < 0n) throw new WrongExpectedRevisionError(stream, expected, 'no_stream');
+      if (typeof expected === 'bigint' && head.revision !== expected)
+        throw new WrongExpectedRevisionError(stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
+      if (expected === 'stream_exists' && head.revision < 0n)
+        throw new WrongExpectedRevisionError(stream, expected, 'no_stream');
       const recordedAt = new Date();
       const { metadatas, last } = sign(write, head, recordedAt);
       const result = await client.query<AppendRow>({
@@ -273,13 +303,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         const nextRevision = BigInt(row.head_revision!);
         heads.set(stream, { revision: nextRevision, signature: last });
         const position = { commit: BigInt(row.tx!), prepare: BigInt(row.last_position!) };
-        if (apply) await apply(recorded(write, { datas, metadatas, recordedAt, nextRevision, position, positions: row.positions! }));
+        if (apply)
+          await apply(
+            recorded(write, { datas, metadatas, recordedAt, nextRevision, position, positions: row.positions! }),
+          );
         return { nextRevision, position };
       }
-      const actual: Head = row.head_revision === null ? NO_HEAD : { revision: BigInt(row.head_revision), signature: row.head_signature };
+      const actual: Head =
+        row.head_revision === null ? NO_HEAD : { revision: BigInt(row.head_revision), signature: row.head_signature };
       heads.set(stream, actual);
       const retryable = expected === 'any' || expected === 'stream_exists';
-      if (!retryable) throw new WrongExpectedRevisionError(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
+      if (!retryable)
+        throw new WrongExpectedRevisionError(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
       // Inline: this transaction already holds an xid; events written under it after a newer
       // writer's would sort before them in the log. Start over in a fresh transaction.
       if (apply) throw new HeadMoved(stream, expected, actual.revision < 0n ? 'no_stream' : actual.revision);
@@ -305,19 +340,31 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * streams. A stream off its expected revision rolls the caller's transaction back with a
    * WrongExpectedRevisionError; stored ids answer where they are, as `appendOne` does.
    */
-  async function appendExact(client: PoolClient, writes: PreparedWrite[], order: number[], apply?: ApplyInline): Promise<AppendResult[]> {
+  async function appendExact(
+    client: PoolClient,
+    writes: PreparedWrite[],
+    order: number[],
+    apply?: ApplyInline,
+  ): Promise<AppendResult[]> {
     const ordered = order.map((i) => writes[i]);
     const starting: Head[] = [];
     for (const write of ordered) {
       const head = await startingHead(client, write);
       const expected = write.expectedRevision as bigint | 'no_stream';
-      if (typeof expected === 'bigint' && head.revision !== expected) throw new WrongExpectedRevisionError(write.stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
+      if (typeof expected === 'bigint' && head.revision !== expected)
+        throw new WrongExpectedRevisionError(write.stream, expected, head.revision < 0n ? 'no_stream' : head.revision);
       starting.push(head);
     }
     const recordedAt = new Date();
     const signed = ordered.map((write, k) => sign(write, starting[k], recordedAt));
     const datas = ordered.map((write) => write.events.map((e) => JSON.stringify(e.data ?? null)));
-    let rows: Array<{ stream: string | null; head_revision: string | null; tx: string | null; positions: string[] | null; existing: Array<{ stream: string; revision: string; tx: string; pos: string }> | null }>;
+    let rows: Array<{
+      stream: string | null;
+      head_revision: string | null;
+      tx: string | null;
+      positions: string[] | null;
+      existing: Array<{ stream: string; revision: string; tx: string; pos: string }> | null;
+    }>;
     try {
       ({ rows } = await client.query({
         name: 'events-append-many-fn',
@@ -340,14 +387,23 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const { stream, actual } = JSON.parse(pgError.detail ?? '{}') as { stream: string; actual: string | null };
       const write = ordered.find((w) => w.stream === stream)!;
       heads.forget(stream);
-      throw new WrongExpectedRevisionError(stream, write.expectedRevision, actual === null ? 'no_stream' : BigInt(actual));
+      throw new WrongExpectedRevisionError(
+        stream,
+        write.expectedRevision,
+        actual === null ? 'no_stream' : BigInt(actual),
+      );
     }
     const results: AppendResult[] = new Array(writes.length);
     const existing = rows[0]?.existing;
     if (existing) {
       // A retried write: every id stored, each in its own stream, or the ids were reused.
-      for (const [k, write] of ordered.entries()) if (write.ids.length > 0) results[order[k]] = storedResult(write, existing);
-      if (existing.length !== ordered.reduce((n, w) => n + w.ids.length, 0)) throw new IdempotencyConflictError(ordered[0].stream, ordered.flatMap((w) => w.ids));
+      for (const [k, write] of ordered.entries())
+        if (write.ids.length > 0) results[order[k]] = storedResult(write, existing);
+      if (existing.length !== ordered.reduce((n, w) => n + w.ids.length, 0))
+        throw new IdempotencyConflictError(
+          ordered[0].stream,
+          ordered.flatMap((w) => w.ids),
+        );
       return results;
     }
     const written: RecordedEvent[] = [];
@@ -364,10 +420,22 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const positions = row.positions!;
       const position = { commit: BigInt(row.tx!), prepare: BigInt(positions[positions.length - 1]) };
       results[order[k]] = { nextRevision, position };
-      if (apply) written.push(...recorded(write, { datas: datas[k], metadatas: signed[k].metadatas, recordedAt, nextRevision, position, positions }));
+      if (apply)
+        written.push(
+          ...recorded(write, {
+            datas: datas[k],
+            metadatas: signed[k].metadatas,
+            recordedAt,
+            nextRevision,
+            position,
+            positions,
+          }),
+        );
     }
     // A check wrote nothing: it answers the revision it proved, at the write's position.
-    const position = results.filter(Boolean).reduce((a, b) => (comparePositions(a.position, b.position) >= 0 ? a : b)).position;
+    const position = results
+      .filter(Boolean)
+      .reduce((a, b) => (comparePositions(a.position, b.position) >= 0 ? a : b)).position;
     for (const k of checked) {
       const expected = ordered[k].expectedRevision;
       results[order[k]] = { nextRevision: typeof expected === 'bigint' ? expected : -1n, position };
@@ -380,7 +448,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * A contended stream under 'any': optimism would retry without bound, so the row lock
    * decides the order instead (SELECT … FOR UPDATE, then the same append call).
    */
-  async function appendLocked(client: PoolClient, write: PreparedWrite, withinTransaction: boolean, apply?: ApplyInline): Promise<AppendResult> {
+  async function appendLocked(
+    client: PoolClient,
+    write: PreparedWrite,
+    withinTransaction: boolean,
+    apply?: ApplyInline,
+  ): Promise<AppendResult> {
     const locked = async (): Promise<AppendResult> => {
       const found = await client.query<{ revision: string; last_signature: string | null }>({
         name: 'events-head-lock',
@@ -388,13 +461,19 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
         values: [write.stream],
       });
       const row = found.rows[0];
-      if (!row && write.expectedRevision === 'stream_exists') throw new WrongExpectedRevisionError(write.stream, 'stream_exists', 'no_stream');
+      if (!row && write.expectedRevision === 'stream_exists')
+        throw new WrongExpectedRevisionError(write.stream, 'stream_exists', 'no_stream');
       const head: Head = row ? { revision: BigInt(row.revision), signature: row.last_signature } : NO_HEAD;
       heads.set(write.stream, head);
       // With the lock held the head cannot move again (a missing stream may still be created
       // concurrently: then this call reports it and the caller's retry loop goes round once more).
       try {
-        return await appendOne(client, { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision }, true, apply);
+        return await appendOne(
+          client,
+          { ...write, expectedRevision: head.revision < 0n ? 'no_stream' : head.revision },
+          true,
+          apply,
+        );
       } catch (error) {
         if (row || !(error instanceof WrongExpectedRevisionError)) throw error;
         if (apply) throw new HeadMoved(write.stream, write.expectedRevision, error.actual);
@@ -430,7 +509,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   }
 
   /** Whether any of these writes feeds an inline projector (then the append opens a transaction). */
-  const feedsInline = (writes: PreparedWrite[]) => inline !== null && writes.some((w) => w.events.some((e) => inline!.handles(e.type)));
+  const feedsInline = (writes: PreparedWrite[]) =>
+    inline !== null && writes.some((w) => w.events.some((e) => inline!.handles(e.type)));
 
   /**
    * One stream: an autocommitted call, one round trip when the head was known; with an
@@ -475,7 +555,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
               settled[i] = { status: 'fulfilled', value: await appendOne(client, writes[i], true, apply) };
             } catch (error) {
               if (error instanceof HeadMoved) settled[i] = 'alone';
-              else if (error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError) settled[i] = { status: 'rejected', reason: error };
+              else if (error instanceof WrongExpectedRevisionError || error instanceof IdempotencyConflictError)
+                settled[i] = { status: 'rejected', reason: error };
               else throw error;
             }
           }
@@ -488,11 +569,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       return Promise.allSettled(writes.map((w) => appendAlone(w)));
     }
     wake();
-    return Promise.allSettled(writes.map((w, i) => (outcomes[i] === 'alone' ? appendAlone(w) : settledValue(outcomes[i] as PromiseSettledResult<AppendResult>))));
+    return Promise.allSettled(
+      writes.map((w, i) =>
+        outcomes[i] === 'alone' ? appendAlone(w) : settledValue(outcomes[i] as PromiseSettledResult<AppendResult>),
+      ),
+    );
   }
 
   const maxGroups = options.groupCommit?.maxGroups ?? 0;
-  const groups = maxGroups > 0 ? new GroupCommit<PreparedWrite, AppendResult>(commitGroup, maxGroups, options.groupCommit?.maxWrites ?? 32) : null;
+  const groups =
+    maxGroups > 0
+      ? new GroupCommit<PreparedWrite, AppendResult>(commitGroup, maxGroups, options.groupCommit?.maxWrites ?? 32)
+      : null;
 
   /**
    * A contended stream inside an inline transaction: wait for this stream's other retrying
@@ -502,7 +590,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    */
   async function queueBehindWriters(client: PoolClient, write: PreparedWrite): Promise<void> {
     // Two statements: a statement's snapshot is taken before it waits for the lock.
-    await client.query({ name: 'events-stream-queue', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 7211))', values: [write.stream] });
+    await client.query({
+      name: 'events-stream-queue',
+      text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 7211))',
+      values: [write.stream],
+    });
     const found = await client.query<{ revision: string; last_signature: string | null }>({
       name: 'events-head',
       text: 'SELECT revision::text, last_signature FROM streams WHERE stream_id = $1',
@@ -518,7 +610,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * 'stream_exists' rolls back and tries again in a fresh transaction (then taking the row
    * lock first), so a stream's events always sort in revision order in the global log.
    */
-  async function inlineTransaction<T>(client: PoolClient, writes: PreparedWrite[], run: (apply: ApplyInline, attempt: number) => Promise<T>): Promise<T> {
+  async function inlineTransaction<T>(
+    client: PoolClient,
+    writes: PreparedWrite[],
+    run: (apply: ApplyInline, attempt: number) => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await inline!.transaction(client, (apply) => run(apply, attempt));
@@ -570,7 +666,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
    * The committed events after `from`. Only transactions older than every in-flight one are
    * visible: a row that commits later with a smaller position can then never be skipped.
    */
-  function committedQuery(from: Position, limit: number, filter: EventFilter | undefined): { text: string; params: unknown[] } {
+  function committedQuery(
+    from: Position,
+    limit: number,
+    filter: EventFilter | undefined,
+  ): { text: string; params: unknown[] } {
     const [tx, pos] = positionParams(from);
     const params: unknown[] = [tx, pos, limit];
     let where = '';
@@ -648,7 +748,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       // A write without events is a check: its stream must be where the decision read it.
       const checks = writes.filter((w) => w.events.length === 0);
       if (checks.length === writes.length) throw new Error('appendMany needs a write with events');
-      if (checks.length > 0 && !writes.every((w) => isExact(w.expectedRevision))) throw new Error('checks go with writes at exact revisions');
+      if (checks.length > 0 && !writes.every((w) => isExact(w.expectedRevision)))
+        throw new Error('checks go with writes at exact revisions');
       return appendWrites(writes.map((w) => prepareWrite(w, true)));
     },
 
@@ -669,7 +770,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const events = result.rows.map(toRecorded);
       // A whole stream read forwards ends at its head, a read backwards from the end starts
       // there: the next append can sign from it.
-      const head = forwards ? (limit === undefined ? events[events.length - 1] : undefined) : from === undefined ? events[0] : undefined;
+      const head = forwards
+        ? limit === undefined
+          ? events[events.length - 1]
+          : undefined
+        : from === undefined
+          ? events[0]
+          : undefined;
       if (head) heads.set(stream, { revision: head.revision, signature: String(head.metadata.signature ?? '') });
       return events;
     },
@@ -725,7 +832,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     async measureLag(from, filter, cap) {
       const { text, params } = committedQuery(from, cap, filter);
       const result = await pool
-        .query<{ events: string; oldest: Date | null }>(prepared(`SELECT count(*)::text AS events, min(recorded_at) AS oldest FROM (${text}) pending`, params))
+        .query<{ events: string; oldest: Date | null }>(
+          prepared(`SELECT count(*)::text AS events, min(recorded_at) AS oldest FROM (${text}) pending`, params),
+        )
         .catch(mapInfraError);
       return { events: Number(result.rows[0].events), oldest: result.rows[0].oldest };
     },

@@ -3,7 +3,10 @@ import type { PartialText } from './file-type';
 import { attribute, localName, XmlScanner } from './xml-scan';
 import { openPackage, type OfficePackage, resolvePartName } from './zip-package';
 
-const WORDPROCESSING_NS = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
+const WORDPROCESSING_NS = new Set([
+  'http://schemas.openxmlformats.org/wordprocessingml/2006/main',
+  'http://purl.oclc.org/ooxml/wordprocessingml/main',
+]);
 const OFFICE_DOCUMENT_REL = /\/officeDocument$/;
 
 /**
@@ -24,7 +27,10 @@ export async function extractDocx(bytes: Buffer, charBudget: number): Promise<Pa
         break;
       }
     }
-    const text = reader.result().replace(/\n{3,}/g, '\n\n').trim();
+    const text = reader
+      .result()
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
     if (text === '') throw new UnreadableFile('empty', 'The Word document contains no text.');
     return { text, complete };
   } finally {
@@ -37,7 +43,8 @@ async function mainPart(pkg: OfficePackage): Promise<string> {
   if (pkg.has('_rels/.rels')) {
     for (const match of (await pkg.text('_rels/.rels')).matchAll(/<(?:\w+:)?Relationship\b([^>]*)>/g)) {
       const target = attribute(match[1], 'Target');
-      if (target && OFFICE_DOCUMENT_REL.test(attribute(match[1], 'Type') ?? '') && pkg.has(resolvePartName('', target))) return resolvePartName('', target);
+      if (target && OFFICE_DOCUMENT_REL.test(attribute(match[1], 'Type') ?? '') && pkg.has(resolvePartName('', target)))
+        return resolvePartName('', target);
     }
   }
   if (pkg.has('word/document.xml')) return 'word/document.xml';

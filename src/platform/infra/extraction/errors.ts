@@ -6,7 +6,10 @@ import { UnsupportedMediaType, ValidationFailed } from '../../domain-errors';
  * `{detail: [{loc: ['body', 'file'], msg, type}]}` with `msg` written for people.
  */
 export class UnreadableFile extends ValidationFailed {
-  constructor(readonly reason: 'empty' | 'encrypted' | 'image_only' | 'damaged' | 'unsafe_archive' | 'timeout', message: string) {
+  constructor(
+    readonly reason: 'empty' | 'encrypted' | 'image_only' | 'damaged' | 'unsafe_archive' | 'timeout',
+    message: string,
+  ) {
     super([{ loc: ['body', 'file'], msg: message, type: `file.${reason}` }]);
   }
 }

@@ -64,7 +64,8 @@ export async function readText(bytes: Buffer, options: ExtractionOptions = {}): 
   const sniffed = await sniff(bytes, options.zipLimits);
   // Before any reader runs: a declaration the bytes contradict costs nothing to refuse
   // (a blank file is reported as blank, whatever it was called).
-  if ((sniffed.kind === 'csv' || sniffed.kind === 'txt') && sniffed.text.trim() === '') throw new UnreadableFile('empty', 'The file contains no text.');
+  if ((sniffed.kind === 'csv' || sniffed.kind === 'txt') && sniffed.text.trim() === '')
+    throw new UnreadableFile('empty', 'The file contains no text.');
   if (options.declared) assertDeclaredMatches(sniffed.kind, options.declared);
   let text: string;
   // False when a reader stopped at its budget: text was left behind even if what it read fits.
@@ -95,14 +96,23 @@ export async function readText(bytes: Buffer, options: ExtractionOptions = {}): 
 /** The head of what a reader read, within the token limit (the text is at most about the budget). */
 export function keepHead(read: ReadText, maxTokens = EXTRACTED_TOKEN_LIMIT): ExtractedText {
   const head = headWithinTokens(read.text, maxTokens);
-  return { kind: read.kind, contentType: CONTENT_TYPES[read.kind], text: head.text, tokenEstimate: head.tokens, truncated: head.truncated || !read.complete };
+  return {
+    kind: read.kind,
+    contentType: CONTENT_TYPES[read.kind],
+    text: head.text,
+    tokenEstimate: head.tokens,
+    truncated: head.truncated || !read.complete,
+  };
 }
 
 /**
  * The head of `text` within `maxTokens`, tokenizing only a growing window: encoding a whole
  * 10 MB file to keep its first 8,000 tokens would cost seconds.
  */
-export function headWithinTokens(text: string, maxTokens: number): { text: string; tokens: number; truncated: boolean } {
+export function headWithinTokens(
+  text: string,
+  maxTokens: number,
+): { text: string; tokens: number; truncated: boolean } {
   for (let window = maxTokens * 8; ; window *= 2) {
     let end = Math.min(window, text.length);
     // Never split a surrogate pair at the window's edge.

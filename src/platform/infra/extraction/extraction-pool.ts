@@ -41,7 +41,12 @@ export interface ExtractionRequest {
 
 export type ExtractionReply =
   | { ok: true; value: ReadText }
-  | { ok: false; error: { type: 'unreadable'; reason: UnreadableFile['reason']; message: string } | { type: 'unsupported' | 'failed'; message: string } };
+  | {
+      ok: false;
+      error:
+        | { type: 'unreadable'; reason: UnreadableFile['reason']; message: string }
+        | { type: 'unsupported' | 'failed'; message: string };
+    };
 
 const WORKER_SCRIPT = path.join(__dirname, `extraction-worker${path.extname(__filename)}`);
 
@@ -53,7 +58,10 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
     size: options.workers,
     timeLimitMs: options.timeLimitMs,
     idleMs: options.idleMs ?? 30_000,
-    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 128, maxYoungGenerationSizeMb: options.maxYoungMb ?? 16 },
+    resourceLimits: {
+      maxOldGenerationSizeMb: options.maxHeapMb ?? 128,
+      maxYoungGenerationSizeMb: options.maxYoungMb ?? 16,
+    },
     maxHeavy: options.maxHeavy ?? 1,
     slowAfterMs: options.slowAfterMs ?? 1000,
   });
@@ -67,10 +75,22 @@ export function createExtractionPool(options: ExtractionPoolOptions): Extraction
           const again = new Uint8Array(bytes);
           return { request: { bytes: again, options: extractionOptions }, transfer: [again.buffer] };
         };
-        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], { lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light', weight: bytes.length, remake });
+        reply = await pool.run({ bytes: copy, options: extractionOptions }, [copy.buffer], {
+          lane: bytes.length > HEAVY_UPLOAD_BYTES ? 'heavy' : 'light',
+          weight: bytes.length,
+          remake,
+        });
       } catch (error) {
-        if (error instanceof TaskTimedOut) throw new UnreadableFile('timeout', 'The file took too long to read; split it into smaller files or save it in a simpler form, then upload it again.');
-        if (error instanceof WorkerFailed) throw new UnreadableFile('damaged', 'The file could not be read: reading it failed or needed more memory than an upload may use.');
+        if (error instanceof TaskTimedOut)
+          throw new UnreadableFile(
+            'timeout',
+            'The file took too long to read; split it into smaller files or save it in a simpler form, then upload it again.',
+          );
+        if (error instanceof WorkerFailed)
+          throw new UnreadableFile(
+            'damaged',
+            'The file could not be read: reading it failed or needed more memory than an upload may use.',
+          );
         throw error;
       }
       // Cut to tokens here: a few ms for the ≤ 64k characters a reader returns, and one

@@ -12,8 +12,10 @@ async function extract({ id, request }: { id: number; request: ExtractionRequest
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     reply = { ok: true, value: await readText(buffer, options as ExtractionOptions) };
   } catch (error) {
-    if (error instanceof UnreadableFile) reply = { ok: false, error: { type: 'unreadable', reason: error.reason, message: error.issues[0].msg } };
-    else if (error instanceof UnsupportedMediaType) reply = { ok: false, error: { type: 'unsupported', message: error.message } };
+    if (error instanceof UnreadableFile)
+      reply = { ok: false, error: { type: 'unreadable', reason: error.reason, message: error.issues[0].msg } };
+    else if (error instanceof UnsupportedMediaType)
+      reply = { ok: false, error: { type: 'unsupported', message: error.message } };
     else reply = { ok: false, error: { type: 'failed', message: (error as Error)?.message ?? String(error) } };
   }
   parentPort!.postMessage({ id, reply });

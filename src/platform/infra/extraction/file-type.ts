@@ -39,7 +39,11 @@ export async function sniff(bytes: Buffer, zipLimits?: ZipLimits): Promise<Sniff
   if (bytes.subarray(0, 1024).includes(PDF_MAGIC)) return { kind: 'pdf' };
   if (bytes.subarray(0, 4).equals(ZIP_MAGIC)) return { kind: await officeKind(bytes, zipLimits) };
   if (bytes.subarray(0, 8).equals(CFB_MAGIC)) {
-    if (bytes.includes(ENCRYPTED_PACKAGE)) throw new UnreadableFile('encrypted', 'The document is password-protected; remove the password and upload it again.');
+    if (bytes.includes(ENCRYPTED_PACKAGE))
+      throw new UnreadableFile(
+        'encrypted',
+        'The document is password-protected; remove the password and upload it again.',
+      );
     throw unsupportedType('legacy Office binary format; save it as DOCX or XLSX');
   }
   const text = decodeText(bytes);
@@ -65,7 +69,8 @@ export function decodeText(bytes: Buffer): string | null {
   const head = body.subarray(0, 64 * 1024);
   if (head.includes(0)) return null;
   let controls = 0;
-  for (const byte of head) if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c) controls++;
+  for (const byte of head)
+    if (byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d && byte !== 0x0c) controls++;
   if (controls > head.length / 100) return null;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(body);
@@ -84,7 +89,13 @@ export function looksLikeCsv(text: string): boolean {
     if (!sample.includes(delimiter)) continue;
     let rows: string[][];
     try {
-      rows = parse(sample, { delimiter, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, to: 200 });
+      rows = parse(sample, {
+        delimiter,
+        relax_column_count: true,
+        relax_quotes: true,
+        skip_empty_lines: true,
+        to: 200,
+      });
     } catch {
       continue;
     }
@@ -141,7 +152,8 @@ export function declaredClaims(declared: DeclaredFile): Array<{ label: string; k
   const name = declared.filename ?? '';
   const dot = name.lastIndexOf('.');
   const extension = dot > 0 ? name.slice(dot + 1).toLowerCase() : '';
-  if (EXTENSION_CLAIMS[extension]) claims.push({ label: `extension .${extension}`, kinds: EXTENSION_CLAIMS[extension] });
+  if (EXTENSION_CLAIMS[extension])
+    claims.push({ label: `extension .${extension}`, kinds: EXTENSION_CLAIMS[extension] });
   return claims;
 }
 
@@ -150,6 +162,8 @@ export function assertDeclaredMatches(kind: FileKind, declared: DeclaredFile): v
   for (const claim of declaredClaims(declared)) {
     if (claim.kinds.includes(kind)) continue;
     const named = claim.kinds.map((k) => KIND_NAMES[k]).join(' or ');
-    throw new UnsupportedMediaType(`The file's ${claim.label} names ${named}, but its bytes are ${KIND_NAMES[kind]}; save it in the format it claims or rename it, then upload it again.`);
+    throw new UnsupportedMediaType(
+      `The file's ${claim.label} names ${named}, but its bytes are ${KIND_NAMES[kind]}; save it in the format it claims or rename it, then upload it again.`,
+    );
   }
 }

@@ -79,7 +79,10 @@ export async function extractPdf(bytes: Buffer, charBudget: number): Promise<Par
     const text = parts.filter(Boolean).join('\n\n');
     if (text.trim() === '') {
       if (await hasImages(lib, doc, pages)) {
-        throw new UnreadableFile('image_only', 'The PDF holds only scanned images and no text layer; run OCR on it or upload a text PDF.');
+        throw new UnreadableFile(
+          'image_only',
+          'The PDF holds only scanned images and no text layer; run OCR on it or upload a text PDF.',
+        );
       }
       throw new UnreadableFile('empty', 'The PDF contains no text.');
     }
@@ -90,7 +93,14 @@ export async function extractPdf(bytes: Buffer, charBudget: number): Promise<Par
 }
 
 async function hasImages(lib: Pdfjs, doc: PdfDocument, pages: number): Promise<boolean> {
-  const imageOps = new Set([lib.OPS.paintImageXObject, lib.OPS.paintInlineImageXObject, lib.OPS.paintImageMaskXObject, lib.OPS.paintImageXObjectRepeat].filter((op) => op !== undefined));
+  const imageOps = new Set(
+    [
+      lib.OPS.paintImageXObject,
+      lib.OPS.paintInlineImageXObject,
+      lib.OPS.paintImageMaskXObject,
+      lib.OPS.paintImageXObjectRepeat,
+    ].filter((op) => op !== undefined),
+  );
   for (let n = 1; n <= Math.min(pages, 20); n++) {
     const page = await doc.getPage(n);
     const { fnArray } = await page.getOperatorList();

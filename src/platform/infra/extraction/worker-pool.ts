@@ -41,7 +41,11 @@ export interface WorkerPoolOptions {
 export type Lane = 'light' | 'heavy';
 
 export interface WorkerPool<Request, Reply> {
-  run(request: Request, transfer?: ArrayBuffer[], options?: { lane?: Lane; weight?: number; remake?: () => { request: Request; transfer: ArrayBuffer[] } }): Promise<Reply>;
+  run(
+    request: Request,
+    transfer?: ArrayBuffer[],
+    options?: { lane?: Lane; weight?: number; remake?: () => { request: Request; transfer: ArrayBuffer[] } },
+  ): Promise<Reply>;
   close(): Promise<void>;
   /** Workers alive now (for tests and metrics). */
   size(): number;
@@ -177,7 +181,7 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
   function dispatch(): void {
     const now = Date.now();
     preemptExcessHeavy(now);
-    for (let i = 0; i < queue.length; ) {
+    for (let i = 0; i < queue.length;) {
       const task = queue[i];
       const idle = slots.find((s) => s.task === null);
       const capacity = slots.filter((s) => s.task === null).length + Math.max(0, options.size - slots.length);
@@ -188,7 +192,8 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
         const leavesOneForLight = options.size === 1 || capacity >= 2;
         if (heavyRunning < maxHeavy && leavesOneForLight && capacity >= 1) slot = idle ?? spawn();
       } else if (capacity >= 1) slot = idle ?? spawn();
-      else if (running.length > 0 && heavyRunning === running.length && slots.length < options.size + burst) slot = spawn();
+      else if (running.length > 0 && heavyRunning === running.length && slots.length < options.size + burst)
+        slot = spawn();
       if (!slot) {
         i++;
         continue;
@@ -200,7 +205,9 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     // Look again when a running task is about to be found slow.
     if (recheck) clearTimeout(recheck);
     recheck = null;
-    const crossings = slots.filter((s) => s.task && !heavy(s.task, now) && Number.isFinite(s.task.startedAt)).map((s) => s.task!.startedAt + slowAfterMs + 1 - now);
+    const crossings = slots
+      .filter((s) => s.task && !heavy(s.task, now) && Number.isFinite(s.task.startedAt))
+      .map((s) => s.task!.startedAt + slowAfterMs + 1 - now);
     if (crossings.length > 0) {
       recheck = setTimeout(dispatch, Math.max(1, Math.min(...crossings)));
       recheck.unref();
@@ -248,7 +255,17 @@ export function createWorkerPool<Request, Reply>(options: WorkerPoolOptions): Wo
     run(request, transfer = [], runOptions = {}) {
       if (closed) return Promise.reject(new PoolClosed('the worker pool is closed'));
       return new Promise<Reply>((resolve, reject) => {
-        queue.push({ id: nextId++, lane: runOptions.lane ?? 'light', startedAt: 0, request, transfer, remake: runOptions.remake, weight: runOptions.weight ?? 0, resolve: resolve as (reply: unknown) => void, reject });
+        queue.push({
+          id: nextId++,
+          lane: runOptions.lane ?? 'light',
+          startedAt: 0,
+          request,
+          transfer,
+          remake: runOptions.remake,
+          weight: runOptions.weight ?? 0,
+          resolve: resolve as (reply: unknown) => void,
+          reject,
+        });
         dispatch();
       });
     },

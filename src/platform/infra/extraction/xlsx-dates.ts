@@ -5,7 +5,10 @@
  */
 
 // Built-in number formats that show dates or times (ECMA-376 §18.8.30, plus the East Asian ones).
-const BUILT_IN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const BUILT_IN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56,
+  57, 58,
+]);
 
 export function isDateFormat(id: number, code: string | undefined): boolean {
   if (code === undefined) return BUILT_IN_DATE_FORMATS.has(id);

@@ -37,7 +37,9 @@ export async function extractXlsx(bytes: Buffer, charBudget: number): Promise<Pa
             if (text !== '') cells++;
             values[cell.column] = text;
           }
-          const line = Array.from(values, (v) => v ?? '').join('\t').trimEnd();
+          const line = Array.from(values, (v) => v ?? '')
+            .join('\t')
+            .trimEnd();
           if (line === '') continue;
           lines.push(line);
           length += line.length + 1;
@@ -73,8 +75,13 @@ async function relationships(pkg: OfficePackage, part: string): Promise<Map<stri
   const rels = new Map<string, { type: string; part: string }>();
   if (!pkg.has(relsPart)) return rels;
   for (const match of (await pkg.text(relsPart)).matchAll(/<(?:\w+:)?Relationship\b([^>]*)>/g)) {
-    const [id, type, target] = [attribute(match[1], 'Id'), REL_TYPE.exec(attribute(match[1], 'Type') ?? '')?.[1], attribute(match[1], 'Target')];
-    if (id && type && target && attribute(match[1], 'TargetMode') !== 'External') rels.set(id, { type, part: resolvePartName(part, target) });
+    const [id, type, target] = [
+      attribute(match[1], 'Id'),
+      REL_TYPE.exec(attribute(match[1], 'Type') ?? '')?.[1],
+      attribute(match[1], 'Target'),
+    ];
+    if (id && type && target && attribute(match[1], 'TargetMode') !== 'External')
+      rels.set(id, { type, part: resolvePartName(part, target) });
   }
   return rels;
 }
@@ -88,18 +95,25 @@ async function readWorkbook(pkg: OfficePackage): Promise<Workbook> {
   const sheets: Workbook['sheets'] = [];
   for (const match of xml.matchAll(/<(?:\w+:)?sheet\s([^>]*)>/g)) {
     const rel = rels.get(attribute(match[1], 'r:id') ?? attribute(match[1], 'relationships:id') ?? '');
-    if (rel?.type === 'worksheet' && pkg.has(rel.part)) sheets.push({ name: attribute(match[1], 'name') ?? '', part: rel.part });
+    if (rel?.type === 'worksheet' && pkg.has(rel.part))
+      sheets.push({ name: attribute(match[1], 'name') ?? '', part: rel.part });
   }
   const date1904 = /<(?:\w+:)?workbookPr\b[^>]*\bdate1904\s*=\s*["'](1|true)["']/.test(xml);
   const find = (type: string) => [...rels.values()].find((r) => r.type === type && pkg.has(r.part))?.part ?? null;
   const styles = find('styles');
-  return { sheets, sharedStrings: find('sharedStrings'), dateStyles: styles ? dateStyles(await pkg.text(styles)) : new Set(), date1904 };
+  return {
+    sheets,
+    sharedStrings: find('sharedStrings'),
+    dateStyles: styles ? dateStyles(await pkg.text(styles)) : new Set(),
+    date1904,
+  };
 }
 
 /** Indexes into `cellXfs` whose number format shows a date or time. */
 function dateStyles(xml: string): Set<number> {
   const custom = new Map<number, string>();
-  for (const match of xml.matchAll(/<(?:\w+:)?numFmt\s([^>]*)>/g)) custom.set(Number(attribute(match[1], 'numFmtId')), attribute(match[1], 'formatCode') ?? '');
+  for (const match of xml.matchAll(/<(?:\w+:)?numFmt\s([^>]*)>/g))
+    custom.set(Number(attribute(match[1], 'numFmtId')), attribute(match[1], 'formatCode') ?? '');
   const result = new Set<number>();
   const cellXfs = /<(?:\w+:)?cellXfs\b[^>]*>([\s\S]*?)<\/(?:\w+:)?cellXfs>/.exec(xml)?.[1] ?? '';
   let index = 0;
@@ -141,7 +155,13 @@ class SheetRows implements XmlHandler {
         if (!this.row) return;
         const previous = this.row.length ? this.row[this.row.length - 1].column : -1;
         const column = columnIndex(attribute(attributes, 'r')) ?? previous + 1;
-        this.cell = { column, type: attribute(attributes, 't') ?? 'n', style: Number(attribute(attributes, 's') ?? 0), value: '', formula: '' };
+        this.cell = {
+          column,
+          type: attribute(attributes, 't') ?? 'n',
+          style: Number(attribute(attributes, 's') ?? 0),
+          value: '',
+          formula: '',
+        };
         if (selfClosing) this.close(name);
         break;
       }

@@ -45,7 +45,8 @@ export class XmlScanner {
       at = end;
     }
     this.rest = buffer.slice(at);
-    if (this.rest.length > MAX_MARKUP_CHARS) throw new UnreadableFile('damaged', 'The document is damaged and could not be read.');
+    if (this.rest.length > MAX_MARKUP_CHARS)
+      throw new UnreadableFile('damaged', 'The document is damaged and could not be read.');
   }
 
   /** Handles the markup at `lt`; returns where the text after it starts, or -1 if incomplete. */

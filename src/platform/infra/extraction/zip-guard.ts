@@ -30,11 +30,16 @@ export interface ZipListing {
 
 function open(bytes: Buffer): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
+    yauzl.fromBuffer(
+      bytes,
+      { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true },
+      (err, zip) => (err ? reject(err) : resolve(zip)),
+    ),
   );
 }
 
-const unsafe = (why: string) => new UnreadableFile('unsafe_archive', `The file was refused: its archive ${why} (possible zip bomb).`);
+const unsafe = (why: string) =>
+  new UnreadableFile('unsafe_archive', `The file was refused: its archive ${why} (possible zip bomb).`);
 
 function inflateCount(zip: yauzl.ZipFile, entry: yauzl.Entry, budget: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -72,10 +77,17 @@ export async function inspectZip(bytes: Buffer, limits: ZipLimits = DEFAULT_ZIP_
     await new Promise<void>((resolve, reject) => {
       zip.on('entry', (entry: yauzl.Entry) => {
         declaredTotal += entry.uncompressedSize;
-        if (entry.isEncrypted()) return reject(new UnreadableFile('encrypted', 'The document is password-protected; remove the password and upload it again.'));
+        if (entry.isEncrypted())
+          return reject(
+            new UnreadableFile(
+              'encrypted',
+              'The document is password-protected; remove the password and upload it again.',
+            ),
+          );
         if (declaredTotal > limits.maxTotalUncompressedBytes) return reject(unsafe('expands beyond the size limit'));
         const ratio = entry.uncompressedSize / Math.max(1, entry.compressedSize);
-        if (entry.uncompressedSize > limits.ratioFloorBytes && ratio > limits.maxCompressionRatio) return reject(unsafe(`has an entry compressed ${Math.round(ratio)}:1`));
+        if (entry.uncompressedSize > limits.ratioFloorBytes && ratio > limits.maxCompressionRatio)
+          return reject(unsafe(`has an entry compressed ${Math.round(ratio)}:1`));
         entries.push(entry);
         zip.readEntry();
       });

@@ -21,7 +21,11 @@ export async function openPackage(bytes: Buffer, what: string): Promise<OfficePa
   let zip: yauzl.ZipFile;
   try {
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-      yauzl.fromBuffer(bytes, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true }, (err, file) => (err ? reject(err) : resolve(file))),
+      yauzl.fromBuffer(
+        bytes,
+        { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, decodeStrings: true },
+        (err, file) => (err ? reject(err) : resolve(file)),
+      ),
     );
   } catch {
     throw damaged();
@@ -48,7 +52,9 @@ export async function openPackage(bytes: Buffer, what: string): Promise<OfficePa
     if (!entry) throw damaged();
     let stream: NodeJS.ReadableStream;
     try {
-      stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))));
+      stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+        zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s))),
+      );
     } catch {
       throw damaged();
     }

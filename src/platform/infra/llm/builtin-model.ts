@@ -1,4 +1,11 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Content, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider';
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider';
 import { countTokens } from '../tokens';
 
 /**
@@ -46,7 +53,8 @@ const LOADED = /^Skill loaded: (.+?) \(([a-z0-9_-]+)\)/m;
 export const DECISION = /Reviewer decision on approval (\S+) \(([^)]+)\): (approved|rejected|modified|pending)/;
 const FORMS = /\b(W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10)\b/i;
 /** A filing intent: to submit or file a form or a filing, never the word "file" alone ("what file formats…"). */
-export const FILING_INTENT = /\b(submit|file)\b(?=.*\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b)|\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b.*\b(submit|file)\b/i;
+export const FILING_INTENT =
+  /\b(submit|file)\b(?=.*\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b)|\b(form|filing|report|W-10|G-10|W-1|W-2|G-1|PR|P-5|H-10|R-32)\b.*\b(submit|file)\b/i;
 
 export interface PlannedCall {
   toolName: string;
@@ -98,8 +106,15 @@ export function skillCalls(userText: string, systemText: string, tools: Readonly
   if (!tools.has('load_skill')) return [];
   const calls: PlannedCall[] = [];
   for (const m of systemText.matchAll(SKILL_LINE)) {
-    const triggers = m[2].split(',').map((t) => t.trim()).filter(Boolean);
-    if (triggers.some((t) => new RegExp(`(^|[^a-z0-9])${escapeRegExp(t.toLowerCase())}($|[^a-z0-9])`).test(userText.toLowerCase()))) {
+    const triggers = m[2]
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
+    if (
+      triggers.some((t) =>
+        new RegExp(`(^|[^a-z0-9])${escapeRegExp(t.toLowerCase())}($|[^a-z0-9])`).test(userText.toLowerCase()),
+      )
+    ) {
       calls.push({ toolName: 'load_skill', input: { skill_key: m[1] } });
     }
   }
@@ -110,12 +125,22 @@ function plan(userText: string, systemText: string, tools: Set<string>): Planned
   const calls: PlannedCall[] = skillCalls(userText, systemText, tools);
   const entities = entitiesIn(userText);
   for (const entity of entities) {
-    if (tools.has('graph_context')) calls.push({ toolName: 'graph_context', input: { entity_type_key: entity.type, id: entity.id } });
+    if (tools.has('graph_context'))
+      calls.push({ toolName: 'graph_context', input: { entity_type_key: entity.type, id: entity.id } });
     if (entity.type === 'operator' && tools.has('graph_query_template')) {
-      calls.push({ toolName: 'graph_query_template', input: { template_id: 'operator_wells', params: { operator_id: entity.id } } });
+      calls.push({
+        toolName: 'graph_query_template',
+        input: { template_id: 'operator_wells', params: { operator_id: entity.id } },
+      });
     }
     if (/\bimpact\b/i.test(userText) && tools.has('impact_analysis')) {
-      calls.push({ toolName: 'impact_analysis', input: { label: entity.type === 'well' ? 'Well' : entity.type === 'lease' ? 'Lease' : 'Operator', id: entity.id } });
+      calls.push({
+        toolName: 'impact_analysis',
+        input: {
+          label: entity.type === 'well' ? 'Well' : entity.type === 'lease' ? 'Lease' : 'Operator',
+          id: entity.id,
+        },
+      });
     }
   }
   const decided = DECISION.exec(systemText);
@@ -123,13 +148,23 @@ function plan(userText: string, systemText: string, tools: Set<string>): Planned
     const form = FORMS.exec(userText)?.[1]?.toUpperCase();
     calls.push({
       toolName: 'request_approval',
-      input: { checkpoint_type: 'filing_submission', summary: userText.slice(0, 200), ...(form ? { filing_type: form } : {}), ...(entities[0] ? { entity_id: entities[0].id } : {}) },
+      input: {
+        checkpoint_type: 'filing_submission',
+        summary: userText.slice(0, 200),
+        ...(form ? { filing_type: form } : {}),
+        ...(entities[0] ? { entity_id: entities[0].id } : {}),
+      },
     });
   }
   return calls;
 }
 
-function answer(userText: string, systemText: string, results: Array<{ toolName: string; text: string }>, short: boolean): string {
+function answer(
+  userText: string,
+  systemText: string,
+  results: Array<{ toolName: string; text: string }>,
+  short: boolean,
+): string {
   const lines: string[] = [];
   const loaded = LOADED.exec(`${systemText}\n${results.map((r) => r.text).join('\n')}`);
   if (loaded) lines.push(`Following the ${loaded[1]} skill.`);
@@ -147,14 +182,20 @@ function answer(userText: string, systemText: string, results: Array<{ toolName:
       lines.push('I prepared the submission and asked a reviewer to approve it before anything is filed.');
       continue;
     }
-    const firstLines = result.text.split('\n').filter(Boolean).slice(0, short ? 1 : 4).join(' ');
+    const firstLines = result.text
+      .split('\n')
+      .filter(Boolean)
+      .slice(0, short ? 1 : 4)
+      .join(' ');
     lines.push(`${result.toolName}: ${clipToTokens(firstLines, short ? 40 : 150)}`);
   }
   if (lines.length === 0) {
     const attachments = (userText.match(/^--- attachment: /gm) ?? []).length;
     lines.push(`You asked: "${userText.split('\n')[0].slice(0, short ? 80 : 200)}".`);
     if (attachments > 0) lines.push(`I read ${attachments} attached file${attachments === 1 ? '' : 's'}.`);
-    lines.push('Name a well by API number, a lease or an operator (P5 number) and I will look it up in the knowledge graph.');
+    lines.push(
+      'Name a well by API number, a lease or an operator (P5 number) and I will look it up in the knowledge graph.',
+    );
   }
   return (short ? lines.slice(0, 2) : lines).join('\n');
 }
@@ -190,21 +231,53 @@ export function clipToTokens(text: string, tokens: number): string {
 }
 
 /** One deterministic step: tool calls when the turn needs them, else the answer. */
-function respond(modelId: string, assistant: BuiltinAssistant, options: LanguageModelV3CallOptions): { content: LanguageModelV3Content[]; usage: LanguageModelV3Usage; finish: 'stop' | 'tool-calls' } {
+function respond(
+  modelId: string,
+  assistant: BuiltinAssistant,
+  options: LanguageModelV3CallOptions,
+): { content: LanguageModelV3Content[]; usage: LanguageModelV3Usage; finish: 'stop' | 'tool-calls' } {
   const prompt = options.prompt;
   const lastUser = prompt.map((m) => m.role).lastIndexOf('user');
   const userText = lastUser >= 0 ? textOf(prompt[lastUser]) : '';
-  const systemText = prompt.filter((m) => m.role === 'system').map(textOf).join('\n');
+  const systemText = prompt
+    .filter((m) => m.role === 'system')
+    .map(textOf)
+    .join('\n');
   const after = lastUser >= 0 ? prompt.slice(lastUser + 1) : [];
   const inputs = new Map<string, Record<string, unknown>>();
-  for (const m of after) if (m.role === 'assistant') for (const p of m.content) if (p.type === 'tool-call') inputs.set(p.toolCallId, (typeof p.input === 'string' ? JSON.parse(p.input) : p.input) as Record<string, unknown>);
-  const results = after.flatMap((m) => (m.role === 'tool' ? m.content.flatMap((p) => (p.type === 'tool-result' ? [{ toolName: p.toolName, input: inputs.get(p.toolCallId) ?? {}, text: resultText(p.output) }] : [])) : []));
+  for (const m of after)
+    if (m.role === 'assistant')
+      for (const p of m.content)
+        if (p.type === 'tool-call')
+          inputs.set(
+            p.toolCallId,
+            (typeof p.input === 'string' ? JSON.parse(p.input) : p.input) as Record<string, unknown>,
+          );
+  const results = after.flatMap((m) =>
+    m.role === 'tool'
+      ? m.content.flatMap((p) =>
+          p.type === 'tool-result'
+            ? [{ toolName: p.toolName, input: inputs.get(p.toolCallId) ?? {}, text: resultText(p.output) }]
+            : [],
+        )
+      : [],
+  );
   const tools = new Set((options.tools ?? []).map((t) => t.name));
-  const read = countTokens(prompt.map(textOf).join('\n')) + countTokens(JSON.stringify((options.tools ?? []).map((t) => t.name)));
+  const read =
+    countTokens(prompt.map(textOf).join('\n')) + countTokens(JSON.stringify((options.tools ?? []).map((t) => t.name)));
   const step = assistant.next({ userText, systemText, tools, results, short: modelId === 'deterministic-fast' });
   if ('calls' in step && step.calls.length > 0) {
-    const content: LanguageModelV3Content[] = step.calls.map((call, i) => ({ type: 'tool-call', toolCallId: `call_${lastUser}_${after.length}_${i}`, toolName: call.toolName, input: JSON.stringify(call.input) }));
-    return { content, usage: usage(read, countTokens(step.calls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`).join('\n'))), finish: 'tool-calls' };
+    const content: LanguageModelV3Content[] = step.calls.map((call, i) => ({
+      type: 'tool-call',
+      toolCallId: `call_${lastUser}_${after.length}_${i}`,
+      toolName: call.toolName,
+      input: JSON.stringify(call.input),
+    }));
+    return {
+      content,
+      usage: usage(read, countTokens(step.calls.map((c) => `${c.toolName}(${JSON.stringify(c.input)})`).join('\n'))),
+      finish: 'tool-calls',
+    };
   }
   let text = 'text' in step ? step.text : '';
   if (options.maxOutputTokens !== undefined) text = clipToTokens(text, options.maxOutputTokens);
@@ -224,13 +297,17 @@ export function builtinLanguageModel(modelId: string, assistant: BuiltinAssistan
     },
     async doStream(options) {
       const { content, usage: used, finish } = respond(modelId, assistant, options);
-      const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: `builtin-${Date.now()}`, modelId, timestamp: new Date() }];
+      const parts: LanguageModelV3StreamPart[] = [
+        { type: 'stream-start', warnings: [] },
+        { type: 'response-metadata', id: `builtin-${Date.now()}`, modelId, timestamp: new Date() },
+      ];
       content.forEach((item, i) => {
         if (item.type === 'text') {
           const id = `text-${i}`;
           parts.push({ type: 'text-start', id });
           // Word-sized deltas, as a hosted model streams them.
-          for (const piece of item.text.match(/\S+\s*|\s+/g) ?? []) parts.push({ type: 'text-delta', id, delta: piece });
+          for (const piece of item.text.match(/\S+\s*|\s+/g) ?? [])
+            parts.push({ type: 'text-delta', id, delta: piece });
           parts.push({ type: 'text-end', id });
         } else parts.push(item as LanguageModelV3StreamPart);
       });

@@ -18,7 +18,8 @@ export const MODEL_OPTIONS: readonly ModelOption[] = Object.freeze([
     label: 'Built-in deterministic model',
     provider: 'builtin',
     context_window: '128000',
-    notes: 'Offline and reproducible: the same prompt always gives the same answer. For demos, tests and installations without a model provider. Costs nothing.',
+    notes:
+      'Offline and reproducible: the same prompt always gives the same answer. For demos, tests and installations without a model provider. Costs nothing.',
   },
   {
     id: 'builtin/deterministic-fast',
@@ -88,7 +89,8 @@ export const MODEL_OPTIONS: readonly ModelOption[] = Object.freeze([
     label: 'Self-hosted Llama 3.1 8B Instruct (OpenAI-compatible)',
     provider: 'local',
     context_window: '128000',
-    notes: 'Served by any OpenAI-compatible endpoint (vLLM, Ollama, LM Studio) at LOCAL_LLM_BASE_URL; data stays on site.',
+    notes:
+      'Served by any OpenAI-compatible endpoint (vLLM, Ollama, LM Studio) at LOCAL_LLM_BASE_URL; data stays on site.',
   },
 ] satisfies ModelOption[]);
 

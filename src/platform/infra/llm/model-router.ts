@@ -42,14 +42,27 @@ export function createModelRouter(llm: Config['llm'], options: { assistant?: Bui
         case 'builtin':
           return builtinLanguageModel(name, options.assistant);
         case 'openai':
-          openai ??= (require('@ai-sdk/openai') as typeof import('@ai-sdk/openai')).createOpenAI({ apiKey: llm.openaiApiKey, baseURL: llm.openaiBaseUrl });
+          openai ??= (require('@ai-sdk/openai') as typeof import('@ai-sdk/openai')).createOpenAI({
+            apiKey: llm.openaiApiKey,
+            baseURL: llm.openaiBaseUrl,
+          });
           return openai.chat(name) as LanguageModelV3;
         case 'anthropic':
-          anthropic ??= (require('@ai-sdk/anthropic') as typeof import('@ai-sdk/anthropic')).createAnthropic({ apiKey: llm.anthropicApiKey, baseURL: llm.anthropicBaseUrl });
+          anthropic ??= (require('@ai-sdk/anthropic') as typeof import('@ai-sdk/anthropic')).createAnthropic({
+            apiKey: llm.anthropicApiKey,
+            baseURL: llm.anthropicBaseUrl,
+          });
           return anthropic(name) as LanguageModelV3;
         case 'local':
           if (!llm.localBaseUrl) throw new Error('LOCAL_LLM_BASE_URL is not set: local/* models have no endpoint');
-          local ??= (require('@ai-sdk/openai-compatible') as typeof import('@ai-sdk/openai-compatible')).createOpenAICompatible({ name: 'local', baseURL: llm.localBaseUrl, apiKey: llm.localApiKey, includeUsage: true });
+          local ??= (
+            require('@ai-sdk/openai-compatible') as typeof import('@ai-sdk/openai-compatible')
+          ).createOpenAICompatible({
+            name: 'local',
+            baseURL: llm.localBaseUrl,
+            apiKey: llm.localApiKey,
+            includeUsage: true,
+          });
           return local.chatModel(name) as LanguageModelV3;
         default:
           throw new Error(`no provider for ${modelId}`);
@@ -105,7 +118,12 @@ function thinkingOptions(modelId: string, mode: ThinkingMode): Record<string, Re
 export async function callModel(router: ModelRouter, modelId: string, call: ModelCall): Promise<ModelReply> {
   const model = router.languageModel(modelId);
   const { generateText, jsonSchema, streamText, tool } = aiSdk();
-  const tools: ToolSet = Object.fromEntries(call.tools.map((t) => [t.name, tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) })]));
+  const tools: ToolSet = Object.fromEntries(
+    call.tools.map((t) => [
+      t.name,
+      tool({ description: t.description, inputSchema: jsonSchema(t.inputSchema as any) }),
+    ]),
+  );
   const options = {
     model,
     system: call.system,
@@ -120,7 +138,11 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
     const result = await generateText(options);
     return {
       text: result.text,
-      toolCalls: result.toolCalls.map((c) => ({ toolCallId: c.toolCallId, toolName: c.toolName, input: (c.input ?? {}) as Record<string, unknown> })),
+      toolCalls: result.toolCalls.map((c) => ({
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        input: (c.input ?? {}) as Record<string, unknown>,
+      })),
       inputTokens: result.totalUsage.inputTokens ?? null,
       outputTokens: result.totalUsage.outputTokens ?? null,
       assistantMessage: result.response.messages.find((m) => m.role === 'assistant') ?? null,
@@ -140,7 +162,11 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
         text += part.text;
         break;
       case 'tool-call':
-        toolCalls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: (part.input ?? {}) as Record<string, unknown> });
+        toolCalls.push({
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          input: (part.input ?? {}) as Record<string, unknown>,
+        });
         break;
       case 'finish':
         inputTokens = part.totalUsage.inputTokens ?? null;
