@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { PayloadTooLarge, ValidationFailed } from '../../platform/domain-errors';
+import { withoutControlCharacters } from '../../platform/http/multipart';
 
 /** An operator CSV is ≈10 MB per 100,000 wells; 64 MB leaves room for wide exports. */
 export const CSV_MAX_BYTES = 64 * 1024 * 1024;
@@ -49,14 +50,8 @@ export function withCsvUpload<T>(
         stopReading();
         stream.destroy(new PayloadTooLarge(`The file exceeds the ${Math.round(maxBytes / (1024 * 1024))} MB limit`));
       });
-      // Control characters are what is stripped: a file name is shown and logged.
-      // eslint-disable-next-line no-control-regex -- the pattern names the control characters to remove
       const filename =
-        (info.filename ?? 'upload.csv')
-          .split(/[\\/]/)
-          .pop()!
-          .replace(/[\u0000-\u001f\u007f]/g, '')
-          .slice(0, 255) || 'upload.csv';
+        withoutControlCharacters((info.filename ?? 'upload.csv').split(/[\\/]/).pop()!).slice(0, 255) || 'upload.csv';
       consume({ filename, stream }).then(resolve, (error) => {
         stopReading();
         reject(error);

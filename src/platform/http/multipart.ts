@@ -165,12 +165,14 @@ export function abandon(req: Request, res: Response, alreadyRead = 0, declared =
   req.resume();
 }
 
+// eslint-disable-next-line no-control-regex -- the pattern names the characters to remove
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/** A client's file name is shown and logged: its control characters are removed. */
+export const withoutControlCharacters = (text: string) => text.replace(CONTROL_CHARACTERS, '');
+
 function cleanFilename(name: string | undefined): string {
   const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = base
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim()
-    .slice(0, 255);
+  const cleaned = withoutControlCharacters(base).trim().slice(0, 255);
   return cleaned || 'upload';
 }
