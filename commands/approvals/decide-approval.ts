@@ -115,7 +115,7 @@ export function decideDecideApproval(command: DecideApproval, state: ApprovalSta
         reviewerId: command.reviewerId,
         comments: command.comments,
         modifications: command.decision === 'modified' ? command.modifications : null,
-        justification: command.justification?.trim() || null,
+        ...(command.justification?.trim() ? { justification: command.justification.trim() } : {}),
         ...(overriding ? { overriddenValidations: state.failedValidations } : {}),
         decidedAt: now.toISOString(),
       },

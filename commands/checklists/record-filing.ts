@@ -346,7 +346,10 @@ export async function retryFiling(
   context: CommandContext,
   checklistId: string,
 ): Promise<FilingOutcome> {
-  const { events } = await checklistHistory(deps.store, checklistAggregate.stream(context.tenantId, checklistId));
+  // Read as the decider's state, so no checklist is the guard's 404 rather than a history error.
+  const events = (await deps.store.readStream(checklistAggregate.stream(context.tenantId, checklistId))).map(
+    readChecklistEvent,
+  );
   const state = existing(events.reduce(evolveChecklist, { status: 'none' } as ChecklistState));
   if (state.status !== 'filing_failed')
     throw new Conflict(`Cannot retry the filing: the checklist is ${state.status}`, { status: state.status });

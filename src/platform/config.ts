@@ -214,18 +214,21 @@ function ed25519Pem(name: string, pem: string): string {
  * Outside production without EVIDENCE_SIGNING_KEY: the key generated into DATA_DIR on the first
  * start, so packages signed yesterday still verify against today's JWKS.
  */
-function developmentEvidenceKey(dataDir: string): { signingKeyPem: string; keyFile: string } {
+function developmentEvidenceKey(dataDir: string): { signingKeyPem: string; keyFile: string | null } {
   const keyFile = path.resolve(dataDir, EVIDENCE_KEY_FILE);
   if (existsSync(keyFile)) return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
   const { privateKey } = generateKeyPairSync('ed25519');
   const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  mkdirSync(path.dirname(keyFile), { recursive: true });
   try {
+    mkdirSync(path.dirname(keyFile), { recursive: true });
     writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process on the same DATA_DIR wrote it first: both sign with that one.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
+    // A DATA_DIR that cannot hold the key: this process signs with a key of its own. Every key
+    // is published in the log at start, so what it signs still verifies after a restart; where
+    // DATA_DIR matters (the embedded database) that start fails with its own readable reason.
+    return { signingKeyPem: pem, keyFile: null };
   }
   return { signingKeyPem: pem, keyFile };
 }

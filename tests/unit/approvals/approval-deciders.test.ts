@@ -188,6 +188,9 @@ describe('approval deciders', () => {
       decision: 'modified',
       reviewerId: ANN,
       comments: 'fixed',
+      // A decision made without overriding failed validations carries no justification.
+      justification: null,
+      overriddenValidations: [],
       modifications: { oil_bbl: 5 },
       decidedAt: NOW,
     });
