@@ -224,7 +224,8 @@ function developmentEvidenceKey(dataDir: string): { signingKeyPem: string; keyFi
     writeFileSync(keyFile, pem, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process on the same DATA_DIR wrote it first: both sign with that one.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return { signingKeyPem: ed25519Pem(keyFile, readFileSync(keyFile, 'utf8')), keyFile };
     // A DATA_DIR that cannot hold the key: this process signs with a key of its own. Every key
     // is published in the log at start, so what it signs still verifies after a restart; where
     // DATA_DIR matters (the embedded database) that start fails with its own readable reason.
