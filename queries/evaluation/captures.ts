@@ -73,9 +73,7 @@ export async function captureCases(knex: Knex, tenantId: string, tag?: string): 
 }
 
 /** Captures whose score mirror never answered (the process stopped mid-way): the start-up pass sends them again. */
-export async function capturesWithPendingMirror(
-  knex: Knex,
-): Promise<
+export async function capturesWithPendingMirror(knex: Knex): Promise<
   Array<
     Pick<CaptureRow, 'tenant_id' | 'capture_id' | 'execution_id' | 'user_id' | 'score' | 'note' | 'category_tag'> & {
       gestures: number;

@@ -87,11 +87,9 @@ const Engine = z
   })
   .openapi('ConnectorEngine');
 /** Connector refusals name a machine-readable reason: config_invalid, egress_denied, credential_invalid, sql_invalid… */
-const Refusal = z
-  .object({ detail: z.object({ error: z.string() }).passthrough() })
-  .openapi('ConnectorRefusal', {
-    description: 'A refusal with a machine-readable `detail.error` and its particulars (fields, host, reason…).',
-  });
+const Refusal = z.object({ detail: z.object({ error: z.string() }).passthrough() }).openapi('ConnectorRefusal', {
+  description: 'A refusal with a machine-readable `detail.error` and its particulars (fields, host, reason…).',
+});
 const refusals = { errorBodies: { 422: Refusal } };
 const TenantHeader = z.object({
   'x-tenant-id': identityHeader('x-tenant-id'),

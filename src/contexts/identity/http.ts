@@ -113,14 +113,12 @@ export function publicRouter(platform: PlatformDeps): Router {
     if (body.roles.length) requirePermission(req, 'roles.grant', deps);
     const { userId, token, expiresAt } = await inviteUser(deps, body, commandContext(req));
     const user = await userInCallerTenant(deps, req, userId);
-    res
-      .status(201)
-      .json({
-        ...adminView(user),
-        invite_token: token,
-        invite_url: link(deps, 'invite', token),
-        invite_expires_at: expiresAt,
-      });
+    res.status(201).json({
+      ...adminView(user),
+      invite_token: token,
+      invite_url: link(deps, 'invite', token),
+      invite_expires_at: expiresAt,
+    });
   });
 
   router.get('/auth/admin/users', async (req, res) => {

@@ -98,12 +98,10 @@ const ImportSummary = z
   .object({
     import_id: z.string().uuid(),
     kind: z.enum(IMPORT_KINDS),
-    status: z
-      .enum(IMPORT_STATUSES)
-      .openapi({
-        description:
-          '`importing` until a CSV import completes (an interrupted upload stays so until the same file is sent again).',
-      }),
+    status: z.enum(IMPORT_STATUSES).openapi({
+      description:
+        '`importing` until a CSV import completes (an interrupted upload stays so until the same file is sent again).',
+    }),
     source: z
       .string()
       .openapi({ description: 'The file name; `district 08, 2025-01-01 to 2025-03-31`; or `4 readings of 3 wells`.' }),
@@ -113,11 +111,9 @@ const ImportSummary = z
     rows: count.nullable(),
     accepted: count.nullable(),
     rejected: count.nullable(),
-    counts: z
-      .record(count)
-      .openapi({
-        description: 'CSV: `batches`; scrape: records per data type; SCADA: `readings`, `wells`, `anomalies`.',
-      }),
+    counts: z.record(count).openapi({
+      description: 'CSV: `batches`; scrape: records per data type; SCADA: `readings`, `wells`, `anomalies`.',
+    }),
   })
   .openapi('IngestionImportSummary');
 

@@ -122,9 +122,7 @@ export async function appendAtomically<Outcome>(
    * `checks`: streams the decision read but does not write (from a remembered state, say), at
    * the revision read: the append lands only while they are still there (a write without events).
    */
-  decide: (
-    now: Date,
-  ) => Promise<{
+  decide: (now: Date) => Promise<{
     writes: PlannedWrite[];
     outcome: Outcome;
     checks?: Array<{ stream: string; revision: bigint | null }>;

@@ -62,13 +62,11 @@ export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
     return;
   }
   if (typed.type === 'entity.too.large') {
-    res
-      .status(413)
-      .json({
-        detail: typed.limit
-          ? `Request body too large: this route takes at most ${readableBytes(typed.limit)}`
-          : 'Request body too large',
-      });
+    res.status(413).json({
+      detail: typed.limit
+        ? `Request body too large: this route takes at most ${readableBytes(typed.limit)}`
+        : 'Request body too large',
+    });
     return;
   }
   if (typed.expose && typed.status && typed.status >= 400 && typed.status < 500) {

@@ -102,17 +102,13 @@ export const ValidationIssue = z
   .object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })
   .openapi('ValidationIssue');
 
-export const ValidationError = z
-  .object({ detail: z.array(ValidationIssue) })
-  .openapi('ValidationError', {
-    description: 'Request validation failed: one issue per field, `loc` = [part, field…].',
-  });
+export const ValidationError = z.object({ detail: z.array(ValidationIssue) }).openapi('ValidationError', {
+  description: 'Request validation failed: one issue per field, `loc` = [part, field…].',
+});
 
-export const GatewayErrorBody = z
-  .object({ error: z.string() })
-  .openapi('GatewayError', {
-    description: 'An error from the gateway (authentication, role gates, rate limit, start-up).',
-  });
+export const GatewayErrorBody = z.object({ error: z.string() }).openapi('GatewayError', {
+  description: 'An error from the gateway (authentication, role gates, rate limit, start-up).',
+});
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Malformed request',
@@ -194,13 +190,11 @@ function security(route: RouteDescription, listener: Listener): Record<string, s
 /** A multipart `file` upload: its length is the route's byte limit (the parser answers 413 past it). */
 const uploadSchema = (maxBytes: number) =>
   z.object({
-    file: z
-      .string()
-      .openapi({
-        format: 'binary',
-        maxLength: maxBytes,
-        description: `At most ${Math.round(maxBytes / (1024 * 1024))} MB (413 past it).`,
-      }),
+    file: z.string().openapi({
+      format: 'binary',
+      maxLength: maxBytes,
+      description: `At most ${Math.round(maxBytes / (1024 * 1024))} MB (413 past it).`,
+    }),
   });
 
 /** A JSON body route's limit: its own, else its context's, else the platform's (413 past it). */

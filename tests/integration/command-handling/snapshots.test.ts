@@ -184,14 +184,12 @@ describe('stream snapshots of long aggregates', () => {
       metadata: null,
     });
     // A stale snapshot written by an older release (version 0) that claims a wrong counter.
-    await db
-      .knex(SNAPSHOTS_TABLE)
-      .insert({
-        stream_id: conversationAggregate.stream(tenantId, conversationId),
-        revision: 0,
-        version: 0,
-        state: JSON.stringify({ status: 'open', messageCount: 999 }),
-      });
+    await db.knex(SNAPSHOTS_TABLE).insert({
+      stream_id: conversationAggregate.stream(tenantId, conversationId),
+      revision: 0,
+      version: 0,
+      state: JSON.stringify({ status: 'open', messageCount: 999 }),
+    });
     // A restarted process (nothing remembered) meets the stale snapshot.
     const restarted = createCommandHandler({
       store,

@@ -409,13 +409,11 @@ describe('console pages for every role (Chromium)', function () {
     await page.getByLabel('Thinking mode').selectOption('disabled');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    await page
-      .getByLabel(/^Add a file/)
-      .setInputFiles({
-        name: 'notes.txt',
-        mimeType: 'text/plain',
-        buffer: Buffer.from('Form PR is due on the last working day of the following month.'),
-      });
+    await page.getByLabel(/^Add a file/).setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Form PR is due on the last working day of the following month.'),
+    });
     await page.getByRole('button', { name: 'Remove notes.txt' }).waitFor({ timeout: 30_000 });
     const stored = await t.api.get(`/projects/${id}`, operator.headers);
     expect(stored.body).to.include({ instructions: 'Answer with the RRC form number first.' });

@@ -271,12 +271,10 @@ describe('Kafka bridge and graph consumer', () => {
       (e) => e.metadata.tenantId === source.tenantId,
     );
     const target = await signIn(t, { roles: ['power_user'], tenantId: randomUUID() });
-    const messages = events
-      .map(toMessage)
-      .map((m) => ({
-        value: Buffer.from(m.value),
-        headers: { ...m.headers, 'tenant-id': Buffer.from(target.tenantId) },
-      }));
+    const messages = events.map(toMessage).map((m) => ({
+      value: Buffer.from(m.value),
+      headers: { ...m.headers, 'tenant-id': Buffer.from(target.tenantId) },
+    }));
     for (const m of messages) await applyMessage(t.deps, logger, m);
     const wells = await t.api.get('/graph/entities/Well?limit=1000', target.headers);
     expect(wells.body.entities).to.have.length(36);

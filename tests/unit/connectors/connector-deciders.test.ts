@@ -74,19 +74,17 @@ describe('connector deciders', () => {
   it('a credential set moves to probing, bumps the revision and clears the verification', () => {
     const state = given(with_(decideSetCredential), [registered, credential, probeOk()]);
     expect(state.state).to.include({ status: 'active', readOnlyVerifiedAt: at });
-    state
-      .when({ type: 'SetCredential', secretName: 'connectors/t/wells/c1/k2' })
-      .then([
-        {
-          type: 'CredentialSet',
-          data: {
-            secretName: 'connectors/t/wells/c1/k2',
-            credentialRevision: 2,
-            at,
-            supersedes: 'connectors/t/wells/c1',
-          },
+    state.when({ type: 'SetCredential', secretName: 'connectors/t/wells/c1/k2' }).then([
+      {
+        type: 'CredentialSet',
+        data: {
+          secretName: 'connectors/t/wells/c1/k2',
+          credentialRevision: 2,
+          at,
+          supersedes: 'connectors/t/wells/c1',
         },
-      ]);
+      },
+    ]);
     state.when({ type: 'SetCredential', secretName: 'connectors/t/wells/c1' }).thenNothing();
     const after = [
       registered,
