@@ -106,7 +106,7 @@ export async function startWorkload(instances: Instance[], session: Session, see
   let running = true;
   let serial = 0;
   const unique = () => `${seed % 1000}`.padStart(3, '0') + String(serial++).padStart(5, '0');
-  const attempt = async (what: string, run: () => Promise<AcknowledgedWrite | null>) => {
+  const attempt = async (run: () => Promise<AcknowledgedWrite | null>) => {
     state.attempted++;
     try {
       const written = await run();
@@ -115,14 +115,13 @@ export async function startWorkload(instances: Instance[], session: Session, see
     } catch {
       state.failed++;
     }
-    void what;
   };
 
   const wells = async () => {
     while (running) {
       const id = unique();
       const api = `42-501-${id.slice(-5)}`;
-      await attempt('well', async () => {
+      await attempt(async () => {
         const entityId = `chaos-well-${id}`;
         const r = await call(anyInstance(), session, 'POST', '/graph/entities', {
           label: 'Well',
@@ -141,7 +140,7 @@ export async function startWorkload(instances: Instance[], session: Session, see
 
   const events = async () => {
     while (running) {
-      await attempt('event', async () => {
+      await attempt(async () => {
         const r = await call(anyInstance(), session, 'POST', '/events', {
           event_type_id: eventType,
           entity_id: `42-329-${String(serial % 50).padStart(5, '0')}`,
@@ -192,7 +191,7 @@ export async function startWorkload(instances: Instance[], session: Session, see
 
   const imports = async () => {
     while (running) {
-      await attempt('import', async () => {
+      await attempt(async () => {
         const rows = Array.from({ length: 5 }, () => {
           const id = unique();
           return `42-003-${id.slice(-5)},123456,CHAOS ENERGY LLC,CHAOS ${id.slice(0, 3)},${id.slice(-5)},1H,Andrews,08,SPRABERRY (TREND AREA),85279200,32.3,-102.6,O`;
