@@ -6,6 +6,7 @@ import sinon from 'sinon';
 import { z } from 'zod';
 import { requirePermission } from '../../../src/contexts/identity/require-permission';
 import type { Position } from '../../../src/platform/eventstore/types';
+import { Unauthenticated } from '../../../src/platform/domain-errors';
 import { errorHandler } from '../../../src/platform/http/errors';
 import { declareRoutes, type RouteDeps } from '../../../src/platform/http/route';
 
@@ -60,6 +61,25 @@ describe('declared routes (src/platform/http/route.ts)', () => {
       notFound: 'Note not found',
     });
     route.get('/drafts', { permission: ['notes.write', 'notes.review'], read: () => ({ drafts: [] }) });
+    route.post('/imports', {
+      body: z.object({ key: z.string() }),
+      status: (imported) => (imported.replayed ? 200 : 201),
+      command: async ({ body }) => ({ key: body.key, replayed: body.key === 'seen' }),
+    });
+    // A header-less caller names itself in the query; a stamped identity wins.
+    const named = declareRoutes(router, deps, requirePermission, {
+      caller: (req) => {
+        if (req.headers['x-user-id']) return { name: String(req.headers['x-user-id']) };
+        if (typeof req.query.name !== 'string') throw new Unauthenticated('Not authenticated: no name');
+        return { name: req.query.name };
+      },
+    });
+    named.get('/greeting', { read: ({ caller }) => ({ hello: caller.name }) });
+    named.get('/whoami', { read: ({ identity }) => ({ user: identity.userId }) });
+    named.post('/signed', {
+      permission: 'notes.write',
+      command: async ({ caller }) => ({ signed_by: caller.name }),
+    });
     const app = express();
     app.use(express.json());
     app.use(router);
@@ -158,5 +178,36 @@ describe('declared routes (src/platform/http/route.ts)', () => {
     });
     expect(await call('GET', '/notes/n2')).to.deep.equal({ status: 404, body: { detail: 'Note not found' } });
     expect((await call('GET', '/notes/n1?fields=none')).body.detail[0].loc).to.deep.equal(['query', 'fields']);
+  });
+
+  it('a status declared as a function of the result answers by outcome (a create 201, its replay 200)', async () => {
+    expect(await call('POST', '/imports', { key: 'new' })).to.deep.equal({
+      status: 201,
+      body: { key: 'new', replayed: false },
+    });
+    expect((await call('POST', '/imports', { key: 'seen' })).status).to.equal(200);
+  });
+
+  it('routes declared with their own caller reading take a header-less caller, and a stamped identity still wins', async () => {
+    expect(await call('GET', '/greeting?name=ada', undefined, 'anonymous')).to.deep.equal({
+      status: 200,
+      body: { hello: 'ada' },
+    });
+    expect((await call('GET', '/greeting?name=ada')).body).to.deep.equal({ hello: 'u1' });
+    expect(await call('GET', '/greeting', undefined, 'anonymous')).to.deep.equal({
+      status: 401,
+      body: { detail: 'Not authenticated: no name' },
+    });
+  });
+
+  it('with a caller reading, the stamped identity and a declared permission still answer 401 without identity', async () => {
+    expect(await call('GET', '/whoami?name=ada', undefined, 'anonymous')).to.deep.equal({
+      status: 401,
+      body: { detail: 'Not authenticated' },
+    });
+    expect((await call('GET', '/whoami?name=ada')).body).to.deep.equal({ user: 'u1' });
+    expect((await call('POST', '/signed?name=ada', undefined, 'anonymous')).status).to.equal(401);
+    expect((await call('POST', '/signed', undefined, 'notes.read')).status).to.equal(403);
+    expect(await call('POST', '/signed')).to.deep.equal({ status: 200, body: { signed_by: 'u1' } });
   });
 });
