@@ -15,7 +15,7 @@ import { changeFields, ReorderBody } from '../../../commands/monitoring/change-f
 import { changeGuardRules, GuardRuleBody, GuardRulePatch } from '../../../commands/monitoring/change-guard-rules';
 import { createEventType, CreateEventTypeBody } from '../../../commands/monitoring/create-event-type';
 import { FieldInput, FieldPatch } from '../../../commands/monitoring/field-input';
-import { logEvent, LogEventBody } from '../../../commands/monitoring/log-event';
+import { logEvent, LogEventBody, type LogEventOutcome } from '../../../commands/monitoring/log-event';
 import { updateEvent, UpdateEventBody } from '../../../commands/monitoring/update-event';
 import { correlate } from '../../../queries/monitoring/correlate';
 import { duplicationRuleViewOf, listDuplicationRules } from '../../../queries/monitoring/duplication-rules';
@@ -38,8 +38,9 @@ import { newId } from '../../platform/command-handling/idempotency';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound } from '../../platform/domain-errors';
 import { commandContext, idempotencyKeyOf } from '../../platform/http/command-context';
-import { identityOf, requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { identityOf } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
+import { parseQuery } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import {
   CorrelateBody,
@@ -63,17 +64,6 @@ import {
 
 const CONFIGURE = 'events.configure';
 
-function configurer(req: Request, deps: PlatformDeps): CommandContext {
-  requirePermission(req, CONFIGURE, deps);
-  return commandContext(req);
-}
-
-async function typeOr404(deps: PlatformDeps, tenantId: string, id: string): Promise<LiveEventType> {
-  const type = await findEventType(deps.knex, tenantId, id);
-  if (!type) throw new NotFound('Event type not found');
-  return type;
-}
-
 /** The state a command left, as the route answers it. */
 function live(state: unknown): LiveEventType {
   const s = state as Parameters<typeof isLive>[0];
@@ -83,290 +73,315 @@ function live(state: unknown): LiveEventType {
 
 export function eventTypeRoutes(deps: PlatformDeps): Router {
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
   const { knex } = deps;
+  const typeRead = {
+    params: TypeParams,
+    read: ({ identity, params }: { identity: { tenantId: string }; params: { id: string } }) =>
+      findEventType(knex, identity.tenantId, params.id),
+    notFound: 'Event type not found',
+  };
 
-  router.post('/event-types', async (req, res) => {
-    const context = configurer(req, deps);
-    const body = parseBody(req, CreateEventTypeBody);
-    const eventTypeId = newId(context, 'monitoring.event-type');
-    const fieldIds = body.fields.map((_, i) => newId(context, `monitoring.event-type.field.${i}`));
-    const { state } = await createEventType(deps, context, {
-      type: 'CreateEventType',
-      eventTypeId,
-      body,
-      fieldIds,
-      actorId: context.actorId,
-    });
-    res.status(201).json(eventTypeView(live(state)));
+  route.post('/event-types', {
+    permission: CONFIGURE,
+    body: CreateEventTypeBody,
+    status: 201,
+    command: ({ body, context }) =>
+      createEventType(deps, context, {
+        type: 'CreateEventType',
+        eventTypeId: newId(context, 'monitoring.event-type'),
+        body,
+        fieldIds: body.fields.map((_, i) => newId(context, `monitoring.event-type.field.${i}`)),
+        actorId: context.actorId,
+      }),
+    respond: ({ state }) => eventTypeView(live(state)),
   });
 
-  router.get('/event-types', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json((await listEventTypes(knex, tenantId, parseQuery(req, TypeListQuery))).map(eventTypeView));
+  route.get('/event-types', {
+    query: TypeListQuery,
+    read: ({ identity, query }) => listEventTypes(knex, identity.tenantId, query),
+    respond: (types) => types.map(eventTypeView),
   });
 
-  router.get('/event-types/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    res.json(eventTypeView(await typeOr404(deps, tenantId, id)));
+  route.get('/event-types/:id', { ...typeRead, respond: eventTypeView });
+
+  route.patch('/event-types/:id', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: UpdateEventTypeBody,
+    command: ({ params, body, context }) =>
+      changeEventType(deps, context, params.id, { type: 'UpdateEventType', body, actorId: context.actorId }),
+    respond: ({ state }) => eventTypeView(live(state)),
   });
 
-  router.patch('/event-types/:id', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const body = parseBody(req, UpdateEventTypeBody);
-    const { state } = await changeEventType(deps, context, id, {
-      type: 'UpdateEventType',
-      body,
-      actorId: context.actorId,
-    });
-    res.json(eventTypeView(live(state)));
+  route.delete('/event-types/:id', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    status: 204,
+    command: ({ params, context }) =>
+      changeEventType(deps, context, params.id, { type: 'DeleteEventType', actorId: context.actorId }),
   });
 
-  router.delete('/event-types/:id', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    await changeEventType(deps, context, id, { type: 'DeleteEventType', actorId: context.actorId });
-    res.status(204).end();
-  });
-
-  router.post('/event-types/:id/transition', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const { status } = parseBody(req, TransitionBody);
-    const { state } = await changeEventType(deps, context, id, {
-      type: 'TransitionEventType',
-      to: status,
-      actorId: context.actorId,
-    });
-    res.json(eventTypeView(live(state)));
+  route.post('/event-types/:id/transition', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: TransitionBody,
+    command: ({ params, body, context }) =>
+      changeEventType(deps, context, params.id, {
+        type: 'TransitionEventType',
+        to: body.status,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }) => eventTypeView(live(state)),
   });
 
   // ---- fields
-  router.post('/event-types/:id/fields', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const field = parseBody(req, FieldInput);
-    const fieldId = newId(context, 'monitoring.event-type.field');
-    const { state } = await changeFields(deps, context, id, {
-      type: 'AddField',
-      fieldId,
-      field,
-      actorId: context.actorId,
-    });
-    res.status(201).json(fieldView(live(state).fields.find((f) => f.id === fieldId)!));
+  route.post('/event-types/:id/fields', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: FieldInput,
+    status: 201,
+    command: async ({ params, body, context }) => {
+      const fieldId = newId(context, 'monitoring.event-type.field');
+      const { state } = await changeFields(deps, context, params.id, {
+        type: 'AddField',
+        fieldId,
+        field: body,
+        actorId: context.actorId,
+      });
+      return { state, fieldId };
+    },
+    respond: ({ state, fieldId }) => fieldView(live(state).fields.find((f) => f.id === fieldId)!),
   });
 
-  router.get('/event-types/:id/fields', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    res.json((await typeOr404(deps, tenantId, id)).fields.map(fieldView));
+  route.get('/event-types/:id/fields', { ...typeRead, respond: (type) => type.fields.map(fieldView) });
+
+  route.put('/event-types/:id/fields/reorder', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: ReorderBody,
+    command: ({ params, body, context }) =>
+      changeFields(deps, context, params.id, {
+        type: 'ReorderFields',
+        fieldIds: body.field_ids,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }) => live(state).fields.map(fieldView),
   });
 
-  router.put('/event-types/:id/fields/reorder', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const { field_ids } = parseBody(req, ReorderBody);
-    const { state } = await changeFields(deps, context, id, {
-      type: 'ReorderFields',
-      fieldIds: field_ids,
-      actorId: context.actorId,
-    });
-    res.json(live(state).fields.map(fieldView));
+  route.patch('/event-types/:id/fields/:fid', {
+    permission: CONFIGURE,
+    params: FieldParams,
+    body: FieldPatch,
+    command: ({ params, body, context }) =>
+      changeFields(deps, context, params.id, {
+        type: 'UpdateField',
+        fieldId: params.fid,
+        patch: body,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }, { params }) => fieldView(live(state).fields.find((f) => f.id === params.fid)!),
   });
 
-  router.patch('/event-types/:id/fields/:fid', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, fid } = parseParams(req, FieldParams);
-    const patch = parseBody(req, FieldPatch);
-    const { state } = await changeFields(deps, context, id, {
-      type: 'UpdateField',
-      fieldId: fid,
-      patch,
-      actorId: context.actorId,
-    });
-    res.json(fieldView(live(state).fields.find((f) => f.id === fid)!));
-  });
-
-  router.delete('/event-types/:id/fields/:fid', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, fid } = parseParams(req, FieldParams);
-    await changeFields(deps, context, id, { type: 'RemoveField', fieldId: fid, actorId: context.actorId });
-    res.status(204).end();
+  route.delete('/event-types/:id/fields/:fid', {
+    permission: CONFIGURE,
+    params: FieldParams,
+    status: 204,
+    command: ({ params, context }) =>
+      changeFields(deps, context, params.id, { type: 'RemoveField', fieldId: params.fid, actorId: context.actorId }),
   });
 
   // ---- conditional rules
-  router.post('/event-types/:id/conditional-rules', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const body = parseBody(req, ConditionalRuleBody);
-    const ruleId = newId(context, 'monitoring.conditional-rule');
-    const { state } = await changeConditionalRules(deps, context, id, {
-      type: 'AddConditionalRule',
-      ruleId,
-      body,
-      actorId: context.actorId,
-    });
-    res.status(201).json(conditionalRuleView(live(state).conditionalRules.find((r) => r.id === ruleId)!));
+  route.post('/event-types/:id/conditional-rules', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: ConditionalRuleBody,
+    status: 201,
+    command: async ({ params, body, context }) => {
+      const ruleId = newId(context, 'monitoring.conditional-rule');
+      const { state } = await changeConditionalRules(deps, context, params.id, {
+        type: 'AddConditionalRule',
+        ruleId,
+        body,
+        actorId: context.actorId,
+      });
+      return { state, ruleId };
+    },
+    respond: ({ state, ruleId }) => conditionalRuleView(live(state).conditionalRules.find((r) => r.id === ruleId)!),
   });
 
-  router.get('/event-types/:id/conditional-rules', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    res.json((await typeOr404(deps, tenantId, id)).conditionalRules.map(conditionalRuleView));
+  route.get('/event-types/:id/conditional-rules', {
+    ...typeRead,
+    respond: (type) => type.conditionalRules.map(conditionalRuleView),
   });
 
-  router.patch('/event-types/:id/conditional-rules/:rid', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, rid } = parseParams(req, RuleParams);
-    const patch = parseBody(req, ConditionalRulePatch);
-    const { state } = await changeConditionalRules(deps, context, id, {
-      type: 'UpdateConditionalRule',
-      ruleId: rid,
-      patch,
-      actorId: context.actorId,
-    });
-    res.json(conditionalRuleView(live(state).conditionalRules.find((r) => r.id === rid)!));
+  route.patch('/event-types/:id/conditional-rules/:rid', {
+    permission: CONFIGURE,
+    params: RuleParams,
+    body: ConditionalRulePatch,
+    command: ({ params, body, context }) =>
+      changeConditionalRules(deps, context, params.id, {
+        type: 'UpdateConditionalRule',
+        ruleId: params.rid,
+        patch: body,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }, { params }) =>
+      conditionalRuleView(live(state).conditionalRules.find((r) => r.id === params.rid)!),
   });
 
-  router.delete('/event-types/:id/conditional-rules/:rid', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, rid } = parseParams(req, RuleParams);
-    await changeConditionalRules(deps, context, id, {
-      type: 'DeleteConditionalRule',
-      ruleId: rid,
-      actorId: context.actorId,
-    });
-    res.status(204).end();
+  route.delete('/event-types/:id/conditional-rules/:rid', {
+    permission: CONFIGURE,
+    params: RuleParams,
+    status: 204,
+    command: ({ params, context }) =>
+      changeConditionalRules(deps, context, params.id, {
+        type: 'DeleteConditionalRule',
+        ruleId: params.rid,
+        actorId: context.actorId,
+      }),
   });
 
   // ---- guard rules
-  router.post('/event-types/:id/guard-rules', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id } = parseParams(req, TypeParams);
-    const body = parseBody(req, GuardRuleBody);
-    const ruleId = newId(context, 'monitoring.guard-rule');
-    const { state } = await changeGuardRules(deps, context, id, {
-      type: 'AddGuardRule',
-      ruleId,
-      body,
-      actorId: context.actorId,
-    });
-    res.status(201).json(guardRuleView(live(state).guardRules.find((r) => r.id === ruleId)!));
+  route.post('/event-types/:id/guard-rules', {
+    permission: CONFIGURE,
+    params: TypeParams,
+    body: GuardRuleBody,
+    status: 201,
+    command: async ({ params, body, context }) => {
+      const ruleId = newId(context, 'monitoring.guard-rule');
+      const { state } = await changeGuardRules(deps, context, params.id, {
+        type: 'AddGuardRule',
+        ruleId,
+        body,
+        actorId: context.actorId,
+      });
+      return { state, ruleId };
+    },
+    respond: ({ state, ruleId }) => guardRuleView(live(state).guardRules.find((r) => r.id === ruleId)!),
   });
 
-  router.get('/event-types/:id/guard-rules', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    res.json((await typeOr404(deps, tenantId, id)).guardRules.map(guardRuleView));
+  route.get('/event-types/:id/guard-rules', {
+    ...typeRead,
+    respond: (type) => type.guardRules.map(guardRuleView),
   });
 
-  router.patch('/event-types/:id/guard-rules/:rid', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, rid } = parseParams(req, RuleParams);
-    const patch = parseBody(req, GuardRulePatch);
-    const { state } = await changeGuardRules(deps, context, id, {
-      type: 'UpdateGuardRule',
-      ruleId: rid,
-      patch,
-      actorId: context.actorId,
-    });
-    res.json(guardRuleView(live(state).guardRules.find((r) => r.id === rid)!));
+  route.patch('/event-types/:id/guard-rules/:rid', {
+    permission: CONFIGURE,
+    params: RuleParams,
+    body: GuardRulePatch,
+    command: ({ params, body, context }) =>
+      changeGuardRules(deps, context, params.id, {
+        type: 'UpdateGuardRule',
+        ruleId: params.rid,
+        patch: body,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }, { params }) => guardRuleView(live(state).guardRules.find((r) => r.id === params.rid)!),
   });
 
-  router.post('/event-types/:id/guard-rules/:rid/publish', async (req, res) => {
-    const context = configurer(req, deps);
-    const { id, rid } = parseParams(req, RuleParams);
-    const { state } = await changeGuardRules(deps, context, id, {
-      type: 'PublishGuardRule',
-      ruleId: rid,
-      actorId: context.actorId,
-    });
-    res.json(guardRuleView(live(state).guardRules.find((r) => r.id === rid)!));
+  route.post('/event-types/:id/guard-rules/:rid/publish', {
+    permission: CONFIGURE,
+    params: RuleParams,
+    command: ({ params, context }) =>
+      changeGuardRules(deps, context, params.id, {
+        type: 'PublishGuardRule',
+        ruleId: params.rid,
+        actorId: context.actorId,
+      }),
+    respond: ({ state }, { params }) => guardRuleView(live(state).guardRules.find((r) => r.id === params.rid)!),
   });
 
-  router.get('/event-types/:id/guard-rules/:rid/versions', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id, rid } = parseParams(req, RuleParams);
-    const type = await typeOr404(deps, tenantId, id);
-    if (!type.guardRules.some((r) => r.id === rid)) throw new NotFound('Guard rule not found');
-    res.json(await guardRuleVersions(knex, tenantId, id, rid));
+  route.get('/event-types/:id/guard-rules/:rid/versions', {
+    params: RuleParams,
+    read: async ({ identity, params }) => {
+      const type = await findEventType(knex, identity.tenantId, params.id);
+      if (!type) throw new NotFound('Event type not found');
+      if (!type.guardRules.some((r) => r.id === params.rid)) throw new NotFound('Guard rule not found');
+      return guardRuleVersions(knex, identity.tenantId, params.id, params.rid);
+    },
   });
 
   return router;
 }
 
+/** POST /events answers a suppressed duplicate with why it was not logged. */
+function logEventAnswer(outcome: LogEventOutcome) {
+  if (outcome.status === 'suppressed') {
+    const { rule } = outcome;
+    return {
+      suppressed: true,
+      detail: `Duplicate of event ${outcome.duplicateOf} within ${rule.windowSeconds} s (duplication rule "${rule.name}"); not logged`,
+      duplicate_of: outcome.duplicateOf,
+      duplicate_occurred_at: outcome.duplicateOccurredAt,
+      rule: { id: rule.id, name: rule.name, match_fields: rule.matchFields, window_seconds: rule.windowSeconds },
+    };
+  }
+  return { ...eventViewOf(outcome.state), hidden_fields: outcome.hidden, suppressed: false };
+}
+
 export function eventRoutes(deps: PlatformDeps): Router {
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
   const { knex } = deps;
 
-  router.post('/events', async (req, res) => {
-    const context = commandContext(req);
-    const body = parseBody(req, LogEventBody);
-    const eventId = newId(context, 'monitoring.event');
-    const outcome = await logEvent(deps, context, {
-      type: 'LogEvent',
-      eventId,
-      eventTypeId: body.event_type_id,
-      entityId: body.entity_id,
-      entityType: body.entity_type,
-      occurredAt: body.occurred_at,
-      fields: body.fields,
-      actorId: context.actorId,
-    });
-    if (outcome.status === 'suppressed') {
-      const { rule } = outcome;
-      res.json({
-        suppressed: true,
-        detail: `Duplicate of event ${outcome.duplicateOf} within ${rule.windowSeconds} s (duplication rule "${rule.name}"); not logged`,
-        duplicate_of: outcome.duplicateOf,
-        duplicate_occurred_at: outcome.duplicateOccurredAt,
-        rule: { id: rule.id, name: rule.name, match_fields: rule.matchFields, window_seconds: rule.windowSeconds },
-      });
-      return;
-    }
-    res
-      .status(outcome.replayed ? 200 : 201)
-      .json({ ...eventViewOf(outcome.state), hidden_fields: outcome.hidden, suppressed: false });
+  route.post('/events', {
+    body: LogEventBody,
+    // A new event answers 201; a suppressed duplicate and a replayed retry 200.
+    status: (outcome) => (outcome.status === 'logged' && !outcome.replayed ? 201 : 200),
+    command: ({ body, context }) =>
+      logEvent(deps, context, {
+        type: 'LogEvent',
+        eventId: newId(context, 'monitoring.event'),
+        eventTypeId: body.event_type_id,
+        entityId: body.entity_id,
+        entityType: body.entity_type,
+        occurredAt: body.occurred_at,
+        fields: body.fields,
+        actorId: context.actorId,
+      }),
+    respond: logEventAnswer,
   });
 
-  router.get('/events', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await listEvents(knex, tenantId, parseQuery(req, EventListQuery)));
+  route.get('/events', {
+    query: EventListQuery,
+    read: ({ identity, query }) => listEvents(knex, identity.tenantId, query),
   });
 
-  router.get('/events/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    const { history } = parseQuery(req, EventQuery);
-    const view = await findEvent(knex, tenantId, id);
-    if (!view) throw new NotFound('Event not found');
-    res.json(history === 'true' ? { ...view, history: await eventHistory(knex, tenantId, id) } : view);
+  route.get('/events/:id', {
+    params: TypeParams,
+    query: EventQuery,
+    read: async ({ identity, params, query }) => {
+      const view = await findEvent(knex, identity.tenantId, params.id);
+      if (!view || query.history !== 'true') return view;
+      return { ...view, history: await eventHistory(knex, identity.tenantId, params.id) };
+    },
+    notFound: 'Event not found',
   });
 
-  router.patch('/events/:id', async (req, res) => {
-    const context = commandContext(req);
-    const { id } = parseParams(req, TypeParams);
-    const body = parseBody(req, UpdateEventBody);
-    const { state } = await updateEvent(deps, context, id, body);
-    if (state.status !== 'logged') throw new NotFound('Event not found');
-    res.json(eventViewOf(state));
+  route.patch('/events/:id', {
+    params: TypeParams,
+    body: UpdateEventBody,
+    command: ({ params, body, context }) => updateEvent(deps, context, params.id, body),
+    respond: ({ state }) => {
+      if (state.status !== 'logged') throw new NotFound('Event not found');
+      return eventViewOf(state);
+    },
   });
 
-  router.post('/events/:id/correlate', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, TypeParams);
-    const body = parseBody(req, CorrelateBody);
-    const event = await findEvent(knex, tenantId, id);
-    if (!event) throw new NotFound('Event not found');
-    res.json(
-      await correlate(knex, tenantId, event, {
+  route.search('/events/:id/correlate', {
+    params: TypeParams,
+    body: CorrelateBody,
+    read: async ({ identity, params, body }) => {
+      const event = await findEvent(knex, identity.tenantId, params.id);
+      if (!event) throw new NotFound('Event not found');
+      return correlate(knex, identity.tenantId, event, {
         windowHours: body.window_hours,
         includeNeighbors: body.include_neighbors,
         eventTypeIds: body.event_type_ids,
         limit: body.limit,
-      }),
-    );
+      });
+    },
   });
 
   return router;
@@ -374,8 +389,9 @@ export function eventRoutes(deps: PlatformDeps): Router {
 
 /**
  * Callers of the internal listener: a stamped identity when one is present (then writes
- * need `events.configure`), otherwise a trusted local service naming the tenant with
- * `X-Tenant-Id` or `?tenant_id=` (default tenant when neither) and acting as the system user.
+ * need `events.configure`, enforced whatever SVC_AUTH_MODE says), otherwise a trusted local
+ * service naming the tenant with `X-Tenant-Id` or `?tenant_id=` (default tenant when neither)
+ * and acting as the system user.
  */
 function internalCaller(req: Request, write: boolean): CommandContext {
   const identity = identityOf(req);
@@ -397,51 +413,54 @@ function ruleOf(state: DuplicationRulesState, id: string): DuplicationRule {
 export function duplicationRuleRoutes(deps: PlatformDeps): Router {
   const router = Router();
   const { knex } = deps;
+  const reader = declareRoutes(router, deps, requirePermission, { caller: (req) => internalCaller(req, false) });
+  const writer = declareRoutes(router, deps, requirePermission, { caller: (req) => internalCaller(req, true) });
 
-  router.get('/duplication-rules', async (req, res) => {
-    const { tenantId } = internalCaller(req, false);
-    res.json(await listDuplicationRules(knex, tenantId));
+  reader.get('/duplication-rules', {
+    read: ({ caller }) => listDuplicationRules(knex, caller.tenantId),
   });
 
-  router.post('/duplication-rules', async (req, res) => {
-    const context = internalCaller(req, true);
-    const body = parseBody(req, DuplicationRuleBody);
-    const ruleId = newId(context, 'monitoring.duplication-rule');
-    const { state } = await changeDuplicationRules(deps, context, {
-      type: 'CreateDuplicationRule',
-      ruleId,
-      body,
-      actorId: context.actorId,
-    });
-    res.status(201).json(duplicationRuleViewOf(ruleOf(state, ruleId)));
+  writer.post('/duplication-rules', {
+    body: DuplicationRuleBody,
+    status: 201,
+    command: async ({ caller, body }) => {
+      const ruleId = newId(caller, 'monitoring.duplication-rule');
+      const { state } = await changeDuplicationRules(deps, caller, {
+        type: 'CreateDuplicationRule',
+        ruleId,
+        body,
+        actorId: caller.actorId,
+      });
+      return { state, ruleId };
+    },
+    respond: ({ state, ruleId }) => duplicationRuleViewOf(ruleOf(state, ruleId)),
   });
 
-  router.post('/duplication-rules/reset', async (req, res) => {
-    const context = internalCaller(req, true);
-    const { rule_id } = parseBody(req, ResetBody);
-    const { state } = await changeDuplicationRules(deps, context, {
-      type: 'ResetDuplicationRules',
-      ruleId: rule_id ?? null,
-      actorId: context.actorId,
-    });
-    res.json(
+  writer.post('/duplication-rules/reset', {
+    body: ResetBody,
+    command: ({ caller, body }) =>
+      changeDuplicationRules(deps, caller, {
+        type: 'ResetDuplicationRules',
+        ruleId: body.rule_id ?? null,
+        actorId: caller.actorId,
+      }),
+    respond: ({ state }) =>
       [...state.rules]
         .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
         .map(duplicationRuleViewOf),
-    );
   });
 
-  router.patch('/duplication-rules/:id', async (req, res) => {
-    const context = internalCaller(req, true);
-    const { id } = parseParams(req, RuleIdParams);
-    const patch = parseBody(req, DuplicationRulePatch);
-    const { state } = await changeDuplicationRules(deps, context, {
-      type: 'UpdateDuplicationRule',
-      ruleId: id,
-      patch,
-      actorId: context.actorId,
-    });
-    res.json(duplicationRuleViewOf(ruleOf(state, id)));
+  writer.patch('/duplication-rules/:id', {
+    params: RuleIdParams,
+    body: DuplicationRulePatch,
+    command: ({ caller, params, body }) =>
+      changeDuplicationRules(deps, caller, {
+        type: 'UpdateDuplicationRule',
+        ruleId: params.id,
+        patch: body,
+        actorId: caller.actorId,
+      }),
+    respond: ({ state }, { params }) => duplicationRuleViewOf(ruleOf(state, params.id)),
   });
 
   return router;
