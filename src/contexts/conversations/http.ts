@@ -6,7 +6,8 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, Unauthenticated } from '../../platform/domain-errors';
 import { identityOf } from '../../platform/http/identity';
 import { readUpload, type UploadedFile } from '../../platform/http/multipart';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { declareRoutes } from '../../platform/http/route';
+import { parseParams } from '../../platform/http/validation';
 import { type ExtractedText, UPLOAD_LIMIT_BYTES } from '../../platform/infra/extraction';
 import { addAttachment } from '../../../commands/conversations/add-attachment';
 import { createConversation, CreateConversationBody } from '../../../commands/conversations/create-conversation';
@@ -23,6 +24,7 @@ import { listConversations, visibleConversation } from '../../../queries/convers
 import { listMessages } from '../../../queries/conversations/messages';
 import { getKnowledgeFile, listProjects, ownedProjectView } from '../../../queries/conversations/projects';
 import { MAX_KNOWLEDGE_FILES } from '../../../streams/conversations/project';
+import { requirePermission } from '../identity';
 import { AttachmentParams, ConversationParams, KnowledgeParams, ListQuery, ProjectParams } from './schemas';
 
 /**
@@ -70,70 +72,84 @@ function userOf(req: Request, listener: Listener): Caller & { userId: string } {
 /** Reads an upload's text off the request thread (the context's worker pool). */
 export type Extract = (file: UploadedFile) => Promise<ExtractedText>;
 
+/**
+ * The routes' callers: `caller` may be an internal tool that named no user, `user` must name
+ * one. The check of `conversations.use` is the caller's (see callerOf), not a declared permission.
+ */
+function declare(deps: PlatformDeps, router: Router, listener: Listener) {
+  return {
+    caller: declareRoutes(router, deps, requirePermission, { caller: (req) => callerOf(req, listener) }),
+    user: declareRoutes(router, deps, requirePermission, { caller: (req) => userOf(req, listener) }),
+  };
+}
+
 export function conversationRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
   const { knex } = deps;
   const router = Router();
+  const route = declare(deps, router, listener);
 
-  router.get('/conversations', async (req, res) => {
-    const caller = userOf(req, listener);
-    const query = parseQuery(req, ListQuery);
-    res.json(
-      await listConversations(knex, {
+  route.user.get('/conversations', {
+    query: ListQuery,
+    read: ({ caller, query }) =>
+      listConversations(knex, {
         tenantId: caller.tenantId,
         userId: caller.userId,
         projectId: query.project_id,
         limit: query.limit,
       }),
-    );
   });
 
-  router.post('/conversations', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const body = parseBody(req, CreateConversationBody);
-    const id = body.id ?? newId(caller.tenantId, 'conversations.conversation');
-    await createConversation(deps, caller.tenantId, {
-      type: 'CreateConversation',
-      conversationId: id,
-      userId: caller.userId,
-      agentId: body.agent_id,
-      title: body.title ?? null,
-      conversationType: body.conversation_type ?? null,
-      projectId: body.project_id ?? null,
-      metadata: body.metadata ?? null,
-    });
-    res.json({ id, status: 'created' });
+  route.caller.post('/conversations', {
+    body: CreateConversationBody,
+    command: async ({ caller, body }) => {
+      const id = body.id ?? newId(caller.tenantId, 'conversations.conversation');
+      await createConversation(deps, caller.tenantId, {
+        type: 'CreateConversation',
+        conversationId: id,
+        userId: caller.userId,
+        agentId: body.agent_id,
+        title: body.title ?? null,
+        conversationType: body.conversation_type ?? null,
+        projectId: body.project_id ?? null,
+        metadata: body.metadata ?? null,
+      });
+      return id;
+    },
+    respond: (id) => ({ id, status: 'created' }),
   });
 
-  router.get('/conversations/:id/messages', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const { id } = parseParams(req, ConversationParams);
-    await visibleConversation(knex, caller.tenantId, id, caller.userId);
-    res.json(await listMessages(knex, caller.tenantId, id));
+  route.caller.get('/conversations/:id/messages', {
+    params: ConversationParams,
+    read: async ({ caller, params }) => {
+      await visibleConversation(knex, caller.tenantId, params.id, caller.userId);
+      return listMessages(knex, caller.tenantId, params.id);
+    },
   });
 
-  router.patch('/conversations/:id', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const { id } = parseParams(req, ConversationParams);
-    const body = parseBody(req, UpdateConversationBody);
-    await updateConversation(deps, caller.tenantId, id, {
-      type: 'UpdateConversation',
-      callerId: caller.userId,
-      ...body,
-    });
-    res.json(await visibleConversation(knex, caller.tenantId, id, caller.userId));
+  route.caller.patch('/conversations/:id', {
+    params: ConversationParams,
+    body: UpdateConversationBody,
+    command: ({ caller, params, body }) =>
+      updateConversation(deps, caller.tenantId, params.id, {
+        type: 'UpdateConversation',
+        callerId: caller.userId,
+        ...body,
+      }),
+    respond: (_, { caller, params }) => visibleConversation(knex, caller.tenantId, params.id, caller.userId),
   });
 
-  router.delete('/conversations/:id', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const { id } = parseParams(req, ConversationParams);
-    await deleteConversation(deps, caller.tenantId, id, { type: 'DeleteConversation', callerId: caller.userId });
-    res.json({ id, status: 'deleted' });
+  route.caller.delete('/conversations/:id', {
+    params: ConversationParams,
+    command: ({ caller, params }) =>
+      deleteConversation(deps, caller.tenantId, params.id, { type: 'DeleteConversation', callerId: caller.userId }),
+    respond: (_, { params }) => ({ id: params.id, status: 'deleted' }),
   });
 
+  // A custom body: a multipart upload streamed through busboy, refused before a byte of it is
+  // read when the conversation is not the caller's.
   router.post('/conversations/:id/attachments', async (req, res) => {
     const caller = callerOf(req, listener);
     const { id } = parseParams(req, ConversationParams);
-    // Refuse before reading a byte of the upload when the conversation is not the caller's.
     await visibleConversation(knex, caller.tenantId, id, caller.userId);
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
     const extracted = await extract(file);
@@ -149,22 +165,23 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
     res.json(await getAttachment(knex, caller.tenantId, id, attachmentId));
   });
 
-  router.get('/conversations/:id/attachments', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const { id } = parseParams(req, ConversationParams);
-    await visibleConversation(knex, caller.tenantId, id, caller.userId);
-    res.json(await listAttachments(knex, caller.tenantId, id));
+  route.caller.get('/conversations/:id/attachments', {
+    params: ConversationParams,
+    read: async ({ caller, params }) => {
+      await visibleConversation(knex, caller.tenantId, params.id, caller.userId);
+      return listAttachments(knex, caller.tenantId, params.id);
+    },
   });
 
-  router.delete('/conversations/:id/attachments/:aid', async (req, res) => {
-    const caller = callerOf(req, listener);
-    const { id, aid } = parseParams(req, AttachmentParams);
-    await removeAttachment(deps, caller.tenantId, id, {
-      type: 'RemoveAttachment',
-      callerId: caller.userId,
-      attachmentId: aid,
-    });
-    res.json({ id: aid, status: 'deleted' });
+  route.caller.delete('/conversations/:id/attachments/:aid', {
+    params: AttachmentParams,
+    command: ({ caller, params }) =>
+      removeAttachment(deps, caller.tenantId, params.id, {
+        type: 'RemoveAttachment',
+        callerId: caller.userId,
+        attachmentId: params.aid,
+      }),
+    respond: (_, { params }) => ({ id: params.aid, status: 'deleted' }),
   });
 
   return router;
@@ -173,54 +190,61 @@ export function conversationRoutes(deps: PlatformDeps, listener: Listener, extra
 export function projectRoutes(deps: PlatformDeps, listener: Listener, extract: Extract): Router {
   const { knex } = deps;
   const router = Router();
+  const { user: route } = declare(deps, router, listener);
 
-  router.get('/projects', async (req, res) => {
-    const caller = userOf(req, listener);
-    res.json(await listProjects(knex, caller.tenantId, caller.userId));
+  route.get('/projects', {
+    read: ({ caller }) => listProjects(knex, caller.tenantId, caller.userId),
   });
 
-  router.post('/projects', async (req, res) => {
-    const caller = userOf(req, listener);
-    const body = parseBody(req, CreateProjectBody);
-    const projectId = newId(caller.tenantId, 'conversations.project');
-    await createProject(deps, caller.tenantId, {
-      type: 'CreateProject',
-      projectId,
-      userId: caller.userId,
-      name: body.name,
-      description: body.description ?? null,
-      instructions: body.instructions ?? null,
-      defaults: body.defaults ?? {},
-    });
-    res.status(201).json(await ownedProjectView(knex, caller.tenantId, caller.userId, projectId));
+  route.post('/projects', {
+    body: CreateProjectBody,
+    status: 201,
+    command: async ({ caller, body }) => {
+      const projectId = newId(caller.tenantId, 'conversations.project');
+      await createProject(deps, caller.tenantId, {
+        type: 'CreateProject',
+        projectId,
+        userId: caller.userId,
+        name: body.name,
+        description: body.description ?? null,
+        instructions: body.instructions ?? null,
+        defaults: body.defaults ?? {},
+      });
+      return projectId;
+    },
+    respond: (projectId, { caller }) => ownedProjectView(knex, caller.tenantId, caller.userId, projectId),
   });
 
-  router.get('/projects/:id', async (req, res) => {
-    const caller = userOf(req, listener);
-    const { id } = parseParams(req, ProjectParams);
-    res.json(await ownedProjectView(knex, caller.tenantId, caller.userId, id));
+  route.get('/projects/:id', {
+    params: ProjectParams,
+    read: ({ caller, params }) => ownedProjectView(knex, caller.tenantId, caller.userId, params.id),
   });
 
-  router.patch('/projects/:id', async (req, res) => {
-    const caller = userOf(req, listener);
-    const { id } = parseParams(req, ProjectParams);
-    const changes = parseBody(req, UpdateProjectBody);
-    await updateProject(deps, caller.tenantId, id, { type: 'UpdateProject', callerId: caller.userId, changes });
-    res.json(await ownedProjectView(knex, caller.tenantId, caller.userId, id));
+  route.patch('/projects/:id', {
+    params: ProjectParams,
+    body: UpdateProjectBody,
+    command: ({ caller, params, body }) =>
+      updateProject(deps, caller.tenantId, params.id, {
+        type: 'UpdateProject',
+        callerId: caller.userId,
+        changes: body,
+      }),
+    respond: (_, { caller, params }) => ownedProjectView(knex, caller.tenantId, caller.userId, params.id),
   });
 
-  router.delete('/projects/:id', async (req, res) => {
-    const caller = userOf(req, listener);
-    const { id } = parseParams(req, ProjectParams);
-    await deleteProject(deps, caller.tenantId, { type: 'DeleteProject', callerId: caller.userId, projectId: id });
-    res.json({ id, status: 'deleted' });
+  route.delete('/projects/:id', {
+    params: ProjectParams,
+    command: ({ caller, params }) =>
+      deleteProject(deps, caller.tenantId, { type: 'DeleteProject', callerId: caller.userId, projectId: params.id }),
+    respond: (_, { params }) => ({ id: params.id, status: 'deleted' }),
   });
 
+  // A custom body: a multipart upload streamed through busboy. Not-found and a full project are
+  // answered before the upload is read; the decider re-checks the cap on the stream, where
+  // concurrent uploads meet.
   router.post('/projects/:id/knowledge', async (req, res) => {
     const caller = userOf(req, listener);
     const { id } = parseParams(req, ProjectParams);
-    // Not-found and a full project are answered before the upload is read; the decider
-    // re-checks the cap on the stream, where concurrent uploads meet.
     const project = await ownedProjectView(knex, caller.tenantId, caller.userId, id);
     if (project.knowledge_file_count >= MAX_KNOWLEDGE_FILES) throw knowledgeCapReached();
     const file = await readUpload(req, res, { field: 'file', maxBytes: UPLOAD_LIMIT_BYTES });
@@ -237,15 +261,15 @@ export function projectRoutes(deps: PlatformDeps, listener: Listener, extract: E
     res.json(await getKnowledgeFile(knex, caller.tenantId, id, fileId));
   });
 
-  router.delete('/projects/:id/knowledge/:fid', async (req, res) => {
-    const caller = userOf(req, listener);
-    const { id, fid } = parseParams(req, KnowledgeParams);
-    await removeKnowledgeFile(deps, caller.tenantId, id, {
-      type: 'RemoveKnowledgeFile',
-      callerId: caller.userId,
-      fileId: fid,
-    });
-    res.json({ id: fid, status: 'deleted' });
+  route.delete('/projects/:id/knowledge/:fid', {
+    params: KnowledgeParams,
+    command: ({ caller, params }) =>
+      removeKnowledgeFile(deps, caller.tenantId, params.id, {
+        type: 'RemoveKnowledgeFile',
+        callerId: caller.userId,
+        fileId: params.fid,
+      }),
+    respond: (_, { params }) => ({ id: params.fid, status: 'deleted' }),
   });
 
   return router;
