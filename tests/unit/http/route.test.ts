@@ -63,8 +63,8 @@ describe('declared routes (src/platform/http/route.ts)', () => {
     route.get('/drafts', { permission: ['notes.write', 'notes.review'], read: () => ({ drafts: [] }) });
     route.post('/imports', {
       body: z.object({ key: z.string() }),
-      status: (imported) => (imported.replayed ? 200 : 201),
       command: async ({ body }) => ({ key: body.key, replayed: body.key === 'seen' }),
+      status: (imported) => (imported.replayed ? 200 : 201),
     });
     // A header-less caller names itself in the query; a stamped identity wins.
     const named = declareRoutes(router, deps, requirePermission, {
