@@ -1,4 +1,4 @@
-import { type Request, Router } from 'express';
+import { Router } from 'express';
 import { inviteUser, InviteUserInput } from '../../../commands/identity/invite-user';
 import { issuePasswordReset } from '../../../commands/identity/issue-password-reset';
 import { logIn, LogInInput } from '../../../commands/identity/log-in';
@@ -16,8 +16,10 @@ import {
 import { permissionsFor } from '../../../streams/identity/permissions';
 import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, Unauthenticated, Unavailable } from '../../platform/domain-errors';
-import { requireIdentity } from '../../platform/http/identity';
-import { parseBody, parseParams, parseQuery } from '../../platform/http/validation';
+import { commandContext } from '../../platform/http/command-context';
+import { type Identity, requireIdentity } from '../../platform/http/identity';
+import { declareRoutes } from '../../platform/http/route';
+import { parseBody } from '../../platform/http/validation';
 import { clearSessionCookie, presentedToken } from './cookies';
 import { identityDeps, type IdentityDeps } from '../../../commands/identity/identity-deps';
 import { hashOneTimeToken } from '../../../commands/identity/onetime-secrets';
@@ -37,17 +39,26 @@ const subjectOf = (row: UserRow) => ({
   tokenVersion: row.token_version,
 });
 
-async function caller(deps: IdentityDeps, req: Request): Promise<UserRow> {
-  const { userId, tenantId } = requireIdentity(req);
-  const row = await findUserInTenant(deps.knex, tenantId, userId);
+/** The caller's own row: a token whose user is gone from the tenant is not authenticated. */
+async function callerRow(deps: IdentityDeps, identity: Identity): Promise<UserRow> {
+  const row = await findUserInTenant(deps.knex, identity.tenantId, identity.userId);
   if (!row) throw new Unauthenticated('Not authenticated');
   return row;
 }
 
-async function userInCallerTenant(deps: IdentityDeps, req: Request, userId: string): Promise<UserRow> {
-  const row = await findUserInTenant(deps.knex, requireIdentity(req).tenantId, userId);
+/**
+ * A user of the caller's tenant as the admin routes show one. System accounts answer 404, as
+ * they are absent from the directory; their deciders' 409 is the operator's answer.
+ */
+async function visibleUser(deps: IdentityDeps, tenantId: string, userId: string): Promise<UserRow> {
+  const row = await findUserInTenant(deps.knex, tenantId, userId);
   if (!row || row.kind === 'system') throw new NotFound('User not found');
   return row;
+}
+
+/** Granting roles is checked once the body names some; always enforced (see ALWAYS_ENFORCED). */
+function mayGrantRoles(identity: Identity): void {
+  if (!identity.permissions.includes('roles.grant')) throw new Forbidden('Insufficient permissions');
 }
 
 function link(deps: IdentityDeps, page: string, token: string): string {
@@ -57,34 +68,37 @@ function link(deps: IdentityDeps, page: string, token: string): string {
 export function publicRouter(platform: PlatformDeps): Router {
   const deps = identityDeps(platform);
   const router = Router();
-  const commandContext = (req: Request) => {
-    const { userId, tenantId } = requireIdentity(req);
-    return { tenantId, actorId: userId, correlationId: req.id };
-  };
+  const route = declareRoutes(router, platform, requirePermission);
+  // The public paths of docs/http-api.md: anyone may call them, a stamped identity or none.
+  const anyone = declareRoutes(router, platform, requirePermission, { caller: () => null });
 
+  // A custom body: logging in sets the session cookie on the answer.
   router.post('/auth/token', async (req, res) => {
     const user = await logIn(deps, parseBody(req, LogInInput));
     const { body } = await openSession(deps, res, subjectOf(user));
     res.json(body);
   });
 
-  router.get('/auth/me', async (req, res) => {
+  route.get('/auth/me', {
     // The row the gateway just resolved this caller with (same cache, same ~5 s window).
-    const { userId, tenantId } = requireIdentity(req);
-    const me = await deps.resolver.lookup(userId);
-    if (!me || me.tenant_id !== tenantId) throw new Unauthenticated('Not authenticated');
-    res.json({
+    read: async ({ identity }) => {
+      const me = await deps.resolver.lookup(identity.userId);
+      if (!me || me.tenant_id !== identity.tenantId) throw new Unauthenticated('Not authenticated');
+      return me;
+    },
+    respond: (me) => ({
       user_id: me.id,
       email: me.email,
       display_name: me.display_name,
       tenant_id: me.tenant_id,
       roles: me.roles,
       permissions: permissionsFor(me.roles),
-    });
+    }),
   });
 
+  // A custom body: refreshing reads the presented token (header or cookie) and sets the cookie anew.
   router.post('/auth/refresh', async (req, res) => {
-    const me = await caller(deps, req);
+    const me = await callerRow(deps, requireIdentity(req));
     const verified = await deps.tokens.verify(presentedToken(req) ?? '', deps.clock());
     if (!verified.ok) throw new Unauthenticated('Not authenticated');
     if (deps.clock().getTime() / 1000 - verified.claims.issuedAt < REFRESH_AFTER_S) {
@@ -95,105 +109,115 @@ export function publicRouter(platform: PlatformDeps): Router {
     res.json({ token, ...body });
   });
 
+  // A custom body: logging out expires the session cookie on the answer.
   router.post('/auth/logout', (_req, res) => {
     clearSessionCookie(res);
     res.status(204).end();
   });
 
+  // A custom body: the answer also expires this browser's session cookie.
   router.post('/auth/logout-all', async (req, res) => {
-    const { userId } = requireIdentity(req);
-    await logOutEverywhere(deps, userId, commandContext(req));
+    await logOutEverywhere(deps, requireIdentity(req).userId, commandContext(req));
     clearSessionCookie(res);
     res.status(204).end();
   });
 
-  router.post('/auth/admin/users', async (req, res) => {
-    requirePermission(req, 'users.manage', deps);
-    const body = parseBody(req, InviteUserInput);
-    if (body.roles.length) requirePermission(req, 'roles.grant', deps);
-    const { userId, token, expiresAt } = await inviteUser(deps, body, commandContext(req));
-    const user = await userInCallerTenant(deps, req, userId);
-    res.status(201).json({
-      ...adminView(user),
+  route.post('/auth/admin/users', {
+    permission: 'users.manage',
+    body: InviteUserInput,
+    status: 201,
+    command: ({ identity, body, context }) => {
+      if (body.roles.length) mayGrantRoles(identity);
+      return inviteUser(deps, body, context);
+    },
+    respond: async ({ userId, token, expiresAt }, { identity }) => ({
+      ...adminView(await visibleUser(deps, identity.tenantId, userId)),
       invite_token: token,
       invite_url: link(deps, 'invite', token),
       invite_expires_at: expiresAt,
-    });
+    }),
   });
 
-  router.get('/auth/admin/users', async (req, res) => {
-    requirePermission(req, 'users.manage', deps);
-    const rows = await listTenantUsers(deps.knex, requireIdentity(req).tenantId);
-    res.json(rows.map(adminView));
+  route.get('/auth/admin/users', {
+    permission: 'users.manage',
+    read: ({ identity }) => listTenantUsers(deps.knex, identity.tenantId),
+    respond: (rows) => rows.map(adminView),
   });
 
-  router.patch('/auth/admin/users/:id', async (req, res) => {
-    requirePermission(req, 'users.manage', deps);
-    const { id } = parseParams(req, UserIdParam);
-    const body = parseBody(req, UpdateUserInput);
-    if (body.roles !== undefined) requirePermission(req, 'roles.grant', deps);
-    await userInCallerTenant(deps, req, id);
-    await updateUser(
-      deps,
-      id,
-      { displayName: body.display_name, roles: body.roles, isActive: body.is_active },
-      commandContext(req),
-    );
-    res.json(adminView(await userInCallerTenant(deps, req, id)));
+  route.patch('/auth/admin/users/:id', {
+    permission: 'users.manage',
+    params: UserIdParam,
+    body: UpdateUserInput,
+    command: async ({ identity, params, body, context }) => {
+      if (body.roles !== undefined) mayGrantRoles(identity);
+      await visibleUser(deps, identity.tenantId, params.id);
+      return updateUser(
+        deps,
+        params.id,
+        { displayName: body.display_name, roles: body.roles, isActive: body.is_active },
+        context,
+      );
+    },
+    respond: async (_, { identity, params }) => adminView(await visibleUser(deps, identity.tenantId, params.id)),
   });
 
-  router.post('/auth/admin/users/:id/reset-password', async (req, res) => {
-    requirePermission(req, 'users.manage', deps);
-    const { id } = parseParams(req, UserIdParam);
-    await userInCallerTenant(deps, req, id);
-    const { token, expiresAt } = await issuePasswordReset(deps, id, commandContext(req));
-    res.json({
-      user_id: id,
+  route.post('/auth/admin/users/:id/reset-password', {
+    permission: 'users.manage',
+    params: UserIdParam,
+    command: async ({ identity, params, context }) => {
+      await visibleUser(deps, identity.tenantId, params.id);
+      return issuePasswordReset(deps, params.id, context);
+    },
+    respond: ({ token, expiresAt }, { params }) => ({
+      user_id: params.id,
       reset_url: link(deps, 'reset-password', token),
       reset_token: token,
       expires_at: expiresAt,
-    });
+    }),
   });
 
-  router.get('/auth/invites/:token', async (req, res) => {
-    const { token } = parseParams(req, InviteTokenParam);
-    const open = await findOpenToken(deps.knex, hashOneTimeToken(token), deps.clock());
-    if (!open) throw new NotFound('Invite not found, already used or expired');
-    res.json({
+  anyone.get('/auth/invites/:token', {
+    params: InviteTokenParam,
+    read: ({ params }) => findOpenToken(deps.knex, hashOneTimeToken(params.token), deps.clock()),
+    notFound: 'Invite not found, already used or expired',
+    respond: (open) => ({
       email: open.email,
       display_name: open.display_name,
       purpose: open.purpose,
       expires_at: new Date(open.expires_at).toISOString(),
-    });
+    }),
   });
 
+  // A custom body: redeeming logs the user in, setting the session cookie on the answer.
   router.post('/auth/invites/redeem', async (req, res) => {
     const { tenantId, user } = await redeemOneTimeToken(deps, parseBody(req, RedeemInput));
     const { body } = await openSession(deps, res, { ...user, tenantId });
     res.json(body);
   });
 
-  router.post('/auth/validate', async (req, res) => {
-    const { authorization } = parseQuery(req, ValidateQuery);
-    const match = /^bearer\s+(\S+)$/i.exec((authorization ?? '').trim());
-    const verified = match ? await deps.tokens.verify(match[1], deps.clock()) : null;
-    if (!verified?.ok) {
-      res.json({ valid: false, user_id: null, roles: [] });
-      return;
-    }
-    res.json({ valid: true, user_id: verified.claims.userId, roles: verified.claims.roles });
+  anyone.search('/auth/validate', {
+    query: ValidateQuery,
+    read: async ({ query }) => {
+      const match = /^bearer\s+(\S+)$/i.exec((query.authorization ?? '').trim());
+      const verified = match ? await deps.tokens.verify(match[1], deps.clock()) : null;
+      return verified?.ok
+        ? { valid: true, user_id: verified.claims.userId, roles: verified.claims.roles }
+        : { valid: false, user_id: null, roles: [] };
+    },
   });
 
-  router.get('/auth/people', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json({ people: await namesOf(deps.knex, tenantId, parseQuery(req, PeopleQuery).ids) });
+  route.get('/auth/people', {
+    query: PeopleQuery,
+    read: async ({ identity, query }) => ({ people: await namesOf(deps.knex, identity.tenantId, query.ids) }),
   });
 
-  router.get('/auth/users', async (req, res) => {
-    const me = await caller(deps, req);
-    if (!me.roles.includes('admin')) throw new Forbidden('admin role required');
-    const rows = await listTenantUsers(deps.knex, me.tenant_id);
-    res.json(
+  route.get('/auth/users', {
+    read: async ({ identity }) => {
+      const me = await callerRow(deps, identity);
+      if (!me.roles.includes('admin')) throw new Forbidden('admin role required');
+      return listTenantUsers(deps.knex, me.tenant_id);
+    },
+    respond: (rows) =>
       rows.map((r) => ({
         id: r.id,
         email: r.email,
@@ -201,7 +225,6 @@ export function publicRouter(platform: PlatformDeps): Router {
         roles: r.roles,
         is_active: r.status !== 'disabled',
       })),
-    );
   });
 
   return router;
@@ -211,6 +234,8 @@ export function publicRouter(platform: PlatformDeps): Router {
 export function internalRouter(platform: PlatformDeps): Router {
   const deps = identityDeps(platform);
   const router = Router();
+  // A custom body: the caller is the gateway presenting a token (header or cookie), not a
+  // stamped identity, and a resolver failure is logged with its cause before the 503.
   router.post('/auth/resolve', async (req, res) => {
     const invalid = (reason: string) => res.json({ valid: false, reason, roles: [], permissions: [] });
     const verified = await deps.tokens.verify(presentedToken(req) ?? '', deps.clock());
