@@ -37,7 +37,6 @@ import type { PlatformDeps } from '../../platform/context-module';
 import { Forbidden, NotFound, ValidationFailed } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
 import { type Authorize, declareRoutes } from '../../platform/http/route';
-import { parseParams, parseQuery } from '../../platform/http/validation';
 import {
   ContextQuery,
   EdgesQuery,
@@ -213,15 +212,16 @@ export function createGraphApi(deps: PlatformDeps): Router {
     });
   }
 
-  // Entity schema: reads are public; writes need graph.configure.
-  router.get('/entity-types', async (_req, res) => {
-    res.json({ entity_types: await listEntityTypes(knex) });
-  });
-  router.get('/entity-types/:key', async (req, res) => {
-    const { key } = parseParams(req, TypeKeyParams);
-    const type = await findEntityType(knex, key);
-    if (!type) throw new NotFound(`entity type '${key}' not found`);
-    res.json(type);
+  // Entity schema: reads are public paths (anyone, a stamped identity or none); writes need graph.configure.
+  const anyone = declareRoutes(router, deps, authorize, { caller: () => null });
+  anyone.get('/entity-types', { read: async () => ({ entity_types: await listEntityTypes(knex) }) });
+  anyone.get('/entity-types/:key', {
+    params: TypeKeyParams,
+    read: async ({ params: { key } }) => {
+      const type = await findEntityType(knex, key);
+      if (!type) throw new NotFound(`entity type '${key}' not found`);
+      return type;
+    },
   });
   route.post('/entity-types', {
     permission: CONFIGURE,
@@ -250,14 +250,16 @@ export function createGraphApi(deps: PlatformDeps): Router {
     command: ({ identity, params }) => removeEntityType(deps, identity, params.key),
   });
 
-  router.get('/relationship-types', async (_req, res) => {
-    res.json({ relationship_types: await listRelationshipTypes(knex) });
+  anyone.get('/relationship-types', {
+    read: async () => ({ relationship_types: await listRelationshipTypes(knex) }),
   });
-  router.get('/relationship-types/:key', async (req, res) => {
-    const { key } = parseParams(req, TypeKeyParams);
-    const type = await findRelationshipType(knex, key);
-    if (!type) throw new NotFound(`relationship type '${key}' not found`);
-    res.json(type);
+  anyone.get('/relationship-types/:key', {
+    params: TypeKeyParams,
+    read: async ({ params: { key } }) => {
+      const type = await findRelationshipType(knex, key);
+      if (!type) throw new NotFound(`relationship type '${key}' not found`);
+      return type;
+    },
   });
   route.post('/relationship-types', {
     permission: CONFIGURE,
@@ -272,15 +274,17 @@ export function createGraphApi(deps: PlatformDeps): Router {
     command: ({ identity, params }) => removeRelationshipType(deps, identity, params.key),
   });
 
-  router.get('/relationship-rules', async (req, res) => {
-    const filter = parseQuery(req, RulesQuery);
-    res.json({ relationship_rules: await listRelationshipRules(knex, filter) });
+  anyone.get('/relationship-rules', {
+    query: RulesQuery,
+    read: async ({ query }) => ({ relationship_rules: await listRelationshipRules(knex, query) }),
   });
-  router.get('/relationship-rules/:id', async (req, res) => {
-    const { id } = parseParams(req, RuleIdParams);
-    const rule = await findRelationshipRule(knex, id);
-    if (!rule) throw new NotFound(`relationship rule '${id}' not found`);
-    res.json(rule);
+  anyone.get('/relationship-rules/:id', {
+    params: RuleIdParams,
+    read: async ({ params: { id } }) => {
+      const rule = await findRelationshipRule(knex, id);
+      if (!rule) throw new NotFound(`relationship rule '${id}' not found`);
+      return rule;
+    },
   });
   route.post('/relationship-rules', {
     permission: CONFIGURE,
