@@ -22,7 +22,6 @@ import { runExposure } from './exposure-runner';
 import { validateSql } from '../../../streams/connectors/sql-validator';
 import { Unauthenticated } from '../../platform/domain-errors';
 import { declareRoutes } from '../../platform/http/route';
-import { parseBody, parseParams } from '../../platform/http/validation';
 import { requirePermission } from '../identity';
 import { ExposureParams, KeyParams, RunInput, StatusQuery, ValidateInput } from './schemas';
 
@@ -227,18 +226,20 @@ function internalTenant(req: Request): { tenantId: string; actorId: string } {
 
 /**
  * The service-internal routes: status check, bindings for tool building, execute for agents.
- * Plain handlers: the caller is a service naming a tenant, not a stamped identity.
+ * The caller is a service naming a tenant, not a stamped identity.
  */
 export function createConnectorsInternalApi(
   platform: PlatformDeps,
   deps: ConnectorsDeps = connectorsDeps(platform),
 ): Router {
   const router = Router();
+  const route = declareRoutes(router, platform, requirePermission, {
+    caller: (req) => ({ ...internalTenant(req), correlationId: req.id as string }),
+  });
 
-  router.get('/connectors/status', async (req, res) => {
-    const { tenantId } = internalTenant(req);
-    const connectors = await listConnectors(deps.knex, tenantId);
-    res.json({
+  route.get('/connectors/status', {
+    read: ({ caller }) => listConnectors(deps.knex, caller.tenantId),
+    respond: (connectors) => ({
       status: 'ok',
       connectors: connectors.map((c) => ({
         connector_key: c.connector_key,
@@ -246,25 +247,24 @@ export function createConnectorsInternalApi(
         status: c.status,
         read_only_verified_at: c.read_only_verified_at,
       })),
-    });
+    }),
   });
 
-  router.get('/connectors/:key/status', async (req, res) => {
-    const { tenantId } = internalTenant(req);
-    const c = await getConnector(deps.knex, tenantId, parseParams(req, KeyParams).key);
-    res.json({
+  route.get('/connectors/:key/status', {
+    params: KeyParams,
+    read: ({ caller, params }) => getConnector(deps.knex, caller.tenantId, params.key),
+    respond: (c) => ({
       connector_key: c.connector_key,
       status: c.status,
       has_credential: c.has_credential,
       read_only_verified_at: c.read_only_verified_at,
       last_probe: c.last_probe,
-    });
+    }),
   });
 
-  router.get('/connectors/bindings', async (req, res) => {
-    const { tenantId } = internalTenant(req);
-    const rows = await approvedExposures(deps.knex, tenantId);
-    res.json({
+  route.get('/connectors/bindings', {
+    read: ({ caller }) => approvedExposures(deps.knex, caller.tenantId),
+    respond: (rows) => ({
       tools: rows.map((row) => ({
         name: toolName(row.connector_key, row.ekey),
         connector_key: row.connector_key,
@@ -274,19 +274,13 @@ export function createConnectorsInternalApi(
         approved_sql_hash: row.approved_sql_hash,
         max_rows: row.max_rows,
       })),
-    });
+    }),
   });
 
-  router.post('/connectors/:key/exposures/:ekey/execute', async (req, res) => {
-    const { tenantId, actorId } = internalTenant(req);
-    const { key, ekey } = parseParams(req, ExposureParams);
-    res.json(
-      await runExposure(deps, key, ekey, parseBody(req, RunInput).params, 'execute', {
-        tenantId,
-        actorId,
-        correlationId: req.id as string,
-      }),
-    );
+  route.search('/connectors/:key/exposures/:ekey/execute', {
+    params: ExposureParams,
+    body: RunInput,
+    read: ({ caller, params, body }) => runExposure(deps, params.key, params.ekey, body.params, 'execute', caller),
   });
 
   return router;
