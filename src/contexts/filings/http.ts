@@ -3,7 +3,9 @@ import { evidenceJwks, getFiling, listFilings, type FilingView } from '../../../
 import type { PlatformDeps } from '../../platform/context-module';
 import { Conflict, NotFound } from '../../platform/domain-errors';
 import { requireIdentity } from '../../platform/http/identity';
-import { parseParams, parseQuery } from '../../platform/http/validation';
+import { declareRoutes } from '../../platform/http/route';
+import { parseParams } from '../../platform/http/validation';
+import { requirePermission } from '../identity';
 import { buildEvidencePackage, filingRecord, formPrDocument } from './evidence';
 import { renderFormPr } from './form-pr-pdf';
 import { FilingListQuery, FilingParams } from './schemas';
@@ -27,20 +29,23 @@ const attachmentName = (filing: FilingView, ext: string) =>
 /** Filings (docs/filings.md): the list, one filing, its Form PR document and its signed evidence package. */
 export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): Router {
   const router = Router();
+  const route = declareRoutes(router, deps, requirePermission);
 
-  router.get('/filings', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    res.json(await listFilings(deps.knex, tenantId, parseQuery(req, FilingListQuery)));
+  route.get('/filings', {
+    query: FilingListQuery,
+    read: ({ identity, query }) => listFilings(deps.knex, identity.tenantId, query),
   });
 
-  router.get('/filings/:id', async (req, res) => {
-    const { tenantId } = requireIdentity(req);
-    const { id } = parseParams(req, FilingParams);
-    const filing = await getFiling(deps.knex, tenantId, id);
-    if (!filing) throw new NotFound(`Filing ${id} not found`);
-    res.json(filing);
+  route.get('/filings/:id', {
+    params: FilingParams,
+    read: async ({ identity, params }) => {
+      const filing = await getFiling(deps.knex, identity.tenantId, params.id);
+      if (!filing) throw new NotFound(`Filing ${params.id} not found`);
+      return filing;
+    },
   });
 
+  // A custom body: the Form PR document is a PDF with its own headers, not JSON.
   router.get('/filings/:id/form.pdf', async (req, res) => {
     const { tenantId } = requireIdentity(req);
     const filing = await filedFiling(deps, tenantId, parseParams(req, FilingParams).id);
@@ -54,6 +59,7 @@ export function filingRoutes(deps: PlatformDeps, signer: () => EvidenceSigner): 
     res.send(Buffer.from(pdf));
   });
 
+  // A custom body: the evidence package is a zip file with its own headers.
   router.get('/filings/:id/evidence', async (req, res) => {
     const { tenantId } = requireIdentity(req);
     const filing = await filedFiling(deps, tenantId, parseParams(req, FilingParams).id);
@@ -78,6 +84,7 @@ export function jwksRoutes(deps: PlatformDeps): Router {
   const router = Router();
   // Outside the gateway and its rate limit: anyone may ask, so the database is asked at most once a minute.
   let cached: { at: number; jwks: Promise<Awaited<ReturnType<typeof evidenceJwks>>> } | null = null;
+  // A custom body: the answer carries its own Cache-Control header.
   router.get(JWKS_PATH, async (_req, res) => {
     if (!cached || Date.now() - cached.at > JWKS_REFRESH_MS) cached = { at: Date.now(), jwks: evidenceJwks(deps.knex) };
     const current = cached;
