@@ -82,8 +82,9 @@ export function createPromptsApi(deps: PlatformDeps, listener: Listener): Router
       : { tenantId, userId: null, roles: [] };
   }
 
-  // Custom bodies: who resolves differs by listener (see resolveCaller), which the declared
-  // steps (an identity stamped on every request) do not express.
+  // Custom bodies: who resolves differs by listener and, on the internal one, comes from the
+  // parsed query or body and the user directory (see resolveCaller); a declared caller reading
+  // runs before anything is parsed.
   router.get('/prompts/resolve/:ref', async (req, res) => {
     const { ref } = parseParams(req, RefParams);
     const { user_id } = parseQuery(req, UserQuery);
