@@ -14,6 +14,7 @@ import { claimFreshStream, currentScope, nextInScope } from '../http/request-sco
 import { reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 import { lockAll, StreamStates } from './multi-stream-command';
+import { inSpan, noteOnSpan } from '../observability/tracing';
 import type {
   CommandContext,
   CommandHandler,
@@ -48,6 +49,12 @@ export interface CommandHandlerDeps {
   /** Streams whose last decided state this process remembers (see `remembered`). */
   rememberedStreams?: number;
 }
+
+/** A command's name in its span: its `type` (`SubmitChecklist`), as every command here has one. */
+const commandName = (command: unknown) => {
+  const type = (command as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : 'command';
+};
 
 /** The release of no lock (most commands take none). */
 const UNLOCKED = () => {};
@@ -196,7 +203,25 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * adds to its conversation). Each keeps its own replay check, remembered state and
    * reservations; a conflict on any stream decides them all again.
    */
-  async function together(
+  /** A span per command (docs/operations.md#tracing): its name and stream, and the revision it wrote. */
+  function together(
+    decisions: readonly Decision<any, any, any>[],
+    context: CommandContext,
+    options: { retries?: number } = {},
+  ): Promise<CommandResult<unknown, DomainEvent>[]> {
+    const names = decisions.map((d) => commandName(d.command)).join(', ');
+    return inSpan(
+      `command ${names}`,
+      {
+        'command.name': names,
+        'command.stream': decisions.map((d) => d.stream).join(', '),
+        'tenant.id': context.tenantId,
+      },
+      () => decideTogether(decisions, context, options),
+    );
+  }
+
+  async function decideTogether(
     decisions: readonly Decision<any, any, any>[],
     context: CommandContext,
     options: { retries?: number } = {},
@@ -355,7 +380,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         }
         const outcome = (position: Position | null, heads: bigint[]) =>
           decided.map((d, i): CommandResult<unknown, DomainEvent> => {
-            if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
+            if (d.replayed) {
+              noteOnSpan({ 'command.replayed': true });
+              return { state: d.state, events: [], position: d.replayed, replayed: true };
+            }
             const { decider, stream } = items[i];
             const next = d.events.reduce(decider.evolve, d.state);
             const head = d.own === undefined ? d.revision : heads[d.own];
@@ -363,6 +391,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             // racing the first request) names an older head than this decision's own: the state
             // decided here is true at no revision, so it is not remembered.
             const own = d.own === undefined || head === (d.revision ?? -1n) + BigInt(d.events.length);
+            if (decided.length === 1 && head !== null) noteOnSpan({ 'command.revision': Number(head) });
             if (own) remember(decider, stream, next, head);
             else remembered.forget(stream);
             return { state: next, events: d.events, position };
@@ -420,6 +449,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             attempt--;
             continue;
           }
+          noteOnSpan({ 'command.conflicts': attempt + 1 });
           if (attempt >= (options.retries ?? retries))
             throw new Conflict('the record was changed concurrently; please retry');
           await sleep(Math.random() * 10 * 2 ** attempt);

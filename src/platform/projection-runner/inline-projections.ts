@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import type { InlineProjections, RecordedEvent } from '../eventstore/types';
 import type { Projector } from './projector';
 import { inTransaction, onConnection } from '../infra/transaction';
+import { inSpan } from '../observability/tracing';
 
 /**
  * A projector's `apply` threw inside an append: the append is rolled back with it, so the
@@ -42,8 +43,14 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
       if (wanted.length === 0) continue;
       let at = wanted[0];
       try {
-        if (projector.applyBatch) await projector.applyBatch(trx, wanted);
-        else for (at of wanted) await projector.apply(trx, at);
+        await inSpan(
+          `inline projection ${projector.name}`,
+          { 'projection.name': projector.name, 'projection.event_count': wanted.length },
+          async () => {
+            if (projector.applyBatch) await projector.applyBatch(trx, wanted);
+            else for (at of wanted) await projector.apply(trx, at);
+          },
+        );
       } catch (error) {
         throw new InlineProjectionFailed(projector.name, { id: at.id, type: at.type, stream: at.stream }, error);
       }

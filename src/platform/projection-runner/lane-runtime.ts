@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
+import { inSpan, linksToEvents } from '../observability/tracing';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -190,6 +191,27 @@ export abstract class LaneRuntime<L extends LaneState> {
       }
       lane.wake = done;
     });
+  }
+
+  /**
+   * One batch of a lane in a span of its own (a trace per batch: a batch gathers events of many
+   * requests), linked to the traces of the events it handles (docs/operations.md#tracing).
+   * A step that found nothing runs without one.
+   */
+  protected inBatch<T>(lane: L, events: readonly RecordedEvent[], fn: () => Promise<T>): Promise<T> {
+    if (events.length === 0) return fn();
+    return inSpan(
+      `${this.kind} batch ${lane.name}`,
+      {
+        'lane.kind': this.kind,
+        'lane.name': lane.name,
+        'lane.event_count': events.length,
+        'lane.from': positionToString(events[0].position),
+        'lane.to': positionToString(events[events.length - 1].position),
+      },
+      fn,
+      { root: true, links: linksToEvents(events) },
+    );
   }
 
   /** A lane's name in log lines: `projector` or `reactor`. */

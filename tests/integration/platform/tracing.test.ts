@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { expect } from 'chai';
+import { createLogger } from '../../../src/platform/infra/logger';
+import { tracingOn } from '../../../src/platform/observability/tracing';
+import { checklistAggregate } from '../../../streams/checklists/checklist';
+import { signIn, type Session } from '../../support/auth';
+import { eventually } from '../../support/eventually';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../../support/otlp-receiver';
+import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { createWell } from '../checklists/graph-fixture';
+
+/** A pino destination that keeps every JSON line it is given. */
+function logLines(): { stream: Writable; entries: Array<Record<string, unknown>> } {
+  const entries: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) entries.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { stream, entries };
+}
+
+/** Creates a Form PR checklist on a new well, completes every item and submits it. */
+async function submitChecklist(t: TestPlatform, tenantId: string) {
+  const operator: Session = await signIn(t, { roles: ['operator'], tenantId });
+  const admin: Session = await signIn(t, { roles: ['admin'], tenantId });
+  const well = await createWell(t, admin);
+  const created = await t.api.post(
+    '/checklists',
+    { template_id: 'form_pr', entity_id: well.api, entity_type: 'well', domain: 'production' },
+    operator.headers,
+  );
+  expect(created.status).to.equal(201);
+  const id: string = created.body.checklist_id;
+  for (let i = 0; i < created.body.items.length; i++)
+    expect(
+      (await t.api.patch(`/checklists/${id}/items/${i}`, { status: 'complete' }, operator.headers)).status,
+    ).to.equal(200);
+  const submitted = await t.api.post(`/checklists/${id}/submit`, {}, operator.headers);
+  expect(submitted.status).to.equal(200);
+  return { id, requestId: submitted.headers.get('x-request-id')!, approvalId: submitted.body.approval.approval_id };
+}
+
+describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
+  this.timeout(120_000);
+
+  describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+    let t: TestPlatform;
+    const log = logLines();
+    before(async () => {
+      t = await startTestPlatform({ logger: createLogger('info', {}, log.stream) });
+    });
+    after(() => t.close());
+
+    it('starts no SDK, stamps no trace context on events and writes no trace ids in logs', async () => {
+      expect(tracingOn()).to.equal(false);
+      const tenantId = randomUUID();
+      const { id, requestId } = await submitChecklist(t, tenantId);
+      const events = await t.deps.store.readStream(checklistAggregate.stream(tenantId, id));
+      expect(events.map((e) => e.metadata.traceparent)).to.deep.equal(events.map(() => undefined));
+      const during = log.entries.filter((e) => e.requestId === requestId);
+      expect(during).to.not.be.empty;
+      for (const entry of during) expect(entry).to.not.have.any.keys('trace_id', 'span_id');
+    });
+  });
+
+  describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+    let receiver: OtlpReceiver;
+    let t: TestPlatform;
+    const log = logLines();
+    const tenantId = randomUUID();
+    let submitted: Awaited<ReturnType<typeof submitChecklist>>;
+
+    before(async () => {
+      receiver = await startOtlpReceiver();
+      t = await startTestPlatform({
+        env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' },
+        logger: createLogger('info', {}, log.stream),
+      });
+      submitted = await submitChecklist(t, tenantId);
+    });
+    after(async () => {
+      await t?.close();
+      await receiver?.close();
+    });
+
+    const named = (spans: ReceivedSpan[], name: string) => spans.filter((s) => s.name === name);
+    const childOf = (spans: ReceivedSpan[], parent: ReceivedSpan, name: string) =>
+      spans.find((s) => s.parentSpanId === parent.spanId && s.name === name && s.traceId === parent.traceId);
+
+    /** The submit request's server span and, once exported, the chain down to the reaction's command. */
+    async function submitTrace() {
+      return eventually(async () => {
+        const spans = receiver.spans;
+        const request = named(spans, 'POST /api/v1/checklists/{id}/submit').find(
+          (s) => s.attributes['request.id'] === submitted.requestId,
+        );
+        if (!request) return null;
+        const command = childOf(spans, request, 'command SubmitChecklist');
+        const append = command && childOf(spans, command, 'append');
+        const reaction = append && childOf(spans, append, 'react checklists.open-review-approval');
+        const reactionCommand = reaction && childOf(spans, reaction, 'command RequestApproval');
+        if (!reactionCommand) return null;
+        return { spans: spans.filter((s) => s.traceId === request.traceId), request, command, append, reactionCommand };
+      });
+    }
+
+    it('one trace holds the submit request, its command, its append and the command of the reaction that opens the approval', async () => {
+      const { spans, request, command, append, reactionCommand } = await submitTrace();
+      expect(request.kind).to.equal(2); // SERVER
+      expect(request.service).to.equal('compliance-platform');
+      expect(request.attributes).to.include({
+        'http.request.method': 'POST',
+        'http.route': '/api/v1/checklists/{id}/submit',
+        'http.response.status_code': 200,
+      });
+      const stream = checklistAggregate.stream(tenantId, submitted.id);
+      expect(command.attributes).to.include({ 'command.name': 'SubmitChecklist', 'command.stream': stream });
+      expect(command.attributes['command.revision']).to.be.a('number');
+      expect(append.attributes).to.include({
+        'eventstore.stream': stream,
+        'eventstore.event_types': 'ChecklistSubmitted',
+      });
+      expect(reactionCommand.attributes['command.stream']).to.contain(submitted.approvalId);
+      // The reaction ran inside a reactor lane batch, which it links.
+      const reaction = spans.find((s) => s.spanId === reactionCommand.parentSpanId)!;
+      const batch = receiver.spans.find((s) => s.spanId === reaction.links[0]?.spanId);
+      expect(batch?.name).to.equal('reactor batch checklists.open-review-approval');
+      expect(batch?.traceId).to.not.equal(request.traceId);
+      // SQL from the pg instrumentation, inside the same trace.
+      expect(
+        spans.some(
+          (s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql',
+        ),
+      ).to.equal(true);
+    });
+
+    it('the submitted event carries the trace context of its append in its metadata', async () => {
+      const { append } = await submitTrace();
+      const [event] = (await t.deps.store.readStream(checklistAggregate.stream(tenantId, submitted.id))).filter(
+        (e) => e.type === 'ChecklistSubmitted',
+      );
+      expect(event.metadata.traceparent).to.equal(`00-${append.traceId}-${append.spanId}-01`);
+    });
+
+    it("every log line written during the request carries the request's trace_id and a span_id of that trace", async () => {
+      const { spans, request } = await submitTrace();
+      const during = log.entries.filter((e) => e.requestId === submitted.requestId);
+      expect(during.map((e) => e.msg)).to.include('request');
+      const ids = new Set(spans.map((s) => s.spanId));
+      for (const entry of during) {
+        expect(entry.trace_id, JSON.stringify(entry)).to.equal(request.traceId);
+        expect(ids.has(String(entry.span_id)), JSON.stringify(entry)).to.equal(true);
+      }
+      expect(during.find((e) => e.msg === 'request')?.span_id).to.equal(request.spanId);
+    });
+  });
+});
