@@ -116,7 +116,11 @@ const EnvSchema = z.object({
   EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   // OpenTelemetry traces (docs/operations.md#tracing): on only when the endpoint is set.
   /** The collector's OTLP/HTTP base address, e.g. http://otel-collector:4318 (spans go to /v1/traces). */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((url) => /^https?:\/\//i.test(url), 'must be an http:// or https:// address (OTLP over HTTP)')
+    .optional(),
   /** Headers sent with every export, `key=value` pairs separated by commas (a vendor's API key). */
   OTEL_EXPORTER_OTLP_HEADERS: z.string().default(''),
   OTEL_SERVICE_NAME: z.string().min(1).default('compliance-platform'),

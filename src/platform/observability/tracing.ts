@@ -183,6 +183,15 @@ export function withContext<T>(ctx: Context | null, fn: () => T): T {
   return ctx ? context.with(ctx, fn) : fn();
 }
 
+/**
+ * Runs `fn` outside any trace: work a request only happens to start but that outlives it (a
+ * subscription shared by later requests) would otherwise add its spans to that request's
+ * trace for as long as it runs.
+ */
+export function detached<T>(fn: () => T): T {
+  return running ? context.with(ROOT_CONTEXT, fn) : fn();
+}
+
 /** Adds attributes to the active span (a result known only at the end: a command's revision). */
 export function noteOnSpan(attributes: Attributes): void {
   if (running) trace.getActiveSpan()?.setAttributes(attributes);
