@@ -14,7 +14,7 @@ import { claimFreshStream, currentScope, nextInScope } from '../http/request-sco
 import { reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 import { lockAll, StreamStates } from './multi-stream-command';
-import { inSpan, noteOnSpan } from '../observability/tracing';
+import { inSpan, noteOnSpan, tracingOn } from '../observability/tracing';
 import type {
   CommandContext,
   CommandHandler,
@@ -209,6 +209,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
     context: CommandContext,
     options: { retries?: number } = {},
   ): Promise<CommandResult<unknown, DomainEvent>[]> {
+    if (!tracingOn()) return decideTogether(decisions, context, options);
     const names = decisions.map((d) => commandName(d.command)).join(', ');
     return inSpan(
       `command ${names}`,

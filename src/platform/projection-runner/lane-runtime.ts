@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
-import { inSpan, linksToEvents } from '../observability/tracing';
+import { inSpan, linksToEvents, tracingOn } from '../observability/tracing';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -199,7 +199,7 @@ export abstract class LaneRuntime<L extends LaneState> {
    * A step that found nothing runs without one.
    */
   protected inBatch<T>(lane: L, events: readonly RecordedEvent[], fn: () => Promise<T>): Promise<T> {
-    if (events.length === 0) return fn();
+    if (events.length === 0 || !tracingOn()) return fn();
     return inSpan(
       `${this.kind} batch ${lane.name}`,
       {

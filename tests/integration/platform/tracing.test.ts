@@ -145,6 +145,24 @@ describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
       expect(event.metadata.traceparent).to.equal(`00-${append.traceId}-${append.spanId}-01`);
     });
 
+    it("an agent turn's model call is the AI SDK's span inside the request's trace, without the prompt or the reply", async () => {
+      const operator = await signIn(t, { roles: ['operator'], tenantId });
+      const conversation = await t.api.post('/conversations', { agent_id: 'compliance' }, operator.headers);
+      const response = await t.api.post(
+        '/execute',
+        { conversation_id: conversation.body.id, message: 'What can you do?' },
+        operator.headers,
+      );
+      expect(response.status).to.equal(200);
+      const requestId = response.headers.get('x-request-id');
+      const model = await eventually(async () => {
+        const request = receiver.spans.find((s) => s.attributes['request.id'] === requestId);
+        return request && receiver.spans.find((s) => s.traceId === request.traceId && s.name === 'ai.generateText');
+      });
+      expect(model.attributes).to.include({ 'ai.model.id': 'deterministic', 'resource.name': 'model-call' });
+      expect(Object.keys(model.attributes).filter((k) => /prompt|response\.text|messages/.test(k))).to.deep.equal([]);
+    });
+
     it("every log line written during the request carries the request's trace_id and a span_id of that trace", async () => {
       const { spans, request } = await submitTrace();
       const during = log.entries.filter((e) => e.requestId === submitted.requestId);
