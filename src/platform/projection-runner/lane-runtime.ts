@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
-import { inSpan, linksToEvents, tracingOn } from '../observability/tracing';
+import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -46,6 +46,8 @@ export class HandlerFailed extends Error {
   ) {
     super(String((cause as Error)?.message ?? cause));
   }
+  /** The failed batch's `trace_id` and `span_id`, for the lane's log line about it (tracing on). */
+  trace: Record<string, string> = {};
 }
 
 /** This instance lost its lock: its lanes stop before handling another batch. */
@@ -209,7 +211,15 @@ export abstract class LaneRuntime<L extends LaneState> {
         'lane.from': positionToString(events[0].position),
         'lane.to': positionToString(events[events.length - 1].position),
       },
-      fn,
+      async () => {
+        try {
+          return await fn();
+        } catch (error) {
+          // The lane logs the failure after the span ended: the line names the batch's trace.
+          if (error instanceof HandlerFailed) error.trace = logTraceFields();
+          throw error;
+        }
+      },
       { root: true, links: linksToEvents(events) },
     );
   }
@@ -252,7 +262,14 @@ export abstract class LaneRuntime<L extends LaneState> {
           try {
             await this.deadLetter(lane, event, failed.cause);
             logger.error(
-              { ...this.who(lane), eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures },
+              {
+                ...this.who(lane),
+                eventId: event.id,
+                type: event.type,
+                stream: event.stream,
+                attempts: lane.failures,
+                ...failed.trace,
+              },
               'event moved to the dead-letter table; the lane goes on (`ops … retry` after a fix)',
             );
             lane.position = lane.saved = event.position;
@@ -269,7 +286,14 @@ export abstract class LaneRuntime<L extends LaneState> {
         const delay = Math.min(cap, this.retryBaseMs * 2 ** Math.min(attempt - 1, 7));
         const cause = failed ? failed.cause : error;
         logger.error(
-          { err: cause, ...this.who(lane), at: positionToString(lane.position), attempt, retryInMs: delay },
+          {
+            err: cause,
+            ...this.who(lane),
+            at: positionToString(lane.position),
+            attempt,
+            retryInMs: delay,
+            ...failed?.trace,
+          },
           failed
             ? `${this.kind} batch failed; retried from the same event`
             : `${this.kind} lane could not read or write; retried`,

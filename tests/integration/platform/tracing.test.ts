@@ -8,6 +8,9 @@ import { signIn, type Session } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../../support/otlp-receiver';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
+import { noteDecider, noteStream } from '../../support/toy-context';
+import type { ContextModule } from '../../../src/platform/context-module';
+import { contexts as productContexts } from '../../../src/contexts';
 import { createWell } from '../checklists/graph-fixture';
 
 /** A pino destination that keeps every JSON line it is given. */
@@ -41,6 +44,26 @@ async function submitChecklist(t: TestPlatform, tenantId: string) {
   const submitted = await t.api.post(`/checklists/${id}/submit`, {}, operator.headers);
   expect(submitted.status).to.equal(200);
   return { id, requestId: submitted.headers.get('x-request-id')!, approvalId: submitted.body.approval.approval_id };
+}
+
+/** A reactor that logs, and fails its first attempt at each event (the lane retries it). */
+function echoContext(): ContextModule {
+  const attempts = new Map<string, number>();
+  return {
+    name: 'toy-traced',
+    reactors: [
+      {
+        name: 'toy.traced-echo',
+        handles: ['NoteCreated'],
+        async react(event, deps) {
+          const attempt = (attempts.get(event.id) ?? 0) + 1;
+          attempts.set(event.id, attempt);
+          deps.logger.info({ eventId: event.id, attempt }, 'toy reaction');
+          if (attempt === 1) throw new Error('the first attempt fails');
+        },
+      },
+    ],
+  };
 }
 
 describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
@@ -78,6 +101,7 @@ describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
       t = await startTestPlatform({
         env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' },
         logger: createLogger('info', {}, log.stream),
+        contexts: [...productContexts, echoContext()],
       });
       submitted = await submitChecklist(t, tenantId);
     });
@@ -161,6 +185,44 @@ describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
       });
       expect(model.attributes).to.include({ 'ai.model.id': 'deterministic', 'resource.name': 'model-call' });
       expect(Object.keys(model.attributes).filter((k) => /prompt|response\.text|messages/.test(k))).to.deep.equal([]);
+    });
+
+    it("a reaction's log lines carry its span, and the lane's line about its failure the failed batch's trace", async () => {
+      const noteId = randomUUID();
+      await t.deps.handle(
+        noteDecider,
+        noteStream(tenantId, noteId),
+        { type: 'CreateNote', noteId, title: 'traced' },
+        { tenantId, actorId: 'test' },
+      );
+      const lines = await eventually(async () => {
+        const reacted = log.entries.filter((e) => e.msg === 'toy reaction' && e.attempt === 2);
+        return (
+          reacted.length > 0 && log.entries.filter((e) => e.msg === 'toy reaction' || e.reactor === 'toy.traced-echo')
+        );
+      });
+      const append = await eventually(async () =>
+        receiver.spans.find(
+          (s) => s.name === 'append' && s.attributes['eventstore.stream'] === noteStream(tenantId, noteId),
+        ),
+      );
+      const reactions = await eventually(async () => {
+        const found = receiver.spans.filter(
+          (s) => s.name === 'react toy.traced-echo' && s.parentSpanId === append.spanId,
+        );
+        return found.length === 2 && found;
+      });
+      for (const line of lines.filter((e) => e.msg === 'toy reaction')) {
+        expect(line.trace_id).to.equal(append.traceId);
+        expect(reactions.map((r) => r.spanId)).to.include(line.span_id);
+      }
+      const failure = lines.find((e) => e.reactor === 'toy.traced-echo' && e.level === 50)!;
+      expect(failure.msg).to.match(/batch failed/);
+      const batch = await eventually(async () =>
+        receiver.spans.find((s) => s.spanId === failure.span_id && s.traceId === failure.trace_id),
+      );
+      expect(batch.name).to.equal('reactor batch toy.traced-echo');
+      expect(batch.links).to.deep.include({ traceId: append.traceId, spanId: append.spanId });
     });
 
     it("every log line written during the request carries the request's trace_id and a span_id of that trace", async () => {
