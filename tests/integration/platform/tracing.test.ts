@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import { createLogger } from '../../../src/platform/infra/logger';
@@ -223,6 +223,24 @@ describe('tracing (OpenTelemetry over OTLP/HTTP)', function () {
       );
       expect(batch.name).to.equal('reactor batch toy.traced-echo');
       expect(batch.links).to.deep.include({ traceId: append.traceId, spanId: append.spanId });
+    });
+
+    it("continues a caller's traceparent on the internal listener, not on the public one without TRUST_PROXY", async () => {
+      const traceId = randomBytes(16).toString('hex');
+      const spanId = randomBytes(8).toString('hex');
+      const headers = { traceparent: `00-${traceId}-${spanId}-01` };
+      const answers = [
+        await fetch(`${t.internalUrl}/health`, { headers }),
+        await fetch(`${t.publicUrl}/health`, { headers }),
+      ];
+      const ids = answers.map((r) => r.headers.get('x-request-id'));
+      const [internal, external] = await eventually(async () => {
+        const spans = ids.map((id) => receiver.spans.find((s) => s.attributes['request.id'] === id));
+        return spans.every(Boolean) && (spans as ReceivedSpan[]);
+      });
+      expect(internal).to.include({ name: 'GET /health', traceId, parentSpanId: spanId });
+      expect(external.traceId).to.not.equal(traceId);
+      expect(external.parentSpanId).to.equal(null);
     });
 
     it("every log line written during the request carries the request's trace_id and a span_id of that trace", async () => {
