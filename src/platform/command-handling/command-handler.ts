@@ -201,9 +201,9 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * Several commands, each on its own stream and decided by its own decider exactly as
    * `handle` decides one, appended in one atomic write (a turn's progress and the messages it
    * adds to its conversation). Each keeps its own replay check, remembered state and
-   * reservations; a conflict on any stream decides them all again.
+   * reservations; a conflict on any stream decides them all again. Traced as one span
+   * (docs/operations.md#tracing): the commands' names and streams, and the revision written.
    */
-  /** A span per command (docs/operations.md#tracing): its name and stream, and the revision it wrote. */
   function together(
     decisions: readonly Decision<any, any, any>[],
     context: CommandContext,
