@@ -130,6 +130,10 @@ export async function startBenchPlatform(env: Record<string, string> = {}) {
     LOG_LEVEL: 'silent',
     // A/B knob: the bench's store with another group-commit setting.
     ...(process.env.EVENTSTORE_GROUP_COMMIT ? { EVENTSTORE_GROUP_COMMIT: process.env.EVENTSTORE_GROUP_COMMIT } : {}),
+    // A/B knob: what tracing costs (spans exported to this collector, docs/operations.md#tracing).
+    ...(process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? { OTEL_EXPORTER_OTLP_ENDPOINT: process.env.OTEL_EXPORTER_OTLP_ENDPOINT }
+      : {}),
     ...env,
   });
   const platform = await startPlatform({ config, contexts, logger: pino({ level: 'silent' }) });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DEFAULT_MODEL_ID, MODEL_IDS } from './infra/llm/model-options';
+import type { TracingConfig } from './observability/tracing';
 
 /**
  * The one place that reads the environment. Everything else receives a `Config`
@@ -113,6 +114,20 @@ const EnvSchema = z.object({
   APPROVALS_ADMIN_SELF_DECIDE: z.enum(['true', 'false']).default('false'),
   /** Delay before the one retry of an eval capture's snapshot check. */
   EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
+  // OpenTelemetry traces (docs/operations.md#tracing): on only when the endpoint is set.
+  /** The collector's OTLP/HTTP base address, e.g. http://otel-collector:4318 (spans go to /v1/traces). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .url()
+    .refine((url) => /^https?:\/\//i.test(url), 'must be an http:// or https:// address (OTLP over HTTP)')
+    .optional(),
+  /** Headers sent with every export, `key=value` pairs separated by commas (a vendor's API key). */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().default(''),
+  OTEL_SERVICE_NAME: z.string().min(1).default('compliance-platform'),
+  /** The share of new traces recorded, 0 to 1; a trace continued from a parent follows the parent. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** Longest a finished span waits before it is sent (ms). */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(60_000).default(5000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -182,6 +197,8 @@ export interface Config {
   evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
   /** Four eyes: `adminMayDecideOwn` lets an admin decide what they opened (APPROVALS_ADMIN_SELF_DECIDE). */
   approvals: { adminMayDecideOwn: boolean };
+  /** OpenTelemetry traces; null: tracing is off and its SDK is never loaded. */
+  tracing: TracingConfig | null;
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -194,6 +211,24 @@ function parseTrustProxy(value: string): boolean | number {
   const hops = Number(value);
   if (Number.isInteger(hops) && hops >= 0) return hops;
   throw new ConfigError(`TRUST_PROXY must be true, false or a hop count, got "${value}"`);
+}
+
+/** `OTEL_EXPORTER_OTLP_HEADERS`: `key=value` pairs separated by commas, values percent-encoded (W3C baggage style). */
+function parseOtlpHeaders(value: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of value.split(',')) {
+    if (!pair.trim()) continue;
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas');
+    try {
+      headers[pair.slice(0, eq).trim()] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      throw new ConfigError(
+        `OTEL_EXPORTER_OTLP_HEADERS: the value of ${pair.slice(0, eq).trim()} is not percent-encoded`,
+      );
+    }
+  }
+  return headers;
 }
 
 const EVIDENCE_KEY_FILE = 'evidence-signing-key.pem';
@@ -373,6 +408,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       snapshotRetryMs: env.EVAL_SNAPSHOT_RETRY_MS,
     },
     approvals: { adminMayDecideOwn: env.APPROVALS_ADMIN_SELF_DECIDE === 'true' },
+    tracing: env.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? {
+          endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+          headers: parseOtlpHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+          serviceName: env.OTEL_SERVICE_NAME,
+          sampleRatio: env.OTEL_TRACES_SAMPLER_ARG,
+          exportDelayMs: env.OTEL_BSP_SCHEDULE_DELAY,
+        }
+      : null,
     warnings,
   };
 }

@@ -19,6 +19,7 @@ import { type Cache, connectRedis, createMemoryCache, createRedisCache } from '.
 import type { Database } from './infra/database';
 import { type Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
+import { startTracing } from './observability/tracing';
 import {
   createAdvisoryLeaderLock,
   heldLockKeys,
@@ -84,6 +85,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const logger = options.logger ?? createLogger(config.logLevel);
   const contextModules = options.contexts;
   for (const warning of config.warnings) logger.warn(`DEVELOPMENT DEFAULT: ${warning}`);
+  // First, so SQL issued while starting is instrumented too (docs/operations.md#tracing).
+  const tracing = startTracing(config.tracing, logger);
+  if (config.tracing) logger.info({ endpoint: config.tracing.endpoint }, 'tracing on: spans exported over OTLP/HTTP');
 
   let ready = false;
   let stopping = false;
@@ -156,6 +160,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await runner?.stop();
     await redis?.quit().catch(() => undefined);
     await infrastructure?.close();
+    await tracing.stop();
     logger.info('stopped');
   }
 

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../platform/command-handling/command-handler';
 import { Conflict, NotFound } from '../../platform/domain-errors';
 import { issuesOf } from '../../platform/http/validation';
+import { inSpan } from '../../platform/observability/tracing';
 import { ValidationFailed } from '../../platform/domain-errors';
 import { connectorIdOf, connectorRefusal, loadConnector, sqlHash } from '../../../commands/connectors/connector-refs';
 import { exposureRow } from '../../../queries/connectors/exposures';
@@ -67,34 +68,49 @@ export async function runExposure(
   );
   const run = await engineRun(deps, connector, context);
   const started = Date.now();
-  try {
-    const result = await deps.engines[connector.connectorType].execute(run, validation.bound_sql, values, cap);
-    const elapsed = Date.now() - started;
-    deps.logger.info(
-      {
-        tenantId: context.tenantId,
-        connectorKey: key,
-        ekey,
-        mode,
-        rows: result.rows.length,
-        truncated: result.truncated,
-        elapsedMs: elapsed,
-      },
-      'exposure run',
-    );
-    return {
-      connector_key: key,
-      ekey,
-      columns: result.columns,
-      rows: result.rows,
-      row_count: result.rows.length,
-      truncated: result.truncated,
-      elapsed_ms: elapsed,
-    };
-  } catch (error) {
+  // The engine's own error may quote the credential: the caller and the span see only this.
+  const refusal = (error: unknown) => {
     let reason = (error as Error).message;
     for (const value of Object.values(run.credential))
       if (value && value.length >= 4) reason = reason.split(value).join('***');
-    throw connectorRefusal('query_failed', { reason: reason.slice(0, 500) });
-  }
+    return connectorRefusal('query_failed', { reason: reason.slice(0, 500) });
+  };
+  const attributes = {
+    'connector.type': connector.connectorType,
+    'connector.key': key,
+    'connector.exposure': ekey,
+    'connector.mode': mode,
+    'tenant.id': context.tenantId,
+  };
+  const result = await inSpan(`connector query ${connector.connectorType}`, attributes, async (span) => {
+    const answer = await deps.engines[connector.connectorType]
+      .execute(run, validation.bound_sql, values, cap)
+      .catch((error: unknown) => {
+        throw refusal(error);
+      });
+    span?.setAttributes({ 'connector.rows': answer.rows.length, 'connector.truncated': answer.truncated });
+    return answer;
+  });
+  const elapsed = Date.now() - started;
+  deps.logger.info(
+    {
+      tenantId: context.tenantId,
+      connectorKey: key,
+      ekey,
+      mode,
+      rows: result.rows.length,
+      truncated: result.truncated,
+      elapsedMs: elapsed,
+    },
+    'exposure run',
+  );
+  return {
+    connector_key: key,
+    ekey,
+    columns: result.columns,
+    rows: result.rows,
+    row_count: result.rows.length,
+    truncated: result.truncated,
+    elapsed_ms: elapsed,
+  };
 }

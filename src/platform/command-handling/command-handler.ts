@@ -14,6 +14,7 @@ import { claimFreshStream, currentScope, nextInScope } from '../http/request-sco
 import { reservationDecider, reservationStream } from './reservation';
 import type { SnapshotStore } from './snapshots';
 import { lockAll, StreamStates } from './multi-stream-command';
+import { inSpan, noteOnSpan, tracingOn } from '../observability/tracing';
 import type {
   CommandContext,
   CommandHandler,
@@ -48,6 +49,12 @@ export interface CommandHandlerDeps {
   /** Streams whose last decided state this process remembers (see `remembered`). */
   rememberedStreams?: number;
 }
+
+/** A command's name in its span: its `type` (`SubmitChecklist`), as every command here has one. */
+const commandName = (command: unknown) => {
+  const type = (command as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : 'command';
+};
 
 /** The release of no lock (most commands take none). */
 const UNLOCKED = () => {};
@@ -194,9 +201,28 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
    * Several commands, each on its own stream and decided by its own decider exactly as
    * `handle` decides one, appended in one atomic write (a turn's progress and the messages it
    * adds to its conversation). Each keeps its own replay check, remembered state and
-   * reservations; a conflict on any stream decides them all again.
+   * reservations; a conflict on any stream decides them all again. Traced as one span
+   * (docs/operations.md#tracing): the commands' names and streams, and the revision written.
    */
-  async function together(
+  function together(
+    decisions: readonly Decision<any, any, any>[],
+    context: CommandContext,
+    options: { retries?: number } = {},
+  ): Promise<CommandResult<unknown, DomainEvent>[]> {
+    if (!tracingOn()) return decideTogether(decisions, context, options);
+    const names = decisions.map((d) => commandName(d.command)).join(', ');
+    return inSpan(
+      `command ${names}`,
+      {
+        'command.name': names,
+        'command.stream': decisions.map((d) => d.stream).join(', '),
+        'tenant.id': context.tenantId,
+      },
+      () => decideTogether(decisions, context, options),
+    );
+  }
+
+  async function decideTogether(
     decisions: readonly Decision<any, any, any>[],
     context: CommandContext,
     options: { retries?: number } = {},
@@ -355,7 +381,10 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
         }
         const outcome = (position: Position | null, heads: bigint[]) =>
           decided.map((d, i): CommandResult<unknown, DomainEvent> => {
-            if (d.replayed) return { state: d.state, events: [], position: d.replayed, replayed: true };
+            if (d.replayed) {
+              noteOnSpan({ 'command.replayed': true });
+              return { state: d.state, events: [], position: d.replayed, replayed: true };
+            }
             const { decider, stream } = items[i];
             const next = d.events.reduce(decider.evolve, d.state);
             const head = d.own === undefined ? d.revision : heads[d.own];
@@ -363,6 +392,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             // racing the first request) names an older head than this decision's own: the state
             // decided here is true at no revision, so it is not remembered.
             const own = d.own === undefined || head === (d.revision ?? -1n) + BigInt(d.events.length);
+            if (decided.length === 1 && head !== null) noteOnSpan({ 'command.revision': Number(head) });
             if (own) remember(decider, stream, next, head);
             else remembered.forget(stream);
             return { state: next, events: d.events, position };
@@ -420,6 +450,7 @@ export function createCommandHandler(deps: CommandHandlerDeps): CommandHandler {
             attempt--;
             continue;
           }
+          noteOnSpan({ 'command.conflicts': attempt + 1 });
           if (attempt >= (options.retries ?? retries))
             throw new Conflict('the record was changed concurrently; please retry');
           await sleep(Math.random() * 10 * 2 ** attempt);

@@ -10,6 +10,7 @@ import { bodyHygiene, urlHygiene } from './input-hygiene';
 import { announceKeepAlive } from './keep-alive';
 import { requestContext } from './request-context';
 import { requestScope } from './request-scope';
+import { traceRequests } from '../observability/http-spans';
 
 export interface PublicAppOptions {
   logger: Logger;
@@ -31,6 +32,7 @@ function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boole
   // take the left-most X-Forwarded-For entry, which the client writes, as its address.
   app.set('trust proxy', trustProxy === true ? 1 : trustProxy);
   app.use(announceKeepAlive);
+  app.use(traceRequests(listener, listener === 'internal' || (trustProxy !== false && trustProxy !== 0)));
   app.use(requestContext(logger, listener));
   // Before CORS, health and the gateway: a target no route could decode is refused here.
   app.use(urlHygiene);

@@ -7,6 +7,7 @@ import { connectDatabase, type Database } from './database';
 import { leastPrivilegeUrl } from './database-roles';
 import { type EmbeddedServer, startEmbeddedPostgres } from './embedded-postgres';
 import { migrateToLatest } from './migrations';
+import { traceAppends } from '../observability/traced-store';
 
 /** Database (embedded unless DATABASE_URL), migrations and the configured event store. */
 export interface Infrastructure {
@@ -47,7 +48,7 @@ export async function openInfrastructure(
     }
     db = connectDatabase(databaseUrl, { prepare: config.database.preparedStatements, logger });
     const signer = new AuditSigner(config.auditSigningKey);
-    const store =
+    const log =
       config.eventStore.kind === 'esdb'
         ? // The EventStoreDB client (gRPC) loads only when it is the configured store.
           (
@@ -58,6 +59,7 @@ export async function openInfrastructure(
             signer,
             groupCommit: { maxGroups: config.eventStore.groupCommit },
           });
+    const store = config.tracing ? traceAppends(log) : log;
     const opened = db;
     return {
       db: opened,

@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import type { InlineProjections, RecordedEvent } from '../eventstore/types';
 import type { Projector } from './projector';
 import { inTransaction, onConnection } from '../infra/transaction';
+import { inSpan, tracingOn } from '../observability/tracing';
 
 /**
  * A projector's `apply` threw inside an append: the append is rolled back with it, so the
@@ -41,9 +42,18 @@ export function createInlineProjections(knex: Knex, projectors: Projector[]): In
       const wanted = projector.eventTypes ? events.filter((e) => byType.get(e.type)?.includes(projector)) : events;
       if (wanted.length === 0) continue;
       let at = wanted[0];
-      try {
+      const project = async () => {
         if (projector.applyBatch) await projector.applyBatch(trx, wanted);
         else for (at of wanted) await projector.apply(trx, at);
+      };
+      try {
+        if (!tracingOn()) await project();
+        else
+          await inSpan(
+            `inline projection ${projector.name}`,
+            { 'projection.name': projector.name, 'projection.event_count': wanted.length },
+            project,
+          );
       } catch (error) {
         throw new InlineProjectionFailed(projector.name, { id: at.id, type: at.type, stream: at.stream }, error);
       }

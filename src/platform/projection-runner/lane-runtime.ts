@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
+import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -45,6 +46,8 @@ export class HandlerFailed extends Error {
   ) {
     super(String((cause as Error)?.message ?? cause));
   }
+  /** The failed batch's `trace_id` and `span_id`, for the lane's log line about it (tracing on). */
+  trace: Record<string, string> = {};
 }
 
 /** This instance lost its lock: its lanes stop before handling another batch. */
@@ -192,6 +195,35 @@ export abstract class LaneRuntime<L extends LaneState> {
     });
   }
 
+  /**
+   * One batch of a lane in a span of its own (a trace per batch: a batch gathers events of many
+   * requests), linked to the traces of the events it handles (docs/operations.md#tracing).
+   * A step that found nothing runs without one.
+   */
+  protected inBatch<T>(lane: L, events: readonly RecordedEvent[], fn: () => Promise<T>): Promise<T> {
+    if (events.length === 0 || !tracingOn()) return fn();
+    return inSpan(
+      `${this.kind} batch ${lane.name}`,
+      {
+        'lane.kind': this.kind,
+        'lane.name': lane.name,
+        'lane.event_count': events.length,
+        'lane.from': positionToString(events[0].position),
+        'lane.to': positionToString(events[events.length - 1].position),
+      },
+      async () => {
+        try {
+          return await fn();
+        } catch (error) {
+          // The lane logs the failure after the span ended: the line names the batch's trace.
+          if (error instanceof HandlerFailed) error.trace = logTraceFields();
+          throw error;
+        }
+      },
+      { root: true, links: linksToEvents(events) },
+    );
+  }
+
   /** A lane's name in log lines: `projector` or `reactor`. */
   private who(lane: L): Record<string, string> {
     return { [this.kind === 'projection' ? 'projector' : 'reactor']: lane.name };
@@ -230,7 +262,14 @@ export abstract class LaneRuntime<L extends LaneState> {
           try {
             await this.deadLetter(lane, event, failed.cause);
             logger.error(
-              { ...this.who(lane), eventId: event.id, type: event.type, stream: event.stream, attempts: lane.failures },
+              {
+                ...this.who(lane),
+                eventId: event.id,
+                type: event.type,
+                stream: event.stream,
+                attempts: lane.failures,
+                ...failed.trace,
+              },
               'event moved to the dead-letter table; the lane goes on (`ops … retry` after a fix)',
             );
             lane.position = lane.saved = event.position;
@@ -247,7 +286,14 @@ export abstract class LaneRuntime<L extends LaneState> {
         const delay = Math.min(cap, this.retryBaseMs * 2 ** Math.min(attempt - 1, 7));
         const cause = failed ? failed.cause : error;
         logger.error(
-          { err: cause, ...this.who(lane), at: positionToString(lane.position), attempt, retryInMs: delay },
+          {
+            err: cause,
+            ...this.who(lane),
+            at: positionToString(lane.position),
+            attempt,
+            retryInMs: delay,
+            ...failed?.trace,
+          },
           failed
             ? `${this.kind} batch failed; retried from the same event`
             : `${this.kind} lane could not read or write; retried`,

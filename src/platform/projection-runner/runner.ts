@@ -380,7 +380,7 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
       (await this.readStore(lane.position, limit, filter));
     if (!this.fenceOpen()) throw new LeadershipLost("the projector lock's session is gone");
     if (events.length > 0) {
-      await this.applyBatch(projector, events, lane.saved, next);
+      await this.inBatch(lane, events, () => this.applyBatch(projector, events, lane.saved, next));
       lane.failures = 0;
       lane.stalls = 0;
       lane.saved = next;

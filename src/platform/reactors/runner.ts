@@ -11,6 +11,7 @@ import {
   LeadershipLost,
 } from '../projection-runner/lane-runtime';
 import { transactionOnPool } from '../infra/transaction';
+import { inReaction } from '../observability/tracing';
 
 /**
  * A reactor's checkpoint and dead letters live in the projection tables under this prefix,
@@ -152,32 +153,34 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     // too): a crash in between replays them, and a reaction replayed under its event's scope
     // appends nothing twice, so one write per batch loses nothing but a few reads.
     let reacted = 0;
-    try {
-      if (reactor.reactBatch && lane.failures === 0 && events.length > 1) {
-        if (!this.options.leaderLock.isHeld()) throw new LeadershipLost("the reactor lock's session is gone");
-        await this.reactAll(reactor, events);
-        lane.position = events[events.length - 1].position;
-        reacted = events.length;
-      } else
-        for (const event of events) {
+    await this.inBatch(lane, events, async () => {
+      try {
+        if (reactor.reactBatch && lane.failures === 0 && events.length > 1) {
           if (!this.options.leaderLock.isHeld()) throw new LeadershipLost("the reactor lock's session is gone");
-          await this.react(reactor, event);
-          lane.position = event.position;
-          lane.failures = 0;
-          reacted++;
+          await this.reactAll(reactor, events);
+          lane.position = events[events.length - 1].position;
+          reacted = events.length;
+        } else
+          for (const event of events) {
+            if (!this.options.leaderLock.isHeld()) throw new LeadershipLost("the reactor lock's session is gone");
+            await this.react(reactor, event);
+            lane.position = event.position;
+            lane.failures = 0;
+            reacted++;
+          }
+      } finally {
+        if (reacted > 0) {
+          await advanceCheckpoint(knex, name, {
+            version: VERSION,
+            from: lane.saved,
+            to: lane.position,
+            applied: reacted,
+          });
+          lane.saved = lane.position;
+          lane.savedAt = Date.now();
         }
-    } finally {
-      if (reacted > 0) {
-        await advanceCheckpoint(knex, name, {
-          version: VERSION,
-          from: lane.saved,
-          to: lane.position,
-          applied: reacted,
-        });
-        lane.saved = lane.position;
-        lane.savedAt = Date.now();
       }
-    }
+    });
     if (events.length < limit && comparePositions(head, lane.position) > 0) {
       lane.position = head;
       if (Date.now() - lane.savedAt > 1000) {
@@ -192,8 +195,10 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () =>
-        reactor.reactBatch!(events, this.options.deps()),
+      await inReaction(reactor.name, events, () =>
+        withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () =>
+          reactor.reactBatch!(events, this.options.deps()),
+        ),
       );
     } catch (error) {
       // Counted against the batch's first event; the lane then reacts one event at a time.
@@ -203,8 +208,10 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () =>
-        reactor.react(event, this.options.deps()),
+      await inReaction(reactor.name, [event], () =>
+        withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () =>
+          reactor.react(event, this.options.deps()),
+        ),
       );
     } catch (error) {
       throw new HandlerFailed([event], error);

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { PlatformDeps, ScheduledHandler } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
+import { inSpan } from '../observability/tracing';
 import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, type ScheduledMessage } from './schedule';
 
 export type { ScheduledHandler } from '../context-module';
@@ -70,8 +71,22 @@ export class DueMessageLane {
       const key = `${message.tenantId}:${message.messageId}`;
       const handler = this.handlers.get(message.handler)!;
       try {
-        await withScope({ idempotencyKey: `scheduled:${key}` }, () => handler.fire(message, deps));
-        await markFired(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId);
+        // A trace of its own: a message fires long after (a day after) the request that scheduled it.
+        await inSpan(
+          `scheduled message ${message.handler}`,
+          {
+            'scheduled.handler': message.handler,
+            'scheduled.message_id': message.messageId,
+            'scheduled.due_at': message.dueAt,
+            'scheduled.attempt': (message.attempts ?? 0) + 1,
+            'tenant.id': message.tenantId,
+          },
+          async () => {
+            await withScope({ idempotencyKey: `scheduled:${key}` }, () => handler.fire(message, deps));
+            await markFired(deps.handle, { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR }, message.messageId);
+          },
+          { root: true },
+        );
       } catch (err) {
         await this.failed(message, (message.attempts ?? 0) + 1, err, deps).catch((recordErr) =>
           logger.error(

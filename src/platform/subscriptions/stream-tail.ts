@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/types';
+import { detached } from '../observability/tracing';
 
 /**
  * Follows single streams live for SSE readers: replay from the log, then live events, each
@@ -45,7 +46,8 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
    */
   function ensureSubscribed(): Promise<void> {
     if (subscription || stopped) return Promise.resolve();
-    starting ??= (async () => {
+    // Outside the trace of the request whose follower started it: later followers share it.
+    starting ??= detached(async () => {
       const from = await store.headPosition();
       const live = store.subscribeToAll({ from });
       subscription = live;
@@ -71,7 +73,7 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
           }
         }
       })();
-    })().finally(() => (starting = null));
+    }).finally(() => (starting = null));
     return starting;
   }
 

@@ -6,6 +6,7 @@ import { isModelId } from './model-options';
 import type { ThinkingMode } from './thinking-mode';
 import { type BuiltinAssistant, builtinLanguageModel } from './builtin-model';
 import { aiSdk } from './ai-sdk';
+import { modelTelemetry } from '../../observability/tracing';
 
 /**
  * Routes a curated `<provider>/<model>` id to an AI SDK language model: `builtin/*` to the
@@ -133,6 +134,7 @@ export async function callModel(router: ModelRouter, modelId: string, call: Mode
     providerOptions: thinkingOptions(modelId, call.thinkingMode),
     abortSignal: call.signal,
     maxRetries: 0,
+    experimental_telemetry: modelTelemetry('model-call', { model: modelId }),
   };
   if (!router.streams(modelId)) {
     const result = await generateText(options);
