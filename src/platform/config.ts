@@ -111,6 +111,10 @@ const EnvSchema = z.object({
    * themselves. Off by default; nobody else ever may.
    */
   APPROVALS_ADMIN_SELF_DECIDE: z.enum(['true', 'false']).default('false'),
+  /** Bearer token that opens GET /metrics on the public listener; unset: it is served on the internal listener only. */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /** Tenants that get a label of their own on the turn and spend metrics; the rest share `other`. */
+  METRICS_TENANT_LABELS: z.coerce.number().int().min(0).max(1000).default(50),
   /** Delay before the one retry of an eval capture's snapshot check. */
   EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
 });
@@ -182,6 +186,8 @@ export interface Config {
   evaluation: { langfuse: { host: string; publicKey: string; secretKey: string } | null; snapshotRetryMs: number };
   /** Four eyes: `adminMayDecideOwn` lets an admin decide what they opened (APPROVALS_ADMIN_SELF_DECIDE). */
   approvals: { adminMayDecideOwn: boolean };
+  /** Prometheus metrics (docs/operations.md#metrics): the public listener's token, the tenant label cap. */
+  metrics: { token: string | null; tenantLabels: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -373,6 +379,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       snapshotRetryMs: env.EVAL_SNAPSHOT_RETRY_MS,
     },
     approvals: { adminMayDecideOwn: env.APPROVALS_ADMIN_SELF_DECIDE === 'true' },
+    metrics: { token: env.METRICS_TOKEN || null, tenantLabels: env.METRICS_TENANT_LABELS },
     warnings,
   };
 }

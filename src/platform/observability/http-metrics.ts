@@ -1,0 +1,66 @@
+import { timingSafeEqual } from 'node:crypto';
+import { type Request, type RequestHandler, Router } from 'express';
+import { type PlatformMetrics, UNMATCHED_ROUTE } from './metrics';
+
+const ROUTE_TEMPLATE = Symbol('route template');
+type Templated = Request & { [ROUTE_TEMPLATE]?: string };
+
+/**
+ * Times every request by method, route template and status. The template is taken when the
+ * router matches a route (`req.route` is assigned while `req.baseUrl` still holds the mount
+ * path), so `/api/v1/checklists/:id/submit` is one label however many checklists exist, and a
+ * failure passed on to the error handler keeps the template of the route it failed in.
+ */
+export function httpMetrics(metrics: PlatformMetrics): RequestHandler {
+  return (req, res, next) => {
+    const templated = req as Templated;
+    let route: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => route,
+      set(value: { path?: unknown } | undefined) {
+        route = value;
+        if (value?.path !== undefined) templated[ROUTE_TEMPLATE] = `${req.baseUrl}${String(value.path)}`;
+      },
+    });
+    const end = metrics.httpDuration.startTimer();
+    res.on('finish', () =>
+      end({ method: req.method, route: templated[ROUTE_TEMPLATE] ?? UNMATCHED_ROUTE, status: String(res.statusCode) }),
+    );
+    next();
+  };
+}
+
+/** The exposition itself, in Prometheus's text format. */
+function exposition(metrics: PlatformMetrics): RequestHandler {
+  return (_req, res, next) => {
+    metrics
+      .exposition()
+      .then((text) => res.type(metrics.registry.contentType).send(text))
+      .catch(next);
+  };
+}
+
+/** `GET /metrics` of the internal listener: loopback only, no credentials (docs/operations.md#metrics). */
+export function internalMetricsRouter(metrics: PlatformMetrics): Router {
+  return Router().get('/metrics', exposition(metrics));
+}
+
+/**
+ * `GET /metrics` of the public listener: only with `Authorization: Bearer <METRICS_TOKEN>`.
+ * Without a token configured, or with a wrong one, the path does not exist (404 like any
+ * unknown path): a scanner learns nothing from it.
+ */
+export function publicMetricsRouter(metrics: PlatformMetrics, token: string | null): Router {
+  const router = Router();
+  if (!token) return router;
+  const expected = Buffer.from(`Bearer ${token}`);
+  router.get('/metrics', (req, res, next) => {
+    const given = Buffer.from(req.get('authorization') ?? '');
+    if (given.length === expected.length && timingSafeEqual(given, expected))
+      return exposition(metrics)(req, res, next);
+    next();
+  });
+  return router;
+}
