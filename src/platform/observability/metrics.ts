@@ -33,7 +33,7 @@ export interface RuntimeSnapshot {
   pools: Array<{ pool: string; inUse: number; waiting: number }>;
 }
 
-/** A tenant's use of one daily cap today: reserved and settled over the cap. */
+/** A tenant's use of one daily cap today: settled usage over the cap. */
 export interface BudgetUse {
   tenantId: string;
   cap: 'tokens' | 'cost';
@@ -191,7 +191,7 @@ export class PlatformMetrics {
     const tenantOf = (tenantId: string) => this.tenant(tenantId);
     this.tenantBudgetUsed = new Gauge({
       name: 'tenant_daily_budget_used_ratio',
-      help: "Share of a tenant's daily cap used today (reserved and settled), by cap (tokens, cost); tenants without a cap are absent",
+      help: "Share of a tenant's daily cap used today (settled turns), by cap (tokens, cost); tenants without a cap are absent",
       labelNames: ['tenant', 'cap'],
       registers,
       async collect() {
