@@ -19,7 +19,7 @@ describe('the instrumented event store', () => {
   const count = async (metrics: ReturnType<typeof createPlatformMetrics>, name: string, labels = {}) => {
     const metric = metrics.registry.getSingleMetric(name.replace(/_(sum|count)$/, ''))!;
     const { values } = await metric.get();
-    const found = values.find(
+    const found = (values as Array<(typeof values)[number] & { metricName?: string }>).find(
       (v) =>
         (v.metricName === undefined || v.metricName === name) &&
         Object.entries(labels).every(([k, l]) => v.labels[k] === l),
