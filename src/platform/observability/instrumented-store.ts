@@ -3,9 +3,10 @@ import type { PlatformMetrics } from './metrics';
 
 /**
  * The event store as the platform hands it out: every append counted and timed once here,
- * whoever appends (commands, reactors, imports) and whichever store is configured. Everything
- * else passes through untouched, optional methods included, so callers that test for one
- * (`store.measureLag?`) see what the store has.
+ * whoever appends (commands, reactors, imports) and whichever store is configured. Every other
+ * member is the store's own, optional methods included (callers that test for one,
+ * `store.measureLag?`, see what the store has). A plain object rather than a Proxy, so a test
+ * that stubs `append` on it (sinon) replaces this layer's method and can still call it.
  */
 export function instrumentStore(store: EventStore, metrics: PlatformMetrics): EventStore {
   async function timed<T>(events: readonly NewEvent[], append: () => Promise<T>): Promise<T> {
@@ -25,19 +26,23 @@ export function instrumentStore(store: EventStore, metrics: PlatformMetrics): Ev
       end();
     }
   }
-  const append: EventStore['append'] = (stream, events, options) =>
-    timed(events, () => store.append(stream, events, options));
-  const appendMany: EventStore['appendMany'] = (writes) =>
-    timed(
-      writes.flatMap((w) => w.events),
-      () => store.appendMany(writes),
-    );
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      if (property === 'append') return append;
-      if (property === 'appendMany') return appendMany;
-      const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const wrapped: Record<string, unknown> = {};
+  const source = store as unknown as Record<string, unknown>;
+  for (let level: object | null = store; level && level !== Object.prototype; level = Object.getPrototypeOf(level)) {
+    for (const key of Object.getOwnPropertyNames(level)) {
+      if (key === 'constructor' || key in wrapped) continue;
+      const value = source[key];
+      if (typeof value === 'function') wrapped[key] = (value as (...args: unknown[]) => unknown).bind(store);
+      else Object.defineProperty(wrapped, key, { get: () => source[key], enumerable: true });
+    }
+  }
+  const instrumented: Pick<EventStore, 'append' | 'appendMany'> = {
+    append: (stream, events, options) => timed(events, () => store.append(stream, events, options)),
+    appendMany: (writes) =>
+      timed(
+        writes.flatMap((w) => w.events),
+        () => store.appendMany(writes),
+      ),
+  };
+  return Object.assign(wrapped, instrumented) as unknown as EventStore;
 }
