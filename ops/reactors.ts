@@ -16,6 +16,7 @@ import { ProjectionRunner } from '../src/platform/projection-runner/runner';
 import { scheduleProjector } from '../src/platform/scheduling/schedule';
 import { REACTOR_PREFIX, ReactorRunner } from '../src/platform/reactors/runner';
 import { createStreamTail } from '../src/platform/subscriptions/stream-tail';
+import { createPlatformMetrics } from '../src/platform/observability/metrics';
 
 const allReactors = () => contexts.flatMap((c) => c.reactors ?? []);
 const never: LeaderLock = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
@@ -123,6 +124,8 @@ export function registerReactorCommands(program: Command): void {
         agentTools: createToolRegistry(),
         streamTail: createStreamTail(store, logger),
         contexts,
+        // A one-shot command: its registry is never scraped.
+        metrics: createPlatformMetrics({ defaultMetrics: false }),
       };
       try {
         await projections.start();

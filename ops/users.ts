@@ -20,6 +20,7 @@ import { ROLES, type Role } from '../streams/identity/permissions';
 import { SYSTEM_USER_ID } from '../streams/identity/system-accounts';
 import { DEFAULT_TENANT_ID } from '../streams/identity/tenant';
 import { withOfflineProjections } from './offline';
+import { createPlatformMetrics } from '../src/platform/observability/metrics';
 
 /**
  * The operator's identity commands: the same commands and events as the API,
@@ -46,6 +47,8 @@ export async function withIdentity<T>(work: (deps: IdentityDeps) => Promise<T>):
           logger,
           leaderLock: createAdvisoryLeaderLock(infrastructure.db.url),
         }),
+        // A one-shot command: its registry is never scraped.
+        metrics: createPlatformMetrics({ defaultMetrics: false }),
         cache: createMemoryCache(),
         agentTools: createToolRegistry(),
         streamTail: createStreamTail(infrastructure.store, logger),

@@ -118,7 +118,7 @@ export async function filingUnitOf(
   return lease ? lease.neighbor : entity;
 }
 
-type FilingDeps = Pick<PlatformDeps, 'knex' | 'store' | 'handle' | 'clock'>;
+type FilingDeps = Pick<PlatformDeps, 'knex' | 'store' | 'handle' | 'clock' | 'metrics'>;
 
 interface RecordFiling {
   type: 'RecordFiling';

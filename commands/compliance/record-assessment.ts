@@ -1,4 +1,5 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
+import type { PlatformMetrics } from '../../src/platform/observability/metrics';
 import type { CommandContext } from '../../src/platform/command-handling/command-handler';
 import { assertNever, type Decider } from '../../src/platform/command-handling/decider';
 import { newId } from '../../src/platform/command-handling/idempotency';
@@ -96,6 +97,15 @@ const decider: Decider<RecordAssessment, AssessmentState, AssessmentEvent> = {
 
 type Recorded = Extract<AssessmentEvent, { type: 'AssessmentRecorded' }>['data'];
 
+/** The entities and verdict cells this run evaluated (a portfolio run re-evaluates only what changed). */
+function countAssessed(metrics: PlatformMetrics, command: RecordAssessment): void {
+  metrics.complianceEntities.inc({ scope: command.scope }, command.entities.length);
+  const cells = new Map<string, number>();
+  for (const entity of command.entities)
+    for (const cell of entity.cells) cells.set(cell.color, (cells.get(cell.color) ?? 0) + 1);
+  for (const [color, count] of cells) metrics.complianceCells.inc({ color }, count);
+}
+
 /** The assess response: the recorded snapshot, plus the verdicts when one entity was assessed. */
 export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
   const view: Record<string, unknown> = {
@@ -137,7 +147,25 @@ export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
  * the first one recorded (never from a read model that may still be catching up).
  */
 export async function assess(
-  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store'>,
+  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'>,
+  packs: DomainPack<any>[],
+  context: CommandContext,
+  entityId?: string,
+) {
+  const scope = entityId === undefined ? 'portfolio' : 'entity';
+  const end = deps.metrics.complianceRunDuration.startTimer({ scope });
+  try {
+    const view = await assessAndRecord(deps, packs, context, entityId);
+    end({ status: String(view.status) });
+    return view;
+  } catch (error) {
+    end({ status: 'failed' });
+    throw error;
+  }
+}
+
+async function assessAndRecord(
+  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'>,
   packs: DomainPack<any>[],
   context: CommandContext,
   entityId?: string,
@@ -166,7 +194,10 @@ export async function assess(
   const { entities } = command;
   const result = await deps.handle(decider, stream, command, context);
   const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
-  if (appended?.type === 'AssessmentRecorded') return assessmentView(appended.data, entities);
+  if (appended?.type === 'AssessmentRecorded') {
+    countAssessed(deps.metrics, command);
+    return assessmentView(appended.data, entities);
+  }
   // A retry: answer what the first request recorded.
   const [last] = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
   const recorded = readAssessmentEvent(last);

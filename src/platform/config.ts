@@ -112,6 +112,10 @@ const EnvSchema = z.object({
    * themselves. Off by default; nobody else ever may.
    */
   APPROVALS_ADMIN_SELF_DECIDE: z.enum(['true', 'false']).default('false'),
+  /** Bearer token that opens GET /metrics on the public listener; unset: it is served on the internal listener only. */
+  METRICS_TOKEN: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(16).optional()),
+  /** Tenants that get a label of their own on the turn and spend metrics; the rest share `other`. */
+  METRICS_TENANT_LABELS: z.coerce.number().int().min(0).max(1000).default(50),
   /** Delay before the one retry of an eval capture's snapshot check. */
   EVAL_SNAPSHOT_RETRY_MS: z.coerce.number().int().min(0).max(60_000).default(2_000),
   // OpenTelemetry traces (docs/operations.md#tracing): on only when the endpoint is set.
@@ -199,6 +203,8 @@ export interface Config {
   approvals: { adminMayDecideOwn: boolean };
   /** OpenTelemetry traces; null: tracing is off and its SDK is never loaded. */
   tracing: TracingConfig | null;
+  /** Prometheus metrics (docs/operations.md#metrics): the public listener's token, the tenant label cap. */
+  metrics: { token: string | null; tenantLabels: number };
   /** Development defaults in use; printed loudly at start. */
   warnings: string[];
 }
@@ -417,6 +423,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
           exportDelayMs: env.OTEL_BSP_SCHEDULE_DELAY,
         }
       : null,
+    metrics: { token: env.METRICS_TOKEN || null, tenantLabels: env.METRICS_TENANT_LABELS },
     warnings,
   };
 }

@@ -8,6 +8,7 @@ import type { Config } from './config';
 import type { EventStore, Position, RecordedEvent } from './eventstore/types';
 import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
+import type { EventMeter, PlatformMetrics } from './observability/metrics';
 import type { ApiDescription } from './openapi/describe';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
@@ -39,6 +40,8 @@ export interface PlatformDeps {
   streamTail: StreamTail;
   /** Every context the platform runs: the audit review merges their catalogs. */
   contexts: readonly ContextModule[];
+  /** This instance's Prometheus registry (docs/operations.md#metrics). */
+  metrics: PlatformMetrics;
 }
 
 /**
@@ -58,6 +61,8 @@ export interface ContextModule {
   internalRouter?(deps: PlatformDeps): Router;
   /** Tools this context offers to agent turns (graph templates, approved exposures…). */
   agentTools?(deps: PlatformDeps): ToolProvider;
+  /** Metrics it derives from the events appended through this instance (docs/recipes.md#add-a-metric). */
+  meters?: EventMeter[];
   /** Its aggregates, reviewer keys and event wording for the audit review (src/platform/audit/catalog.ts). */
   audit?: AuditCatalog;
   /** Replaces gateway stages (the identity context fills them). */

@@ -32,6 +32,10 @@ import { ReactorRunner } from './reactors/runner';
 import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
 import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
 import { degradedScheduledHandlers, scheduleProjector } from './scheduling/schedule';
+import { createPlatformMetrics } from './observability/metrics';
+import { instrumentStore } from './observability/instrumented-store';
+import { internalMetricsRouter, publicMetricsRouter } from './observability/http-metrics';
+import { runtimeSnapshot } from './observability/runtime-snapshot';
 import { bodyLimitsOf } from './openapi/describe';
 import { descriptionsOf, openApiRouters } from './openapi/serve';
 
@@ -100,6 +104,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
   const started = Date.now();
+  const metrics = createPlatformMetrics({ tenantLabels: config.metrics.tenantLabels });
+  metrics.addEventMeters(contextModules.flatMap((c) => c.meters ?? []));
 
   const health = createHealthApi({
     ready: () => ready && !stopping,
@@ -192,8 +198,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       publicServer = createServer(
         (publicApp = createPublicApp({
           logger,
+          metrics,
           trustProxy: config.http.trustProxy,
-          health: Router().use(health, publicContract.root, rootRoutes),
+          health: Router().use(
+            health,
+            publicMetricsRouter(metrics, config.metrics.token),
+            publicContract.root,
+            rootRoutes,
+          ),
           gateway,
           routers: [publicRoutes],
           bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'public'),
@@ -203,7 +215,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     }
     const internalApp = createInternalApp({
       logger,
-      health: Router().use(health, internalContract.root),
+      metrics,
+      health: Router().use(health, internalMetricsRouter(metrics), internalContract.root),
       routers: [internalRoutes],
       bodyLimits: bodyLimitsOf(descriptionsOf(contextModules), 'internal'),
     });
@@ -213,7 +226,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     logger.info({ publicPort, internalPort }, 'listening');
 
     infrastructure = await openInfrastructure(config, logger);
-    const { db, store } = infrastructure;
+    const { db } = infrastructure;
+    // Every append, whoever makes it, is counted and timed here once.
+    const store = instrumentStore(infrastructure.store, metrics);
 
     let cache: Cache;
     if (config.redisUrl) {
@@ -231,6 +246,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       store,
       projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
+      metrics,
       leaderLock:
         config.role === 'api' || config.role === 'bridge'
           ? neverLead
@@ -243,14 +259,27 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       reactors: contextModules.flatMap((c) => c.reactors ?? []),
       deps: () => deps,
       logger: logger.child({ component: 'reactors' }),
+      metrics,
       leaderLock: leads ? createAdvisoryLeaderLock(db.url, REACTOR_LOCK_KEY, probe) : neverLead,
     });
+    const schedulerLock = leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY, probe) : neverLead;
     scheduler = new DueMessageLane({
       deps: () => deps,
       handlers: contextModules.flatMap((c) => c.scheduledHandlers ?? []),
-      leaderLock: leads ? createAdvisoryLeaderLock(db.url, SCHEDULER_LOCK_KEY, probe) : neverLead,
+      leaderLock: schedulerLock,
       logger: logger.child({ component: 'scheduler' }),
+      metrics,
     });
+    metrics.observeRuntime(
+      runtimeSnapshot({
+        knex: db.knex,
+        pool: db.pool,
+        projections: runner,
+        reactors,
+        scheduler: { isLeader: () => schedulerLock.isHeld() },
+        clock: () => new Date(),
+      }),
+    );
     const deps: PlatformDeps = {
       config,
       logger,
@@ -271,6 +300,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       agentTools: createToolRegistry(),
       streamTail: createStreamTail(store, logger.child({ component: 'stream-tail' })),
       contexts: contextModules,
+      metrics,
     };
     platformDeps = deps;
 

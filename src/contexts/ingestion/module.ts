@@ -8,6 +8,7 @@ import { createAdvisoryLeaderLock } from '../../platform/projection-runner/leade
 import { createIngestionApi, createExtractionApi } from './http';
 import { importHistoryProjector } from '../../../projections/ingestion/import-history';
 import { connectionUrl, kafkaClient } from './kafka-client';
+import { ingestionMeters } from './metrics';
 
 /**
  * With KAFKA_BROKERS set the bridge publishes (roles `all` and `bridge`) or, with
@@ -24,6 +25,7 @@ export function createIngestionContext(): ContextModule {
     internalRouter: createExtractionApi,
     openapi: ingestionApi,
     audit: ingestionAuditCatalog,
+    meters: ingestionMeters,
     async start(deps) {
       stopping = false;
       const brokers = deps.config.kafkaBrokers;

@@ -11,9 +11,12 @@ import { announceKeepAlive } from './keep-alive';
 import { requestContext } from './request-context';
 import { requestScope } from './request-scope';
 import { traceRequests } from '../observability/http-spans';
+import type { PlatformMetrics } from '../observability/metrics';
+import { httpMetrics } from '../observability/http-metrics';
 
 export interface PublicAppOptions {
   logger: Logger;
+  metrics: PlatformMetrics;
   trustProxy: boolean | number;
   health: Router;
   gateway: GatewayStages;
@@ -25,9 +28,17 @@ export interface PublicAppOptions {
   staticRoot?: string;
 }
 
-function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boolean | number): Express {
+function base(
+  logger: Logger,
+  metrics: PlatformMetrics,
+  listener: 'public' | 'internal',
+  trustProxy: boolean | number,
+): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Open event streams are counted where they open (./sse.ts), which reaches the registry through the app.
+  app.locals.metrics = metrics;
+  app.use(httpMetrics(metrics));
   // TRUST_PROXY=true means one proxy in front: Express's own `true` would trust every hop and
   // take the left-most X-Forwarded-For entry, which the client writes, as its address.
   app.set('trust proxy', trustProxy === true ? 1 : trustProxy);
@@ -44,7 +55,7 @@ function base(logger: Logger, listener: 'public' | 'internal', trustProxy: boole
  * then routes. Bodies are parsed only after the gateway let a request through.
  */
 export function createPublicApp(options: PublicAppOptions): Express {
-  const app = base(options.logger, 'public', options.trustProxy);
+  const app = base(options.logger, options.metrics, 'public', options.trustProxy);
   // Every origin may call; the origin is reflected so cookie sessions work.
   app.use(cors({ origin: true, credentials: true, maxAge: 600 }));
   app.use(options.health);
@@ -62,11 +73,12 @@ export function createPublicApp(options: PublicAppOptions): Express {
 /** The internal listener (127.0.0.1): routes that the public gateway answers 404 for. */
 export function createInternalApp(options: {
   logger: Logger;
+  metrics: PlatformMetrics;
   routers: Router[];
   health: Router;
   bodyLimits?: BodyLimit[];
 }): Express {
-  const app = base(options.logger, 'internal', false);
+  const app = base(options.logger, options.metrics, 'internal', false);
   app.use(options.health);
   const api = Router();
   api.use(requestScope());

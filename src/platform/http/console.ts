@@ -5,8 +5,8 @@ import express, { Router } from 'express';
 /** Where `npm install` (the `prepare` script) builds the console: console/dist. */
 export const CONSOLE_ROOT = path.resolve(__dirname, '../../../console/dist');
 
-/** Paths the console never answers: the API and health (a miss there stays the API's 404). */
-const RESERVED = /^\/(api|health)(\/|$)/;
+/** Paths the console never answers: the API, health and metrics (a miss there stays the API's 404). */
+const RESERVED = /^\/(api|health|metrics)(\/|$)/;
 
 /**
  * Whether a path looks like the API to anyone: `//api/v1/auth//resolve`, `/API/v1`, `/%2Fapi`,

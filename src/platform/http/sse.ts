@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { PlatformMetrics } from '../observability/metrics';
 
 /**
  * Server-sent events for browsers and proxies: named events, an `id` on every
@@ -26,7 +27,11 @@ export function openSse(req: Request, res: Response, heartbeatMs = SSE_HEARTBEAT
   req.socket.setTimeout(0);
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
   heartbeat.unref();
+  const open = (req.app?.locals.metrics as PlatformMetrics | undefined)?.sseStreams;
+  open?.inc();
   const finish = () => {
+    if (controller.signal.aborted) return;
+    open?.dec();
     clearInterval(heartbeat);
     controller.abort();
   };

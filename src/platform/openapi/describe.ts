@@ -29,7 +29,13 @@ export type ResponseSpec =
       description?: string;
       schema?: ZodTypeAny;
       contentType?:
-        'application/json' | 'text/event-stream' | 'text/html' | 'application/pdf' | 'application/zip' | '*/*';
+        | 'application/json'
+        | 'text/event-stream'
+        | 'text/html'
+        | 'text/plain'
+        | 'application/pdf'
+        | 'application/zip'
+        | '*/*';
       /** SSE routes: each named event's `data` (JSON) schema; the content type becomes text/event-stream. */
       events?: Record<string, ZodTypeAny>;
     };

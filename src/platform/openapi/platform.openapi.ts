@@ -67,4 +67,22 @@ const routes: RouteDescription[] = [
   },
 ];
 
-export const platformApi: ApiDescription = { tag: 'platform', public: () => routes, internal: () => routes };
+/**
+ * Prometheus's scrape target, on the internal listener. The public listener serves it only to
+ * `Authorization: Bearer $METRICS_TOKEN` and otherwise answers 404, so its document leaves it out
+ * (docs/operations.md#metrics).
+ */
+const metrics: RouteDescription = {
+  method: 'get',
+  path: '/metrics',
+  root: true,
+  auth: 'public',
+  summary: 'Prometheus metrics of this instance (text exposition format 0.0.4)',
+  responses: { 200: { contentType: 'text/plain', description: 'Prometheus text exposition' } },
+};
+
+export const platformApi: ApiDescription = {
+  tag: 'platform',
+  public: () => routes,
+  internal: () => [...routes, metrics],
+};

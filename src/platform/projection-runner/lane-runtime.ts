@@ -4,6 +4,7 @@ import { type EventStore, type Position, positionToString, type RecordedEvent } 
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
 import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
+import type { PlatformMetrics } from '../observability/metrics';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -73,6 +74,8 @@ export interface LaneRuntimeOptions {
   retryBaseMs?: number;
   /** How often an instance that does not lead tries to take the lock (ms). */
   leadershipRetryMs?: number;
+  /** Batch times, retries and dead letters (docs/operations.md#metrics); lag is read from `lanesReport`. */
+  metrics?: PlatformMetrics;
 }
 
 /** One lane as /health reports it. */
@@ -234,7 +237,9 @@ export abstract class LaneRuntime<L extends LaneState> {
     const { logger, knex } = this.base;
     while (this.running && this.leader) {
       try {
+        const started = performance.now();
         const handled = await this.step(lane);
+        this.base.metrics?.laneBatch(this.kind, lane.name, handled, (performance.now() - started) / 1000);
         lane.stalls = 0;
         const rest = this.restMs(lane, handled);
         if (rest > 0) await this.sleep(lane, rest);
@@ -261,6 +266,7 @@ export abstract class LaneRuntime<L extends LaneState> {
           const [event] = failed.events;
           try {
             await this.deadLetter(lane, event, failed.cause);
+            this.base.metrics?.laneDeadLetter(this.kind, lane.name);
             logger.error(
               {
                 ...this.who(lane),
@@ -281,6 +287,7 @@ export abstract class LaneRuntime<L extends LaneState> {
           }
           continue;
         }
+        this.base.metrics?.laneRetry(this.kind, lane.name, failed ? 'handler' : 'stall');
         const attempt = Math.max(lane.failures, lane.stalls, 1);
         const cap = failed ? FAILURE_RETRY_CAP_MS : STALL_RETRY_CAP_MS;
         const delay = Math.min(cap, this.retryBaseMs * 2 ** Math.min(attempt - 1, 7));

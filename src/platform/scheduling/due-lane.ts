@@ -3,6 +3,7 @@ import type { PlatformDeps, ScheduledHandler } from '../context-module';
 import { withScope } from '../http/request-scope';
 import type { LeaderLock } from '../projection-runner/leader-lock';
 import { inSpan } from '../observability/tracing';
+import type { PlatformMetrics } from '../observability/metrics';
 import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, type ScheduledMessage } from './schedule';
 
 export type { ScheduledHandler } from '../context-module';
@@ -38,6 +39,8 @@ export class DueMessageLane {
       logger: Logger;
       tickMs?: number;
       deadLetterAfter?: number;
+      /** Retries and dead letters (docs/operations.md#metrics); its backlog is read at scrape time. */
+      metrics?: PlatformMetrics;
     },
   ) {
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
@@ -103,6 +106,7 @@ export class DueMessageLane {
     const context = { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR };
     const error = String((err as Error)?.message ?? err);
     const fields = { err, handler: message.handler, messageId: message.messageId, attempts };
+    this.options.metrics?.laneFailed('scheduler', 'scheduler', attempts >= this.deadLetterAfter);
     if (attempts >= this.deadLetterAfter) {
       await markDeadLettered(deps.handle, context, message.messageId, attempts, error);
       logger.error(

@@ -36,6 +36,17 @@ describe('configuration', () => {
     ).to.deep.equal({ kind: 'esdb', url: 'esdb://localhost:2113?tls=false' });
   });
 
+  it('METRICS_TOKEN opens the public /metrics only when set and long enough; tenant labels default to 50', () => {
+    expect(loadConfig({}).metrics).to.deep.equal({ token: null, tenantLabels: 50 });
+    expect(loadConfig({ METRICS_TOKEN: '' }).metrics.token).to.equal(null);
+    expect(loadConfig({ METRICS_TOKEN: 'a-scrape-token-of-32-characters!' }).metrics.token).to.equal(
+      'a-scrape-token-of-32-characters!',
+    );
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).to.throw(ConfigError, /METRICS_TOKEN/);
+    expect(loadConfig({ METRICS_TENANT_LABELS: '0' }).metrics.tenantLabels).to.equal(0);
+    expect(() => loadConfig({ METRICS_TENANT_LABELS: '-1' })).to.throw(ConfigError, /METRICS_TENANT_LABELS/);
+  });
+
   it('TRUST_PROXY accepts true, false or a hop count and nothing else', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).http.trustProxy).to.equal(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).http.trustProxy).to.equal(2);

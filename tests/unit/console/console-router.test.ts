@@ -48,7 +48,7 @@ describe('console static serving and SPA fallback', () => {
     expect(res.headers.get('cache-control')).to.include('immutable');
   });
 
-  it('never shadows /api or /health: an unknown API path keeps its JSON 404, and POSTs are not answered with the page', async () => {
+  it('never shadows /api, /health or /metrics: an unknown API path keeps its JSON 404, and POSTs are not answered with the page', async () => {
     writeFileSync(path.join(dir, 'index.html'), '<div id="root"></div>');
     const api = await fetch(`${base}/api/v1/nothing-here`);
     expect(api.status).to.equal(404);
@@ -56,6 +56,8 @@ describe('console static serving and SPA fallback', () => {
     const apiRoot = await fetch(`${base}/api`);
     expect(apiRoot.status).to.equal(404);
     expect((await fetch(`${base}/health`)).headers.get('content-type')).to.include('application/json');
+    // /metrics is the operators' (internal listener, or the public one with its token): never the page.
+    expect((await fetch(`${base}/metrics`)).status).to.equal(404);
     const post = await fetch(`${base}/approvals`, { method: 'POST' });
     expect(post.status).to.equal(404);
   });
