@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Properties } from '../../../streams/graph/properties';
 import type { AssessedCell, Bucket, Color } from '../../../streams/compliance/assessment';
 import type { GraphFacts, Neighbor } from '../../../queries/compliance/graph-facts';
@@ -33,7 +34,17 @@ export interface DomainPack<Facts = unknown> {
   entityFields: readonly string[];
   load(graph: GraphFacts, vertexIds: string[] | null): Promise<Facts>;
   assess(entity: AssessedVertex, facts: Facts, today: string, period?: string): Verdict | null;
+  /**
+   * What the verdicts depend on besides the facts and the day: the rules' configuration (and
+   * a revision to bump when a rule's code changes its verdicts). A run judged with other rules
+   * versions is no base for re-evaluating only what changed. Absent: the code of `assess`.
+   */
+  rulesVersion?: string;
 }
+
+/** A pack's rules version: its own, else a digest of its evaluator's code. */
+export const rulesVersionOf = (pack: DomainPack<any>): string =>
+  pack.rulesVersion ?? `code:${hash('md5', pack.assess.toString())}`;
 
 /** `graph:Well/42-501-30001`: how a verdict names the entity whose facts it used. */
 export const sourceOf = (entity: { label: string; entityId: string }) => `graph:${entity.label}/${entity.entityId}`;
