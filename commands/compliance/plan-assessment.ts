@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { changedSince, currentVerdicts, graphMark } from '../../queries/compliance/graph-changes';
+import { changedSince, currentVerdicts, dueSince, graphMark } from '../../queries/compliance/graph-changes';
 import { type DomainPack, rulesVersionOf } from './packs/pack';
 import { type PackScope, runPacks } from './run-packs';
 import { type AssessedEntity, cellFingerprint, type GraphMark } from '../../streams/compliance/assessment';
@@ -36,12 +36,14 @@ const sameRules = (a: Record<string, string>, b: Record<string, string>) => {
 
 /**
  * A portfolio assessment does only what changed. Verdicts depend on the graph's facts, on the
- * day and on the packs' rules, so a run on the same day as the previous one (`baseline`, read
- * from the tenant's runs stream), complete and judged with the same rules versions,
- * re-evaluates only the entities near what was written to the graph after the log position
- * that run judged up to (`changedSince`): none when nothing was. A new day, a partial or
- * missing previous run, other rules or a large change run every entity. Either way only the
- * verdicts whose fingerprint differs from the current one are recorded.
+ * day and on the packs' rules. After a complete run (`baseline`, read from the tenant's runs
+ * stream) judged with the same rules versions, on that day or a later one, a run re-evaluates
+ * only the entities near what was written to the graph after the log position that run judged
+ * up to (`changedSince`) and, on a later day, those with a verdict that stops holding by then
+ * (`dueSince`: each verdict records its `changes_on`): none when neither. A partial or missing
+ * previous run, other rules, a day earlier than the previous run's, or a large change run
+ * every entity. Either way only the verdicts whose fingerprint differs from the current one
+ * are recorded.
  *
  * The previous verdicts come from the dashboard's read model: the caller has waited for it
  * to hold the previous run's verdicts, and records this plan only if no run came between
@@ -63,10 +65,15 @@ export async function planPortfolioAssessment(
   const graph = await graphMark(knex, deps.store, namespace);
   let scope: PackScope = {};
   let removed: string[] = [];
-  if (baseline && baseline.judgedOn === today && baseline.status === 'complete' && sameRules(baseline.rules, rules)) {
-    const changed = await changedSince(knex, namespace, positionFromString(baseline.position), labels);
-    if (changed.vertexIds.length <= graph.vertices * INCREMENTAL_SHARE) {
-      scope = { vertexIds: changed.vertexIds };
+  if (baseline && baseline.judgedOn <= today && baseline.status === 'complete' && sameRules(baseline.rules, rules)) {
+    // A later day also re-evaluates the verdicts that stop holding by then (`changes_on`).
+    const [changed, due] = await Promise.all([
+      changedSince(knex, namespace, positionFromString(baseline.position), labels),
+      baseline.judgedOn < today ? dueSince(knex, tenantId, namespace, domains, labels, today) : [],
+    ]);
+    const vertexIds = due.length === 0 ? changed.vertexIds : [...new Set([...changed.vertexIds, ...due])];
+    if (vertexIds.length <= graph.vertices * INCREMENTAL_SHARE) {
+      scope = { vertexIds };
       removed = changed.removed;
     }
   }

@@ -81,6 +81,31 @@ export async function changedSince(
   };
 }
 
+/**
+ * The assessed vertices of entities with a current verdict that stops holding on or before
+ * `today` without new facts (its `changes_on`), or that does not say when (recorded before
+ * verdicts did): a later day's run re-evaluates these and the ones near a change, no others.
+ */
+export async function dueSince(
+  knex: Knex,
+  tenantId: string,
+  namespace: string,
+  domains: readonly string[],
+  labels: readonly string[],
+  today: string,
+): Promise<string[]> {
+  const { rows } = await knex.raw(
+    `SELECT v.id FROM ${VERTICES} v
+      WHERE v.namespace = :namespace AND v.label = ANY(CAST(:labels AS text[]))
+        AND v.entity_id IN (
+          SELECT c.entity_id FROM ${CELLS} c
+           WHERE c.tenant_id = :tenantId AND c.valid_to IS NULL AND c.domain = ANY(CAST(:domains AS text[]))
+             AND (NOT jsonb_exists(c.facts, 'changes_on') OR c.facts->>'changes_on' <= :today))`,
+    { namespace, tenantId, labels: [...labels], domains: [...domains], today },
+  );
+  return (rows as Array<{ id: string }>).map((r) => r.id);
+}
+
 /** Current verdict fingerprints and counts per entity (all of the tenant's, or some). */
 export async function currentVerdicts(
   knex: Knex,

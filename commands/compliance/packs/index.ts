@@ -22,6 +22,7 @@ export const texasRulesVersion = (rules: TexasRules): string =>
 /** The Texas packs built on one configuration, in dashboard column order; a tenant installs the ones it needs. */
 export const texasPacks = (rules: TexasRules = TEXAS_RULES): DomainPack<any>[] => {
   const rulesVersion = texasRulesVersion(rules);
+  const changeWindows = [...new Set([30, 7, rules.expiresSoonDays, rules.dueSoonDays, rules.p5BlockedRedDays])];
   return [
     createRule32Pack(rules),
     rule37Pack,
@@ -30,7 +31,7 @@ export const texasPacks = (rules: TexasRules = TEXAS_RULES): DomainPack<any>[] =
     createInactiveWellsPack(rules),
     createWellTestsPack(rules),
     createOperatorsPack(rules),
-  ].map((pack: DomainPack<any>) => ({ ...pack, rulesVersion }));
+  ].map((pack: DomainPack<any>) => ({ ...pack, rulesVersion, changeWindows }));
 };
 
 /** The installed compliance domain packs, in dashboard column order. */

@@ -40,6 +40,11 @@ export interface DomainPack<Facts = unknown> {
    * versions is no base for re-evaluating only what changed. Absent: the code of `assess`.
    */
   rulesVersion?: string;
+  /**
+   * Days before a date (a due date, an expiry) at which a verdict may change, besides the
+   * date itself: the rules' warning windows. Absent: the buckets' 30 and 7 days.
+   */
+  changeWindows?: readonly number[];
 }
 
 /** A pack's rules version: its own, else a digest of its evaluator's code. */

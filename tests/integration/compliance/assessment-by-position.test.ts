@@ -6,12 +6,15 @@ import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import { assess } from '../../../commands/compliance/record-assessment';
 import { runPacks } from '../../../commands/compliance/run-packs';
+import { addDays } from '../../../src/platform/dates';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { assessmentRunsStream } from '../../../streams/compliance/runs';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
+
+const isoToday = () => new Date().toISOString().slice(0, 10);
 
 /**
  * What changed since the previous run is found by log position, never by the writer's clock:
@@ -46,8 +49,9 @@ describe('re-assessing a portfolio by log position', () => {
    * then the dashboard's read model holds them (unless `wait` is false: an older transaction
    * held open keeps them from readers).
    */
-  async function run(packs: DomainPack<any>[] = DEFAULT_PACKS, wait = true) {
-    const body = (await assess(t.deps, packs, { tenantId, actorId: 'test' })) as { assessment_id: string };
+  async function run(packs: DomainPack<any>[] = DEFAULT_PACKS, wait = true, day?: string) {
+    const deps = day ? { ...t.deps, clock: () => new Date(`${day}T12:00:00Z`) } : t.deps;
+    const body = (await assess(deps, packs, { tenantId, actorId: 'test' })) as { assessment_id: string };
     const events = await t.deps.store.readStream(`compliance.assessment-${tenantId}-${body.assessment_id}`);
     const recorded = events[events.length - 1].data as { reassessed?: number };
     if (wait) expect(await t.deps.projections.waitFor(events[events.length - 1].position, 30_000)).to.equal(true);
@@ -85,8 +89,7 @@ describe('re-assessing a portfolio by log position', () => {
     }
   }
 
-  async function expectSameAsWholeRun(packs: DomainPack<any>[] = DEFAULT_PACKS) {
-    const today = new Date().toISOString().slice(0, 10);
+  async function expectSameAsWholeRun(packs: DomainPack<any>[] = DEFAULT_PACKS, today = isoToday()) {
     const whole = await runPacks(t.deps.knex, tenantId, packs, today);
     const expected = whole.entities
       .flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`))
@@ -205,5 +208,28 @@ describe('re-assessing a portfolio by log position', () => {
     const again = await run(revised);
     expect(again.reassessed).to.be.greaterThan(wells.length - 1);
     await expectSameAsWholeRun(revised);
+  });
+
+  it('a later day re-evaluates only the verdicts that stop holding by then and those near a change, as a whole run would judge', async () => {
+    await run();
+    const today = isoToday();
+    const month = today.slice(0, 7);
+    const [y, m] = month.split('-').map(Number);
+    const monthEnd = new Date(Date.UTC(y, m, 0)).toISOString().slice(0, 10);
+    const nextStart = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 10);
+    // Tomorrow, the month's last day and the next one's first, Christmas Eve and the day after Christmas, six weeks on.
+    const days = [
+      ...new Set([addDays(today, 1), monthEnd, nextStart, `${y}-12-24`, `${y}-12-26`, addDays(nextStart, 40)]),
+    ]
+      .filter((d) => d > today)
+      .sort();
+    let partial = 0;
+    for (const day of days) {
+      if (day === days[2]) expect((await change(wells[6])).status).to.equal(200);
+      const again = await run(DEFAULT_PACKS, true, day);
+      if ((again.reassessed ?? Infinity) < wells.length) partial++;
+      await expectSameAsWholeRun(DEFAULT_PACKS, day);
+    }
+    expect(partial, 'later days re-evaluated only some entities').to.be.greaterThan(0);
   });
 });
