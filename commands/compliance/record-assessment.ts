@@ -22,7 +22,6 @@ import {
   assessmentRunsAggregate,
   type AssessmentRunsState,
   assessmentRunsStream,
-  evolveAssessmentRuns,
   type PortfolioBaseline,
 } from '../../streams/compliance/runs';
 
@@ -175,13 +174,26 @@ const runsDecider: Decider<RecordAssessmentRun, AssessmentRunsState, AssessmentR
 /** Plans racing each other give up after this many rounds (each round another run landed first). */
 const MAX_PLANS = 5;
 
-/** The tenant's runs as the next plan starts from them, and where the newest run's verdicts end in the log. */
+/**
+ * The tenant's runs as the next plan starts from them, and where the newest run's verdicts end
+ * in the log. Read from the newest back to the newest portfolio run (one page, nearly always),
+ * never the whole stream.
+ */
 async function runsSoFar(store: PlatformDeps['store'], tenantId: string) {
-  const events = await store.readStream(assessmentRunsStream(tenantId));
-  const state = events.reduce(
-    (s, e) => evolveAssessmentRuns(s, assessmentRunsAggregate.read(e)),
-    assessmentRunsAggregate.initialState,
-  );
+  const stream = assessmentRunsStream(tenantId);
+  let state: AssessmentRunsState = assessmentRunsAggregate.initialState;
+  let from: bigint | undefined;
+  for (;;) {
+    const page = await store.readStream(stream, { direction: 'backwards', limit: 50, from });
+    for (const event of page) {
+      const run = assessmentRunsAggregate.read(event);
+      state = { lastRun: state.lastRun ?? run.data.assessmentId, portfolio: run.data.baseline ?? null };
+      if (state.portfolio) break;
+    }
+    const oldest = page[page.length - 1];
+    if (state.portfolio || page.length < 50 || !oldest || oldest.revision === 0n) break;
+    from = oldest.revision - 1n;
+  }
   if (!state.lastRun) return { state, verdictsAt: null };
   const [last] = await store.readStream(assessmentAggregate.stream(tenantId, state.lastRun), {
     direction: 'backwards',

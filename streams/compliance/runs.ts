@@ -57,6 +57,8 @@ export const assessmentRunsAggregate: Aggregate<AssessmentRunsState, AssessmentR
   initialState: { lastRun: null, portfolio: null },
   evolve: evolveAssessmentRuns,
   read: eventReader('compliance assessment run', AssessmentRunEventSchemas),
+  // A run a few times a day for years: decisions start from the latest snapshot.
+  snapshot: { every: 100, version: 1, toJSON: (state) => state, fromJSON: (json) => json as AssessmentRunsState },
 };
 
 /** The one runs stream of a tenant. */
