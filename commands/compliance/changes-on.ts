@@ -9,7 +9,8 @@ import type { Verdict } from './packs/pack';
  * calendar. `changesOn` finds that day by asking the evaluator itself, so no rule has to
  * describe its dates twice: it probes the days a rule's dates make likely (each date the
  * verdict names or reads, and the day after, and the days the windows open before it), the
- * next two month starts and a few days doubling up to a year and a half ahead; between the last
+ * next two month starts, tomorrow and a few sparse days up to a year and a half ahead (each
+ * probe is one call of the evaluator, for every verdict of a whole run); between the last
  * probe with the same verdict and the first with another, it halves down to the day. The
  * answer is that day (or null: no change within the horizon), the same whatever day between
  * the judgement and the change asks, so a verdict judged earlier and one judged today agree.
@@ -20,7 +21,8 @@ export const DEFAULT_WINDOWS: readonly number[] = [30, 7];
 
 /** The farthest probe, in days: past it a verdict is taken as standing until its facts change. */
 const HORIZON_DAYS = 548;
-const DOUBLING = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
+/** Days ahead always probed: tomorrow (a verdict that changes daily), then sparse steps for a change no date names. */
+const STEPS = [1, 32, 128, 365, 548];
 const DAY = /^\d{4}-\d{2}-\d{2}/;
 const MONTH = /^\d{4}-\d{2}$/;
 
@@ -57,11 +59,11 @@ function probes(today: string, verdict: Verdict, read: Iterable<unknown>, window
   };
   if (verdict.dueDate) around(verdict.dueDate);
   for (const value of Object.values(verdict.facts)) consider(value);
-  for (const value of read) consider(value);
+  for (const value of read) if (typeof value === 'string' && value.length <= 10) consider(value);
   const month = today.slice(0, 7);
   out.add(`${nextMonth(month)}-01`);
   out.add(`${nextMonth(nextMonth(month))}-01`);
-  for (const d of DOUBLING) out.add(addDays(today, d));
+  for (const d of STEPS) out.add(addDays(today, d));
   const horizon = addDays(today, HORIZON_DAYS);
   return [...out].filter((d) => d > today && d <= horizon).sort();
 }

@@ -63,8 +63,8 @@ export async function run(): Promise<BenchRow[]> {
     });
     const [changed, changedMs] = await timed(() => post('/compliance/assess', {}));
 
-    // The daily run: a later day on which about 1 % of the verdicts stop holding (their
-    // `changes_on`), nothing else changed; timed to its verdicts projected, as the POST is.
+    // The daily run: the later day on which the share of verdicts that stop holding (their
+    // `changes_on`) is nearest 1 %, nothing else changed; timed to its verdicts projected, as the POST is.
     const { deps } = bench.platform;
     const today = new Date().toISOString().slice(0, 10);
     const {
@@ -73,7 +73,7 @@ export async function run(): Promise<BenchRow[]> {
       `WITH d AS (SELECT facts->>'changes_on' AS on_day, count(*) AS n FROM ${CELLS}
                    WHERE tenant_id = ? AND valid_to IS NULL AND facts->>'changes_on' > ? GROUP BY 1),
             c AS (SELECT on_day, sum(n) OVER (ORDER BY on_day) AS upto, (SELECT count(*) FROM ${CELLS} WHERE tenant_id = ? AND valid_to IS NULL) AS total FROM d)
-       SELECT on_day, upto::int, total::int FROM c WHERE upto >= total / 100.0 ORDER BY on_day LIMIT 1`,
+       SELECT on_day, upto::int, total::int FROM c ORDER BY abs(upto - total / 100.0), on_day LIMIT 1`,
       [tenantId, today, tenantId],
     );
     const dailyDay: string = due?.on_day ?? today;
