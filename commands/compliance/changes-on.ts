@@ -1,4 +1,3 @@
-import { addDays, nextMonth } from '../../src/platform/dates';
 import type { Verdict } from './packs/pack';
 
 /**
@@ -36,36 +35,43 @@ function sameVerdict(a: Verdict | null, b: Verdict | null): boolean {
   return true;
 }
 
-const daysBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+const DAY_MS = 86_400_000;
+/** Dates as whole days since the epoch: a verdict of a whole run is probed a dozen times, string arithmetic cost more than the evaluator. */
+const dayOf = (date: string) =>
+  Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10))) / DAY_MS;
+const isoOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** The first day of the month `ahead` months after `month` (YYYY-MM). */
+const monthStart = (month: string, ahead: number) =>
+  Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)) - 1 + ahead, 1) / DAY_MS;
 
 /** The probes for a verdict judged on `today`: after it, within the horizon, ascending. */
-function probes(today: string, verdict: Verdict, read: Iterable<unknown>, windows: readonly number[]): string[] {
-  const out = new Set<string>();
-  const around = (date: string) => {
-    out.add(date);
-    out.add(addDays(date, 1));
+function probes(today: number, verdict: Verdict, read: Iterable<unknown>, windows: readonly number[]): number[] {
+  const out = new Set<number>();
+  const around = (day: number) => {
+    out.add(day);
+    out.add(day + 1);
     for (const w of windows) {
-      out.add(addDays(date, -w));
-      out.add(addDays(date, 1 - w));
+      out.add(day - w);
+      out.add(day + 1 - w);
     }
   };
   const consider = (value: unknown) => {
     if (typeof value !== 'string') return;
-    if (DAY.test(value)) around(value.slice(0, 10));
+    if (DAY.test(value)) around(dayOf(value));
     else if (MONTH.test(value)) {
-      around(`${nextMonth(value)}-01`);
-      around(`${nextMonth(nextMonth(value))}-01`);
+      around(monthStart(value, 1));
+      around(monthStart(value, 2));
     }
   };
-  if (verdict.dueDate) around(verdict.dueDate);
+  if (verdict.dueDate) around(dayOf(verdict.dueDate));
   for (const value of Object.values(verdict.facts)) consider(value);
   for (const value of read) if (typeof value === 'string' && value.length <= 10) consider(value);
-  const month = today.slice(0, 7);
-  out.add(`${nextMonth(month)}-01`);
-  out.add(`${nextMonth(nextMonth(month))}-01`);
-  for (const d of STEPS) out.add(addDays(today, d));
-  const horizon = addDays(today, HORIZON_DAYS);
-  return [...out].filter((d) => d > today && d <= horizon).sort();
+  const month = isoOf(today).slice(0, 7);
+  out.add(monthStart(month, 1));
+  out.add(monthStart(month, 2));
+  for (const d of STEPS) out.add(today + d);
+  const horizon = today + HORIZON_DAYS;
+  return [...out].filter((d) => d > today && d <= horizon).sort((a, b) => a - b);
 }
 
 /**
@@ -79,20 +85,20 @@ export function changesOn(
   read: Iterable<unknown> = [],
   windows: readonly number[] = DEFAULT_WINDOWS,
 ): string | null {
-  let same = today;
-  for (const day of probes(today, verdict, read, windows)) {
-    if (sameVerdict(judge(day), verdict)) {
+  let same = dayOf(today);
+  for (const day of probes(same, verdict, read, windows)) {
+    if (sameVerdict(judge(isoOf(day)), verdict)) {
       same = day;
       continue;
     }
     // The verdict holds on `same` and not on `day`: the first day it does not, by halving.
     let other = day;
-    while (daysBetween(same, other) > 1) {
-      const middle = addDays(same, Math.floor(daysBetween(same, other) / 2));
-      if (sameVerdict(judge(middle), verdict)) same = middle;
+    while (other - same > 1) {
+      const middle = same + Math.floor((other - same) / 2);
+      if (sameVerdict(judge(isoOf(middle)), verdict)) same = middle;
       else other = middle;
     }
-    return other;
+    return isoOf(other);
   }
   return null;
 }

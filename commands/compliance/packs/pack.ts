@@ -66,6 +66,9 @@ export function num(value: string | undefined | null): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** The 7- and 30-day limits of the last day asked: a run (and each `changes_on` probe) asks for one day many times. */
+let limits = { today: '', week: '', month: '' };
+
 /**
  * The deadline bucket of a verdict: a violation (red) is overdue whatever its date; otherwise
  * the due date against today (overdue, within 7 days, within 30 days); an anomaly with no
@@ -75,8 +78,9 @@ export function bucketOf(color: Color, dueDate: string | null, anomaly: boolean,
   if (color === 'red') return 'overdue';
   if (dueDate) {
     if (dueDate < today) return 'overdue';
-    if (dueDate <= addDays(today, 7)) return 'due_7d';
-    if (dueDate <= addDays(today, 30)) return 'due_30d';
+    if (limits.today !== today) limits = { today, week: addDays(today, 7), month: addDays(today, 30) };
+    if (dueDate <= limits.week) return 'due_7d';
+    if (dueDate <= limits.month) return 'due_30d';
   }
   return anomaly ? 'anomalies' : null;
 }
