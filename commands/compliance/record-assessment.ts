@@ -18,6 +18,13 @@ import {
   readAssessmentEvent,
 } from '../../streams/compliance/assessment';
 import { planPortfolioAssessment } from './plan-assessment';
+import {
+  type AssessmentRunEvent,
+  assessmentRunsAggregate,
+  type AssessmentRunsState,
+  assessmentRunsStream,
+  type PortfolioBaseline,
+} from '../../streams/compliance/runs';
 
 export interface RecordAssessment {
   type: 'RecordAssessment';
@@ -139,15 +146,89 @@ export function assessmentView(recorded: Recorded, entities: AssessedEntity[]) {
   return view;
 }
 
+/** The previous run planned on is no longer the newest: plan again on what came between. */
+export class StaleAssessmentPlan extends Conflict {}
+
+interface RecordAssessmentRun {
+  type: 'RecordAssessmentRun';
+  /** The newest run when this one was planned (null: none). */
+  after: string | null;
+  assessmentId: string;
+  scope: 'portfolio' | 'entity';
+  entityId: string | null;
+  judgedOn: string;
+  baseline?: PortfolioBaseline;
+}
+
+/** A run lands only on the runs stream it was planned on: another run in between makes its plan stale. */
+export function decideRecordAssessmentRun(
+  command: RecordAssessmentRun,
+  state: AssessmentRunsState,
+): AssessmentRunEvent[] {
+  if (state.lastRun !== command.after)
+    throw new StaleAssessmentPlan(`assessment ${state.lastRun} was recorded while this one was planned`);
+  const { assessmentId, scope, entityId, judgedOn, baseline } = command;
+  return [
+    {
+      type: 'AssessmentRunRecorded',
+      data: { assessmentId, scope, entityId, judgedOn, ...(baseline ? { baseline } : {}) },
+    },
+  ];
+}
+
+const runsDecider: Decider<RecordAssessmentRun, AssessmentRunsState, AssessmentRunEvent> = {
+  ...assessmentRunsAggregate,
+  decide: decideRecordAssessmentRun,
+};
+
+/** Plans racing each other give up after this many rounds (each round another run landed first). */
+const MAX_PLANS = 5;
+
 /**
- * POST /compliance/assess[/{entity_id}]: run the packs over the graph as it is now (reads;
- * for the portfolio, only where it changed: `planPortfolioAssessment`), then record the
- * verdicts (the one write). The assessment id derives from the
- * Idempotency-Key, so a retried request records nothing new and answers from the events
- * the first one recorded (never from a read model that may still be catching up).
+ * The tenant's runs as the next plan starts from them, and where the newest run's verdicts end
+ * in the log. Read from the newest back to the newest portfolio run (one page, nearly always),
+ * never the whole stream.
+ */
+async function runsSoFar(store: PlatformDeps['store'], tenantId: string) {
+  const stream = assessmentRunsStream(tenantId);
+  let state: AssessmentRunsState = assessmentRunsAggregate.initialState;
+  let from: bigint | undefined;
+  for (;;) {
+    const page = await store.readStream(stream, { direction: 'backwards', limit: 50, from });
+    for (const event of page) {
+      const run = assessmentRunsAggregate.read(event);
+      state = { lastRun: state.lastRun ?? run.data.assessmentId, portfolio: run.data.baseline ?? null };
+      if (state.portfolio) break;
+    }
+    const oldest = page[page.length - 1];
+    if (state.portfolio || page.length < 50 || !oldest || oldest.revision === 0n) break;
+    from = oldest.revision - 1n;
+  }
+  if (!state.lastRun) return { state, verdictsAt: null };
+  const [last] = await store.readStream(assessmentAggregate.stream(tenantId, state.lastRun), {
+    direction: 'backwards',
+    limit: 1,
+  });
+  return { state, verdictsAt: last?.position ?? null };
+}
+
+const VERDICT_TYPES = ['VerdictsAssessed', 'EntitiesAssessed', 'AssessmentRecorded'] as const;
+
+/**
+ * POST /compliance/assess[/{entity_id}], the daily run and the re-assessment after a filing:
+ * run the packs over the graph as it is now (reads; for the portfolio, only where it changed
+ * since the previous run: `planPortfolioAssessment`), then record the verdicts (the one
+ * write). A tenant's runs are serialised on its runs stream: each is planned on the newest
+ * run (once the dashboard's read model holds that run's verdicts, which the plan compares
+ * with) and recorded together with the runs stream at the revision it read; a run that finds
+ * another recorded in between plans again. The day judged is taken at each planning and is
+ * the day recorded. The assessment id derives from the Idempotency-Key, so a retried request
+ * records nothing new and answers from the events the first one recorded (never from a read
+ * model that may still be catching up).
  */
 export async function assess(
-  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'>,
+  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'> &
+    Partial<Pick<PlatformDeps, 'projections' | 'config'>>,
   packs: DomainPack<any>[],
   context: CommandContext,
   entityId?: string,
@@ -165,46 +246,104 @@ export async function assess(
 }
 
 async function assessAndRecord(
-  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'>,
+  deps: Pick<PlatformDeps, 'knex' | 'handle' | 'clock' | 'store' | 'metrics'> &
+    Partial<Pick<PlatformDeps, 'projections' | 'config'>>,
   packs: DomainPack<any>[],
   context: CommandContext,
   entityId?: string,
 ) {
   const assessmentId = newId(context, 'compliance.assessment');
   const stream = assessmentAggregate.stream(context.tenantId, assessmentId);
-  const today = deps.clock().toISOString().slice(0, 10);
-  let command: RecordAssessment;
-  if (entityId === undefined) {
-    const plan = await planPortfolioAssessment(deps.knex, context.tenantId, packs, today);
-    command = { type: 'RecordAssessment', assessmentId, scope: 'portfolio', entityId: null, ...plan, judgedOn: today };
-  } else {
-    const run = await runPacks(deps.knex, context.tenantId, packs, today, { entityId });
-    if (run.found === 0) throw new NotFound('No such entity');
-    command = {
-      type: 'RecordAssessment',
-      assessmentId,
-      scope: 'entity',
-      entityId,
-      entities: run.entities,
-      domains: run.domains,
-      failedDomains: run.failedDomains,
-      judgedOn: today,
-    };
+  const answered = await answerRecorded(deps.store, stream);
+  if (answered) return answered;
+  for (let plan = 1; ; plan++) {
+    const { state, verdictsAt } = await runsSoFar(deps.store, context.tenantId);
+    // Only a portfolio plan compares with the current verdicts; one entity's run records all of its own.
+    if (entityId === undefined && verdictsAt) {
+      if (!deps.projections || !deps.config) throw new Error('a portfolio assessment waits for the dashboard');
+      if (!(await deps.projections.waitFor(verdictsAt, deps.config.projectionWaitMs, VERDICT_TYPES)))
+        throw new Unavailable('the previous assessment is not yet in the dashboard; please retry');
+    }
+    const today = deps.clock().toISOString().slice(0, 10);
+    let command: RecordAssessment;
+    let baseline: PortfolioBaseline | undefined;
+    if (entityId === undefined) {
+      const { baseline: next, ...plan } = await planPortfolioAssessment(
+        deps,
+        context.tenantId,
+        packs,
+        today,
+        state.portfolio,
+      );
+      baseline = { assessmentId, ...next };
+      command = {
+        type: 'RecordAssessment',
+        assessmentId,
+        scope: 'portfolio',
+        entityId: null,
+        ...plan,
+        judgedOn: today,
+      };
+    } else {
+      const run = await runPacks(deps.knex, context.tenantId, packs, today, { entityId });
+      if (run.found === 0) throw new NotFound('No such entity');
+      command = {
+        type: 'RecordAssessment',
+        assessmentId,
+        scope: 'entity',
+        entityId,
+        entities: run.entities,
+        domains: run.domains,
+        failedDomains: run.failedDomains,
+        judgedOn: today,
+      };
+    }
+    const { entities } = command;
+    try {
+      const [result] = await deps.handle.together(
+        [
+          { decider, stream, command },
+          {
+            decider: runsDecider,
+            stream: assessmentRunsStream(context.tenantId),
+            command: {
+              type: 'RecordAssessmentRun',
+              after: state.lastRun,
+              assessmentId,
+              scope: command.scope,
+              entityId: command.entityId,
+              judgedOn: today,
+              baseline,
+            },
+          },
+        ] as const,
+        context,
+      );
+      const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
+      if (appended?.type === 'AssessmentRecorded') {
+        countAssessed(deps.metrics, command);
+        return assessmentView(appended.data, entities);
+      }
+    } catch (error) {
+      if (!(error instanceof StaleAssessmentPlan) || plan >= MAX_PLANS) throw error;
+      continue;
+    }
+    // Recorded by a request with the same key meanwhile: answer what it recorded.
+    const again = await answerRecorded(deps.store, stream);
+    if (again) return again;
+    throw new Conflict('this assessment is still being recorded');
   }
-  const { entities } = command;
-  const result = await deps.handle(decider, stream, command, context);
-  const appended = result.events.find((e) => e.type === 'AssessmentRecorded');
-  if (appended?.type === 'AssessmentRecorded') {
-    countAssessed(deps.metrics, command);
-    return assessmentView(appended.data, entities);
-  }
-  // A retry: answer what the first request recorded.
-  const [last] = await deps.store.readStream(stream, { direction: 'backwards', limit: 1 });
+}
+
+/** The answer of an assessment already recorded on `stream` (a retried request), or null. */
+async function answerRecorded(store: PlatformDeps['store'], stream: string) {
+  const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
+  if (!last) return null;
   const recorded = readAssessmentEvent(last);
   if (recorded.type !== 'AssessmentRecorded') throw new Conflict('this assessment is still being recorded');
   let first: AssessedEntity[] = [];
   if (recorded.data.scope === 'entity') {
-    const [batch] = await deps.store.readStream(stream, { limit: 1 });
+    const [batch] = await store.readStream(stream, { limit: 1 });
     first = assessedEntities(readAssessmentEvent(batch));
   }
   return assessmentView(recorded.data, first);

@@ -3,6 +3,10 @@ import { type GraphFacts, graphFacts } from '../../queries/compliance/graph-fact
 import type { AssessedEntity } from '../../streams/compliance/assessment';
 import { namespaceOf } from '../../streams/graph/names';
 import type { AssessedVertex, DomainPack } from './packs/pack';
+import { changesOn, DEFAULT_WINDOWS } from './changes-on';
+
+/** The fact every recorded verdict carries: the first day it would differ without new facts (null: none ahead). */
+export const CHANGES_ON = 'changes_on';
 
 export interface PackRun {
   entities: AssessedEntity[];
@@ -94,10 +98,15 @@ export async function runPacks(
       try {
         if ('error' in loaded) throw loaded.error;
         const { facts } = loaded;
+        const windows = pack.changeWindows ?? DEFAULT_WINDOWS;
         const cells = targets.map((target) => ({ target, verdict: pack.assess(target, facts, today) }));
-        for (const { target, verdict } of cells) {
+        for (const { target, verdict: judged } of cells) {
           // null: the rule does not apply to this entity (an oil well's Form PR is its lease's).
-          if (verdict === null) continue;
+          if (judged === null) continue;
+          // The day this verdict stops holding without new facts: the daily run re-evaluates the entity then.
+          const read = pack.entityFields.map((f) => target.properties[f]);
+          const on = changesOn((day) => pack.assess(target, facts, day), today, judged, read, windows);
+          const verdict = { ...judged, facts: { ...judged.facts, [CHANGES_ON]: on } };
           let entity = byEntity.get(target.entityId);
           if (!entity) {
             const p = target.properties;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../../src/platform/eventstore/types';
+import type { Position, RecordedEvent } from '../../src/platform/eventstore/types';
 import type { Projector } from '../../src/platform/projection-runner/projector';
 import { EDGE_EVENT_TYPES, type EdgeFacts } from '../../streams/graph/edge';
 import {
@@ -22,6 +22,24 @@ import { VERTEX_EVENT_TYPES, type VertexEvent } from '../../streams/graph/vertex
 export const VERTICES = 'graph_vertices';
 export const EDGES = 'graph_edges';
 export const IMPORTS = 'graph_imports';
+/**
+ * What deletions took away, by log position: the removed vertex (its entity, for the
+ * verdicts it leaves) and the far ends of its removed edges (whose facts lost a neighbor).
+ * Compliance re-assesses by log position (`queries/compliance/graph-changes.ts`) and a
+ * deleted row leaves nothing in the tables above to find.
+ */
+export const REMOVALS = 'graph_removals';
+
+/**
+ * Every vertex and edge row carries the global log position (`log_commit`, `log_prepare`:
+ * the event store's `Position`) of the event that last wrote it. Readers find what changed
+ * after a position they judged up to; the writer's clock (`updated_at`) can lag, tie within a
+ * millisecond or be stamped before a slow commit, a position cannot.
+ */
+const positionColumns = (t: Knex.CreateTableBuilder) => {
+  t.bigInteger('log_commit').notNullable();
+  t.bigInteger('log_prepare').notNullable();
+};
 
 async function createTables(knex: Knex): Promise<void> {
   await knex.schema.createTable(VERTICES, (t) => {
@@ -32,7 +50,9 @@ async function createTables(knex: Knex): Promise<void> {
     t.jsonb('properties').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.timestamp('updated_at', { useTz: true }).notNullable();
+    positionColumns(t);
     t.index(['namespace', 'label', 'entity_id'], 'graph_vertices_ns_label');
+    t.index(['namespace', 'log_commit', 'log_prepare'], 'graph_vertices_ns_log');
     t.index(['namespace', 'entity_id'], 'graph_vertices_ns_entity');
   });
   // The legacy well context is addressed by API number.
@@ -49,7 +69,9 @@ async function createTables(knex: Knex): Promise<void> {
     t.text('to_label').notNullable();
     t.jsonb('properties').notNullable();
     t.timestamp('created_at', { useTz: true }).notNullable();
+    positionColumns(t);
     t.index(['namespace', 'from_id', 'label'], 'graph_edges_ns_from');
+    t.index(['namespace', 'log_commit', 'log_prepare'], 'graph_edges_ns_log');
     t.index(['namespace', 'to_id', 'label'], 'graph_edges_ns_to');
     t.index(['namespace', 'label'], 'graph_edges_ns_label');
   });
@@ -64,7 +86,26 @@ async function createTables(knex: Knex): Promise<void> {
     t.timestamp('started_at', { useTz: true }).notNullable();
     t.timestamp('completed_at', { useTz: true });
   });
+  await knex.schema.createTable(REMOVALS, (t) => {
+    t.bigIncrements('id');
+    t.text('namespace').notNullable();
+    /** The removed vertex, or (`removed` false) a surviving vertex that lost an edge to it. */
+    t.uuid('vertex_id').notNullable();
+    t.text('label').notNullable();
+    t.text('entity_id').notNullable();
+    t.boolean('removed').notNullable();
+    positionColumns(t);
+    t.index(['namespace', 'log_commit', 'log_prepare'], 'graph_removals_ns_log');
+  });
 }
+
+type LogColumns = { log_commit: string; log_prepare: string };
+
+/** An event's log position as the two bigint columns. */
+const logOf = (event: { position: Position }): LogColumns => ({
+  log_commit: String(event.position.commit),
+  log_prepare: String(event.position.prepare),
+});
 
 /** Rows per statement: large enough to amortise the round trip, small enough for one bind message. */
 const ROWS_PER_STATEMENT = 5000;
@@ -103,12 +144,21 @@ class Kinds {
   }
 
   /** The number of a combination of `width` values (unused trailing ones are ''). */
-  number(a: string, b: string, c: string, d = '', e = ''): number {
+  number(a: string, b: string, c: string, d = '', e = '', f = '', g = ''): number {
     // Consecutive rows (a group of a packed batch) share their kind: nothing built for them.
     const last = this.last;
-    if (this.lastNumber > 0 && last[0] === a && last[1] === b && last[2] === c && last[3] === d && last[4] === e)
+    if (
+      this.lastNumber > 0 &&
+      last[0] === a &&
+      last[1] === b &&
+      last[2] === c &&
+      last[3] === d &&
+      last[4] === e &&
+      last[5] === f &&
+      last[6] === g
+    )
       return this.lastNumber;
-    const parts = [a, b, c, d, e];
+    const parts = [a, b, c, d, e, f, g];
     const key = parts.join('\u001f');
     let n = this.numbers.get(key);
     if (n === undefined) {
@@ -126,21 +176,29 @@ class Kinds {
   }
 }
 
-/** Vertices bound for one insert, column by column; kinds are (namespace, label, time). */
+/** Vertices bound for one insert, column by column; kinds are (namespace, label, time, log position). */
 class VertexColumns {
   readonly ids: string[] = [];
   readonly entityIds: string[] = [];
   readonly properties: string[] = [];
   readonly kinds: number[] = [];
-  readonly kind = new Kinds(3);
+  readonly kind = new Kinds(5);
   /** Ids written by this run, by namespace: an edge's endpoint among them is not probed. */
   readonly written = new Map<string, Set<string>>();
 
-  add(id: string, label: string, entityId: string, properties: Properties, namespace: string, at: string): void {
+  add(
+    id: string,
+    label: string,
+    entityId: string,
+    properties: Properties,
+    namespace: string,
+    at: string,
+    log: LogColumns,
+  ): void {
     this.ids.push(id);
     this.entityIds.push(entityId);
     this.properties.push(JSON.stringify(properties));
-    this.kinds.push(this.kind.number(namespace, label, at));
+    this.kinds.push(this.kind.number(namespace, label, at, log.log_commit, log.log_prepare));
     let ids = this.written.get(namespace);
     if (!ids) this.written.set(namespace, (ids = new Set()));
     ids.add(id);
@@ -151,10 +209,10 @@ class VertexColumns {
     for (let i = 0; i < this.ids.length; i += ROWS_PER_STATEMENT) {
       const to = i + ROWS_PER_STATEMENT;
       await trx.raw(
-        `INSERT INTO ${VERTICES} (id, namespace, label, entity_id, properties, created_at, updated_at)
-         SELECT u.id, k.namespace, k.label, u.entity_id, u.props, k.at, k.at
+        `INSERT INTO ${VERTICES} (id, namespace, label, entity_id, properties, created_at, updated_at, log_commit, log_prepare)
+         SELECT u.id, k.namespace, k.label, u.entity_id, u.props, k.at, k.at, k.log_commit, k.log_prepare
            FROM unnest(?::uuid[], ?::text[], ?::jsonb[], ?::int[]) AS u(id, entity_id, props, kind)
-           JOIN unnest(?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS k(namespace, label, at, kind) ON k.kind = u.kind
+           JOIN unnest(?::text[], ?::text[], ?::timestamptz[], ?::bigint[], ?::bigint[]) WITH ORDINALITY AS k(namespace, label, at, log_commit, log_prepare, kind) ON k.kind = u.kind
          ON CONFLICT (id) DO NOTHING`,
         [
           arrayLiteral(this.ids.slice(i, to)),
@@ -168,7 +226,7 @@ class VertexColumns {
   }
 }
 
-/** Edges bound for one insert, column by column; kinds are (namespace, label, from label, to label, time). */
+/** Edges bound for one insert, column by column; kinds are (namespace, label, from label, to label, time, log position). */
 class EdgeColumns {
   readonly ids: string[] = [];
   readonly fromIds: string[] = [];
@@ -177,7 +235,7 @@ class EdgeColumns {
   readonly properties: Array<string | null> = [];
   readonly kinds: number[] = [];
   readonly namespaces: string[] = [];
-  readonly kind = new Kinds(5);
+  readonly kind = new Kinds(7);
 
   get length(): number {
     return this.ids.length;
@@ -193,12 +251,13 @@ class EdgeColumns {
     properties: Properties | null,
     namespace: string,
     at: string,
+    log: LogColumns,
   ): void {
     this.ids.push(id);
     this.fromIds.push(fromId);
     this.toIds.push(toId);
     this.properties.push(properties === null ? null : JSON.stringify(properties));
-    this.kinds.push(this.kind.number(namespace, label, fromLabel, toLabel, at));
+    this.kinds.push(this.kind.number(namespace, label, fromLabel, toLabel, at, log.log_commit, log.log_prepare));
     this.namespaces.push(namespace);
   }
 
@@ -237,10 +296,10 @@ class EdgeColumns {
       const rows = kept.slice(n, n + ROWS_PER_STATEMENT);
       const column = <T>(values: T[]) => rows.map((i) => values[i]);
       await trx.raw(
-        `INSERT INTO ${EDGES} (id, namespace, label, from_id, from_label, to_id, to_label, properties, created_at)
-         SELECT u.id, k.namespace, k.label, u.from_id, k.from_label, u.to_id, k.to_label, coalesce(u.props, '{}'::jsonb), k.at
+        `INSERT INTO ${EDGES} (id, namespace, label, from_id, from_label, to_id, to_label, properties, created_at, log_commit, log_prepare)
+         SELECT u.id, k.namespace, k.label, u.from_id, k.from_label, u.to_id, k.to_label, coalesce(u.props, '{}'::jsonb), k.at, k.log_commit, k.log_prepare
            FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::jsonb[], ?::int[]) AS u(id, from_id, to_id, props, kind)
-           JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[]) WITH ORDINALITY AS k(namespace, label, from_label, to_label, at, kind) ON k.kind = u.kind
+           JOIN unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::timestamptz[], ?::bigint[], ?::bigint[]) WITH ORDINALITY AS k(namespace, label, from_label, to_label, at, log_commit, log_prepare, kind) ON k.kind = u.kind
          ON CONFLICT (id) DO NOTHING`,
         [
           arrayLiteral(column(ids)),
@@ -255,7 +314,7 @@ class EdgeColumns {
   }
 }
 
-async function insertEdge(trx: Knex.Transaction, e: EdgeFacts, at: Date): Promise<void> {
+async function insertEdge(trx: Knex.Transaction, e: EdgeFacts, at: Date, log: LogColumns): Promise<void> {
   const columns = new EdgeColumns();
   columns.add(
     e.edgeId,
@@ -267,6 +326,7 @@ async function insertEdge(trx: Knex.Transaction, e: EdgeFacts, at: Date): Promis
     Object.keys(e.properties).length === 0 ? null : e.properties,
     e.namespace,
     at.toISOString(),
+    log,
   );
   await columns.write(trx);
 }
@@ -286,16 +346,16 @@ class ImportRun {
     return this.vertices.ids.length + this.edges.length;
   }
 
-  add(type: string, data: GraphBatchData | PackedGraphBatchData, recordedAt: Date): void {
+  add(type: string, data: GraphBatchData | PackedGraphBatchData, recordedAt: Date, log: LogColumns): void {
     const { namespace } = data;
     const at = recordedAt.toISOString();
     const count = this.counts.get(data.importId) ?? { vertices: 0, edges: 0 };
     eachBatchVertex(type, data, (id, label, entityId, properties) => {
-      this.vertices.add(id, label, entityId, properties, namespace, at);
+      this.vertices.add(id, label, entityId, properties, namespace, at, log);
       count.vertices++;
     });
     eachBatchEdge(type, data, (id, label, fromId, fromLabel, toId, toLabel, properties) => {
-      this.edges.add(id, label, fromId, fromLabel, toId, toLabel, properties, namespace, at);
+      this.edges.add(id, label, fromId, fromLabel, toId, toLabel, properties, namespace, at, log);
       count.edges++;
     });
     this.counts.set(data.importId, count);
@@ -312,7 +372,7 @@ class ImportRun {
   }
 }
 
-async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: Date): Promise<void> {
+async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: Date, log: LogColumns): Promise<void> {
   switch (event.type) {
     case 'GraphImportStarted':
       await trx(IMPORTS)
@@ -329,7 +389,7 @@ async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: D
     case 'GraphBatchImported':
     case 'PackedGraphBatchImported': {
       const run = new ImportRun();
-      run.add(event.type, event.data, at);
+      run.add(event.type, event.data, at, log);
       await run.write(trx);
       return;
     }
@@ -341,7 +401,7 @@ async function applyImport(trx: Knex.Transaction, event: GraphImportEvent, at: D
   }
 }
 
-async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date): Promise<void> {
+async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date, log: LogColumns): Promise<void> {
   switch (event.type) {
     case 'VertexCreated': {
       const d = event.data;
@@ -354,6 +414,7 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
           properties: JSON.stringify(d.properties),
           created_at: at,
           updated_at: at,
+          ...log,
         })
         .onConflict('id')
         .ignore();
@@ -367,11 +428,21 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
         .update({
           properties: trx.raw('(properties || ?::jsonb) - ?::text[]', [JSON.stringify(event.data.set), removed]),
           updated_at: at,
+          ...log,
         });
       return;
     }
     case 'VertexDeleted': {
       const { vertexId, namespace } = event.data;
+      // The vertex and its surviving neighbors, at this position, before the rows go.
+      await trx.raw(
+        `INSERT INTO ${REMOVALS} (namespace, vertex_id, label, entity_id, removed, log_commit, log_prepare)
+         SELECT v.namespace, v.id, v.label, v.entity_id, v.id = :vertexId, :commit, :prepare FROM ${VERTICES} v
+          WHERE v.namespace = :namespace AND (v.id = :vertexId
+             OR v.id IN (SELECT to_id FROM ${EDGES} WHERE namespace = :namespace AND from_id = :vertexId
+                         UNION SELECT from_id FROM ${EDGES} WHERE namespace = :namespace AND to_id = :vertexId))`,
+        { namespace, vertexId, commit: log.log_commit, prepare: log.log_prepare },
+      );
       await trx(EDGES).where({ namespace, from_id: vertexId }).delete();
       await trx(EDGES).where({ namespace, to_id: vertexId }).delete();
       await trx(VERTICES).where({ id: vertexId, namespace }).delete();
@@ -383,8 +454,9 @@ async function applyVertex(trx: Knex.Transaction, event: VertexEvent, at: Date):
 export const propertyGraphProjector: Projector = {
   name: 'graph_property_graph',
   consistency: 'inline',
-  version: 1,
-  tables: [EDGES, VERTICES, IMPORTS],
+  // 2: log positions on rows, and the removals table (a rebuild fills them from the log).
+  version: 2,
+  tables: [EDGES, VERTICES, IMPORTS, REMOVALS],
   createTables,
   eventTypes: [...VERTEX_EVENT_TYPES, ...EDGE_EVENT_TYPES, ...IMPORT_EVENT_TYPES],
   apply: (trx, event) => applyEvent(trx, event),
@@ -398,7 +470,7 @@ export const propertyGraphProjector: Projector = {
     for (const event of events) {
       if (isBatch(event.type)) {
         run ??= new ImportRun();
-        run.add(event.type, event.data as GraphBatchData | PackedGraphBatchData, event.recordedAt);
+        run.add(event.type, event.data as GraphBatchData | PackedGraphBatchData, event.recordedAt, logOf(event));
         // A lane far behind reads up to a thousand batch events: write them a statement's worth
         // at a time, so the rows built for the statements stay bounded.
         if (run.size >= ROWS_PER_STATEMENT) {
@@ -418,10 +490,10 @@ export const propertyGraphProjector: Projector = {
 async function applyEvent(trx: Knex.Transaction, event: RecordedEvent): Promise<void> {
   if (event.type === 'EdgeCreated') {
     const e = event.data as EdgeFacts;
-    await insertEdge(trx, e, event.recordedAt);
+    await insertEdge(trx, e, event.recordedAt, logOf(event));
   } else if ((IMPORT_EVENT_TYPES as readonly string[]).includes(event.type)) {
-    await applyImport(trx, { type: event.type, data: event.data } as GraphImportEvent, event.recordedAt);
+    await applyImport(trx, { type: event.type, data: event.data } as GraphImportEvent, event.recordedAt, logOf(event));
   } else {
-    await applyVertex(trx, { type: event.type, data: event.data } as VertexEvent, event.recordedAt);
+    await applyVertex(trx, { type: event.type, data: event.data } as VertexEvent, event.recordedAt, logOf(event));
   }
 }

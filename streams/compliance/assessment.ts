@@ -37,15 +37,18 @@ export const AssessedEntity = z.object({
 export type AssessedEntity = z.infer<typeof AssessedEntity>;
 
 /**
- * The tenant's graph read model as an assessment found it: how many vertices and edges, and
- * the newest vertex change and edge. The next assessment of the same day re-evaluates only
- * the entities near what changed since (timestamps as ISO strings, microseconds kept).
+ * The tenant's graph read model as an assessment found it: the global log position it stood
+ * at (`commit/prepare`, the store's visibility horizon when the packs started reading) and
+ * how many vertices and edges it held. The next assessment re-evaluates only the entities near
+ * what was written after that position. Assessments recorded before positions carry the
+ * newest change times instead (`verticesAt`, `edgesAt`), which no longer count as a mark.
  */
 export const GraphMark = z.object({
+  position: z.string().optional(),
   vertices: z.number().int(),
   edges: z.number().int(),
-  verticesAt: z.string().nullable(),
-  edgesAt: z.string().nullable(),
+  verticesAt: z.string().nullable().optional(),
+  edgesAt: z.string().nullable().optional(),
 });
 export type GraphMark = z.infer<typeof GraphMark>;
 

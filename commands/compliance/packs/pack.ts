@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { Properties } from '../../../streams/graph/properties';
 import type { AssessedCell, Bucket, Color } from '../../../streams/compliance/assessment';
 import type { GraphFacts, Neighbor } from '../../../queries/compliance/graph-facts';
@@ -33,7 +34,22 @@ export interface DomainPack<Facts = unknown> {
   entityFields: readonly string[];
   load(graph: GraphFacts, vertexIds: string[] | null): Promise<Facts>;
   assess(entity: AssessedVertex, facts: Facts, today: string, period?: string): Verdict | null;
+  /**
+   * What the verdicts depend on besides the facts and the day: the rules' configuration (and
+   * a revision to bump when a rule's code changes its verdicts). A run judged with other rules
+   * versions is no base for re-evaluating only what changed. Absent: the code of `assess`.
+   */
+  rulesVersion?: string;
+  /**
+   * Days before a date (a due date, an expiry) at which a verdict may change, besides the
+   * date itself: the rules' warning windows. Absent: the buckets' 30 and 7 days.
+   */
+  changeWindows?: readonly number[];
 }
+
+/** A pack's rules version: its own, else a digest of its evaluator's code. */
+export const rulesVersionOf = (pack: DomainPack<any>): string =>
+  pack.rulesVersion ?? `code:${hash('md5', pack.assess.toString())}`;
 
 /** `graph:Well/42-501-30001`: how a verdict names the entity whose facts it used. */
 export const sourceOf = (entity: { label: string; entityId: string }) => `graph:${entity.label}/${entity.entityId}`;
@@ -50,6 +66,9 @@ export function num(value: string | undefined | null): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
+/** The 7- and 30-day limits of the last day asked: a run (and each `changes_on` probe) asks for one day many times. */
+let limits = { today: '', week: '', month: '' };
+
 /**
  * The deadline bucket of a verdict: a violation (red) is overdue whatever its date; otherwise
  * the due date against today (overdue, within 7 days, within 30 days); an anomaly with no
@@ -59,8 +78,9 @@ export function bucketOf(color: Color, dueDate: string | null, anomaly: boolean,
   if (color === 'red') return 'overdue';
   if (dueDate) {
     if (dueDate < today) return 'overdue';
-    if (dueDate <= addDays(today, 7)) return 'due_7d';
-    if (dueDate <= addDays(today, 30)) return 'due_30d';
+    if (limits.today !== today) limits = { today, week: addDays(today, 7), month: addDays(today, 30) };
+    if (dueDate <= limits.week) return 'due_7d';
+    if (dueDate <= limits.month) return 'due_30d';
   }
   return anomaly ? 'anomalies' : null;
 }

@@ -71,6 +71,8 @@ export interface WorkingDayCalendar {
   move(date: string, direction: 'previous' | 'next'): string;
   /** The last working day of a month (YYYY-MM). */
   lastWorkingDayOfMonth(month: string): string;
+  /** What it was built with: part of the rules version of the packs that use it. */
+  readonly options: CalendarOptions;
 }
 
 export function workingDayCalendar(options: CalendarOptions = {}): WorkingDayCalendar {
@@ -105,5 +107,6 @@ export function workingDayCalendar(options: CalendarOptions = {}): WorkingDayCal
     closure: (date) => closure(date.slice(0, 10)),
     move,
     lastWorkingDayOfMonth: (month) => move(lastDayOfMonth(month), 'previous'),
+    options,
   };
 }

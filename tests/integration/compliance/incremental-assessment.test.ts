@@ -94,11 +94,11 @@ describe('re-assessing a portfolio: only what changed', () => {
     await expectSameAsWholeRun();
   });
 
-  it('a deleted vertex makes the next assessment a whole one, still recording only changes', async () => {
+  it('a deleted vertex re-evaluates its former neighborhood, still recording only changes', async () => {
     const wells = (await t.api.get('/graph/entities/Well?limit=100', auth)).body.entities as Array<{ id: string }>;
     expect((await t.api.delete(`/graph/entities/Well/${wells[1].id}`, auth)).status).to.be.oneOf([200, 204]);
     const again = await assess();
-    expect(again.reassessed).to.be.greaterThan(first.entities - 2);
+    expect(again.reassessed).to.be.greaterThan(0);
     expect(again.verdicts.length).to.be.below(first.entities);
     await expectSameAsWholeRun();
   });
