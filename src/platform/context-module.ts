@@ -11,6 +11,7 @@ import type { Cache } from './infra/cache';
 import type { ApiDescription } from './openapi/describe';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
+import type { RuntimeView } from './runtime/report';
 import type { ScheduledMessage } from './scheduling/schedule';
 import type { StreamTail } from './subscriptions/stream-tail';
 
@@ -39,6 +40,8 @@ export interface PlatformDeps {
   streamTail: StreamTail;
   /** Every context the platform runs: the audit review merges their catalogs. */
   contexts: readonly ContextModule[];
+  /** The processing runtime's lanes, leaders and dead letters (absent outside the composition root, e.g. `ops`). */
+  runtime?: RuntimeView;
 }
 
 /**
