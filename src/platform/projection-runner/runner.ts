@@ -454,9 +454,10 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
    * (after a fix), each in its own transaction, and marks it resolved; one that still fails
    * stays listed. Answers how many were resolved and how many remain.
    */
-  async retryDeadLetters(name: string): Promise<RetryOutcome> {
+  async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
     if (!this.options.projectors.some((p) => p.name === name)) throw new Error(`no projector named ${name}`);
-    return this.retryLetters(await openDeadLetters(this.options.knex, name));
+    const { resolved, remaining } = await this.retryLetters(await openDeadLetters(this.options.knex, name));
+    return { resolved, remaining };
   }
 
   /** Applies these dead letters again, each with its resolution in one transaction (dead-letters.ts `retryLetters`). */

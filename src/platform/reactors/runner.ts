@@ -267,9 +267,12 @@ export class ReactorRunner extends LaneRuntime<Lane> {
    * under the same scope as the first time, so whatever the failed attempt did commit is
    * not done twice.
    */
-  async retryDeadLetters(name: string): Promise<RetryOutcome> {
+  async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
     if (!this.options.reactors.some((r) => r.name === name)) throw new Error(`no reactor named ${name}`);
-    return this.retryLetters(await openDeadLetters(this.options.knex, reactorCheckpoint(name)));
+    const { resolved, remaining } = await this.retryLetters(
+      await openDeadLetters(this.options.knex, reactorCheckpoint(name)),
+    );
+    return { resolved, remaining };
   }
 
   /** Reacts to these dead letters again (dead-letters.ts `retryLetters`). */
