@@ -198,7 +198,7 @@ export function SystemPage() {
                   {report.lanes.map((lane) => (
                     <tr key={`${lane.kind}:${lane.name}`} data-lane={lane.name}>
                       <th scope="row" title={lane.name}>
-                        {lane.kind === 'scheduler' ? 'Scheduled messages' : named(lane.name)}
+                        {named(lane.name)}
                       </th>
                       <td>{KIND_TEXT[lane.kind]}</td>
                       <td>

@@ -41,7 +41,7 @@ describe('console System page (Chromium)', function () {
     expect(await notes.getByRole('cell').nth(0).textContent()).to.equal('Projection');
     expect(await notes.getByRole('cell').nth(1).textContent()).to.match(/^(Caught up|Running)$/);
     await lanes.getByRole('rowheader', { name: 'Toy flaky' }).waitFor();
-    await lanes.getByRole('rowheader', { name: 'Scheduled messages' }).waitFor();
+    await lanes.getByRole('rowheader', { name: 'Scheduler', exact: true }).waitFor();
     const leaders = page.getByRole('table', { name: 'Which instance leads each kind of lane' });
     const projections = leaders.getByRole('row', { name: /Projections/ });
     expect(await projections.textContent()).to.contain('(this instance)');
