@@ -73,8 +73,9 @@ const LEADERSHIP_TEXT: Record<SystemReport['leadership'][number]['name'], string
 export function formatWait(seconds: number): string {
   if (seconds < 60) return `${formatNumber(Math.round(seconds * 10) / 10)} s`;
   const s = Math.round(seconds);
-  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  if (s < 3600) return s % 60 === 0 ? `${s / 60} min` : `${Math.floor(s / 60)} min ${s % 60} s`;
+  const minutes = Math.floor((s % 3600) / 60);
+  return minutes === 0 ? `${Math.floor(s / 3600)} h` : `${Math.floor(s / 3600)} h ${minutes} min`;
 }
 
 /** `compliance.deadline-reminder` → "Compliance deadline reminder": a handler's or lane's name in words. */

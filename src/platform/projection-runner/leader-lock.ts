@@ -122,16 +122,6 @@ export function createAdvisoryLeaderLock(
   };
 }
 
-/** Which of these lock keys some session of the database holds now (for /health: a lock nobody holds is a lane nobody runs). */
-export async function heldLockKeys(knex: Knex, keys: readonly number[]): Promise<Set<number>> {
-  const { rows } = await knex.raw<{ rows: Array<{ key: string }> }>(
-    `SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ANY(?::bigint[])`,
-    [keys.map(String)],
-  );
-  return new Set(rows.map((row) => Number(row.key)));
-}
-
 /**
  * Which instance holds each of these lock keys now (its `INSTANCE_NAME`, from the lock
  * connection's application name); a key nobody holds is absent. A holder whose connection

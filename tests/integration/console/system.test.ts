@@ -64,6 +64,7 @@ describe('console System page (Chromium)', function () {
     const lanes = page.getByRole('table', { name: 'Every lane with its lag and state' });
     expect(await lanes.getByRole('row', { name: /Toy notes/ }).textContent()).to.contain('Dead-lettered');
     await expectAccessible(page, 'system with a dead letter');
+    await retry.scrollIntoViewIfNeeded();
     await c.shot(page, 'system-dead-letter');
 
     // Still broken: the retry is refused, the letter stays.
