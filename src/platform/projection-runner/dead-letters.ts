@@ -84,13 +84,15 @@ export async function openDeadLetters(knex: Knex, projector?: string, limit?: nu
   return rows.map(letterOf);
 }
 
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+
 /** One dead letter by id, resolved or not; null when no row has that id. */
 export async function findDeadLetter(
   knex: Knex,
   id: string,
 ): Promise<(DeadLetter & { resolvedAt: Date | null }) | null> {
   // The id column is a bigint: anything else names no row (and must not reach the query).
-  if (!/^[1-9][0-9]{0,18}$/.test(id)) return null;
+  if (!/^[1-9][0-9]{0,18}$/.test(id) || BigInt(id) > MAX_BIGINT) return null;
   const row = await knex(DEAD_LETTERS_TABLE).where({ id }).first();
   return row ? { ...letterOf(row), resolvedAt: row.resolved_at ? new Date(row.resolved_at) : null } : null;
 }

@@ -109,6 +109,8 @@ describe('system API (/admin/system)', function () {
     const unknown = await t.api.post('/admin/system/dead-letters/987654321/retry', {}, admin.headers);
     expect(unknown.status).to.equal(404);
     expect(unknown.body).to.deep.equal({ detail: 'Dead letter not found' });
+    const beyond = await t.api.post('/admin/system/dead-letters/9999999999999999999/retry', {}, admin.headers);
+    expect(beyond.status).to.equal(404);
     const malformed = await t.api.post('/admin/system/dead-letters/abc/retry', {}, admin.headers);
     expect(malformed.status).to.equal(422);
     expect(malformed.body.detail[0].loc).to.deep.equal(['path', 'id']);
