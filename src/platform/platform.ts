@@ -222,6 +222,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       scheduler,
       lagDegradedS: config.runtime.laneLagDegradedS,
       clock: () => new Date(),
+      handle: () => deps.handle,
     });
     const deps: PlatformDeps = {
       config,

@@ -6,7 +6,7 @@ import { requireIdentity } from '../../platform/http/identity';
 import { declareRoutes } from '../../platform/http/route';
 import type { RuntimeView } from '../../platform/runtime/report';
 import { requirePermission } from '../identity';
-import { DeadLetterParams, DeadLettersQuery } from './schemas';
+import { DeadLetterParams, DeadLettersQuery, ScheduledParams } from './schemas';
 
 /**
  * The System page's API (docs/operations.md#the-system-page-and-its-api): the processing
@@ -50,6 +50,14 @@ export function createSystemApi(deps: PlatformDeps): Router {
     params: DeadLetterParams,
     command: ({ params }) => deps.runtime!.retryDeadLetter(params.id),
     respond: (letter) => ({ dead_letter: letter }),
+  });
+
+  route.post('/admin/system/scheduled/:tenant_id/:message_id/retry', {
+    permission: PERMISSION,
+    params: ScheduledParams,
+    command: ({ params, context }) =>
+      deps.runtime!.retryScheduledMessage(params.tenant_id, params.message_id, context.actorId),
+    respond: (message) => ({ scheduled_message: message }),
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { z, type ApiDescription } from '../../platform/openapi/describe';
-import { DeadLetterParams, DeadLettersQuery } from './schemas';
+import { DeadLetterParams, DeadLettersQuery, ScheduledParams } from './schemas';
 
 /** The System page's routes in the API contract (docs/operations.md#the-system-page-and-its-api). */
 const LaneState = z.enum(['subscription_down', 'dead_lettered', 'behind', 'running', 'caught_up']);
@@ -25,6 +25,18 @@ const Leadership = z
   })
   .openapi('SystemLeadership');
 
+const ParkedMessage = z
+  .object({
+    message_id: z.string(),
+    tenant_id: z.string(),
+    handler: z.string(),
+    due_at: z.string(),
+    attempts: z.number().int(),
+    error: z.string(),
+    dead_lettered_at: z.string(),
+  })
+  .openapi('ParkedScheduledMessage');
+
 const Scheduled = z
   .object({
     due: z.number().int(),
@@ -41,6 +53,7 @@ const Scheduled = z
         attempts: z.number().int(),
       }),
     ),
+    parked: z.array(ParkedMessage),
   })
   .openapi('SystemScheduled');
 
@@ -97,6 +110,15 @@ export const systemApi: ApiDescription = {
         'Apply or react to one dead letter again; 404 unknown, 409 resolved already or still failing (nothing changes)',
       params: DeadLetterParams,
       responses: { 200: z.object({ dead_letter: DeadLetter }) },
+      errors: [404, 409, 503],
+    },
+    {
+      method: 'post',
+      path: '/admin/system/scheduled/:tenant_id/:message_id/retry',
+      summary:
+        'Make a dead-lettered scheduled message due again (as ops schedule retry); 404 unknown, 409 not dead-lettered (nothing changes)',
+      params: ScheduledParams,
+      responses: { 200: z.object({ scheduled_message: ParkedMessage }) },
       errors: [404, 409, 503],
     },
   ],

@@ -9,3 +9,9 @@ export const DeadLetterParams = z.object({
 });
 
 export const DeadLettersQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).default(100) });
+
+/** A scheduled message: its tenant and its id (ids are chosen by the scheduler: `<what>-<when>`). */
+export const ScheduledParams = z.object({
+  tenant_id: z.string().min(1).max(100),
+  message_id: z.string().min(1).max(300),
+});

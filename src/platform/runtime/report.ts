@@ -44,6 +44,18 @@ export interface ScheduledView {
   dead_lettered: number;
   oldest_wait_s: number;
   next: Array<{ message_id: string; tenant_id: string; handler: string; due_at: string; attempts: number }>;
+  /** Parked after their handler kept failing, oldest first: each can be made due again. */
+  parked: ParkedMessageView[];
+}
+
+export interface ParkedMessageView {
+  message_id: string;
+  tenant_id: string;
+  handler: string;
+  due_at: string;
+  attempts: number;
+  error: string;
+  dead_lettered_at: string;
 }
 
 export interface SystemReport {
@@ -77,6 +89,11 @@ export interface RuntimeView {
   deadLetters(limit: number): Promise<DeadLetterView[]>;
   /** Applies or reacts to one dead letter again: NotFound, Conflict (resolved already, or it still fails). */
   retryDeadLetter(id: string): Promise<DeadLetterView>;
+  /**
+   * Makes a dead-lettered scheduled message due again, as `actorId` (`ops schedule retry` does
+   * the same): NotFound, Conflict when it is not parked.
+   */
+  retryScheduledMessage(tenantId: string, messageId: string, actorId: string): Promise<ParkedMessageView>;
 }
 
 /** A lane's state from its figures: what an operator must look at first. */

@@ -13,12 +13,20 @@ import { INSTANCE_NAME, lockHolders, PROJECTOR_LOCK_KEY } from '../projection-ru
 import { REACTOR_LOCK_KEY } from '../reactors/reactor-lock';
 import { REACTOR_PREFIX } from '../reactors/runner';
 import { SCHEDULER_LOCK_KEY } from '../scheduling/due-lane';
-import { scheduledSummary } from '../scheduling/schedule';
+import type { CommandHandler } from '../command-handling/command-types';
+import {
+  type DeadLetteredMessage,
+  deadLetteredMessages,
+  retryScheduled,
+  SCHEDULE_TABLE,
+  scheduledSummary,
+} from '../scheduling/schedule';
 import {
   type DeadLetterView,
   type LaneHealth,
   laneState,
   type LeadershipName,
+  type ParkedMessageView,
   type RuntimeHealth,
   type RuntimeView,
   type ScheduledView,
@@ -37,10 +45,24 @@ export interface RuntimeViewOptions {
   scheduler: { lag(): Promise<{ due: number; oldestDueAt: Date | null }> };
   lagDegradedS: number;
   clock: () => Date;
+  /** The command handler (a retried scheduled message is an event of its stream); read when a retry runs. */
+  handle: () => CommandHandler;
 }
 
 /** How many upcoming scheduled messages the System page lists. */
 const NEXT_SCHEDULED = 10;
+/** How many parked scheduled messages it lists. */
+const PARKED_SCHEDULED = 100;
+
+const parkedView = (m: DeadLetteredMessage): ParkedMessageView => ({
+  message_id: m.messageId,
+  tenant_id: m.tenantId,
+  handler: m.handler,
+  due_at: m.dueAt,
+  attempts: m.attempts,
+  error: m.error,
+  dead_lettered_at: m.deadLetteredAt,
+});
 
 const secondsSince = (at: Date | null, now: Date) =>
   at ? Math.max(0, Math.round((now.getTime() - at.getTime()) / 100) / 10) : 0;
@@ -68,7 +90,7 @@ function deadLetterView(letter: DeadLetter & { resolvedAt?: Date | null }): Dead
  * and their retry (the runners' `retryLetters`, which `ops … retry` uses too).
  */
 export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
-  const { knex, projections, reactors, scheduler, lagDegradedS, clock } = options;
+  const { knex, projections, reactors, scheduler, lagDegradedS, clock, handle } = options;
 
   const locks = (): Array<[LeadershipName, number]> => [
     ['projections', PROJECTOR_LOCK_KEY],
@@ -97,8 +119,12 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
 
   /** The scheduled messages as the System page shows them: the one read to re-point when the scheduler's lane moves. */
   async function readScheduled(): Promise<ScheduledView> {
-    const summary = await scheduledSummary(knex, clock(), { overdueAfterS: lagDegradedS, next: NEXT_SCHEDULED });
+    const [summary, parked] = await Promise.all([
+      scheduledSummary(knex, clock(), { overdueAfterS: lagDegradedS, next: NEXT_SCHEDULED }),
+      deadLetteredMessages(knex),
+    ]);
     return {
+      parked: parked.slice(0, PARKED_SCHEDULED).map(parkedView),
       due: summary.due,
       overdue: summary.overdue,
       retrying: summary.retrying,
@@ -171,6 +197,18 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
         throw new Conflict(`The event still fails: ${outcome.failures[0].error}`, { dead_letter_id: id });
       if (outcome.resolved === 0) throw new Conflict('Dead letter already resolved');
       return deadLetterView((await findDeadLetter(knex, id))!);
+    },
+
+    async retryScheduledMessage(tenantId, messageId, actorId) {
+      const row = await knex(SCHEDULE_TABLE).where({ tenant_id: tenantId, message_id: messageId }).first();
+      if (!row) throw new NotFound('Scheduled message not found');
+      const parked = (await deadLetteredMessages(knex)).find(
+        (m) => m.tenantId === tenantId && m.messageId === messageId,
+      );
+      // The stream decides: a message that is not parked (fired, waiting, retried already) appends nothing.
+      if (!parked || !(await retryScheduled(handle(), { tenantId, actorId }, messageId)))
+        throw new Conflict('Scheduled message is not dead-lettered');
+      return parkedView(parked);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { contexts as productContexts } from '../../../src/contexts';
+import { markDeadLettered, scheduleMessage } from '../../../src/platform/scheduling/schedule';
 import { DEFAULT_TENANT, type Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import { flakyLanes } from '../../support/flaky-lanes';
@@ -114,5 +115,37 @@ describe('system API (/admin/system)', function () {
     const malformed = await t.api.post('/admin/system/dead-letters/abc/retry', {}, admin.headers);
     expect(malformed.status).to.equal(422);
     expect(malformed.body.detail[0].loc).to.deep.equal(['path', 'id']);
+  });
+
+  it('a dead-lettered scheduled message is listed and made due again once; unknown is 404, not parked is 409', async () => {
+    const context = { tenantId: DEFAULT_TENANT, actorId: admin.userId };
+    const messageId = `toy-parked-${Date.now()}`;
+    const dueAt = new Date(Date.now() + 3_600_000).toISOString();
+    await scheduleMessage(t.deps.handle, context, { messageId, dueAt, handler: 'toy.never-known', payload: {} });
+    await markDeadLettered(t.deps.handle, context, messageId, 8, 'the handler kept failing');
+    const before = await t.api.get('/admin/system', admin.headers);
+    expect(before.body.scheduled.dead_lettered).to.equal(1);
+    expect(before.body.scheduled.parked).to.have.length(1);
+    expect(before.body.scheduled.parked[0]).to.include({
+      message_id: messageId,
+      handler: 'toy.never-known',
+      error: 'the handler kept failing',
+    });
+    expect(before.body.lanes.find((l: { name: string }) => l.name === 'scheduler').state).to.equal('dead_lettered');
+
+    const path = `/admin/system/scheduled/${DEFAULT_TENANT}/${messageId}/retry`;
+    const retried = await t.api.post(path, {}, admin.headers);
+    expect(retried.status).to.equal(200);
+    expect(retried.body.scheduled_message.message_id).to.equal(messageId);
+    const after = await t.api.get('/admin/system', admin.headers);
+    expect(after.body.scheduled.parked).to.deep.equal([]);
+    expect(after.body.scheduled.next.map((m: { message_id: string }) => m.message_id)).to.include(messageId);
+
+    const again = await t.api.post(path, {}, admin.headers);
+    expect(again.status).to.equal(409);
+    expect(again.body).to.deep.equal({ detail: 'Scheduled message is not dead-lettered' });
+    const unknown = await t.api.post(`/admin/system/scheduled/${DEFAULT_TENANT}/nothing-here/retry`, {}, admin.headers);
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body).to.deep.equal({ detail: 'Scheduled message not found' });
   });
 });
