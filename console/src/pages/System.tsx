@@ -32,8 +32,19 @@ interface SystemReport {
     dead_lettered: number;
     oldest_wait_s: number;
     next: Array<{ message_id: string; tenant_id: string; handler: string; due_at: string; attempts: number }>;
+    parked: ParkedMessage[];
   };
   lag_degraded_after_s: number;
+}
+
+interface ParkedMessage {
+  message_id: string;
+  tenant_id: string;
+  handler: string;
+  due_at: string;
+  attempts: number;
+  error: string;
+  dead_lettered_at: string;
 }
 
 interface DeadLetter {
@@ -93,6 +104,8 @@ export function SystemPage() {
   const retry = useAction();
   const [retrying, setRetrying] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const refire = useAction();
+  const [refired, setRefired] = useState<string | null>(null);
   const reload = () => {
     system.reload();
     letters.reload();
@@ -110,6 +123,23 @@ export function SystemPage() {
       .run(async () => {
         await api.post(`/admin/system/dead-letters/${encodeURIComponent(letter.id)}/retry`, {});
         setDone(`${letter.event_type} in ${named(letter.lane)} was handled again and is resolved.`);
+      })
+      .finally(() => {
+        setRetrying(null);
+        reload();
+      });
+  };
+
+  const retryParked = (m: ParkedMessage) => {
+    setRetrying(`scheduled:${m.tenant_id}:${m.message_id}`);
+    setRefired(null);
+    void refire
+      .run(async () => {
+        await api.post(
+          `/admin/system/scheduled/${encodeURIComponent(m.tenant_id)}/${encodeURIComponent(m.message_id)}/retry`,
+          {},
+        );
+        setRefired(`${named(m.handler)} is due again; the scheduler fires it on its next tick.`);
       })
       .finally(() => {
         setRetrying(null);
@@ -306,17 +336,59 @@ export function SystemPage() {
             </div>
             <div className="fact">
               <dt>Dead-lettered</dt>
-              <dd>
-                {formatNumber(report.scheduled.dead_lettered)}
-                {report.scheduled.dead_lettered > 0 && (
-                  <span className="muted">
-                    {' '}
-                    (<code>ops schedule retry</code> makes them due again)
-                  </span>
-                )}
-              </dd>
+              <dd>{formatNumber(report.scheduled.dead_lettered)}</dd>
             </div>
           </dl>
+          <ErrorText error={refire.error} />
+          {refired && (
+            <p className="notice" role="status">
+              {refired}
+            </p>
+          )}
+          {report.scheduled.parked.length > 0 && (
+            <div className="table-wrap">
+              <table>
+                <caption>Dead-lettered: their handler kept failing</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">What</th>
+                    <th scope="col">Was due</th>
+                    <th scope="col">Parked</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Error</th>
+                    <th scope="col">Action</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {report.scheduled.parked.map((m) => (
+                    <tr key={`${m.tenant_id}:${m.message_id}`}>
+                      <th scope="row" title={`${m.handler}, message ${m.message_id}`}>
+                        {named(m.handler)}
+                      </th>
+                      <td>
+                        <When at={m.due_at} />
+                      </td>
+                      <td>
+                        <When at={m.dead_lettered_at} />
+                      </td>
+                      <td>{formatNumber(m.attempts)}</td>
+                      <td className="dead-letter-error">{m.error}</td>
+                      <td>
+                        <button
+                          type="button"
+                          onClick={() => retryParked(m)}
+                          disabled={refire.busy}
+                          aria-label={`Retry ${named(m.handler)} (${m.message_id})`}
+                        >
+                          {retrying === `scheduled:${m.tenant_id}:${m.message_id}` ? 'Retrying…' : 'Retry'}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
           {report.scheduled.next.length === 0 ? (
             <p>Nothing is scheduled.</p>
           ) : (

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { contexts as productContexts } from '../../../src/contexts';
+import { markDeadLettered, scheduleMessage } from '../../../src/platform/scheduling/schedule';
 import { type Session, signIn } from '../../support/auth';
 import { eventually } from '../../support/eventually';
 import { flakyLanes } from '../../support/flaky-lanes';
@@ -83,6 +84,25 @@ describe('console System page (Chromium)', function () {
       return !text?.includes('Dead-lettered');
     }, 15_000);
     await context.close();
+  });
+
+  it('makes a dead-lettered scheduled message due again with its Retry button', async () => {
+    const context = { tenantId: admin.tenantId, actorId: admin.userId };
+    const messageId = `toy-parked-${randomUUID()}`;
+    const dueAt = new Date(Date.now() + 3_600_000).toISOString();
+    await scheduleMessage(t.deps.handle, context, { messageId, dueAt, handler: 'toy.reminder', payload: {} });
+    await markDeadLettered(t.deps.handle, context, messageId, 8, 'the reminder kept failing');
+    const { context: browser, page } = await c.as(admin);
+    await page.goto(`${c.base}/system`);
+    const parked = page.getByRole('table', { name: 'Dead-lettered: their handler kept failing' });
+    await parked.getByRole('rowheader', { name: 'Toy reminder' }).waitFor();
+    expect(await parked.textContent()).to.contain('the reminder kept failing');
+    await expectAccessible(page, 'system with a parked scheduled message');
+    await page.getByRole('button', { name: `Retry Toy reminder (${messageId})` }).click();
+    await page.getByRole('status').filter({ hasText: 'Toy reminder is due again' }).waitFor();
+    await parked.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Next to fire' }).getByRole('rowheader', { name: 'Toy reminder' }).waitFor();
+    await browser.close();
   });
 
   it('is not there for anyone else: no link, and the API answers 403', async () => {
