@@ -14,6 +14,7 @@ import { auditContext } from './contexts/audit/module';
 import { ingestionContext } from './contexts/ingestion/module';
 import { evaluationContext } from './contexts/evaluation/module';
 import { filingsContext } from './contexts/filings/module';
+import { systemContext } from './contexts/system/module';
 
 /** Every context the platform runs, in start order. One line per context. */
 export const contexts: ContextModule[] = [
@@ -32,4 +33,5 @@ export const contexts: ContextModule[] = [
   ingestionContext,
   evaluationContext,
   filingsContext,
+  systemContext,
 ];

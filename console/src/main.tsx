@@ -16,6 +16,7 @@ import { IngestionPage } from './pages/Ingestion';
 import { EvaluationPage, EvaluationRunPage } from './pages/Evaluation';
 import { ProjectsPage, ProjectPage } from './pages/Projects';
 import { SkillsPage } from './pages/Skills';
+import { SystemPage } from './pages/System';
 import './styles.css';
 
 function Login({ onSignedIn, expired }: { onSignedIn: (me: Me) => void; expired: boolean }) {
@@ -215,6 +216,7 @@ const NAV: Array<NavItem | { group: string; items: NavItem[] }> = [
       { to: '/evaluation', label: 'Evaluation' },
       { to: '/skills', label: 'Skills', permission: 'skills.author' },
       { to: '/admin', label: 'Administration', permission: 'users.manage' },
+      { to: '/system', label: 'System', permission: 'system.operate' },
     ],
   },
 ];
@@ -290,6 +292,7 @@ function Routes() {
   if ((m = match('/projects/:id', path))) return <ProjectPage id={m.id} />;
   if (match('/projects', path)) return <ProjectsPage />;
   if (match('/skills', path)) return <SkillsPage />;
+  if (match('/system', path)) return <SystemPage />;
   return (
     <section className="page">
       <h1>Not found</h1>

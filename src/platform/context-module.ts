@@ -12,6 +12,7 @@ import type { EventMeter, PlatformMetrics } from './observability/metrics';
 import type { ApiDescription } from './openapi/describe';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
+import type { RuntimeView } from './runtime/report';
 import type { ScheduledMessage } from './scheduling/schedule';
 import type { StreamTail } from './subscriptions/stream-tail';
 
@@ -42,6 +43,8 @@ export interface PlatformDeps {
   contexts: readonly ContextModule[];
   /** This instance's Prometheus registry (docs/operations.md#metrics). */
   metrics: PlatformMetrics;
+  /** The processing runtime's lanes, leaders and dead letters (absent outside the composition root, e.g. `ops`). */
+  runtime?: RuntimeView;
 }
 
 /**

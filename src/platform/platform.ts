@@ -20,15 +20,12 @@ import type { Database } from './infra/database';
 import { type Infrastructure, openInfrastructure } from './infra/infrastructure';
 import { createLogger } from './infra/logger';
 import { startTracing } from './observability/tracing';
-import {
-  createAdvisoryLeaderLock,
-  heldLockKeys,
-  type LeaderLock,
-  PROJECTOR_LOCK_KEY,
-} from './projection-runner/leader-lock';
+import { createAdvisoryLeaderLock, type LeaderLock, PROJECTOR_LOCK_KEY } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
 import { ReactorRunner } from './reactors/runner';
+import type { RuntimeView } from './runtime/report';
+import { createRuntimeView } from './runtime/view';
 import { REACTOR_LOCK_KEY } from './reactors/reactor-lock';
 import { DueMessageLane, SCHEDULER_LOCK_KEY } from './scheduling/due-lane';
 import { degradedScheduledHandlers, scheduleProjector } from './scheduling/schedule';
@@ -101,6 +98,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   let reactors: ReactorRunner | null = null;
   let scheduler: DueMessageLane | null = null;
   let platformDeps: PlatformDeps | null = null;
+  let runtimeView: RuntimeView | null = null;
   let publicServer: Server | null = null;
   let internalServer: Server | null = null;
   const started = Date.now();
@@ -114,37 +112,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       const knex = infrastructure.db.knex;
       return (await Promise.all([degradedProjectors(knex), degradedScheduledHandlers(knex)])).flat();
     },
-    runtime: async () => {
-      if (!infrastructure || !runner || !reactors || !scheduler)
-        return { lanes: [], leaderless: [], lagDegradedS: config.runtime.laneLagDegradedS };
-      const locks = {
-        projections: PROJECTOR_LOCK_KEY,
-        ...(reactors.names.length > 0 ? { reactors: REACTOR_LOCK_KEY } : {}),
-        scheduler: SCHEDULER_LOCK_KEY,
-      };
-      const [projectionLanes, reactorLanes, due, held] = await Promise.all([
-        runner.lanesReport(),
-        reactors.lanesReport(),
-        scheduler.lag(),
-        heldLockKeys(infrastructure.db.knex, Object.values(locks)),
-      ]);
-      const waited = due.oldestDueAt ? Math.max(0, Math.round((Date.now() - due.oldestDueAt.getTime()) / 100) / 10) : 0;
-      const schedulerLane = {
-        name: 'scheduler',
-        kind: 'scheduler' as const,
-        lag_events: due.due,
-        lag_seconds: waited,
-        subscribed: null,
-        failures: 0,
-      };
-      return {
-        lanes: [...projectionLanes, ...reactorLanes, schedulerLane],
-        leaderless: Object.entries(locks)
-          .filter(([, key]) => !held.has(key))
-          .map(([name]) => name),
-        lagDegradedS: config.runtime.laneLagDegradedS,
-      };
-    },
+    runtime: async () =>
+      runtimeView ? runtimeView.health() : { lanes: [], leaderless: [], lagDegradedS: config.runtime.laneLagDegradedS },
     details: () => ({
       uptime_s: Math.round((Date.now() - started) / 1000),
       event_store: config.eventStore.kind,
@@ -270,14 +239,25 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       logger: logger.child({ component: 'scheduler' }),
       metrics,
     });
+    runtimeView = createRuntimeView({
+      knex: db.knex,
+      projections: runner,
+      reactors,
+      scheduler,
+      lagDegradedS: config.runtime.laneLagDegradedS,
+      clock: () => new Date(),
+      handle: () => deps.handle,
+    });
     metrics.observeRuntime(
       runtimeSnapshot({
+        view: () => runtimeView,
         knex: db.knex,
         pool: db.pool,
-        projections: runner,
-        reactors,
-        scheduler: { isLeader: () => schedulerLock.isHeld() },
-        clock: () => new Date(),
+        leads: {
+          projection: () => runner?.isLeader ?? false,
+          reactor: () => reactors?.isLeader ?? false,
+          scheduler: () => schedulerLock.isHeld(),
+        },
       }),
     );
     const deps: PlatformDeps = {
@@ -301,6 +281,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       streamTail: createStreamTail(store, logger.child({ component: 'stream-tail' })),
       contexts: contextModules,
       metrics,
+      runtime: runtimeView,
     };
     platformDeps = deps;
 

@@ -26,6 +26,7 @@ export const PERMISSIONS = {
   'events.configure': 'change operational event types and their rules',
   'audit.read': 'read, replay and export the signed audit trail (admin review)',
   'evals.manage': 'promote evaluation runs to the baseline of their model',
+  'system.operate': "see the processing runtime's lanes, leaders and dead letters, and retry dead letters",
 } as const;
 export type Permission = keyof typeof PERMISSIONS;
 

@@ -1,19 +1,9 @@
 import { Router } from 'express';
-import type { LaneReport } from '../projection-runner/lane-runtime';
 import { REACTOR_PREFIX } from '../reactors/runner';
+import type { RuntimeHealth } from '../runtime/report';
 import { SCHEDULED_PREFIX } from '../scheduling/schedule';
 
-/** One lane as /health reports it: a projection, a reactor or the scheduler (docs/runtime.md). */
-export type LaneHealth = Omit<LaneReport, 'kind'> & { kind: LaneReport['kind'] | 'scheduler' };
-
-/** What the processing runtime says about itself: every lane's lag, and which leaderships nobody holds. */
-export interface RuntimeHealth {
-  lanes: LaneHealth[];
-  /** Leaderships (`projections`, `reactors`, `scheduler`) no instance holds now: their lanes run nowhere. */
-  leaderless: string[];
-  /** A lane whose oldest pending event is older than this is `behind`. */
-  lagDegradedS: number;
-}
+export type { LaneHealth, RuntimeHealth } from '../runtime/report';
 
 /** How long /health waits for the runtime's figures before it calls the database unreachable (ms). */
 const RUNTIME_HEALTH_TIMEOUT_MS = 3000;

@@ -40,9 +40,6 @@ export interface BudgetUse {
   ratio: number;
 }
 
-/** A scheduled message counts as overdue once it waited this long past its time (s). */
-export const OVERDUE_AFTER_S = 60;
-
 /** The label of a tenant (or model) beyond the configured cap: every such one shares it. */
 export const OTHER = 'other';
 
@@ -298,7 +295,7 @@ export class PlatformMetrics {
     });
     new Gauge({
       name: 'scheduled_messages_overdue',
-      help: `Scheduled messages due for more than ${OVERDUE_AFTER_S} s and still not fired`,
+      help: 'Scheduled messages due for longer than LANE_LAG_DEGRADED_S (60 s by default) and still not fired',
       registers,
       async collect() {
         const snapshot = await scrape();

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Knex } from 'knex';
 import { Client } from 'pg';
 
@@ -25,6 +26,12 @@ export interface LeaderLockOptions {
    */
   probeMs?: number;
 }
+
+/** This process as the System page names a leader: host and process id. */
+export const INSTANCE_NAME = `${hostname()}:${process.pid}`;
+
+/** The lock connection's `application_name`: lets any instance see which instance holds a lock. */
+const LOCK_APPLICATION_PREFIX = 'leader ';
 
 /** A probe that takes longer than this many probe periods counts as a lost session. */
 const PROBE_TIMEOUT_PERIODS = 2;
@@ -77,6 +84,7 @@ export function createAdvisoryLeaderLock(
         connectionString: databaseUrl,
         keepAlive: true,
         keepAliveInitialDelayMillis: 1000,
+        application_name: `${LOCK_APPLICATION_PREFIX}${INSTANCE_NAME}`.slice(0, 63),
       });
       const lost = (reason: string) => () => {
         // The connection died, and the lock with it; the next tryAcquire starts over.
@@ -114,12 +122,20 @@ export function createAdvisoryLeaderLock(
   };
 }
 
-/** Which of these lock keys some session of the database holds now (for /health: a lock nobody holds is a lane nobody runs). */
-export async function heldLockKeys(knex: Knex, keys: readonly number[]): Promise<Set<number>> {
-  const { rows } = await knex.raw<{ rows: Array<{ key: string }> }>(
-    `SELECT ((classid::bigint << 32) | objid::bigint)::text AS key FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ANY(?::bigint[])`,
+/**
+ * Which instance holds each of these lock keys now (its `INSTANCE_NAME`, from the lock
+ * connection's application name); a key nobody holds is absent. A holder whose connection
+ * names no instance (an older build) is `unknown`.
+ */
+export async function lockHolders(knex: Knex, keys: readonly number[]): Promise<Map<number, string>> {
+  const { rows } = await knex.raw<{ rows: Array<{ key: string; application_name: string | null }> }>(
+    `SELECT ((l.classid::bigint << 32) | l.objid::bigint)::text AS key, a.application_name
+       FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+        AND ((l.classid::bigint << 32) | l.objid::bigint) = ANY(?::bigint[])`,
     [keys.map(String)],
   );
-  return new Set(rows.map((row) => Number(row.key)));
+  const named = (app: string | null) =>
+    app?.startsWith(LOCK_APPLICATION_PREFIX) ? app.slice(LOCK_APPLICATION_PREFIX.length) : 'unknown';
+  return new Map(rows.map((row) => [Number(row.key), named(row.application_name)]));
 }

@@ -1,7 +1,15 @@
 import type { Knex } from 'knex';
 import { comparePositions, type Position, type RecordedEvent, START } from '../eventstore/types';
 import { advanceCheckpoint, CHECKPOINTS_TABLE, readCheckpoint, readCheckpoints, saveCheckpoint } from './checkpoints';
-import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from './dead-letters';
+import {
+  type DeadLetter,
+  lockOpenDeadLetter,
+  openDeadLetters,
+  recordDeadLetter,
+  resolveDeadLetter,
+  retryLetters,
+  type RetryOutcome,
+} from './dead-letters';
 import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
 import { createInlineProjections } from './inline-projections';
 import { transactionOnPool } from '../infra/transaction';
@@ -447,32 +455,25 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
    * stays listed. Answers how many were resolved and how many remain.
    */
   async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
-    const projector = this.options.projectors.find((p) => p.name === name);
-    if (!projector) throw new Error(`no projector named ${name}`);
-    let resolved = 0;
-    let remaining = 0;
-    for (const letter of await openDeadLetters(this.options.knex, name)) {
-      const [event] = await this.options.store.readAll({
-        from: { commit: letter.position.commit, prepare: letter.position.prepare - 1n },
-        limit: 1,
-      });
-      if (!event || event.id !== letter.eventId) {
-        remaining++;
-        continue;
-      }
-      try {
-        await transactionOnPool(this.options.knex, async (trx) => {
-          if (projector.applyBatch) await projector.applyBatch(trx, [event]);
-          else await projector.apply(trx, event);
-          await resolveDeadLetter(trx, letter.id);
-        });
-        resolved++;
-      } catch (error) {
-        remaining++;
-        this.options.logger.warn({ err: error, projector: name, eventId: event.id }, 'dead letter still fails');
-      }
-    }
+    if (!this.options.projectors.some((p) => p.name === name)) throw new Error(`no projector named ${name}`);
+    const { resolved, remaining } = await this.retryLetters(await openDeadLetters(this.options.knex, name));
     return { resolved, remaining };
+  }
+
+  /** Applies these dead letters again, each with its resolution in one transaction (dead-letters.ts `retryLetters`). */
+  retryLetters(letters: DeadLetter[]): Promise<RetryOutcome> {
+    const { knex, store, logger } = this.options;
+    return retryLetters(store, logger, letters, async (event, letter) => {
+      const projector = this.options.projectors.find((p) => p.name === letter.projector);
+      if (!projector) throw new Error(`no projector named ${letter.projector} in this build`);
+      return transactionOnPool(knex, async (trx) => {
+        // The row lock first: two retries at once apply the event once.
+        if (!(await lockOpenDeadLetter(trx, letter.id))) return false;
+        if (projector.applyBatch) await projector.applyBatch(trx, [event]);
+        else await projector.apply(trx, event);
+        return resolveDeadLetter(trx, letter.id);
+      });
+    });
   }
 
   private notifyWaiters(): void {

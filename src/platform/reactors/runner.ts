@@ -2,7 +2,14 @@ import type { PlatformDeps, Reactor } from '../context-module';
 import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
-import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
+import {
+  type DeadLetter,
+  openDeadLetters,
+  recordDeadLetter,
+  resolveDeadLetter,
+  retryLetters,
+  type RetryOutcome,
+} from '../projection-runner/dead-letters';
 import {
   HandlerFailed,
   LaneRuntime,
@@ -268,32 +275,24 @@ export class ReactorRunner extends LaneRuntime<Lane> {
    * not done twice.
    */
   async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
-    const reactor = this.options.reactors.find((r) => r.name === name);
-    if (!reactor) throw new Error(`no reactor named ${name}`);
-    let resolved = 0;
-    let remaining = 0;
-    for (const letter of await openDeadLetters(this.options.knex, reactorCheckpoint(name))) {
-      const [event] = await this.options.store.readAll({
-        from: { commit: letter.position.commit, prepare: letter.position.prepare - 1n },
-        limit: 1,
-      });
-      if (!event || event.id !== letter.eventId) {
-        remaining++;
-        continue;
-      }
-      try {
-        await this.react(reactor, event);
-        await resolveDeadLetter(this.options.knex, letter.id);
-        resolved++;
-      } catch (error) {
-        remaining++;
-        this.options.logger.warn(
-          { err: (error as HandlerFailed).cause ?? error, reactor: name, eventId: event.id },
-          'dead letter still fails',
-        );
-      }
-    }
+    if (!this.options.reactors.some((r) => r.name === name)) throw new Error(`no reactor named ${name}`);
+    const { resolved, remaining } = await this.retryLetters(
+      await openDeadLetters(this.options.knex, reactorCheckpoint(name)),
+    );
     return { resolved, remaining };
+  }
+
+  /** Reacts to these dead letters again (dead-letters.ts `retryLetters`). */
+  retryLetters(letters: DeadLetter[]): Promise<RetryOutcome> {
+    const { knex, store, logger } = this.options;
+    return retryLetters(store, logger, letters, async (event, letter) => {
+      const name = letter.projector.slice(REACTOR_PREFIX.length);
+      const reactor = this.options.reactors.find((r) => r.name === name);
+      if (!reactor) throw new Error(`no reactor named ${name} in this build`);
+      // A second retry at once reacts twice under the same scope, which derives the same ids: nothing is done twice.
+      await this.react(reactor, event);
+      return resolveDeadLetter(knex, letter.id);
+    });
   }
 
   async stop(): Promise<void> {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ContextModule } from '../../../src/platform/context-module';
 import { CONSOLE_ROOT, ensureConsoleBuilt } from '../../../src/platform/http/console';
 import type { Session } from '../../support/auth';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
@@ -25,12 +26,15 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
-/** Null when Chromium is absent (the caller skips). */
-export async function startConsoleBrowser(env: Record<string, string> = {}): Promise<ConsoleBrowser | null> {
+/** Null when Chromium is absent (the caller skips). `contexts` defaults to the product's. */
+export async function startConsoleBrowser(
+  env: Record<string, string> = {},
+  contexts?: ContextModule[],
+): Promise<ConsoleBrowser | null> {
   if (!existsSync(CHROMIUM)) return null;
   await ensureConsoleBuilt(CONSOLE_ROOT);
   const { chromium } = await import('playwright-core');
-  const t = await startTestPlatform({ env });
+  const t = await startTestPlatform({ env, contexts });
   const base = t.publicUrl.replace('127.0.0.1', 'localhost');
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
