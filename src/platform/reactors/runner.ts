@@ -1,6 +1,5 @@
 import type { PlatformDeps, Reactor } from '../context-module';
 import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
-import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import { openDeadLetters, recordDeadLetter, resolveDeadLetter } from '../projection-runner/dead-letters';
 import {
@@ -11,6 +10,7 @@ import {
   LeadershipLost,
 } from '../projection-runner/lane-runtime';
 import { transactionOnPool } from '../infra/transaction';
+import { runReaction, runReactionBatch } from './reaction';
 
 /**
  * A reactor's checkpoint and dead letters live in the projection tables under this prefix,
@@ -92,15 +92,21 @@ export class ReactorRunner extends LaneRuntime<Lane> {
   /**
    * A reactor seen for the first time starts at the head of the log: it reacts to what
    * happens from its deployment on, never re-issues the history's follow-ups (the routes did
-   * those before reactors existed).
+   * those before reactors existed). One that replaces others (`Reactor.replaces`) starts where
+   * the old lane stood.
    */
   private async prepare(reactor: Reactor): Promise<Position> {
     const name = reactorCheckpoint(reactor.name);
     const stored = await readCheckpoint(this.options.knex, name);
     if (stored) return stored.position;
-    const head = await this.options.store.headPosition();
-    await saveCheckpoint(this.options.knex, name, { version: VERSION, position: head, reset: true });
-    return head;
+    let start: Position | null = null;
+    for (const old of reactor.replaces ?? []) {
+      start = (await readCheckpoint(this.options.knex, reactorCheckpoint(old)))?.position ?? null;
+      if (start) break;
+    }
+    start ??= await this.options.store.headPosition();
+    await saveCheckpoint(this.options.knex, name, { version: VERSION, position: start, reset: true });
+    return start;
   }
 
   protected subscribed(): null {
@@ -192,9 +198,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () =>
-        reactor.reactBatch!(events, this.options.deps()),
-      );
+      await runReactionBatch(reactor, events, this.options.deps());
     } catch (error) {
       // Counted against the batch's first event; the lane then reacts one event at a time.
       throw new HandlerFailed(events, error);
@@ -203,9 +207,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {
     try {
-      await withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () =>
-        reactor.react(event, this.options.deps()),
-      );
+      await runReaction(reactor, event, this.options.deps());
     } catch (error) {
       throw new HandlerFailed([event], error);
     }

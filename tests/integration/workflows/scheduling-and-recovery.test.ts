@@ -4,6 +4,7 @@ import { dailyAssessmentMessage } from '../../../commands/compliance/daily-asses
 import { decideStartTurn, startTurn } from '../../../commands/agents/start-turn';
 import { decideFinishTurn } from '../../../commands/agents/finish-turn';
 import { scheduleTurnDeadlineReactor } from '../../../commands/agents/turn-deadline';
+import { runReaction } from '../../../src/platform/reactors/reaction';
 import { DueMessageLane } from '../../../src/platform/scheduling/due-lane';
 import {
   deadLetteredMessages,
@@ -136,7 +137,7 @@ describe('scheduling and recovery', () => {
         [...start, ...end].map((e) => ({ type: e.type, data: e.data, metadata })),
       );
       const [first] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), { limit: 1 });
-      await scheduleTurnDeadlineReactor.react(first, t.deps);
+      await runReaction(scheduleTurnDeadlineReactor, first, t.deps);
       expect(
         await t.deps
           .knex(SCHEDULE_TABLE)
