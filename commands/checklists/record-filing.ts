@@ -153,4 +153,3 @@ export const filingFailureDecider: Decider<RecordFilingFailure, ChecklistState, 
   ...checklistAggregate,
   decide: decideFilingFailure,
 };
-

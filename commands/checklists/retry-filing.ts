@@ -2,7 +2,12 @@ import type { CommandContext } from '../../src/platform/command-handling/command
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
 import { sendCommands } from '../../src/platform/reactors/reaction';
-import { checklistAggregate, type ChecklistState, evolveChecklist, readChecklistEvent } from '../../streams/checklists/checklist';
+import {
+  checklistAggregate,
+  type ChecklistState,
+  evolveChecklist,
+  readChecklistEvent,
+} from '../../streams/checklists/checklist';
 import { filingPackageCommands, filingPackageFacts } from '../graph/record-filing-package';
 import { existing } from './guards';
 

@@ -77,5 +77,10 @@ export async function deliverApprovalDecision(
   conversationId: string,
   command: DeliverApprovalDecision,
 ): Promise<void> {
-  await deps.handle(deliverApprovalDecisionDecider, conversationStream(context.tenantId, conversationId), command, context);
+  await deps.handle(
+    deliverApprovalDecisionDecider,
+    conversationStream(context.tenantId, conversationId),
+    command,
+    context,
+  );
 }

@@ -218,7 +218,9 @@ export function filingPackageCommands(facts: FilingPackageFacts, actorId: string
         command: createPackage,
         options: { reserve: [entityIdReservation(tenantId, 'FilingPackage', filingId)] },
       },
-      ...(plan.advance ? [{ decider: updateEntityDecider, stream: vertexStream(tenantId, unit.id), command: updateUnit }] : []),
+      ...(plan.advance
+        ? [{ decider: updateEntityDecider, stream: vertexStream(tenantId, unit.id), command: updateUnit }]
+        : []),
     ],
     whenRefused: failed,
   };

@@ -132,7 +132,6 @@ export type FactReader = Pick<PlatformDeps, 'store' | 'knex' | 'config' | 'clock
  * event's id and the command's step, so after a crash between a command and the checkpoint the
  * replayed command derives the same event ids and appends nothing twice.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each reactor names its own facts; a list of reactors holds any
 export interface Reactor<Facts = any, BatchFacts = any> {
   /** Checkpoint name, `<context>.<reaction>` (e.g. `connectors.secret-cleanup`). */
   name: string;

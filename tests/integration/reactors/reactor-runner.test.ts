@@ -334,6 +334,39 @@ describe('reactor runner', () => {
     await projections.stop();
   });
 
+  it('given a reactor that replaces another (renamed, or split between contexts), then it starts where the old lane stood, neither at the head nor from the start', async () => {
+    const projections = await startedProjections();
+    const deps = depsOf(projections);
+    const options = {
+      knex: db.knex,
+      store,
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      idleMs: 50,
+    };
+    await note('before the old lane');
+    const old = new ReactorRunner({
+      ...options,
+      reactors: [{ name: 'toy.old', handles: ['NoteCreated'], react: () => [] }],
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_007),
+    });
+    await old.start();
+    await old.stop();
+    // Appended while no lane ran: the old lane had not reached it.
+    await note('missed');
+    const renamed = { ...echoReactor(() => false), name: 'toy.renamed', replaces: ['toy.old'] };
+    const runner = new ReactorRunner({
+      ...options,
+      reactors: [renamed],
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_007),
+    });
+    await runner.start();
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    await runner.stop();
+    expect(await echoes()).to.deep.equal(['echo missed']);
+    await projections.stop();
+  });
+
   it('projection runner: failures to read the log retry with backoff and never dead-letter a good event', async () => {
     const id = await note('x');
     let outages = 6;
