@@ -34,14 +34,15 @@ interface Lane extends LaneState {
 }
 
 /**
- * Runs reactors (process managers, docs/runtime.md) on the leader, as lanes of the shared
- * runtime: one lane per reactor reads the events it handles in log order and calls `react`
- * for each, then moves its fenced checkpoint past the event (compare and set). The reaction's
- * commands commit on their own, outside the checkpoint's write, so a crash between the two
- * replays the event: every reaction runs in a request scope keyed by the reactor and the
- * event, so the ids its commands derive (events and new resources) are the same on the replay
- * and the store turns it into a no-op. A reaction that keeps failing goes to the dead letters
- * after bounded retries with backoff; read failures retry without counting.
+ * Runs reactors (process managers, docs/reactors.md) on the leader, as lanes of the shared
+ * runtime: one lane per reactor reads the events it handles in log order; for each it loads the
+ * facts the reactor declares, asks its pure `react` for the commands and sends them through the
+ * command handler (reactors/reaction.ts), then moves its fenced checkpoint past the event
+ * (compare and set). The commands commit on their own, outside the checkpoint's write, so a
+ * crash between the two replays the event: each command's key derives from the event and its
+ * step, and the reaction's scope from the reactor and the event, so the replay derives the same
+ * ids and the store turns it into a no-op. A reaction that keeps failing goes to the dead
+ * letters after bounded retries with backoff; read failures retry without counting.
  */
 export class ReactorRunner extends LaneRuntime<Lane> {
   private readonly batchSize: number;
