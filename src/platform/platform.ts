@@ -112,23 +112,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         ...(reactors.names.length > 0 ? { reactors: REACTOR_LOCK_KEY } : {}),
         scheduler: SCHEDULER_LOCK_KEY,
       };
-      const [projectionLanes, reactorLanes, due, held] = await Promise.all([
+      const [projectionLanes, reactorLanes, schedulerLanes, held] = await Promise.all([
         runner.lanesReport(),
         reactors.lanesReport(),
-        scheduler.lag(),
+        scheduler.lanesReport(),
         heldLockKeys(infrastructure.db.knex, Object.values(locks)),
       ]);
-      const waited = due.oldestDueAt ? Math.max(0, Math.round((Date.now() - due.oldestDueAt.getTime()) / 100) / 10) : 0;
-      const schedulerLane = {
-        name: 'scheduler',
-        kind: 'scheduler' as const,
-        lag_events: due.due,
-        lag_seconds: waited,
-        subscribed: null,
-        failures: 0,
-      };
       return {
-        lanes: [...projectionLanes, ...reactorLanes, schedulerLane],
+        lanes: [...projectionLanes, ...reactorLanes, ...schedulerLanes],
         leaderless: Object.entries(locks)
           .filter(([, key]) => !held.has(key))
           .map(([name]) => name),
