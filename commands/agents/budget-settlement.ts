@@ -1,9 +1,8 @@
-import type { CommandContext } from '../../src/platform/command-handling/command-handler';
-import type { PlatformDeps } from '../../src/platform/context-module';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { reactionContext, type Reactor } from '../../src/platform/reactors/reactor';
+import { type FactReader, type ReactionCommand, type Reactor, tenantOf } from '../../src/platform/reactors/reactor';
+import { USAGE_WRITE_RETRIES } from '../../streams/agents/daily-usage';
 import { readTurnEvent, TERMINAL_TURN_EVENTS, turnAggregate } from '../../streams/agents/turn';
-import { type SettleTurnBudget, settleTurnBudget, settleTurnBudgets } from './settle-turn-budget';
+import { type SettleTurnBudget, settlementWrites } from './settle-turn-budget';
 
 /** What a finished turn settles: its id and the usage its outcome reports (null: unknown). */
 export interface FinishedTurnUsage {
@@ -19,8 +18,7 @@ export function settlementOf(event: RecordedEvent): FinishedTurnUsage | null {
   if (!TERMINAL_TURN_EVENTS.includes(event.type as never)) return null;
   const parsed = readTurnEvent(event);
   if (parsed.type !== 'TurnCompleted' && parsed.type !== 'TurnPaused' && parsed.type !== 'TurnFailed') return null;
-  const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
-  const executionId = event.stream.slice(turnAggregate.stream(tenantId, '').length);
+  const executionId = event.stream.slice(turnAggregate.stream(tenantOf(event), '').length);
   const { reservation } = parsed.data;
   return {
     executionId,
@@ -30,34 +28,42 @@ export function settlementOf(event: RecordedEvent): FinishedTurnUsage | null {
   };
 }
 
+/** What a settlement decides from: for ends recorded before ends named their reservation, each turn's start. */
+export type TurnStarts = ReadonlyMap<string, { userId: string; day: string } | null>;
+
 /**
  * The settlement of a finished turn: the reservation its end names, or (an end recorded before
  * ends named it) its `TurnStarted`'s user and day; null for a turn that reserved nothing.
  */
-async function settlementCommand(
-  deps: Pick<PlatformDeps, 'store'>,
-  tenantId: string,
-  usage: FinishedTurnUsage,
-): Promise<SettleTurnBudget | null> {
+export function settlementCommand(usage: FinishedTurnUsage, starts: TurnStarts): SettleTurnBudget | null {
   const { reservation, ...settled } = usage;
   if (reservation !== undefined) return reservation && { type: 'SettleTurnBudget', ...settled, ...reservation };
-  const [first] = await deps.store.readStream(turnAggregate.stream(tenantId, usage.executionId), { limit: 1 });
-  const started = first ? readTurnEvent(first) : null;
-  if (started?.type !== 'TurnStarted' || !started.data.budgetDay) return null;
-  return { type: 'SettleTurnBudget', ...settled, userId: started.data.userId, day: started.data.budgetDay };
+  const started = starts.get(usage.executionId);
+  return started ? { type: 'SettleTurnBudget', ...settled, ...started } : null;
 }
 
-/**
- * Settles a finished turn in the usage streams of the day it reserved on (its `TurnStarted`
- * names the user and that day). A turn from before reservations reserved nothing: a no-op.
- */
-export async function settleFinishedTurn(
-  deps: Pick<PlatformDeps, 'store' | 'handle'>,
-  context: CommandContext,
-  usage: FinishedTurnUsage,
-): Promise<void> {
-  const command = await settlementCommand(deps, context.tenantId, usage);
-  if (command) await settleTurnBudget(deps, context, command);
+/** The starts of the finished turns whose ends do not name their reservation (older ends). */
+async function turnStarts(events: RecordedEvent[], read: FactReader): Promise<TurnStarts> {
+  const starts = new Map<string, { userId: string; day: string } | null>();
+  for (const event of events) {
+    const usage = settlementOf(event);
+    if (!usage || usage.reservation !== undefined || starts.has(usage.executionId)) continue;
+    const [first] = await read.store.readStream(turnAggregate.stream(tenantOf(event), usage.executionId), { limit: 1 });
+    const started = first ? readTurnEvent(first) : null;
+    starts.set(
+      usage.executionId,
+      started?.type === 'TurnStarted' && started.data.budgetDay
+        ? { userId: started.data.userId, day: started.data.budgetDay }
+        : null,
+    );
+  }
+  return starts;
+}
+
+/** The command settling `commands` of one tenant in one write; none when nothing is to settle. */
+function settle(tenantId: string, step: string, commands: SettleTurnBudget[]): ReactionCommand[] {
+  const writes = settlementWrites(tenantId, commands);
+  return writes.length === 0 ? [] : [{ step, writes, retries: USAGE_WRITE_RETRIES }];
 }
 
 /**
@@ -66,28 +72,30 @@ export async function settleFinishedTurn(
  * state when replayed, whatever batch it comes in (`decideSettleTurnBudget`), and one write
  * per turn fell behind the turns' own reservations on the tenant's hot daily stream.
  */
-export const budgetSettlementReactor: Reactor = {
+export const budgetSettlementReactor: Reactor<TurnStarts, TurnStarts> = {
   name: 'agents.budget-settlement',
   handles: TERMINAL_TURN_EVENTS,
-  async react(event, deps) {
+  facts: (event, read) => turnStarts([event], read),
+  react(event, starts) {
     const usage = settlementOf(event);
-    if (usage) await settleFinishedTurn(deps, reactionContext(event, 'settle-budget'), usage);
+    const command = usage && settlementCommand(usage, starts);
+    return command ? settle(tenantOf(event), 'settle-budget', [command]) : [];
   },
-  async reactBatch(events, deps) {
-    const byTenant = new Map<string, { first: RecordedEvent; usages: FinishedTurnUsage[] }>();
+  batchFacts: turnStarts,
+  reactBatch(events, starts) {
+    const byTenant = new Map<string, { first: RecordedEvent; commands: SettleTurnBudget[]; ends: number }>();
     for (const event of events) {
       const usage = settlementOf(event);
       if (!usage) continue;
-      const tenantId = reactionContext(event, 'settle-budget').tenantId;
-      const group = byTenant.get(tenantId) ?? { first: event, usages: [] };
-      group.usages.push(usage);
+      const tenantId = tenantOf(event);
+      const group = byTenant.get(tenantId) ?? { first: event, commands: [], ends: 0 };
+      group.ends++;
+      const command = settlementCommand(usage, starts);
+      if (command) group.commands.push(command);
       byTenant.set(tenantId, group);
     }
-    for (const [tenantId, { first, usages }] of byTenant) {
-      const commands = (await Promise.all(usages.map((usage) => settlementCommand(deps, tenantId, usage)))).filter(
-        (c): c is SettleTurnBudget => c !== null,
-      );
-      await settleTurnBudgets(deps, reactionContext(first, `settle-budgets-${usages.length}`), commands);
-    }
+    return [...byTenant].flatMap(([tenantId, { first, commands, ends }]) =>
+      settle(tenantId, `settle-budgets-${ends}`, commands).map((command) => ({ cause: first, command })),
+    );
   },
 };

@@ -98,6 +98,13 @@ export async function settleTurnBudgets(
   context: CommandContext,
   commands: SettleTurnBudget[],
 ): Promise<void> {
+  const writes = settlementWrites(context.tenantId, commands);
+  if (writes.length === 0) return;
+  await deps.handle.together(writes, context, { retries: USAGE_WRITE_RETRIES });
+}
+
+/** The writes that settle `commands`: one per usage stream they touch (`exclusive`: see the reservation). */
+export function settlementWrites(tenantId: string, commands: SettleTurnBudget[]) {
   const streams = new Map<string, SettleTurnBudget[]>();
   const add = (stream: string, command: SettleTurnBudget) => {
     const settlements = streams.get(stream);
@@ -105,18 +112,13 @@ export async function settleTurnBudgets(
     else streams.set(stream, [command]);
   };
   for (const command of commands) {
-    add(tenantUsageStream(context.tenantId, command.day), command);
-    add(userUsageStream(context.tenantId, command.userId, command.day), command);
+    add(tenantUsageStream(tenantId, command.day), command);
+    add(userUsageStream(tenantId, command.userId, command.day), command);
   }
-  if (streams.size === 0) return;
-  await deps.handle.together(
-    [...streams].map(([stream, settlements]) => ({
-      decider: settleAllIn,
-      stream,
-      command: { type: 'SettleTurnBudgets' as const, settlements },
-      exclusive: true,
-    })),
-    context,
-    { retries: USAGE_WRITE_RETRIES },
-  );
+  return [...streams].map(([stream, settlements]) => ({
+    decider: settleAllIn,
+    stream,
+    command: { type: 'SettleTurnBudgets' as const, settlements },
+    exclusive: true,
+  }));
 }

@@ -1,9 +1,8 @@
 import type { PlatformDeps } from '../../src/platform/context-module';
 import { Conflict } from '../../src/platform/domain-errors';
-import type { Reactor } from '../../src/platform/reactors/reactor';
-import { reactionContext } from '../../src/platform/reactors/reactor';
+import { type FactReader, type ReactionCommand, type Reactor, tenantOf } from '../../src/platform/reactors/reactor';
 import type { ScheduledHandler } from '../../src/platform/scheduling/due-lane';
-import { scheduleMessage, type ScheduledMessage } from '../../src/platform/scheduling/schedule';
+import { scheduleDecider, type ScheduledMessage, scheduleStream } from '../../src/platform/scheduling/schedule';
 import { TERMINAL_TURN_EVENTS, turnAggregate, type TurnEvent, type TurnState } from '../../streams/agents/turn';
 import { type FinishTurn, finishTurn } from './finish-turn';
 import { localTurnElapsedMs } from './running-turns';
@@ -102,34 +101,72 @@ export function startedWithoutEnd(events: RecordedEvent[]): RecordedEvent[] {
 }
 
 /**
+ * Given a turn's start and whether it has ended, then the message that ends it at its deadline
+ * (none for a turn that ended before the reaction ran: most turns on the embedded model).
+ */
+export function deadlineCommands(recorded: RecordedEvent, ended: boolean, timeoutMs: number): ReactionCommand[] {
+  // The lane also brings the turns' ends (for its batches): nothing to do for those alone.
+  if (recorded.type !== 'TurnStarted' || ended) return [];
+  const started = turnAggregate.read(recorded);
+  if (started.type !== 'TurnStarted') return [];
+  const message = deadlineMessage(started.data, timeoutMs);
+  return [
+    {
+      step: 'deadline',
+      writes: [
+        {
+          decider: scheduleDecider,
+          stream: scheduleStream(tenantOf(recorded), message.messageId),
+          command: { type: 'Schedule', ...message },
+        },
+      ],
+    },
+  ];
+}
+
+interface DeadlineFacts {
+  timeoutMs: number;
+  /** The turns (by stream) that ended before the reaction ran. */
+  ended: ReadonlySet<string>;
+}
+
+/**
+ * Which of the turns started in `events` have ended already: one read per turn instead of a
+ * scheduled message written now and fired later. A turn ending right after the read gets a
+ * message, which then finds it ended and does nothing.
+ */
+async function deadlineFacts(events: RecordedEvent[], read: FactReader): Promise<DeadlineFacts> {
+  const ended = new Set<string>();
+  for (const recorded of events) {
+    if (recorded.type !== 'TurnStarted') continue;
+    const started = turnAggregate.read(recorded);
+    if (started.type !== 'TurnStarted') continue;
+    if (await turnEnding(read.store, tenantOf(recorded), started.data.executionId)) ended.add(recorded.stream);
+  }
+  return { timeoutMs: read.config.llm.turnTimeoutMs, ended };
+}
+
+/**
  * Turn started → its deadline is scheduled (the due-message lane fires it on the leader).
  * Paced: a turn on the embedded model ends in well under a second, so a batch read every
  * couple of seconds holds most turns' start and end together, and those need nothing at all.
  */
-export const scheduleTurnDeadlineReactor: Reactor = {
+export const scheduleTurnDeadlineReactor: Reactor<DeadlineFacts, DeadlineFacts> = {
   name: 'agents.schedule-turn-deadline',
   handles: ['TurnStarted', ...TERMINAL_TURN_EVENTS],
   // Well inside the deadline itself, which is scheduled from the turn's start, not from here.
   paceMs: (config) => Math.min(2000, Math.floor(config.llm.turnTimeoutMs / 4)),
-  async reactBatch(events, deps) {
-    for (const started of startedWithoutEnd(events)) await scheduleDeadline(started, deps);
-  },
-  react: scheduleDeadline,
+  facts: (recorded, read) => deadlineFacts([recorded], read),
+  react: (recorded, facts) => deadlineCommands(recorded, facts.ended.has(recorded.stream), facts.timeoutMs),
+  batchFacts: (events, read) => deadlineFacts(startedWithoutEnd(events), read),
+  reactBatch: (events, facts) =>
+    startedWithoutEnd(events).flatMap((started) =>
+      deadlineCommands(started, facts.ended.has(started.stream), facts.timeoutMs).map((command) => ({
+        cause: started,
+        command,
+      })),
+    ),
 };
-
-/** One turn's start: its deadline, unless the turn has ended already. */
-async function scheduleDeadline(recorded: RecordedEvent, deps: PlatformDeps): Promise<void> {
-  // The lane also brings the turns' ends (for its batches): nothing to do for those alone.
-  if (recorded.type !== 'TurnStarted') return;
-  const started = turnAggregate.read(recorded);
-  if (started.type !== 'TurnStarted') return;
-  const context = reactionContext(recorded, 'deadline');
-  // A turn that ended before this reaction ran (most turns on the embedded model) needs no
-  // deadline: one read instead of a scheduled message written now and fired later. A turn
-  // ending right after the read gets one, which then finds it ended and does nothing.
-  if (await turnEnding(deps.store, context.tenantId, started.data.executionId)) return;
-  await scheduleMessage(deps.handle, context, deadlineMessage(started.data, deps.config.llm.turnTimeoutMs));
-}
 
 async function endAtDeadline(message: ScheduledMessage, deps: PlatformDeps): Promise<void> {
   const executionId = String(message.payload.execution_id);

@@ -1,9 +1,9 @@
-import type { Reactor } from '../../src/platform/reactors/reactor';
-import { reactionContext } from '../../src/platform/reactors/reactor';
+import type { FactReader, Reactor } from '../../src/platform/reactors/reactor';
+import { actorOf, tenantOf } from '../../src/platform/reactors/reactor';
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
 import { approvalAggregate } from '../../streams/approvals/approval';
 import { readChecklistEvent } from '../../streams/checklists/checklist';
-import { requestApproval, type RequestApprovalInput } from '../approvals/request-approval';
+import { type RequestApprovalInput, requestApprovalDecider } from '../approvals/request-approval';
 import { filingPayload, type FilingPayload } from './filing-payload';
 import { checklistFacts, checklistHistory } from './checklist-history';
 import type { ChecklistFacts } from './checklist-facts';
@@ -93,34 +93,51 @@ function askedBy(recorded: RecordedEvent): Asked | null {
   return null;
 }
 
+/** What opening the review approval decides from; null: opened already (a replay whose first attempt committed). */
+async function openingFacts(recorded: RecordedEvent, read: FactReader): Promise<ReviewFacts | null> {
+  const asked = askedBy(recorded);
+  if (!asked) return null;
+  const tenantId = tenantOf(recorded);
+  const existing = await read.store.readStream(approvalAggregate.stream(tenantId, asked.approvalId), { limit: 1 });
+  if (existing.length > 0) return null;
+  const { created } = await checklistHistory(read.store, recorded.stream);
+  const checklist = checklistFacts(created);
+  const filing =
+    asked.type === 'ChecklistSubmitted'
+      ? await filingPayload(read, tenantId, {
+          summary: submissionSummary(asked.summary, checklist),
+          checklist: {
+            checklist_id: created.checklistId,
+            template_id: created.templateId,
+            entity_id: created.entityId,
+            entity_type: created.entityType,
+            period: created.period,
+          },
+        })
+      : null;
+  return { checklist, filing };
+}
+
 /** Checklist submitted (or exception requested) → the review approval is opened. */
-export const openReviewApprovalReactor: Reactor = {
+export const openReviewApprovalReactor: Reactor<ReviewFacts | null> = {
   name: 'checklists.open-review-approval',
   handles: ['ChecklistSubmitted', 'ChecklistExceptionRequested'],
-  async react(recorded, deps) {
+  facts: openingFacts,
+  react(recorded, facts) {
     const asked = askedBy(recorded);
-    if (!asked) return;
-    const context = reactionContext(recorded, 'open-approval');
-    // Opened already (a replay whose first attempt committed): nothing left to do.
-    const existing = await deps.store.readStream(approvalAggregate.stream(context.tenantId, asked.approvalId), {
-      limit: 1,
-    });
-    if (existing.length > 0) return;
-    const { created } = await checklistHistory(deps.store, recorded.stream);
-    const checklist = checklistFacts(created);
-    const filing =
-      asked.type === 'ChecklistSubmitted'
-        ? await filingPayload(deps, context.tenantId, {
-            summary: submissionSummary(asked.summary, checklist),
-            checklist: {
-              checklist_id: created.checklistId,
-              template_id: created.templateId,
-              entity_id: created.entityId,
-              entity_type: created.entityType,
-              period: created.period,
-            },
-          })
-        : null;
-    await requestApproval(deps, context, reviewApprovalFor(asked, { checklist, filing }));
+    if (!asked || !facts) return [];
+    const input = reviewApprovalFor(asked, facts);
+    return [
+      {
+        step: 'open-approval',
+        writes: [
+          {
+            decider: requestApprovalDecider,
+            stream: approvalAggregate.stream(tenantOf(recorded), input.approvalId),
+            command: { ...input, type: 'RequestApproval', requestedBy: actorOf(recorded) },
+          },
+        ],
+      },
+    ];
   },
 };

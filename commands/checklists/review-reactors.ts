@@ -1,11 +1,10 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { Conflict, Forbidden } from '../../src/platform/domain-errors';
 import type { Reactor } from '../../src/platform/reactors/reactor';
-import { reactionContext } from '../../src/platform/reactors/reactor';
-import { type ApprovalState, approvalState } from '../../streams/approvals/approval';
-import { readChecklistEvent } from '../../streams/checklists/checklist';
-import { type DecideApproval, decideApproval } from '../approvals/decide-approval';
-import { recordReview, type RecordReview } from './record-review';
+import { tenantOf } from '../../src/platform/reactors/reactor';
+import { approvalAggregate, type ApprovalState, approvalState } from '../../streams/approvals/approval';
+import { checklistAggregate, readChecklistEvent } from '../../streams/checklists/checklist';
+import { type DecideApproval, decideApprovalDecider } from '../approvals/decide-approval';
+import { type RecordReview, recordReviewDecider } from './record-review';
 
 /**
  * Given a decided approval, then the review its checklist records (none for an approval
@@ -21,14 +20,26 @@ export function reviewForDecision(approval: ApprovalState): { checklistId: strin
 }
 
 /** Approval decided → the checklist waiting on it records the review (approved, rejected, modified). */
-export const recordReviewReactor: Reactor = {
+export const recordReviewReactor: Reactor<ApprovalState> = {
   name: 'checklists.record-review',
   handles: ['ApprovalDecided'],
-  async react(recorded, deps) {
-    const review = reviewForDecision(await approvalState(deps.store, recorded.stream));
-    if (!review) return;
-    const context = reactionContext(recorded, 'record-review', review.command.decision.reviewerId);
-    await recordReview(deps, context, review.checklistId, review.command);
+  facts: (recorded, read) => approvalState(read.store, recorded.stream),
+  react(recorded, approval) {
+    const review = reviewForDecision(approval);
+    if (!review) return [];
+    return [
+      {
+        step: 'record-review',
+        actorId: review.command.decision.reviewerId,
+        writes: [
+          {
+            decider: recordReviewDecider,
+            stream: checklistAggregate.stream(tenantOf(recorded), review.checklistId),
+            command: review.command,
+          },
+        ],
+      },
+    ];
   },
 };
 
@@ -61,12 +72,21 @@ export function closingDecision(recorded: RecordedEvent): { approvalId: string; 
 export const closeRejectedApprovalReactor: Reactor = {
   name: 'checklists.close-rejected-approval',
   handles: ['ChecklistRejected'],
-  async react(recorded, deps) {
+  react(recorded) {
     const closing = closingDecision(recorded);
-    if (!closing) return;
-    const context = reactionContext(recorded, 'close-approval');
-    await decideApproval(deps, context, closing.approvalId, closing.command).catch((error) => {
-      if (!(error instanceof Conflict || error instanceof Forbidden)) throw error;
-    });
+    if (!closing) return [];
+    return [
+      {
+        step: 'close-approval',
+        writes: [
+          {
+            decider: decideApprovalDecider,
+            stream: approvalAggregate.stream(tenantOf(recorded), closing.approvalId),
+            command: closing.command,
+          },
+        ],
+        expected: ['conflict', 'forbidden'],
+      },
+    ];
   },
 };

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../src/platform/eventstore/types';
-import { reactionContext, type Reactor } from '../../src/platform/reactors/reactor';
+import { type Reactor, tenantOf } from '../../src/platform/reactors/reactor';
 import { connectorsDeps } from './connectors-deps';
 import { connectorAggregate, readConnectorEvent } from '../../streams/connectors/connector';
 import { type DeleteSupersededSecret, deleteSupersededSecret } from './delete-superseded-secret';
@@ -13,17 +13,29 @@ export function secretCleanupCommand(event: RecordedEvent): DeleteSupersededSecr
   const parsed = readConnectorEvent(event);
   if (parsed.type !== 'CredentialSet' || !parsed.data.supersedes || parsed.data.supersedes === parsed.data.secretName)
     return null;
-  const tenantId = String((event.metadata as { tenantId?: string }).tenantId ?? '');
-  const connectorId = event.stream.slice(connectorAggregate.stream(tenantId, '').length);
+  const connectorId = event.stream.slice(connectorAggregate.stream(tenantOf(event), '').length);
   return { type: 'DeleteSupersededSecret', connectorId, secretName: parsed.data.supersedes };
 }
 
+/**
+ * The deletion is an operation of the connectors context, not one decision: it records the
+ * deletion, then deletes the secret from the secret store (`deleteSupersededSecret`).
+ */
 export const secretCleanupReactor: Reactor = {
   name: 'connectors.secret-cleanup',
   handles: ['CredentialSet'],
-  async react(event, deps) {
+  react(event) {
     const command = secretCleanupCommand(event);
-    if (command)
-      await deleteSupersededSecret(connectorsDeps(deps), reactionContext(event, 'delete-superseded-secret'), command);
+    if (!command) return [];
+    return [
+      {
+        step: 'delete-superseded-secret',
+        operation: {
+          name: 'connectors.delete-superseded-secret',
+          input: command,
+          send: (deps, context) => deleteSupersededSecret(connectorsDeps(deps), context, command),
+        },
+      },
+    ];
   },
 };

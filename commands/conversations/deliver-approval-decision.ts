@@ -66,7 +66,7 @@ export function decideDeliverApprovalDecision(
   ];
 }
 
-const decider: Decider<DeliverApprovalDecision, ConversationState, ConversationEvent> = {
+export const deliverApprovalDecisionDecider: Decider<DeliverApprovalDecision, ConversationState, ConversationEvent> = {
   ...conversationAggregate,
   decide: decideDeliverApprovalDecision,
 };
@@ -77,5 +77,10 @@ export async function deliverApprovalDecision(
   conversationId: string,
   command: DeliverApprovalDecision,
 ): Promise<void> {
-  await deps.handle(decider, conversationStream(context.tenantId, conversationId), command, context);
+  await deps.handle(
+    deliverApprovalDecisionDecider,
+    conversationStream(context.tenantId, conversationId),
+    command,
+    context,
+  );
 }

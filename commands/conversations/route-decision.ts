@@ -1,7 +1,8 @@
 import type { Reactor } from '../../src/platform/reactors/reactor';
-import { reactionContext } from '../../src/platform/reactors/reactor';
+import { tenantOf } from '../../src/platform/reactors/reactor';
 import { type ApprovalState, approvalState } from '../../streams/approvals/approval';
-import { deliverApprovalDecision, type DeliverApprovalDecision } from './deliver-approval-decision';
+import { conversationStream } from '../../streams/conversations/conversation';
+import { type DeliverApprovalDecision, deliverApprovalDecisionDecider } from './deliver-approval-decision';
 
 /**
  * Given a decided approval opened from a conversation, then its decision is delivered to that
@@ -27,17 +28,25 @@ export function decisionDelivery(
  * turns ran in between; its next turn's `resume_guard` resumes from it. The decision does not
  * start a model turn by itself: a person continues (docs/approvals.md §"A decision reaches its turn").
  */
-export const routeDecisionReactor: Reactor = {
+export const routeDecisionReactor: Reactor<ApprovalState> = {
   name: 'conversations.route-decision',
   handles: ['ApprovalDecided'],
-  async react(recorded, deps) {
-    const delivery = decisionDelivery(await approvalState(deps.store, recorded.stream));
-    if (!delivery) return;
-    await deliverApprovalDecision(
-      deps,
-      reactionContext(recorded, 'route-decision', delivery.command.decision.reviewerId),
-      delivery.conversationId,
-      delivery.command,
-    );
+  facts: (recorded, read) => approvalState(read.store, recorded.stream),
+  react(recorded, approval) {
+    const delivery = decisionDelivery(approval);
+    if (!delivery) return [];
+    return [
+      {
+        step: 'route-decision',
+        actorId: delivery.command.decision.reviewerId,
+        writes: [
+          {
+            decider: deliverApprovalDecisionDecider,
+            stream: conversationStream(tenantOf(recorded), delivery.conversationId),
+            command: delivery.command,
+          },
+        ],
+      },
+    ];
   },
 };

@@ -3,12 +3,13 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { ToolProvider, ToolRegistry } from './agent-tools';
 import type { AuditCatalog } from './audit/catalog';
-import type { CommandContext, CommandHandler } from './command-handling/command-types';
+import type { CommandContext, CommandHandler, Decision } from './command-handling/command-types';
 import type { Config } from './config';
 import type { EventStore, Position, RecordedEvent } from './eventstore/types';
 import type { GatewayStages } from './http/gateway';
 import type { Cache } from './infra/cache';
 import type { EventMeter, PlatformMetrics } from './observability/metrics';
+import type { DomainError } from './domain-errors';
 import type { ApiDescription } from './openapi/describe';
 import type { Projector } from './projection-runner/projector';
 import type { ProjectionRunner } from './projection-runner/runner';
@@ -91,29 +92,72 @@ export interface ReactorLanes {
 }
 
 /**
- * A process manager on the log (Emmett's workflows, Wolverine's sagas): a named,
- * fenced, checkpointed subscription, run like a projection lane on the leader, whose handler
- * turns one event into commands on other aggregates. A route never writes a second aggregate
- * after its own command: what must follow elsewhere is a reactor.
- *
- * Replays are safe because every command a reactor issues runs under `reactionContext`, whose
- * idempotency key derives from the triggering event's id: after a crash between a command and
- * the checkpoint, the replayed command derives the same event ids and appends nothing twice.
+ * A command a reaction asks for, as data: `react(event, facts)` returns a list of these and the
+ * runtime sends them, in order, through the command handler (docs/reactors.md). Specified
+ * without I/O: a given/when/then test compares the commands, never their effects.
  */
-export interface Reactor {
+export interface ReactionCommand {
+  /**
+   * Names the command within its reaction: its idempotency key is `reaction:<event id>:<step>`
+   * (`reactionContext`), so a replay derives the same event ids and appends nothing twice.
+   */
+  step: string;
+  /** Who the command acts for (a reviewer whose decision it carries out); the event's actor by default. */
+  actorId?: string;
+  /** One decision (`handle`), or several on different streams appended in one atomic write (`handle.together`). */
+  writes?: Decision<any, any, any>[];
+  /** Conflicts with other processes tolerated by `handle.together` (hot streams take more). */
+  retries?: number;
+  /**
+   * A command that is a whole operation of its context rather than one decision (an assessment
+   * reads the graph as it is when it runs; a superseded secret is deleted after its event):
+   * `name` and `input` are what a test compares, `send` what the runtime calls.
+   */
+  operation?: { name: string; input: unknown; send(deps: PlatformDeps, context: CommandContext): Promise<unknown> };
+  /** Refusals that are the reaction's expected outcome (a decision made meanwhile), not a failure to retry. */
+  expected?: DomainError['kind'][];
+  /**
+   * A refusal no retry of the same facts can mend (a rule forbids it, a validation fails): the
+   * command that records it instead. Without it, such a refusal fails the reaction, which is
+   * then retried and dead-lettered like any other failure.
+   */
+  whenRefused?(reason: string): ReactionCommand | null;
+}
+
+/** What a reactor may read to decide: the log and the read models, never a write. */
+export type FactReader = Pick<PlatformDeps, 'store' | 'knex' | 'config' | 'clock'>;
+
+/**
+ * A process manager on the log (Emmett's workflows, Wolverine's sagas): a named,
+ * fenced, checkpointed subscription, run like a projection lane on the leader, whose pure
+ * `react(event, facts)` maps one event and the facts it declares to commands, as data
+ * (`ReactionCommand`, reactors/reaction.ts). The runtime loads the facts, then sends the
+ * commands through the command handler. A route never writes a second aggregate after its own
+ * command: what must follow elsewhere is a reactor, living with the context it writes to.
+ *
+ * Replays are safe because every command a reaction sends runs under `reactionContext`: the
+ * triggering event as causation, its correlation, and an idempotency key derived from the
+ * event's id and the command's step, so after a crash between a command and the checkpoint the
+ * replayed command derives the same event ids and appends nothing twice.
+ */
+export interface Reactor<Facts = any, BatchFacts = any> {
   /** Checkpoint name, `<context>.<reaction>` (e.g. `connectors.secret-cleanup`). */
   name: string;
   /** Event types it reacts to; the runner skips every other event without calling it. */
   handles: readonly string[];
-  react(event: RecordedEvent, deps: PlatformDeps): Promise<void>;
+  /** Optional: reads what `react` decides from (the streams and read models it needs). */
+  facts?(event: RecordedEvent, read: FactReader): Promise<Facts>;
+  /** Pure: the event and its facts → the commands to send, in order (none: nothing follows). */
+  react(event: RecordedEvent, facts: Facts): ReactionCommand[];
   /**
    * Optional: reacts to several events at once (a batch the lane read), for a reactor whose
    * commands find their work done in their streams' state when replayed, whatever batch they
-   * come in. Its commands run under a `reactionContext` of an event of the batch (the first,
-   * for one write for the batch; each its own, for a command per event). After a failure the
-   * lane goes back to `react`, one event at a time, to find the event that fails.
+   * come in. Each command runs in the context of the event it names as its cause (the first of
+   * a group, for one write for the group). After a failure the lane goes back to `react`, one
+   * event at a time, to find the event that fails.
    */
-  reactBatch?(events: RecordedEvent[], deps: PlatformDeps): Promise<void>;
+  batchFacts?(events: RecordedEvent[], read: FactReader): Promise<BatchFacts>;
+  reactBatch?(events: RecordedEvent[], facts: BatchFacts): { cause: RecordedEvent; command: ReactionCommand }[];
   /**
    * Optional: a reactor nobody waits for (no route's `waitFor` names its types, or one that
    * does accepts the pace) waits this many ms after each batch that was not full, where a lane
@@ -122,6 +166,13 @@ export interface Reactor {
    * per few events.
    */
   paceMs?(config: Config): number;
+  /**
+   * Optional: checkpoints of reactors this one replaces (renamed, or split between contexts).
+   * Seen for the first time, it starts where the first of them that exists stood, instead of
+   * at the head of the log, so a deployment neither replays history nor skips what the old
+   * lane had not reached.
+   */
+  replaces?: readonly string[];
 }
 
 /** What a context does when one of its scheduled messages falls due. */

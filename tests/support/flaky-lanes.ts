@@ -18,9 +18,10 @@ export function flakyLanes(): {
   const reactor: Reactor = {
     name: 'toy.flaky',
     handles: ['NoteCreated'],
-    async react(event) {
+    react(event) {
       if (broken && String((event.data as { title?: string }).title).startsWith('poison-reaction'))
         throw new Error('the flaky reactor refuses this note');
+      return [];
     },
   };
   const projector = notesProjector(

@@ -16,6 +16,12 @@ export interface Relay {
    * is in flight, as a server closing its end of the connection would.
    */
   dropAll(mode?: 'reset' | 'end'): number;
+  /**
+   * Stops forwarding on every open connection without closing either side: a half-open path
+   * (a peer gone without a word, a middlebox that lost its state), where queries get no
+   * answer and no error. Answers how many connections it stalled.
+   */
+  stall(): number;
   /** Closes every new connection at once, until `accept()`, or for `ms` if given. */
   refuse(ms?: number): void;
   accept(): void;
@@ -109,6 +115,15 @@ export async function startRelay(options: { targetHost: string; targetPort: numb
       const open = [...pairs];
       for (const pair of open) cut(pair, mode);
       return open.length;
+    },
+    stall() {
+      for (const { client, server } of pairs) {
+        client.unpipe(server);
+        server.unpipe(client);
+        client.pause();
+        server.pause();
+      }
+      return pairs.size;
     },
     refuse(ms) {
       refusing = true;

@@ -5,7 +5,7 @@ import { startAssessment } from '../../../commands/checklists/assessment-command
 import { CreateChecklistBody } from '../../../commands/checklists/create-checklist';
 import { openChecklist } from './open-checklist';
 import { rejectChecklist, RejectChecklistBody } from '../../../commands/checklists/reject-checklist';
-import { retryFiling } from '../../../commands/checklists/record-filing';
+import { retryFiling } from '../../../commands/checklists/retry-filing';
 import { removeArtifact } from '../../../commands/checklists/remove-artifact';
 import { requestException, RequestExceptionBody } from '../../../commands/checklists/request-exception';
 import { submitChecklist, SubmitChecklistBody } from '../../../commands/checklists/submit-checklist';
@@ -166,6 +166,8 @@ export function checklistRoutes(deps: PlatformDeps, extract: Extract, runs: Asse
     permission: 'users.manage',
     params: IdParams,
     command: ({ params, context }) => retryFiling(deps, context, params.id),
+    // A filing recorded now is re-assessed by `compliance.reassess-after-filing`: answered after it.
+    awaits: ['ChecklistFiled'],
     respond: (_outcome, { params, context }) => visibleChecklist(knex, context.tenantId, params.id),
   });
 

@@ -1,6 +1,5 @@
 import { checklistsProjector } from '../../../projections/checklists/checklists-read-model';
 import { openReviewApprovalReactor } from '../../../commands/checklists/open-review-approval';
-import { recordFilingReactor } from '../../../commands/checklists/record-filing';
 import { closeRejectedApprovalReactor, recordReviewReactor } from '../../../commands/checklists/review-reactors';
 import type { ContextModule } from '../../platform/context-module';
 import { checklistsApi } from './openapi';
@@ -16,7 +15,7 @@ export function createChecklistsContext(): ContextModule {
     name: 'checklists',
     audit: checklistsAuditCatalog,
     projectors: [checklistsProjector],
-    reactors: [openReviewApprovalReactor, recordReviewReactor, closeRejectedApprovalReactor, recordFilingReactor],
+    reactors: [openReviewApprovalReactor, recordReviewReactor, closeRejectedApprovalReactor],
     openapi: checklistsApi,
     publicRouter(deps) {
       // The module object outlives a platform (tests start several in one process): each

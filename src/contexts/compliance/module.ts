@@ -2,6 +2,7 @@ import { complianceCellsProjector } from '../../../projections/compliance/cells'
 import { complianceDashboardProjector } from '../../../projections/compliance/dashboard';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
+import { reassessAfterFilingReactor } from '../../../commands/compliance/reassess-after-filing';
 import { dailyAssessmentHandler, scheduleDailyAssessment } from '../../../commands/compliance/daily-assessment';
 import type { ContextModule } from '../../platform/context-module';
 import { complianceApi } from './openapi';
@@ -16,6 +17,7 @@ export function createComplianceContext(packs: DomainPack<any>[] = DEFAULT_PACKS
     audit: complianceAuditCatalog,
     projectors: [complianceCellsProjector(), complianceDashboardProjector(packs)],
     publicRouter: (deps) => createComplianceApi(deps, packs),
+    reactors: [reassessAfterFilingReactor(packs)],
     scheduledHandlers: [dailyAssessmentHandler(packs)],
     // Every instance schedules the next daily assessment; the message id makes it one.
     start: (deps) => scheduleDailyAssessment(deps),

@@ -1,4 +1,5 @@
 import { installOilgasVertical } from '../../../commands/graph/install-vertical';
+import { recordFilingPackageReactor } from '../../../commands/graph/record-filing-package';
 import { propertyGraphProjector } from '../../../projections/graph/property-graph';
 import { graphSchemaProjector } from '../../../projections/graph/graph-schema';
 import { graphAgentTools } from './agent-tools';
@@ -11,6 +12,7 @@ export const graphContext: ContextModule = {
   name: 'graph',
   audit: graphAuditCatalog,
   projectors: [propertyGraphProjector, graphSchemaProjector],
+  reactors: [recordFilingPackageReactor],
   publicRouter: createGraphApi,
   agentTools: graphAgentTools,
   // The oil-and-gas vertical is installed once (idempotent on every later start).

@@ -12,7 +12,7 @@ import type { PlatformMetrics } from '../observability/metrics';
  * and dead-letter path, the fence, and the lag report live here once; a kind says only how a
  * lane prepares, what one step does, and how it parks an event it cannot handle.
  */
-export type LaneKind = 'projection' | 'reactor';
+export type LaneKind = 'projection' | 'reactor' | 'scheduler';
 
 /** What every lane holds, whatever it runs. */
 export interface LaneState {
@@ -229,7 +229,7 @@ export abstract class LaneRuntime<L extends LaneState> {
 
   /** A lane's name in log lines: `projector` or `reactor`. */
   private who(lane: L): Record<string, string> {
-    return { [this.kind === 'projection' ? 'projector' : 'reactor']: lane.name };
+    return { [this.kind === 'projection' ? 'projector' : this.kind]: lane.name };
   }
 
   /** The loop every lane runs while this instance leads. */

@@ -1,6 +1,5 @@
 import type { PlatformDeps, Reactor } from '../context-module';
 import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
-import { withScope } from '../http/request-scope';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import {
   type DeadLetter,
@@ -19,6 +18,7 @@ import {
 } from '../projection-runner/lane-runtime';
 import { transactionOnPool } from '../infra/transaction';
 import { inReaction } from '../observability/tracing';
+import { runReaction, runReactionBatch } from './reaction';
 
 /**
  * A reactor's checkpoint and dead letters live in the projection tables under this prefix,
@@ -42,14 +42,15 @@ interface Lane extends LaneState {
 }
 
 /**
- * Runs reactors (process managers, docs/runtime.md) on the leader, as lanes of the shared
- * runtime: one lane per reactor reads the events it handles in log order and calls `react`
- * for each, then moves its fenced checkpoint past the event (compare and set). The reaction's
- * commands commit on their own, outside the checkpoint's write, so a crash between the two
- * replays the event: every reaction runs in a request scope keyed by the reactor and the
- * event, so the ids its commands derive (events and new resources) are the same on the replay
- * and the store turns it into a no-op. A reaction that keeps failing goes to the dead letters
- * after bounded retries with backoff; read failures retry without counting.
+ * Runs reactors (process managers, docs/reactors.md) on the leader, as lanes of the shared
+ * runtime: one lane per reactor reads the events it handles in log order; for each it loads the
+ * facts the reactor declares, asks its pure `react` for the commands and sends them through the
+ * command handler (reactors/reaction.ts), then moves its fenced checkpoint past the event
+ * (compare and set). The commands commit on their own, outside the checkpoint's write, so a
+ * crash between the two replays the event: each command's key derives from the event and its
+ * step, and the reaction's scope from the reactor and the event, so the replay derives the same
+ * ids and the store turns it into a no-op. A reaction that keeps failing goes to the dead
+ * letters after bounded retries with backoff; read failures retry without counting.
  */
 export class ReactorRunner extends LaneRuntime<Lane> {
   private readonly batchSize: number;
@@ -100,15 +101,21 @@ export class ReactorRunner extends LaneRuntime<Lane> {
   /**
    * A reactor seen for the first time starts at the head of the log: it reacts to what
    * happens from its deployment on, never re-issues the history's follow-ups (the routes did
-   * those before reactors existed).
+   * those before reactors existed). One that replaces others (`Reactor.replaces`) starts where
+   * the old lane stood.
    */
   private async prepare(reactor: Reactor): Promise<Position> {
     const name = reactorCheckpoint(reactor.name);
     const stored = await readCheckpoint(this.options.knex, name);
     if (stored) return stored.position;
-    const head = await this.options.store.headPosition();
-    await saveCheckpoint(this.options.knex, name, { version: VERSION, position: head, reset: true });
-    return head;
+    let start: Position | null = null;
+    for (const old of reactor.replaces ?? []) {
+      start = (await readCheckpoint(this.options.knex, reactorCheckpoint(old)))?.position ?? null;
+      if (start) break;
+    }
+    start ??= await this.options.store.headPosition();
+    await saveCheckpoint(this.options.knex, name, { version: VERSION, position: start, reset: true });
+    return start;
   }
 
   protected subscribed(): null {
@@ -202,11 +209,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
     try {
-      await inReaction(reactor.name, events, () =>
-        withScope({ idempotencyKey: `reaction:${reactor.name}:${events[0].id}` }, () =>
-          reactor.reactBatch!(events, this.options.deps()),
-        ),
-      );
+      await inReaction(reactor.name, events, () => runReactionBatch(reactor, events, this.options.deps()));
     } catch (error) {
       // Counted against the batch's first event; the lane then reacts one event at a time.
       throw new HandlerFailed(events, error);
@@ -215,11 +218,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
 
   private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {
     try {
-      await inReaction(reactor.name, [event], () =>
-        withScope({ idempotencyKey: `reaction:${reactor.name}:${event.id}` }, () =>
-          reactor.react(event, this.options.deps()),
-        ),
-      );
+      await inReaction(reactor.name, [event], () => runReaction(reactor, event, this.options.deps()));
     } catch (error) {
       throw new HandlerFailed([event], error);
     }

@@ -42,7 +42,8 @@ export interface RuntimeViewOptions {
   knex: Knex;
   projections: Lanes;
   reactors: Lanes & { readonly names: string[] };
-  scheduler: { lag(): Promise<{ due: number; oldestDueAt: Date | null }> };
+  /** Lists its one lane, kind `scheduler`. */
+  scheduler: { lanesReport(): Promise<LaneReport[]> };
   lagDegradedS: number;
   clock: () => Date;
   /** The command handler (a retried scheduled message is an event of its stream); read when a retry runs. */
@@ -100,21 +101,13 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
 
   async function lanes(): Promise<{ lanes: LaneHealth[]; holders: Map<number, string> }> {
     const keys = locks().map(([, key]) => key);
-    const [projectionLanes, reactorLanes, due, holders] = await Promise.all([
+    const [projectionLanes, reactorLanes, schedulerLanes, holders] = await Promise.all([
       projections.lanesReport(),
       reactors.lanesReport(),
-      scheduler.lag(),
+      scheduler.lanesReport(),
       lockHolders(knex, keys),
     ]);
-    const schedulerLane: LaneHealth = {
-      name: 'scheduler',
-      kind: 'scheduler',
-      lag_events: due.due,
-      lag_seconds: secondsSince(due.oldestDueAt, clock()),
-      subscribed: null,
-      failures: 0,
-    };
-    return { lanes: [...projectionLanes, ...reactorLanes, schedulerLane], holders };
+    return { lanes: [...projectionLanes, ...reactorLanes, ...schedulerLanes], holders };
   }
 
   /** The scheduled messages as the System page shows them: the one read to re-point when the scheduler's lane moves. */

@@ -1,6 +1,14 @@
 import type { Logger } from 'pino';
 import type { PlatformDeps, ScheduledHandler } from '../context-module';
+import type { RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
+import {
+  LaneRuntime,
+  type LaneReport,
+  type LaneRuntimeOptions,
+  type LaneState,
+  LeadershipLost,
+} from '../projection-runner/lane-runtime';
 import type { LeaderLock } from '../projection-runner/leader-lock';
 import { inSpan } from '../observability/tracing';
 import type { PlatformMetrics } from '../observability/metrics';
@@ -12,24 +20,30 @@ export type { ScheduledHandler } from '../context-module';
 export const SCHEDULER_LOCK_KEY = 72_114_003;
 
 const SCHEDULER_ACTOR = 'system:scheduler';
+/** Due messages taken per step; a full batch means more are due now. */
+const BATCH = 50;
+
+type SchedulerLane = LaneState;
 
 /**
- * Fires due messages on the leader: every tick it takes the messages whose time has come
- * and runs their handler in a scope keyed by the message, so the commands a handler issues
- * derive the same ids if it runs again (a crash before `ScheduledMessageFired`, a second
- * leader after a fence); then records the firing, which the stream appends only once. A
- * handler that throws is retried on later ticks with backoff; its attempts and next try are
- * events of the message's stream (`ScheduledMessageFailed`), so a message in backoff waits in
- * the table without holding a place among the due ones, and a new leader goes on counting.
- * After `deadLetterAfter` failures (about four minutes with the default 8) the message is
- * dead-lettered: parked, reported by /health, and made due again by `ops schedule retry`.
+ * Fires due messages on the leader, as the third kind of lane of the shared runtime
+ * (docs/runtime.md): leadership, the fence, the loop, its backoff when the database cannot be
+ * reached and the lag report are the runtime's; this strategy says what one step does. Each
+ * step takes the messages whose time has come and runs their handler in a scope keyed by the
+ * message, so the commands a handler issues derive the same ids if it runs again (a crash
+ * before `ScheduledMessageFired`, a second leader after a fence); then records the firing,
+ * which the stream appends only once. The lane is driven by time, not by the log: it has no
+ * checkpoint, and a handler that throws is retried in the message's own stream, with backoff:
+ * its attempts and next try are events (`ScheduledMessageFailed`), so a message in backoff
+ * waits in the table without holding a place among the due ones, and a new leader goes on
+ * counting. After `deadLetterAfter` failures (about four minutes with the default 8) the
+ * message is dead-lettered: parked, reported by /health, and made due again by `ops schedule retry`.
  */
-export class DueMessageLane {
-  private timer: NodeJS.Timeout | null = null;
-  private ticking: Promise<void> | null = null;
+export class DueMessageLane extends LaneRuntime<SchedulerLane> {
+  private ticking: Promise<number> | null = null;
   private readonly handlers: Map<string, ScheduledHandler>;
-
-  private readonly deadLetterAfter: number;
+  private readonly deadLetterAfterFailures: number;
+  private readonly tickMs: number;
 
   constructor(
     private readonly options: {
@@ -43,34 +57,106 @@ export class DueMessageLane {
       metrics?: PlatformMetrics;
     },
   ) {
+    // The deps are filled once the composition root has them: the runtime reads them when it runs.
+    const base: LaneRuntimeOptions = {
+      get knex() {
+        return options.deps().knex;
+      },
+      get store() {
+        return options.deps().store;
+      },
+      logger: options.logger,
+      leaderLock: options.leaderLock,
+      idleMs: options.tickMs ?? 1000,
+      metrics: options.metrics,
+    };
+    super('scheduler', base);
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
-    this.deadLetterAfter = options.deadLetterAfter ?? 8;
+    this.deadLetterAfterFailures = options.deadLetterAfter ?? 8;
+    this.tickMs = options.tickMs ?? 1000;
   }
 
   async start(): Promise<void> {
     // Takes the lead now, not a tick later: /health names a leadership nobody holds.
-    await this.options.leaderLock.tryAcquire();
-    this.timer = setInterval(() => void this.tick(), this.options.tickMs ?? 1000);
-    this.timer.unref();
+    await this.startLeading();
   }
 
-  /** One pass over the due messages (tests call it to avoid waiting for the timer). */
-  tick(): Promise<void> {
+  /** One pass over the due messages, if this instance leads (tests call it to avoid waiting for the loop). */
+  async tick(): Promise<void> {
+    if (!(await this.options.leaderLock.tryAcquire())) return;
+    await this.fireOnce();
+  }
+
+  protected prepareLanes(): Promise<SchedulerLane[]> {
+    const now = { commit: 0n, prepare: 0n };
+    return Promise.resolve([
+      {
+        name: 'scheduler',
+        checkpoint: 'scheduler',
+        version: 1,
+        position: now,
+        saved: now,
+        savedAt: 0,
+        caughtUp: true,
+        failures: 0,
+        stalls: 0,
+        wake: () => undefined,
+      },
+    ]);
+  }
+
+  protected step(): Promise<number> {
+    return this.fireOnce();
+  }
+
+  protected restMs(_lane: SchedulerLane, fired: number): number {
+    return fired >= BATCH ? 0 : this.tickMs;
+  }
+
+  /** Never called: a failed firing is retried and parked in the message's own stream. */
+  protected deadLetter(_lane: SchedulerLane, event: RecordedEvent): Promise<void> {
+    return Promise.reject(new Error(`the scheduler parks messages in their streams, not event ${event.id}`));
+  }
+
+  protected subscribed(): null {
+    return null;
+  }
+
+  protected laneSpecs() {
+    return [{ name: 'scheduler', checkpoint: 'scheduler' }];
+  }
+
+  /** The scheduler's lag: messages due now, and how long the oldest has waited past its time. */
+  async lanesReport(): Promise<LaneReport[]> {
+    const deps = this.options.deps();
+    const due = await dueLag(deps.knex, deps.clock());
+    const waited = due.oldestDueAt ? Math.max(0, Math.round((Date.now() - due.oldestDueAt.getTime()) / 100) / 10) : 0;
+    const lane = this.lanes.get('scheduler');
+    return [
+      {
+        name: 'scheduler',
+        kind: 'scheduler',
+        lag_events: due.due,
+        lag_seconds: waited,
+        subscribed: null,
+        failures: lane && this.leader ? lane.stalls : 0,
+      },
+    ];
+  }
+
+  private fireOnce(): Promise<number> {
     this.ticking ??= this.fireDue().finally(() => (this.ticking = null));
     return this.ticking;
   }
 
-  private async fireDue(): Promise<void> {
-    const { logger, leaderLock } = this.options;
-    if (!(await leaderLock.tryAcquire())) return;
+  /** Fires what is due now; a failure to read them is the runtime's stall (retried with backoff). */
+  private async fireDue(): Promise<number> {
+    const { leaderLock } = this.options;
     const deps = this.options.deps();
-    const due = await dueMessages(deps.knex, deps.clock(), 50, [...this.handlers.keys()]).catch((err) => {
-      logger.warn({ err }, 'due messages could not be read; next tick retries');
-      return [];
-    });
+    const due = await dueMessages(deps.knex, deps.clock(), BATCH, [...this.handlers.keys()]);
     for (const message of due) {
       // Fenced: a lost lock stops the lane before the next message.
-      if (!leaderLock.isHeld()) return;
+      if (!leaderLock.isHeld()) throw new LeadershipLost("the scheduler lock's session is gone");
       const key = `${message.tenantId}:${message.messageId}`;
       const handler = this.handlers.get(message.handler)!;
       try {
@@ -92,13 +178,14 @@ export class DueMessageLane {
         );
       } catch (err) {
         await this.failed(message, (message.attempts ?? 0) + 1, err, deps).catch((recordErr) =>
-          logger.error(
+          this.options.logger.error(
             { err: recordErr, messageId: message.messageId },
             'failure of a scheduled message not recorded; the next tick tries it again',
           ),
         );
       }
     }
+    return due.length;
   }
 
   private async failed(message: ScheduledMessage, attempts: number, err: unknown, deps: PlatformDeps): Promise<void> {
@@ -106,8 +193,8 @@ export class DueMessageLane {
     const context = { tenantId: message.tenantId, actorId: SCHEDULER_ACTOR };
     const error = String((err as Error)?.message ?? err);
     const fields = { err, handler: message.handler, messageId: message.messageId, attempts };
-    this.options.metrics?.laneFailed('scheduler', 'scheduler', attempts >= this.deadLetterAfter);
-    if (attempts >= this.deadLetterAfter) {
+    this.options.metrics?.laneFailed('scheduler', 'scheduler', attempts >= this.deadLetterAfterFailures);
+    if (attempts >= this.deadLetterAfterFailures) {
       await markDeadLettered(deps.handle, context, message.messageId, attempts, error);
       logger.error(
         fields,
@@ -120,15 +207,9 @@ export class DueMessageLane {
     logger.error({ ...fields, retryInMs: delay }, 'scheduled message failed; retried later');
   }
 
-  /** Messages due now and how long the oldest has waited past its time (for /health). */
-  async lag(): Promise<{ due: number; oldestDueAt: Date | null }> {
-    const deps = this.options.deps();
-    return dueLag(deps.knex, deps.clock());
-  }
-
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.ticking;
-    await this.options.leaderLock.release();
+    await this.stopLeading(async () => {
+      await this.ticking;
+    });
   }
 }

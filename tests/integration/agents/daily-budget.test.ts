@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { randomUUID } from 'node:crypto';
 import { budgetSettlementReactor } from '../../../commands/agents/budget-settlement';
+import { runReaction, runReactionBatch } from '../../../src/platform/reactors/reaction';
 import { reserveTurnBudget } from '../../../commands/agents/reserve-turn-budget';
 import { settleTurnBudget } from '../../../commands/agents/settle-turn-budget';
 import {
@@ -81,7 +82,7 @@ describe('daily budgets under concurrency', function () {
       const events = await t.deps.store.readStream(turnAggregate.stream(tenantId, id));
       for (const e of events)
         if ((TERMINAL_TURN_EVENTS as readonly string[]).includes(e.type))
-          await budgetSettlementReactor.react(e, t.deps);
+          await runReaction(budgetSettlementReactor, e, t.deps);
     }
   };
 
@@ -200,12 +201,12 @@ describe('daily budgets under concurrency', function () {
       );
     const tenantStream = tenantUsageStream(tenantId, usageDayOf(new Date()));
     const before = (await t.deps.store.readStream(tenantStream)).length;
-    await budgetSettlementReactor.reactBatch!(ends, t.deps);
+    await runReactionBatch(budgetSettlementReactor, ends, t.deps);
     const settledNow = (await t.deps.store.readStream(tenantStream)).slice(before);
     expect(settledNow.map((e) => e.type)).to.deep.equal(answers.map(() => 'UsageSettled'));
     expect(new Set(settledNow.map((e) => String(e.position.commit))).size, 'one write').to.equal(1);
     for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 300, reservedTokens: 0 });
-    await budgetSettlementReactor.reactBatch!(ends.slice(2), t.deps);
+    await runReactionBatch(budgetSettlementReactor, ends.slice(2), t.deps);
     await settle([answers[0].body.execution_id]);
     expect((await t.deps.store.readStream(tenantStream)).length).to.equal(before + answers.length);
     for (const user of users) expect(await usage(user.userId)).to.include({ settledTokens: 300, reservedTokens: 0 });

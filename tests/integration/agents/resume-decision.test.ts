@@ -4,6 +4,7 @@ import sinon from 'sinon';
 import { appendMessagesDecision } from '../../../commands/conversations/append-message';
 import { APPROVALS_TABLE } from '../../../projections/approvals/approval-queue';
 import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
+import { runReaction } from '../../../src/platform/reactors/reaction';
 import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
 import { conversationStream } from '../../../streams/conversations/conversation';
@@ -218,7 +219,7 @@ describe("a reviewer's decision reaches its paused turn", function () {
       (e) => e.type === 'ApprovalDecided',
     )!;
     const before = (await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).length;
-    await routeDecisionReactor.react(decision, t.deps);
+    await runReaction(routeDecisionReactor, decision, t.deps);
     expect(await t.deps.store.readStream(conversationStream(alice.tenantId, conversationId))).to.have.length(before);
 
     const turns = await Promise.all([

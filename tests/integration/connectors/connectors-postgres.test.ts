@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { secretCleanupReactor } from '../../../commands/connectors/secret-cleanup';
+import { runReaction } from '../../../src/platform/reactors/reaction';
 import { connectorAggregate } from '../../../streams/connectors/connector';
 import { CONNECTORS_TABLE } from '../../../projections/connectors/connectors-read-model';
 import { signIn, type Session } from '../../support/auth';
@@ -215,7 +216,7 @@ describe('connectors over PostgreSQL', function () {
     t.deps.knex('secrets').where('name', 'like', `connectors/${tenantId}/${key}/%`).pluck('name');
   /** What the reactor runner does on the leader: every CredentialSet, in log order, through the reaction. */
   async function runSecretCleanup(key: string) {
-    for (const event of (await credentialLog(key)).sets) await secretCleanupReactor.react(event, t.deps);
+    for (const event of (await credentialLog(key)).sets) await runReaction(secretCleanupReactor, event, t.deps);
   }
 
   it('a credential change clears read_only_verified_at and re-probes; the replaced secret goes only by reaction', async () => {

@@ -55,12 +55,21 @@ function echoContext(): ContextModule {
       {
         name: 'toy.traced-echo',
         handles: ['NoteCreated'],
-        async react(event, deps) {
-          const attempt = (attempts.get(event.id) ?? 0) + 1;
-          attempts.set(event.id, attempt);
-          deps.logger.info({ eventId: event.id, attempt }, 'toy reaction');
-          if (attempt === 1) throw new Error('the first attempt fails');
-        },
+        react: (event) => [
+          {
+            step: 'echo',
+            operation: {
+              name: 'toy.echo',
+              input: { eventId: event.id },
+              async send(deps) {
+                const attempt = (attempts.get(event.id) ?? 0) + 1;
+                attempts.set(event.id, attempt);
+                deps.logger.info({ eventId: event.id, attempt }, 'toy reaction');
+                if (attempt === 1) throw new Error('the first attempt fails');
+              },
+            },
+          },
+        ],
       },
     ],
   };

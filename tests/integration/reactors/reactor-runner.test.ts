@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import pino from 'pino';
 import { createCommandHandler } from '../../../src/platform/command-handling/command-handler';
-import { newId } from '../../../src/platform/command-handling/idempotency';
+import { derivedUuid } from '../../../src/platform/command-handling/idempotency';
 import { currentScope } from '../../../src/platform/http/request-scope';
 import type { PlatformDeps } from '../../../src/platform/context-module';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
@@ -11,7 +11,7 @@ import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoi
 import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
-import { type Reactor, reactionContext } from '../../../src/platform/reactors/reactor';
+import type { ReactionCommand, Reactor } from '../../../src/platform/reactors/reactor';
 import { reactorCheckpoint, ReactorRunner } from '../../../src/platform/reactors/runner';
 import { createTestEventStore } from '../../support/event-store';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
@@ -53,33 +53,50 @@ describe('reactor runner', () => {
     return projections;
   }
 
-  /** Reacts to every new note by creating its "echo" note, whose id derives from the reaction's scope. */
+  /**
+   * Reacts to every new note by creating its "echo" note, whose id derives from the event; the
+   * facts count the attempts, and an injected failure comes after the write committed.
+   */
   function echoReactor(
     fail: (event: RecordedEvent, attempt: number) => boolean,
-  ): Reactor & { attempts: Map<string, number> } {
+  ): Reactor<number> & { attempts: Map<string, number> } {
     const attempts = new Map<string, number>();
+    const isEcho = (event: RecordedEvent) => (event.data as { title: string }).title.startsWith('echo');
     return {
       name: 'toy.echo',
       handles: ['NoteCreated'],
       attempts,
-      async react(event, deps) {
-        const data = event.data as { noteId: string; title: string };
-        if (data.title.startsWith('echo')) return;
+      async facts(event) {
+        if (isEcho(event)) return 0;
         const attempt = (attempts.get(event.id) ?? 0) + 1;
         attempts.set(event.id, attempt);
-        const context = reactionContext(event, 'echo');
-        const echoId = newId(context, 'toy.echo');
-        await deps.handle(
-          noteDecider,
-          noteStream(tenantId, echoId),
-          { type: 'CreateNote', noteId: echoId, title: `echo ${data.title}` },
-          context,
-        );
+        return attempt;
+      },
+      react(event, attempt): ReactionCommand[] {
+        if (isEcho(event)) return [];
+        const data = event.data as { noteId: string; title: string };
+        const echoId = derivedUuid('toy.echo', event.id);
+        const echo: ReactionCommand = {
+          step: 'echo',
+          writes: [
+            {
+              decider: noteDecider,
+              stream: noteStream(tenantId, echoId),
+              command: { type: 'CreateNote', noteId: echoId, title: `echo ${data.title}` },
+            },
+          ],
+        };
         // Fails after its command committed: the replay must append nothing twice.
-        if (fail(event, attempt)) throw new Error('failure injected after the command');
+        if (!fail(event, attempt)) return [echo];
+        const failure = () => Promise.reject(new Error('failure injected after the command'));
+        return [echo, { step: 'fail', operation: { name: 'toy.fail', input: null, send: failure } }];
       },
     };
   }
+
+  /** Each event of a batch as `react` takes it, on a first attempt. */
+  const echoAll = (echo: Reactor<number>, events: RecordedEvent[]) =>
+    events.flatMap((cause) => echo.react(cause, 1).map((command) => ({ cause, command })));
 
   async function note(title: string) {
     const id = randomUUID();
@@ -207,13 +224,13 @@ describe('reactor runner', () => {
     let batchFails = false;
     const reactor: Reactor = {
       ...echo,
-      async reactBatch(events, deps) {
+      reactBatch(events) {
         // The echoes are notes too: a batch of them follows each batch of notes.
         const notes = events.filter((e) => !(e.data as { title: string }).title.startsWith('echo'));
-        if (notes.length === 0) return;
+        if (notes.length === 0) return [];
         batches.push(notes.length);
         if (batchFails) throw new Error('batch failure injected');
-        for (const event of events) await echo.react(event, deps);
+        return echoAll(echo, events);
       },
     };
     const deps = depsOf(projections);
@@ -252,9 +269,10 @@ describe('reactor runner', () => {
     const reactor: Reactor = {
       name: 'toy.scoped',
       handles: ['NoteCreated'],
-      async react() {},
-      async reactBatch(events) {
+      react: () => [],
+      reactBatch(events) {
         keys.push(`${currentScope()?.idempotencyKey}|${events[0].id}`);
+        return [];
       },
     };
     const options = {
@@ -285,10 +303,10 @@ describe('reactor runner', () => {
     const reactor: Reactor = {
       ...echo,
       paceMs: () => 5_000,
-      async reactBatch(events, deps) {
+      reactBatch(events) {
         const notes = events.filter((e) => !(e.data as { title: string }).title.startsWith('echo'));
         if (notes.length > 0) batches.push(notes.length);
-        for (const event of events) await echo.react(event, deps);
+        return echoAll(echo, events);
       },
     };
     const deps = depsOf(projections);
@@ -313,6 +331,39 @@ describe('reactor runner', () => {
     expect(batches).to.deep.equal([3]);
     expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c']);
     await runner.stop();
+    await projections.stop();
+  });
+
+  it('given a reactor that replaces another (renamed, or split between contexts), then it starts where the old lane stood, neither at the head nor from the start', async () => {
+    const projections = await startedProjections();
+    const deps = depsOf(projections);
+    const options = {
+      knex: db.knex,
+      store,
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      idleMs: 50,
+    };
+    await note('before the old lane');
+    const old = new ReactorRunner({
+      ...options,
+      reactors: [{ name: 'toy.old', handles: ['NoteCreated'], react: () => [] }],
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_007),
+    });
+    await old.start();
+    await old.stop();
+    // Appended while no lane ran: the old lane had not reached it.
+    await note('missed');
+    const renamed = { ...echoReactor(() => false), name: 'toy.renamed', replaces: ['toy.old'] };
+    const runner = new ReactorRunner({
+      ...options,
+      reactors: [renamed],
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_007),
+    });
+    await runner.start();
+    expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
+    await runner.stop();
+    expect(await echoes()).to.deep.equal(['echo missed']);
     await projections.stop();
   });
 

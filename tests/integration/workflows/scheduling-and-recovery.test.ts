@@ -4,6 +4,7 @@ import { dailyAssessmentMessage } from '../../../commands/compliance/daily-asses
 import { decideStartTurn, startTurn } from '../../../commands/agents/start-turn';
 import { decideFinishTurn } from '../../../commands/agents/finish-turn';
 import { scheduleTurnDeadlineReactor } from '../../../commands/agents/turn-deadline';
+import { runReaction } from '../../../src/platform/reactors/reaction';
 import { DueMessageLane } from '../../../src/platform/scheduling/due-lane';
 import {
   deadLetteredMessages,
@@ -136,7 +137,7 @@ describe('scheduling and recovery', () => {
         [...start, ...end].map((e) => ({ type: e.type, data: e.data, metadata })),
       );
       const [first] = await t.deps.store.readStream(turnAggregate.stream(tenantId, executionId), { limit: 1 });
-      await scheduleTurnDeadlineReactor.react(first, t.deps);
+      await runReaction(scheduleTurnDeadlineReactor, first, t.deps);
       expect(
         await t.deps
           .knex(SCHEDULE_TABLE)
@@ -220,6 +221,48 @@ describe('scheduling and recovery', () => {
       expect(row.fired_at).to.not.equal(null);
       expect(row.dead_lettered_at).to.equal(null);
       expect((await (await fetch(`${t.publicUrl}/health`)).json()).degraded_scheduled_handlers).to.equal(undefined);
+      await lane.stop();
+    });
+
+    it('the scheduler is a lane of the shared runtime: a lost lock stops it before the next message, and it fires again once it leads again', async () => {
+      const tenantId = randomUUID();
+      const fired: string[] = [];
+      let held = true;
+      const lost: Array<(reason: string) => void> = [];
+      const lock = {
+        tryAcquire: async () => held,
+        isHeld: () => held,
+        release: async () => undefined,
+        onLost: (listener: (reason: string) => void) => void lost.push(listener),
+      };
+      const lane = new DueMessageLane({
+        deps: () => t.deps,
+        handlers: [{ name: 'test.fenced', fire: async (m) => void fired.push(m.messageId) }],
+        leaderLock: lock,
+        logger: t.deps.logger,
+        tickMs: 100,
+      });
+      const due = async (messageId: string) =>
+        scheduleMessage(
+          t.deps.handle,
+          { tenantId, actorId: 'test' },
+          { messageId, dueAt: new Date(Date.now() - 1000).toISOString(), handler: 'test.fenced', payload: {} },
+        );
+      await lane.start();
+      expect(lane.isLeader).to.equal(true);
+      await due('first');
+      await eventually(async () => fired.includes('first'), 5_000);
+      // The probe found the lock gone: the runtime stops the lane at once.
+      held = false;
+      for (const listener of lost) listener('probe failed');
+      expect(lane.isLeader).to.equal(false);
+      await due('while-not-leading');
+      await new Promise((r) => setTimeout(r, 500));
+      expect(fired).to.deep.equal(['first']);
+      // The lock is free again: the runtime's leadership timer takes it and the lane fires.
+      held = true;
+      await eventually(async () => fired.includes('while-not-leading'), 10_000);
+      expect((await lane.lanesReport()).map((l) => l.kind)).to.deep.equal(['scheduler']);
       await lane.stop();
     });
 

@@ -6,7 +6,11 @@ import {
 } from '../../../commands/checklists/open-review-approval';
 import type { FilingPayload } from '../../../commands/checklists/filing-payload';
 import { filingFor, type FilingFacts } from '../../../commands/checklists/record-filing';
-import { closingDecision, reviewForDecision } from '../../../commands/checklists/review-reactors';
+import {
+  closeRejectedApprovalReactor,
+  closingDecision,
+  reviewForDecision,
+} from '../../../commands/checklists/review-reactors';
 import {
   consumedDecision,
   deadlineFinish,
@@ -21,6 +25,24 @@ import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
 import type { ApprovalState } from '../../../streams/approvals/approval';
 import { given } from '../../support/given';
+import { type FilingPackageFacts, recordFilingPackageReactor } from '../../../commands/graph/record-filing-package';
+import { reassessAfterFilingReactor } from '../../../commands/compliance/reassess-after-filing';
+import { routeDecisionReactor } from '../../../commands/conversations/route-decision';
+import { commandContext, graphActor } from '../../../commands/graph/actor';
+import { reactionContext, type ReactionCommand } from '../../../src/platform/reactors/reactor';
+
+/** A reaction's commands as a test compares them: steps, actors, streams and commands, operations by name and input. */
+function described(commands: ReactionCommand[]) {
+  return commands.map((c) => ({
+    step: c.step,
+    actorId: c.actorId,
+    writes: (c.writes ?? []).map((w) => ({
+      stream: w.stream,
+      command: w.command as Record<string, unknown> & { type: string },
+    })),
+    operation: c.operation && { name: c.operation.name, input: c.operation.input },
+  }));
+}
 
 /** Each reactor's mapping, given an event (and the facts it reads), then the command it issues. */
 const NOW = '2026-11-26T08:00:00.000Z';
@@ -242,6 +264,171 @@ describe('reactor specs (given an event, then the command)', () => {
       });
       expect(plan.filing.properties).to.include({ decision: 'modified' });
       expect(plan.filing.properties.modifications).to.deep.equal({ oil: 3100 });
+    });
+  });
+
+  describe('graph.record-filing-package (given the facts, then the commands)', () => {
+    const schema = {
+      edgeLabelKnown: true,
+      fromAllowed: true,
+      toAllowed: true,
+      pairAllowed: true,
+      allowedFrom: ['Well'],
+      allowedTo: ['FilingPackage'],
+    };
+    const toFile: Extract<FilingPackageFacts, { status: 'to_file' }> = {
+      status: 'to_file',
+      tenantId: 't1',
+      filing: {
+        checklist,
+        approvalId: 'ap1',
+        submittedBy: 'op',
+        submittedAt: NOW,
+        decision: { decision: 'approved', reviewerId: 'rev', comments: null, modifications: null, decidedAt: NOW },
+        payload: { form_label: 'Form PR', figures: [] },
+        entity: well,
+      },
+      unit: well,
+      creation: { labelKnown: true, entityIdTaken: false },
+      schema,
+      fromLabelKnown: true,
+      packageRecorded: false,
+    };
+    const reviewed = {
+      ...recorded('ChecklistReviewed', {
+        approvalId: 'ap1',
+        decision: 'approved',
+        reviewerId: 'rev',
+        comments: null,
+        reviewedAt: NOW,
+      }),
+      id: 'e-reviewed',
+    } as RecordedEvent;
+
+    it('given an approved filing not yet recorded, then the package with the period advanced, then its edge with ChecklistFiled, all as the reviewer', () => {
+      const commands = recordFilingPackageReactor.react(reviewed, toFile);
+      const shown = described(commands);
+      expect(shown.map((c) => c.step)).to.deep.equal(['record-filing', 'record-filing']);
+      expect(shown.map((c) => c.actorId)).to.deep.equal(['rev', 'rev']);
+      expect(shown[0].writes.map((w) => w.command.type)).to.deep.equal(['CreateEntity', 'UpdateEntity']);
+      expect(shown[0].writes[0].command).to.include({ label: 'FilingPackage', entityId: 'filing-cl1' });
+      expect(shown[0].writes[1]).to.deep.include({ stream: 'graph.vertex-t1-v-well' });
+      expect(shown[0].writes[1].command).to.deep.include({ set: { form_pr_period: '2026-10' } });
+      expect(shown[1].writes.map((w) => w.command.type)).to.deep.equal(['CreateEdge', 'RecordFiling']);
+      expect(shown[1].writes[1]).to.deep.include({ stream: 'checklists.checklist-t1-cl1' });
+      expect(shown[1].writes[1].command).to.deep.include({
+        approvalId: 'ap1',
+        filingId: 'filing-cl1',
+        unit: { label: 'Well', entityId: '42-501-12345' },
+        filedBy: 'rev',
+      });
+    });
+
+    it('given the package recorded by an earlier attempt, then only its edge and ChecklistFiled', () => {
+      const shown = described(recordFilingPackageReactor.react(reviewed, { ...toFile, packageRecorded: true }));
+      expect(shown.map((c) => c.writes.map((w) => w.command.type))).to.deep.equal([['CreateEdge', 'RecordFiling']]);
+    });
+
+    it('given a rule that forbids the edge, then nothing is written but ChecklistFilingFailed with the reason', () => {
+      const forbidden = { ...toFile, schema: { ...schema, pairAllowed: false } };
+      const shown = described(recordFilingPackageReactor.react(reviewed, forbidden));
+      expect(shown).to.have.length(1);
+      expect(shown[0].writes[0].command).to.deep.include({ type: 'RecordFilingFailure', approvalId: 'ap1' });
+      expect(String(shown[0].writes[0].command.reason)).to.match(/no HAS_FILING rule joins Well to FilingPackage/);
+    });
+
+    it('given a refusal while recording (a lasting one), then the failure is recorded instead', () => {
+      const [first] = recordFilingPackageReactor.react(reviewed, toFile);
+      const instead = described([first.whenRefused!('the entity_id is taken')!]);
+      expect(instead[0].writes[0].command).to.deep.include({
+        type: 'RecordFilingFailure',
+        reason: 'the entity_id is taken',
+        attemptedBy: 'rev',
+      });
+    });
+
+    it('given the entity gone from the graph, then ChecklistFilingFailed; given it filed already or nothing to file, then nothing', () => {
+      const missing: FilingPackageFacts = {
+        status: 'entity_missing',
+        tenantId: 't1',
+        checklistId: 'cl1',
+        approvalId: 'ap1',
+        reason: "the checklist's well 42-501-12345 is not in the graph",
+      };
+      const shown = described(recordFilingPackageReactor.react(reviewed, missing));
+      expect(shown[0].writes[0].command).to.deep.include({ type: 'RecordFilingFailure', reason: missing.reason });
+      expect(recordFilingPackageReactor.react(reviewed, { status: 'filed' })).to.deep.equal([]);
+      expect(recordFilingPackageReactor.react(reviewed, { status: 'nothing_to_file' })).to.deep.equal([]);
+    });
+  });
+
+  describe('compliance.reassess-after-filing', () => {
+    const filed = (unit: { label: string; entityId: string }) =>
+      recorded('ChecklistFiled', {
+        approvalId: 'ap1',
+        filingId: 'filing-cl1',
+        unit,
+        advanced: {},
+        filedBy: 'rev',
+        filedAt: NOW,
+      });
+    const reactor = reassessAfterFilingReactor([]);
+
+    it("given a well's checklist filed on its lease, then the lease and the well are re-assessed", () => {
+      const shown = described(
+        reactor.react(filed({ label: 'Lease', entityId: 'L-1' }), { checklistEntityId: '42-501-12345' }),
+      );
+      expect(shown.map((c) => c.operation)).to.deep.equal([
+        { name: 'compliance.assess-entity', input: { entityId: 'L-1' } },
+        { name: 'compliance.assess-entity', input: { entityId: '42-501-12345' } },
+      ]);
+      expect(reactor.react(filed({ label: 'Lease', entityId: 'L-1' }), { checklistEntityId: null })).to.have.length(1);
+    });
+
+    it('given a checklist filed on its own entity, then that entity once; an entity gone meanwhile is no failure', () => {
+      const commands = reactor.react(filed({ label: 'Well', entityId: '42-501-12345' }), {
+        checklistEntityId: '42-501-12345',
+      });
+      expect(described(commands).map((c) => c.operation?.input)).to.deep.equal([{ entityId: '42-501-12345' }]);
+      expect(commands[0].expected).to.deep.equal(['not_found']);
+    });
+  });
+
+  describe('reactions as data', () => {
+    it("given ApprovalDecided from a conversation, then the decision is delivered to it as the reviewer's", () => {
+      const approval = {
+        status: 'approved',
+        approvalId: 'ap1',
+        conversationId: 'cv1',
+        checkpointType: 'tool_call',
+        decision: { decision: 'approved', reviewerId: 'rev', comments: null, modifications: null, decidedAt: NOW },
+      } as unknown as ApprovalState;
+      const shown = described(routeDecisionReactor.react(recorded('ApprovalDecided', {}), approval));
+      expect(shown).to.have.length(1);
+      expect(shown[0]).to.deep.include({ step: 'route-decision', actorId: 'rev' });
+      expect(shown[0].writes[0].stream).to.match(/^conversations\.conversation-t1-cv1$/);
+      expect(shown[0].writes[0].command).to.include({ type: 'DeliverApprovalDecision', approvalId: 'ap1' });
+    });
+
+    it('given ChecklistRejected with a pending approval, then it is closed; a decision made meanwhile is the expected outcome', () => {
+      const [command] = closeRejectedApprovalReactor.react(
+        recorded('ChecklistRejected', { reason: 'wrong well', rejectedBy: 'rev', rejectedAt: NOW, approvalId: 'ap1' }),
+        undefined,
+      );
+      expect(described([command])[0].writes[0]).to.deep.include({ stream: 'approvals.approval-t1-ap1' });
+      expect(command.expected).to.deep.equal(['conflict', 'forbidden']);
+    });
+
+    it('given a reaction, then its commands run under its causation, correlation and a key derived from the event and step', () => {
+      const context = reactionContext(recorded('ChecklistFiled', {}), 'reassess');
+      expect(context).to.deep.equal({
+        tenantId: 't1',
+        actorId: 'op',
+        correlationId: 'c',
+        causationId: 'e1',
+        idempotencyKey: 'reaction:e1:reassess',
+      });
+      expect(commandContext(graphActor(context))).to.deep.equal(context);
     });
   });
 
