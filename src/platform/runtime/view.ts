@@ -65,9 +65,6 @@ const parkedView = (m: DeadLetteredMessage): ParkedMessageView => ({
   dead_lettered_at: m.deadLetteredAt,
 });
 
-const secondsSince = (at: Date | null, now: Date) =>
-  at ? Math.max(0, Math.round((now.getTime() - at.getTime()) / 100) / 10) : 0;
-
 function deadLetterView(letter: DeadLetter & { resolvedAt?: Date | null }): DeadLetterView {
   const reactor = letter.projector.startsWith(REACTOR_PREFIX);
   return {
