@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { CELLS } from '../../../projections/compliance/tables';
+import { expectCellsOfWholeRun } from '../../support/whole-run';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import type { DomainPack } from '../../../commands/compliance/packs/pack';
 import { assess } from '../../../commands/compliance/record-assessment';
-import { runPacks } from '../../../commands/compliance/run-packs';
 import { addDays } from '../../../src/platform/dates';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
-import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
+import { assessedEntities, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { assessmentRunsStream } from '../../../streams/compliance/runs';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
@@ -89,19 +88,8 @@ describe('re-assessing a portfolio by log position', () => {
     }
   }
 
-  async function expectSameAsWholeRun(packs: DomainPack<any>[] = DEFAULT_PACKS, today = isoToday()) {
-    const whole = await runPacks(t.deps.knex, tenantId, packs, today);
-    const expected = whole.entities
-      .flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`))
-      .sort();
-    const current = await t.deps
-      .knex(CELLS)
-      .where({ tenant_id: tenantId })
-      .whereNull('valid_to')
-      .whereIn('entity_id', whole.entityIds)
-      .select('entity_id', 'domain', 'fingerprint');
-    expect(current.map((r) => `${r.entity_id}/${r.domain}/${r.fingerprint}`).sort()).to.deep.equal(expected);
-  }
+  const expectSameAsWholeRun = (packs: DomainPack<any>[] = DEFAULT_PACKS, today = isoToday()) =>
+    expectCellsOfWholeRun(t.deps.knex, tenantId, packs, today);
 
   const lockWaiters = async () =>
     Number(

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { CELLS } from '../../../projections/compliance/tables';
+import { expectCellsOfWholeRun } from '../../support/whole-run';
 import { COMPLIANCE_ANOMALY_FLAGGED } from '../../../src/platform/published/anomaly-flagged';
 import { bucketCounts, dashboardRows } from '../../../projections/compliance/selectors';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
-import { runPacks } from '../../../commands/compliance/run-packs';
 import { graphContext } from '../../../src/contexts/graph/module';
-import { assessedEntities, cellFingerprint, readAssessmentEvent } from '../../../streams/compliance/assessment';
+import { assessedEntities, readAssessmentEvent } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
@@ -48,21 +47,8 @@ describe('re-assessing a portfolio: only what changed', () => {
   };
 
   /** The current verdicts of the read model against a whole run of the packs now. */
-  const expectSameAsWholeRun = async () => {
-    const today = new Date().toISOString().slice(0, 10);
-    const whole = await runPacks(t.deps.knex, tenantId, DEFAULT_PACKS, today);
-    const expected = whole.entities
-      .flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`))
-      .sort();
-    // A deleted entity's last verdicts stay recorded; it is no longer on the dashboard.
-    const current = await t.deps
-      .knex(CELLS)
-      .where({ tenant_id: tenantId })
-      .whereNull('valid_to')
-      .whereIn('entity_id', whole.entityIds)
-      .select('entity_id', 'domain', 'fingerprint');
-    expect(current.map((r) => `${r.entity_id}/${r.domain}/${r.fingerprint}`).sort()).to.deep.equal(expected);
-  };
+  const expectSameAsWholeRun = () =>
+    expectCellsOfWholeRun(t.deps.knex, tenantId, DEFAULT_PACKS, new Date().toISOString().slice(0, 10));
 
   it('an unchanged graph re-evaluates nothing, records no verdict and answers the same counts', async () => {
     const again = await assess();

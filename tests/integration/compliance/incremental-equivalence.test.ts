@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { CELLS } from '../../../projections/compliance/tables';
+import { expectCellsOfWholeRun } from '../../support/whole-run';
 import { DEFAULT_PACKS } from '../../../commands/compliance/packs';
 import { assess } from '../../../commands/compliance/record-assessment';
-import { runPacks } from '../../../commands/compliance/run-packs';
 import { importGraph } from '../../../commands/graph/import-graph';
 import { complianceContext } from '../../../src/contexts/compliance/module';
 import { graphContext } from '../../../src/contexts/graph/module';
 import { addDays } from '../../../src/platform/dates';
-import { cellFingerprint } from '../../../streams/compliance/assessment';
 import { signIn } from '../../support/auth';
 import { startTestPlatform, type TestPlatform } from '../../support/platform';
 
@@ -127,20 +125,7 @@ describe('incremental compliance runs against whole runs (property)', function (
             await assess(deps, DEFAULT_PACKS, context);
             await settle();
             const judged = instant.toISOString().slice(0, 10);
-            const whole = await runPacks(t.deps.knex, tenantId, DEFAULT_PACKS, judged);
-            const expected = whole.entities
-              .flatMap((e) => e.cells.map((c) => `${e.entityId}/${c.domain}/${cellFingerprint(c)}`))
-              .sort();
-            const current = await t.deps
-              .knex(CELLS)
-              .where({ tenant_id: tenantId })
-              .whereNull('valid_to')
-              .whereIn('entity_id', whole.entityIds)
-              .select('entity_id', 'domain', 'fingerprint');
-            expect(
-              current.map((r) => `${r.entity_id}/${r.domain}/${r.fingerprint}`).sort(),
-              `on ${judged}`,
-            ).to.deep.equal(expected);
+            await expectCellsOfWholeRun(t.deps.knex, tenantId, DEFAULT_PACKS, judged, `on ${judged}`);
           };
 
           await portfolioRun();
