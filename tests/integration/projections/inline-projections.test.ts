@@ -372,4 +372,83 @@ describe('inline projections', () => {
     await follower.stop();
     await followerStore.close();
   });
+
+  describe('an instance running another version of an inline projector (rolling deploy)', () => {
+    let others: EventStore[];
+    beforeEach(() => (others = []));
+    afterEach(async () => {
+      for (const r of runners) await r.stop();
+      runners = [];
+      for (const s of others) await s.close();
+    });
+
+    /** Another instance on the same database: its own store, and a leader lock it never gets. */
+    async function otherInstance(projectors: Projector[]) {
+      const otherStore = createPostgresEventStore({
+        pool: db.pool,
+        signer: new AuditSigner(TEST_SIGNING_KEY),
+        pollIntervalMs: 100,
+      });
+      const never = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
+      const runner = new ProjectionRunner({
+        knex: db.knex,
+        store: otherStore,
+        projectors,
+        logger: pino({ level: 'silent' }),
+        leaderLock: never,
+        idleMs: 50,
+      });
+      runners.push(runner);
+      others.push(otherStore);
+      await runner.start();
+      return { store: otherStore, runner };
+    }
+
+    /** Polls until the read model equals `expected` or the time is up; answers the last rows. */
+    async function settle(expected: unknown[], ms = 3000): Promise<unknown[]> {
+      const until = Date.now() + ms;
+      let rows = await notes();
+      while (JSON.stringify(rows) !== JSON.stringify(expected) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        rows = await notes();
+      }
+      return rows;
+    }
+
+    it('given a follower built with another version, when it appends, then the leader applies its events in log order and the read model equals its rebuild', async () => {
+      const leader = await start([inlineNotes(1)]);
+      const other = await otherInstance([inlineNotes(2)]);
+      const a = randomUUID();
+      const b = randomUUID();
+      await other.store.append(noteStream(tenantId, a), [created(a, 'from the other')]);
+      // The leader's own append of the same note lands while the gap is (likely) still open: it
+      // must not be applied before the create it follows.
+      await store.append(noteStream(tenantId, a), [renamed('renamed by the leader')], { expectedRevision: 0n });
+      await other.store.append(noteStream(tenantId, a), [renamed('renamed by the other')], { expectedRevision: 1n });
+      await store.append(noteStream(tenantId, b), [created(b, 'leader only')]);
+      const expected = [
+        { id: a, title: 'renamed by the other', status: 'active', renames: 2 },
+        { id: b, title: 'leader only', status: 'active', renames: 0 },
+      ].sort((x, y) => (x.id < y.id ? -1 : 1));
+      expect(await settle(expected), 'the read model, without a rebuild').to.deep.equal(expected);
+      expect(await db.knex('inline_projection_gaps').count<Array<{ count: string }>>('* as count')).to.deep.equal([
+        { count: '0' },
+      ]);
+      expect(await openDeadLetters(db.knex, 'toy_notes')).to.deep.equal([]);
+      await leader.rebuild('toy_notes');
+      expect(await notes(), 'the rebuild from the log').to.deep.equal(expected);
+    });
+
+    it('given an event the projector cannot apply, when the leader drains it, then it goes to the dead letters and the rest is applied', async () => {
+      await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+      const other = await otherInstance([inlineNotes(2)]);
+      const a = randomUUID();
+      const b = randomUUID();
+      await other.store.append(noteStream(tenantId, a), [created(a, 'poison')]);
+      await other.store.append(noteStream(tenantId, b), [created(b, 'fine')]);
+      const expected = [{ id: b, title: 'fine', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      expect((await openDeadLetters(db.knex, 'toy_notes')).map((l) => l.type)).to.deep.equal(['NoteCreated']);
+    });
+  });
 });
