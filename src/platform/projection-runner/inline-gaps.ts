@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Position, RecordedEvent } from '../eventstore/types';
+import { CHECKPOINTS_TABLE } from './checkpoints';
 
 /**
  * Events of an inline projector appended without applying it (docs/runtime.md, "Rolling
@@ -10,17 +11,20 @@ import type { Position, RecordedEvent } from '../eventstore/types';
 export const INLINE_GAPS_TABLE = 'inline_projection_gaps';
 
 /**
- * Takes the inline projectors' transaction locks and answers which of `shared` have gaps.
- * An appender that applies a projector takes its lock shared, one that records gaps for it
- * exclusive, before either writes an event: so a gap row is committed or absent when an
- * applier looks, and an applier that saw none holds back every recorder until it commits (its
- * events then sort before theirs). Locks are taken in name order, so two appenders never wait
- * on each other in a cycle. In PL/pgSQL the final query takes its own snapshot, after the
- * locks: it sees every gap committed while it waited.
+ * Takes the inline projectors' transaction locks and answers which of those this appender
+ * runs it must record as gaps rather than apply: those with gaps still to drain, and those
+ * whose tables another version stands at now. An appender that applies a projector takes its
+ * lock shared, one that records gaps for it exclusive, before either writes an event: so a gap
+ * row is committed or absent when an applier looks, and an applier that saw none holds back
+ * every recorder until it commits (its events then sort before theirs). Locks are taken in
+ * name order, so two appenders never wait on each other in a cycle. A stored version changes
+ * only under the exclusive lock (a rebuild's swap), so it is read again once the locks are
+ * held; one that changed meanwhile upgrades its lock. In PL/pgSQL each query takes its own
+ * snapshot: the last one sees every gap committed while this one waited.
  */
 const OPEN_FUNCTION = 'inline_projection_gaps_open';
 
-/** The advisory lock key of an inline projector: hashtextextended(?, INLINE_LOCK_SEED). */
+/** The advisory lock key of an inline projector: hashtextextended('inline:' || name, INLINE_LOCK_SEED). */
 const INLINE_LOCK_SEED = 7212;
 
 export async function createInlineGapsTable(knex: Knex): Promise<void> {
@@ -31,32 +35,50 @@ export async function createInlineGapsTable(knex: Knex): Promise<void> {
       position       bigint NOT NULL,
       PRIMARY KEY (projector, transaction_id, position)
     );
-    CREATE FUNCTION ${OPEN_FUNCTION}(shared_names text[], exclusive_names text[]) RETURNS text[]
-    LANGUAGE plpgsql VOLATILE AS $$
+    CREATE FUNCTION ${OPEN_FUNCTION}(applied_names text[], applied_versions int[], recorded_names text[])
+    RETURNS text[] LANGUAGE plpgsql VOLATILE AS $$
     DECLARE
       n text;
+      held text[];
     BEGIN
-      FOR n IN SELECT DISTINCT x FROM unnest(shared_names || exclusive_names) AS x ORDER BY x LOOP
-        IF n = ANY(exclusive_names) THEN
+      held := recorded_names || ARRAY(
+        SELECT a.name FROM unnest(applied_names, applied_versions) AS a(name, version)
+        LEFT JOIN ${CHECKPOINTS_TABLE} c ON c.name = a.name WHERE c.version IS DISTINCT FROM a.version);
+      FOR n IN SELECT DISTINCT x FROM unnest(applied_names || recorded_names) AS x ORDER BY x LOOP
+        IF n = ANY(held) THEN
           PERFORM pg_advisory_xact_lock(hashtextextended('inline:' || n, ${INLINE_LOCK_SEED}));
         ELSE
           PERFORM pg_advisory_xact_lock_shared(hashtextextended('inline:' || n, ${INLINE_LOCK_SEED}));
         END IF;
       END LOOP;
-      RETURN ARRAY(SELECT DISTINCT projector FROM ${INLINE_GAPS_TABLE} WHERE projector = ANY(shared_names));
+      FOR n IN SELECT a.name FROM unnest(applied_names, applied_versions) AS a(name, version)
+        LEFT JOIN ${CHECKPOINTS_TABLE} c ON c.name = a.name
+        WHERE c.version IS DISTINCT FROM a.version AND NOT a.name = ANY(held) ORDER BY a.name LOOP
+        PERFORM pg_advisory_xact_lock(hashtextextended('inline:' || n, ${INLINE_LOCK_SEED}));
+        held := held || n;
+      END LOOP;
+      RETURN ARRAY(
+        SELECT x FROM unnest(held) AS x WHERE x = ANY(applied_names)
+        UNION SELECT projector FROM ${INLINE_GAPS_TABLE} WHERE projector = ANY(applied_names));
     END $$;
   `);
 }
 
 export async function dropInlineGapsTable(knex: Knex): Promise<void> {
-  await knex.raw(`DROP FUNCTION IF EXISTS ${OPEN_FUNCTION}(text[], text[]); DROP TABLE IF EXISTS ${INLINE_GAPS_TABLE}`);
+  await knex.raw(
+    `DROP FUNCTION IF EXISTS ${OPEN_FUNCTION}(text[], int[], text[]); DROP TABLE IF EXISTS ${INLINE_GAPS_TABLE}`,
+  );
 }
 
-/** Locks (see `OPEN_FUNCTION`) and answers the projectors of `applied` that have gaps now. */
-export async function openInlineGaps(trx: Knex, applied: string[], recorded: string[]): Promise<Set<string>> {
+/** Locks (see `OPEN_FUNCTION`) and answers the projectors of `applied` to record as gaps in this transaction. */
+export async function openInlineGaps(
+  trx: Knex,
+  applied: Array<{ name: string; version: number }>,
+  recorded: string[],
+): Promise<Set<string>> {
   const result = await trx.raw<{ rows: Array<{ open: string[] }> }>(
-    `SELECT ${OPEN_FUNCTION}(?::text[], ?::text[]) AS open`,
-    [applied, recorded],
+    `SELECT ${OPEN_FUNCTION}(?::text[], ?::int[], ?::text[]) AS open`,
+    [applied.map((p) => p.name), applied.map((p) => p.version), recorded],
   );
   return new Set(result.rows[0].open);
 }

@@ -42,13 +42,14 @@ export function createInlineProjections(
   }
   const wantedBy = (projector: Projector, events: RecordedEvent[]) =>
     projector.eventTypes ? events.filter((e) => byType.get(e.type)?.includes(projector)) : events;
-  const appliedNames = projectors.map((p) => p.name);
+  const appliedNames = projectors.map((p) => ({ name: p.name, version: p.version }));
   const deferredNames = deferred.map((p) => p.name);
 
   async function apply(trx: Knex.Transaction, events: RecordedEvent[], open: Set<string>): Promise<void> {
     // A projector this instance does not run at its tables' version, or one with gaps still to
-    // drain, gets its events recorded for the leader instead: applied now, they would land
-    // before older events of the same rows (docs/runtime.md, "Rolling deploys").
+    // drain, gets its events recorded for the leader instead: applied now, they would write
+    // tables of another shape, or land before older events of the same rows (docs/runtime.md,
+    // "Rolling deploys").
     const gaps = [...deferred, ...projectors.filter((p) => open.has(p.name))]
       .map((projector) => ({ projector: projector.name, events: wantedBy(projector, events) }))
       .filter((gap) => gap.events.length > 0);

@@ -439,6 +439,63 @@ describe('inline projections', () => {
       expect(await notes(), 'the rebuild from the log').to.deep.equal(expected);
     });
 
+    it('given a gap being recorded, when an attached instance appends for the same projector, then it waits and records its event after it instead of applying it first', async () => {
+      // A leader that drains only when asked: the test sees what the append itself did.
+      const projector = inlineNotes(1);
+      const leader = new ProjectionRunner({
+        knex: db.knex,
+        store,
+        projectors: [projector],
+        logger: pino({ level: 'silent' }),
+        leaderLock: createAdvisoryLeaderLock(db.url),
+        idleMs: 60_000,
+      });
+      runners.push(leader);
+      await leader.start();
+      // Another version's append in flight: it holds the projector's lock and its gap row.
+      const recorder = await db.pool.connect();
+      try {
+        await recorder.query('BEGIN');
+        await recorder.query("SELECT inline_projection_gaps_open('{}', '{}', '{toy_notes}')");
+        await recorder.query("INSERT INTO inline_projection_gaps VALUES ('toy_notes', '1', 0)");
+        const id = randomUUID();
+        let appended = false;
+        const append = store.append(noteStream(tenantId, id), [created(id)]).then(() => (appended = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(appended, 'the append waits for the recorder').to.equal(false);
+        await recorder.query('COMMIT');
+        await append;
+        expect(await notes(), 'not applied ahead of the gap').to.deep.equal([]);
+        const gaps = await db.knex('inline_projection_gaps').where({ projector: 'toy_notes' });
+        expect(gaps).to.have.length(2);
+        while ((await leader.drainGaps(projector)) > 0);
+        expect((await notes()).map((n) => n.id)).to.deep.equal([id]);
+      } finally {
+        recorder.release();
+      }
+    });
+
+    it('given an instance attached at the old version, when a new leader rebuilds at another, then its next append records a gap at once instead of writing the new tables with the old apply', async () => {
+      const oldLeader = await start([inlineNotes(1)]);
+      // The old build's apply must not run once the tables stand at version 2.
+      const oldApply: Projector = {
+        ...inlineNotes(1),
+        apply: async () => {
+          throw new Error('the old apply ran on the new tables');
+        },
+      };
+      const old = await otherInstance([oldApply]);
+      await oldLeader.stop();
+      const newLeader = await start([inlineNotes(2)]);
+      expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
+      const id = randomUUID();
+      await old.store.append(noteStream(tenantId, id), [created(id, 'from the old build')]);
+      const expected = [{ id, title: 'from the old build', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      await newLeader.rebuild('toy_notes');
+      expect(await notes()).to.deep.equal(expected);
+    });
+
     it('given an event the projector cannot apply, when the leader drains it, then it goes to the dead letters and the rest is applied', async () => {
       await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
       const other = await otherInstance([inlineNotes(2)]);
