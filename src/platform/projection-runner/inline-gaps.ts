@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { PoolClient } from 'pg';
 import type { Position, RecordedEvent } from '../eventstore/types';
 import { CHECKPOINTS_TABLE } from './checkpoints';
 
@@ -70,17 +71,23 @@ export async function dropInlineGapsTable(knex: Knex): Promise<void> {
   );
 }
 
-/** Locks (see `OPEN_FUNCTION`) and answers the projectors of `applied` to record as gaps in this transaction. */
-export async function openInlineGaps(
-  trx: Knex,
+/**
+ * Locks (see `OPEN_FUNCTION`) and answers the projectors of `applied` to record as gaps in this
+ * transaction. Sent on the connection at once, before any statement queued after this call,
+ * so statements that follow (the append) are pipelined behind it rather than a round trip later.
+ */
+export function openInlineGaps(
+  client: PoolClient,
   applied: Array<{ name: string; version: number }>,
   recorded: string[],
 ): Promise<Set<string>> {
-  const result = await trx.raw<{ rows: Array<{ open: string[] }> }>(
-    `SELECT ${OPEN_FUNCTION}(?::text[], ?::int[], ?::text[]) AS open`,
-    [applied.map((p) => p.name), applied.map((p) => p.version), recorded],
-  );
-  return new Set(result.rows[0].open);
+  return client
+    .query<{ open: string[] }>({
+      name: 'inline-gaps-open',
+      text: `SELECT ${OPEN_FUNCTION}($1::text[], $2::int[], $3::text[]) AS open`,
+      values: [applied.map((p) => p.name), applied.map((p) => p.version), recorded],
+    })
+    .then((result) => new Set(result.rows[0].open));
 }
 
 /** Holds every appender of `projector` back until this transaction ends (a rebuild's swap). */

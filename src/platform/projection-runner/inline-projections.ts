@@ -85,9 +85,22 @@ export function createInlineProjections(
       // The projectors' queries run on the append's own connection, so inside its transaction.
       const trx = onConnection(knex, client) as unknown as Knex.Transaction;
       return inTransaction(client, async () => {
-        // Before the append writes anything, so its events sort after every gap it sees.
-        const open = await openInlineGaps(trx, appliedNames, deferredNames);
-        return append((events) => apply(trx, events, open));
+        // Sent before the append writes anything, so its events sort after every gap it sees;
+        // not awaited: the append's statements queue behind it on the connection (pipelined
+        // with it and BEGIN), and only `apply` needs its answer.
+        const opening = openInlineGaps(client, appliedNames, deferredNames);
+        opening.catch(() => undefined);
+        try {
+          return await append(async (events) => apply(trx, events, await opening));
+        } catch (error) {
+          // Its failure aborted the transaction: the append then reports only that it was aborted.
+          throw (
+            (await opening.then(
+              () => null,
+              (failed: unknown) => failed,
+            )) ?? error
+          );
+        }
       });
     },
   };

@@ -457,14 +457,20 @@ describe('inline projections', () => {
       try {
         await recorder.query('BEGIN');
         await recorder.query("SELECT inline_projection_gaps_open('{}', '{}', '{toy_notes}')");
-        await recorder.query("INSERT INTO inline_projection_gaps VALUES ('toy_notes', '1', 0)");
         const id = randomUUID();
         let appended = false;
-        const append = store.append(noteStream(tenantId, id), [created(id)]).then(() => (appended = true));
+        const append = store.append(noteStream(tenantId, id), [created(id)]).then((result) => {
+          appended = true;
+          return result;
+        });
         await new Promise((r) => setTimeout(r, 300));
         expect(appended, 'the append waits for the recorder').to.equal(false);
+        // The recorder writes only now: an append that wrote before taking the lock would sort first.
+        await recorder.query("INSERT INTO inline_projection_gaps VALUES ('toy_notes', '1', 0)");
+        const recorderTx = BigInt((await recorder.query('SELECT pg_current_xact_id()::text AS tx')).rows[0].tx);
         await recorder.query('COMMIT');
-        await append;
+        const { position } = await append;
+        expect(position.commit > recorderTx, 'the append sorts after the recorder').to.equal(true);
         expect(await notes(), 'not applied ahead of the gap').to.deep.equal([]);
         const gaps = await db.knex('inline_projection_gaps').where({ projector: 'toy_notes' });
         expect(gaps).to.have.length(2);
