@@ -139,3 +139,17 @@ export async function deleteInlineGaps(trx: Knex, projector: string, positions?:
     [projector, positions.map((p) => p.commit.toString()), positions.map((p) => p.prepare.toString())],
   );
 }
+
+/** Per projector among `names`: how many gaps it has and when the oldest of their events was recorded. */
+export async function inlineGapLag(
+  knex: Knex,
+  names: string[],
+): Promise<Array<{ projector: string; events: number; oldest: Date }>> {
+  const result = await knex.raw<{ rows: Array<{ projector: string; events: number; oldest: Date }> }>(
+    `SELECT g.projector, count(*)::int AS events, min(e.recorded_at) AS oldest
+     FROM ${INLINE_GAPS_TABLE} g JOIN events e ON (e.transaction_id, e.position) = (g.transaction_id, g.position)
+     WHERE g.projector = ANY(?::text[]) GROUP BY g.projector ORDER BY g.projector`,
+    [names],
+  );
+  return result.rows;
+}

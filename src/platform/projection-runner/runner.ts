@@ -11,10 +11,17 @@ import {
   type RetryOutcome,
 } from './dead-letters';
 import { readAtPositions, readCommittedSince } from '../eventstore/postgres/postgres-event-store';
-import { deleteInlineGaps, lockInlineGaps, lockInlineProjector } from './inline-gaps';
+import { deleteInlineGaps, inlineGapLag, lockInlineGaps, lockInlineProjector } from './inline-gaps';
 import { createInlineProjections } from './inline-projections';
 import { transactionOnPool } from '../infra/transaction';
-import { HandlerFailed, LaneRuntime, type LaneRuntimeOptions, type LaneState, LeadershipLost } from './lane-runtime';
+import {
+  HandlerFailed,
+  type LaneReport,
+  LaneRuntime,
+  type LaneRuntimeOptions,
+  type LaneState,
+  LeadershipLost,
+} from './lane-runtime';
 import type { Projector } from './projector';
 import { WakeUps } from './wake-ups';
 
@@ -287,6 +294,31 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     return this.options.projectors
       .filter((p) => !this.isInline(p))
       .map((p) => ({ name: p.name, checkpoint: p.name, eventTypes: p.eventTypes }));
+  }
+
+  /**
+   * The lanes, and every inline projector of this build with gaps left to apply: its lag is
+   * theirs (how many, and the age of the oldest), so `/health` names it once they wait longer
+   * than the lag bound (no leader runs it at its tables' version).
+   */
+  async lanesReport(): Promise<LaneReport[]> {
+    const inline = [...this.inline];
+    const [lanes, gaps] = await Promise.all([
+      super.lanesReport(),
+      inline.length > 0 ? inlineGapLag(this.options.knex, inline) : [],
+    ]);
+    const now = Date.now();
+    return [
+      ...lanes,
+      ...gaps.map((gap) => ({
+        name: gap.projector,
+        kind: this.kind,
+        lag_events: gap.events,
+        lag_seconds: Math.max(0, Math.round((now - new Date(gap.oldest).getTime()) / 100) / 10),
+        subscribed: null,
+        failures: 0,
+      })),
+    ];
   }
 
   protected restMs(lane: Lane, applied: number): number {

@@ -502,6 +502,23 @@ describe('inline projections', () => {
       expect(await notes()).to.deep.equal(expected);
     });
 
+    it('given no leader runs the stored version, when another version appends, then the gaps wait and the lane report names the projector with their lag', async () => {
+      const leader = await start([inlineNotes(1)]);
+      await leader.stop();
+      const other = await otherInstance([inlineNotes(2)]);
+      const id = randomUUID();
+      await other.store.append(noteStream(tenantId, id), [created(id)]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await notes()).to.deep.equal([]);
+      const report = (await other.runner.lanesReport()).find((lane) => lane.name === 'toy_notes');
+      expect(report).to.include({ kind: 'projection', lag_events: 1, subscribed: null });
+      // A leader of the stored version drains them.
+      await start([inlineNotes(1)]);
+      const expected = [{ id, title: 'first', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      expect((await other.runner.lanesReport()).map((lane) => lane.name)).to.not.include('toy_notes');
+    });
+
     it('given an event the projector cannot apply, when the leader drains it, then it goes to the dead letters and the rest is applied', async () => {
       await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
       const other = await otherInstance([inlineNotes(2)]);
