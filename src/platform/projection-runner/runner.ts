@@ -10,10 +10,18 @@ import {
   retryLetters,
   type RetryOutcome,
 } from './dead-letters';
-import { readCommittedSince } from '../eventstore/postgres/postgres-event-store';
+import { readAtPositions, readCommittedSince } from '../eventstore/postgres/postgres-event-store';
+import { deleteInlineGaps, inlineGapLag, lockInlineGaps, lockInlineProjector } from './inline-gaps';
 import { createInlineProjections } from './inline-projections';
 import { transactionOnPool } from '../infra/transaction';
-import { HandlerFailed, LaneRuntime, type LaneRuntimeOptions, type LaneState, LeadershipLost } from './lane-runtime';
+import {
+  HandlerFailed,
+  type LaneReport,
+  LaneRuntime,
+  type LaneRuntimeOptions,
+  type LaneState,
+  LeadershipLost,
+} from './lane-runtime';
 import type { Projector } from './projector';
 import { WakeUps } from './wake-ups';
 
@@ -111,26 +119,103 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   /** Inline projectors handed to the store: from then on every append applies them. */
   private readonly attached = new Set<string>();
 
+  /** Whether the store has been handed this runner's inline projections at all. */
+  private handed = false;
+
   /**
    * Hands the inline projectors whose tables stand at this build's version to the store. One
    * whose stored version differs (the leader has not created its tables yet, or another version
    * of the platform runs it) is not attached: its appends would write tables of another shape.
+   * The store records its events as gaps instead, which the leader applies (`drainGaps`).
    */
   private async attachInline(): Promise<void> {
     if (this.inline.size === 0) return;
     const stored = new Map((await readCheckpoints(this.options.knex)).map((row) => [row.name, row.version]));
     const ready = this.options.projectors.filter((p) => this.isInline(p) && stored.get(p.name) === p.version);
-    if (ready.every((p) => this.attached.has(p.name)) && ready.length === this.attached.size) return;
+    if (this.handed && ready.every((p) => this.attached.has(p.name)) && ready.length === this.attached.size) return;
+    // Exactly those: one whose tables another version rebuilt since goes back to gaps.
+    this.attached.clear();
     for (const p of ready) this.attached.add(p.name);
-    const missing = this.options.projectors
-      .filter((p) => this.isInline(p) && !this.attached.has(p.name))
-      .map((p) => p.name);
-    if (missing.length > 0)
+    const deferred = this.options.projectors.filter((p) => this.isInline(p) && !this.attached.has(p.name));
+    if (deferred.length > 0)
       this.options.logger.warn(
-        { projectors: missing },
-        'inline projectors not attached: their tables are missing or of another version',
+        { projectors: deferred.map((p) => p.name) },
+        'inline projectors not attached: their tables are missing or of another version; their events are left to the leader',
       );
-    this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, ready));
+    this.options.store.useInlineProjections!(
+      createInlineProjections(
+        this.options.knex,
+        this.options.projectors.filter((p) => this.attached.has(p.name)),
+        deferred,
+      ),
+    );
+    this.handed = true;
+  }
+
+  /** The leader's pass over the inline projectors' gaps: every `idleMs` while it leads. */
+  private draining: NodeJS.Timeout | null = null;
+  private drainRunning: Promise<void> | null = null;
+
+  private startDraining(): void {
+    if (this.draining || this.inline.size === 0) return;
+    this.draining = setInterval(() => {
+      if (this.drainRunning || !this.leader) return;
+      this.drainRunning = this.drainAllGaps()
+        .catch((err) => this.options.logger.warn({ err }, 'inline projection gaps not drained; retried'))
+        .finally(() => (this.drainRunning = null));
+    }, this.idleMs);
+    this.draining.unref();
+  }
+
+  private async stopDraining(): Promise<void> {
+    if (this.draining) clearInterval(this.draining);
+    this.draining = null;
+    await this.drainRunning;
+  }
+
+  private async drainAllGaps(): Promise<void> {
+    for (const projector of this.options.projectors)
+      if (this.attached.has(projector.name)) while ((await this.drainGaps(projector)) === this.batchSize);
+  }
+
+  /**
+   * Applies the oldest gaps of an inline projector this instance runs at its tables' version,
+   * in log order, and deletes them, in one transaction under its checkpoint's row lock (one
+   * drainer at a time, and none during a rebuild's swap). An event the projector cannot apply
+   * goes to the dead letters, as a lane's would. Answers how many gaps it closed.
+   */
+  async drainGaps(projector: Projector): Promise<number> {
+    const { knex, logger } = this.options;
+    return transactionOnPool(knex, async (trx) => {
+      const checkpoint = await trx(CHECKPOINTS_TABLE).where({ name: projector.name }).forUpdate().first();
+      // Another version stands now (a newer instance rebuilt it): its runner drains.
+      if (!checkpoint || checkpoint.version !== projector.version) return 0;
+      if (!this.fenceOpen()) throw new LeadershipLost("the projector lock's session is gone");
+      const positions = await lockInlineGaps(trx, projector.name, this.batchSize);
+      if (positions.length === 0) return 0;
+      const events = await readAtPositions(trx, positions);
+      const applyAll = async (inner: Knex.Transaction, batch: RecordedEvent[]) => {
+        if (projector.applyBatch) await projector.applyBatch(inner, batch);
+        else for (const event of batch) await projector.apply(inner, event);
+      };
+      try {
+        await trx.transaction((batch) => applyAll(batch, events));
+      } catch {
+        for (const event of events) {
+          try {
+            await trx.transaction((one) => applyAll(one, [event]));
+          } catch (error) {
+            await recordDeadLetter(trx, projector.name, event, error, 1);
+            logger.error(
+              { err: error, projector: projector.name, eventId: event.id, type: event.type, stream: event.stream },
+              'inline projector cannot apply this event: moved to the dead-letter table',
+            );
+          }
+        }
+      }
+      await deleteInlineGaps(trx, projector.name, positions);
+      return positions.length;
+    });
   }
 
   /** True once every lane has reached the head of the log at least once. */
@@ -142,6 +227,13 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   private followerCaughtUp = false;
 
   async start(): Promise<void> {
+    // Until its tables are known to stand at this build's version, an inline projector's events
+    // are recorded as gaps: none is lost while this instance prepares or rebuilds it.
+    if (this.inline.size > 0 && !this.handed) {
+      const inline = this.options.projectors.filter((p) => this.isInline(p));
+      this.options.store.useInlineProjections!(createInlineProjections(this.options.knex, [], inline));
+      this.handed = true;
+    }
     await this.startLeading();
     if (!this.leader) {
       this.options.logger.info('another instance runs the projectors; this one waits on their checkpoints');
@@ -185,11 +277,13 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
 
   protected onLead(): void {
     this.wakeUps.start(() => this.releaseTail());
+    this.startDraining();
   }
 
   protected onRelinquish(): void {
     this.followerCaughtUp = true;
     void this.wakeUps.stop();
+    void this.stopDraining();
   }
 
   protected subscribed(): boolean | null {
@@ -200,6 +294,31 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     return this.options.projectors
       .filter((p) => !this.isInline(p))
       .map((p) => ({ name: p.name, checkpoint: p.name, eventTypes: p.eventTypes }));
+  }
+
+  /**
+   * The lanes, and every inline projector of this build with gaps left to apply: its lag is
+   * theirs (how many, and the age of the oldest), so `/health` names it once they wait longer
+   * than the lag bound (no leader runs it at its tables' version).
+   */
+  async lanesReport(): Promise<LaneReport[]> {
+    const inline = [...this.inline];
+    const [lanes, gaps] = await Promise.all([
+      super.lanesReport(),
+      inline.length > 0 ? inlineGapLag(this.options.knex, inline) : [],
+    ]);
+    const now = Date.now();
+    return [
+      ...lanes,
+      ...gaps.map((gap) => ({
+        name: gap.projector,
+        kind: this.kind,
+        lag_events: gap.events,
+        lag_seconds: Math.max(0, Math.round((now - new Date(gap.oldest).getTime()) / 100) / 10),
+        subscribed: null,
+        failures: 0,
+      })),
+    ];
   }
 
   protected restMs(lane: Lane, applied: number): number {
@@ -650,9 +769,14 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
         await trx(CHECKPOINTS_TABLE).where({ name }).forUpdate().first();
         // Inline: appends write the live tables themselves. Holding their lock, every event
         // committed so far is readable and every writer still in flight waits, then applies
-        // its own events to the swapped-in tables: nothing is skipped or applied twice.
-        if (inline)
+        // its own events to the swapped-in tables: nothing is skipped or applied twice. The
+        // projector's own lock first (appenders take it before the tables): no appender is
+        // then half-way, so every gap recorded so far is of an event this read includes.
+        if (inline) {
+          await lockInlineProjector(trx, name);
           for (const table of projector.tables) await trx.raw('LOCK TABLE ??.?? IN EXCLUSIVE MODE', [live, table]);
+          await deleteInlineGaps(trx, name);
+        }
         await inShadow(trx);
         // The head before the final read: an event committed after it is read by the live
         // lane from the moved checkpoint; taken after the read, it would be skipped for good.
@@ -690,6 +814,7 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
 
   async stop(): Promise<void> {
     if (this.attaching) clearInterval(this.attaching);
+    await this.stopDraining();
     for (const lane of this.lanes.values()) this.hurry(lane);
     await this.stopLeading(() => this.wakeUps.stop());
     this.notifyWaiters();

@@ -372,4 +372,163 @@ describe('inline projections', () => {
     await follower.stop();
     await followerStore.close();
   });
+
+  describe('an instance running another version of an inline projector (rolling deploy)', () => {
+    let others: EventStore[];
+    beforeEach(() => (others = []));
+    afterEach(async () => {
+      for (const r of runners) await r.stop();
+      runners = [];
+      for (const s of others) await s.close();
+    });
+
+    /** Another instance on the same database: its own store, and a leader lock it never gets. */
+    async function otherInstance(projectors: Projector[]) {
+      const otherStore = createPostgresEventStore({
+        pool: db.pool,
+        signer: new AuditSigner(TEST_SIGNING_KEY),
+        pollIntervalMs: 100,
+      });
+      const never = { tryAcquire: async () => false, isHeld: () => false, release: async () => undefined };
+      const runner = new ProjectionRunner({
+        knex: db.knex,
+        store: otherStore,
+        projectors,
+        logger: pino({ level: 'silent' }),
+        leaderLock: never,
+        idleMs: 50,
+      });
+      runners.push(runner);
+      others.push(otherStore);
+      await runner.start();
+      return { store: otherStore, runner };
+    }
+
+    /** Polls until the read model equals `expected` or the time is up; answers the last rows. */
+    async function settle(expected: unknown[], ms = 3000): Promise<unknown[]> {
+      const until = Date.now() + ms;
+      let rows = await notes();
+      while (JSON.stringify(rows) !== JSON.stringify(expected) && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        rows = await notes();
+      }
+      return rows;
+    }
+
+    it('given a follower built with another version, when it appends, then the leader applies its events in log order and the read model equals its rebuild', async () => {
+      const leader = await start([inlineNotes(1)]);
+      const other = await otherInstance([inlineNotes(2)]);
+      const a = randomUUID();
+      const b = randomUUID();
+      await other.store.append(noteStream(tenantId, a), [created(a, 'from the other')]);
+      // The leader's own append of the same note lands while the gap is (likely) still open: it
+      // must not be applied before the create it follows.
+      await store.append(noteStream(tenantId, a), [renamed('renamed by the leader')], { expectedRevision: 0n });
+      await other.store.append(noteStream(tenantId, a), [renamed('renamed by the other')], { expectedRevision: 1n });
+      await store.append(noteStream(tenantId, b), [created(b, 'leader only')]);
+      const expected = [
+        { id: a, title: 'renamed by the other', status: 'active', renames: 2 },
+        { id: b, title: 'leader only', status: 'active', renames: 0 },
+      ].sort((x, y) => (x.id < y.id ? -1 : 1));
+      expect(await settle(expected), 'the read model, without a rebuild').to.deep.equal(expected);
+      expect(await db.knex('inline_projection_gaps').count<Array<{ count: string }>>('* as count')).to.deep.equal([
+        { count: '0' },
+      ]);
+      expect(await openDeadLetters(db.knex, 'toy_notes')).to.deep.equal([]);
+      await leader.rebuild('toy_notes');
+      expect(await notes(), 'the rebuild from the log').to.deep.equal(expected);
+    });
+
+    it('given a gap being recorded, when an attached instance appends for the same projector, then it waits and records its event after it instead of applying it first', async () => {
+      // A leader that drains only when asked: the test sees what the append itself did.
+      const projector = inlineNotes(1);
+      const leader = new ProjectionRunner({
+        knex: db.knex,
+        store,
+        projectors: [projector],
+        logger: pino({ level: 'silent' }),
+        leaderLock: createAdvisoryLeaderLock(db.url),
+        idleMs: 60_000,
+      });
+      runners.push(leader);
+      await leader.start();
+      // Another version's append in flight: it holds the projector's lock and its gap row.
+      const recorder = await db.pool.connect();
+      try {
+        await recorder.query('BEGIN');
+        await recorder.query("SELECT inline_projection_gaps_open('{}', '{}', '{toy_notes}')");
+        const id = randomUUID();
+        let appended = false;
+        const append = store.append(noteStream(tenantId, id), [created(id)]).then((result) => {
+          appended = true;
+          return result;
+        });
+        await new Promise((r) => setTimeout(r, 300));
+        expect(appended, 'the append waits for the recorder').to.equal(false);
+        // The recorder writes only now: an append that wrote before taking the lock would sort first.
+        await recorder.query("INSERT INTO inline_projection_gaps VALUES ('toy_notes', '1', 0)");
+        const recorderTx = BigInt((await recorder.query('SELECT pg_current_xact_id()::text AS tx')).rows[0].tx);
+        await recorder.query('COMMIT');
+        const { position } = await append;
+        expect(position.commit > recorderTx, 'the append sorts after the recorder').to.equal(true);
+        expect(await notes(), 'not applied ahead of the gap').to.deep.equal([]);
+        const gaps = await db.knex('inline_projection_gaps').where({ projector: 'toy_notes' });
+        expect(gaps).to.have.length(2);
+        while ((await leader.drainGaps(projector)) > 0);
+        expect((await notes()).map((n) => n.id)).to.deep.equal([id]);
+      } finally {
+        recorder.release();
+      }
+    });
+
+    it('given an instance attached at the old version, when a new leader rebuilds at another, then its next append records a gap at once instead of writing the new tables with the old apply', async () => {
+      const oldLeader = await start([inlineNotes(1)]);
+      // The old build's apply must not run once the tables stand at version 2.
+      const oldApply: Projector = {
+        ...inlineNotes(1),
+        apply: async () => {
+          throw new Error('the old apply ran on the new tables');
+        },
+      };
+      const old = await otherInstance([oldApply]);
+      await oldLeader.stop();
+      const newLeader = await start([inlineNotes(2)]);
+      expect((await readCheckpoint(db.knex, 'toy_notes'))?.version).to.equal(2);
+      const id = randomUUID();
+      await old.store.append(noteStream(tenantId, id), [created(id, 'from the old build')]);
+      const expected = [{ id, title: 'from the old build', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      await newLeader.rebuild('toy_notes');
+      expect(await notes()).to.deep.equal(expected);
+    });
+
+    it('given no leader runs the stored version, when another version appends, then the gaps wait and the lane report names the projector with their lag', async () => {
+      const leader = await start([inlineNotes(1)]);
+      await leader.stop();
+      const other = await otherInstance([inlineNotes(2)]);
+      const id = randomUUID();
+      await other.store.append(noteStream(tenantId, id), [created(id)]);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await notes()).to.deep.equal([]);
+      const report = (await other.runner.lanesReport()).find((lane) => lane.name === 'toy_notes');
+      expect(report).to.include({ kind: 'projection', lag_events: 1, subscribed: null });
+      // A leader of the stored version drains them.
+      await start([inlineNotes(1)]);
+      const expected = [{ id, title: 'first', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      expect((await other.runner.lanesReport()).map((lane) => lane.name)).to.not.include('toy_notes');
+    });
+
+    it('given an event the projector cannot apply, when the leader drains it, then it goes to the dead letters and the rest is applied', async () => {
+      await start([inlineNotes(1, (e) => (e.data as { title?: string }).title === 'poison')]);
+      const other = await otherInstance([inlineNotes(2)]);
+      const a = randomUUID();
+      const b = randomUUID();
+      await other.store.append(noteStream(tenantId, a), [created(a, 'poison')]);
+      await other.store.append(noteStream(tenantId, b), [created(b, 'fine')]);
+      const expected = [{ id: b, title: 'fine', status: 'active', renames: 0 }];
+      expect(await settle(expected)).to.deep.equal(expected);
+      expect((await openDeadLetters(db.knex, 'toy_notes')).map((l) => l.type)).to.deep.equal(['NoteCreated']);
+    });
+  });
 });

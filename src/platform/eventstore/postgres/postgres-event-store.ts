@@ -80,6 +80,16 @@ export async function readCommittedSince(
   return result.rows.map(toRecorded);
 }
 
+/** The committed events at these positions, in log order (an inline projector's gaps). */
+export async function readAtPositions(knex: Knex, positions: Position[]): Promise<RecordedEvent[]> {
+  if (positions.length === 0) return [];
+  const result = await knex.raw<{ rows: EventRow[] }>(
+    `SELECT ${COLUMNS} FROM events WHERE (transaction_id, position) IN (SELECT * FROM unnest(?::xid8[], ?::bigint[])) ORDER BY transaction_id, position`,
+    [positions.map((p) => p.commit.toString()), positions.map((p) => p.prepare.toString())],
+  );
+  return result.rows.map(toRecorded);
+}
+
 /**
  * A name for a read's text, so each connection parses and plans it once (a read of a stream
  * or of the log was planned on every call: up to 0.3 ms of the server's time, as much as

@@ -16,6 +16,7 @@ import {
 } from '../../eventstore/postgres/append-function';
 import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
 import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../artifact-blobs';
+import { createInlineGapsTable, dropInlineGapsTable } from '../../projection-runner/inline-gaps';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -54,6 +55,7 @@ export const migrations: Migration[] = [
   { name: '0008_append_generic_plan', up: planAppendOnce, down: planAppendEachTime },
   { name: '0009_append_answers_positions', up: appendAnswersPositions, down: appendAnswersLastPosition },
   { name: '0010_append_to_streams', up: createAppendManyFunction, down: dropAppendManyFunction },
+  { name: '0011_inline_projection_gaps', up: createInlineGapsTable, down: dropInlineGapsTable },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {
