@@ -1,3 +1,4 @@
+import { Unavailable } from '../../platform/domain-errors';
 import type { ModelMessage } from 'ai';
 import type { AgentTool, ToolCaller } from '../../platform/agent-tools';
 import { derivedUuid } from '../../platform/command-handling/idempotency';
@@ -31,6 +32,9 @@ import {
   type TurnOutcome,
   type TurnToolCall,
 } from '../../../streams/agents/turn';
+
+/** The turn ran, but its end and reply are not in the log: nothing may be answered as done. */
+class TurnEndNotRecorded extends Unavailable {}
 
 const MAX_TOOL_ROUNDS = 6;
 const TOOL_CONTENT_TOKENS = 4000;
@@ -147,6 +151,9 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
       });
     } catch (err) {
       deps.logger.error({ err, executionId }, 'turn end not recorded');
+      // Answering the outcome would acknowledge a reply the conversation does not hold: the
+      // caller is told to retry instead (the turn deadline closes the turn that stays open).
+      throw new TurnEndNotRecorded('the turn ran but its end could not be recorded; please retry');
     } finally {
       ranHere();
     }
@@ -520,6 +527,7 @@ export async function runTurn(engine: TurnEngine, prepared: PreparedTurn): Promi
     await writes.settled();
     return await finish(outcome(approval ? 'awaiting_hitl' : 'completed', null));
   } catch (err) {
+    if (err instanceof TurnEndNotRecorded) throw err;
     const message =
       err instanceof TurnStopped
         ? err.message

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import sinon from 'sinon';
+import { EventStoreUnavailableError } from '../../../src/platform/eventstore/types';
 import { edgesOf, listVertices } from '../../../queries/graph/entities';
 import { approvalAggregate } from '../../../streams/approvals/approval';
 import { readTurnEvent, turnAggregate } from '../../../streams/agents/turn';
@@ -625,5 +627,33 @@ describe('agent turns over POST /execute', function () {
     expect((await t.api.delete('/skills/spill_reporting', author.headers)).status).to.equal(200);
     expect((await t.api.get('/skills/spill_reporting', member.headers)).status).to.equal(404);
     expect((await t.api.put('/skills/Bad Key', skill, author.headers)).status).to.be.oneOf([404, 422]);
+  });
+
+  it('a turn whose reply cannot be recorded answers 503, never a success the conversation does not hold', async () => {
+    const conversationId = await newConversation(alice);
+    // The database goes away just as the turn ends: every write carrying the reply fails.
+    const replyIn = (events: { type: string; data?: unknown }[]) =>
+      events.some((e) => e.type === 'MessageAppended' && (e.data as { role?: string })?.role === 'assistant');
+    const down = () => Promise.reject(new EventStoreUnavailableError('write ECONNRESET'));
+    const { store } = t.deps;
+    const appendMany = sinon.stub(store, 'appendMany').callsFake(async function (this: unknown, writes) {
+      if (writes.some((w) => replyIn(w.events))) return down();
+      return appendMany.wrappedMethod.call(store, writes);
+    });
+    const append = sinon.stub(store, 'append').callsFake(async function (this: unknown, stream, events, options) {
+      if (replyIn(events)) return down();
+      return append.wrappedMethod.call(store, stream, events, options);
+    });
+    let response;
+    try {
+      response = await execute(alice, { conversation_id: conversationId, message: 'Hello there' });
+    } finally {
+      appendMany.restore();
+      append.restore();
+    }
+    expect(response.status, JSON.stringify(response.body)).to.equal(503);
+    expect(response.body.detail, JSON.stringify(response.body)).to.match(/could not be recorded/);
+    const messages = (await t.api.get(`/conversations/${conversationId}/messages`, alice.headers)).body;
+    expect(messages.messages.filter((m: { role: string }) => m.role === 'assistant')).to.have.length(0);
   });
 });
