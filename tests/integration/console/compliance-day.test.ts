@@ -167,9 +167,10 @@ describe("a compliance team's day in the console (Chromium)", function () {
 
     await o.page.goto(`${base}/checklists/${id}`);
     await o.page.getByText('Gas disposition does not sum to production').waitFor();
-    expect(
-      await o.page.getByRole('status').filter({ hasText: 'Returned for rework by Test reviewer user' }).count(),
-    ).to.equal(1);
+    // The reviewer's name arrives with the people directory, after the checklist itself.
+    const returned = o.page.getByRole('status').filter({ hasText: 'Returned for rework by Test reviewer user' });
+    await returned.first().waitFor();
+    expect(await returned.count()).to.equal(1);
     await expectAccessible(o.page, 'checklist returned for rework');
     await o.page.goto(`${base}/`);
     const mine = o.page.getByRole('region', { name: /Your checklists/ });
