@@ -167,7 +167,7 @@ describe("a compliance team's day in the console (Chromium)", function () {
 
     await o.page.goto(`${base}/checklists/${id}`);
     await o.page.getByText('Gas disposition does not sum to production').waitFor();
-    // The reviewer's name arrives with the people directory, after the checklist itself.
+    // The banner may render a moment after the rejection's reason: wait for it, then count.
     const returned = o.page.getByRole('status').filter({ hasText: 'Returned for rework by Test reviewer user' });
     await returned.first().waitFor();
     expect(await returned.count()).to.equal(1);
