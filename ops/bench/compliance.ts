@@ -3,6 +3,7 @@ import { assess, decideRecordAssessment } from '../../commands/compliance/record
 import { CELLS } from '../../projections/compliance/tables';
 import { DEFAULT_PACKS } from '../../commands/compliance/packs';
 import { runPacks } from '../../commands/compliance/run-packs';
+import { addDays, addMonths, workingDayCalendar } from '../../commands/compliance/rules/calendar';
 import { assessmentAggregate } from '../../streams/compliance/assessment';
 import { type BenchRow, profiled, serverStatements, startBenchPlatform, withCpu } from './support';
 
@@ -63,10 +64,38 @@ export async function run(): Promise<BenchRow[]> {
     });
     const [changed, changedMs] = await timed(() => post('/compliance/assess', {}));
 
-    // The daily run: the later day on which the share of verdicts that stop holding (their
-    // `changes_on`) is nearest 1 %, nothing else changed; timed to its verdicts projected, as the POST is.
+    // The seeded dates put no day near 1 %, so the bench makes one: 1 % of the verdicts are
+    // oil wells' W-10 tests falling due on the first working day 31 days or more from now,
+    // which turn amber 30 days before it. Recorded by an ordinary re-assessment first.
     const { deps } = bench.platform;
     const today = new Date().toISOString().slice(0, 10);
+    const calendar = workingDayCalendar();
+    const w10Due = calendar.move(addDays(today, 31), 'next');
+    const {
+      rows: [{ total }],
+    } = await deps.knex.raw(`SELECT count(*)::int AS total FROM ${CELLS} WHERE tenant_id = ? AND valid_to IS NULL`, [
+      tenantId,
+    ]);
+    const soonDue: Array<{ entity_id: string }> = await deps
+      .knex(CELLS)
+      .where({ tenant_id: tenantId, domain: 'well_tests', color: 'green' })
+      .whereNull('valid_to')
+      .whereRaw(`facts->>'form' = 'W-10'`)
+      .limit(Math.round(total / 100))
+      .select('entity_id');
+    const lastTest = addMonths(w10Due, -12);
+    for (let i = 0; i < soonDue.length; i += 16)
+      await Promise.all(
+        soonDue.slice(i, i + 16).map((row) =>
+          send('PUT', `/graph/entities/Well/${encodeURIComponent(row.entity_id)}`, {
+            properties: { last_w10_test_date: lastTest },
+          }),
+        ),
+      );
+    await post('/compliance/assess', {});
+
+    // The daily run: the later day on which the share of verdicts that stop holding (their
+    // `changes_on`) is nearest 1 %, nothing else changed; timed to its verdicts projected, as the POST is.
     const {
       rows: [due],
     } = await deps.knex.raw(
