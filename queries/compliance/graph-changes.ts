@@ -1,8 +1,15 @@
 import type { Knex } from 'knex';
-import { EDGES, REMOVALS, VERTICES } from '../../projections/graph/property-graph';
+import { EDGES, propertyGraphProjector, REMOVALS, VERTICES } from '../../projections/graph/property-graph';
 import { CELLS } from '../../projections/compliance/tables';
 import type { GraphMark } from '../../streams/compliance/assessment';
-import { type EventStore, type Position, positionToString } from '../../src/platform/eventstore/types';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  positionToString,
+} from '../../src/platform/eventstore/types';
+import { readCheckpoint } from '../../src/platform/projection-runner/checkpoints';
+import { INLINE_STATUS } from '../../src/platform/projection-runner/runner';
 
 /**
  * The tenant's graph read model as the packs are about to read it: the log position it
@@ -10,14 +17,21 @@ import { type EventStore, type Position, positionToString } from '../../src/plat
  * event at or before it belongs to a transaction already ended, so the reads that follow see
  * all of them (the graph projector writes its rows in the event's own transaction), and
  * whatever they do not see lies after it. A commit that lands late with a lower position than
- * events seen before is still after the horizon, never skipped.
+ * events seen before is still after the horizon, never skipped. Where the graph projector is a
+ * lane rather than inline (an EventStoreDB log), its rows trail the log: the mark is then its
+ * checkpoint when that is behind the horizon, since a lane applies the log in order.
  */
 export async function graphMark(
   knex: Knex,
   store: Pick<EventStore, 'headPosition'>,
   namespace: string,
 ): Promise<GraphMark> {
-  const position = positionToString(await store.headPosition());
+  const [head, graphLane] = await Promise.all([
+    store.headPosition(),
+    readCheckpoint(knex, propertyGraphProjector.name),
+  ]);
+  const trailing = graphLane && graphLane.status !== INLINE_STATUS && comparePositions(graphLane.position, head) < 0;
+  const position = positionToString(trailing ? graphLane.position : head);
   const {
     rows: [m],
   } = await knex.raw(
