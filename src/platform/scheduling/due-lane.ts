@@ -43,7 +43,6 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
   private ticking: Promise<number> | null = null;
   private readonly handlers: Map<string, ScheduledHandler>;
   private readonly deadLetterAfterFailures: number;
-  private readonly tickMs: number;
 
   constructor(
     private readonly options: {
@@ -73,7 +72,6 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
     super('scheduler', base);
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
     this.deadLetterAfterFailures = options.deadLetterAfter ?? 8;
-    this.tickMs = options.tickMs ?? 1000;
   }
 
   async start(): Promise<void> {
@@ -110,7 +108,7 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
   }
 
   protected restMs(_lane: SchedulerLane, fired: number): number {
-    return fired >= BATCH ? 0 : this.tickMs;
+    return fired >= BATCH ? 0 : this.idleMs;
   }
 
   /** Never called: a failed firing is retried and parked in the message's own stream. */
