@@ -86,7 +86,6 @@ export interface ReactorLanes {
   readonly isLeader: boolean;
   start(): Promise<void>;
   stop(): Promise<void>;
-  poke(): void;
   waitFor(position: Position, timeoutMs: number, eventTypes: readonly string[]): Promise<boolean>;
   retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }>;
 }

@@ -23,6 +23,8 @@ import { startTracing } from './observability/tracing';
 import { createAdvisoryLeaderLock, type LeaderLock, PROJECTOR_LOCK_KEY } from './projection-runner/leader-lock';
 import { ProjectionRunner } from './projection-runner/runner';
 import { degradedProjectors } from './projection-runner/dead-letters';
+import { TAIL_EVENTS } from './projection-runner/lane-runtime';
+import { WakeUps } from './projection-runner/wake-ups';
 import { ReactorRunner } from './reactors/runner';
 import type { RuntimeView } from './runtime/report';
 import { createRuntimeView } from './runtime/view';
@@ -210,9 +212,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     };
 
     const probe = { probeMs: config.runtime.leaderProbeMs };
+    // One subscription wakes the lanes of every kind, and holds the tail the projection lanes read.
+    const wakeUps = new WakeUps({ store, logger: logger.child({ component: 'wake-ups' }), tailEvents: TAIL_EVENTS });
     runner = new ProjectionRunner({
       knex: db.knex,
       store,
+      wakeUps,
       projectors: [scheduleProjector, ...contextModules.flatMap((c) => c.projectors ?? [])],
       logger: logger.child({ component: 'projections' }),
       metrics,
@@ -225,6 +230,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     reactors = new ReactorRunner({
       knex: db.knex,
       store,
+      wakeUps,
       reactors: contextModules.flatMap((c) => c.reactors ?? []),
       deps: () => deps,
       logger: logger.child({ component: 'reactors' }),
@@ -237,6 +243,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       handlers: contextModules.flatMap((c) => c.scheduledHandlers ?? []),
       leaderLock: schedulerLock,
       logger: logger.child({ component: 'scheduler' }),
+      wakeUps,
       metrics,
     });
     runtimeView = createRuntimeView({

@@ -5,6 +5,7 @@ import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from
 import type { LeaderLock } from './leader-lock';
 import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
 import type { PlatformMetrics } from '../observability/metrics';
+import { type WakeListener, WakeUps } from './wake-ups';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -34,8 +35,10 @@ export interface LaneState {
   failures: number;
   /** Consecutive failures to reach the log or the database: retried with backoff, never dead-lettered. */
   stalls: number;
-  /** Wakes the lane's loop early (new events, stop). */
+  /** Wakes the lane's loop early (new events, stop); during a step, its next rest is skipped. */
   wake: () => void;
+  /** A wake came during a step: the lane goes on at once instead of resting. */
+  woken?: boolean;
 }
 
 /** A failure of a lane's own handler (`apply`, `react`): only these count toward dead-lettering. */
@@ -61,6 +64,10 @@ const STALL_RETRY_CAP_MS = 2000;
 /** The longest wait before a lane retries an event its handler failed on (ms). */
 const FAILURE_RETRY_CAP_MS = 30_000;
 
+/** The wait before retry number `attempt` (1, 2, …): `baseMs` doubling, at most `capMs`. */
+export const retryDelayMs = (attempt: number, baseMs: number, capMs: number): number =>
+  Math.min(capMs, baseMs * 2 ** Math.min(attempt - 1, 16));
+
 export interface LaneRuntimeOptions {
   knex: Knex;
   store: EventStore;
@@ -76,7 +83,15 @@ export interface LaneRuntimeOptions {
   leadershipRetryMs?: number;
   /** Batch times, retries and dead letters (docs/operations.md#metrics); lag is read from `lanesReport`. */
   metrics?: PlatformMetrics;
+  /**
+   * The live subscription every kind of lane shares (the composition root makes one); absent,
+   * the runtime follows the log on a subscription of its own.
+   */
+  wakeUps?: WakeUps;
 }
+
+/** Events the tail holds at most when nobody sizes it (the projection runner: twice its batch). */
+export const TAIL_EVENTS = 2000;
 
 /** One lane as /health reports it. */
 export interface LaneReport {
@@ -105,6 +120,10 @@ export abstract class LaneRuntime<L extends LaneState> {
   protected readonly idleMs: number;
   protected readonly deadLetterAfter: number;
   protected readonly retryBaseMs: number;
+  /** The one subscription that wakes the lanes: joined while this instance leads. */
+  protected readonly wakeUps: WakeUps;
+  private readonly listener: WakeListener;
+  private readonly heardLanes = new Set<L>();
 
   constructor(
     protected readonly kind: LaneKind,
@@ -113,6 +132,24 @@ export abstract class LaneRuntime<L extends LaneState> {
     this.idleMs = base.idleMs ?? 1000;
     this.deadLetterAfter = base.deadLetterAfter ?? 5;
     this.retryBaseMs = base.retryBaseMs ?? 250;
+    // Read when it subscribes: a runtime's store may be filled after it is made (the scheduler's deps).
+    const follow = {
+      get store() {
+        return base.store;
+      },
+      logger: base.logger,
+      tailEvents: TAIL_EVENTS,
+    };
+    this.wakeUps = base.wakeUps ?? new WakeUps(follow);
+    this.listener = {
+      onEvent: (event) => this.heard(event),
+      // Up again or down: every lane reads the store for what it may have missed (a paced one at its pace).
+      onChange: () => {
+        for (const lane of this.lanes.values()) this.wakeForNewEvents(lane);
+      },
+      urgent: () => this.urgent(),
+      onPush: () => this.pushed(),
+    };
   }
 
   /** The lanes to run once this instance leads, each at its stored position. */
@@ -123,8 +160,6 @@ export abstract class LaneRuntime<L extends LaneState> {
   protected abstract restMs(lane: L, handled: number): number;
   /** Moves the checkpoint past `event` and records it as a dead letter, in one transaction. */
   protected abstract deadLetter(lane: L, event: RecordedEvent, cause: unknown): Promise<void>;
-  /** Whether the lane's wake-up subscription is up (null: it polls). */
-  protected abstract subscribed(): boolean | null;
   /** The checkpoint names and event types of every lane this runner runs (leader or not). */
   protected abstract laneSpecs(): Array<{ name: string; checkpoint: string; eventTypes?: readonly string[] }>;
   /** Called as leadership starts (after the lanes are prepared) and ends. */
@@ -132,6 +167,48 @@ export abstract class LaneRuntime<L extends LaneState> {
   protected onRelinquish(): void {}
   /** A lane moved: waiters may check again. */
   protected moved(_lane: L): void {}
+  /** Someone waits on a lane of this runtime: the subscription should not gather. */
+  protected urgent(): boolean {
+    return false;
+  }
+  /** The subscription pushed another 256 events into the shared tail. */
+  protected pushed(): void {}
+  /** Wakes a lane now (a kind that paces its lanes also drops the pending pace). */
+  protected hurry(lane: L): void {
+    lane.wake();
+  }
+
+  /**
+   * The subscription read `event`: the lanes that handle its type wake once the page is in
+   * (a page's events all arrive before a `setImmediate` runs), so a lane takes it as one batch.
+   */
+  private heard(event: RecordedEvent): void {
+    for (const lane of this.lanes.values()) if (this.wakesFor(lane, event)) this.heardLanes.add(lane);
+    if (this.heardLanes.size === 0 || this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      const lanes = [...this.heardLanes];
+      this.heardLanes.clear();
+      for (const lane of lanes) this.wakeForNewEvents(lane);
+    });
+  }
+  private wakePending = false;
+
+  /** Whether an event the subscription read wakes the lane: by default, when the lane handles its type. */
+  protected wakesFor(lane: L, event: RecordedEvent): boolean {
+    return !lane.eventTypes || lane.eventTypes.includes(event.type);
+  }
+
+  /** New events for the lane arrived: wake it (a paced lane within its pace). */
+  protected wakeForNewEvents(lane: L): void {
+    this.hurry(lane);
+  }
+
+  /** Whether the wake-up subscription is up, on the leader; null elsewhere (no lane runs here). */
+  protected subscribed(): boolean | null {
+    return this.leader ? this.wakeUps.up : null;
+  }
 
   get isLeader(): boolean {
     return this.leader;
@@ -169,7 +246,11 @@ export abstract class LaneRuntime<L extends LaneState> {
       return;
     }
     this.lanes.clear();
-    for (const lane of lanes) this.lanes.set(lane.name, lane);
+    for (const lane of lanes) {
+      this.keepWakes(lane);
+      this.lanes.set(lane.name, lane);
+    }
+    this.wakeUps.join(this.listener);
     this.onLead();
     this.loops = lanes.map((lane) => this.runLane(lane));
   }
@@ -182,20 +263,35 @@ export abstract class LaneRuntime<L extends LaneState> {
     if (!this.leader) return;
     this.base.logger.warn({ reason }, `${this.kind} leadership lost: lanes stop until this instance leads again`);
     this.leader = false;
-    for (const lane of this.lanes.values()) lane.wake();
+    for (const lane of this.lanes.values()) this.hurry(lane);
+    void this.wakeUps.leave(this.listener);
     this.onRelinquish();
     void this.base.leaderLock.release();
   }
 
+  /**
+   * Rests the lane for `ms`, or until woken. A wake that came while the lane was busy (new
+   * events heard during a step, a stop, a lost lock) is kept and ends the next rest at once:
+   * lost, it would leave the lane resting a whole `idleMs` with work waiting.
+   */
   protected sleep(lane: L, ms: number): Promise<void> {
+    const woken = lane.woken || !this.running || !this.leader;
+    lane.woken = false;
+    if (woken) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        this.keepWakes(lane);
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       lane.wake = done;
     });
+  }
+
+  /** While the lane is busy, a wake is kept for its next rest. */
+  private keepWakes(lane: L): void {
+    lane.wake = () => void (lane.woken = true);
   }
 
   /**
@@ -289,8 +385,7 @@ export abstract class LaneRuntime<L extends LaneState> {
         }
         this.base.metrics?.laneRetry(this.kind, lane.name, failed ? 'handler' : 'stall');
         const attempt = Math.max(lane.failures, lane.stalls, 1);
-        const cap = failed ? FAILURE_RETRY_CAP_MS : STALL_RETRY_CAP_MS;
-        const delay = Math.min(cap, this.retryBaseMs * 2 ** Math.min(attempt - 1, 7));
+        const delay = retryDelayMs(attempt, this.retryBaseMs, failed ? FAILURE_RETRY_CAP_MS : STALL_RETRY_CAP_MS);
         const cause = failed ? failed.cause : error;
         logger.error(
           {
@@ -346,7 +441,8 @@ export abstract class LaneRuntime<L extends LaneState> {
   protected async stopLeading(beforeRelease?: () => Promise<void>): Promise<void> {
     this.running = false;
     if (this.leadershipTimer) clearInterval(this.leadershipTimer);
-    for (const lane of this.lanes.values()) lane.wake();
+    for (const lane of this.lanes.values()) this.hurry(lane);
+    await this.wakeUps.leave(this.listener);
     await beforeRelease?.();
     await Promise.allSettled(this.loops);
     await this.base.leaderLock.release();

@@ -118,10 +118,6 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     return start;
   }
 
-  protected subscribed(): null {
-    return null;
-  }
-
   protected laneSpecs() {
     return this.options.reactors.map((r) => ({
       name: r.name,
@@ -137,9 +133,16 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     return reacted === 0 ? this.idleMs : 0;
   }
 
-  /** Wakes every lane now (new events were appended on this instance), except the paced ones. */
-  poke(): void {
-    for (const lane of this.lanes.values()) if (lane.paceMs === 0) lane.wake();
+  /** Routes waiting in `waitFor` for their follow-ups. */
+  private waiting = 0;
+
+  protected urgent(): boolean {
+    return this.waiting > 0;
+  }
+
+  /** A paced lane keeps its pace: what arrives meanwhile joins its next batch. */
+  protected wakeForNewEvents(lane: Lane): void {
+    if (lane.paceMs === 0) lane.wake();
   }
 
   protected async deadLetter(lane: Lane, event: RecordedEvent, error: unknown): Promise<void> {
@@ -233,13 +236,17 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     const concerned = this.options.reactors.filter((r) => r.handles.some((t) => eventTypes.includes(t)));
     if (concerned.length === 0) return true;
     const deadline = Date.now() + timeoutMs;
-    this.poke();
-    // Someone waits: a paced lane reads now too.
+    // Someone waits: a paced lane reads now too, and the subscription does not gather.
     for (const reactor of concerned) this.lanes.get(reactor.name)?.wake();
-    for (;;) {
-      if (await this.reached(position, concerned)) return true;
-      if (Date.now() >= deadline) return false;
-      await new Promise((r) => setTimeout(r, 20));
+    this.waiting++;
+    try {
+      for (;;) {
+        if (await this.reached(position, concerned)) return true;
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    } finally {
+      this.waiting--;
     }
   }
 

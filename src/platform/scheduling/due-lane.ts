@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { PlatformDeps, ScheduledHandler } from '../context-module';
-import type { RecordedEvent } from '../eventstore/types';
+import type { Position, RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
 import {
   LaneRuntime,
@@ -8,11 +8,21 @@ import {
   type LaneRuntimeOptions,
   type LaneState,
   LeadershipLost,
+  retryDelayMs,
 } from '../projection-runner/lane-runtime';
 import type { LeaderLock } from '../projection-runner/leader-lock';
+import type { WakeUps } from '../projection-runner/wake-ups';
 import { inSpan } from '../observability/tracing';
 import type { PlatformMetrics } from '../observability/metrics';
-import { dueLag, dueMessages, markDeadLettered, markFailed, markFired, type ScheduledMessage } from './schedule';
+import {
+  dueLag,
+  dueMessages,
+  markDeadLettered,
+  markFailed,
+  markFired,
+  nextDueAt,
+  type ScheduledMessage,
+} from './schedule';
 
 export type { ScheduledHandler } from '../context-module';
 
@@ -22,6 +32,13 @@ export const SCHEDULER_LOCK_KEY = 72_114_003;
 const SCHEDULER_ACTOR = 'system:scheduler';
 /** Due messages taken per step; a full batch means more are due now. */
 const BATCH = 50;
+/** Events that make a message due (now or later): the wake-up subscription wakes the lane on them. */
+const MAKES_DUE: readonly string[] = ['MessageScheduled', 'ScheduledMessageRetried'];
+/** How long a step waits for the schedule's read model to hold a message it heard of (ms). */
+const HEARD_WAIT_MS = 2000;
+/** First retry delay of a failed firing, and the longest (ms). */
+const FIRING_RETRY_BASE_MS = 1000;
+const FIRING_RETRY_CAP_MS = 300_000;
 
 type SchedulerLane = LaneState;
 
@@ -43,6 +60,10 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
   private ticking: Promise<number> | null = null;
   private readonly handlers: Map<string, ScheduledHandler>;
   private readonly deadLetterAfterFailures: number;
+  /** The newest event the subscription read that makes a message due: the next step waits for the table to hold it. */
+  private heardAt: Position | null = null;
+  /** When the next message falls due, as the last step found it (ms since the epoch, by the platform's clock). */
+  private nextDue: number | null = null;
 
   constructor(
     private readonly options: {
@@ -54,6 +75,8 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
       deadLetterAfter?: number;
       /** Retries and dead letters (docs/operations.md#metrics); its backlog is read at scrape time. */
       metrics?: PlatformMetrics;
+      /** The subscription every kind of lane shares (`LaneRuntimeOptions.wakeUps`). */
+      wakeUps?: WakeUps;
     },
   ) {
     // The deps are filled once the composition root has them: the runtime reads them when it runs.
@@ -68,6 +91,7 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
       leaderLock: options.leaderLock,
       idleMs: options.tickMs ?? 1000,
       metrics: options.metrics,
+      wakeUps: options.wakeUps,
     };
     super('scheduler', base);
     this.handlers = new Map(options.handlers.map((h) => [h.name, h]));
@@ -107,17 +131,27 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
     return this.fireOnce();
   }
 
+  /**
+   * Rests until the next message falls due, at most `idleMs`: a message scheduled meanwhile
+   * wakes the lane through the subscription every lane shares; while that is down, the lane
+   * polls at `idleMs` like any other.
+   */
   protected restMs(_lane: SchedulerLane, fired: number): number {
-    return fired >= BATCH ? 0 : this.idleMs;
+    if (fired >= BATCH) return 0;
+    const untilDue = this.nextDue === null ? Infinity : this.nextDue - this.options.deps().clock().getTime();
+    return Math.max(0, Math.min(this.idleMs, untilDue));
+  }
+
+  /** A message scheduled (or made due again) anywhere: the lane wakes once the page is in. */
+  protected wakesFor(_lane: SchedulerLane, event: RecordedEvent): boolean {
+    if (!MAKES_DUE.includes(event.type)) return false;
+    this.heardAt = event.position;
+    return true;
   }
 
   /** Never called: a failed firing is retried and parked in the message's own stream. */
   protected deadLetter(_lane: SchedulerLane, event: RecordedEvent): Promise<void> {
     return Promise.reject(new Error(`the scheduler parks messages in their streams, not event ${event.id}`));
-  }
-
-  protected subscribed(): null {
-    return null;
   }
 
   protected laneSpecs() {
@@ -136,7 +170,7 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
         kind: 'scheduler',
         lag_events: due.due,
         lag_seconds: waited,
-        subscribed: null,
+        subscribed: this.subscribed(),
         failures: lane && this.leader ? lane.stalls : 0,
       },
     ];
@@ -151,7 +185,16 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
   private async fireDue(): Promise<number> {
     const { leaderLock } = this.options;
     const deps = this.options.deps();
-    const due = await dueMessages(deps.knex, deps.clock(), BATCH, [...this.handlers.keys()]);
+    const handlers = [...this.handlers.keys()];
+    const heard = this.heardAt;
+    this.heardAt = null;
+    // The table is a read model: a message the subscription brought is read once it holds it
+    // (a wait that times out leaves it to the next poll).
+    if (heard) await deps.projections.waitFor(heard, HEARD_WAIT_MS, MAKES_DUE);
+    // One instant for both reads: a message falling due between them would be in neither.
+    const now = deps.clock();
+    const due = await dueMessages(deps.knex, now, BATCH, handlers);
+    this.nextDue = due.length < BATCH ? ((await nextDueAt(deps.knex, now, handlers))?.getTime() ?? null) : null;
     for (const message of due) {
       // Fenced: a lost lock stops the lane before the next message.
       if (!leaderLock.isHeld()) throw new LeadershipLost("the scheduler lock's session is gone");
@@ -200,7 +243,7 @@ export class DueMessageLane extends LaneRuntime<SchedulerLane> {
       );
       return;
     }
-    const delay = Math.min(300_000, 1000 * 2 ** Math.min(attempts - 1, 8));
+    const delay = retryDelayMs(attempts, FIRING_RETRY_BASE_MS, FIRING_RETRY_CAP_MS);
     await markFailed(deps.handle, context, message.messageId, error, new Date(deps.clock().getTime() + delay));
     logger.error({ ...fields, retryInMs: delay }, 'scheduled message failed; retried later');
   }

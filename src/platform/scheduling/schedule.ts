@@ -267,6 +267,17 @@ function pending(knex: Knex, now: Date) {
     .andWhere((q) => void q.whereNull('retry_at').orWhere('retry_at', '<=', now));
 }
 
+/** When the next message whose handler is one of `handlers` falls due after `now` (retry time for one in backoff); null: none waits. */
+export async function nextDueAt(knex: Knex, now: Date, handlers: readonly string[]): Promise<Date | null> {
+  const [row] = await knex(SCHEDULE_TABLE)
+    .whereNull('fired_at')
+    .whereNull('dead_lettered_at')
+    .whereIn('handler', [...handlers])
+    .andWhereRaw('coalesce(retry_at, due_at) > ?', [now])
+    .select(knex.raw('min(coalesce(retry_at, due_at)) AS next'));
+  return row?.next ? new Date(row.next) : null;
+}
+
 /** How many messages are due now and how long the oldest has waited past its time (the scheduler's lag). */
 export async function dueLag(knex: Knex, now: Date): Promise<{ due: number; oldestDueAt: Date | null }> {
   const [row] = await pending(knex, now).select(

@@ -11,9 +11,11 @@ import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoi
 import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
+import { WakeUps } from '../../../src/platform/projection-runner/wake-ups';
 import type { ReactionCommand, Reactor } from '../../../src/platform/reactors/reactor';
 import { reactorCheckpoint, ReactorRunner } from '../../../src/platform/reactors/runner';
 import { createTestEventStore } from '../../support/event-store';
+import { eventually } from '../../support/eventually';
 import { noteDecider, notesProjector, noteStream } from '../../support/toy-context';
 
 /** Reactor lanes, and the projection runner's failure accounting. */
@@ -40,7 +42,7 @@ describe('reactor runner', () => {
   }
 
   /** The notes' projection runner, started: the echo reactions' commands wait for it. */
-  async function startedProjections(): Promise<ProjectionRunner> {
+  async function startedProjections(wakeUps?: WakeUps): Promise<ProjectionRunner> {
     const projections = new ProjectionRunner({
       knex: db.knex,
       store,
@@ -48,6 +50,7 @@ describe('reactor runner', () => {
       logger: pino({ level: 'silent' }),
       leaderLock: createAdvisoryLeaderLock(db.url),
       idleMs: 50,
+      wakeUps,
     });
     await projections.start();
     return projections;
@@ -113,6 +116,33 @@ describe('reactor runner', () => {
       .map((e) => (e.data as { title: string }).title)
       .sort();
   }
+
+  it('given a reactor lane that would poll only once a minute, when a note is appended, then the wake-up subscription it shares with the projections wakes it at once', async () => {
+    const wakeUps = new WakeUps({ store, logger: pino({ level: 'silent' }), tailEvents: 2000 });
+    const projections = await startedProjections(wakeUps);
+    const deps = depsOf(projections);
+    const runner = new ReactorRunner({
+      knex: db.knex,
+      store,
+      reactors: [echoReactor(() => false)],
+      deps: () => deps,
+      logger: pino({ level: 'silent' }),
+      leaderLock: createAdvisoryLeaderLock(db.url, 9_999_006),
+      idleMs: 60_000,
+      wakeUps,
+    });
+    await runner.start();
+    // A reactor lane reports the shared subscription; once it is up, and past the first pass a
+    // lane makes as it starts, only a wake-up moves the lane.
+    await eventually(async () => (await runner.lanesReport())[0].subscribed === true, 5_000);
+    await new Promise((r) => setTimeout(r, 200));
+    await note('woken');
+    const deadline = Date.now() + 5_000;
+    while ((await echoes()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(await echoes()).to.deep.equal(['echo woken']);
+    await runner.stop();
+    await projections.stop();
+  });
 
   it('reacts once to each new event, from the head it first saw; a replay after a failure appends nothing twice', async () => {
     await note('before the reactor');
@@ -296,7 +326,7 @@ describe('reactor runner', () => {
     expect(key).to.equal(`reaction:toy.scoped:${firstId}`);
   });
 
-  it('given a paced reactor, when events are appended and the lanes poked, then it waits for its pace or a waiter, and takes them as one batch', async () => {
+  it('given a paced reactor, when events are appended, then it waits for its pace or a waiter, and takes them as one batch', async () => {
     const projections = await startedProjections();
     const echo = echoReactor(() => false);
     const batches: number[] = [];
@@ -321,12 +351,11 @@ describe('reactor runner', () => {
       retryBaseMs: 5,
     });
     await runner.start();
-    for (const title of ['a', 'b', 'c']) {
-      await note(title);
-      runner.poke();
-    }
+    // Past the first pass a lane makes as it starts: from here on it rests for its pace.
+    await new Promise((r) => setTimeout(r, 200));
+    for (const title of ['a', 'b', 'c']) await note(title);
     await new Promise((r) => setTimeout(r, 300));
-    expect(batches, 'an append does not wake a paced lane').to.deep.equal([]);
+    expect(batches, 'the wake-up subscription does not wake a paced lane').to.deep.equal([]);
     expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
     expect(batches).to.deep.equal([3]);
     expect(await echoes()).to.deep.equal(['echo a', 'echo b', 'echo c']);

@@ -266,6 +266,33 @@ describe('scheduling and recovery', () => {
       await lane.stop();
     });
 
+    it('given a scheduler that would poll once a minute, a message scheduled now fires at once and one due shortly fires at its time: the lane rests until the next due time and wakes on the subscription every lane shares', async () => {
+      const tenantId = randomUUID();
+      const fired = new Map<string, number>();
+      const lane = new DueMessageLane({
+        deps: () => t.deps,
+        handlers: [{ name: 'test.woken', fire: async (m) => void fired.set(m.messageId, Date.now()) }],
+        leaderLock: { tryAcquire: async () => true, isHeld: () => true, release: async () => undefined },
+        logger: t.deps.logger,
+        tickMs: 60_000,
+      });
+      const schedule = (messageId: string, dueAt: Date) =>
+        scheduleMessage(
+          t.deps.handle,
+          { tenantId, actorId: 'test' },
+          { messageId, dueAt: dueAt.toISOString(), handler: 'test.woken', payload: {} },
+        );
+      await lane.start();
+      await eventually(async () => (await lane.lanesReport())[0].subscribed === true, 5_000);
+      await schedule('now', new Date(Date.now() - 1000));
+      await eventually(async () => fired.has('now'), 5_000);
+      const dueAt = new Date(Date.now() + 700);
+      await schedule('soon', dueAt);
+      await eventually(async () => fired.has('soon'), 5_000);
+      expect(fired.get('soon')!).to.be.at.least(dueAt.getTime());
+      await lane.stop();
+    });
+
     it('fifty messages in backoff do not hold back another due message, and their attempts survive a change of leader', async () => {
       const tenantId = randomUUID();
       const fired: string[] = [];
