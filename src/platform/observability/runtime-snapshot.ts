@@ -11,9 +11,10 @@ interface TarnPool {
 
 /**
  * What the lane gauges show at scrape time, read from the runtime view that `/health` and the
- * System page read (lanes, dead letters, scheduled backlog): the three never disagree, and
- * nothing in the lane loops updates the gauges. Whether this instance leads is the runner's
- * own knowledge, not the lock table's, so two instances in one process still tell apart.
+ * System page read (lanes, dead letters, scheduled backlog), through its `gauges()`, which
+ * skips the lists and leaderships a scrape never shows: the three never disagree, and nothing
+ * in the lane loops updates the gauges. Whether this instance leads is the runner's own
+ * knowledge, not the lock table's, so two instances in one process still tell apart.
  */
 export function runtimeSnapshot(parts: {
   view: () => RuntimeView | null;
@@ -24,8 +25,8 @@ export function runtimeSnapshot(parts: {
   const { view, knex, pool, leads } = parts;
   return async () => {
     const runtime = view();
-    const system = runtime ? await runtime.system() : null;
-    const lanes = system?.lanes ?? [];
+    const gauges = runtime ? await runtime.gauges() : null;
+    const lanes = gauges?.lanes ?? [];
     const subscribed = (kind: LaneMetricKind) => lanes.find((lane) => lane.kind === kind)?.subscribed ?? null;
     const kinds: LaneMetricKind[] = [
       'projection',
@@ -42,7 +43,7 @@ export function runtimeSnapshot(parts: {
         deadLetters: lane.dead_letters,
       })),
       kinds: kinds.map((kind) => ({ kind, subscribed: subscribed(kind), leader: leads[kind]() })),
-      scheduled: { due: system?.scheduled.due ?? 0, overdue: system?.scheduled.overdue ?? 0 },
+      scheduled: gauges?.scheduled ?? { due: 0, overdue: 0 },
       pools: [
         { pool: 'events', inUse: pool.totalCount - pool.idleCount, waiting: pool.waitingCount },
         ...(tarn ? [{ pool: 'read_models', inUse: tarn.numUsed(), waiting: tarn.numPendingAcquires() }] : []),

@@ -67,6 +67,15 @@ export interface SystemReport {
   lag_degraded_after_s: number;
 }
 
+/**
+ * What the lane gauges read on every scrape: the System page's lanes and scheduled backlog,
+ * without its lists and leaderships, which a scrape would read for nothing.
+ */
+export interface RuntimeGauges {
+  lanes: SystemLane[];
+  scheduled: Pick<ScheduledView, 'due' | 'overdue'>;
+}
+
 export interface DeadLetterView {
   id: string;
   /** The lane's name (a projector's or a reactor's, without the checkpoint prefix). */
@@ -86,6 +95,7 @@ export interface DeadLetterView {
 export interface RuntimeView {
   health(): Promise<RuntimeHealth>;
   system(): Promise<SystemReport>;
+  gauges(): Promise<RuntimeGauges>;
   deadLetters(limit: number): Promise<DeadLetterView[]>;
   /** Applies or reacts to one dead letter again: NotFound, Conflict (resolved already, or it still fails). */
   retryDeadLetter(id: string): Promise<DeadLetterView>;

@@ -19,6 +19,7 @@ import {
   deadLetteredMessages,
   retryScheduled,
   SCHEDULE_TABLE,
+  scheduledCounts,
   scheduledSummary,
 } from '../scheduling/schedule';
 import {
@@ -30,6 +31,7 @@ import {
   type RuntimeHealth,
   type RuntimeView,
   type ScheduledView,
+  type SystemLane,
 } from './report';
 
 /** A kind of lane as the view needs it: its lag report and its dead-letter retry. */
@@ -96,18 +98,21 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
     ['scheduler', SCHEDULER_LOCK_KEY],
   ];
 
-  async function lanes(): Promise<{ lanes: LaneHealth[]; holders: Map<number, string> }> {
-    const keys = locks().map(([, key]) => key);
-    const [projectionLanes, reactorLanes, schedulerLanes, holders] = await Promise.all([
-      projections.lanesReport(),
-      reactors.lanesReport(),
-      scheduler.lanesReport(),
-      lockHolders(knex, keys),
-    ]);
-    return { lanes: [...projectionLanes, ...reactorLanes, ...schedulerLanes], holders };
+  async function laneReports(): Promise<LaneHealth[]> {
+    const reports = await Promise.all([projections.lanesReport(), reactors.lanesReport(), scheduler.lanesReport()]);
+    return reports.flat();
   }
 
-  /** The scheduled messages as the System page shows them: the one read to re-point when the scheduler's lane moves. */
+  async function lanes(): Promise<{ lanes: LaneHealth[]; holders: Map<number, string> }> {
+    const keys = locks().map(([, key]) => key);
+    const [all, holders] = await Promise.all([laneReports(), lockHolders(knex, keys)]);
+    return { lanes: all, holders };
+  }
+
+  /**
+   * The scheduled messages as the System page shows them: the read to re-point (with the
+   * gauges' counts) when the scheduler's lane moves.
+   */
   async function readScheduled(): Promise<ScheduledView> {
     const [summary, parked] = await Promise.all([
       scheduledSummary(knex, clock(), { overdueAfterS: lagDegradedS, next: NEXT_SCHEDULED }),
@@ -138,6 +143,19 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
     return new Map(rows.map((r: { projector: string; open: number }) => [r.projector, Number(r.open)]));
   }
 
+  /** The scheduler's dead letters are its parked messages, not rows of the dead-letter table. */
+  function withDeadLetters(all: LaneHealth[], open: Map<string, number>, parked: number): SystemLane[] {
+    const lettersOf = (lane: LaneHealth) =>
+      lane.kind === 'scheduler'
+        ? parked
+        : (open.get(lane.kind === 'reactor' ? `${REACTOR_PREFIX}${lane.name}` : lane.name) ?? 0);
+    return all.map((lane) => ({
+      ...lane,
+      dead_letters: lettersOf(lane),
+      state: laneState(lane, lettersOf(lane), lagDegradedS),
+    }));
+  }
+
   return {
     async health(): Promise<RuntimeHealth> {
       const { lanes: all, holders } = await lanes();
@@ -152,17 +170,9 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
 
     async system() {
       const [{ lanes: all, holders }, open, scheduled] = await Promise.all([lanes(), openCounts(), readScheduled()]);
-      const lettersOf = (lane: LaneHealth) =>
-        lane.kind === 'scheduler'
-          ? scheduled.dead_lettered
-          : (open.get(lane.kind === 'reactor' ? `${REACTOR_PREFIX}${lane.name}` : lane.name) ?? 0);
       return {
         instance: INSTANCE_NAME,
-        lanes: all.map((lane) => ({
-          ...lane,
-          dead_letters: lettersOf(lane),
-          state: laneState(lane, lettersOf(lane), lagDegradedS),
-        })),
+        lanes: withDeadLetters(all, open, scheduled.dead_lettered),
         leadership: locks().map(([name, key]) => ({
           name,
           instance: holders.get(key) ?? null,
@@ -170,6 +180,18 @@ export function createRuntimeView(options: RuntimeViewOptions): RuntimeView {
         })),
         scheduled,
         lag_degraded_after_s: lagDegradedS,
+      };
+    },
+
+    async gauges() {
+      const [all, open, counts] = await Promise.all([
+        laneReports(),
+        openCounts(),
+        scheduledCounts(knex, clock(), { overdueAfterS: lagDegradedS }),
+      ]);
+      return {
+        lanes: withDeadLetters(all, open, counts.deadLettered),
+        scheduled: { due: counts.due, overdue: counts.overdue },
       };
     },
 

@@ -318,20 +318,49 @@ export async function degradedScheduledHandlers(knex: Knex): Promise<string[]> {
   return rows.map((r) => `${SCHEDULED_PREFIX}${r.handler}`);
 }
 
-/** The scheduled messages at a glance, as the System page shows them. */
-export interface ScheduledSummary {
+/** The scheduled backlog in figures only: what the gauges read on every scrape. */
+export interface ScheduledCounts {
   /** Waiting to fire now (their time has come, not in backoff). */
   due: number;
   /** Of those, the ones that have waited longer than the bound. */
   overdue: number;
-  /** Failed at least once and waiting for their retry time. */
-  retrying: number;
   /** Parked after repeated failures (`ops schedule retry`). */
   deadLettered: number;
   /** How long the oldest due message has waited past its time (s). */
   oldestWaitS: number;
+}
+
+/** The scheduled messages at a glance, as the System page shows them. */
+export interface ScheduledSummary extends ScheduledCounts {
+  /** Failed at least once and waiting for their retry time. */
+  retrying: number;
   /** The next messages to fire, soonest first (due ones included). */
   next: ScheduledMessage[];
+}
+
+const unfired = (knex: Knex) => knex(SCHEDULE_TABLE).whereNull('fired_at');
+
+export async function scheduledCounts(
+  knex: Knex,
+  now: Date,
+  options: { overdueAfterS: number },
+): Promise<ScheduledCounts> {
+  const overdueBefore = new Date(now.getTime() - options.overdueAfterS * 1000);
+  const [[counts], [parked]] = await Promise.all([
+    pending(knex, now).select(
+      knex.raw('count(*)::int AS due'),
+      knex.raw('count(*) FILTER (WHERE coalesce(retry_at, due_at) < ?)::int AS overdue', [overdueBefore]),
+      knex.raw('min(coalesce(retry_at, due_at)) AS oldest'),
+    ),
+    unfired(knex).whereNotNull('dead_lettered_at').count<{ count: string }[]>('* as count'),
+  ]);
+  const oldest = counts?.oldest ? new Date(counts.oldest) : null;
+  return {
+    due: Number(counts?.due ?? 0),
+    overdue: Number(counts?.overdue ?? 0),
+    deadLettered: Number(parked?.count ?? 0),
+    oldestWaitS: oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 100) / 10) : 0,
+  };
 }
 
 export async function scheduledSummary(
@@ -339,25 +368,10 @@ export async function scheduledSummary(
   now: Date,
   options: { overdueAfterS: number; next: number },
 ): Promise<ScheduledSummary> {
-  const overdueBefore = new Date(now.getTime() - options.overdueAfterS * 1000);
-  const open = () => knex(SCHEDULE_TABLE).whereNull('fired_at');
-  const [[counts], [parked], [waiting], next] = await Promise.all([
-    pending(knex, now).select(
-      knex.raw('count(*)::int AS due'),
-      knex.raw('count(*) FILTER (WHERE coalesce(retry_at, due_at) < ?)::int AS overdue', [overdueBefore]),
-      knex.raw('min(coalesce(retry_at, due_at)) AS oldest'),
-    ),
-    open().whereNotNull('dead_lettered_at').count<{ count: string }[]>('* as count'),
-    open().whereNull('dead_lettered_at').where('retry_at', '>', now).count<{ count: string }[]>('* as count'),
-    open().whereNull('dead_lettered_at').orderByRaw('coalesce(retry_at, due_at)').limit(options.next),
+  const [counts, [waiting], next] = await Promise.all([
+    scheduledCounts(knex, now, options),
+    unfired(knex).whereNull('dead_lettered_at').where('retry_at', '>', now).count<{ count: string }[]>('* as count'),
+    unfired(knex).whereNull('dead_lettered_at').orderByRaw('coalesce(retry_at, due_at)').limit(options.next),
   ]);
-  const oldest = counts?.oldest ? new Date(counts.oldest) : null;
-  return {
-    due: Number(counts?.due ?? 0),
-    overdue: Number(counts?.overdue ?? 0),
-    retrying: Number(waiting?.count ?? 0),
-    deadLettered: Number(parked?.count ?? 0),
-    oldestWaitS: oldest ? Math.max(0, Math.round((now.getTime() - oldest.getTime()) / 100) / 10) : 0,
-    next: next.map(messageOf),
-  };
+  return { ...counts, retrying: Number(waiting?.count ?? 0), next: next.map(messageOf) };
 }

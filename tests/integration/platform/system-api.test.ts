@@ -149,3 +149,44 @@ describe('system API (/admin/system)', function () {
     expect(unknown.body).to.deep.equal({ detail: 'Scheduled message not found' });
   });
 });
+
+describe('runtime view gauges()', function () {
+  this.timeout(60_000);
+  let t: TestPlatform;
+  const flaky = flakyLanes();
+
+  before(async () => {
+    t = await startTestPlatform({ contexts: [flaky.context] });
+  });
+  after(() => t?.close());
+
+  it('agrees with system() on every lane’s dead letters and on the scheduled due and overdue', async () => {
+    const runtime = t.deps.runtime!;
+    await flaky.note(t, 'poison-reaction gauges');
+    await eventually(async () => ((await runtime.deadLetters(10)).length > 0 ? true : null), 30_000);
+    const context = { tenantId: DEFAULT_TENANT, actorId: 'gauges-test' };
+    const dueAt = new Date(Date.now() - 3_600_000).toISOString();
+    // A handler nobody registers: the message stays due (and overdue) instead of firing.
+    await scheduleMessage(t.deps.handle, context, {
+      messageId: 'gauges-due',
+      dueAt,
+      handler: 'toy.unknown',
+      payload: {},
+    });
+    await scheduleMessage(t.deps.handle, context, {
+      messageId: 'gauges-parked',
+      dueAt,
+      handler: 'toy.unknown',
+      payload: {},
+    });
+    await markDeadLettered(t.deps.handle, context, 'gauges-parked', 8, 'the handler kept failing');
+
+    const [gauges, system] = await Promise.all([runtime.gauges(), runtime.system()]);
+    const letters = (lanes: Array<{ kind: string; name: string; dead_letters: number }>) =>
+      Object.fromEntries(lanes.map((l) => [`${l.kind}:${l.name}`, l.dead_letters]));
+    expect(letters(gauges.lanes)).to.deep.equal(letters(system.lanes));
+    expect(letters(gauges.lanes)).to.include({ 'reactor:toy.flaky': 1, 'scheduler:scheduler': 1 });
+    expect(gauges.scheduled).to.deep.equal({ due: system.scheduled.due, overdue: system.scheduled.overdue });
+    expect(gauges.scheduled).to.deep.equal({ due: 1, overdue: 1 });
+  });
+});
