@@ -56,7 +56,7 @@ export interface ContextModule {
   name: string;
   projectors?: Projector[];
   /** Its process managers: events of any context -> commands (src/platform/reactors/reactor.ts). */
-  reactors?: Reactor[];
+  reactors?: AnyReactor[];
   /** What it does when a message it scheduled falls due (src/platform/scheduling/). */
   scheduledHandlers?: ScheduledHandler[];
   publicRouter?(deps: PlatformDeps): Router;
@@ -139,14 +139,18 @@ export type FactReader = Pick<PlatformDeps, 'store' | 'knex' | 'config' | 'clock
  * event's id and the command's step, so after a crash between a command and the checkpoint the
  * replayed command derives the same event ids and appends nothing twice.
  */
-export interface Reactor<Facts = any, BatchFacts = any> {
+export interface Reactor<Facts = undefined, BatchFacts = undefined> {
   /** Checkpoint name, `<context>.<reaction>` (e.g. `connectors.secret-cleanup`). */
   name: string;
   /** Event types it reacts to; the runner skips every other event without calling it. */
   handles: readonly string[];
   /** Optional: reads what `react` decides from (the streams and read models it needs). */
   facts?(event: RecordedEvent, read: FactReader): Promise<Facts>;
-  /** Pure: the event and its facts → the commands to send, in order (none: nothing follows). */
+  /**
+   * Pure: the event and its facts → the commands to send, in order (none: nothing follows).
+   * Without `facts` it takes `undefined`, so a call passing the deps (as `react` once took)
+   * does not compile: it would send nothing, the runtime being what sends the commands.
+   */
   react(event: RecordedEvent, facts: Facts): ReactionCommand[];
   /**
    * Optional: reacts to several events at once (a batch the lane read), for a reactor whose
@@ -173,6 +177,13 @@ export interface Reactor<Facts = any, BatchFacts = any> {
    */
   replaces?: readonly string[];
 }
+
+/**
+ * Reactors of any facts, where they are collected (a context's list, the runner's lanes): only
+ * the runtime, which pairs each reactor with the facts it loaded itself, calls `react` on one.
+ * Assignable from every `Reactor<F, B>` because `react` is a method (its parameters bivariant).
+ */
+export type AnyReactor = Reactor<unknown, unknown>;
 
 /** What a context does when one of its scheduled messages falls due. */
 export interface ScheduledHandler {

@@ -1,5 +1,5 @@
 import type { CommandContext } from '../command-handling/command-types';
-import type { PlatformDeps, ReactionCommand, Reactor } from '../context-module';
+import type { AnyReactor, PlatformDeps, ReactionCommand } from '../context-module';
 import { DomainError, ValidationFailed } from '../domain-errors';
 import type { Position, RecordedEvent } from '../eventstore/types';
 import { withScope } from '../http/request-scope';
@@ -63,12 +63,12 @@ async function sendCommand(
 }
 
 /** The scope of a reaction: keyed by its reactor and its event (a batch: its first), never the batch's length. */
-const reactionScope = (reactor: Reactor, event: RecordedEvent) => ({
+const reactionScope = (reactor: AnyReactor, event: RecordedEvent) => ({
   idempotencyKey: `reaction:${reactor.name}:${event.id}`,
 });
 
 /** One reaction, as the runtime runs it: load the facts it declares, decide, send the commands. */
-export async function runReaction(reactor: Reactor, event: RecordedEvent, deps: PlatformDeps): Promise<void> {
+export async function runReaction(reactor: AnyReactor, event: RecordedEvent, deps: PlatformDeps): Promise<void> {
   await withScope(reactionScope(reactor, event), async () => {
     const facts: unknown = reactor.facts ? await reactor.facts(event, deps) : undefined;
     const commands = reactor.react(event, facts);
@@ -77,7 +77,11 @@ export async function runReaction(reactor: Reactor, event: RecordedEvent, deps: 
 }
 
 /** A batch reaction (`Reactor.reactBatch`): each command runs in the context of the event it acts for. */
-export async function runReactionBatch(reactor: Reactor, events: RecordedEvent[], deps: PlatformDeps): Promise<void> {
+export async function runReactionBatch(
+  reactor: AnyReactor,
+  events: RecordedEvent[],
+  deps: PlatformDeps,
+): Promise<void> {
   if (!reactor.reactBatch) throw new Error(`reactor ${reactor.name} reacts one event at a time`);
   const react = reactor.reactBatch;
   await withScope(reactionScope(reactor, events[0]), async () => {

@@ -1,7 +1,7 @@
 import type { CommandContext } from '../command-handling/command-types';
 import type { RecordedEvent } from '../eventstore/types';
 
-export type { FactReader, ReactionCommand, Reactor } from '../context-module';
+export type { AnyReactor, FactReader, ReactionCommand, Reactor } from '../context-module';
 
 /**
  * The command context of a reaction: the triggering event's tenant and correlation, the

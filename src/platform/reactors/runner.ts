@@ -1,4 +1,4 @@
-import type { PlatformDeps, Reactor } from '../context-module';
+import type { AnyReactor, PlatformDeps } from '../context-module';
 import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
 import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
 import {
@@ -29,14 +29,14 @@ export const reactorCheckpoint = (name: string) => `${REACTOR_PREFIX}${name}`;
 const VERSION = 1;
 
 export interface ReactorRunnerOptions extends LaneRuntimeOptions {
-  reactors: Reactor[];
+  reactors: AnyReactor[];
   /** The platform's deps, given to `react` (filled once the composition root has them). */
   deps: () => PlatformDeps;
   batchSize?: number;
 }
 
 interface Lane extends LaneState {
-  reactor: Reactor;
+  reactor: AnyReactor;
   /** The reactor's pace (ms, `Reactor.paceMs`); 0: it reads again at once after reacting. */
   paceMs: number;
 }
@@ -104,7 +104,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
    * those before reactors existed). One that replaces others (`Reactor.replaces`) starts where
    * the old lane stood.
    */
-  private async prepare(reactor: Reactor): Promise<Position> {
+  private async prepare(reactor: AnyReactor): Promise<Position> {
     const name = reactorCheckpoint(reactor.name);
     const stored = await readCheckpoint(this.options.knex, name);
     if (stored) return stored.position;
@@ -210,7 +210,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     return events.length;
   }
 
-  private async reactAll(reactor: Reactor, events: RecordedEvent[]): Promise<void> {
+  private async reactAll(reactor: AnyReactor, events: RecordedEvent[]): Promise<void> {
     try {
       await inReaction(reactor.name, events, () => runReactionBatch(reactor, events, this.options.deps()));
     } catch (error) {
@@ -219,7 +219,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     }
   }
 
-  private async react(reactor: Reactor, event: RecordedEvent): Promise<void> {
+  private async react(reactor: AnyReactor, event: RecordedEvent): Promise<void> {
     try {
       await inReaction(reactor.name, [event], () => runReaction(reactor, event, this.options.deps()));
     } catch (error) {
@@ -250,7 +250,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     }
   }
 
-  private async reached(position: Position, reactors: Reactor[]): Promise<boolean> {
+  private async reached(position: Position, reactors: AnyReactor[]): Promise<boolean> {
     // Not yet visible to readers (an older transaction still open): no lane can have read it,
     // and a read from a checkpoint before it answers nothing, which proves nothing.
     if (comparePositions(await this.options.store.headPosition(), position) < 0) return false;

@@ -252,7 +252,7 @@ describe('reactor runner', () => {
     const echo = echoReactor(() => false);
     const batches: number[] = [];
     let batchFails = false;
-    const reactor: Reactor = {
+    const reactor: Reactor<number> = {
       ...echo,
       reactBatch(events) {
         // The echoes are notes too: a batch of them follows each batch of notes.
@@ -330,7 +330,7 @@ describe('reactor runner', () => {
     const projections = await startedProjections();
     const echo = echoReactor(() => false);
     const batches: number[] = [];
-    const reactor: Reactor = {
+    const reactor: Reactor<number> = {
       ...echo,
       paceMs: () => 5_000,
       reactBatch(events) {

@@ -21,6 +21,7 @@ import {
 } from '../../../commands/agents/turn-deadline';
 import { runningHere } from '../../../commands/agents/running-turns';
 import { dailyAssessmentMessage, nextAssessmentAt } from '../../../commands/compliance/daily-assessment';
+import type { PlatformDeps } from '../../../src/platform/context-module';
 import type { RecordedEvent } from '../../../src/platform/eventstore/types';
 import { scheduleDecider } from '../../../src/platform/scheduling/schedule';
 import type { ApprovalState } from '../../../streams/approvals/approval';
@@ -418,6 +419,13 @@ describe('reactor specs (given an event, then the command)', () => {
       expect(described([command])[0].writes[0]).to.deep.include({ stream: 'approvals.approval-t1-ap1' });
       expect(command.expected).to.deep.equal(['conflict', 'forbidden']);
     });
+
+    // Never called, only compiled: `react` once took the deps, and a call still written that way
+    // would compile and send nothing, since the runtime is what loads facts and sends commands.
+    function _staleReactCall(event: RecordedEvent, deps: PlatformDeps) {
+      // @ts-expect-error: a reactor without facts takes `undefined`, never the deps
+      return closeRejectedApprovalReactor.react(event, deps);
+    }
 
     it('given a reaction, then its commands run under its causation, correlation and a key derived from the event and step', () => {
       const context = reactionContext(recorded('ChecklistFiled', {}), 'reassess');
