@@ -281,7 +281,7 @@ export class ReactorRunner extends LaneRuntime<Lane> {
    * not done twice.
    */
   async retryDeadLetters(name: string): Promise<{ resolved: number; remaining: number }> {
-    if (!this.options.reactors.some((r) => r.name === name)) throw new Error(`no reactor named ${name}`);
+    if (this.takersOf(name).length === 0) throw new Error(`no reactor named ${name}`);
     const { resolved, remaining } = await this.retryLetters(
       await openDeadLetters(this.options.knex, reactorCheckpoint(name)),
     );
@@ -293,12 +293,21 @@ export class ReactorRunner extends LaneRuntime<Lane> {
     const { knex, store, logger } = this.options;
     return retryLetters(store, logger, letters, async (event, letter) => {
       const name = letter.projector.slice(REACTOR_PREFIX.length);
-      const reactor = this.options.reactors.find((r) => r.name === name);
-      if (!reactor) throw new Error(`no reactor named ${name} in this build`);
+      const takers = this.takersOf(name).filter((r) => r.handles.includes(event.type));
+      if (takers.length === 0) throw new Error(`no reactor of this build reacts to ${event.type} for ${name}`);
       // A second retry at once reacts twice under the same scope, which derives the same ids: nothing is done twice.
-      await this.react(reactor, event);
+      for (const reactor of takers) await this.react(reactor, event);
       return resolveDeadLetter(knex, letter.id);
     });
+  }
+
+  /**
+   * Who reacts to a lane's dead letters: its reactor, or, for a lane this build no longer runs,
+   * the reactors that replace it (`Reactor.replaces`): they took over its work, parked events included.
+   */
+  private takersOf(name: string): AnyReactor[] {
+    const own = this.options.reactors.filter((r) => r.name === name);
+    return own.length > 0 ? own : this.options.reactors.filter((r) => r.replaces?.includes(name));
   }
 
   async stop(): Promise<void> {

@@ -8,7 +8,11 @@ import type { PlatformDeps } from '../../../src/platform/context-module';
 import type { EventStore, RecordedEvent } from '../../../src/platform/eventstore/types';
 import type { Database } from '../../../src/platform/infra/database';
 import { readCheckpoint } from '../../../src/platform/projection-runner/checkpoints';
-import { degradedProjectors, openDeadLetters } from '../../../src/platform/projection-runner/dead-letters';
+import {
+  degradedProjectors,
+  openDeadLetters,
+  recordDeadLetter,
+} from '../../../src/platform/projection-runner/dead-letters';
 import { createAdvisoryLeaderLock } from '../../../src/platform/projection-runner/leader-lock';
 import { ProjectionRunner } from '../../../src/platform/projection-runner/runner';
 import { WakeUps } from '../../../src/platform/projection-runner/wake-ups';
@@ -391,8 +395,15 @@ describe('reactor runner', () => {
     });
     await runner.start();
     expect(await runner.waitFor(await store.headPosition(), 10_000, ['NoteCreated'])).to.equal(true);
-    await runner.stop();
     expect(await echoes()).to.deep.equal(['echo missed']);
+    // The old lane had parked an event: the reactor that replaces it takes its retry, so the
+    // letter does not stay open (and /health degraded) for want of a reactor of its name.
+    const [parked] = await store.readAll({ limit: 1, filter: { eventTypes: ['NoteCreated'] } });
+    await recordDeadLetter(db.knex, reactorCheckpoint('toy.old'), parked, new Error('old failure'), 5);
+    expect(await runner.retryDeadLetters('toy.old')).to.deep.equal({ resolved: 1, remaining: 0 });
+    expect(await echoes()).to.deep.equal(['echo before the old lane', 'echo missed']);
+    expect(await degradedProjectors(db.knex)).to.deep.equal([]);
+    await runner.stop();
     await projections.stop();
   });
 
