@@ -293,6 +293,8 @@ describe("a compliance team's day in the console (Chromium)", function () {
     // "New conversation" opens an empty panel again (nothing is created until a message is sent).
     await list.getByRole('link', { name: 'New conversation' }).click();
     await page.waitForURL(`${base}/chat`);
+    // The address changes before the panel re-renders: wait for the old turn's messages to go.
+    await page.locator('.messages > li').first().waitFor({ state: 'detached', timeout: 5_000 });
     expect(await page.locator('.messages > li').count()).to.equal(0);
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).to.equal('');
     await context.close();
