@@ -1,6 +1,12 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type EventStore, type Position, positionToString, type RecordedEvent } from '../eventstore/types';
+import {
+  comparePositions,
+  type EventStore,
+  type Position,
+  positionToString,
+  type RecordedEvent,
+} from '../eventstore/types';
 import { CheckpointMoved, markCheckpoint, readCheckpoint, readCheckpoints } from './checkpoints';
 import type { LeaderLock } from './leader-lock';
 import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
@@ -436,6 +442,41 @@ export abstract class LaneRuntime<L extends LaneState> {
         };
       }),
     );
+  }
+
+  /**
+   * On an instance that does not run these lanes: each lane's stored checkpoint has reached
+   * `position`, or no event it handles lies between its checkpoint and `position` (the leader
+   * saves a skip over events a lane ignores only now and then).
+   */
+  protected async storedReached(
+    position: Position,
+    lanes: ReadonlyArray<{ checkpoint: string; eventTypes?: readonly string[] }>,
+  ): Promise<boolean> {
+    if (!(await this.visible(position))) return false;
+    const saved = new Map((await readCheckpoints(this.base.knex)).map((row) => [row.name, row.position]));
+    for (const lane of lanes) {
+      const checkpoint = saved.get(lane.checkpoint);
+      if (!checkpoint) return false;
+      if (comparePositions(checkpoint, position) >= 0) continue;
+      if (!lane.eventTypes) return false;
+      const [pending] = await this.base.store.readAll({
+        from: checkpoint,
+        limit: 1,
+        filter: { eventTypes: [...lane.eventTypes] },
+      });
+      if (pending && comparePositions(pending.position, position) <= 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether readers of the log can see `position` yet (the visible log is a prefix of the
+   * order). Not yet (an older transaction still open): no lane can have read it, and a read
+   * from a checkpoint before it answers nothing, which proves nothing.
+   */
+  protected async visible(position: Position): Promise<boolean> {
+    return comparePositions(await this.base.store.headPosition(), position) >= 0;
   }
 
   protected async stopLeading(beforeRelease?: () => Promise<void>): Promise<void> {

@@ -616,7 +616,10 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
     const deadline = Date.now() + timeoutMs;
     if (!this.leader) {
       while (Date.now() < deadline) {
-        if (await this.followerReached(position, concerned)) return true;
+        const specs = this.options.projectors
+          .filter(concerned)
+          .map((p) => ({ checkpoint: p.name, eventTypes: p.eventTypes }));
+        if (await this.storedReached(position, specs)) return true;
         await new Promise((r) => setTimeout(r, 25));
       }
       return false;
@@ -644,36 +647,6 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
       this.waiters.add(check);
       this.wakeUps.hurry();
     });
-  }
-
-  /**
-   * On an instance that does not project: every projector's saved checkpoint has reached
-   * `position`, or no event it handles lies between its checkpoint and `position` (the
-   * leader saves a skip over unrelated events only now and then).
-   */
-  private async followerReached(position: Position, concerned: (projector: Projector) => boolean): Promise<boolean> {
-    // Not yet visible to readers (an older transaction still open): no lane can have read it,
-    // and a read from a checkpoint before it answers nothing, which proves nothing.
-    if (!(await this.visible(position))) return false;
-    const saved = new Map((await readCheckpoints(this.options.knex)).map((r) => [r.name, r.position]));
-    for (const projector of this.options.projectors.filter(concerned)) {
-      const checkpoint = saved.get(projector.name);
-      if (!checkpoint) return false;
-      if (comparePositions(checkpoint, position) >= 0) continue;
-      if (!projector.eventTypes) return false;
-      const [pending] = await this.options.store.readAll({
-        from: checkpoint,
-        limit: 1,
-        filter: { eventTypes: [...projector.eventTypes] },
-      });
-      if (pending && comparePositions(pending.position, position) <= 0) return false;
-    }
-    return true;
-  }
-
-  /** Whether readers of the log can see `position` yet: the visible log is a prefix of the order. */
-  private async visible(position: Position): Promise<boolean> {
-    return comparePositions(await this.options.store.headPosition(), position) >= 0;
   }
 
   /**

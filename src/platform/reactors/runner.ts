@@ -1,6 +1,6 @@
 import type { AnyReactor, PlatformDeps } from '../context-module';
 import { comparePositions, type Position, type RecordedEvent } from '../eventstore/types';
-import { advanceCheckpoint, readCheckpoint, readCheckpoints, saveCheckpoint } from '../projection-runner/checkpoints';
+import { advanceCheckpoint, readCheckpoint, saveCheckpoint } from '../projection-runner/checkpoints';
 import {
   type DeadLetter,
   openDeadLetters,
@@ -251,28 +251,16 @@ export class ReactorRunner extends LaneRuntime<Lane> {
   }
 
   private async reached(position: Position, reactors: AnyReactor[]): Promise<boolean> {
-    // Not yet visible to readers (an older transaction still open): no lane can have read it,
-    // and a read from a checkpoint before it answers nothing, which proves nothing.
-    if (comparePositions(await this.options.store.headPosition(), position) < 0) return false;
-    if (this.leader) {
-      return reactors.every((r) => {
-        const lane = this.lanes.get(r.name);
-        return !!lane && lane.failures === 0 && comparePositions(lane.position, position) >= 0;
-      });
-    }
-    const saved = new Map((await readCheckpoints(this.options.knex)).map((row) => [row.name, row.position]));
-    for (const reactor of reactors) {
-      const checkpoint = saved.get(reactorCheckpoint(reactor.name));
-      if (!checkpoint) return false;
-      if (comparePositions(checkpoint, position) >= 0) continue;
-      const [pending] = await this.options.store.readAll({
-        from: checkpoint,
-        limit: 1,
-        filter: { eventTypes: [...reactor.handles] },
-      });
-      if (pending && comparePositions(pending.position, position) <= 0) return false;
-    }
-    return true;
+    if (!this.leader)
+      return this.storedReached(
+        position,
+        reactors.map((r) => ({ checkpoint: reactorCheckpoint(r.name), eventTypes: r.handles })),
+      );
+    if (!(await this.visible(position))) return false;
+    return reactors.every((r) => {
+      const lane = this.lanes.get(r.name);
+      return !!lane && lane.failures === 0 && comparePositions(lane.position, position) >= 0;
+    });
   }
 
   /**
