@@ -134,9 +134,11 @@ export interface InlineProjections {
   /**
    * Runs `append` in one transaction on `connection` (the store's own client); `append` hands
    * what it wrote to `apply` before commit, and any failure rolls back the append with the rows.
+   * `types`: the types of the events it appends (the projectors that handle none are left out).
    */
   transaction<T>(
     connection: unknown,
+    types: readonly string[],
     append: (apply: (events: RecordedEvent[]) => Promise<void>) => Promise<T>,
   ): Promise<T>;
 }

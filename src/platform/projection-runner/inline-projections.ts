@@ -42,8 +42,17 @@ export function createInlineProjections(
   }
   const wantedBy = (projector: Projector, events: RecordedEvent[]) =>
     projector.eventTypes ? events.filter((e) => byType.get(e.type)?.includes(projector)) : events;
-  const appliedNames = projectors.map((p) => ({ name: p.name, version: p.version }));
-  const deferredNames = deferred.map((p) => p.name);
+  /**
+   * The projectors an append of these types feeds: only their locks are taken. Usually one, for
+   * which the gaps' check takes its short path (`OPEN_FUNCTION`).
+   */
+  const concerned = (types: readonly string[]) => {
+    const fed = new Set([...forAll, ...types.flatMap((type) => byType.get(type) ?? [])]);
+    return {
+      applied: projectors.filter((p) => fed.has(p)).map((p) => ({ name: p.name, version: p.version })),
+      recorded: deferred.filter((p) => fed.has(p)).map((p) => p.name),
+    };
+  };
 
   async function apply(trx: Knex.Transaction, events: RecordedEvent[], open: Set<string>): Promise<void> {
     // A projector this instance does not run at its tables' version, or one with gaps still to
@@ -80,7 +89,7 @@ export function createInlineProjections(
 
   return {
     handles: (type) => forAll.length > 0 || byType.has(type),
-    async transaction(connection, append) {
+    async transaction(connection, types, append) {
       const client = connection as PoolClient;
       // The projectors' queries run on the append's own connection, so inside its transaction.
       const trx = onConnection(knex, client) as unknown as Knex.Transaction;
@@ -88,7 +97,8 @@ export function createInlineProjections(
         // Sent before the append writes anything, so its events sort after every gap it sees;
         // not awaited: the append's statements queue behind it on the connection (pipelined
         // with it and BEGIN), and only `apply` needs its answer.
-        const opening = openInlineGaps(client, appliedNames, deferredNames);
+        const { applied, recorded } = concerned(types);
+        const opening = openInlineGaps(client, applied, recorded);
         opening.catch(() => undefined);
         try {
           return await append(async (events) => apply(trx, events, await opening));

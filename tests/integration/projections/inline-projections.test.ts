@@ -481,6 +481,34 @@ describe('inline projections', () => {
       }
     });
 
+    it('given a gap being recorded for one projector, when an append feeds only another inline projector, then it neither waits for that lock nor records a gap', async () => {
+      const other: Projector = {
+        name: 'toy_other',
+        version: 1,
+        tables: ['toy_other'],
+        eventTypes: ['OtherHappened'],
+        consistency: 'inline',
+        createTables: (knex) => knex.schema.createTable('toy_other', (t) => void t.text('id').primary()),
+        apply: async (trx, event) => void (await trx('toy_other').insert({ id: (event.data as { id: string }).id })),
+      };
+      await start([inlineNotes(1), other]);
+      const recorder = await db.pool.connect();
+      try {
+        await recorder.query('BEGIN');
+        await recorder.query("SELECT inline_projection_gaps_open('{}', '{}', '{toy_notes}')");
+        const id = randomUUID();
+        // Awaited while the recorder holds toy_notes' lock: were every inline projector locked, this would hang.
+        await store.append(`toy_other-${id}`, [
+          { id: randomUUID(), type: 'OtherHappened', data: { id }, metadata: meta() },
+        ]);
+        expect(await db.knex('toy_other').pluck('id')).to.deep.equal([id]);
+        expect(await db.knex('inline_projection_gaps')).to.deep.equal([]);
+        await recorder.query('ROLLBACK');
+      } finally {
+        recorder.release();
+      }
+    });
+
     it('given an instance attached at the old version, when a new leader rebuilds at another, then its next append records a gap at once instead of writing the new tables with the old apply', async () => {
       const oldLeader = await start([inlineNotes(1)]);
       // The old build's apply must not run once the tables stand at version 2.

@@ -518,6 +518,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     }
   }
 
+  /** The event types these writes append. */
+  const typesOf = (writes: PreparedWrite[]) => [...new Set(writes.flatMap((w) => w.events.map((e) => e.type)))];
+
   /** Whether any of these writes feeds an inline projector (then the append opens a transaction). */
   const feedsInline = (writes: PreparedWrite[]) =>
     inline !== null && writes.some((w) => w.events.some((e) => inline!.handles(e.type)));
@@ -558,7 +561,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     let outcomes: Array<PromiseSettledResult<AppendResult> | 'alone'>;
     try {
       outcomes = await withClient((client) =>
-        inline!.transaction(client, async (apply) => {
+        inline!.transaction(client, typesOf(writes), async (apply) => {
           const settled: Array<PromiseSettledResult<AppendResult> | 'alone'> = new Array(writes.length);
           for (const i of order) {
             try {
@@ -627,7 +630,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await inline!.transaction(client, (apply) => run(apply, attempt));
+        return await inline!.transaction(client, typesOf(writes), (apply) => run(apply, attempt));
       } catch (error) {
         // Heads cached inside the rolled-back transaction never became true.
         if (!(error instanceof HeadMoved)) for (const w of writes) heads.forget(w.stream);

@@ -16,7 +16,12 @@ import {
 } from '../../eventstore/postgres/append-function';
 import { createDeadLettersTable, DEAD_LETTERS_TABLE } from '../../projection-runner/dead-letters';
 import { ARTIFACT_BLOBS_TABLE, createArtifactBlobsTable } from '../artifact-blobs';
-import { createInlineGapsTable, dropInlineGapsTable } from '../../projection-runner/inline-gaps';
+import {
+  addInlineGapsShortPath,
+  createInlineGapsTable,
+  dropInlineGapsShortPath,
+  dropInlineGapsTable,
+} from '../../projection-runner/inline-gaps';
 
 /**
  * Platform tables, in order. Read-model tables are not here: each projector creates its
@@ -56,6 +61,7 @@ export const migrations: Migration[] = [
   { name: '0009_append_answers_positions', up: appendAnswersPositions, down: appendAnswersLastPosition },
   { name: '0010_append_to_streams', up: createAppendManyFunction, down: dropAppendManyFunction },
   { name: '0011_inline_projection_gaps', up: createInlineGapsTable, down: dropInlineGapsTable },
+  { name: '0012_inline_gaps_short_path', up: addInlineGapsShortPath, down: dropInlineGapsShortPath },
 ];
 
 class ListMigrationSource implements Knex.MigrationSource<Migration> {
