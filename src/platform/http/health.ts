@@ -47,18 +47,27 @@ export interface HealthSource {
  */
 export function createHealthApi(source: HealthSource): Router {
   const router = Router();
+  /**
+   * The figures being read now: a request that comes meanwhile shares them (about twenty
+   * queries, one per lane's lag) rather than reading them again, so a storm of probes costs the
+   * database one read at a time. A request that joins gets figures whose read began at most
+   * one read before it came.
+   */
+  let reading: Promise<[string[], RuntimeHealth | 'unreachable' | null]> | null = null;
+  const read = () =>
+    (reading ??= Promise.all([
+      source.degraded().catch(() => []),
+      source.runtime
+        ? withinTime(source.runtime(), RUNTIME_HEALTH_TIMEOUT_MS).catch(() => 'unreachable' as const)
+        : null,
+    ]).finally(() => (reading = null)));
   router.get('/health', async (_req, res) => {
     const ready = source.ready();
     if (!ready) {
       res.status(503).json({ status: 'starting', ...source.details() });
       return;
     }
-    const [degraded, runtime] = await Promise.all([
-      source.degraded().catch(() => []),
-      source.runtime
-        ? withinTime(source.runtime(), RUNTIME_HEALTH_TIMEOUT_MS).catch(() => 'unreachable' as const)
-        : null,
-    ]);
+    const [degraded, runtime] = await read();
     const unreachable = runtime === 'unreachable';
     const lanes = runtime && !unreachable ? degradedLanes(runtime) : [];
     const leaderless = runtime && !unreachable ? runtime.leaderless : [];
