@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { EventStore, Position, RecordedEvent } from '../../platform/eventstore/types';
 import { comparePositions, START } from '../../platform/eventstore/types';
 import type { LeaderLock } from '../../platform/projection-runner/leader-lock';
+import { retryDelayMs } from '../../platform/infra/backoff';
 import {
   brokerData,
   brokerEventType,
@@ -221,7 +222,8 @@ export class KafkaBridge {
         if (published === 0) await this.sleep(pollMs);
       } catch (error) {
         this.failures++;
-        const delay = Math.min(maxBackoff, pollMs * 2 ** Math.min(this.failures, 10));
+        // The first failure already waits twice the poll.
+        const delay = retryDelayMs(this.failures + 1, pollMs, maxBackoff);
         const message = error instanceof Error ? error.message : String(error);
         this.options.logger.warn(
           { err: message, failures: this.failures, retryInMs: delay },

@@ -12,6 +12,7 @@ import type { LeaderLock } from './leader-lock';
 import { inSpan, linksToEvents, logTraceFields, tracingOn } from '../observability/tracing';
 import type { PlatformMetrics } from '../observability/metrics';
 import { type WakeListener, WakeUps } from './wake-ups';
+import { retryDelayMs } from '../infra/backoff';
 
 /**
  * The one processing runtime under projections and reactors (docs/runtime.md), as Emmett runs
@@ -69,10 +70,6 @@ export class LeadershipLost extends Error {
 const STALL_RETRY_CAP_MS = 2000;
 /** The longest wait before a lane retries an event its handler failed on (ms). */
 const FAILURE_RETRY_CAP_MS = 30_000;
-
-/** The wait before retry number `attempt` (1, 2, …): `baseMs` doubling, at most `capMs`. */
-export const retryDelayMs = (attempt: number, baseMs: number, capMs: number): number =>
-  Math.min(capMs, baseMs * 2 ** Math.min(attempt - 1, 16));
 
 export interface LaneRuntimeOptions {
   knex: Knex;

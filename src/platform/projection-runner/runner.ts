@@ -615,11 +615,11 @@ export class ProjectionRunner extends LaneRuntime<Lane> {
   ): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     if (!this.leader) {
+      const lanes = this.options.projectors
+        .filter(concerned)
+        .map((p) => ({ checkpoint: p.name, eventTypes: p.eventTypes }));
       while (Date.now() < deadline) {
-        const specs = this.options.projectors
-          .filter(concerned)
-          .map((p) => ({ checkpoint: p.name, eventTypes: p.eventTypes }));
-        if (await this.storedReached(position, specs)) return true;
+        if (await this.storedReached(position, lanes)) return true;
         await new Promise((r) => setTimeout(r, 25));
       }
       return false;

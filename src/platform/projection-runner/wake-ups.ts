@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/types';
 import { LogTail } from './log-tail';
+import { retryDelayMs } from '../infra/backoff';
 
 /**
  * How long the subscription lets appends gather before it reads them, while no listener has
@@ -131,7 +132,7 @@ export class WakeUps {
       this.subscription = null;
       if (this.stopped) break;
       this.changed();
-      const delay = Math.min(max, base * 2 ** Math.min(attempt++, 10));
+      const delay = retryDelayMs(++attempt, base, max);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           this.pause = null;

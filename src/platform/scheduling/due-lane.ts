@@ -8,8 +8,8 @@ import {
   type LaneRuntimeOptions,
   type LaneState,
   LeadershipLost,
-  retryDelayMs,
 } from '../projection-runner/lane-runtime';
+import { retryDelayMs } from '../infra/backoff';
 import type { LeaderLock } from '../projection-runner/leader-lock';
 import type { WakeUps } from '../projection-runner/wake-ups';
 import { inSpan } from '../observability/tracing';

@@ -259,19 +259,20 @@ export async function dueMessages(
   return rows.map(messageOf);
 }
 
+/** Messages not fired yet, parked or not. */
+const unfired = (knex: Knex) => knex(SCHEDULE_TABLE).whereNull('fired_at');
+/** Messages still to fire: not fired, not parked (due now, later, or in backoff). */
+const toFire = (knex: Knex) => unfired(knex).whereNull('dead_lettered_at');
+
 function pending(knex: Knex, now: Date) {
-  return knex(SCHEDULE_TABLE)
-    .whereNull('fired_at')
-    .whereNull('dead_lettered_at')
+  return toFire(knex)
     .andWhere('due_at', '<=', now)
     .andWhere((q) => void q.whereNull('retry_at').orWhere('retry_at', '<=', now));
 }
 
 /** When the next message whose handler is one of `handlers` falls due after `now` (retry time for one in backoff); null: none waits. */
 export async function nextDueAt(knex: Knex, now: Date, handlers: readonly string[]): Promise<Date | null> {
-  const [row] = await knex(SCHEDULE_TABLE)
-    .whereNull('fired_at')
-    .whereNull('dead_lettered_at')
+  const [row] = await toFire(knex)
     .whereIn('handler', [...handlers])
     .andWhereRaw('coalesce(retry_at, due_at) > ?', [now])
     .select(knex.raw('min(coalesce(retry_at, due_at)) AS next'));
@@ -295,10 +296,7 @@ export interface DeadLetteredMessage extends ScheduledMessage {
 
 /** Messages parked after their handler kept failing (for /health and `ops schedule`). */
 export async function deadLetteredMessages(knex: Knex): Promise<DeadLetteredMessage[]> {
-  const rows = await knex(SCHEDULE_TABLE)
-    .whereNull('fired_at')
-    .whereNotNull('dead_lettered_at')
-    .orderBy('dead_lettered_at');
+  const rows = await unfired(knex).whereNotNull('dead_lettered_at').orderBy('dead_lettered_at');
   return rows.map((r) => ({
     ...messageOf(r),
     attempts: Number(r.attempts),
@@ -310,11 +308,7 @@ export async function deadLetteredMessages(knex: Knex): Promise<DeadLetteredMess
 /** Handler names with parked messages, prefixed for /health's `degraded_scheduled_handlers`. */
 export const SCHEDULED_PREFIX = 'scheduled:';
 export async function degradedScheduledHandlers(knex: Knex): Promise<string[]> {
-  const rows = await knex(SCHEDULE_TABLE)
-    .whereNull('fired_at')
-    .whereNotNull('dead_lettered_at')
-    .distinct('handler')
-    .orderBy('handler');
+  const rows = await unfired(knex).whereNotNull('dead_lettered_at').distinct('handler').orderBy('handler');
   return rows.map((r) => `${SCHEDULED_PREFIX}${r.handler}`);
 }
 
@@ -337,8 +331,6 @@ export interface ScheduledSummary extends ScheduledCounts {
   /** The next messages to fire, soonest first (due ones included). */
   next: ScheduledMessage[];
 }
-
-const unfired = (knex: Knex) => knex(SCHEDULE_TABLE).whereNull('fired_at');
 
 export async function scheduledCounts(
   knex: Knex,
@@ -370,8 +362,8 @@ export async function scheduledSummary(
 ): Promise<ScheduledSummary> {
   const [counts, [waiting], next] = await Promise.all([
     scheduledCounts(knex, now, options),
-    unfired(knex).whereNull('dead_lettered_at').where('retry_at', '>', now).count<{ count: string }[]>('* as count'),
-    unfired(knex).whereNull('dead_lettered_at').orderByRaw('coalesce(retry_at, due_at)').limit(options.next),
+    toFire(knex).where('retry_at', '>', now).count<{ count: string }[]>('* as count'),
+    toFire(knex).orderByRaw('coalesce(retry_at, due_at)').limit(options.next),
   ]);
   return { ...counts, retrying: Number(waiting?.count ?? 0), next: next.map(messageOf) };
 }

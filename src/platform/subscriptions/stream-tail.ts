@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/types';
 import { detached } from '../observability/tracing';
+import { retryDelayMs } from '../infra/backoff';
 
 /**
  * Follows single streams live for SSE readers: replay from the log, then live events, each
@@ -79,7 +80,7 @@ export function createStreamTail(store: EventStore, logger: Logger): StreamTail 
 
   function resubscribeLater(): void {
     if (stopped || retry || count === 0) return;
-    const delay = Math.min(RESUBSCRIBE_MAX_MS, RESUBSCRIBE_BASE_MS * 2 ** Math.min(attempt++, 10));
+    const delay = retryDelayMs(++attempt, RESUBSCRIBE_BASE_MS, RESUBSCRIBE_MAX_MS);
     retry = setTimeout(() => {
       retry = null;
       ensureSubscribed().catch((error) => {
